@@ -1,0 +1,1 @@
+//! The workloads of benchmarks.md and their harness.

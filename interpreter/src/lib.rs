@@ -1,0 +1,1 @@
+//! The rynamo interpreter.

@@ -1,0 +1,1 @@
+//! Backend and Executable traits, the backend registry, and the eager graph interpreter.

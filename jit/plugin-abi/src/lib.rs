@@ -1,0 +1,1 @@
+//! The versioned C ABI between Rynamo and backend plugins. Depends on nothing.

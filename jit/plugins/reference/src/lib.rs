@@ -1,0 +1,1 @@
+//! The reference plugin: runs graphs on the CPU through the plugin SDK.

@@ -1,0 +1,1 @@
+//! Strided CPU tensors: dtypes, shared storage, views, broadcasting, type promotion and eager kernels.

@@ -1,0 +1,1 @@
+//! The Python-visible torch package: native Tensor type, op bindings, and embedded Python sources.

@@ -1,0 +1,1 @@
+//! Integration tests: Python scripts with expected output, differential and conformance suites.
