@@ -1,4 +1,5 @@
-use rustpython::{InterpreterBuilder, InterpreterBuilderExt};
+//! The `rynamo` binary: a python-compatible command line with TorchDynamo built in.
+
 fn main() -> std::process::ExitCode {
-    rustpython::run(InterpreterBuilder::new().init_stdlib())
+    rynamo::cli::main()
 }

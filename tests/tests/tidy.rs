@@ -1,0 +1,135 @@
+//! Repository rules that keep the architecture true (house style §2.1–2.2). Failing here means
+//! either the change is wrong or ARCHITECTURE.md must change with it, in the same commit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("invariant: tests/ sits in the workspace root")
+        .to_path_buf()
+}
+
+/// `(package name, manifest path relative to the root, normal dependency names)`.
+fn packages() -> Vec<(String, String, Vec<String>)> {
+    let root = workspace_root();
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(&root)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let root_str = format!("{}/", root.display());
+    meta["packages"]
+        .as_array()
+        .expect("packages array")
+        .iter()
+        .map(|p| {
+            let name = p["name"].as_str().expect("name").to_owned();
+            let manifest = p["manifest_path"].as_str().expect("manifest_path");
+            let rel = manifest
+                .strip_prefix(&root_str)
+                .unwrap_or(manifest)
+                .to_owned();
+            let deps = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter(|d| d["kind"].is_null()) // normal dependencies, not dev/build
+                .map(|d| d["name"].as_str().expect("dep name").to_owned())
+                .collect();
+            (name, rel, deps)
+        })
+        .collect()
+}
+
+#[test]
+fn jit_crates_never_depend_on_the_interpreter_or_rustpython() {
+    let pkgs = packages();
+    assert!(pkgs.len() >= 10, "workspace has all its crates: {pkgs:?}");
+    for (name, manifest, deps) in &pkgs {
+        if !manifest.starts_with("jit/") {
+            continue;
+        }
+        for dep in deps {
+            assert!(
+                !dep.starts_with("rustpython") && dep != "rynamo" && dep != "rynamo-shims",
+                "{name} ({manifest}) depends on {dep}: jit/ must stay Python-agnostic"
+            );
+        }
+    }
+}
+
+#[test]
+fn plugin_abi_depends_on_nothing() {
+    let pkgs = packages();
+    let (_, _, deps) = pkgs
+        .iter()
+        .find(|(name, ..)| name == "rynamo-plugin-abi")
+        .expect("rynamo-plugin-abi is a workspace member");
+    assert!(deps.is_empty(), "rynamo-plugin-abi depends on {deps:?}");
+}
+
+#[test]
+fn nothing_depends_on_the_interpreter_except_tests_and_benches() {
+    for (name, manifest, deps) in packages() {
+        if deps.iter().any(|d| d == "rynamo") {
+            assert!(
+                name == "rynamo-tests" || name == "rynamo-benches",
+                "{name} ({manifest}) depends on the interpreter crate"
+            );
+        }
+    }
+}
+
+/// Hand-written sources stay under the hard cap; generated files say so in their first line.
+#[test]
+fn no_hand_written_source_file_is_over_1500_lines() {
+    const CAP: usize = 1500;
+    let mut offenders = Vec::new();
+    let mut stack = vec![workspace_root()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable dir") {
+            let path = entry.expect("dir entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() {
+                if !matches!(name, "target" | ".git" | "__pycache__") && !name.starts_with('.') {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let is_source = matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("rs" | "py" | "c" | "h")
+            );
+            if !is_source {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains("@generated"))
+            {
+                continue;
+            }
+            let lines = text.lines().count();
+            if lines > CAP {
+                offenders.push(format!("{} ({lines} lines)", path.display()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "over {CAP} lines: {offenders:#?}");
+}
