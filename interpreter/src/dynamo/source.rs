@@ -1,0 +1,189 @@
+//! Sources: where a traced value came from, so guards can re-read it on every call and the
+//! generated code can reload it. Printed the way Dynamo prints them: `L['x']`, `G['w']`,
+//! `L['self'].weight`, `L['xs'][0]`.
+
+use std::fmt;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::PyDictRef;
+use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
+
+/// A dict key or sequence index in an [`Source::Item`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// An integer index or key.
+    Int(i64),
+    /// A string key.
+    Str(Rc<str>),
+}
+
+impl Key {
+    fn to_py(&self, vm: &VirtualMachine) -> PyObjectRef {
+        match self {
+            Key::Int(i) => vm.ctx.new_int(*i).into(),
+            Key::Str(s) => vm.ctx.new_str(&**s).into(),
+        }
+    }
+}
+
+/// Where a value lives, relative to a frame.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A fast local (argument or variable): `L['x']`. `index` is its slot in `co_varnames`.
+    Local {
+        /// The variable name.
+        name: Rc<str>,
+        /// Its slot.
+        index: u32,
+    },
+    /// A cell or free variable of the frame, read through the cell: `L['k']`. `index` is its slot
+    /// among the frame's cells then free variables.
+    Deref {
+        /// The variable name.
+        name: Rc<str>,
+        /// Its slot.
+        index: u32,
+    },
+    /// A module global (falling back to builtins when absent): `G['w']`.
+    Global(Rc<str>),
+    /// An attribute: `L['self'].weight`.
+    Attr(Rc<Source>, Rc<str>),
+    /// A subscript: `L['xs'][0]`, `L['d']['k']`.
+    Item(Rc<Source>, Key),
+}
+
+impl Source {
+    /// `base.attr`.
+    pub fn attr(self: &Rc<Self>, name: &str) -> Rc<Source> {
+        Rc::new(Source::Attr(self.clone(), name.into()))
+    }
+
+    /// `base[key]`.
+    pub fn item(self: &Rc<Self>, key: Key) -> Rc<Source> {
+        Rc::new(Source::Item(self.clone(), key))
+    }
+
+    /// The source this one reads through, if any.
+    pub fn base(&self) -> Option<&Rc<Source>> {
+        match self {
+            Source::Attr(b, _) | Source::Item(b, _) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The frame-level root (`L[...]` or `G[...]`).
+    pub fn root(&self) -> &Source {
+        let mut s = self;
+        while let Some(b) = s.base() {
+            s = b;
+        }
+        s
+    }
+
+    /// A name usable as a Python identifier, as Dynamo names graph placeholders:
+    /// `L['self'].fc1.weight` → `L_self_fc1_weight_`.
+    pub fn identifier(&self) -> String {
+        let text = self.to_string();
+        let mut out = String::with_capacity(text.len());
+        for ch in text.chars() {
+            if ch.is_ascii_alphanumeric() {
+                out.push(ch);
+            } else if !out.ends_with('_') {
+                out.push('_');
+            }
+        }
+        if !out.ends_with('_') {
+            out.push('_');
+        }
+        out
+    }
+
+    /// Reads the value this source names in `frame`.
+    pub fn eval(&self, frame: &FrameValues, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        match self {
+            Source::Local { name, index } => frame
+                .locals
+                .get(*index as usize)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| vm.new_name_error(format!("local '{name}' is unbound"), vm.ctx.new_str(&**name))),
+            Source::Deref { name, index } => frame
+                .cells
+                .get(*index as usize)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| vm.new_name_error(format!("free variable '{name}' is unbound"), vm.ctx.new_str(&**name))),
+            Source::Global(name) => {
+                if let Some(v) = frame.globals.get_item_opt(&**name, vm)? {
+                    return Ok(v);
+                }
+                frame.builtins.get_item(&**name, vm)
+            }
+            Source::Attr(base, name) => base.eval(frame, vm)?.get_attr(&vm.ctx.new_str(&**name), vm),
+            Source::Item(base, key) => base.eval(frame, vm)?.get_item(&*key.to_py(vm), vm),
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Local { name, .. } | Source::Deref { name, .. } => write!(f, "L['{name}']"),
+            Source::Global(name) => write!(f, "G['{name}']"),
+            Source::Attr(base, name) => write!(f, "{base}.{name}"),
+            Source::Item(base, Key::Int(i)) => write!(f, "{base}[{i}]"),
+            Source::Item(base, Key::Str(s)) => write!(f, "{base}['{s}']"),
+        }
+    }
+}
+
+/// The values a frame's sources are read from: its bound locals, its cells, and its globals.
+pub struct FrameValues {
+    /// Fast locals in `co_varnames` order (`None`: unbound).
+    pub locals: Vec<Option<PyObjectRef>>,
+    /// Cell then free variable contents (`None`: empty cell).
+    pub cells: Vec<Option<PyObjectRef>>,
+    /// The function's globals.
+    pub globals: PyDictRef,
+    /// The builtins dict.
+    pub builtins: PyObjectRef,
+}
+
+impl FrameValues {
+    /// Reads `name` from globals, then builtins.
+    pub fn global(&self, name: &str, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>> {
+        if let Some(v) = self.globals.get_item_opt(name, vm)? {
+            return Ok(Some(v));
+        }
+        match self.builtins.get_item(name, vm) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if e.fast_isinstance(vm.ctx.exceptions.key_error) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether `name` resolves to the builtins dict (not shadowed by a global).
+    pub fn is_builtin(&self, name: &str, vm: &VirtualMachine) -> bool {
+        !matches!(self.globals.get_item_opt(name, vm), Ok(Some(_)))
+            && self.builtins.as_object().get_item(name, vm).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_dynamo() {
+        let x = Rc::new(Source::Local {
+            name: "self".into(),
+            index: 0,
+        });
+        let w = x.attr("fc1").attr("weight");
+        assert_eq!(w.to_string(), "L['self'].fc1.weight");
+        assert_eq!(w.identifier(), "L_self_fc1_weight_");
+        let item = Rc::new(Source::Global("cfg".into())).item(Key::Str("k".into())).item(Key::Int(0));
+        assert_eq!(item.to_string(), "G['cfg']['k'][0]");
+        assert_eq!(item.root(), &Source::Global("cfg".into()));
+    }
+}
