@@ -170,6 +170,12 @@ fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize
     }
 }
 
+/// Whether the result puts the broadcast index dims somewhere other than first: adjacent advanced
+/// dims that do not start at dim 0.
+fn needs_move(dims: &[usize]) -> bool {
+    dims.windows(2).all(|w| w[1] == w[0] + 1) && dims[0] > 0
+}
+
 /// Shape/dtype rule of `x[items]`. Boolean masks make the shape data-dependent: an error here.
 pub fn getitem_meta<S: Shaped>(x: &S, items: &[IndexItem<S>]) -> Result<TensorMeta> {
     let p = plan(x, items)?;
@@ -312,8 +318,7 @@ pub fn getitem(x: &Tensor, items: &[IndexItem<Tensor>]) -> Result<Tensor> {
             );
         }
     }
-    let want = advanced_shape(&p.view.shape, &dims, &b);
-    if want == tmp_shape {
+    if !needs_move(&dims) {
         return Ok(tmp);
     }
     // Adjacent advanced dims go back to where they were: [B, before, after] -> [before, B, after].
@@ -351,9 +356,7 @@ pub fn setitem(x: &Tensor, items: &[IndexItem<Tensor>], value: TensorOrScalar<&T
             }
         ))
     })?;
-    let mut tmp_shape = b.clone();
-    tmp_shape.extend(&rest_shape);
-    let v = if want == tmp_shape {
+    let v = if !needs_move(&dims) {
         v
     } else {
         let (nb, first) = (b.len(), dims[0]);
