@@ -22,7 +22,12 @@ impl Backend for EagerBackend {
 
     fn compile(&self, graph: &Graph) -> Result<Arc<dyn Executable>> {
         verify(graph).map_err(|errs| {
-            Error::InvalidGraph(errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))
+            Error::InvalidGraph(
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
         })?;
         Ok(Arc::new(EagerExecutable {
             graph: Arc::new(graph.clone()),

@@ -36,7 +36,10 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Graph(e) => e.kind(),
-            Error::Inputs(_) | Error::InvalidGraph(_) | Error::Duplicate(_) | Error::Unsupported { .. } => ErrorKind::Runtime,
+            Error::Inputs(_)
+            | Error::InvalidGraph(_)
+            | Error::Duplicate(_)
+            | Error::Unsupported { .. } => ErrorKind::Runtime,
             Error::NotFound(..) => ErrorKind::Value,
         }
     }

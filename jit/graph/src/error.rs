@@ -45,10 +45,9 @@ impl Error {
         match self {
             Error::Tensor(e) => e.kind(),
             Error::Bind(_) | Error::BadArgs(_) => ErrorKind::Type,
-            Error::Schema { .. }
-            | Error::Parse { .. }
-            | Error::UnknownOp(_)
-            | Error::Graph(_) => ErrorKind::Runtime,
+            Error::Schema { .. } | Error::Parse { .. } | Error::UnknownOp(_) | Error::Graph(_) => {
+                ErrorKind::Runtime
+            }
         }
     }
 }

@@ -45,7 +45,9 @@ pub struct Node {
 impl Node {
     /// The tensor values the node reads.
     pub fn inputs(&self) -> impl Iterator<Item = ValueId> + '_ {
-        self.args.iter().flat_map(|a| a.tensors().into_iter().copied())
+        self.args
+            .iter()
+            .flat_map(|a| a.tensors().into_iter().copied())
     }
 }
 
@@ -191,10 +193,10 @@ impl GraphBuilder {
     }
 
     fn fresh(&mut self, hint: Option<&str>) -> String {
-        if let Some(h) = hint {
-            if self.names.insert(h.to_string()) {
-                return h.to_string();
-            }
+        if let Some(h) = hint
+            && self.names.insert(h.to_string())
+        {
+            return h.to_string();
         }
         loop {
             let n = match hint {
@@ -230,7 +232,12 @@ impl GraphBuilder {
     }
 
     /// Like [`GraphBuilder::call`], binding Python-style arguments first.
-    pub fn call_py(&mut self, op: Op, positional: Vec<Arg>, kwargs: Vec<(String, Arg)>) -> Result<Vec<ValueId>> {
+    pub fn call_py(
+        &mut self,
+        op: Op,
+        positional: Vec<Arg>,
+        kwargs: Vec<(String, Arg)>,
+    ) -> Result<Vec<ValueId>> {
         let args = op.schema().bind(positional, kwargs)?;
         self.call(op, args)
     }
@@ -254,8 +261,12 @@ impl GraphBuilder {
 
 /// Converts a value's tensors to names for printing.
 pub(crate) fn named<'g>(g: &'g Graph, a: &Arg) -> Value<Name<'g>> {
-    a.try_map(|v| Ok::<_, ()>(Name(g.values.get(v.0 as usize).map_or("?", |i| i.name.as_str()))))
-        .expect("invariant: infallible map")
+    a.try_map(|v| {
+        Ok::<_, ()>(Name(
+            g.values.get(v.0 as usize).map_or("?", |i| i.name.as_str()),
+        ))
+    })
+    .expect("invariant: infallible map")
 }
 
 /// A value reference in graph text: `%name`.

@@ -298,16 +298,24 @@ fn schemas() -> &'static [Schema] {
     })
 }
 
-fn by_name() -> &'static (HashMap<&'static str, Op>, HashMap<&'static str, Vec<Op>>) {
-    static M: OnceLock<(HashMap<&'static str, Op>, HashMap<&'static str, Vec<Op>>)> = OnceLock::new();
+/// Op lookup tables: schema name -> op, and Python name -> overloads.
+struct Names {
+    full: HashMap<&'static str, Op>,
+    py: HashMap<&'static str, Vec<Op>>,
+}
+
+fn by_name() -> &'static Names {
+    static M: OnceLock<Names> = OnceLock::new();
     M.get_or_init(|| {
-        let mut full = HashMap::new();
-        let mut py: HashMap<&'static str, Vec<Op>> = HashMap::new();
+        let mut n = Names {
+            full: HashMap::new(),
+            py: HashMap::new(),
+        };
         for &op in Op::ALL {
-            full.insert(op.schema().name.as_str(), op);
-            py.entry(op.py_name()).or_default().push(op);
+            n.full.insert(op.schema().name.as_str(), op);
+            n.py.entry(op.py_name()).or_default().push(op);
         }
-        (full, py)
+        n
     })
 }
 
@@ -324,12 +332,12 @@ impl Op {
 
     /// Looks up an op by schema name (`"max.dim"`, `"add"`).
     pub fn from_name(name: &str) -> Option<Op> {
-        by_name().0.get(name).copied()
+        by_name().full.get(name).copied()
     }
 
     /// All overloads sharing a Python name, in table order.
     pub fn overloads(py_name: &str) -> &'static [Op] {
-        by_name().1.get(py_name).map_or(&[], Vec::as_slice)
+        by_name().py.get(py_name).map_or(&[], Vec::as_slice)
     }
 
     /// Wire id.

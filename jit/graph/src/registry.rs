@@ -59,7 +59,11 @@ pub fn bind(op: Op, positional: Vec<IValue>, kwargs: Vec<(String, IValue)>) -> R
 
 /// Picks the first overload of `py_name` whose schema binds the arguments (PyTorch's overload
 /// resolution) and returns it with the bound arguments.
-pub fn resolve(py_name: &str, positional: Vec<IValue>, kwargs: Vec<(String, IValue)>) -> Result<(Op, Vec<IValue>)> {
+pub fn resolve(
+    py_name: &str,
+    positional: Vec<IValue>,
+    kwargs: Vec<(String, IValue)>,
+) -> Result<(Op, Vec<IValue>)> {
     let ops = Op::overloads(py_name);
     match ops {
         [] => Err(Error::UnknownOp(py_name.to_string())),
@@ -70,7 +74,10 @@ pub fn resolve(py_name: &str, positional: Vec<IValue>, kwargs: Vec<(String, IVal
                     return Ok((op, args));
                 }
             }
-            let mut got: Vec<String> = positional.iter().map(|v| v.type_name().to_string()).collect();
+            let mut got: Vec<String> = positional
+                .iter()
+                .map(|v| v.type_name().to_string())
+                .collect();
             got.extend(kwargs.iter().map(|(k, v)| format!("{k}={}", v.type_name())));
             let sigs: Vec<String> = ops
                 .iter()
@@ -97,13 +104,25 @@ fn check_against_meta(op: Op, args: &[IValue], out: &[Tensor]) {
         Err(Error::Tensor(rynamo_tensor::Error::DataDependent(_))) => return,
         Err(e) => panic!("meta rule of `{op}` rejected arguments its kernel accepted: {e}"),
     };
-    assert_eq!(metas.len(), out.len(), "`{op}`: output count differs from meta");
+    assert_eq!(
+        metas.len(),
+        out.len(),
+        "`{op}`: output count differs from meta"
+    );
     for (m, t) in metas.iter().zip(out) {
-        assert_eq!((m.dtype, m.shape.as_slice()), (t.dtype(), t.shape()), "`{op}`: meta differs from eager");
+        assert_eq!(
+            (m.dtype, m.shape.as_slice()),
+            (t.dtype(), t.shape()),
+            "`{op}`: meta differs from eager"
+        );
         // Strides of size-1 dims carry no information; compare the rest.
         for d in 0..m.shape.len() {
             if m.shape[d] > 1 {
-                assert_eq!(m.strides[d], t.strides()[d], "`{op}`: stride of dim {d} differs from meta");
+                assert_eq!(
+                    m.strides[d],
+                    t.strides()[d],
+                    "`{op}`: stride of dim {d} differs from meta"
+                );
             }
         }
     }

@@ -126,7 +126,9 @@ impl Schema {
         let open = src.find('(').ok_or_else(|| err(src, "missing `(`"))?;
         let arrow = src.find("->").ok_or_else(|| err(src, "missing `->`"))?;
         // The params end at the `)` that precedes `->`.
-        let close = src[..arrow].rfind(')').ok_or_else(|| err(src, "missing `)`"))?;
+        let close = src[..arrow]
+            .rfind(')')
+            .ok_or_else(|| err(src, "missing `)`"))?;
         let (name, inner) = (src[..open].trim(), &src[open + 1..close]);
         let mut params = Vec::new();
         let mut kw_only = false;
@@ -210,9 +212,15 @@ impl Schema {
             slots[i] = Some(self.convert(i, v, true)?);
         }
         for (k, v) in kwargs {
-            let i = self.params.iter().position(|p| p.name == k).ok_or_else(|| {
-                Error::Bind(format!("{fname}() got an unexpected keyword argument '{k}'"))
-            })?;
+            let i = self
+                .params
+                .iter()
+                .position(|p| p.name == k)
+                .ok_or_else(|| {
+                    Error::Bind(format!(
+                        "{fname}() got an unexpected keyword argument '{k}'"
+                    ))
+                })?;
             if slots[i].is_some() {
                 return Err(Error::Bind(format!(
                     "{fname}() got multiple values for argument '{k}'"
@@ -240,10 +248,14 @@ impl Schema {
             .into_iter()
             .zip(&self.params)
             .map(|(s, p)| {
-                s.unwrap_or_else(|| match p.default.as_ref().expect("invariant: missing checked") {
-                    Default::None => Value::None,
-                    Default::Value(v) => v.try_map::<T, ()>(|n| match *n {}).expect("invariant: no tensors"),
-                })
+                s.unwrap_or_else(
+                    || match p.default.as_ref().expect("invariant: missing checked") {
+                        Default::None => Value::None,
+                        Default::Value(v) => v
+                            .try_map::<T, ()>(|n| match *n {})
+                            .expect("invariant: no tensors"),
+                    },
+                )
             })
             .collect())
     }
@@ -326,7 +338,10 @@ impl Schema {
             (p.ty, v),
             (ParamType::Tensor, Value::Tensor(_))
                 | (ParamType::TensorList, Value::TensorList(_))
-                | (ParamType::TensorOrScalar, Value::Tensor(_) | Value::Scalar(_))
+                | (
+                    ParamType::TensorOrScalar,
+                    Value::Tensor(_) | Value::Scalar(_)
+                )
                 | (ParamType::Scalar, Value::Scalar(_))
                 | (ParamType::Int, Value::Int(_))
                 | (ParamType::IntList, Value::IntList(_))
@@ -387,9 +402,7 @@ fn parse_param(src: &str, part: &str, kw_only: bool) -> Result<Param> {
         ("Index", true) => ParamType::Index,
         _ => return Err(err(src, format!("unknown type `{ty_s}`"))),
     };
-    let default = default
-        .map(|d| parse_default(src, d, ty))
-        .transpose()?;
+    let default = default.map(|d| parse_default(src, d, ty)).transpose()?;
     Ok(Param {
         name: name.trim().to_string(),
         ty,

@@ -66,9 +66,19 @@ impl fmt::Display for Graph {
                     }
                 })
                 .collect();
-            writeln!(f, "  {} = {}({})", outs.join(", "), n.op.name(), args.join(", "))?;
+            writeln!(
+                f,
+                "  {} = {}({})",
+                outs.join(", "),
+                n.op.name(),
+                args.join(", ")
+            )?;
         }
-        let outs: Vec<String> = self.outputs().iter().map(|&v| format!("%{}", self.value(v).name)).collect();
+        let outs: Vec<String> = self
+            .outputs()
+            .iter()
+            .map(|&v| format!("%{}", self.value(v).name))
+            .collect();
         writeln!(f, "  return ({})", outs.join(", "))
     }
 }
@@ -98,7 +108,11 @@ impl<'a> Cursor<'a> {
     fn err<T>(&self, msg: impl Into<String>) -> Result<T> {
         Err(Error::Parse {
             line: self.line,
-            msg: format!("{} (at `{}`)", msg.into(), &self.s[self.pos..].chars().take(20).collect::<String>()),
+            msg: format!(
+                "{} (at `{}`)",
+                msg.into(),
+                &self.s[self.pos..].chars().take(20).collect::<String>()
+            ),
         })
     }
     fn ws(&mut self) {
@@ -120,7 +134,11 @@ impl<'a> Cursor<'a> {
         }
     }
     fn expect(&mut self, t: &str) -> Result<()> {
-        if self.eat(t) { Ok(()) } else { self.err(format!("expected `{t}`")) }
+        if self.eat(t) {
+            Ok(())
+        } else {
+            self.err(format!("expected `{t}`"))
+        }
     }
     fn word(&mut self) -> &'a str {
         self.ws();
@@ -142,7 +160,11 @@ impl<'a> Cursor<'a> {
     fn name(&mut self) -> Result<String> {
         self.expect("%")?;
         let w = self.word();
-        if w.is_empty() { self.err("expected a value name") } else { Ok(w.to_string()) }
+        if w.is_empty() {
+            self.err("expected a value name")
+        } else {
+            Ok(w.to_string())
+        }
     }
 
     fn int(&mut self) -> Result<i64> {
@@ -159,13 +181,24 @@ impl<'a> Cursor<'a> {
         let Some(dtype) = DType::from_name(d) else {
             return self.err(format!("unknown dtype `{d}`"));
         };
-        let shape: Vec<usize> = self.int_list("[", "]")?.into_iter().map(|v| v as usize).collect();
+        let shape: Vec<usize> = self
+            .int_list("[", "]")?
+            .into_iter()
+            .map(|v| v as usize)
+            .collect();
         let strides = if self.peek() == Some('{') {
-            self.int_list("{", "}")?.into_iter().map(|v| v as isize).collect()
+            self.int_list("{", "}")?
+                .into_iter()
+                .map(|v| v as isize)
+                .collect()
         } else {
             layout::contiguous_strides(&shape).to_vec()
         };
-        Ok(TensorMeta { dtype, shape, strides })
+        Ok(TensorMeta {
+            dtype,
+            shape,
+            strides,
+        })
     }
 
     fn int_list(&mut self, open: &str, close: &str) -> Result<Vec<i64>> {
@@ -217,7 +250,11 @@ impl<'a> Cursor<'a> {
             "None" if !neg => Lit::None,
             "True" if !neg => Lit::Bool(true),
             "False" if !neg => Lit::Bool(false),
-            "inf" => Lit::Float(if neg { f64::NEG_INFINITY } else { f64::INFINITY }),
+            "inf" => Lit::Float(if neg {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }),
             "nan" => Lit::Float(f64::NAN),
             w if w.starts_with("torch.") => match DType::from_name(w) {
                 Some(d) => Lit::DType(d),
@@ -242,10 +279,10 @@ impl<'a> Cursor<'a> {
                 }
             }
         };
-        if let Lit::Int(i) = lit {
-            if self.peek() == Some(':') {
-                return self.slice(Some(i));
-            }
+        if let Lit::Int(i) = lit
+            && self.peek() == Some(':')
+        {
+            return self.slice(Some(i));
         }
         Ok(lit)
     }
@@ -253,7 +290,11 @@ impl<'a> Cursor<'a> {
     fn slice(&mut self, start: Option<i64>) -> Result<Lit> {
         self.expect(":")?;
         let stop = self.opt_int_until(&[':', ',', ']'])?;
-        let step = if self.eat(":") { self.opt_int_until(&[',', ']'])? } else { None };
+        let step = if self.eat(":") {
+            self.opt_int_until(&[',', ']'])?
+        } else {
+            None
+        };
         Ok(Lit::Slice(start, stop, step))
     }
 
@@ -284,11 +325,21 @@ impl<'a> Cursor<'a> {
 pub fn parse(text: &str) -> Result<Graph> {
     let mut g = Graph::new();
     let mut names: HashMap<String, ValueId> = HashMap::new();
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     let Some((l0, header)) = lines.next() else {
-        return Err(Error::Parse { line: 1, msg: "empty graph text".into() });
+        return Err(Error::Parse {
+            line: 1,
+            msg: "empty graph text".into(),
+        });
     };
-    let mut c = Cursor { s: header, pos: 0, line: l0 + 1 };
+    let mut c = Cursor {
+        s: header,
+        pos: 0,
+        line: l0 + 1,
+    };
     c.expect("graph")?;
     c.expect("(")?;
     while !c.eat(")") {
@@ -307,7 +358,11 @@ pub fn parse(text: &str) -> Result<Graph> {
     c.expect(":")?;
     let mut returned = None;
     for (ln, line) in lines {
-        let mut c = Cursor { s: line, pos: 0, line: ln + 1 };
+        let mut c = Cursor {
+            s: line,
+            pos: 0,
+            line: ln + 1,
+        };
         if returned.is_some() {
             return c.err("text after `return`");
         }
@@ -345,7 +400,12 @@ pub fn parse(text: &str) -> Result<Graph> {
         while !c.eat(")") {
             let save = c.pos;
             let w = c.word().to_string();
-            let key = if !w.is_empty() && c.eat("=") { Some(w) } else { c.pos = save; None };
+            let key = if !w.is_empty() && c.eat("=") {
+                Some(w)
+            } else {
+                c.pos = save;
+                None
+            };
             lits.push((key, c.lit()?));
             if !c.eat(",") {
                 c.expect(")")?;
@@ -368,7 +428,10 @@ pub fn parse(text: &str) -> Result<Graph> {
         g.push_node(op, args, ids);
     }
     let Some(outs) = returned else {
-        return Err(Error::Parse { line: text.lines().count(), msg: "missing `return`".into() });
+        return Err(Error::Parse {
+            line: text.lines().count(),
+            msg: "missing `return`".into(),
+        });
     };
     g.set_outputs(outs);
     Ok(g)
@@ -381,7 +444,12 @@ fn lookup(c: &Cursor<'_>, names: &HashMap<String, ValueId>, n: &str) -> Result<V
     }
 }
 
-fn bind_lits(c: &Cursor<'_>, op: Op, lits: Vec<(Option<String>, Lit)>, names: &HashMap<String, ValueId>) -> Result<Vec<Arg>> {
+fn bind_lits(
+    c: &Cursor<'_>,
+    op: Op,
+    lits: Vec<(Option<String>, Lit)>,
+    names: &HashMap<String, ValueId>,
+) -> Result<Vec<Arg>> {
     let schema = op.schema();
     let mut slots: Vec<Option<Arg>> = vec![None; schema.params.len()];
     let mut next = 0usize;
@@ -407,15 +475,28 @@ fn bind_lits(c: &Cursor<'_>, op: Op, lits: Vec<(Option<String>, Lit)>, names: &H
         .map(|(s, p)| match (s, &p.default) {
             (Some(a), _) => Ok(a),
             (None, Some(Default::None)) => Ok(Value::None),
-            (None, Some(Default::Value(v))) => Ok(v.try_map::<ValueId, ()>(|n| match *n {}).expect("invariant: no tensors")),
-            (None, None) => c.err(format!("missing argument `{}` of `{}`", p.name, schema.name)),
+            (None, Some(Default::Value(v))) => Ok(v
+                .try_map::<ValueId, ()>(|n| match *n {})
+                .expect("invariant: no tensors")),
+            (None, None) => c.err(format!(
+                "missing argument `{}` of `{}`",
+                p.name, schema.name
+            )),
         })
         .collect()
 }
 
-fn lit_to_arg(c: &Cursor<'_>, lit: &Lit, ty: ParamType, optional: bool, names: &HashMap<String, ValueId>) -> Result<Arg> {
+fn lit_to_arg(
+    c: &Cursor<'_>,
+    lit: &Lit,
+    ty: ParamType,
+    optional: bool,
+    names: &HashMap<String, ValueId>,
+) -> Result<Arg> {
     fn mismatch<X>(c: &Cursor<'_>, lit: &Lit, ty: ParamType) -> Result<X> {
-        c.err(format!("literal {lit:?} does not fit a parameter of type {ty:?}"))
+        c.err(format!(
+            "literal {lit:?} does not fit a parameter of type {ty:?}"
+        ))
     }
     let num = |l: &Lit| match l {
         Lit::Int(i) => Some(Scalar::Int(*i)),
@@ -425,7 +506,9 @@ fn lit_to_arg(c: &Cursor<'_>, lit: &Lit, ty: ParamType, optional: bool, names: &
     };
     Ok(match (ty, lit) {
         (_, Lit::None) if optional => Value::None,
-        (ParamType::Tensor | ParamType::TensorOrScalar, Lit::Ref(n)) => Value::Tensor(lookup(c, names, n)?),
+        (ParamType::Tensor | ParamType::TensorOrScalar, Lit::Ref(n)) => {
+            Value::Tensor(lookup(c, names, n)?)
+        }
         (ParamType::TensorOrScalar | ParamType::Scalar, l) if num(l).is_some() => {
             Value::Scalar(num(l).expect("invariant: checked"))
         }
@@ -459,7 +542,11 @@ fn lit_to_arg(c: &Cursor<'_>, lit: &Lit, ty: ParamType, optional: bool, names: &
                 .map(|l| {
                     Ok(match l {
                         Lit::Int(i) => IndexItem::Int(*i),
-                        Lit::Slice(a, b, s) => IndexItem::Slice { start: *a, stop: *b, step: *s },
+                        Lit::Slice(a, b, s) => IndexItem::Slice {
+                            start: *a,
+                            stop: *b,
+                            step: *s,
+                        },
                         Lit::None => IndexItem::None,
                         Lit::Ellipsis => IndexItem::Ellipsis,
                         Lit::Bool(b) => IndexItem::Bool(*b),

@@ -47,7 +47,9 @@ impl<T> Value<T> {
         Ok(match self {
             Value::None => Value::None,
             Value::Tensor(t) => Value::Tensor(f(t)?),
-            Value::TensorList(ts) => Value::TensorList(ts.iter().map(&mut f).collect::<Result<_, E>>()?),
+            Value::TensorList(ts) => {
+                Value::TensorList(ts.iter().map(&mut f).collect::<Result<_, E>>()?)
+            }
             Value::Scalar(s) => Value::Scalar(*s),
             Value::Int(i) => Value::Int(*i),
             Value::IntList(v) => Value::IntList(v.clone()),
@@ -104,7 +106,11 @@ impl<T> Value<T> {
 impl<T: fmt::Display> fmt::Display for Value<T> {
     /// The graph-text spelling (see [`crate::text`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn list<X>(f: &mut fmt::Formatter<'_>, xs: &[X], mut item: impl FnMut(&mut fmt::Formatter<'_>, &X) -> fmt::Result) -> fmt::Result {
+        fn list<X>(
+            f: &mut fmt::Formatter<'_>,
+            xs: &[X],
+            mut item: impl FnMut(&mut fmt::Formatter<'_>, &X) -> fmt::Result,
+        ) -> fmt::Result {
             f.write_str("[")?;
             for (i, x) in xs.iter().enumerate() {
                 if i > 0 {
@@ -299,7 +305,11 @@ pub trait BindTensor {
 
 impl BindTensor for Tensor {
     fn as_scalar(&self) -> Option<Scalar> {
-        if self.ndim() == 0 { self.item().ok() } else { None }
+        if self.ndim() == 0 {
+            self.item().ok()
+        } else {
+            None
+        }
     }
 }
 impl BindTensor for TensorMeta {

@@ -39,11 +39,27 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
         let id = Some(NodeId(i as u32));
         let schema = n.op.schema();
         if n.args.len() != schema.params.len() {
-            push(id, format!("`{}` takes {} arguments, got {}", schema.name, schema.params.len(), n.args.len()));
+            push(
+                id,
+                format!(
+                    "`{}` takes {} arguments, got {}",
+                    schema.name,
+                    schema.params.len(),
+                    n.args.len()
+                ),
+            );
         }
         for (k, a) in n.args.iter().enumerate() {
             if k < schema.params.len() && !schema.accepts(k, a) {
-                push(id, format!("argument `{}` of `{}` cannot be {}", schema.params[k].name, schema.name, a.type_name()));
+                push(
+                    id,
+                    format!(
+                        "argument `{}` of `{}` cannot be {}",
+                        schema.params[k].name,
+                        schema.name,
+                        a.type_name()
+                    ),
+                );
             }
             for v in a.tensors() {
                 match defined.get(v.0 as usize) {
@@ -55,23 +71,54 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
         }
         if let Returns::Tuple(names) = &schema.returns {
             if names.len() != n.outputs.len() {
-                push(id, format!("`{}` returns {} values, node has {}", schema.name, names.len(), n.outputs.len()));
+                push(
+                    id,
+                    format!(
+                        "`{}` returns {} values, node has {}",
+                        schema.name,
+                        names.len(),
+                        n.outputs.len()
+                    ),
+                );
             }
         } else if schema.returns == Returns::Tensor && n.outputs.len() != 1 {
-            push(id, format!("`{}` returns one value, node has {}", schema.name, n.outputs.len()));
+            push(
+                id,
+                format!(
+                    "`{}` returns one value, node has {}",
+                    schema.name,
+                    n.outputs.len()
+                ),
+            );
         }
         let all_defined = n.inputs().all(|v| defined.get(v.0 as usize) == Some(&true));
         if all_defined && n.args.len() == schema.params.len() {
-            match g.arg_metas(&n.args).and_then(|m| crate::registry::meta(n.op, &m)) {
+            match g
+                .arg_metas(&n.args)
+                .and_then(|m| crate::registry::meta(n.op, &m))
+            {
                 Ok(metas) => {
                     if metas.len() != n.outputs.len() {
-                        push(id, format!("meta rule gives {} outputs, node has {}", metas.len(), n.outputs.len()));
+                        push(
+                            id,
+                            format!(
+                                "meta rule gives {} outputs, node has {}",
+                                metas.len(),
+                                n.outputs.len()
+                            ),
+                        );
                     }
                     for (m, &o) in metas.iter().zip(&n.outputs) {
-                        if let Some(info) = g.values().get(o.0 as usize) {
-                            if &info.meta != m {
-                                push(id, format!("output %{} has meta {:?}, the meta rule says {:?}", info.name, info.meta, m));
-                            }
+                        if let Some(info) = g.values().get(o.0 as usize)
+                            && &info.meta != m
+                        {
+                            push(
+                                id,
+                                format!(
+                                    "output %{} has meta {:?}, the meta rule says {:?}",
+                                    info.name, info.meta, m
+                                ),
+                            );
                         }
                     }
                 }
@@ -81,7 +128,10 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
         }
         for &o in &n.outputs {
             match defined.get_mut(o.0 as usize) {
-                None => push(id, format!("defines {o}, which is not a value of the graph")),
+                None => push(
+                    id,
+                    format!("defines {o}, which is not a value of the graph"),
+                ),
                 Some(d) if *d => push(id, format!("redefines {o}")),
                 Some(d) => *d = true,
             }

@@ -12,9 +12,15 @@ fn arange_len(start: Scalar, end: Scalar, step: Scalar) -> Result<usize> {
         bail!(Runtime, "unsupported range: {s} -> {e}");
     }
     if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-        bail!(Runtime, "upper bound and larger bound inconsistent with step sign");
+        bail!(
+            Runtime,
+            "upper bound and larger bound inconsistent with step sign"
+        );
     }
-    let n = if [start, end, step].iter().all(|v| !matches!(v, Scalar::Float(_))) {
+    let n = if [start, end, step]
+        .iter()
+        .all(|v| !matches!(v, Scalar::Float(_)))
+    {
         let (s, e, st) = (start.to_i64(), end.to_i64(), step.to_i64());
         let (span, st) = if st > 0 { (e - s, st) } else { (s - e, -st) };
         (span + st - 1) / st
@@ -34,26 +40,45 @@ fn arange_dtype(vals: &[Scalar], dtype: Option<DType>) -> DType {
 }
 
 /// Shape/dtype rule of `arange(start, end, step)`; `end = None` means `arange(0, start)`.
-pub fn arange_meta(start: Scalar, end: Option<Scalar>, step: Scalar, dtype: Option<DType>) -> Result<TensorMeta> {
+pub fn arange_meta(
+    start: Scalar,
+    end: Option<Scalar>,
+    step: Scalar,
+    dtype: Option<DType>,
+) -> Result<TensorMeta> {
     let (s, e) = match end {
         Some(e) => (start, e),
         None => (Scalar::Int(0), start),
     };
     let n = arange_len(s, e, step)?;
-    Ok(TensorMeta::contiguous(arange_dtype(&[s, e, step], dtype), &[n]))
+    Ok(TensorMeta::contiguous(
+        arange_dtype(&[s, e, step], dtype),
+        &[n],
+    ))
 }
 
 /// `arange(start, end, step)`.
-pub fn arange(start: Scalar, end: Option<Scalar>, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+pub fn arange(
+    start: Scalar,
+    end: Option<Scalar>,
+    step: Scalar,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
     let meta = arange_meta(start, end, step, dtype)?;
     let s = if end.is_some() { start } else { Scalar::Int(0) };
     let n = meta.shape[0];
     let out = if meta.dtype.is_floating_point() {
         let (s, st) = (s.to_f64(), step.to_f64());
-        Tensor::from_vec((0..n).map(|i| s + i as f64 * st).collect::<Vec<f64>>(), &[n])?
+        Tensor::from_vec(
+            (0..n).map(|i| s + i as f64 * st).collect::<Vec<f64>>(),
+            &[n],
+        )?
     } else {
         let (s, st) = (s.to_i64(), step.to_i64());
-        Tensor::from_vec((0..n).map(|i| s + i as i64 * st).collect::<Vec<i64>>(), &[n])?
+        Tensor::from_vec(
+            (0..n).map(|i| s + i as i64 * st).collect::<Vec<i64>>(),
+            &[n],
+        )?
     };
     Ok(out.to_dtype(meta.dtype))
 }
@@ -63,7 +88,10 @@ pub fn linspace_meta(steps: i64, dtype: Option<DType>) -> Result<TensorMeta> {
     if steps < 0 {
         bail!(Runtime, "number of steps must be non-negative");
     }
-    Ok(TensorMeta::contiguous(dtype.unwrap_or(DEFAULT_FLOAT), &[steps as usize]))
+    Ok(TensorMeta::contiguous(
+        dtype.unwrap_or(DEFAULT_FLOAT),
+        &[steps as usize],
+    ))
 }
 
 /// `linspace(start, end, steps)`: computed from both ends, as PyTorch, so the last value is `end`.
@@ -74,10 +102,18 @@ pub fn linspace(start: Scalar, end: Scalar, steps: i64, dtype: Option<DType>) ->
     let step = if n > 1 { (b - a) / (n - 1) as f64 } else { 0.0 };
     let half = n / 2;
     let vals: Vec<f64> = (0..n)
-        .map(|i| if i < half { a + step * i as f64 } else { b - step * (n - 1 - i) as f64 })
+        .map(|i| {
+            if i < half {
+                a + step * i as f64
+            } else {
+                b - step * (n - 1 - i) as f64
+            }
+        })
         .collect();
     let t = Tensor::from_vec(vals, &[n])?;
-    Ok(if meta.dtype.is_floating_point() { t.to_dtype(meta.dtype) } else {
+    Ok(if meta.dtype.is_floating_point() {
+        t.to_dtype(meta.dtype)
+    } else {
         // Integer linspace truncates each value (as PyTorch).
         t.to_dtype(DType::Int64).to_dtype(meta.dtype)
     })
@@ -92,7 +128,10 @@ pub fn eye_meta(n: i64, m: Option<i64>, dtype: Option<DType>) -> Result<TensorMe
     if m < 0 {
         bail!(Runtime, "m must be greater or equal to 0, got {m}");
     }
-    Ok(TensorMeta::contiguous(dtype.unwrap_or(DEFAULT_FLOAT), &[n as usize, m as usize]))
+    Ok(TensorMeta::contiguous(
+        dtype.unwrap_or(DEFAULT_FLOAT),
+        &[n as usize, m as usize],
+    ))
 }
 
 /// `eye(n, m)`.
@@ -114,7 +153,10 @@ pub fn eye(n: i64, m: Option<i64>, dtype: Option<DType>) -> Result<Tensor> {
 /// float) unless given.
 pub fn full_meta(size: &[i64], value: Scalar, dtype: Option<DType>) -> Result<TensorMeta> {
     let shape = sizes(size)?;
-    Ok(TensorMeta::contiguous(dtype.unwrap_or(value.dtype()), &shape))
+    Ok(TensorMeta::contiguous(
+        dtype.unwrap_or(value.dtype()),
+        &shape,
+    ))
 }
 
 /// Validates a size list.
@@ -122,7 +164,10 @@ pub fn sizes(size: &[i64]) -> Result<Vec<usize>> {
     size.iter()
         .map(|&s| {
             if s < 0 {
-                bail!(Runtime, "Trying to create tensor with negative dimension {s}: {size:?}");
+                bail!(
+                    Runtime,
+                    "Trying to create tensor with negative dimension {s}: {size:?}"
+                );
             }
             Ok(s as usize)
         })

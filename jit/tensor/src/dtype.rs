@@ -250,9 +250,7 @@ impl Scalar {
         match self {
             Scalar::Int(i) => Ok(i),
             Scalar::Bool(b) => Ok(i64::from(b)),
-            Scalar::Float(_) => Err(Error::Type(format!(
-                "{what} must be an integer, not float"
-            ))),
+            Scalar::Float(_) => Err(Error::Type(format!("{what} must be an integer, not float"))),
         }
     }
 }

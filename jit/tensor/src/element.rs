@@ -178,16 +178,46 @@ prim_float_element!(f64, Float64);
 macro_rules! dispatch_all {
     ($dt:expr, $T:ident => $body:expr) => {
         match $dt {
-            $crate::DType::Bool => { type $T = bool; $body }
-            $crate::DType::UInt8 => { type $T = u8; $body }
-            $crate::DType::Int8 => { type $T = i8; $body }
-            $crate::DType::Int16 => { type $T = i16; $body }
-            $crate::DType::Int32 => { type $T = i32; $body }
-            $crate::DType::Int64 => { type $T = i64; $body }
-            $crate::DType::Float16 => { type $T = $crate::half::f16; $body }
-            $crate::DType::BFloat16 => { type $T = $crate::half::bf16; $body }
-            $crate::DType::Float32 => { type $T = f32; $body }
-            $crate::DType::Float64 => { type $T = f64; $body }
+            $crate::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::DType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::Int8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::Float16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            $crate::DType::BFloat16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            $crate::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::Float64 => {
+                type $T = f64;
+                $body
+            }
         }
     };
 }
@@ -197,14 +227,38 @@ macro_rules! dispatch_all {
 macro_rules! dispatch_compute {
     ($dt:expr, $T:ident => $body:expr, half => $half:expr) => {
         match $dt {
-            $crate::DType::Bool => { type $T = bool; $body }
-            $crate::DType::UInt8 => { type $T = u8; $body }
-            $crate::DType::Int8 => { type $T = i8; $body }
-            $crate::DType::Int16 => { type $T = i16; $body }
-            $crate::DType::Int32 => { type $T = i32; $body }
-            $crate::DType::Int64 => { type $T = i64; $body }
-            $crate::DType::Float32 => { type $T = f32; $body }
-            $crate::DType::Float64 => { type $T = f64; $body }
+            $crate::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::DType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::Int8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::Float64 => {
+                type $T = f64;
+                $body
+            }
             $crate::DType::Float16 | $crate::DType::BFloat16 => $half,
         }
     };

@@ -34,7 +34,9 @@ impl<const N: usize> Geometry<N> {
             let merge = match out_shape.last() {
                 // The previous (outer) dim steps exactly over this whole dim for every operand.
                 Some(_) => (0..N).all(|k| {
-                    *out_strides[k].last().expect("invariant: parallel to out_shape")
+                    *out_strides[k]
+                        .last()
+                        .expect("invariant: parallel to out_shape")
                         == strides[k][d] * shape[d] as isize
                 }),
                 None => false,
@@ -90,24 +92,22 @@ impl<const N: usize> Geometry<N> {
             idx[d] = rem % self.shape[d];
             rem /= self.shape[d];
         }
-        let mut offs: [isize; N] = std::array::from_fn(|k| {
-            (0..nd).map(|d| idx[d] as isize * self.strides[k][d]).sum()
-        });
+        let mut offs: [isize; N] =
+            std::array::from_fn(|k| (0..nd).map(|d| idx[d] as isize * self.strides[k][d]).sum());
         let mut pos = range.start;
         while pos < range.end {
             let len = (inner - idx[nd - 1]).min(range.end - pos);
             f(offs, len);
             pos += len;
             idx[nd - 1] += len;
-            for k in 0..N {
-                offs[k] += len as isize * self.strides[k][nd - 1];
+            for (o, st) in offs.iter_mut().zip(&self.strides) {
+                *o += len as isize * st[nd - 1];
             }
             // Odometer carry into the outer dims.
             let mut d = nd - 1;
             while idx[d] == self.shape[d] && d > 0 {
-                for k in 0..N {
-                    offs[k] -= self.shape[d] as isize * self.strides[k][d];
-                    offs[k] += self.strides[k][d - 1];
+                for (o, st) in offs.iter_mut().zip(&self.strides) {
+                    *o += st[d - 1] - self.shape[d] as isize * st[d];
                 }
                 idx[d] = 0;
                 idx[d - 1] += 1;

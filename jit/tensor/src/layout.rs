@@ -162,7 +162,10 @@ pub fn wrap_dims(dims: &[i64], ndim: usize) -> Result<SmallVec<[usize; 6]>> {
     for &d in dims {
         let w = wrap_dim(d, ndim)?;
         if out.contains(&w) {
-            bail!(Runtime, "dim {w} appears multiple times in the list of dims");
+            bail!(
+                Runtime,
+                "dim {w} appears multiple times in the list of dims"
+            );
         }
         out.push(w);
     }
@@ -174,14 +177,26 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
     let n = a.len().max(b.len());
     let mut out: Dims = SmallVec::from_elem(1, n);
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
             db
         } else {
-            return Err(Error::BroadcastMismatch { a: da, b: db, dim: i });
+            return Err(Error::BroadcastMismatch {
+                a: da,
+                b: db,
+                dim: i,
+            });
         };
     }
     Ok(out)
@@ -246,7 +261,7 @@ pub fn infer_size(shape: &[i64], numel_in: usize) -> Result<Dims> {
     }
     match infer {
         Some(i) => {
-            if known == 0 || numel_in % known != 0 {
+            if known == 0 || !numel_in.is_multiple_of(known) {
                 return Err(invalid());
             }
             out[i] = numel_in / known;
@@ -284,9 +299,7 @@ pub fn compute_view_strides(
             || (old_shape[tensor_d - 1] != 1
                 && old_strides[tensor_d - 1] != tensor_numel as isize * chunk_base);
         if chunk_ends {
-            while view_d >= 0
-                && (view_numel < tensor_numel || new_shape[view_d as usize] == 1)
-            {
+            while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
                 new_strides[view_d as usize] = view_numel as isize * chunk_base;
                 view_numel *= new_shape[view_d as usize];
                 view_d -= 1;

@@ -44,7 +44,9 @@ mod tests;
 #[doc(hidden)]
 pub use half;
 
-pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, Scalar, can_cast, promote_types, result_type};
+pub use dtype::{
+    Category, DEFAULT_FLOAT, DType, Operand, Scalar, can_cast, promote_types, result_type,
+};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use kernels::binary::BinaryOp;

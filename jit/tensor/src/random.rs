@@ -117,7 +117,12 @@ pub fn randn(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Re
 }
 
 /// Shape/dtype rule of `randint(low, high, size)`.
-pub fn randint_meta(low: i64, high: i64, shape: &[usize], dtype: Option<DType>) -> Result<TensorMeta> {
+pub fn randint_meta(
+    low: i64,
+    high: i64,
+    shape: &[usize],
+    dtype: Option<DType>,
+) -> Result<TensorMeta> {
     if low >= high {
         bail!(
             Runtime,
@@ -128,10 +133,17 @@ pub fn randint_meta(low: i64, high: i64, shape: &[usize], dtype: Option<DType>) 
 }
 
 /// Uniform integers in `[low, high)` (`torch.randint`).
-pub fn randint(low: i64, high: i64, shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
+pub fn randint(
+    low: i64,
+    high: i64,
+    shape: &[usize],
+    dtype: Option<DType>,
+    g: Option<&Generator>,
+) -> Result<Tensor> {
     let meta = randint_meta(low, high, shape, dtype)?;
     let n: usize = shape.iter().product();
-    let vals: Vec<i64> = gen_or_default(g).with(|r| (0..n).map(|_| r.gen_range(low..high)).collect());
+    let vals: Vec<i64> =
+        gen_or_default(g).with(|r| (0..n).map(|_| r.gen_range(low..high)).collect());
     Ok(Tensor::from_vec(vals, shape)?.to_dtype(meta.dtype))
 }
 
@@ -175,7 +187,13 @@ pub fn dropout(x: &Tensor, p: f64, training: bool, g: Option<&Generator>) -> Res
     let n = x.numel();
     let keep: Vec<f64> = gen_or_default(g).with(|r| {
         (0..n)
-            .map(|_| if r.r#gen::<f64>() < p { 0.0 } else { 1.0 / (1.0 - p) })
+            .map(|_| {
+                if r.r#gen::<f64>() < p {
+                    0.0
+                } else {
+                    1.0 / (1.0 - p)
+                }
+            })
             .collect()
     });
     let mask = Tensor::from_vec(keep, x.shape())?.to_dtype(x.dtype().compute_dtype());

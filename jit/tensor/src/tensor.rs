@@ -146,7 +146,11 @@ impl Tensor {
 
     /// `torch.tensor(data)` for data already flattened: the dtype is inferred as PyTorch does (any
     /// float makes the default float dtype, else any int makes int64, else bool) unless given.
-    pub fn from_scalars(values: &[Scalar], shape: &[usize], dtype: Option<DType>) -> Result<Tensor> {
+    pub fn from_scalars(
+        values: &[Scalar],
+        shape: &[usize],
+        dtype: Option<DType>,
+    ) -> Result<Tensor> {
         if values.len() != numel(shape) {
             bail!(
                 Value,

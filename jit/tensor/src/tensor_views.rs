@@ -42,7 +42,13 @@ impl Tensor {
     }
 
     /// `x[start:end:step]` along `dim`, with Python clamping.
-    pub fn slice(&self, dim: i64, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Tensor> {
+    pub fn slice(
+        &self,
+        dim: i64,
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Tensor> {
         Ok(self.with_layout(views::slice(self, dim, start, end, step)?))
     }
 

@@ -174,7 +174,11 @@ pub fn select(x: &impl Shaped, dim: i64, index: i64) -> Result<Layout> {
     }
     let d = wrap_dim(dim, x.ndim())?;
     let size = x.shape()[d];
-    let i = if index < 0 { index + size as i64 } else { index };
+    let i = if index < 0 {
+        index + size as i64
+    } else {
+        index
+    };
     if i < 0 || i >= size as i64 {
         return Err(Error::IndexOutOfBounds {
             index,
@@ -304,27 +308,30 @@ pub fn as_strided(
         );
     }
     if size.iter().chain(stride).any(|&v| v < 0) {
-        bail!(Runtime, "as_strided: Negative strides are not supported at the moment, got strides: {stride:?}");
+        bail!(
+            Runtime,
+            "as_strided: Negative strides are not supported at the moment, got strides: {stride:?}"
+        );
     }
     let offset = storage_offset.map_or(x.offset() as i64, |o| o) as usize;
     let shape: Dims = size.iter().map(|&s| s as usize).collect();
     let strides: Strides = stride.iter().map(|&s| s as isize).collect();
-    if let Some(limit) = storage_numel {
-        if numel(&shape) > 0 {
-            let last: usize = shape
-                .iter()
-                .zip(&strides)
-                .map(|(&n, &s)| (n - 1) * s as usize)
-                .sum();
-            if offset + last >= limit {
-                bail!(
-                    Runtime,
-                    "setStorage: sizes {size:?}, strides {stride:?}, storage offset {offset}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
-                    x.dtype().itemsize(),
-                    (offset + last + 1) * x.dtype().itemsize(),
-                    limit * x.dtype().itemsize()
-                );
-            }
+    if let Some(limit) = storage_numel
+        && numel(&shape) > 0
+    {
+        let last: usize = shape
+            .iter()
+            .zip(&strides)
+            .map(|(&n, &s)| (n - 1) * s as usize)
+            .sum();
+        if offset + last >= limit {
+            bail!(
+                Runtime,
+                "setStorage: sizes {size:?}, strides {stride:?}, storage offset {offset}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
+                x.dtype().itemsize(),
+                (offset + last + 1) * x.dtype().itemsize(),
+                limit * x.dtype().itemsize()
+            );
         }
     }
     Ok(with(x, shape, strides, offset))
@@ -343,7 +350,10 @@ pub fn diagonal(x: &impl Shaped, offset: i64, dim1: i64, dim2: i64) -> Result<La
     let (len, start) = if offset >= 0 {
         ((sb - offset).min(sa).max(0), offset * x.strides()[b] as i64)
     } else {
-        ((sa + offset).min(sb).max(0), -offset * x.strides()[a] as i64)
+        (
+            (sa + offset).min(sb).max(0),
+            -offset * x.strides()[a] as i64,
+        )
     };
     let mut shape: Dims = SmallVec::new();
     let mut strides: Strides = SmallVec::new();
@@ -366,7 +376,10 @@ pub fn diagonal(x: &impl Shaped, offset: i64, dim1: i64, dim2: i64) -> Result<La
 /// Moves the listed dims (in order) to the end, keeping the others' order: the permutation used by
 /// reductions and softmax to make the reduced dims innermost.
 pub fn dims_to_end(ndim: usize, dims: &[usize]) -> Vec<i64> {
-    let mut perm: Vec<i64> = (0..ndim).filter(|d| !dims.contains(d)).map(|d| d as i64).collect();
+    let mut perm: Vec<i64> = (0..ndim)
+        .filter(|d| !dims.contains(d))
+        .map(|d| d as i64)
+        .collect();
     perm.extend(dims.iter().map(|&d| d as i64));
     perm
 }

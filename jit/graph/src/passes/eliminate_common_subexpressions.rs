@@ -13,7 +13,7 @@ pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {
     let mut seen: HashMap<String, Vec<ValueId>> = HashMap::new();
     let mut replace: HashMap<ValueId, ValueId> = HashMap::new();
     let mut mutations = 0usize;
-    let mut remove = vec![false; g.nodes().len()];
+    let mut remove = Vec::with_capacity(g.nodes().len());
     for i in 0..g.nodes().len() {
         // Earlier replacements feed into later keys.
         if !replace.is_empty() {
@@ -30,6 +30,7 @@ pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {
             mutations += 1;
         }
         if flags.is_impure() {
+            remove.push(false);
             continue;
         }
         // Arguments print exactly (floats round-trip, values by id), so the text is a faithful key.
@@ -40,10 +41,11 @@ pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {
                 for (o, p) in n.outputs.iter().zip(prev) {
                     replace.insert(*o, *p);
                 }
-                remove[i] = true;
+                remove.push(true);
             }
             None => {
                 seen.insert(key, n.outputs.clone());
+                remove.push(false);
             }
         }
     }

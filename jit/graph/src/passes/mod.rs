@@ -28,7 +28,8 @@ pub struct PassCx {
 impl Default for PassCx {
     fn default() -> Self {
         PassCx {
-            verify: cfg!(debug_assertions) || std::env::var("RYNAMO_VERIFY").is_ok_and(|v| v == "1"),
+            verify: cfg!(debug_assertions)
+                || std::env::var("RYNAMO_VERIFY").is_ok_and(|v| v == "1"),
             dump_after: std::env::var("RYNAMO_DUMP_AFTER").ok(),
             timings: Vec::new(),
         }
@@ -37,7 +38,12 @@ impl Default for PassCx {
 
 impl PassCx {
     /// Runs one named pass.
-    pub fn run(&mut self, g: &mut Graph, name: &'static str, pass: fn(&mut Graph, &PassCx)) -> Result<(), Vec<VerifyError>> {
+    pub fn run(
+        &mut self,
+        g: &mut Graph,
+        name: &'static str,
+        pass: fn(&mut Graph, &PassCx),
+    ) -> Result<(), Vec<VerifyError>> {
         let t = Instant::now();
         pass(g, self);
         self.timings.push((name, t.elapsed()));
@@ -58,7 +64,11 @@ impl PassCx {
 
 /// The whole graph-level mid-end, in order. Read this to know what runs.
 pub fn optimize(g: &mut Graph, cx: &mut PassCx) -> Result<(), Vec<VerifyError>> {
-    cx.run(g, "eliminate common subexpressions", eliminate_common_subexpressions)?;
+    cx.run(
+        g,
+        "eliminate common subexpressions",
+        eliminate_common_subexpressions,
+    )?;
     // NOTE: after CSE, whose replaced duplicates are dead.
     cx.run(g, "eliminate dead code", eliminate_dead_code)
 }

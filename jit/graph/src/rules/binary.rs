@@ -54,8 +54,12 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
             a.opt_tensor_or_scalar(1)?,
             a.opt_tensor_or_scalar(2)?,
         )?,
-        Op::Where => pointwise::where_meta(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?,
-        Op::MaskedFill => pointwise::masked_fill_meta(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?,
+        Op::Where => {
+            pointwise::where_meta(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?
+        }
+        Op::MaskedFill => {
+            pointwise::masked_fill_meta(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?
+        }
         _ => {
             let (b, _) = kind(op, &a)?;
             pointwise::binary_meta(b, a.tensor_or_scalar(0)?, a.tensor_or_scalar(1)?)?
@@ -72,8 +76,12 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             a.opt_tensor_or_scalar(1)?,
             a.opt_tensor_or_scalar(2)?,
         )?,
-        Op::Where => pointwise::where_(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?,
-        Op::MaskedFill => pointwise::masked_fill(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?,
+        Op::Where => {
+            pointwise::where_(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?
+        }
+        Op::MaskedFill => {
+            pointwise::masked_fill(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?
+        }
         _ => {
             let (b, alpha) = kind(op, &a)?;
             pointwise::binary(b, a.tensor_or_scalar(0)?, a.tensor_or_scalar(1)?, alpha)?

@@ -13,24 +13,42 @@ fn out_meta<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<TensorMeta> {
         Ok(TensorMeta::contiguous(dt.unwrap_or(x.dtype()), x.shape()))
     };
     Ok(match op {
-        Op::Zeros | Op::Ones | Op::Empty => {
-            TensorMeta::contiguous(a.opt_dtype(1)?.unwrap_or(DEFAULT_FLOAT), &cr::sizes(a.ints(0)?)?)
-        }
+        Op::Zeros | Op::Ones | Op::Empty => TensorMeta::contiguous(
+            a.opt_dtype(1)?.unwrap_or(DEFAULT_FLOAT),
+            &cr::sizes(a.ints(0)?)?,
+        ),
         Op::Full => cr::full_meta(a.ints(0)?, a.scalar(1)?, a.opt_dtype(2)?)?,
         Op::ZerosLike | Op::OnesLike | Op::EmptyLike => like(a.opt_dtype(1)?)?,
         Op::FullLike => like(a.opt_dtype(2)?)?,
-        Op::Arange => cr::arange_meta(a.scalar(0)?, a.opt_scalar(1)?, a.scalar(2)?, a.opt_dtype(3)?)?,
+        Op::Arange => cr::arange_meta(
+            a.scalar(0)?,
+            a.opt_scalar(1)?,
+            a.scalar(2)?,
+            a.opt_dtype(3)?,
+        )?,
         Op::Linspace => cr::linspace_meta(a.int(2)?, a.opt_dtype(3)?)?,
         Op::Eye => cr::eye_meta(a.int(0)?, a.opt_int(1)?, a.opt_dtype(2)?)?,
         Op::ScalarTensor => TensorMeta::contiguous(a.opt_dtype(1)?.unwrap_or(DEFAULT_FLOAT), &[]),
-        Op::Rand | Op::Randn => random::rand_meta(&cr::sizes(a.ints(0)?)?, a.opt_dtype(1)?, op.py_name())?,
+        Op::Rand | Op::Randn => {
+            random::rand_meta(&cr::sizes(a.ints(0)?)?, a.opt_dtype(1)?, op.py_name())?
+        }
         Op::RandLike | Op::RandnLike => {
             let m = like(a.opt_dtype(1)?)?;
             random::rand_meta(&m.shape, Some(m.dtype), op.py_name())?
         }
-        Op::Randint => random::randint_meta(0, a.int(0)?, &cr::sizes(a.ints(1)?)?, a.opt_dtype(2)?)?,
-        Op::RandintLow => random::randint_meta(a.int(0)?, a.int(1)?, &cr::sizes(a.ints(2)?)?, a.opt_dtype(3)?)?,
-        Op::Randperm => TensorMeta::contiguous(a.opt_dtype(1)?.unwrap_or(DType::Int64), &[a.int(0)?.max(0) as usize]),
+        Op::Randint => {
+            random::randint_meta(0, a.int(0)?, &cr::sizes(a.ints(1)?)?, a.opt_dtype(2)?)?
+        }
+        Op::RandintLow => random::randint_meta(
+            a.int(0)?,
+            a.int(1)?,
+            &cr::sizes(a.ints(2)?)?,
+            a.opt_dtype(3)?,
+        )?,
+        Op::Randperm => TensorMeta::contiguous(
+            a.opt_dtype(1)?.unwrap_or(DType::Int64),
+            &[a.int(0)?.max(0) as usize],
+        ),
         _ => return Err(wrong_module(op)),
     })
 }

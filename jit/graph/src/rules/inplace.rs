@@ -29,13 +29,13 @@ fn check_into<T: Shaped>(this: &T, result: &TensorMeta) -> Result<()> {
 }
 
 fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
-    if let TensorOrScalar::Tensor(t) = v {
-        if t.ndim() != 0 {
-            return Err(rt(format!(
-                "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
-                t.ndim()
-            )));
-        }
+    if let TensorOrScalar::Tensor(t) = v
+        && t.ndim() != 0
+    {
+        return Err(rt(format!(
+            "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+            t.ndim()
+        )));
     }
     Ok(())
 }
@@ -46,11 +46,16 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
     match op {
         Op::Add_ | Op::Sub_ | Op::Mul_ | Op::Div_ => {
             let (b, _) = super::binary::kind(op, &a)?;
-            let r = pointwise::binary_meta(b, TensorOrScalar::Tensor(this), a.tensor_or_scalar(1)?)?;
+            let r =
+                pointwise::binary_meta(b, TensorOrScalar::Tensor(this), a.tensor_or_scalar(1)?)?;
             check_into(this, &r)?;
         }
         Op::Clamp_ => {
-            let r = pointwise::clamp_meta(this, a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?)?;
+            let r = pointwise::clamp_meta(
+                this,
+                a.opt_tensor_or_scalar(1)?,
+                a.opt_tensor_or_scalar(2)?,
+            )?;
             check_into(this, &r)?;
         }
         Op::Copy_ => {
@@ -79,7 +84,9 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             let (b, alpha) = super::binary::kind(op, &a)?;
             pointwise::binary_(b, this, a.tensor_or_scalar(1)?, alpha)?;
         }
-        Op::Clamp_ => pointwise::clamp_(this, a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?)?,
+        Op::Clamp_ => {
+            pointwise::clamp_(this, a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?)?
+        }
         Op::Copy_ => this.copy_(a.tensor(1)?)?,
         Op::Zero_ => this.fill_(Scalar::Int(0)),
         Op::Fill_ => {

@@ -25,7 +25,13 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         Op::Matmul => mm::matmul(a.tensor(0)?, a.tensor(1)?)?,
         Op::Mm => mm::mm(a.tensor(0)?, a.tensor(1)?)?,
         Op::Bmm => mm::bmm(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Addmm => mm::addmm(a.tensor(0)?, a.tensor(1)?, a.tensor(2)?, a.scalar(3)?, a.scalar(4)?)?,
+        Op::Addmm => mm::addmm(
+            a.tensor(0)?,
+            a.tensor(1)?,
+            a.tensor(2)?,
+            a.scalar(3)?,
+            a.scalar(4)?,
+        )?,
         Op::Linear => mm::linear(a.tensor(0)?, a.tensor(1)?, a.opt_tensor(2)?)?,
         _ => return Err(wrong_module(op)),
     };

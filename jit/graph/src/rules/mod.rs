@@ -26,5 +26,8 @@ pub(crate) fn meta_of<T: Shaped>(t: &T) -> TensorMeta {
 
 /// An op reached a rules module that does not handle it: a bug in the op table.
 pub(crate) fn wrong_module(op: crate::Op) -> crate::Error {
-    crate::Error::BadArgs(format!("internal: no rule for op `{}` in this module", op.name()))
+    crate::Error::BadArgs(format!(
+        "internal: no rule for op `{}` in this module",
+        op.name()
+    ))
 }

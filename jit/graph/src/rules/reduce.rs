@@ -30,10 +30,25 @@ fn correction<T>(a: &Args<'_, T>) -> Result<f64> {
 
 fn plan<T>(op: Op, a: &Args<'_, T>) -> Result<Plan> {
     let opt_dim = |i: usize| -> Result<Option<Vec<i64>>> { Ok(a.opt_int(i)?.map(|d| vec![d])) };
-    let p = |op, dims, keepdim, dtype| Plan { op, dims, keepdim, dtype };
+    let p = |op, dims, keepdim, dtype| Plan {
+        op,
+        dims,
+        keepdim,
+        dtype,
+    };
     Ok(match op {
-        Op::Sum => p(ReduceOp::Sum, a.opt_ints(1)?.map(<[i64]>::to_vec), a.bool(2)?, a.opt_dtype(3)?),
-        Op::Mean => p(ReduceOp::Mean, a.opt_ints(1)?.map(<[i64]>::to_vec), a.bool(2)?, a.opt_dtype(3)?),
+        Op::Sum => p(
+            ReduceOp::Sum,
+            a.opt_ints(1)?.map(<[i64]>::to_vec),
+            a.bool(2)?,
+            a.opt_dtype(3)?,
+        ),
+        Op::Mean => p(
+            ReduceOp::Mean,
+            a.opt_ints(1)?.map(<[i64]>::to_vec),
+            a.bool(2)?,
+            a.opt_dtype(3)?,
+        ),
         Op::Prod => p(ReduceOp::Prod, opt_dim(1)?, a.bool(2)?, a.opt_dtype(3)?),
         Op::Amax => p(ReduceOp::Amax, Some(a.ints(1)?.to_vec()), a.bool(2)?, None),
         Op::Amin => p(ReduceOp::Amin, Some(a.ints(1)?.to_vec()), a.bool(2)?, None),
@@ -41,15 +56,24 @@ fn plan<T>(op: Op, a: &Args<'_, T>) -> Result<Plan> {
         Op::Argmin => p(ReduceOp::Argmin, opt_dim(1)?, a.bool(2)?, None),
         Op::All => p(ReduceOp::All, opt_dim(1)?, a.bool(2)?, None),
         Op::Any => p(ReduceOp::Any, opt_dim(1)?, a.bool(2)?, None),
-        Op::LogSumExp => p(ReduceOp::LogSumExp, Some(a.ints(1)?.to_vec()), a.bool(2)?, None),
+        Op::LogSumExp => p(
+            ReduceOp::LogSumExp,
+            Some(a.ints(1)?.to_vec()),
+            a.bool(2)?,
+            None,
+        ),
         Op::Var => p(
-            ReduceOp::Var { correction: correction(a)? },
+            ReduceOp::Var {
+                correction: correction(a)?,
+            },
             a.opt_ints(1)?.map(<[i64]>::to_vec),
             a.bool(3)?,
             None,
         ),
         Op::Std => p(
-            ReduceOp::Std { correction: correction(a)? },
+            ReduceOp::Std {
+                correction: correction(a)?,
+            },
             a.opt_ints(1)?.map(<[i64]>::to_vec),
             a.bool(3)?,
             None,
@@ -68,11 +92,22 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
             vec![v, i]
         }
         Op::Softmax | Op::LogSoftmax => {
-            vec![nn::softmax_meta(x, a.int(1)?, a.opt_dtype(2)?, op.py_name())?]
+            vec![nn::softmax_meta(
+                x,
+                a.int(1)?,
+                a.opt_dtype(2)?,
+                op.py_name(),
+            )?]
         }
         _ => {
             let p = plan(op, &a)?;
-            vec![reduce::reduce_meta(p.op, x, p.dims.as_deref(), p.keepdim, p.dtype)?]
+            vec![reduce::reduce_meta(
+                p.op,
+                x,
+                p.dims.as_deref(),
+                p.keepdim,
+                p.dtype,
+            )?]
         }
     })
 }
@@ -83,7 +118,11 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     Ok(match op {
         Op::Max | Op::Min => {
             reduce::minmax_all_meta(x, op.py_name())?;
-            let r = if op == Op::Max { ReduceOp::Amax } else { ReduceOp::Amin };
+            let r = if op == Op::Max {
+                ReduceOp::Amax
+            } else {
+                ReduceOp::Amin
+            };
             vec![reduce::reduce(r, x, None, false, None)?]
         }
         Op::MaxDim | Op::MinDim => {
@@ -91,11 +130,22 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             vec![v, i]
         }
         Op::Softmax | Op::LogSoftmax => {
-            vec![nn::softmax(x, a.int(1)?, a.opt_dtype(2)?, op == Op::LogSoftmax)?]
+            vec![nn::softmax(
+                x,
+                a.int(1)?,
+                a.opt_dtype(2)?,
+                op == Op::LogSoftmax,
+            )?]
         }
         _ => {
             let p = plan(op, &a)?;
-            vec![reduce::reduce(p.op, x, p.dims.as_deref(), p.keepdim, p.dtype)?]
+            vec![reduce::reduce(
+                p.op,
+                x,
+                p.dims.as_deref(),
+                p.keepdim,
+                p.dtype,
+            )?]
         }
     })
 }

@@ -32,8 +32,12 @@ fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<UnaryOp> {
         Op::Sigmoid => U::Sigmoid,
         Op::Relu => U::Relu,
         Op::Relu6 => U::Relu6,
-        Op::LeakyRelu => U::LeakyRelu { slope: a.scalar(1)?.to_f64() },
-        Op::Elu => U::Elu { alpha: a.scalar(1)?.to_f64() },
+        Op::LeakyRelu => U::LeakyRelu {
+            slope: a.scalar(1)?.to_f64(),
+        },
+        Op::Elu => U::Elu {
+            alpha: a.scalar(1)?.to_f64(),
+        },
         Op::Gelu => match a.str(1)? {
             "none" => U::Gelu { tanh: false },
             "tanh" => U::Gelu { tanh: true },
@@ -52,7 +56,9 @@ fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<UnaryOp> {
         Op::Erf => U::Erf,
         Op::Floor => U::Floor,
         Op::Ceil => U::Ceil,
-        Op::Round => U::Round { decimals: a.int(1)? },
+        Op::Round => U::Round {
+            decimals: a.int(1)?,
+        },
         Op::Trunc => U::Trunc,
         Op::Frac => U::Frac,
         Op::Sign => U::Sign,

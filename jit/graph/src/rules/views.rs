@@ -47,7 +47,9 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
             x.dtype(),
             &views::as_strided(x, a.ints(1)?, a.ints(2)?, a.opt_int(3)?, None)?,
         ),
-        Op::Contiguous if rynamo_tensor::layout::is_contiguous(x.shape(), x.strides()) => meta_of(x),
+        Op::Contiguous if rynamo_tensor::layout::is_contiguous(x.shape(), x.strides()) => {
+            meta_of(x)
+        }
         Op::Contiguous | Op::Clone => contiguous(x.dtype()),
         Op::GetItem => index::getitem_meta(&meta_of(x), &shaped_items(a.index(1)?))?,
         Op::To => match a.opt_dtype(1)? {
@@ -65,7 +67,9 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
 }
 
 /// Index items over metas of the tensors.
-fn shaped_items<T: Shaped>(items: &[rynamo_tensor::IndexItem<T>]) -> Vec<rynamo_tensor::IndexItem<TensorMeta>> {
+fn shaped_items<T: Shaped>(
+    items: &[rynamo_tensor::IndexItem<T>],
+) -> Vec<rynamo_tensor::IndexItem<TensorMeta>> {
     items.iter().map(|it| it.map(super::meta_of)).collect()
 }
 

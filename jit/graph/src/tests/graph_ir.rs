@@ -37,12 +37,27 @@ fn parser_fills_defaults_and_reports_errors() {
     verify(&g).unwrap();
     assert_eq!(g.nodes()[0].args[2], Value::Bool(false));
     let bad = [
-        ("graph(%x: f32[2]):\n  %y: f32[2] = nope(%x)\n  return (%y)\n", "unknown op"),
-        ("graph(%x: f32[2]):\n  %y: f32[2] = neg(%z)\n  return (%y)\n", "undefined value"),
-        ("graph(%x: f32[2]):\n  %x: f32[2] = neg(%x)\n  return (%x)\n", "defined twice"),
+        (
+            "graph(%x: f32[2]):\n  %y: f32[2] = nope(%x)\n  return (%y)\n",
+            "unknown op",
+        ),
+        (
+            "graph(%x: f32[2]):\n  %y: f32[2] = neg(%z)\n  return (%y)\n",
+            "undefined value",
+        ),
+        (
+            "graph(%x: f32[2]):\n  %x: f32[2] = neg(%x)\n  return (%x)\n",
+            "defined twice",
+        ),
         ("graph(%x: q9[2]):\n  return (%x)\n", "unknown dtype"),
-        ("graph(%x: f32[2]):\n  %y: f32[2] = neg(%x)\n", "missing `return`"),
-        ("graph(%x: f32[2]):\n  %y: f32[2] = add(%x)\n  return (%y)\n", "missing argument `other`"),
+        (
+            "graph(%x: f32[2]):\n  %y: f32[2] = neg(%x)\n",
+            "missing `return`",
+        ),
+        (
+            "graph(%x: f32[2]):\n  %y: f32[2] = add(%x)\n  return (%y)\n",
+            "missing argument `other`",
+        ),
     ];
     for (text, want) in bad {
         let e = parse(text).unwrap_err().to_string();
@@ -54,12 +69,33 @@ fn parser_fills_defaults_and_reports_errors() {
 fn builder_runs_meta_rules() {
     let mut b = GraphBuilder::new();
     let x = b.input("x", meta(&[2, 3]));
-    let t = b.call_py(Op::Transpose, vec![Value::Tensor(x), Value::Int(0), Value::Int(1)], vec![]).unwrap();
+    let t = b
+        .call_py(
+            Op::Transpose,
+            vec![Value::Tensor(x), Value::Int(0), Value::Int(1)],
+            vec![],
+        )
+        .unwrap();
     assert_eq!(b.meta(t[0]).strides, vec![1, 3]);
-    let e = b.call_py(Op::Matmul, vec![Value::Tensor(x), Value::Tensor(x)], vec![]).unwrap_err();
-    assert_eq!(e.to_string(), "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)");
-    let mask = b.call_py(Op::Gt, vec![Value::Tensor(x), Value::Float(0.0)], vec![]).unwrap();
-    let e = b.call(Op::GetItem, vec![Value::Tensor(x), Value::Index(vec![IndexItem::Tensor(mask[0])])]).unwrap_err();
+    let e = b
+        .call_py(Op::Matmul, vec![Value::Tensor(x), Value::Tensor(x)], vec![])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
+    );
+    let mask = b
+        .call_py(Op::Gt, vec![Value::Tensor(x), Value::Float(0.0)], vec![])
+        .unwrap();
+    let e = b
+        .call(
+            Op::GetItem,
+            vec![
+                Value::Tensor(x),
+                Value::Index(vec![IndexItem::Tensor(mask[0])]),
+            ],
+        )
+        .unwrap_err();
     assert!(e.to_string().contains("data-dependent"));
     // Failed calls leave no node behind.
     assert_eq!(b.graph().nodes().len(), 2);
@@ -71,7 +107,10 @@ fn builder_runs_meta_rules() {
 fn verifier_rejects_broken_graphs() {
     let check = |g: &Graph, want: &str| {
         let errs = verify(g).unwrap_err();
-        assert!(errs.iter().any(|e| e.to_string().contains(want)), "{errs:?} should mention {want}");
+        assert!(
+            errs.iter().any(|e| e.to_string().contains(want)),
+            "{errs:?} should mention {want}"
+        );
     };
     // Use before definition.
     let mut g = Graph::new();
@@ -94,7 +133,16 @@ fn verifier_rejects_broken_graphs() {
     let mut g = Graph::new();
     let x = g.add_input("x", meta(&[2]));
     let y = g.add_value("y", meta(&[2]));
-    g.push_node(Op::Sum, vec![Value::Tensor(x), Value::Str("0".into()), Value::Bool(false), Value::None], vec![y]);
+    g.push_node(
+        Op::Sum,
+        vec![
+            Value::Tensor(x),
+            Value::Str("0".into()),
+            Value::Bool(false),
+            Value::None,
+        ],
+        vec![y],
+    );
     g.set_outputs(vec![y]);
     check(&g, "argument `dim` of `sum` cannot be str");
     let mut g = Graph::new();
@@ -121,16 +169,45 @@ fn random_graph(choices: &[(u8, u8, i8, f64)]) -> Graph {
         let c = vals[(pick as usize / 3) % vals.len()];
         let t = |v: ValueId| -> Arg { Value::Tensor(v) };
         let r = match kind % 9 {
-            0 => b.call_py(Op::Add, vec![t(a), t(c)], vec![("alpha".into(), Value::Int(k as i64))]),
+            0 => b.call_py(
+                Op::Add,
+                vec![t(a), t(c)],
+                vec![("alpha".into(), Value::Int(k as i64))],
+            ),
             1 => b.call_py(Op::Mul, vec![t(a), Value::Float(f)], vec![]),
-            2 => b.call_py(Op::Sum, vec![t(a), Value::Int(k as i64 % 2)], vec![("keepdim".into(), Value::Bool(k > 0))]),
-            3 => b.call_py(Op::Transpose, vec![t(a), Value::Int(0), Value::Int(-1)], vec![]),
+            2 => b.call_py(
+                Op::Sum,
+                vec![t(a), Value::Int(k as i64 % 2)],
+                vec![("keepdim".into(), Value::Bool(k > 0))],
+            ),
+            3 => b.call_py(
+                Op::Transpose,
+                vec![t(a), Value::Int(0), Value::Int(-1)],
+                vec![],
+            ),
             4 => b.call_py(Op::Softmax, vec![t(a), Value::Int(-1)], vec![]),
             5 => b.call_py(Op::Clamp, vec![t(a), Value::Float(f)], vec![]),
-            6 => b.call_py(Op::Gelu, vec![t(a)], vec![("approximate".into(), Value::Str(if k > 0 { "tanh" } else { "none" }.into()))]),
+            6 => b.call_py(
+                Op::Gelu,
+                vec![t(a)],
+                vec![(
+                    "approximate".into(),
+                    Value::Str(if k > 0 { "tanh" } else { "none" }.into()),
+                )],
+            ),
             7 => b.call(
                 Op::GetItem,
-                vec![t(a), Value::Index(vec![IndexItem::Slice { start: Some(k as i64 % 3), stop: None, step: Some(2) }, IndexItem::None])],
+                vec![
+                    t(a),
+                    Value::Index(vec![
+                        IndexItem::Slice {
+                            start: Some(k as i64 % 3),
+                            stop: None,
+                            step: Some(2),
+                        },
+                        IndexItem::None,
+                    ]),
+                ],
             ),
             _ => b.call_py(Op::Lt, vec![t(a), Value::Scalar(Scalar::Float(f))], vec![]),
         };

@@ -39,7 +39,10 @@ fn cse_merges_duplicates_but_not_across_mutation() {
 ",
     )
     .unwrap();
-    let mut cx = PassCx { verify: true, ..PassCx::default() };
+    let mut cx = PassCx {
+        verify: true,
+        ..PassCx::default()
+    };
     optimize(&mut g, &mut cx).unwrap();
     let text = g.to_string();
     assert!(text.contains("add(%a, %a, alpha=1)"), "{text}");

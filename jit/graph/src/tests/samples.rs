@@ -6,7 +6,12 @@ use rynamo_tensor::{DType, IndexItem, Tensor, random};
 use crate::{IValue, MetaValue, Op, Value, registry};
 
 fn f32s(shape: &[usize]) -> Tensor {
-    random::randn(shape, None, Some(&random::Generator::new(shape.iter().sum::<usize>() as u64))).unwrap()
+    random::randn(
+        shape,
+        None,
+        Some(&random::Generator::new(shape.iter().sum::<usize>() as u64)),
+    )
+    .unwrap()
 }
 
 fn t(x: &Tensor) -> IValue {
@@ -16,7 +21,11 @@ fn t(x: &Tensor) -> IValue {
 /// Python-style positional and keyword arguments for a representative call of `op`.
 pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
     let x = f32s(&[2, 3]);
-    let pos = f32s(&[2, 3]).to_vec::<f32>().iter().map(|v| v.abs() + 0.5).collect::<Vec<_>>();
+    let pos = f32s(&[2, 3])
+        .to_vec::<f32>()
+        .iter()
+        .map(|v| v.abs() + 0.5)
+        .collect::<Vec<_>>();
     let xp = Tensor::from_vec(pos, &[2, 3]).unwrap();
     let y = f32s(&[3]);
     let ints = Tensor::from_vec(vec![3i64, -2, 5, 7, 0, 1], &[2, 3]).unwrap();
@@ -37,7 +46,10 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         Add_ | Sub_ => (vec![t(&x.deep_clone()), t(&y)], kw("alpha", V::Float(0.5))),
         Mul_ => (vec![t(&x.deep_clone()), V::Int(3)], vec![]),
         Div_ => (vec![t(&x.deep_clone()), t(&xp)], vec![]),
-        Div => (vec![t(&ints), V::Int(2)], kw("rounding_mode", V::Str("floor".into()))),
+        Div => (
+            vec![t(&ints), V::Int(2)],
+            kw("rounding_mode", V::Str("floor".into())),
+        ),
         FloorDivide | Remainder => (vec![t(&ints), V::Int(-3)], vec![]),
         Pow => (vec![t(&xp), V::Float(1.5)], vec![]),
         BitwiseAnd | BitwiseOr | BitwiseXor => (vec![t(&ints), V::Int(6)], vec![]),
@@ -45,7 +57,10 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         Where => (vec![t(&mask), t(&x), V::Float(0.0)], vec![]),
         MaskedFill => (vec![t(&x), t(&mask), V::Float(-1.0)], vec![]),
         MaskedFill_ => (vec![t(&x.deep_clone()), t(&mask), V::Float(-1.0)], vec![]),
-        Copy_ => (vec![t(&Tensor::zeros(&[2, 3], DType::Int32)), t(&y)], vec![]),
+        Copy_ => (
+            vec![t(&Tensor::zeros(&[2, 3], DType::Int32)), t(&y)],
+            vec![],
+        ),
         Zero_ => (vec![t(&x.deep_clone())], vec![]),
         Fill_ => (vec![t(&x.deep_clone()), V::Int(4)], vec![]),
         SetItem => (
@@ -56,7 +71,10 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
             ],
             vec![],
         ),
-        Sum | Mean => (vec![t(&x), V::IntList(vec![0, 1])], kw("keepdim", V::Bool(true))),
+        Sum | Mean => (
+            vec![t(&x), V::IntList(vec![0, 1])],
+            kw("keepdim", V::Bool(true)),
+        ),
         Prod | Argmax | Argmin => (vec![t(&x), V::Int(1)], vec![]),
         All | Any => (vec![t(&mask), V::Int(0)], vec![]),
         Amax | Amin | LogSumExp => (vec![t(&x), V::Int(-1)], vec![]),
@@ -65,34 +83,50 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         Softmax | LogSoftmax => (vec![t(&x), V::Int(-1)], vec![]),
         Matmul | Mm => (vec![t(&x), t(&f32s(&[3, 4]))], vec![]),
         Bmm => (vec![t(&f32s(&[2, 2, 3])), t(&f32s(&[2, 3, 2]))], vec![]),
-        Addmm => (vec![t(&y), t(&x.t().unwrap()), t(&x)], kw("beta", V::Float(0.5))),
+        Addmm => (
+            vec![t(&y), t(&x.t().unwrap()), t(&x)],
+            kw("beta", V::Float(0.5)),
+        ),
         Linear => (vec![t(&x), t(&f32s(&[4, 3])), t(&f32s(&[4]))], vec![]),
         View | Reshape => (vec![t(&x), V::Int(3), V::Int(-1)], vec![]),
         Permute => (vec![t(&x), V::Int(1), V::Int(0)], vec![]),
         Transpose => (vec![t(&x), V::Int(0), V::Int(-1)], vec![]),
         Expand => (vec![t(&y), V::Int(4), V::Int(-1)], vec![]),
-        Slice => (vec![t(&x), V::Int(1), V::Int(1), V::None, V::Int(1)], vec![]),
+        Slice => (
+            vec![t(&x), V::Int(1), V::Int(1), V::None, V::Int(1)],
+            vec![],
+        ),
         Select => (vec![t(&x), V::Int(1), V::Int(-1)], vec![]),
         Narrow => (vec![t(&x), V::Int(1), V::Int(1), V::Int(2)], vec![]),
         Unsqueeze => (vec![t(&x), V::Int(-1)], vec![]),
         Squeeze => (vec![t(&f32s(&[1, 3, 1]))], vec![]),
         Unflatten => (vec![t(&x), V::Int(1), V::IntList(vec![3, 1])], vec![]),
         Flatten => (vec![t(&x.t().unwrap())], vec![]),
-        AsStrided => (vec![t(&x), V::IntList(vec![2, 2]), V::IntList(vec![1, 2])], vec![]),
+        AsStrided => (
+            vec![t(&x), V::IntList(vec![2, 2]), V::IntList(vec![1, 2])],
+            vec![],
+        ),
         Diagonal => (vec![t(&x), V::Int(1)], vec![]),
         Contiguous => (vec![t(&x.t().unwrap())], vec![]),
         GetItem => (
             vec![
                 t(&x),
                 V::Index(vec![
-                    IndexItem::Slice { start: None, stop: None, step: Some(2) },
+                    IndexItem::Slice {
+                        start: None,
+                        stop: None,
+                        step: Some(2),
+                    },
                     IndexItem::Tensor(Tensor::from_vec(vec![2i64, 0], &[2]).unwrap()),
                 ]),
             ],
             vec![],
         ),
         To | Type => (vec![t(&x), V::DType(DType::Float16)], vec![]),
-        Cat | Stack => (vec![V::TensorList(vec![x.clone(), x.clone()]), V::Int(1)], vec![]),
+        Cat | Stack => (
+            vec![V::TensorList(vec![x.clone(), x.clone()]), V::Int(1)],
+            vec![],
+        ),
         Split => (vec![t(&x), V::Int(2), V::Int(1)], vec![]),
         SplitSizes => (vec![t(&x), V::IntList(vec![1, 2]), V::Int(1)], vec![]),
         Chunk => (vec![t(&x), V::Int(3), V::Int(1)], vec![]),
@@ -107,7 +141,10 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         RandintLow => (vec![V::Int(-5), V::Int(5), V::IntList(vec![4])], vec![]),
         Randperm => (vec![V::Int(6)], vec![]),
         LayerNorm => (vec![t(&x), V::IntList(vec![3]), t(&y), t(&y)], vec![]),
-        Embedding => (vec![t(&Tensor::from_vec(vec![1i64, 0, 1], &[3]).unwrap()), t(&x)], vec![]),
+        Embedding => (
+            vec![t(&Tensor::from_vec(vec![1i64, 0, 1], &[3]).unwrap()), t(&x)],
+            vec![],
+        ),
         Dropout => (vec![t(&x), V::Float(0.3)], vec![]),
         MaxOther | MinOther | Maximum | Minimum | Atan2 => (vec![t(&x), t(&y)], vec![]),
         Eq | Ne | Lt | Le | Gt | Ge => (vec![t(&x), V::Float(0.0)], vec![]),
@@ -125,13 +162,21 @@ fn every_op_runs_and_agrees_with_its_meta_rule() {
             .schema()
             .bind(p, k)
             .unwrap_or_else(|e| panic!("{op}: sample does not bind: {e}"));
-        let metas: Vec<MetaValue> = args.iter().map(|a| a.try_map(|t| Ok::<_, ()>(t.meta())).unwrap()).collect();
-        let out = registry::call(op, &args).unwrap_or_else(|e| panic!("{op}: eager call failed: {e}"));
+        let metas: Vec<MetaValue> = args
+            .iter()
+            .map(|a| a.try_map(|t| Ok::<_, ()>(t.meta())).unwrap())
+            .collect();
+        let out =
+            registry::call(op, &args).unwrap_or_else(|e| panic!("{op}: eager call failed: {e}"));
         match registry::meta(op, &metas) {
             Ok(m) => {
                 assert_eq!(m.len(), out.len(), "{op}");
                 for (m, t) in m.iter().zip(&out) {
-                    assert_eq!((m.dtype, m.shape.as_slice()), (t.dtype(), t.shape()), "{op}");
+                    assert_eq!(
+                        (m.dtype, m.shape.as_slice()),
+                        (t.dtype(), t.shape()),
+                        "{op}"
+                    );
                 }
             }
             Err(e) => panic!("{op}: meta rule failed: {e}"),
@@ -146,8 +191,14 @@ fn sample_values_match_pytorch_semantics() {
         registry::call(op, &op.schema().bind(p, k).unwrap()).unwrap()
     };
     assert_eq!(call(Op::Div)[0].to_vec::<i64>(), vec![1, -1, 2, 3, 0, 0]);
-    assert_eq!(call(Op::Remainder)[0].to_vec::<i64>(), vec![0, -2, -1, -2, 0, -2]);
-    assert_eq!(call(Op::Arange)[0].to_vec::<f32>(), vec![1.0, 1.25, 1.5, 1.75]);
+    assert_eq!(
+        call(Op::Remainder)[0].to_vec::<i64>(),
+        vec![0, -2, -1, -2, 0, -2]
+    );
+    assert_eq!(
+        call(Op::Arange)[0].to_vec::<f32>(),
+        vec![1.0, 1.25, 1.5, 1.75]
+    );
     assert_eq!(call(Op::Eye)[0].dtype(), DType::Int32);
     assert_eq!(call(Op::Full)[0].to_vec::<i64>(), vec![7, 7]);
     assert_eq!(call(Op::FullLike)[0].to_vec::<f32>(), vec![1.0; 6]);

@@ -8,7 +8,10 @@ use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Scalar, Tensor, dispat
 
 /// A binary pointwise op. `Add`/`Sub` take their `alpha` separately.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs, reason = "each variant is the PyTorch op of the same name")]
+#[allow(
+    missing_docs,
+    reason = "each variant is the PyTorch op of the same name"
+)]
 pub enum BinaryOp {
     Add,
     Sub,
@@ -149,7 +152,13 @@ impl BinaryOp {
 
 /// `out = a op b` where `a`, `b` are already of the compute dtype and broadcast to `out`'s shape, and
 /// `out` has the compute dtype (predicates: Bool). `alpha` scales `b` for Add/Sub.
-pub fn binary_into(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alpha: Scalar) -> Result<()> {
+pub fn binary_into(
+    op: BinaryOp,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: Scalar,
+) -> Result<()> {
     let c = a.dtype();
     if op.is_predicate() {
         dispatch_all!(c, T => predicate::<T>(op, out, a, b));
@@ -221,7 +230,13 @@ fn any<T: Element>(t: &Tensor, pred: impl Fn(T) -> bool) -> bool {
     found
 }
 
-fn int_kernel<T: Int>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alpha: i64) -> Result<()> {
+fn int_kernel<T: Int>(
+    op: BinaryOp,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: i64,
+) -> Result<()> {
     use BinaryOp::*;
     let al = T::from_i64(alpha);
     let zero = T::ZERO;
@@ -229,7 +244,10 @@ fn int_kernel<T: Int>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alpha:
         return Err(Error::ZeroDivision);
     }
     if op == Pow && any::<T>(b, |v| v < zero) {
-        bail!(Runtime, "Integers to negative integer powers are not allowed.");
+        bail!(
+            Runtime,
+            "Integers to negative integer powers are not allowed."
+        );
     }
     match op {
         Add if alpha == 1 => map2::<T, T, T>(out, a, b, |x, y| x.wrapping_add(&y)),
@@ -244,12 +262,20 @@ fn int_kernel<T: Int>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alpha:
         DivFloor => map2::<T, T, T>(out, a, b, |x, y| {
             let (x, y) = (x.to_i64(), y.to_i64());
             let q = x.wrapping_div(y);
-            T::from_i64(if (x % y != 0) && ((x < 0) != (y < 0)) { q - 1 } else { q })
+            T::from_i64(if (x % y != 0) && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            })
         }),
         Remainder => map2::<T, T, T>(out, a, b, |x, y| {
             let (x, y) = (x.to_i64(), y.to_i64());
             let r = x.wrapping_rem(y);
-            T::from_i64(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r })
+            T::from_i64(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            })
         }),
         Pow => map2::<T, T, T>(out, a, b, |x, y| {
             let (mut base, mut e, mut acc) = (x, y.to_i64() as u64, T::ONE);

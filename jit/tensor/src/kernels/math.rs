@@ -45,7 +45,9 @@ impl Flt for f64 {
 }
 
 /// The integer compute types (u8, i8, i16, i32, i64).
-pub trait Int: Element + PrimInt + WrappingNeg + WrappingMul + num_traits::WrappingAdd + num_traits::WrappingSub {
+pub trait Int:
+    Element + PrimInt + WrappingNeg + WrappingMul + num_traits::WrappingAdd + num_traits::WrappingSub
+{
     /// `|x|` with wrap-around for the minimum value (as C++).
     fn wabs(self) -> Self;
 }
@@ -111,7 +113,7 @@ pub fn div_floor<F: Flt>(a: F, b: F) -> F {
     if div != F::zero() {
         let mut fl = div.floor();
         if div - fl > F::c(0.5) {
-            fl = fl + F::one();
+            fl += F::one();
         }
         fl
     } else {

@@ -7,7 +7,10 @@ use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Tensor};
 
 /// A unary pointwise op with its parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[allow(missing_docs, reason = "each variant is the PyTorch op of the same name")]
+#[allow(
+    missing_docs,
+    reason = "each variant is the PyTorch op of the same name"
+)]
 pub enum UnaryOp {
     Neg,
     Abs,
@@ -32,16 +35,27 @@ pub enum UnaryOp {
     Sigmoid,
     Relu,
     Relu6,
-    LeakyRelu { slope: f64 },
-    Elu { alpha: f64 },
-    Gelu { tanh: bool },
+    LeakyRelu {
+        slope: f64,
+    },
+    Elu {
+        alpha: f64,
+    },
+    Gelu {
+        tanh: bool,
+    },
     Silu,
     Mish,
-    Softplus { beta: f64, threshold: f64 },
+    Softplus {
+        beta: f64,
+        threshold: f64,
+    },
     Erf,
     Floor,
     Ceil,
-    Round { decimals: i64 },
+    Round {
+        decimals: i64,
+    },
     Trunc,
     Frac,
     Sign,
@@ -52,7 +66,11 @@ pub enum UnaryOp {
     IsNan,
     IsInf,
     IsFinite,
-    NanToNum { nan: f64, posinf: Option<f64>, neginf: Option<f64> },
+    NanToNum {
+        nan: f64,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    },
 }
 
 /// How an op treats its input dtype.
@@ -133,8 +151,18 @@ impl UnaryOp {
             Mish => Class::FloatOnly("mish_cpu"),
             Softplus { .. } => Class::FloatOnly("softplus_cpu"),
             Frac => Class::FloatOnly("frac_cpu"),
-            Neg | Abs | Relu | Relu6 | Floor | Ceil | Round { .. } | Trunc | Sign | Square
-            | BitwiseNot | NanToNum { .. } => Class::Same,
+            Neg
+            | Abs
+            | Relu
+            | Relu6
+            | Floor
+            | Ceil
+            | Round { .. }
+            | Trunc
+            | Sign
+            | Square
+            | BitwiseNot
+            | NanToNum { .. } => Class::Same,
             LogicalNot | IsNan | IsInf | IsFinite => Class::Predicate,
         }
     }
@@ -198,7 +226,11 @@ pub fn unary_into(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
         }
         Class::Same if !dt.is_floating_point() => {
             let src = x.to_dtype(dt);
-            let target = if out.dtype() == dt { out.clone() } else { Tensor::empty(out.shape(), dt) };
+            let target = if out.dtype() == dt {
+                out.clone()
+            } else {
+                Tensor::empty(out.shape(), dt)
+            };
             match dt {
                 DType::Bool => bool_kernel(op, &target, &src)?,
                 DType::UInt8 => int_kernel::<u8>(op, &target, &src),
@@ -218,7 +250,11 @@ pub fn unary_into(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
     let op = half_limits(op, dt);
     let c = dt.compute_dtype();
     let src = x.to_dtype(c);
-    let target = if out.dtype() == c { out.clone() } else { Tensor::empty(out.shape(), c) };
+    let target = if out.dtype() == c {
+        out.clone()
+    } else {
+        Tensor::empty(out.shape(), c)
+    };
     match c {
         DType::Float32 => float_kernel::<f32>(op, &target, &src),
         DType::Float64 => float_kernel::<f64>(op, &target, &src),
@@ -239,7 +275,11 @@ fn half_limits(op: UnaryOp, dt: DType) -> UnaryOp {
         _ => return op,
     };
     match op {
-        UnaryOp::NanToNum { nan, posinf, neginf } => UnaryOp::NanToNum {
+        UnaryOp::NanToNum {
+            nan,
+            posinf,
+            neginf,
+        } => UnaryOp::NanToNum {
             nan,
             posinf: Some(posinf.unwrap_or(lim)),
             neginf: Some(neginf.unwrap_or(-lim)),
@@ -319,7 +359,11 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
         // `v > 0 ? v : 0` keeps NaN (NaN > 0 is false, but we return v for NaN as PyTorch does).
         Relu => map1::<F, F>(out, x, |v| if v.is_nan() || v > zero { v } else { zero }),
         Relu6 => map1::<F, F>(out, x, |v| {
-            if v.is_nan() { v } else { v.max(zero).min(F::c(6.0)) }
+            if v.is_nan() {
+                v
+            } else {
+                v.max(zero).min(F::c(6.0))
+            }
         }),
         LeakyRelu { slope } => {
             let s = F::c(slope);
@@ -332,9 +376,7 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
         Gelu { tanh: false } => map1::<F, F>(out, x, gelu_erf),
         Gelu { tanh: true } => map1::<F, F>(out, x, gelu_tanh),
         Silu => map1::<F, F>(out, x, |v| v * sigmoid(v)),
-        Mish => map1::<F, F>(out, x, |v| {
-            v * softplus(v, F::one(), F::c(20.0)).tanh()
-        }),
+        Mish => map1::<F, F>(out, x, |v| v * softplus(v, F::one(), F::c(20.0)).tanh()),
         Softplus { beta, threshold } => {
             let (b, t) = (F::c(beta), F::c(threshold));
             map1::<F, F>(out, x, move |v| softplus(v, b, t))
@@ -365,7 +407,11 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
         }),
         Reciprocal => map1::<F, F>(out, x, |v| one / v),
         Square => map1::<F, F>(out, x, |v| v * v),
-        NanToNum { nan, posinf, neginf } => {
+        NanToNum {
+            nan,
+            posinf,
+            neginf,
+        } => {
             let n = F::c(nan);
             let p = posinf.map_or(F::max_value(), F::c);
             let m = neginf.map_or(F::min_value(), F::c);

@@ -88,12 +88,24 @@ fn consumed<T: Shaped>(it: &IndexItem<T>) -> usize {
 }
 
 /// Applies the basic part of `items` to `x`.
-pub fn plan<'a, S: Shaped, T: Shaped>(x: &S, items: &'a [IndexItem<T>]) -> Result<IndexPlan<'a, T>> {
+pub fn plan<'a, S: Shaped, T: Shaped>(
+    x: &S,
+    items: &'a [IndexItem<T>],
+) -> Result<IndexPlan<'a, T>> {
     let used: usize = items.iter().map(consumed).sum();
     if used > x.ndim() {
-        bail!(Index, "too many indices for tensor of dimension {}", x.ndim());
+        bail!(
+            Index,
+            "too many indices for tensor of dimension {}",
+            x.ndim()
+        );
     }
-    if items.iter().filter(|i| matches!(i, IndexItem::Ellipsis)).count() > 1 {
+    if items
+        .iter()
+        .filter(|i| matches!(i, IndexItem::Ellipsis))
+        .count()
+        > 1
+    {
         bail!(Index, "an index can only have a single ellipsis ('...')");
     }
     let mut g = Geom {
@@ -149,14 +161,20 @@ pub fn plan<'a, S: Shaped, T: Shaped>(x: &S, items: &'a [IndexItem<T>]) -> Resul
             }
         }
     }
-    Ok(IndexPlan { view: g.l, advanced })
+    Ok(IndexPlan {
+        view: g.l,
+        advanced,
+    })
 }
 
 /// Output shape of advanced indexing: `(shape, B-first permutation needed?)`. `dims` are the view
 /// dims indexed (one per index tensor), `bshape` the broadcast index shape.
 fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize> {
     let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
-    let rest: Vec<usize> = (0..view.len()).filter(|d| !dims.contains(d)).map(|d| view[d]).collect();
+    let rest: Vec<usize> = (0..view.len())
+        .filter(|d| !dims.contains(d))
+        .map(|d| view[d])
+        .collect();
     if adjacent {
         let first = dims[0];
         let mut s = view[..first].to_vec();
@@ -188,7 +206,10 @@ pub fn getitem_meta<S: Shaped>(x: &S, items: &[IndexItem<S>]) -> Result<TensorMe
     let shapes: Vec<&[usize]> = p.advanced.iter().map(|(_, t)| t.shape()).collect();
     let b = broadcast_all(&shapes).map_err(|_| shape_mismatch(&shapes))?;
     let dims: Vec<usize> = p.advanced.iter().map(|(d, _)| *d).collect();
-    Ok(TensorMeta::contiguous(x.dtype(), &advanced_shape(&p.view.shape, &dims, &b)))
+    Ok(TensorMeta::contiguous(
+        x.dtype(),
+        &advanced_shape(&p.view.shape, &dims, &b),
+    ))
 }
 
 fn shape_mismatch(shapes: &[&[usize]]) -> Error {
@@ -213,7 +234,11 @@ fn int_indices(view: &Layout, adv: &[(usize, &Tensor)]) -> Result<Vec<(usize, Te
             let mut vals = idx.to_vec::<i64>();
             for v in &mut vals {
                 if *v < -(size as i64) || *v >= size as i64 {
-                    return Err(Error::IndexOutOfBounds { index: *v, dim: d, size });
+                    return Err(Error::IndexOutOfBounds {
+                        index: *v,
+                        dim: d,
+                        size,
+                    });
                 }
                 if *v < 0 {
                     *v += size as i64;
@@ -265,7 +290,14 @@ fn gather_offsets(view: &Layout, idx: &[(usize, Tensor)]) -> Result<(Vec<usize>,
 ///
 /// # Safety
 /// Both blocks must be in bounds for their strides and must not overlap.
-unsafe fn copy_block(isz: usize, dst: *mut u8, ds: &[isize], src: *const u8, ss: &[isize], shape: &[usize]) {
+unsafe fn copy_block(
+    isz: usize,
+    dst: *mut u8,
+    ds: &[isize],
+    src: *const u8,
+    ss: &[isize],
+    shape: &[usize],
+) {
     let g = Geometry::new(shape, [ds, ss]);
     let [di, si] = g.inner_strides();
     g.for_each_run(0..g.numel(), |[od, os], len| {
@@ -276,7 +308,11 @@ unsafe fn copy_block(isz: usize, dst: *mut u8, ds: &[isize], src: *const u8, ss:
                 std::ptr::copy_nonoverlapping(s, d, len * isz);
             } else {
                 for i in 0..len as isize {
-                    std::ptr::copy_nonoverlapping(s.offset(i * si * isz as isize), d.offset(i * di * isz as isize), isz);
+                    std::ptr::copy_nonoverlapping(
+                        s.offset(i * si * isz as isize),
+                        d.offset(i * di * isz as isize),
+                        isz,
+                    );
                 }
             }
         }
@@ -293,7 +329,9 @@ pub fn getitem(x: &Tensor, items: &[IndexItem<Tensor>]) -> Result<Tensor> {
     let idx = int_indices(&p.view, &p.advanced)?;
     let (b, offs) = gather_offsets(&p.view, &idx)?;
     let dims: Vec<usize> = idx.iter().map(|(d, _)| *d).collect();
-    let rest: Vec<usize> = (0..p.view.shape.len()).filter(|d| !dims.contains(d)).collect();
+    let rest: Vec<usize> = (0..p.view.shape.len())
+        .filter(|d| !dims.contains(d))
+        .collect();
     let rest_shape: Vec<usize> = rest.iter().map(|&d| p.view.shape[d]).collect();
     let rest_strides: Vec<isize> = rest.iter().map(|&d| p.view.strides[d]).collect();
     let mut tmp_shape = b.clone();
@@ -330,7 +368,11 @@ pub fn getitem(x: &Tensor, items: &[IndexItem<Tensor>]) -> Result<Tensor> {
 }
 
 /// `x[items] = value` (in place; bumps the version counter).
-pub fn setitem(x: &Tensor, items: &[IndexItem<Tensor>], value: TensorOrScalar<&Tensor>) -> Result<()> {
+pub fn setitem(
+    x: &Tensor,
+    items: &[IndexItem<Tensor>],
+    value: TensorOrScalar<&Tensor>,
+) -> Result<()> {
     let p = plan(x, items)?;
     let view = x.with_layout(p.view.clone());
     if p.advanced.is_empty() {
@@ -343,7 +385,9 @@ pub fn setitem(x: &Tensor, items: &[IndexItem<Tensor>], value: TensorOrScalar<&T
     let idx = int_indices(&p.view, &p.advanced)?;
     let (b, offs) = gather_offsets(&p.view, &idx)?;
     let dims: Vec<usize> = idx.iter().map(|(d, _)| *d).collect();
-    let rest: Vec<usize> = (0..p.view.shape.len()).filter(|d| !dims.contains(d)).collect();
+    let rest: Vec<usize> = (0..p.view.shape.len())
+        .filter(|d| !dims.contains(d))
+        .collect();
     let rest_shape: Vec<usize> = rest.iter().map(|&d| p.view.shape[d]).collect();
     let rest_strides: Vec<isize> = rest.iter().map(|&d| p.view.strides[d]).collect();
     let want = advanced_shape(&p.view.shape, &dims, &b);
@@ -366,7 +410,11 @@ pub fn setitem(x: &Tensor, items: &[IndexItem<Tensor>], value: TensorOrScalar<&T
         v.permute(&perm)?
     };
     // The value must not alias the destination while we scatter.
-    let v = if v.shares_storage(x) { v.deep_clone() } else { v };
+    let v = if v.shares_storage(x) {
+        v.deep_clone()
+    } else {
+        v
+    };
     let isz = x.dtype().itemsize();
     let nb = b.len();
     let vrest = &v.strides()[nb..];
@@ -384,7 +432,10 @@ pub fn setitem(x: &Tensor, items: &[IndexItem<Tensor>], value: TensorOrScalar<&T
                 isz,
                 base.offset((view.offset() as isize + o) * isz as isize),
                 &rest_strides,
-                v.storage().as_ptr().offset(voff * isz as isize).cast_const(),
+                v.storage()
+                    .as_ptr()
+                    .offset(voff * isz as isize)
+                    .cast_const(),
                 vrest,
                 &rest_shape,
             );

@@ -76,8 +76,16 @@ pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
             vec![sa[0]]
         }
         _ => {
-            let (n, k1) = if da == 1 { (1, sa[0]) } else { (sa[da - 2], sa[da - 1]) };
-            let (k2, p) = if db == 1 { (sb[0], 1) } else { (sb[db - 2], sb[db - 1]) };
+            let (n, k1) = if da == 1 {
+                (1, sa[0])
+            } else {
+                (sa[da - 2], sa[da - 1])
+            };
+            let (k2, p) = if db == 1 {
+                (sb[0], 1)
+            } else {
+                (sb[db - 2], sb[db - 1])
+            };
             if k1 != k2 {
                 return Err(cannot_multiply(n, k1, k2, p));
             }
@@ -100,8 +108,16 @@ pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let meta = matmul_meta(a, b)?;
     // Lift to [batch..., n, k] @ [batch..., k, p].
-    let a3 = if a.ndim() == 1 { a.unsqueeze(0)? } else { a.clone() };
-    let b3 = if b.ndim() == 1 { b.unsqueeze(1)? } else { b.clone() };
+    let a3 = if a.ndim() == 1 {
+        a.unsqueeze(0)?
+    } else {
+        a.clone()
+    };
+    let b3 = if b.ndim() == 1 {
+        b.unsqueeze(1)?
+    } else {
+        b.clone()
+    };
     let (na, nb) = (a3.ndim(), b3.ndim());
     let batch = broadcast_shapes(&a3.shape()[..na - 2], &b3.shape()[..nb - 2])?;
     let (n, k, p) = (a3.shape()[na - 2], a3.shape()[na - 1], b3.shape()[nb - 1]);
@@ -171,7 +187,13 @@ pub fn addmm_meta<S: Shaped>(this: &S, m1: &S, m2: &S) -> Result<TensorMeta> {
 
 /// `addmm(self, m1, m2, beta, alpha) = beta * self + alpha * (m1 @ m2)`; `self` is ignored when
 /// `beta == 0` (NaNs in it do not propagate), as PyTorch.
-pub fn addmm(this: &Tensor, m1: &Tensor, m2: &Tensor, beta: Scalar, alpha: Scalar) -> Result<Tensor> {
+pub fn addmm(
+    this: &Tensor,
+    m1: &Tensor,
+    m2: &Tensor,
+    beta: Scalar,
+    alpha: Scalar,
+) -> Result<Tensor> {
     let meta = addmm_meta(this, m1, m2)?;
     let out = Tensor::empty(&meta.shape, meta.dtype);
     let beta_f = beta.to_f64();
@@ -223,7 +245,12 @@ pub fn linear(x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         }
         None => None,
     };
-    batched_gemm(&out.unsqueeze(0)?, &x2.unsqueeze(0)?, &w.t()?.unsqueeze(0)?, acc)?;
+    batched_gemm(
+        &out.unsqueeze(0)?,
+        &x2.unsqueeze(0)?,
+        &w.t()?.unsqueeze(0)?,
+        acc,
+    )?;
     out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>())
 }
 
@@ -235,8 +262,17 @@ fn batched_gemm(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, f64)>) -
         DType::Float64 => gemm_typed::<f64>(out, a, b, acc),
         DType::Float16 | DType::BFloat16 => {
             let o32 = out.to_dtype(DType::Float32);
-            let o32 = if o32.shares_storage(out) { o32.deep_clone() } else { o32 };
-            gemm_typed::<f32>(&o32, &a.to_dtype(DType::Float32), &b.to_dtype(DType::Float32), acc);
+            let o32 = if o32.shares_storage(out) {
+                o32.deep_clone()
+            } else {
+                o32
+            };
+            gemm_typed::<f32>(
+                &o32,
+                &a.to_dtype(DType::Float32),
+                &b.to_dtype(DType::Float32),
+                acc,
+            );
             crate::kernels::copy::copy_cast(out, &o32);
         }
         DType::Bool => {
@@ -277,7 +313,11 @@ fn gemm_typed<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64
     let (dst_rs, dst_cs) = (so[nd - 2], so[nd - 1]);
     let (a_rs, a_cs) = (sa[nd - 2], sa[nd - 1]);
     let (b_rs, b_cs) = (sb[nd - 2], sb[nd - 1]);
-    let (po, pa, pb) = (SendPtr(out.data_ptr::<T>()), SendPtr(a.data_ptr::<T>()), SendPtr(b.data_ptr::<T>()));
+    let (po, pa, pb) = (
+        SendPtr(out.data_ptr::<T>()),
+        SendPtr(a.data_ptr::<T>()),
+        SendPtr(b.data_ptr::<T>()),
+    );
     let (read, alpha_dst, beta_prod) = match acc {
         Some((beta, alpha)) => (beta != 0.0, T::from_f64(beta), T::from_f64(alpha)),
         None => (false, T::ZERO, T::ONE),
@@ -289,11 +329,25 @@ fn gemm_typed<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64
         // `gemm` supports.
         unsafe {
             gemm::gemm::<T>(
-                n, p, k,
-                po.at(oo[i]), dst_cs, dst_rs, read,
-                pa.at(oa[i]).cast_const(), a_cs, a_rs,
-                pb.at(ob[i]).cast_const(), b_cs, b_rs,
-                alpha_dst, beta_prod, false, false, false, par,
+                n,
+                p,
+                k,
+                po.at(oo[i]),
+                dst_cs,
+                dst_rs,
+                read,
+                pa.at(oa[i]).cast_const(),
+                a_cs,
+                a_rs,
+                pb.at(ob[i]).cast_const(),
+                b_cs,
+                b_rs,
+                alpha_dst,
+                beta_prod,
+                false,
+                false,
+                false,
+                par,
             )
         }
     };
@@ -302,15 +356,27 @@ fn gemm_typed<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64
     }
     if k == 0 {
         // gemm's k == 0 leaves dst unscaled; the product is zero.
-        let scaled = |v: T| if read { T::from_f64(v.to_f64() * alpha_dst.to_f64()) } else { T::ZERO };
+        let scaled = |v: T| {
+            if read {
+                T::from_f64(v.to_f64() * alpha_dst.to_f64())
+            } else {
+                T::ZERO
+            }
+        };
         crate::kernels::map::map1::<T, T>(out, &out.clone(), scaled);
         return;
     }
     let batches = oo.len();
     if batches > 1 && flops < PAR_FLOPS {
-        (0..batches).into_par_iter().for_each(|i| run(i, Parallelism::None));
+        (0..batches)
+            .into_par_iter()
+            .for_each(|i| run(i, Parallelism::None));
     } else {
-        let par = if flops >= PAR_FLOPS { Parallelism::Rayon(0) } else { Parallelism::None };
+        let par = if flops >= PAR_FLOPS {
+            Parallelism::Rayon(0)
+        } else {
+            Parallelism::None
+        };
         (0..batches).for_each(|i| run(i, par));
     }
 }

@@ -12,7 +12,12 @@ use crate::views::{dims_to_end, permute};
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
 
 /// Shape/dtype rule of `softmax`/`log_softmax(x, dim, dtype)`.
-pub fn softmax_meta(x: &impl Shaped, dim: i64, dtype: Option<DType>, name: &str) -> Result<TensorMeta> {
+pub fn softmax_meta(
+    x: &impl Shaped,
+    dim: i64,
+    dtype: Option<DType>,
+    name: &str,
+) -> Result<TensorMeta> {
     wrap_dim(dim, x.ndim())?;
     let dt = dtype.unwrap_or(x.dtype());
     if !dt.is_floating_point() {
@@ -48,7 +53,9 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
                 .with_min_len(PAR_THRESHOLD / row + 1)
                 .for_each(|(a, b)| f(a, b));
         } else {
-            src.chunks(row).zip(dst.chunks_mut(row)).for_each(|(a, b)| f(a, b));
+            src.chunks(row)
+                .zip(dst.chunks_mut(row))
+                .for_each(|(a, b)| f(a, b));
         }
     }
     if nd == 0 || dim == nd - 1 {
@@ -65,9 +72,15 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
 }
 
 fn softmax_row<F: Flt>(a: &[F], b: &mut [F], log: bool) {
-    let m = a.iter().copied().fold(F::neg_infinity(), |m, v| if v > m || v.is_nan() { v } else { m });
+    let m = a.iter().copied().fold(
+        F::neg_infinity(),
+        |m, v| if v > m || v.is_nan() { v } else { m },
+    );
     if log {
-        let s: F = a.iter().map(|&v| (v - m).exp()).fold(F::zero(), |s, v| s + v);
+        let s: F = a
+            .iter()
+            .map(|&v| (v - m).exp())
+            .fold(F::zero(), |s, v| s + v);
         let ls = s.ln();
         for (o, &v) in b.iter_mut().zip(a) {
             *o = v - m - ls;
@@ -108,24 +121,30 @@ pub fn layer_norm_meta<S: Shaped>(
     bias: Option<&S>,
 ) -> Result<TensorMeta> {
     let k = normalized_shape.len();
-    let ns: Vec<usize> = normalized_shape.iter().map(|&v| v.max(0) as usize).collect();
+    let ns: Vec<usize> = normalized_shape
+        .iter()
+        .map(|&v| v.max(0) as usize)
+        .collect();
     if k == 0 || x.ndim() < k || x.shape()[x.ndim() - k..] != ns[..] {
         bail!(
             Runtime,
             "Given normalized_shape={normalized_shape:?}, expected input with shape [*, {}], but got input of size{:?}",
-            ns.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+            ns.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
             x.shape()
         );
     }
     for (name, t) in [("weight", weight), ("bias", bias)] {
-        if let Some(t) = t {
-            if t.shape() != ns.as_slice() {
-                bail!(
-                    Runtime,
-                    "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {:?} and normalized_shape = {normalized_shape:?}",
-                    t.shape()
-                );
-            }
+        if let Some(t) = t
+            && t.shape() != ns.as_slice()
+        {
+            bail!(
+                Runtime,
+                "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {:?} and normalized_shape = {normalized_shape:?}",
+                t.shape()
+            );
         }
     }
     if !x.dtype().is_floating_point() {
@@ -159,7 +178,13 @@ pub fn layer_norm(
     Ok(out.to_dtype(meta.dtype))
 }
 
-fn ln_kernel<F: Flt>(x: &Tensor, inner: usize, w: Option<&Tensor>, b: Option<&Tensor>, eps: f64) -> Tensor {
+fn ln_kernel<F: Flt>(
+    x: &Tensor,
+    inner: usize,
+    w: Option<&Tensor>,
+    b: Option<&Tensor>,
+    eps: f64,
+) -> Tensor {
     let out = Tensor::empty(x.shape(), F::DTYPE);
     let n = x.numel();
     if n == 0 || inner == 0 {
@@ -176,7 +201,11 @@ fn ln_kernel<F: Flt>(x: &Tensor, inner: usize, w: Option<&Tensor>, b: Option<&Te
     };
     let row = |(a, o): (&[F], &mut [F])| {
         let mean = sum_f64(a) / inner as f64;
-        let var = a.iter().map(|v| (Element::to_f64(*v) - mean).powi(2)).sum::<f64>() / inner as f64;
+        let var = a
+            .iter()
+            .map(|v| (Element::to_f64(*v) - mean).powi(2))
+            .sum::<f64>()
+            / inner as f64;
         let rstd = F::c(1.0 / (var + eps).sqrt());
         let m = F::c(mean);
         for (i, (o, &v)) in o.iter_mut().zip(a).enumerate() {
@@ -185,13 +214,15 @@ fn ln_kernel<F: Flt>(x: &Tensor, inner: usize, w: Option<&Tensor>, b: Option<&Te
                 y = y * ws[i];
             }
             if let Some(bs) = bs {
-                y = y + bs[i];
+                y += bs[i];
             }
             *o = y;
         }
     };
     if n >= PAR_THRESHOLD {
-        src.par_chunks(inner).zip(dst.par_chunks_mut(inner)).for_each(row);
+        src.par_chunks(inner)
+            .zip(dst.par_chunks_mut(inner))
+            .for_each(row);
     } else {
         src.chunks(inner).zip(dst.chunks_mut(inner)).for_each(row);
     }

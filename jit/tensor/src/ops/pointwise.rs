@@ -85,7 +85,10 @@ pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
 }
 
 fn need_tensor<T>(op: &str, a: &TensorOrScalar<T>, b: &TensorOrScalar<T>) -> Result<()> {
-    if matches!((a, b), (TensorOrScalar::Scalar(_), TensorOrScalar::Scalar(_))) {
+    if matches!(
+        (a, b),
+        (TensorOrScalar::Scalar(_), TensorOrScalar::Scalar(_))
+    ) {
         bail!(Type, "{op}(): at least one argument must be a Tensor");
     }
     Ok(())
@@ -130,7 +133,10 @@ pub fn binary(
     }
     let common = result_type(&[a.operand(), b.operand()]);
     let c = op.compute_dtype(common)?;
-    let (ac, bc) = (operand_as(a, c, &meta.shape)?, operand_as(b, c, &meta.shape)?);
+    let (ac, bc) = (
+        operand_as(a, c, &meta.shape)?,
+        operand_as(b, c, &meta.shape)?,
+    );
     let out = Tensor::empty(&meta.shape, meta.dtype);
     let kernel_out = if op.is_predicate() { DType::Bool } else { c };
     if kernel_out == meta.dtype {
@@ -171,7 +177,12 @@ fn pow_fast_path(
 
 /// In-place `self op= other`; the result dtype must cast into `self`'s and the broadcast shape must
 /// be `self`'s.
-pub fn binary_(op: BinaryOp, this: &Tensor, other: TensorOrScalar<&Tensor>, alpha: Scalar) -> Result<()> {
+pub fn binary_(
+    op: BinaryOp,
+    this: &Tensor,
+    other: TensorOrScalar<&Tensor>,
+    alpha: Scalar,
+) -> Result<()> {
     let a = TensorOrScalar::Tensor(this);
     let meta = binary_meta(op, a, other)?;
     if meta.shape != this.shape() {
@@ -224,10 +235,17 @@ pub fn where_meta<S: Shaped>(
 }
 
 /// `torch.where(cond, a, b)`.
-pub fn where_(cond: &Tensor, a: TensorOrScalar<&Tensor>, b: TensorOrScalar<&Tensor>) -> Result<Tensor> {
+pub fn where_(
+    cond: &Tensor,
+    a: TensorOrScalar<&Tensor>,
+    b: TensorOrScalar<&Tensor>,
+) -> Result<Tensor> {
     let meta = where_meta(cond, a, b)?;
     let c = broadcast_to(cond, &meta.shape)?;
-    let (x, y) = (operand_as(a, meta.dtype, &meta.shape)?, operand_as(b, meta.dtype, &meta.shape)?);
+    let (x, y) = (
+        operand_as(a, meta.dtype, &meta.shape)?,
+        operand_as(b, meta.dtype, &meta.shape)?,
+    );
     let out = Tensor::empty(&meta.shape, meta.dtype);
     dispatch_all!(meta.dtype, T => map3::<bool, T, T, T>(&out, &c, &x, &y, |m, x, y| if m { x } else { y }));
     Ok(out)
@@ -275,7 +293,11 @@ fn clamp_into(
     let xc = broadcast_to(&x.to_dtype(c), &shape)?;
     let lo = min.map(|m| operand_as(m, c, &shape)).transpose()?;
     let hi = max.map(|m| operand_as(m, c, &shape)).transpose()?;
-    let target = if out.dtype() == c { out.clone() } else { Tensor::empty(&shape, c) };
+    let target = if out.dtype() == c {
+        out.clone()
+    } else {
+        Tensor::empty(&shape, c)
+    };
     dispatch_all!(c, T => {
         match (&lo, &hi) {
             (Some(l), Some(h)) => map3::<T, T, T, T>(&target, &xc, l, h, |v, l, h| min_nan(max_nan(v, l), h)),
@@ -329,7 +351,11 @@ pub fn clamp_(
 }
 
 /// Shape/dtype rule of `masked_fill(x, mask, value)`.
-pub fn masked_fill_meta<S: Shaped>(x: &S, mask: &S, value: TensorOrScalar<&S>) -> Result<TensorMeta> {
+pub fn masked_fill_meta<S: Shaped>(
+    x: &S,
+    mask: &S,
+    value: TensorOrScalar<&S>,
+) -> Result<TensorMeta> {
     if mask.dtype() != DType::Bool {
         bail!(
             Runtime,
@@ -337,14 +363,14 @@ pub fn masked_fill_meta<S: Shaped>(x: &S, mask: &S, value: TensorOrScalar<&S>) -
             mask.dtype().name()
         );
     }
-    if let TensorOrScalar::Tensor(v) = value {
-        if v.ndim() != 0 {
-            bail!(
-                Runtime,
-                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
-                v.ndim()
-            );
-        }
+    if let TensorOrScalar::Tensor(v) = value
+        && v.ndim() != 0
+    {
+        bail!(
+            Runtime,
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+            v.ndim()
+        );
     }
     let shape = broadcast_shapes(x.shape(), mask.shape())?;
     Ok(TensorMeta::contiguous(x.dtype(), &shape))

@@ -17,7 +17,10 @@ use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Tensor, TensorMeta, di
 
 /// A reduction.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[allow(missing_docs, reason = "each variant is the PyTorch op of the same name")]
+#[allow(
+    missing_docs,
+    reason = "each variant is the PyTorch op of the same name"
+)]
 pub enum ReduceOp {
     Sum,
     Mean,
@@ -27,9 +30,13 @@ pub enum ReduceOp {
     All,
     Any,
     /// Variance with `correction` (1 = unbiased).
-    Var { correction: f64 },
+    Var {
+        correction: f64,
+    },
     /// Standard deviation with `correction`.
-    Std { correction: f64 },
+    Std {
+        correction: f64,
+    },
     LogSumExp,
     Argmax,
     Argmin,
@@ -133,11 +140,18 @@ pub fn reduce_meta(
         }
     }
     let dt = op.out_dtype(x.dtype(), dtype)?;
-    Ok(TensorMeta::contiguous(dt, &reduced_shape(x.shape(), &ds, keepdim)))
+    Ok(TensorMeta::contiguous(
+        dt,
+        &reduced_shape(x.shape(), &ds, keepdim),
+    ))
 }
 
 /// Applies `f` to each row of `x` with `dims` innermost; returns one result per output element.
-pub fn rows<T: Element, R: Send>(x: &Tensor, dims: &[usize], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+pub fn rows<T: Element, R: Send>(
+    x: &Tensor,
+    dims: &[usize],
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
     let perm = dims_to_end(x.ndim(), dims);
     let xp = x.with_layout(permute(x, &perm).expect("invariant: a permutation of x's dims"));
     let xc = xp.contiguous();
@@ -149,7 +163,10 @@ pub fn rows<T: Element, R: Send>(x: &Tensor, dims: &[usize], f: impl Fn(&[T]) ->
     // SAFETY: `xc` is contiguous with n_out * n_red elements of type T, only read here.
     let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<T>(), n_out * n_red) };
     if n_out * n_red >= PAR_THRESHOLD && n_out > 1 {
-        data.par_chunks(n_red).with_min_len(PAR_THRESHOLD / n_red + 1).map(&f).collect()
+        data.par_chunks(n_red)
+            .with_min_len(PAR_THRESHOLD / n_red + 1)
+            .map(&f)
+            .collect()
     } else {
         data.chunks(n_red).map(f).collect()
     }
@@ -276,7 +293,11 @@ pub fn reduce(
 }
 
 /// Shape/dtype rule of `max(dim)` / `min(dim)`: (values, int64 indices).
-pub fn minmax_dim_meta(x: &impl Shaped, dim: i64, keepdim: bool) -> Result<(TensorMeta, TensorMeta)> {
+pub fn minmax_dim_meta(
+    x: &impl Shaped,
+    dim: i64,
+    keepdim: bool,
+) -> Result<(TensorMeta, TensorMeta)> {
     let d = wrap_dim(dim, x.ndim())?;
     let v = reduce_meta(ReduceOp::Amax, x, Some(&[d as i64]), keepdim, None)?;
     let i = TensorMeta::contiguous(DType::Int64, &v.shape);

@@ -29,7 +29,11 @@ pub fn cat_meta<S: Shaped>(tensors: &[&S], dim: i64) -> Result<TensorMeta> {
             .map(|t| Operand::Dimensioned(t.dtype()))
             .collect::<Vec<_>>(),
     );
-    let kept: Vec<(usize, &&S)> = tensors.iter().enumerate().filter(|(_, t)| !skipped(**t)).collect();
+    let kept: Vec<(usize, &&S)> = tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !skipped(**t))
+        .collect();
     let Some(&(_, first)) = kept.first() else {
         return Ok(TensorMeta::contiguous(dtype, &[0]));
     };
@@ -108,7 +112,10 @@ pub fn stack_meta<S: Shaped>(tensors: &[&S], dim: i64) -> Result<TensorMeta> {
 pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     let meta = stack_meta(tensors, dim)?;
     let d = wrap_dim(dim, meta.shape.len())? as i64;
-    let parts: Vec<Tensor> = tensors.iter().map(|t| t.unsqueeze(d)).collect::<Result<_>>()?;
+    let parts: Vec<Tensor> = tensors
+        .iter()
+        .map(|t| t.unsqueeze(d))
+        .collect::<Result<_>>()?;
     cat(&parts.iter().collect::<Vec<_>>(), d)
 }
 
@@ -131,7 +138,11 @@ pub fn split_layouts(x: &impl Shaped, split_size: i64, dim: i64) -> Result<Vec<L
             "split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
         );
     }
-    let n = if size == 0 { 1 } else { (size + split_size - 1) / split_size };
+    let n = if size == 0 {
+        1
+    } else {
+        (size + split_size - 1) / split_size
+    };
     (0..n)
         .map(|i| {
             let start = i * split_size;

@@ -35,7 +35,10 @@ fn result_type_follows_torch_docs() {
     assert_eq!(f(&[ZeroDim(Int32), Scalar(Category::Float)]), Float32);
     assert_eq!(f(&[Dimensioned(Float32), Dimensioned(Int64)]), Float32);
     assert_eq!(f(&[ZeroDim(Float64), Dimensioned(Float32)]), Float32);
-    assert_eq!(f(&[Scalar(Category::Int), Scalar(Category::Float)]), Float32);
+    assert_eq!(
+        f(&[Scalar(Category::Int), Scalar(Category::Float)]),
+        Float32
+    );
 }
 
 #[test]

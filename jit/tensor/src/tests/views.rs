@@ -31,7 +31,10 @@ fn view_follows_pytorch_stride_rule() {
     // A transposed tensor cannot be flattened without a copy...
     let tr = x.transpose(1, 2).unwrap();
     let err = tr.view(&[2, 12]).unwrap_err();
-    assert!(err.to_string().starts_with("view size is not compatible with input tensor's size and stride"));
+    assert!(
+        err.to_string()
+            .starts_with("view size is not compatible with input tensor's size and stride")
+    );
     // ...but its untouched leading dim can still be split, and reshape copies.
     assert_eq!(tr.view(&[1, 2, 4, 3]).unwrap().strides(), &[24, 12, 1, 4]);
     let r = tr.reshape(&[2, 12]).unwrap();
@@ -45,12 +48,18 @@ fn view_follows_pytorch_stride_rule() {
 fn permute_expand_select_narrow_squeeze() {
     let x = arange_f32(6, &[2, 3]);
     let p = x.permute(&[1, 0]).unwrap();
-    assert_eq!((p.shape(), p.strides()), (&[3usize, 2][..], &[1isize, 3][..]));
+    assert_eq!(
+        (p.shape(), p.strides()),
+        (&[3usize, 2][..], &[1isize, 3][..])
+    );
     let e = t(&[1., 2., 3.], &[3]).expand(&[2, -1]).unwrap();
     assert_eq!(e.strides(), &[0, 1]);
     assert_eq!(e.to_vec::<f32>(), vec![1., 2., 3., 1., 2., 3.]);
     assert_eq!(x.select(1, -1).unwrap().to_vec::<f32>(), vec![2., 5.]);
-    assert_eq!(x.narrow(1, 1, 2).unwrap().to_vec::<f32>(), vec![1., 2., 4., 5.]);
+    assert_eq!(
+        x.narrow(1, 1, 2).unwrap().to_vec::<f32>(),
+        vec![1., 2., 4., 5.]
+    );
     let u = x.unsqueeze(0).unwrap().unsqueeze(-1).unwrap();
     assert_eq!(u.shape(), &[1, 2, 3, 1]);
     assert_eq!(u.squeeze(None).unwrap().shape(), &[2, 3]);
@@ -94,7 +103,10 @@ fn copy_broadcasts_and_casts() {
     assert_eq!(dst.to_vec::<i32>(), vec![1, -2, 3, 1, -2, 3]);
     // copy_ from an overlapping view of itself reads the old values.
     let x = arange_f32(4, &[4]);
-    x.slice(0, Some(1), None, 1).unwrap().copy_(&x.slice(0, None, Some(3), 1).unwrap()).unwrap();
+    x.slice(0, Some(1), None, 1)
+        .unwrap()
+        .copy_(&x.slice(0, None, Some(3), 1).unwrap())
+        .unwrap();
     assert_eq!(x.to_vec::<f32>(), vec![0., 0., 1., 2.]);
 }
 
@@ -107,8 +119,21 @@ fn external_storage_runs_release_once() {
     let r = released.clone();
     let ptr = std::ptr::NonNull::new(buf.as_mut_ptr().cast::<u8>()).unwrap();
     // SAFETY: `buf` outlives the storage (dropped below after the tensors).
-    let st = unsafe { crate::Storage::from_external(ptr, 8, Box::new(move || { r.fetch_add(1, Ordering::SeqCst); })) };
-    let x = Tensor::from_storage(Arc::new(st), crate::DType::Float32, crate::Layout::contiguous(&[2])).unwrap();
+    let st = unsafe {
+        crate::Storage::from_external(
+            ptr,
+            8,
+            Box::new(move || {
+                r.fetch_add(1, Ordering::SeqCst);
+            }),
+        )
+    };
+    let x = Tensor::from_storage(
+        Arc::new(st),
+        crate::DType::Float32,
+        crate::Layout::contiguous(&[2]),
+    )
+    .unwrap();
     let y = x.clone();
     assert_eq!(y.to_vec::<f32>(), vec![1.5, 2.5]);
     drop(x);
@@ -121,6 +146,9 @@ fn external_storage_runs_release_once() {
 #[test]
 fn storage_is_aligned() {
     let x = Tensor::empty(&[3], crate::DType::Float64);
-    assert_eq!(x.storage().as_ptr() as usize % crate::storage::STORAGE_ALIGN, 0);
+    assert_eq!(
+        x.storage().as_ptr() as usize % crate::storage::STORAGE_ALIGN,
+        0
+    );
     assert_eq!(x.layout().offset, 0);
 }
