@@ -1,0 +1,279 @@
+//! The graph IR: SSA values with metas, nodes that apply an [`Op`], graph inputs and outputs.
+//! Values and nodes live in flat arenas indexed by newtype ids; there are no shared pointers.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use rynamo_tensor::TensorMeta;
+
+use crate::{Arg, Error, MetaValue, Op, Result, Value};
+
+/// Index of a value (a tensor) in a [`Graph`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+/// Index of a node in a [`Graph`] (its position in execution order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl fmt::Display for ValueId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%v{}", self.0)
+    }
+}
+
+/// A value's name and meta.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueInfo {
+    /// Name in the text format (without `%`).
+    pub name: String,
+    /// Dtype, shape and strides.
+    pub meta: TensorMeta,
+}
+
+/// One op application.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The op.
+    pub op: Op,
+    /// Bound arguments, one per schema parameter, tensors as value ids.
+    pub args: Vec<Arg>,
+    /// The values it defines.
+    pub outputs: Vec<ValueId>,
+}
+
+impl Node {
+    /// The tensor values the node reads.
+    pub fn inputs(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.args
+            .iter()
+            .flat_map(|a| a.tensors().into_iter().copied())
+    }
+}
+
+/// A captured tensor program in SSA form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Graph {
+    values: Vec<ValueInfo>,
+    nodes: Vec<Node>,
+    inputs: Vec<ValueId>,
+    outputs: Vec<ValueId>,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Graph {
+        Graph::default()
+    }
+
+    /// Adds a value without defining it (the caller makes it an input or a node output).
+    pub fn add_value(&mut self, name: impl Into<String>, meta: TensorMeta) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(ValueInfo {
+            name: name.into(),
+            meta,
+        });
+        id
+    }
+
+    /// Adds a graph input.
+    pub fn add_input(&mut self, name: impl Into<String>, meta: TensorMeta) -> ValueId {
+        let id = self.add_value(name, meta);
+        self.inputs.push(id);
+        id
+    }
+
+    /// Appends a node whose output values already exist. No checks: see [`crate::verify`] and
+    /// [`GraphBuilder`] for the checked path.
+    pub fn push_node(&mut self, op: Op, args: Vec<Arg>, outputs: Vec<ValueId>) -> NodeId {
+        self.nodes.push(Node { op, args, outputs });
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+
+    /// Sets the graph outputs.
+    pub fn set_outputs(&mut self, outputs: Vec<ValueId>) {
+        self.outputs = outputs;
+    }
+
+    /// Value info; errors for an id not in this graph.
+    pub fn try_value(&self, id: ValueId) -> Result<&ValueInfo> {
+        self.values
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::Graph(format!("value {id} is not in the graph")))
+    }
+
+    /// Value info. Panics on a foreign id (a caller bug; use [`Graph::try_value`] for untrusted ids).
+    pub fn value(&self, id: ValueId) -> &ValueInfo {
+        &self.values[id.0 as usize]
+    }
+
+    /// All values (including any no node or input defines).
+    pub fn values(&self) -> &[ValueInfo] {
+        &self.values
+    }
+
+    /// Nodes in execution order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Mutable nodes (passes).
+    pub fn nodes_mut(&mut self) -> &mut Vec<Node> {
+        &mut self.nodes
+    }
+
+    /// Graph inputs in order.
+    pub fn inputs(&self) -> &[ValueId] {
+        &self.inputs
+    }
+
+    /// Graph outputs in order.
+    pub fn outputs(&self) -> &[ValueId] {
+        &self.outputs
+    }
+
+    /// Metas of a node's arguments, for running meta rules.
+    pub fn arg_metas(&self, args: &[Arg]) -> Result<Vec<MetaValue>> {
+        args.iter()
+            .map(|a| a.try_map(|v| self.try_value(*v).map(|i| i.meta.clone())))
+            .collect()
+    }
+
+    /// Rewrites every use (node arguments and graph outputs) of a key of `map` to its value.
+    pub fn replace_uses(&mut self, map: &HashMap<ValueId, ValueId>) {
+        let sub = |v: &ValueId| Ok::<_, ()>(*map.get(v).unwrap_or(v));
+        for n in &mut self.nodes {
+            for a in &mut n.args {
+                *a = a.try_map(sub).expect("invariant: infallible map");
+            }
+        }
+        for o in &mut self.outputs {
+            *o = *map.get(o).unwrap_or(o);
+        }
+    }
+
+    /// Drops values that no input or node defines and renumbers the rest (ids change).
+    pub fn compact(&mut self) {
+        let mut live: Vec<ValueId> = self.inputs.clone();
+        live.extend(self.nodes.iter().flat_map(|n| n.outputs.iter().copied()));
+        let mut map = HashMap::new();
+        let mut values = Vec::with_capacity(live.len());
+        for (i, v) in live.iter().enumerate() {
+            map.insert(*v, ValueId(i as u32));
+            values.push(self.values[v.0 as usize].clone());
+        }
+        self.values = values;
+        let sub = |v: &ValueId| Ok::<_, ()>(*map.get(v).unwrap_or(v));
+        for n in &mut self.nodes {
+            for a in &mut n.args {
+                *a = a.try_map(sub).expect("invariant: infallible map");
+            }
+            for o in &mut n.outputs {
+                *o = map[o];
+            }
+        }
+        for v in self.inputs.iter_mut().chain(self.outputs.iter_mut()) {
+            *v = *map.get(v).unwrap_or(v);
+        }
+    }
+}
+
+/// Builds a graph op by op, running each op's meta rule: what Dynamo calls while tracing.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    g: Graph,
+    names: HashSet<String>,
+    next: usize,
+}
+
+impl GraphBuilder {
+    /// An empty builder.
+    pub fn new() -> GraphBuilder {
+        GraphBuilder::default()
+    }
+
+    fn fresh(&mut self, hint: Option<&str>) -> String {
+        if let Some(h) = hint
+            && self.names.insert(h.to_string())
+        {
+            return h.to_string();
+        }
+        loop {
+            let n = match hint {
+                Some(h) => format!("{h}_{}", self.next),
+                None => self.next.to_string(),
+            };
+            self.next += 1;
+            if self.names.insert(n.clone()) {
+                return n;
+            }
+        }
+    }
+
+    /// Adds a graph input (renamed with a suffix if the name is taken).
+    pub fn input(&mut self, name: &str, meta: TensorMeta) -> ValueId {
+        let n = self.fresh(Some(name));
+        self.g.add_input(n, meta)
+    }
+
+    /// Appends `op(args)` with bound arguments; returns its outputs, whose metas come from the meta
+    /// rule. Errors (bad shapes, dtypes, data-dependent shapes) leave the graph unchanged.
+    pub fn call(&mut self, op: Op, args: Vec<Arg>) -> Result<Vec<ValueId>> {
+        let metas = crate::registry::meta(op, &self.g.arg_metas(&args)?)?;
+        let outs = metas
+            .into_iter()
+            .map(|m| {
+                let n = self.fresh(None);
+                self.g.add_value(n, m)
+            })
+            .collect::<Vec<_>>();
+        self.g.push_node(op, args, outs.clone());
+        Ok(outs)
+    }
+
+    /// Like [`GraphBuilder::call`], binding Python-style arguments first.
+    pub fn call_py(
+        &mut self,
+        op: Op,
+        positional: Vec<Arg>,
+        kwargs: Vec<(String, Arg)>,
+    ) -> Result<Vec<ValueId>> {
+        let args = op.schema().bind(positional, kwargs)?;
+        self.call(op, args)
+    }
+
+    /// The meta of a value.
+    pub fn meta(&self, v: ValueId) -> &TensorMeta {
+        &self.g.value(v).meta
+    }
+
+    /// The graph so far.
+    pub fn graph(&self) -> &Graph {
+        &self.g
+    }
+
+    /// Sets the outputs and returns the graph.
+    pub fn finish(mut self, outputs: Vec<ValueId>) -> Graph {
+        self.g.set_outputs(outputs);
+        self.g
+    }
+}
+
+/// Converts a value's tensors to names for printing.
+pub(crate) fn named<'g>(g: &'g Graph, a: &Arg) -> Value<Name<'g>> {
+    a.try_map(|v| {
+        Ok::<_, ()>(Name(
+            g.values.get(v.0 as usize).map_or("?", |i| i.name.as_str()),
+        ))
+    })
+    .expect("invariant: infallible map")
+}
+
+/// A value reference in graph text: `%name`.
+pub(crate) struct Name<'a>(pub &'a str);
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0)
+    }
+}

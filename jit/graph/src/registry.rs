@@ -1,0 +1,129 @@
+//! Calling ops: binding, overload resolution, eager calls, meta calls, and the dispatch counters.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rynamo_tensor::{Tensor, TensorMeta};
+
+use crate::{Error, IValue, MetaValue, Op, Result};
+
+static DISPATCH: AtomicU64 = AtomicU64::new(0);
+static IN_GRAPH: AtomicU64 = AtomicU64::new(0);
+
+/// Global op counters for the capture-coverage table: `dispatch` counts eager [`call`]s; graph
+/// executors add the nodes they ran to `in_graph`. Total tensor ops = dispatch + in_graph.
+pub mod counters {
+    use super::*;
+
+    /// Eager op calls so far.
+    pub fn dispatch() -> u64 {
+        DISPATCH.load(Ordering::Relaxed)
+    }
+    /// Ops run inside compiled graphs so far.
+    pub fn in_graph() -> u64 {
+        IN_GRAPH.load(Ordering::Relaxed)
+    }
+    /// Records `n` ops run inside a graph.
+    pub fn add_in_graph(n: u64) {
+        IN_GRAPH.fetch_add(n, Ordering::Relaxed);
+    }
+    /// Resets both counters to zero.
+    pub fn reset() {
+        DISPATCH.store(0, Ordering::Relaxed);
+        IN_GRAPH.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Runs an op eagerly on bound arguments (schema order) and counts one dispatch.
+pub fn call(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
+    DISPATCH.fetch_add(1, Ordering::Relaxed);
+    call_uncounted(op, args)
+}
+
+/// Runs an op eagerly without counting (graph executors count nodes in bulk).
+pub fn call_uncounted(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
+    let out = op.eager_kernel(args)?;
+    #[cfg(debug_assertions)]
+    check_against_meta(op, args, &out);
+    Ok(out)
+}
+
+/// The meta rule: output metas for argument metas, touching no data.
+pub fn meta(op: Op, args: &[MetaValue]) -> Result<Vec<TensorMeta>> {
+    op.meta_rule(args)
+}
+
+/// Binds Python-style arguments to `op`'s schema.
+pub fn bind(op: Op, positional: Vec<IValue>, kwargs: Vec<(String, IValue)>) -> Result<Vec<IValue>> {
+    op.schema().bind(positional, kwargs)
+}
+
+/// Picks the first overload of `py_name` whose schema binds the arguments (PyTorch's overload
+/// resolution) and returns it with the bound arguments.
+pub fn resolve(
+    py_name: &str,
+    positional: Vec<IValue>,
+    kwargs: Vec<(String, IValue)>,
+) -> Result<(Op, Vec<IValue>)> {
+    let ops = Op::overloads(py_name);
+    match ops {
+        [] => Err(Error::UnknownOp(py_name.to_string())),
+        [op] => Ok((*op, bind(*op, positional, kwargs)?)),
+        _ => {
+            for &op in ops {
+                if let Ok(args) = bind(op, positional.clone(), kwargs.clone()) {
+                    return Ok((op, args));
+                }
+            }
+            let mut got: Vec<String> = positional
+                .iter()
+                .map(|v| v.type_name().to_string())
+                .collect();
+            got.extend(kwargs.iter().map(|(k, v)| format!("{k}={}", v.type_name())));
+            let sigs: Vec<String> = ops
+                .iter()
+                .map(|op| {
+                    let s = op.schema_src();
+                    let inner = &s[s.find('(').unwrap_or(0)..s.rfind(" ->").unwrap_or(s.len())];
+                    format!(" * {inner}")
+                })
+                .collect();
+            Err(Error::Bind(format!(
+                "{py_name}() received an invalid combination of arguments - got ({}), but expected one of:\n{}",
+                got.join(", "),
+                sigs.join("\n")
+            )))
+        }
+    }
+}
+
+/// Debug builds check every eager result against the meta rule, so the two cannot drift apart.
+#[cfg(debug_assertions)]
+fn check_against_meta(op: Op, args: &[IValue], out: &[Tensor]) {
+    let metas = match op.meta_rule(args) {
+        Ok(m) => m,
+        Err(Error::Tensor(rynamo_tensor::Error::DataDependent(_))) => return,
+        Err(e) => panic!("meta rule of `{op}` rejected arguments its kernel accepted: {e}"),
+    };
+    assert_eq!(
+        metas.len(),
+        out.len(),
+        "`{op}`: output count differs from meta"
+    );
+    for (m, t) in metas.iter().zip(out) {
+        assert_eq!(
+            (m.dtype, m.shape.as_slice()),
+            (t.dtype(), t.shape()),
+            "`{op}`: meta differs from eager"
+        );
+        // Strides of size-1 dims carry no information; compare the rest.
+        for d in 0..m.shape.len() {
+            if m.shape[d] > 1 {
+                assert_eq!(
+                    m.strides[d],
+                    t.strides()[d],
+                    "`{op}`: stride of dim {d} differs from meta"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Binary pointwise ops, `where`, `masked_fill`, `clamp`.
+
+use rynamo_tensor::ops::pointwise;
+use rynamo_tensor::{BinaryOp, Scalar, Shaped, Tensor, TensorMeta};
+
+use super::wrong_module;
+use crate::{Args, Error, IValue, Op, Result, Value};
+
+/// The kernel op and its alpha.
+pub(crate) fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<(BinaryOp, Scalar)> {
+    use BinaryOp as B;
+    let one = Scalar::Int(1);
+    Ok(match op {
+        Op::Add | Op::Add_ => (B::Add, a.scalar(2)?),
+        Op::Sub | Op::Sub_ => (B::Sub, a.scalar(2)?),
+        Op::Mul | Op::Mul_ => (B::Mul, one),
+        Op::Div | Op::Div_ => match a.opt_str(2)? {
+            None => (B::Div, one),
+            Some("trunc") => (B::DivTrunc, one),
+            Some("floor") => (B::DivFloor, one),
+            Some(m) => {
+                return Err(Error::Tensor(rynamo_tensor::Error::Value(format!(
+                    "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+                ))));
+            }
+        },
+        Op::FloorDivide => (B::DivFloor, one),
+        Op::Remainder => (B::Remainder, one),
+        Op::Pow => (B::Pow, one),
+        Op::Maximum | Op::MaxOther => (B::Maximum, one),
+        Op::Minimum | Op::MinOther => (B::Minimum, one),
+        Op::Eq => (B::Eq, one),
+        Op::Ne => (B::Ne, one),
+        Op::Lt => (B::Lt, one),
+        Op::Le => (B::Le, one),
+        Op::Gt => (B::Gt, one),
+        Op::Ge => (B::Ge, one),
+        Op::LogicalAnd => (B::LogicalAnd, one),
+        Op::LogicalOr => (B::LogicalOr, one),
+        Op::LogicalXor => (B::LogicalXor, one),
+        Op::BitwiseAnd => (B::BitwiseAnd, one),
+        Op::BitwiseOr => (B::BitwiseOr, one),
+        Op::BitwiseXor => (B::BitwiseXor, one),
+        Op::Atan2 => (B::Atan2, one),
+        _ => return Err(wrong_module(op)),
+    })
+}
+
+pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
+    let a = Args(args);
+    let m = match op {
+        Op::Clamp | Op::Clip => pointwise::clamp_meta(
+            a.tensor(0)?,
+            a.opt_tensor_or_scalar(1)?,
+            a.opt_tensor_or_scalar(2)?,
+        )?,
+        Op::Where => {
+            pointwise::where_meta(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?
+        }
+        Op::MaskedFill => {
+            pointwise::masked_fill_meta(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?
+        }
+        _ => {
+            let (b, _) = kind(op, &a)?;
+            pointwise::binary_meta(b, a.tensor_or_scalar(0)?, a.tensor_or_scalar(1)?)?
+        }
+    };
+    Ok(vec![m])
+}
+
+pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
+    let a = Args(args);
+    let t = match op {
+        Op::Clamp | Op::Clip => pointwise::clamp(
+            a.tensor(0)?,
+            a.opt_tensor_or_scalar(1)?,
+            a.opt_tensor_or_scalar(2)?,
+        )?,
+        Op::Where => {
+            pointwise::where_(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?
+        }
+        Op::MaskedFill => {
+            pointwise::masked_fill(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?
+        }
+        _ => {
+            let (b, alpha) = kind(op, &a)?;
+            pointwise::binary(b, a.tensor_or_scalar(0)?, a.tensor_or_scalar(1)?, alpha)?
+        }
+    };
+    Ok(vec![t])
+}

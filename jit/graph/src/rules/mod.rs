@@ -1,0 +1,33 @@
+//! Meta rules and eager kernels, one module per op family. Each module exposes
+//! `meta<T: Shaped>(op, args)` (generic, so it runs on metas while tracing and on real tensors for
+//! the eager consistency check) and `eager(op, args)`; both match on the op. The shape and dtype
+//! logic itself lives in `rynamo_tensor` (`*_meta` functions), shared by both.
+
+pub(crate) mod binary;
+pub(crate) mod creation;
+pub(crate) mod inplace;
+pub(crate) mod linalg;
+pub(crate) mod nn;
+pub(crate) mod reduce;
+pub(crate) mod shape;
+pub(crate) mod unary;
+pub(crate) mod views;
+
+use rynamo_tensor::{Shaped, TensorMeta};
+
+/// The meta of a tensor-like value (strides kept: in-place ops return their input).
+pub(crate) fn meta_of<T: Shaped>(t: &T) -> TensorMeta {
+    TensorMeta {
+        dtype: t.dtype(),
+        shape: t.shape().to_vec(),
+        strides: t.strides().to_vec(),
+    }
+}
+
+/// An op reached a rules module that does not handle it: a bug in the op table.
+pub(crate) fn wrong_module(op: crate::Op) -> crate::Error {
+    crate::Error::BadArgs(format!(
+        "internal: no rule for op `{}` in this module",
+        op.name()
+    ))
+}

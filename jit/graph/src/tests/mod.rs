@@ -1,0 +1,6 @@
+//! Tests of the registry and the graph IR.
+
+mod bind;
+mod graph_ir;
+mod passes;
+mod samples;

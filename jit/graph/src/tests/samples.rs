@@ -1,0 +1,209 @@
+//! One sample call per op: every registered op runs eagerly, and its meta rule (on metas only)
+//! agrees with the eager result.
+
+use rynamo_tensor::{DType, IndexItem, Tensor, random};
+
+use crate::{IValue, MetaValue, Op, Value, registry};
+
+fn f32s(shape: &[usize]) -> Tensor {
+    random::randn(
+        shape,
+        None,
+        Some(&random::Generator::new(shape.iter().sum::<usize>() as u64)),
+    )
+    .unwrap()
+}
+
+fn t(x: &Tensor) -> IValue {
+    Value::Tensor(x.clone())
+}
+
+/// Python-style positional and keyword arguments for a representative call of `op`.
+pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
+    let x = f32s(&[2, 3]);
+    let pos = f32s(&[2, 3])
+        .to_vec::<f32>()
+        .iter()
+        .map(|v| v.abs() + 0.5)
+        .collect::<Vec<_>>();
+    let xp = Tensor::from_vec(pos, &[2, 3]).unwrap();
+    let y = f32s(&[3]);
+    let ints = Tensor::from_vec(vec![3i64, -2, 5, 7, 0, 1], &[2, 3]).unwrap();
+    let mask = Tensor::from_vec(vec![true, false, true, false, true, true], &[2, 3]).unwrap();
+    let kw = |k: &str, v: IValue| vec![(k.to_string(), v)];
+    use Op::*;
+    use Value as V;
+    let (p, k): (Vec<IValue>, Vec<(String, IValue)>) = match op {
+        Log | Log2 | Log10 | Sqrt | Rsqrt | Reciprocal => (vec![t(&xp)], vec![]),
+        Asin | Acos => (vec![t(&xp.to_dtype(DType::Float64))], vec![]),
+        LogicalNot | BitwiseNot => (vec![t(&ints)], vec![]),
+        LeakyRelu => (vec![t(&x), V::Float(0.2)], vec![]),
+        Gelu => (vec![t(&x)], kw("approximate", V::Str("tanh".into()))),
+        Round => (vec![t(&x)], kw("decimals", V::Int(2))),
+        NanToNum => (vec![t(&x), V::Float(0.0)], vec![]),
+        Clamp | Clip | Clamp_ => (vec![t(&x), V::Float(-0.5), V::Float(0.5)], vec![]),
+        Add | Sub => (vec![t(&x), t(&y)], kw("alpha", V::Int(2))),
+        Add_ | Sub_ => (vec![t(&x.deep_clone()), t(&y)], kw("alpha", V::Float(0.5))),
+        Mul_ => (vec![t(&x.deep_clone()), V::Int(3)], vec![]),
+        Div_ => (vec![t(&x.deep_clone()), t(&xp)], vec![]),
+        Div => (
+            vec![t(&ints), V::Int(2)],
+            kw("rounding_mode", V::Str("floor".into())),
+        ),
+        FloorDivide | Remainder => (vec![t(&ints), V::Int(-3)], vec![]),
+        Pow => (vec![t(&xp), V::Float(1.5)], vec![]),
+        BitwiseAnd | BitwiseOr | BitwiseXor => (vec![t(&ints), V::Int(6)], vec![]),
+        LogicalAnd | LogicalOr | LogicalXor => (vec![t(&mask), V::Bool(true)], vec![]),
+        Where => (vec![t(&mask), t(&x), V::Float(0.0)], vec![]),
+        MaskedFill => (vec![t(&x), t(&mask), V::Float(-1.0)], vec![]),
+        MaskedFill_ => (vec![t(&x.deep_clone()), t(&mask), V::Float(-1.0)], vec![]),
+        Copy_ => (
+            vec![t(&Tensor::zeros(&[2, 3], DType::Int32)), t(&y)],
+            vec![],
+        ),
+        Zero_ => (vec![t(&x.deep_clone())], vec![]),
+        Fill_ => (vec![t(&x.deep_clone()), V::Int(4)], vec![]),
+        SetItem => (
+            vec![
+                t(&x.deep_clone()),
+                V::Index(vec![IndexItem::Tensor(mask.clone())]),
+                V::Float(9.0),
+            ],
+            vec![],
+        ),
+        Sum | Mean => (
+            vec![t(&x), V::IntList(vec![0, 1])],
+            kw("keepdim", V::Bool(true)),
+        ),
+        Prod | Argmax | Argmin => (vec![t(&x), V::Int(1)], vec![]),
+        All | Any => (vec![t(&mask), V::Int(0)], vec![]),
+        Amax | Amin | LogSumExp => (vec![t(&x), V::Int(-1)], vec![]),
+        MaxDim | MinDim => (vec![t(&x), V::Int(1), V::Bool(true)], vec![]),
+        Var | Std => (vec![t(&x), V::Int(1)], kw("correction", V::Int(0))),
+        Softmax | LogSoftmax => (vec![t(&x), V::Int(-1)], vec![]),
+        Matmul | Mm => (vec![t(&x), t(&f32s(&[3, 4]))], vec![]),
+        Bmm => (vec![t(&f32s(&[2, 2, 3])), t(&f32s(&[2, 3, 2]))], vec![]),
+        Addmm => (
+            vec![t(&y), t(&x.t().unwrap()), t(&x)],
+            kw("beta", V::Float(0.5)),
+        ),
+        Linear => (vec![t(&x), t(&f32s(&[4, 3])), t(&f32s(&[4]))], vec![]),
+        View | Reshape => (vec![t(&x), V::Int(3), V::Int(-1)], vec![]),
+        Permute => (vec![t(&x), V::Int(1), V::Int(0)], vec![]),
+        Transpose => (vec![t(&x), V::Int(0), V::Int(-1)], vec![]),
+        Expand => (vec![t(&y), V::Int(4), V::Int(-1)], vec![]),
+        Slice => (
+            vec![t(&x), V::Int(1), V::Int(1), V::None, V::Int(1)],
+            vec![],
+        ),
+        Select => (vec![t(&x), V::Int(1), V::Int(-1)], vec![]),
+        Narrow => (vec![t(&x), V::Int(1), V::Int(1), V::Int(2)], vec![]),
+        Unsqueeze => (vec![t(&x), V::Int(-1)], vec![]),
+        Squeeze => (vec![t(&f32s(&[1, 3, 1]))], vec![]),
+        Unflatten => (vec![t(&x), V::Int(1), V::IntList(vec![3, 1])], vec![]),
+        Flatten => (vec![t(&x.t().unwrap())], vec![]),
+        AsStrided => (
+            vec![t(&x), V::IntList(vec![2, 2]), V::IntList(vec![1, 2])],
+            vec![],
+        ),
+        Diagonal => (vec![t(&x), V::Int(1)], vec![]),
+        Contiguous => (vec![t(&x.t().unwrap())], vec![]),
+        GetItem => (
+            vec![
+                t(&x),
+                V::Index(vec![
+                    IndexItem::Slice {
+                        start: None,
+                        stop: None,
+                        step: Some(2),
+                    },
+                    IndexItem::Tensor(Tensor::from_vec(vec![2i64, 0], &[2]).unwrap()),
+                ]),
+            ],
+            vec![],
+        ),
+        To | Type => (vec![t(&x), V::DType(DType::Float16)], vec![]),
+        Cat | Stack => (
+            vec![V::TensorList(vec![x.clone(), x.clone()]), V::Int(1)],
+            vec![],
+        ),
+        Split => (vec![t(&x), V::Int(2), V::Int(1)], vec![]),
+        SplitSizes => (vec![t(&x), V::IntList(vec![1, 2]), V::Int(1)], vec![]),
+        Chunk => (vec![t(&x), V::Int(3), V::Int(1)], vec![]),
+        Zeros | Ones | Empty | Rand | Randn => (vec![V::Int(2), V::Int(3)], vec![]),
+        Full => (vec![V::IntList(vec![2]), V::Int(7)], vec![]),
+        FullLike => (vec![t(&x), V::Bool(true)], vec![]),
+        Arange => (vec![V::Int(1), V::Float(2.0), V::Float(0.25)], vec![]),
+        Linspace => (vec![V::Int(0), V::Int(1), V::Int(5)], vec![]),
+        Eye => (vec![V::Int(3)], kw("dtype", V::DType(DType::Int32))),
+        ScalarTensor => (vec![V::Float(2.5)], vec![]),
+        Randint => (vec![V::Int(10), V::IntList(vec![4])], vec![]),
+        RandintLow => (vec![V::Int(-5), V::Int(5), V::IntList(vec![4])], vec![]),
+        Randperm => (vec![V::Int(6)], vec![]),
+        LayerNorm => (vec![t(&x), V::IntList(vec![3]), t(&y), t(&y)], vec![]),
+        Embedding => (
+            vec![t(&Tensor::from_vec(vec![1i64, 0, 1], &[3]).unwrap()), t(&x)],
+            vec![],
+        ),
+        Dropout => (vec![t(&x), V::Float(0.3)], vec![]),
+        MaxOther | MinOther | Maximum | Minimum | Atan2 => (vec![t(&x), t(&y)], vec![]),
+        Eq | Ne | Lt | Le | Gt | Ge => (vec![t(&x), V::Float(0.0)], vec![]),
+        Mul => (vec![V::Int(2), t(&x)], vec![]),
+        _ => (vec![t(&x)], vec![]),
+    };
+    (p, k)
+}
+
+#[test]
+fn every_op_runs_and_agrees_with_its_meta_rule() {
+    for &op in Op::ALL {
+        let (p, k) = sample(op);
+        let args = op
+            .schema()
+            .bind(p, k)
+            .unwrap_or_else(|e| panic!("{op}: sample does not bind: {e}"));
+        let metas: Vec<MetaValue> = args
+            .iter()
+            .map(|a| a.try_map(|t| Ok::<_, ()>(t.meta())).unwrap())
+            .collect();
+        let out =
+            registry::call(op, &args).unwrap_or_else(|e| panic!("{op}: eager call failed: {e}"));
+        match registry::meta(op, &metas) {
+            Ok(m) => {
+                assert_eq!(m.len(), out.len(), "{op}");
+                for (m, t) in m.iter().zip(&out) {
+                    assert_eq!(
+                        (m.dtype, m.shape.as_slice()),
+                        (t.dtype(), t.shape()),
+                        "{op}"
+                    );
+                }
+            }
+            Err(e) => panic!("{op}: meta rule failed: {e}"),
+        }
+    }
+}
+
+#[test]
+fn sample_values_match_pytorch_semantics() {
+    let call = |op: Op| {
+        let (p, k) = sample(op);
+        registry::call(op, &op.schema().bind(p, k).unwrap()).unwrap()
+    };
+    assert_eq!(call(Op::Div)[0].to_vec::<i64>(), vec![1, -1, 2, 3, 0, 0]);
+    assert_eq!(
+        call(Op::Remainder)[0].to_vec::<i64>(),
+        vec![0, -2, -1, -2, 0, -2]
+    );
+    assert_eq!(
+        call(Op::Arange)[0].to_vec::<f32>(),
+        vec![1.0, 1.25, 1.5, 1.75]
+    );
+    assert_eq!(call(Op::Eye)[0].dtype(), DType::Int32);
+    assert_eq!(call(Op::Full)[0].to_vec::<i64>(), vec![7, 7]);
+    assert_eq!(call(Op::FullLike)[0].to_vec::<f32>(), vec![1.0; 6]);
+    let s = call(Op::SetItem)[0].to_vec::<f32>();
+    assert_eq!((s[0], s[2], s[4], s[5]), (9.0, 9.0, 9.0, 9.0));
+    assert_eq!(call(Op::Split).len(), 2);
+    assert_eq!(call(Op::MaxDim).len(), 2);
+}

@@ -1,0 +1,54 @@
+//! Copy with dtype conversion between any two layouts of one shape, and fill.
+
+use super::map::map1;
+use crate::iter::{Geometry, SendPtr};
+use crate::{Element, Tensor, dispatch_all};
+
+/// `out[i] = cast(src[i])`; shapes must be equal (broadcast `src` first). Overlap is handled by
+/// [`map1`].
+pub fn copy_cast(out: &Tensor, src: &Tensor) {
+    debug_assert_eq!(out.shape(), src.shape());
+    if out.dtype() == src.dtype() && !src.may_overlap(out) && try_memcpy(out, src) {
+        return;
+    }
+    dispatch_all!(out.dtype(), O => {
+        dispatch_all!(src.dtype(), S => map1::<S, O>(out, src, |x| x.cast::<O>()))
+    })
+}
+
+/// Byte copy when both are contiguous; returns false when it did not apply.
+fn try_memcpy(out: &Tensor, src: &Tensor) -> bool {
+    if !out.is_contiguous() || !src.is_contiguous() {
+        return false;
+    }
+    let isz = out.dtype().itemsize();
+    let n = out.numel() * isz;
+    // SAFETY: both views are contiguous with `numel` elements of the same dtype in their storages,
+    // and they do not overlap (checked by the caller).
+    unsafe {
+        let d = out.storage().as_ptr().add(out.offset() * isz);
+        let s = src.storage().as_ptr().add(src.offset() * isz);
+        std::ptr::copy_nonoverlapping(s, d, n);
+    }
+    true
+}
+
+/// Writes `v` into every element of `out`.
+pub fn fill<T: Element>(out: &Tensor, v: T) {
+    let g = Geometry::new(out.shape(), [out.strides()]);
+    let [so] = g.inner_strides();
+    let p = SendPtr(out.data_ptr::<T>());
+    g.par_for_each_run(|[o], len| {
+        // SAFETY: offsets come from `out`'s own geometry; runs are disjoint across threads.
+        unsafe {
+            let o = p.at(o);
+            if so == 1 {
+                std::slice::from_raw_parts_mut(o, len).fill(v);
+            } else {
+                for i in 0..len as isize {
+                    *o.offset(i * so) = v;
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,7 @@
+//! Eager kernels: elementwise maps over strided operands, copies, and the unary/binary op tables.
+
+pub mod binary;
+pub mod copy;
+pub mod map;
+pub mod math;
+pub mod unary;

@@ -1,0 +1,414 @@
+//! Matrix products through the `gemm` crate (f32, f64; half types via f32; integers by a plain
+//! loop), batched and broadcasting as `torch.matmul`.
+
+use gemm::Parallelism;
+use rayon::prelude::*;
+
+use crate::error::bail;
+use crate::iter::SendPtr;
+use crate::layout::{Shaped, broadcast_shapes, numel};
+use crate::ops::pointwise::broadcast_to;
+use crate::{DType, Element, Error, Result, Scalar, Tensor, TensorMeta};
+
+/// Multiply-adds below which one gemm call stays single-threaded.
+const PAR_FLOPS: usize = 1 << 18;
+
+fn same_dtype(a: DType, b: DType) -> Result<()> {
+    if a != b {
+        bail!(
+            Runtime,
+            "expected mat1 and mat2 to have the same dtype, but got: {} != {}",
+            a.aten_name().to_lowercase(),
+            b.aten_name().to_lowercase()
+        );
+    }
+    if a == DType::Bool {
+        return Err(Error::NotImplementedFor {
+            op: "addmm_impl_cpu_",
+            dtype: "Bool",
+        });
+    }
+    Ok(())
+}
+
+fn cannot_multiply(n: usize, k1: usize, k2: usize, p: usize) -> Error {
+    Error::Runtime(format!(
+        "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
+    ))
+}
+
+/// Shape/dtype rule of `torch.matmul`.
+pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
+    let (sa, sb) = (a.shape(), b.shape());
+    let (da, db) = (sa.len(), sb.len());
+    if da == 0 || db == 0 {
+        bail!(
+            Runtime,
+            "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        );
+    }
+    same_dtype(a.dtype(), b.dtype())?;
+    let shape = match (da, db) {
+        (1, 1) => {
+            if sa[0] != sb[0] {
+                bail!(
+                    Runtime,
+                    "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+                    sa[0],
+                    sb[0],
+                    sa[0],
+                    sb[0]
+                );
+            }
+            vec![]
+        }
+        (2, 1) => {
+            if sa[1] != sb[0] {
+                bail!(
+                    Runtime,
+                    "size mismatch, got input ({}), mat ({}x{}), vec ({})",
+                    sa[0],
+                    sa[0],
+                    sa[1],
+                    sb[0]
+                );
+            }
+            vec![sa[0]]
+        }
+        _ => {
+            let (n, k1) = if da == 1 {
+                (1, sa[0])
+            } else {
+                (sa[da - 2], sa[da - 1])
+            };
+            let (k2, p) = if db == 1 {
+                (sb[0], 1)
+            } else {
+                (sb[db - 2], sb[db - 1])
+            };
+            if k1 != k2 {
+                return Err(cannot_multiply(n, k1, k2, p));
+            }
+            let ba = &sa[..da.saturating_sub(2)];
+            let bb = &sb[..db.saturating_sub(2)];
+            let mut shape = broadcast_shapes(ba, bb)?.to_vec();
+            if da > 1 {
+                shape.push(n);
+            }
+            if db > 1 {
+                shape.push(p);
+            }
+            shape
+        }
+    };
+    Ok(TensorMeta::contiguous(a.dtype(), &shape))
+}
+
+/// `torch.matmul(a, b)`.
+pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let meta = matmul_meta(a, b)?;
+    // Lift to [batch..., n, k] @ [batch..., k, p].
+    let a3 = if a.ndim() == 1 {
+        a.unsqueeze(0)?
+    } else {
+        a.clone()
+    };
+    let b3 = if b.ndim() == 1 {
+        b.unsqueeze(1)?
+    } else {
+        b.clone()
+    };
+    let (na, nb) = (a3.ndim(), b3.ndim());
+    let batch = broadcast_shapes(&a3.shape()[..na - 2], &b3.shape()[..nb - 2])?;
+    let (n, k, p) = (a3.shape()[na - 2], a3.shape()[na - 1], b3.shape()[nb - 1]);
+    let mut sa = batch.to_vec();
+    sa.extend([n, k]);
+    let mut sb = batch.to_vec();
+    sb.extend([k, p]);
+    let mut so = batch.to_vec();
+    so.extend([n, p]);
+    let (ae, be) = (broadcast_to(&a3, &sa)?, broadcast_to(&b3, &sb)?);
+    let out = Tensor::empty(&so, meta.dtype);
+    batched_gemm(&out, &ae, &be, None)?;
+    out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>())
+}
+
+/// Shape/dtype rule of `mm(a, b)`.
+pub fn mm_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
+    if a.ndim() != 2 {
+        bail!(Runtime, "self must be a matrix");
+    }
+    if b.ndim() != 2 {
+        bail!(Runtime, "mat2 must be a matrix");
+    }
+    matmul_meta(a, b)
+}
+
+/// `mm(a, b)`.
+pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    mm_meta(a, b)?;
+    matmul(a, b)
+}
+
+/// Shape/dtype rule of `bmm(a, b)`.
+pub fn bmm_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
+    if a.ndim() != 3 {
+        bail!(Runtime, "batch1 must be a 3D tensor");
+    }
+    if b.ndim() != 3 {
+        bail!(Runtime, "batch2 must be a 3D tensor");
+    }
+    if a.shape()[0] != b.shape()[0] || a.shape()[2] != b.shape()[1] {
+        bail!(
+            Runtime,
+            "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+            a.shape()[0],
+            a.shape()[2],
+            b.shape()[0],
+            b.shape()[1]
+        );
+    }
+    matmul_meta(a, b)
+}
+
+/// `bmm(a, b)`.
+pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    bmm_meta(a, b)?;
+    matmul(a, b)
+}
+
+/// Shape/dtype rule of `addmm(self, m1, m2)`.
+pub fn addmm_meta<S: Shaped>(this: &S, m1: &S, m2: &S) -> Result<TensorMeta> {
+    let meta = mm_meta(m1, m2)?;
+    same_dtype(this.dtype(), m1.dtype())?;
+    crate::layout::broadcast_strides(this.shape(), this.strides(), &meta.shape)?;
+    Ok(meta)
+}
+
+/// `addmm(self, m1, m2, beta, alpha) = beta * self + alpha * (m1 @ m2)`; `self` is ignored when
+/// `beta == 0` (NaNs in it do not propagate), as PyTorch.
+pub fn addmm(
+    this: &Tensor,
+    m1: &Tensor,
+    m2: &Tensor,
+    beta: Scalar,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let meta = addmm_meta(this, m1, m2)?;
+    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let beta_f = beta.to_f64();
+    if beta_f != 0.0 {
+        out.copy_(this)?;
+    }
+    let (o, a, b) = (out.unsqueeze(0)?, m1.unsqueeze(0)?, m2.unsqueeze(0)?);
+    batched_gemm(&o, &a, &b, Some((beta_f, alpha.to_f64())))?;
+    Ok(out)
+}
+
+/// Shape/dtype rule of `linear(input, weight, bias)`: `input @ weight.T + bias`.
+pub fn linear_meta<S: Shaped>(x: &S, w: &S, bias: Option<&S>) -> Result<TensorMeta> {
+    if w.ndim() != 2 {
+        bail!(Runtime, "linear(): weight must be 2-D, got {}-D", w.ndim());
+    }
+    if x.ndim() == 0 {
+        bail!(
+            Runtime,
+            "both arguments to linear need to be at least 1D, but they are 0D and 2D"
+        );
+    }
+    same_dtype(x.dtype(), w.dtype())?;
+    let k = x.shape()[x.ndim() - 1];
+    if k != w.shape()[1] {
+        let rows = numel(&x.shape()[..x.ndim() - 1]);
+        return Err(cannot_multiply(rows, k, w.shape()[1], w.shape()[0]));
+    }
+    let mut shape = x.shape()[..x.ndim() - 1].to_vec();
+    shape.push(w.shape()[0]);
+    if let Some(b) = bias {
+        same_dtype(b.dtype(), x.dtype())?;
+        crate::layout::broadcast_strides(b.shape(), b.strides(), &shape)?;
+    }
+    Ok(TensorMeta::contiguous(x.dtype(), &shape))
+}
+
+/// `linear(input, weight, bias)`.
+pub fn linear(x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    let meta = linear_meta(x, w, bias)?;
+    let (k, p) = (w.shape()[1], w.shape()[0]);
+    let rows = numel(&x.shape()[..x.ndim() - 1]);
+    let x2 = x.reshape(&[rows as i64, k as i64])?;
+    let out = Tensor::empty(&[rows, p], meta.dtype);
+    let acc = match bias {
+        Some(b) => {
+            out.copy_(b)?;
+            Some((1.0, 1.0))
+        }
+        None => None,
+    };
+    batched_gemm(
+        &out.unsqueeze(0)?,
+        &x2.unsqueeze(0)?,
+        &w.t()?.unsqueeze(0)?,
+        acc,
+    )?;
+    out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>())
+}
+
+/// `out[i] = a[i] @ b[i]` over the leading batch dims (all three already share them). With
+/// `acc = Some((beta, alpha))`, `out = beta * out + alpha * a @ b`.
+fn batched_gemm(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, f64)>) -> Result<()> {
+    match out.dtype() {
+        DType::Float32 => gemm_typed::<f32>(out, a, b, acc),
+        DType::Float64 => gemm_typed::<f64>(out, a, b, acc),
+        DType::Float16 | DType::BFloat16 => {
+            let o32 = out.to_dtype(DType::Float32);
+            let o32 = if o32.shares_storage(out) {
+                o32.deep_clone()
+            } else {
+                o32
+            };
+            gemm_typed::<f32>(
+                &o32,
+                &a.to_dtype(DType::Float32),
+                &b.to_dtype(DType::Float32),
+                acc,
+            );
+            crate::kernels::copy::copy_cast(out, &o32);
+        }
+        DType::Bool => {
+            return Err(Error::NotImplementedFor {
+                op: "addmm_impl_cpu_",
+                dtype: "Bool",
+            });
+        }
+        d => crate::dispatch_all!(d, T => int_gemm::<T>(out, a, b, acc)),
+    }
+    Ok(())
+}
+
+/// Element offsets of each batch matrix in `t` (dims before the last two).
+fn batch_offsets(t: &Tensor) -> Vec<isize> {
+    let nb = t.ndim() - 2;
+    let shape = &t.shape()[..nb];
+    let strides = &t.strides()[..nb];
+    let mut offs = vec![0isize];
+    for d in 0..nb {
+        let mut next = Vec::with_capacity(offs.len() * shape[d]);
+        for &o in &offs {
+            for i in 0..shape[d] {
+                next.push(o + i as isize * strides[d]);
+            }
+        }
+        offs = next;
+    }
+    offs
+}
+
+fn gemm_typed<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, f64)>) {
+    let nd = out.ndim();
+    let (n, p) = (out.shape()[nd - 2], out.shape()[nd - 1]);
+    let k = a.shape()[nd - 1];
+    let (oa, ob, oo) = (batch_offsets(a), batch_offsets(b), batch_offsets(out));
+    let (so, sa, sb) = (out.strides(), a.strides(), b.strides());
+    let (dst_rs, dst_cs) = (so[nd - 2], so[nd - 1]);
+    let (a_rs, a_cs) = (sa[nd - 2], sa[nd - 1]);
+    let (b_rs, b_cs) = (sb[nd - 2], sb[nd - 1]);
+    let (po, pa, pb) = (
+        SendPtr(out.data_ptr::<T>()),
+        SendPtr(a.data_ptr::<T>()),
+        SendPtr(b.data_ptr::<T>()),
+    );
+    let (read, alpha_dst, beta_prod) = match acc {
+        Some((beta, alpha)) => (beta != 0.0, T::from_f64(beta), T::from_f64(alpha)),
+        None => (false, T::ZERO, T::ONE),
+    };
+    let flops = n * p * k;
+    let run = |i: usize, par: Parallelism| {
+        // SAFETY: offsets and strides describe in-bounds matrices of these tensors; `out` is fresh
+        // (or exclusively ours) and each batch writes a disjoint matrix. T is f32 or f64, which
+        // `gemm` supports.
+        unsafe {
+            gemm::gemm::<T>(
+                n,
+                p,
+                k,
+                po.at(oo[i]),
+                dst_cs,
+                dst_rs,
+                read,
+                pa.at(oa[i]).cast_const(),
+                a_cs,
+                a_rs,
+                pb.at(ob[i]).cast_const(),
+                b_cs,
+                b_rs,
+                alpha_dst,
+                beta_prod,
+                false,
+                false,
+                false,
+                par,
+            )
+        }
+    };
+    if n == 0 || p == 0 {
+        return;
+    }
+    if k == 0 {
+        // gemm's k == 0 leaves dst unscaled; the product is zero.
+        let scaled = |v: T| {
+            if read {
+                T::from_f64(v.to_f64() * alpha_dst.to_f64())
+            } else {
+                T::ZERO
+            }
+        };
+        crate::kernels::map::map1::<T, T>(out, &out.clone(), scaled);
+        return;
+    }
+    let batches = oo.len();
+    if batches > 1 && flops < PAR_FLOPS {
+        (0..batches)
+            .into_par_iter()
+            .for_each(|i| run(i, Parallelism::None));
+    } else {
+        let par = if flops >= PAR_FLOPS {
+            Parallelism::Rayon(0)
+        } else {
+            Parallelism::None
+        };
+        (0..batches).for_each(|i| run(i, par));
+    }
+}
+
+fn int_gemm<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, f64)>) {
+    let nd = out.ndim();
+    let (n, p, k) = (out.shape()[nd - 2], out.shape()[nd - 1], a.shape()[nd - 1]);
+    let (oa, ob, oo) = (batch_offsets(a), batch_offsets(b), batch_offsets(out));
+    let (so, sa, sb) = (out.strides(), a.strides(), b.strides());
+    let (beta, alpha) = acc.map_or((0, 1), |(b, a)| (b as i64, a as i64));
+    let (po, pa, pb) = (out.data_ptr::<T>(), a.data_ptr::<T>(), b.data_ptr::<T>());
+    for bi in 0..oo.len() {
+        for i in 0..n {
+            for j in 0..p {
+                let mut s = 0i64;
+                for l in 0..k {
+                    // SAFETY: indices are within each matrix's shape; strides are the tensors' own.
+                    let (x, y) = unsafe {
+                        (
+                            *pa.offset(oa[bi] + i as isize * sa[nd - 2] + l as isize * sa[nd - 1]),
+                            *pb.offset(ob[bi] + l as isize * sb[nd - 2] + j as isize * sb[nd - 1]),
+                        )
+                    };
+                    s = s.wrapping_add(x.to_i64().wrapping_mul(y.to_i64()));
+                }
+                // SAFETY: as above, for `out`.
+                unsafe {
+                    let o = po.offset(oo[bi] + i as isize * so[nd - 2] + j as isize * so[nd - 1]);
+                    let prev = if beta != 0 { (*o).to_i64() * beta } else { 0 };
+                    *o = T::from_i64(prev.wrapping_add(alpha.wrapping_mul(s)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Neural-network ops that are not plain pointwise/reduction ops: softmax, log_softmax, layer_norm.
+
+use rayon::prelude::*;
+
+use crate::error::bail;
+use crate::iter::PAR_THRESHOLD;
+use crate::kernels::copy::copy_cast;
+use crate::kernels::math::Flt;
+use crate::layout::{Shaped, wrap_dim};
+use crate::ops::reduce::sum_f64;
+use crate::views::{dims_to_end, permute};
+use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
+
+/// Shape/dtype rule of `softmax`/`log_softmax(x, dim, dtype)`.
+pub fn softmax_meta(
+    x: &impl Shaped,
+    dim: i64,
+    dtype: Option<DType>,
+    name: &str,
+) -> Result<TensorMeta> {
+    wrap_dim(dim, x.ndim())?;
+    let dt = dtype.unwrap_or(x.dtype());
+    if !dt.is_floating_point() {
+        return Err(Error::Runtime(format!(
+            "\"{name}_lastdim_kernel_impl\" not implemented for '{}'",
+            dt.aten_name()
+        )));
+    }
+    Ok(TensorMeta::contiguous(dt, x.shape()))
+}
+
+/// Runs `f(row_in, row_out)` over every 1-D row of `x` along `dim`; returns a contiguous result of
+/// `x`'s shape and dtype F.
+fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sync) -> Tensor {
+    let nd = x.ndim();
+    let perm = dims_to_end(nd, &[dim]);
+    let xp = x.with_layout(permute(x, &perm).expect("invariant: valid permutation"));
+    let xc = xp.contiguous();
+    let out_p = Tensor::empty(xc.shape(), F::DTYPE);
+    let n = xc.numel();
+    let row = if nd == 0 { 1 } else { x.shape()[dim] };
+    if n > 0 && row > 0 {
+        // SAFETY: `xc` and `out_p` are distinct contiguous tensors with `n` elements of F.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(xc.data_ptr::<F>(), n),
+                std::slice::from_raw_parts_mut(out_p.data_ptr::<F>(), n),
+            )
+        };
+        if n >= PAR_THRESHOLD {
+            src.par_chunks(row)
+                .zip(dst.par_chunks_mut(row))
+                .with_min_len(PAR_THRESHOLD / row + 1)
+                .for_each(|(a, b)| f(a, b));
+        } else {
+            src.chunks(row)
+                .zip(dst.chunks_mut(row))
+                .for_each(|(a, b)| f(a, b));
+        }
+    }
+    if nd == 0 || dim == nd - 1 {
+        return out_p;
+    }
+    let mut inv = vec![0i64; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    let back = out_p.with_layout(permute(&out_p, &inv).expect("invariant: valid permutation"));
+    let out = Tensor::empty(x.shape(), F::DTYPE);
+    copy_cast(&out, &back);
+    out
+}
+
+fn softmax_row<F: Flt>(a: &[F], b: &mut [F], log: bool) {
+    let m = a.iter().copied().fold(
+        F::neg_infinity(),
+        |m, v| if v > m || v.is_nan() { v } else { m },
+    );
+    if log {
+        let s: F = a
+            .iter()
+            .map(|&v| (v - m).exp())
+            .fold(F::zero(), |s, v| s + v);
+        let ls = s.ln();
+        for (o, &v) in b.iter_mut().zip(a) {
+            *o = v - m - ls;
+        }
+    } else {
+        let mut s = F::zero();
+        for (o, &v) in b.iter_mut().zip(a) {
+            *o = (v - m).exp();
+            s += *o;
+        }
+        let inv = F::one() / s;
+        for o in b.iter_mut() {
+            *o = *o * inv;
+        }
+    }
+}
+
+/// `softmax(x, dim)` (`log` = false) or `log_softmax(x, dim)`, optionally casting first to `dtype`.
+pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax" } else { "softmax" };
+    let meta = softmax_meta(x, dim, dtype, name)?;
+    let d = wrap_dim(dim, x.ndim())?;
+    let c = meta.dtype.compute_dtype();
+    let xc = x.to_dtype(c);
+    let r = match c {
+        DType::Float32 => row_transform::<f32>(&xc, d, |a, b| softmax_row(a, b, log)),
+        DType::Float64 => row_transform::<f64>(&xc, d, |a, b| softmax_row(a, b, log)),
+        _ => unreachable!("invariant: float compute dtype"),
+    };
+    Ok(r.to_dtype(meta.dtype))
+}
+
+/// Shape/dtype rule of `layer_norm`.
+pub fn layer_norm_meta<S: Shaped>(
+    x: &S,
+    normalized_shape: &[i64],
+    weight: Option<&S>,
+    bias: Option<&S>,
+) -> Result<TensorMeta> {
+    let k = normalized_shape.len();
+    let ns: Vec<usize> = normalized_shape
+        .iter()
+        .map(|&v| v.max(0) as usize)
+        .collect();
+    if k == 0 || x.ndim() < k || x.shape()[x.ndim() - k..] != ns[..] {
+        bail!(
+            Runtime,
+            "Given normalized_shape={normalized_shape:?}, expected input with shape [*, {}], but got input of size{:?}",
+            ns.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            x.shape()
+        );
+    }
+    for (name, t) in [("weight", weight), ("bias", bias)] {
+        if let Some(t) = t
+            && t.shape() != ns.as_slice()
+        {
+            bail!(
+                Runtime,
+                "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {:?} and normalized_shape = {normalized_shape:?}",
+                t.shape()
+            );
+        }
+    }
+    if !x.dtype().is_floating_point() {
+        return Err(Error::NotImplementedFor {
+            op: "LayerNormKernelImpl",
+            dtype: x.dtype().aten_name(),
+        });
+    }
+    Ok(TensorMeta::contiguous(x.dtype(), x.shape()))
+}
+
+/// `layer_norm(x, normalized_shape, weight, bias, eps)` (biased variance, as PyTorch).
+pub fn layer_norm(
+    x: &Tensor,
+    normalized_shape: &[i64],
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    eps: f64,
+) -> Result<Tensor> {
+    let meta = layer_norm_meta(x, normalized_shape, weight, bias)?;
+    let c = meta.dtype.compute_dtype();
+    let inner: usize = normalized_shape.iter().product::<i64>() as usize;
+    let xc = x.to_dtype(c).contiguous();
+    let w = weight.map(|w| w.to_dtype(c).contiguous());
+    let b = bias.map(|b| b.to_dtype(c).contiguous());
+    let out = match c {
+        DType::Float32 => ln_kernel::<f32>(&xc, inner, w.as_ref(), b.as_ref(), eps),
+        DType::Float64 => ln_kernel::<f64>(&xc, inner, w.as_ref(), b.as_ref(), eps),
+        _ => unreachable!("invariant: float compute dtype"),
+    };
+    Ok(out.to_dtype(meta.dtype))
+}
+
+fn ln_kernel<F: Flt>(
+    x: &Tensor,
+    inner: usize,
+    w: Option<&Tensor>,
+    b: Option<&Tensor>,
+    eps: f64,
+) -> Tensor {
+    let out = Tensor::empty(x.shape(), F::DTYPE);
+    let n = x.numel();
+    if n == 0 || inner == 0 {
+        return out;
+    }
+    // SAFETY: all are contiguous tensors of F with the stated lengths; `out` is fresh.
+    let (src, dst, ws, bs) = unsafe {
+        (
+            std::slice::from_raw_parts(x.data_ptr::<F>(), n),
+            std::slice::from_raw_parts_mut(out.data_ptr::<F>(), n),
+            w.map(|w| std::slice::from_raw_parts(w.data_ptr::<F>(), inner)),
+            b.map(|b| std::slice::from_raw_parts(b.data_ptr::<F>(), inner)),
+        )
+    };
+    let row = |(a, o): (&[F], &mut [F])| {
+        let mean = sum_f64(a) / inner as f64;
+        let var = a
+            .iter()
+            .map(|v| (Element::to_f64(*v) - mean).powi(2))
+            .sum::<f64>()
+            / inner as f64;
+        let rstd = F::c(1.0 / (var + eps).sqrt());
+        let m = F::c(mean);
+        for (i, (o, &v)) in o.iter_mut().zip(a).enumerate() {
+            let mut y = (v - m) * rstd;
+            if let Some(ws) = ws {
+                y = y * ws[i];
+            }
+            if let Some(bs) = bs {
+                y += bs[i];
+            }
+            *o = y;
+        }
+    };
+    if n >= PAR_THRESHOLD {
+        src.par_chunks(inner)
+            .zip(dst.par_chunks_mut(inner))
+            .for_each(row);
+    } else {
+        src.chunks(inner).zip(dst.chunks_mut(inner)).for_each(row);
+    }
+    out
+}

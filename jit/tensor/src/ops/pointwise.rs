@@ -1,0 +1,393 @@
+//! Pointwise ops at the tensor level: shape/dtype rules (`*_meta`, shared with the graph's meta
+//! rules) and the eager entry points that allocate from them.
+
+use crate::dtype::{Operand, result_type};
+use crate::error::bail;
+use crate::kernels::binary::{BinaryOp, binary_into};
+use crate::kernels::copy::copy_cast;
+use crate::kernels::map::{map2, map3};
+use crate::kernels::math::{max_nan, min_nan};
+use crate::kernels::unary::{UnaryOp, unary_into};
+use crate::layout::{Shaped, broadcast_all, broadcast_shapes, broadcast_strides};
+use crate::{DType, Error, Result, Scalar, Tensor, TensorMeta, can_cast, dispatch_all};
+
+/// A tensor argument that may also be a Python number (a "wrapped number" in PyTorch).
+#[derive(Clone, Copy, Debug)]
+pub enum TensorOrScalar<T> {
+    /// A tensor (or its meta).
+    Tensor(T),
+    /// A Python number.
+    Scalar(Scalar),
+}
+
+impl<T: Shaped> TensorOrScalar<&T> {
+    /// How this operand takes part in type promotion.
+    pub fn operand(&self) -> Operand {
+        match self {
+            TensorOrScalar::Tensor(t) if t.ndim() == 0 => Operand::ZeroDim(t.dtype()),
+            TensorOrScalar::Tensor(t) => Operand::Dimensioned(t.dtype()),
+            TensorOrScalar::Scalar(s) => Operand::Scalar(s.category()),
+        }
+    }
+    /// The shape (`[]` for a scalar).
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            TensorOrScalar::Tensor(t) => t.shape(),
+            TensorOrScalar::Scalar(_) => &[],
+        }
+    }
+}
+
+/// Converts an operand to a tensor of `dtype` viewed with `shape` (stride 0 where broadcast).
+pub fn operand_as(x: TensorOrScalar<&Tensor>, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+    let t = match x {
+        TensorOrScalar::Tensor(t) => t.to_dtype(dtype),
+        TensorOrScalar::Scalar(s) => Tensor::from_scalar(s, dtype),
+    };
+    broadcast_to(&t, shape)
+}
+
+/// A stride-0 view of `t` with `shape`.
+pub fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if t.shape() == shape {
+        return Ok(t.clone());
+    }
+    let strides = broadcast_strides(t.shape(), t.strides(), shape)?;
+    Ok(t.with_layout(crate::Layout {
+        shape: shape.iter().copied().collect(),
+        strides,
+        offset: t.offset(),
+    }))
+}
+
+/// Shape/dtype rule of a unary op.
+pub fn unary_meta(op: UnaryOp, x: &impl Shaped) -> Result<TensorMeta> {
+    Ok(TensorMeta::contiguous(op.out_dtype(x.dtype())?, x.shape()))
+}
+
+/// `op(x)`.
+pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    crate::kernels::unary::unary(op, x)
+}
+
+/// In-place `op(x)` (e.g. `relu_`): the result must cast back into `x`'s dtype.
+pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
+    let dt = op.out_dtype(x.dtype())?;
+    if !can_cast(dt, x.dtype()) {
+        return Err(Error::CannotCast {
+            from: dt,
+            to: x.dtype(),
+        });
+    }
+    unary_into(op, x, x)?;
+    x.storage().bump_version();
+    Ok(())
+}
+
+fn need_tensor<T>(op: &str, a: &TensorOrScalar<T>, b: &TensorOrScalar<T>) -> Result<()> {
+    if matches!(
+        (a, b),
+        (TensorOrScalar::Scalar(_), TensorOrScalar::Scalar(_))
+    ) {
+        bail!(Type, "{op}(): at least one argument must be a Tensor");
+    }
+    Ok(())
+}
+
+/// Shape/dtype rule of a binary op.
+pub fn binary_meta<S: Shaped>(
+    op: BinaryOp,
+    a: TensorOrScalar<&S>,
+    b: TensorOrScalar<&S>,
+) -> Result<TensorMeta> {
+    need_tensor(op.name(), &a, &b)?;
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let common = result_type(&[a.operand(), b.operand()]);
+    Ok(TensorMeta::contiguous(op.out_dtype(common)?, &shape))
+}
+
+fn check_alpha(out: DType, alpha: Scalar) -> Result<()> {
+    if out.is_integral(true) && matches!(alpha, Scalar::Float(_)) {
+        bail!(
+            Runtime,
+            "For integral input tensors, argument alpha must not be a floating point number."
+        );
+    }
+    if out != DType::Bool && matches!(alpha, Scalar::Bool(_)) && !out.is_integral(true) {
+        bail!(Runtime, "Boolean alpha only supported for Boolean results.");
+    }
+    Ok(())
+}
+
+/// `a op b` (with `alpha` scaling `b` for add/sub; pass `Scalar::Int(1)` otherwise).
+pub fn binary(
+    op: BinaryOp,
+    a: TensorOrScalar<&Tensor>,
+    b: TensorOrScalar<&Tensor>,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let meta = binary_meta(op, a, b)?;
+    check_alpha(meta.dtype, alpha)?;
+    if let Some(t) = pow_fast_path(op, a, b, &meta)? {
+        return Ok(t);
+    }
+    let common = result_type(&[a.operand(), b.operand()]);
+    let c = op.compute_dtype(common)?;
+    let (ac, bc) = (
+        operand_as(a, c, &meta.shape)?,
+        operand_as(b, c, &meta.shape)?,
+    );
+    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let kernel_out = if op.is_predicate() { DType::Bool } else { c };
+    if kernel_out == meta.dtype {
+        binary_into(op, &out, &ac, &bc, alpha)?;
+    } else {
+        let tmp = Tensor::empty(&meta.shape, kernel_out);
+        binary_into(op, &tmp, &ac, &bc, alpha)?;
+        copy_cast(&out, &tmp);
+    }
+    Ok(out)
+}
+
+/// `x ** k` for a few scalar `k` as cheaper unary ops (same results: exact for 1 and 2, and
+/// correctly rounded sqrt/reciprocal, which `powf` is not guaranteed to match).
+fn pow_fast_path(
+    op: BinaryOp,
+    a: TensorOrScalar<&Tensor>,
+    b: TensorOrScalar<&Tensor>,
+    meta: &TensorMeta,
+) -> Result<Option<Tensor>> {
+    let (TensorOrScalar::Tensor(x), TensorOrScalar::Scalar(e)) = (a, b) else {
+        return Ok(None);
+    };
+    if op != BinaryOp::Pow || meta.dtype != x.dtype() || x.dtype() == DType::Bool {
+        return Ok(None);
+    }
+    let e = e.to_f64();
+    let float = x.dtype().is_floating_point();
+    let u = match e {
+        1.0 => return Ok(Some(x.deep_clone())),
+        2.0 => UnaryOp::Square,
+        0.5 if float => UnaryOp::Sqrt,
+        -1.0 if float => UnaryOp::Reciprocal,
+        _ => return Ok(None),
+    };
+    crate::kernels::unary::unary(u, x).map(Some)
+}
+
+/// In-place `self op= other`; the result dtype must cast into `self`'s and the broadcast shape must
+/// be `self`'s.
+pub fn binary_(
+    op: BinaryOp,
+    this: &Tensor,
+    other: TensorOrScalar<&Tensor>,
+    alpha: Scalar,
+) -> Result<()> {
+    let a = TensorOrScalar::Tensor(this);
+    let meta = binary_meta(op, a, other)?;
+    if meta.shape != this.shape() {
+        bail!(
+            Runtime,
+            "output with shape {:?} doesn't match the broadcast shape {:?}",
+            this.shape(),
+            meta.shape
+        );
+    }
+    if !can_cast(meta.dtype, this.dtype()) {
+        return Err(Error::CannotCast {
+            from: meta.dtype,
+            to: this.dtype(),
+        });
+    }
+    check_alpha(meta.dtype, alpha)?;
+    let common = result_type(&[a.operand(), other.operand()]);
+    let c = op.compute_dtype(common)?;
+    let ac = this.to_dtype(c);
+    let bc = operand_as(other, c, this.shape())?;
+    let kernel_out = if op.is_predicate() { DType::Bool } else { c };
+    if kernel_out == this.dtype() {
+        binary_into(op, this, &ac, &bc, alpha)?;
+    } else {
+        let tmp = Tensor::empty(this.shape(), kernel_out);
+        binary_into(op, &tmp, &ac, &bc, alpha)?;
+        copy_cast(this, &tmp);
+    }
+    this.storage().bump_version();
+    Ok(())
+}
+
+/// Shape/dtype rule of `torch.where(cond, a, b)`.
+pub fn where_meta<S: Shaped>(
+    cond: &S,
+    a: TensorOrScalar<&S>,
+    b: TensorOrScalar<&S>,
+) -> Result<TensorMeta> {
+    if cond.dtype() != DType::Bool {
+        bail!(
+            Runtime,
+            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+            cond.dtype().aten_name()
+        );
+    }
+    let shape = broadcast_all(&[cond.shape(), a.shape(), b.shape()])?;
+    let dt = result_type(&[a.operand(), b.operand()]);
+    Ok(TensorMeta::contiguous(dt, &shape))
+}
+
+/// `torch.where(cond, a, b)`.
+pub fn where_(
+    cond: &Tensor,
+    a: TensorOrScalar<&Tensor>,
+    b: TensorOrScalar<&Tensor>,
+) -> Result<Tensor> {
+    let meta = where_meta(cond, a, b)?;
+    let c = broadcast_to(cond, &meta.shape)?;
+    let (x, y) = (
+        operand_as(a, meta.dtype, &meta.shape)?,
+        operand_as(b, meta.dtype, &meta.shape)?,
+    );
+    let out = Tensor::empty(&meta.shape, meta.dtype);
+    dispatch_all!(meta.dtype, T => map3::<bool, T, T, T>(&out, &c, &x, &y, |m, x, y| if m { x } else { y }));
+    Ok(out)
+}
+
+/// Shape/dtype rule of `clamp(x, min, max)`: promotes with the bounds (as PyTorch >= 2.0).
+pub fn clamp_meta<S: Shaped>(
+    x: &S,
+    min: Option<TensorOrScalar<&S>>,
+    max: Option<TensorOrScalar<&S>>,
+) -> Result<TensorMeta> {
+    if min.is_none() && max.is_none() {
+        bail!(
+            Runtime,
+            "torch.clamp: At least one of 'min' or 'max' must not be None"
+        );
+    }
+    let mut ops = vec![TensorOrScalar::Tensor(x).operand()];
+    let mut shapes: Vec<&[usize]> = vec![x.shape()];
+    for b in [&min, &max].into_iter().flatten() {
+        ops.push(b.operand());
+        shapes.push(b.shape());
+    }
+    let shape = broadcast_all(&shapes)?;
+    let dt = result_type(&ops);
+    if dt == DType::Bool {
+        return Err(Error::NotImplementedFor {
+            op: "clamp_cpu",
+            dtype: "Bool",
+        });
+    }
+    Ok(TensorMeta::contiguous(dt, &shape))
+}
+
+/// `clamp(x, min, max)` into `out` (which may be `x` itself for `clamp_`).
+fn clamp_into(
+    out: &Tensor,
+    x: &Tensor,
+    min: Option<TensorOrScalar<&Tensor>>,
+    max: Option<TensorOrScalar<&Tensor>>,
+    dt: DType,
+) -> Result<()> {
+    let c = dt.compute_dtype();
+    let shape = out.shape().to_vec();
+    let xc = broadcast_to(&x.to_dtype(c), &shape)?;
+    let lo = min.map(|m| operand_as(m, c, &shape)).transpose()?;
+    let hi = max.map(|m| operand_as(m, c, &shape)).transpose()?;
+    let target = if out.dtype() == c {
+        out.clone()
+    } else {
+        Tensor::empty(&shape, c)
+    };
+    dispatch_all!(c, T => {
+        match (&lo, &hi) {
+            (Some(l), Some(h)) => map3::<T, T, T, T>(&target, &xc, l, h, |v, l, h| min_nan(max_nan(v, l), h)),
+            (Some(l), None) => map2::<T, T, T>(&target, &xc, l, max_nan),
+            (None, Some(h)) => map2::<T, T, T>(&target, &xc, h, min_nan),
+            (None, None) => unreachable!("invariant: clamp_meta requires a bound"),
+        }
+    });
+    if out.dtype() != c {
+        copy_cast(out, &target);
+    }
+    Ok(())
+}
+
+/// `clamp(x, min, max)`.
+pub fn clamp(
+    x: &Tensor,
+    min: Option<TensorOrScalar<&Tensor>>,
+    max: Option<TensorOrScalar<&Tensor>>,
+) -> Result<Tensor> {
+    let meta = clamp_meta(x, min, max)?;
+    let out = Tensor::empty(&meta.shape, meta.dtype);
+    clamp_into(&out, x, min, max, meta.dtype)?;
+    Ok(out)
+}
+
+/// `x.clamp_(min, max)`.
+pub fn clamp_(
+    x: &Tensor,
+    min: Option<TensorOrScalar<&Tensor>>,
+    max: Option<TensorOrScalar<&Tensor>>,
+) -> Result<()> {
+    let meta = clamp_meta(x, min, max)?;
+    if meta.shape != x.shape() {
+        bail!(
+            Runtime,
+            "output with shape {:?} doesn't match the broadcast shape {:?}",
+            x.shape(),
+            meta.shape
+        );
+    }
+    if !can_cast(meta.dtype, x.dtype()) {
+        return Err(Error::CannotCast {
+            from: meta.dtype,
+            to: x.dtype(),
+        });
+    }
+    clamp_into(x, x, min, max, meta.dtype)?;
+    x.storage().bump_version();
+    Ok(())
+}
+
+/// Shape/dtype rule of `masked_fill(x, mask, value)`.
+pub fn masked_fill_meta<S: Shaped>(
+    x: &S,
+    mask: &S,
+    value: TensorOrScalar<&S>,
+) -> Result<TensorMeta> {
+    if mask.dtype() != DType::Bool {
+        bail!(
+            Runtime,
+            "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+            mask.dtype().name()
+        );
+    }
+    if let TensorOrScalar::Tensor(v) = value
+        && v.ndim() != 0
+    {
+        bail!(
+            Runtime,
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+            v.ndim()
+        );
+    }
+    let shape = broadcast_shapes(x.shape(), mask.shape())?;
+    Ok(TensorMeta::contiguous(x.dtype(), &shape))
+}
+
+/// `masked_fill(x, mask, value)`.
+pub fn masked_fill(x: &Tensor, mask: &Tensor, value: TensorOrScalar<&Tensor>) -> Result<Tensor> {
+    let meta = masked_fill_meta(x, mask, value)?;
+    let dt = meta.dtype;
+    let v = operand_as(value, dt, &[])?;
+    let xs = broadcast_to(x, &meta.shape)?;
+    let ms = broadcast_to(mask, &meta.shape)?;
+    let out = Tensor::empty(&meta.shape, dt);
+    dispatch_all!(dt, T => {
+        // SAFETY: `v` is a fresh zero-dim tensor of dtype T.
+        let fill: T = unsafe { *v.data_ptr::<T>() };
+        map2::<T, bool, T>(&out, &xs, &ms, move |x, m| if m { fill } else { x });
+    });
+    Ok(out)
+}

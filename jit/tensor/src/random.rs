@@ -1,0 +1,207 @@
+//! Random number generation: a seedable [`Generator`] (ChaCha8, a well-studied counter-based
+//! stream cipher RNG) and the random ops. Streams differ from PyTorch's mt19937; only the
+//! distributions and the seeding contract (same seed, same numbers) match.
+
+use std::sync::{Mutex, OnceLock};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::bail;
+use crate::ops::pointwise::broadcast_to;
+use crate::{DEFAULT_FLOAT, DType, Result, Tensor, TensorMeta};
+
+/// PyTorch's default seed for a fresh process.
+pub const DEFAULT_SEED: u64 = 67280421310721;
+
+/// A seedable random generator (`torch.Generator`).
+#[derive(Debug)]
+pub struct Generator {
+    state: Mutex<(u64, ChaCha8Rng)>,
+}
+
+impl Generator {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Generator {
+        Generator {
+            state: Mutex::new((seed, ChaCha8Rng::seed_from_u64(seed))),
+        }
+    }
+
+    /// Re-seeds (`manual_seed`).
+    pub fn manual_seed(&self, seed: u64) {
+        *self.lock() = (seed, ChaCha8Rng::seed_from_u64(seed));
+    }
+
+    /// The seed last set (`initial_seed`).
+    pub fn initial_seed(&self) -> u64 {
+        self.lock().0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, ChaCha8Rng)> {
+        // A panic while holding the lock cannot leave the RNG state invalid.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` with exclusive access to the RNG.
+    pub fn with<R>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> R {
+        f(&mut self.lock().1)
+    }
+}
+
+/// The process-wide default generator.
+pub fn default_generator() -> &'static Generator {
+    static G: OnceLock<Generator> = OnceLock::new();
+    G.get_or_init(|| Generator::new(DEFAULT_SEED))
+}
+
+/// `torch.manual_seed(seed)`.
+pub fn manual_seed(seed: u64) {
+    default_generator().manual_seed(seed);
+}
+
+fn gen_or_default(g: Option<&Generator>) -> &Generator {
+    g.unwrap_or_else(|| default_generator())
+}
+
+/// Shape/dtype rule of `rand`/`randn`: float dtypes only.
+pub fn rand_meta(shape: &[usize], dtype: Option<DType>, name: &str) -> Result<TensorMeta> {
+    let dt = dtype.unwrap_or(DEFAULT_FLOAT);
+    if !dt.is_floating_point() {
+        bail!(
+            Runtime,
+            "\"{name}\" not implemented for '{}'",
+            dt.aten_name()
+        );
+    }
+    Ok(TensorMeta::contiguous(dt, shape))
+}
+
+/// Uniform samples in `[0, 1)` (`torch.rand`).
+pub fn rand(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
+    let meta = rand_meta(shape, dtype, "check_uniform_bounds")?;
+    let n = meta.shape.iter().product();
+    let vals: Vec<f64> = gen_or_default(g).with(|r| {
+        (0..n)
+            .map(|_| {
+                if meta.dtype == DType::Float64 {
+                    r.r#gen::<f64>()
+                } else {
+                    // 24 random bits: every value is exactly representable in f32 and < 1.
+                    f64::from(r.r#gen::<u32>() >> 8) / f64::from(1u32 << 24)
+                }
+            })
+            .collect()
+    });
+    Ok(Tensor::from_vec(vals, shape)?.to_dtype(meta.dtype))
+}
+
+/// Standard normal samples (`torch.randn`), by the Box-Muller transform.
+pub fn randn(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
+    let meta = rand_meta(shape, dtype, "normal_kernel_cpu")?;
+    let n: usize = meta.shape.iter().product();
+    let vals: Vec<f64> = gen_or_default(g).with(|r| {
+        let mut v = Vec::with_capacity(n + 1);
+        while v.len() < n {
+            let u1: f64 = 1.0 - r.r#gen::<f64>(); // (0, 1]: log is finite
+            let u2: f64 = r.r#gen::<f64>();
+            let rad = (-2.0 * u1.ln()).sqrt();
+            let th = 2.0 * std::f64::consts::PI * u2;
+            v.push(rad * th.cos());
+            v.push(rad * th.sin());
+        }
+        v.truncate(n);
+        v
+    });
+    Ok(Tensor::from_vec(vals, shape)?.to_dtype(meta.dtype))
+}
+
+/// Shape/dtype rule of `randint(low, high, size)`.
+pub fn randint_meta(
+    low: i64,
+    high: i64,
+    shape: &[usize],
+    dtype: Option<DType>,
+) -> Result<TensorMeta> {
+    if low >= high {
+        bail!(
+            Runtime,
+            "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        );
+    }
+    Ok(TensorMeta::contiguous(dtype.unwrap_or(DType::Int64), shape))
+}
+
+/// Uniform integers in `[low, high)` (`torch.randint`).
+pub fn randint(
+    low: i64,
+    high: i64,
+    shape: &[usize],
+    dtype: Option<DType>,
+    g: Option<&Generator>,
+) -> Result<Tensor> {
+    let meta = randint_meta(low, high, shape, dtype)?;
+    let n: usize = shape.iter().product();
+    let vals: Vec<i64> =
+        gen_or_default(g).with(|r| (0..n).map(|_| r.gen_range(low..high)).collect());
+    Ok(Tensor::from_vec(vals, shape)?.to_dtype(meta.dtype))
+}
+
+/// A random permutation of `0..n` (`torch.randperm`), by Fisher-Yates.
+pub fn randperm(n: i64, dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
+    if n < 0 {
+        bail!(Runtime, "n must be non-negative, got{n}");
+    }
+    let mut v: Vec<i64> = (0..n).collect();
+    gen_or_default(g).with(|r| {
+        for i in (1..v.len()).rev() {
+            let j = r.gen_range(0..=i);
+            v.swap(i, j);
+        }
+    });
+    let len = v.len();
+    Ok(Tensor::from_vec(v, &[len])?.to_dtype(dtype.unwrap_or(DType::Int64)))
+}
+
+/// Shape/dtype rule of `dropout`.
+pub fn dropout_meta(x: &impl crate::Shaped, p: f64) -> Result<TensorMeta> {
+    if !(0.0..=1.0).contains(&p) {
+        bail!(
+            Value,
+            "dropout probability has to be between 0 and 1, but got {p}"
+        );
+    }
+    Ok(TensorMeta::contiguous(x.dtype(), x.shape()))
+}
+
+/// `dropout(x, p, training)`: zeroes each element with probability `p` and scales the rest by
+/// `1 / (1 - p)`; the identity (a contiguous copy) when not training.
+pub fn dropout(x: &Tensor, p: f64, training: bool, g: Option<&Generator>) -> Result<Tensor> {
+    dropout_meta(x, p)?;
+    if !training || p == 0.0 {
+        return Ok(x.deep_clone());
+    }
+    if p == 1.0 {
+        return Ok(Tensor::zeros(x.shape(), x.dtype()));
+    }
+    let n = x.numel();
+    let keep: Vec<f64> = gen_or_default(g).with(|r| {
+        (0..n)
+            .map(|_| {
+                if r.r#gen::<f64>() < p {
+                    0.0
+                } else {
+                    1.0 / (1.0 - p)
+                }
+            })
+            .collect()
+    });
+    let mask = Tensor::from_vec(keep, x.shape())?.to_dtype(x.dtype().compute_dtype());
+    let scaled = crate::ops::pointwise::binary(
+        crate::BinaryOp::Mul,
+        crate::TensorOrScalar::Tensor(x),
+        crate::TensorOrScalar::Tensor(&broadcast_to(&mask, x.shape())?),
+        crate::Scalar::Int(1),
+    )?;
+    Ok(scaled.to_dtype(x.dtype()))
+}

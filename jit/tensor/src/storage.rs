@@ -1,0 +1,152 @@
+//! Shared, mutable element buffers.
+//!
+//! **Aliasing invariant.** A [`Storage`] is a raw byte region shared by every tensor that views it
+//! (through `Arc`). Writes go through `&Storage` (in-place ops mutate through a shared `&Tensor`), so
+//! the region lives behind raw pointers and Rust references into it exist only for the duration of one
+//! kernel call. Kernels never hand out a `&mut` slice while a `&` slice of an overlapping range is
+//! alive: a kernel whose output overlaps an input either works element-by-element in place (same
+//! layout) or copies the input first. As in PyTorch, concurrent in-place writes to one storage from
+//! several threads are a data race the caller must avoid.
+//!
+//! Every in-place write bumps the storage's version counter, so all aliases observe it (autograd-style
+//! saved-tensor checks and guard caches read it).
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Alignment of owned buffers: a cache line, and enough for any SIMD load.
+pub const STORAGE_ALIGN: usize = 64;
+
+enum Owner {
+    /// Allocated here with this layout; freed on drop.
+    Owned(Layout),
+    /// Memory owned elsewhere; the callback releases it.
+    External(Option<Box<dyn FnOnce() + Send + Sync>>),
+}
+
+/// A 64-byte-aligned buffer with interior mutability and a version counter.
+pub struct Storage {
+    ptr: NonNull<u8>,
+    nbytes: usize,
+    owner: Owner,
+    version: AtomicU64,
+}
+
+// SAFETY: the buffer is plain bytes with no thread affinity; synchronisation of concurrent writes is
+// the caller's responsibility, as documented in the module's aliasing invariant.
+unsafe impl Send for Storage {}
+// SAFETY: as above; `&Storage` only exposes raw pointers and an atomic counter.
+unsafe impl Sync for Storage {}
+
+impl Storage {
+    /// A zero-filled buffer of `nbytes` bytes.
+    pub fn zeroed(nbytes: usize) -> Storage {
+        Self::alloc(nbytes, true)
+    }
+
+    /// A buffer of `nbytes` bytes whose contents are unspecified (but initialised memory: it is zeroed
+    /// when the allocator hands back fresh pages, and never read before a kernel writes it).
+    pub fn uninit(nbytes: usize) -> Storage {
+        // NOTE: we still zero: reading uninitialised bytes as floats is UB in Rust, and `empty` tensors
+        // can be read by users. Zeroing costs one memset that the OS often provides for free.
+        Self::alloc(nbytes, true)
+    }
+
+    fn alloc(nbytes: usize, zero: bool) -> Storage {
+        let layout = Layout::from_size_align(nbytes.max(1), STORAGE_ALIGN)
+            .expect("invariant: storage size overflows isize");
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe {
+            if zero {
+                alloc::alloc_zeroed(layout)
+            } else {
+                alloc::alloc(layout)
+            }
+        };
+        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        Storage {
+            ptr,
+            nbytes,
+            owner: Owner::Owned(layout),
+            version: AtomicU64::new(0),
+        }
+    }
+
+    /// A storage holding a copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Storage {
+        let s = Self::alloc(bytes.len(), false);
+        // SAFETY: `s` owns `bytes.len()` fresh bytes that cannot overlap `bytes`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.ptr.as_ptr(), bytes.len()) };
+        s
+    }
+
+    /// Wraps memory owned elsewhere (DLPack, a NumPy buffer). `release` runs once when the last tensor
+    /// viewing it is dropped.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `nbytes` bytes, aligned for the dtype it will be
+    /// viewed as, and stay valid until `release` runs. Nothing else may free it meanwhile.
+    pub unsafe fn from_external(
+        ptr: NonNull<u8>,
+        nbytes: usize,
+        release: Box<dyn FnOnce() + Send + Sync>,
+    ) -> Storage {
+        Storage {
+            ptr,
+            nbytes,
+            owner: Owner::External(Some(release)),
+            version: AtomicU64::new(0),
+        }
+    }
+
+    /// Size in bytes.
+    pub fn nbytes(&self) -> usize {
+        self.nbytes
+    }
+
+    /// Start of the buffer. Writing through it requires the aliasing invariant of this module and a
+    /// following [`Storage::bump_version`].
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// The version counter: incremented by every in-place write through any alias.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// Records an in-place write.
+    pub fn bump_version(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Whether the memory is owned by someone else.
+    pub fn is_external(&self) -> bool {
+        matches!(self.owner, Owner::External(_))
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        match &mut self.owner {
+            // SAFETY: `ptr` came from `alloc` with exactly this layout and is freed only here.
+            Owner::Owned(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), *layout) },
+            Owner::External(release) => {
+                if let Some(f) = release.take() {
+                    f()
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Storage")
+            .field("nbytes", &self.nbytes)
+            .field("version", &self.version())
+            .field("external", &self.is_external())
+            .finish()
+    }
+}

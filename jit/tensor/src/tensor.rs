@@ -1,0 +1,428 @@
+//! [`Tensor`]: a strided view of a shared [`Storage`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::error::bail;
+use crate::layout::{Dims, Layout, Shaped, Strides, contiguous_strides, is_contiguous, numel};
+use crate::{DType, Element, Error, Result, Scalar, Storage, dispatch_all, kernels};
+
+/// A strided n-dimensional array. `Clone` is cheap and makes an alias (same storage), like assigning
+/// a tensor to a second Python name; [`Tensor::deep_clone`] copies the data.
+#[derive(Clone)]
+pub struct Tensor {
+    storage: Arc<Storage>,
+    dtype: DType,
+    shape: Dims,
+    strides: Strides,
+    offset: usize,
+}
+
+impl Shaped for Tensor {
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    fn offset(&self) -> usize {
+        self.offset
+    }
+}
+
+impl Tensor {
+    // === Construction ===
+
+    /// A view of `storage` with the given layout. Fails when the layout reaches past the storage.
+    pub fn from_storage(storage: Arc<Storage>, dtype: DType, layout: Layout) -> Result<Tensor> {
+        let t = Tensor {
+            storage,
+            dtype,
+            shape: layout.shape,
+            strides: layout.strides,
+            offset: layout.offset,
+        };
+        if t.numel() > 0 {
+            let (lo, hi) = t.element_span();
+            if lo < 0 || hi as usize * dtype.itemsize() > t.storage.nbytes() {
+                bail!(
+                    Runtime,
+                    "view with shape {:?} strides {:?} offset {} is out of bounds for a storage of {} bytes",
+                    t.shape,
+                    t.strides,
+                    t.offset,
+                    t.storage.nbytes()
+                );
+            }
+        }
+        Ok(t)
+    }
+
+    /// The same storage under another layout. The layout comes from a view rule, which keeps it in
+    /// bounds.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
+        Tensor {
+            storage: self.storage.clone(),
+            dtype: self.dtype,
+            shape: layout.shape,
+            strides: layout.strides,
+            offset: layout.offset,
+        }
+    }
+
+    /// A contiguous tensor whose contents are unspecified (currently zero).
+    pub fn empty(shape: &[usize], dtype: DType) -> Tensor {
+        let storage = Storage::uninit(numel(shape) * dtype.itemsize());
+        Tensor {
+            storage: Arc::new(storage),
+            dtype,
+            shape: shape.iter().copied().collect(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
+    }
+
+    /// A contiguous tensor shaped and typed like `x` (its strides are not kept).
+    pub fn empty_like(x: &impl Shaped) -> Tensor {
+        Tensor::empty(x.shape(), x.dtype())
+    }
+
+    /// All zeros.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
+        let storage = Storage::zeroed(numel(shape) * dtype.itemsize());
+        Tensor {
+            storage: Arc::new(storage),
+            dtype,
+            shape: shape.iter().copied().collect(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
+    }
+
+    /// All ones.
+    pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, Scalar::Int(1), dtype)
+    }
+
+    /// Every element `value` (cast to `dtype`).
+    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Tensor {
+        let t = Tensor::empty(shape, dtype);
+        t.fill_raw(value);
+        t
+    }
+
+    /// A tensor owning `data`, laid out row-major as `shape`.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        if data.len() != numel(shape) {
+            bail!(
+                Runtime,
+                "from_vec: {} elements cannot fill shape {:?}",
+                data.len(),
+                shape
+            );
+        }
+        let t = Tensor::empty(shape, T::DTYPE);
+        // SAFETY: `t` is fresh and contiguous with exactly `data.len()` elements of type T.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), t.data_ptr::<T>(), data.len());
+        }
+        Ok(t)
+    }
+
+    /// A zero-dim tensor holding `v`.
+    pub fn scalar<T: Element>(v: T) -> Tensor {
+        Tensor::from_vec(vec![v], &[]).expect("invariant: one element fills shape []")
+    }
+
+    /// A zero-dim tensor holding a Python scalar as `dtype` (`torch.scalar_tensor`).
+    pub fn from_scalar(v: Scalar, dtype: DType) -> Tensor {
+        Tensor::full(&[], v, dtype)
+    }
+
+    /// `torch.tensor(data)` for data already flattened: the dtype is inferred as PyTorch does (any
+    /// float makes the default float dtype, else any int makes int64, else bool) unless given.
+    pub fn from_scalars(
+        values: &[Scalar],
+        shape: &[usize],
+        dtype: Option<DType>,
+    ) -> Result<Tensor> {
+        if values.len() != numel(shape) {
+            bail!(
+                Value,
+                "expected sequence of length {} at dim 0 (got {})",
+                numel(shape),
+                values.len()
+            );
+        }
+        let dtype = dtype.unwrap_or_else(|| {
+            let cat = values
+                .iter()
+                .map(|s| s.category())
+                .max()
+                .unwrap_or(crate::Category::Float);
+            match cat {
+                crate::Category::Bool => DType::Bool,
+                crate::Category::Int => DType::Int64,
+                crate::Category::Float => crate::DEFAULT_FLOAT,
+            }
+        });
+        let t = Tensor::empty(shape, dtype);
+        dispatch_all!(dtype, T => {
+            let p = t.data_ptr::<T>();
+            for (i, v) in values.iter().enumerate() {
+                let e: T = scalar_to::<T>(*v);
+                // SAFETY: `t` is contiguous with `values.len()` elements and not shared yet.
+                unsafe { p.add(i).write(e) };
+            }
+        });
+        Ok(t)
+    }
+
+    // === Accessors ===
+
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Sizes.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// Strides in elements.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    /// Storage offset in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+    /// Number of dims.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        numel(&self.shape)
+    }
+    /// The size of one dim (negative counts from the end).
+    pub fn size(&self, dim: i64) -> Result<usize> {
+        Ok(self.shape[crate::layout::wrap_dim(dim, self.ndim())?])
+    }
+    /// The shared storage.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
+    }
+    /// The meta (dtype, shape, strides) of this tensor.
+    pub fn meta(&self) -> crate::TensorMeta {
+        crate::TensorMeta {
+            dtype: self.dtype,
+            shape: self.shape.to_vec(),
+            strides: self.strides.to_vec(),
+        }
+    }
+    /// Whether the layout is row-major contiguous.
+    pub fn is_contiguous(&self) -> bool {
+        is_contiguous(&self.shape, &self.strides)
+    }
+    /// Whether both tensors view the same storage.
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+    /// The storage's version counter (bumped by every in-place write through any alias).
+    pub fn version(&self) -> u64 {
+        self.storage.version()
+    }
+
+    /// Pointer to element `[0, ..., 0]`, typed. Debug builds check `T` against the dtype.
+    pub fn data_ptr<T: Element>(&self) -> *mut T {
+        debug_assert_eq!(T::DTYPE, self.dtype, "data_ptr::<T>() with the wrong T");
+        // SAFETY: offset is within the storage (checked at construction or produced by a view rule).
+        unsafe {
+            self.storage
+                .as_ptr()
+                .add(self.offset * self.dtype.itemsize())
+                .cast::<T>()
+        }
+    }
+
+    /// Lowest and one-past-highest element index touched, relative to the storage start.
+    pub(crate) fn element_span(&self) -> (isize, isize) {
+        let mut lo = self.offset as isize;
+        let mut hi = self.offset as isize;
+        for (&n, &s) in self.shape.iter().zip(&self.strides) {
+            if n == 0 {
+                return (self.offset as isize, self.offset as isize);
+            }
+            let ext = (n as isize - 1) * s;
+            if ext < 0 {
+                lo += ext;
+            } else {
+                hi += ext;
+            }
+        }
+        (lo, hi + 1)
+    }
+
+    /// Whether the element ranges of the two tensors may overlap in one storage.
+    pub(crate) fn may_overlap(&self, other: &Tensor) -> bool {
+        if !self.shares_storage(other) || self.numel() == 0 || other.numel() == 0 {
+            return false;
+        }
+        let isz = |t: &Tensor| t.dtype.itemsize() as isize;
+        let (a0, a1) = self.element_span();
+        let (b0, b1) = other.element_span();
+        a0 * isz(self) < b1 * isz(other) && b0 * isz(other) < a1 * isz(self)
+    }
+
+    // === Readers ===
+
+    /// All elements in logical (row-major) order, converted to `T` with PyTorch's casts.
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        let src = if T::DTYPE == self.dtype {
+            self.contiguous()
+        } else {
+            self.to_dtype(T::DTYPE)
+        };
+        let n = src.numel();
+        let mut out = Vec::with_capacity(n);
+        // SAFETY: `src` is contiguous with `n` elements of type T.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.data_ptr::<T>(), out.as_mut_ptr(), n);
+            out.set_len(n);
+        }
+        out
+    }
+
+    /// The single element as a Python scalar (`.item()`).
+    pub fn item(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            bail!(
+                Runtime,
+                "a Tensor with {} elements cannot be converted to Scalar",
+                self.numel()
+            );
+        }
+        let v = dispatch_all!(self.dtype, T => {
+            // SAFETY: one element exists at the data pointer.
+            let e: T = unsafe { *self.data_ptr::<T>() };
+            if T::IS_FLOAT {
+                Scalar::Float(e.to_f64())
+            } else if T::DTYPE == DType::Bool {
+                Scalar::Bool(e.to_bool())
+            } else {
+                Scalar::Int(e.to_i64())
+            }
+        });
+        Ok(v)
+    }
+
+    // === Copies and conversions ===
+
+    /// `self` if already contiguous, else a contiguous copy.
+    pub fn contiguous(&self) -> Tensor {
+        if self.is_contiguous() {
+            return self.clone();
+        }
+        self.deep_clone()
+    }
+
+    /// A contiguous copy with its own storage (`torch.clone`).
+    pub fn deep_clone(&self) -> Tensor {
+        let out = Tensor::empty(&self.shape, self.dtype);
+        kernels::copy::copy_cast(&out, self);
+        out
+    }
+
+    /// `self` if already of `dtype`, else a converted contiguous copy.
+    pub fn to_dtype(&self, dtype: DType) -> Tensor {
+        if dtype == self.dtype {
+            return self.clone();
+        }
+        let out = Tensor::empty(&self.shape, dtype);
+        kernels::copy::copy_cast(&out, self);
+        out
+    }
+
+    /// `self.copy_(src)`: writes `src` (broadcast to `self`'s shape, cast to its dtype) into `self`.
+    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        let strides = crate::layout::broadcast_strides(src.shape(), src.strides(), &self.shape)
+            .map_err(|_| {
+                Error::Runtime(format!(
+                    "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}",
+                    self.shape.last().copied().unwrap_or(1),
+                    src.shape.last().copied().unwrap_or(1),
+                    self.ndim().saturating_sub(1)
+                ))
+            })?;
+        let mut view = src.clone();
+        view.shape = self.shape.clone();
+        view.strides = strides;
+        let view = if view.may_overlap(self) {
+            view.deep_clone()
+        } else {
+            view
+        };
+        kernels::copy::copy_cast(self, &view);
+        self.storage.bump_version();
+        Ok(())
+    }
+
+    /// `self.fill_(value)`.
+    pub fn fill_(&self, value: Scalar) {
+        self.fill_raw(value);
+        self.storage.bump_version();
+    }
+
+    /// Fills without bumping the version (fresh tensors).
+    fn fill_raw(&self, value: Scalar) {
+        dispatch_all!(self.dtype, T => {
+            let v: T = scalar_to::<T>(value);
+            kernels::copy::fill(self, v);
+        })
+    }
+
+    /// Reinterprets this tensor with a new layout over the same storage (`as_strided`), checked
+    /// against the storage size.
+    pub fn as_strided(&self, size: &[i64], stride: &[i64], offset: Option<i64>) -> Result<Tensor> {
+        let numel = self.storage.nbytes() / self.dtype.itemsize();
+        let l = crate::views::as_strided(self, size, stride, offset, Some(numel))?;
+        Ok(self.with_layout(l))
+    }
+
+    /// The dims as i64, for APIs that take PyTorch-style sizes.
+    pub fn shape_i64(&self) -> SmallVec<[i64; 6]> {
+        self.shape.iter().map(|&s| s as i64).collect()
+    }
+}
+
+/// Converts a Python scalar to an element with PyTorch's casts.
+pub fn scalar_to<T: Element>(v: Scalar) -> T {
+    match v {
+        Scalar::Bool(b) => T::from_i64(i64::from(b)),
+        Scalar::Int(i) => T::from_i64(i),
+        Scalar::Float(x) => T::from_f64(x),
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MAX: usize = 32;
+        let vals = self.to_vec::<f64>();
+        write!(f, "tensor(")?;
+        let shown: Vec<String> = vals.iter().take(MAX).map(|v| format!("{v}")).collect();
+        write!(f, "[{}", shown.join(", "))?;
+        if vals.len() > MAX {
+            write!(f, ", ...")?;
+        }
+        write!(
+            f,
+            "], shape={:?}, dtype={}, strides={:?})",
+            self.shape, self.dtype, self.strides
+        )
+    }
+}

@@ -1,0 +1,583 @@
+use super::*;
+use crate::ops::{matmul, nn, pointwise, reduce, shape};
+use crate::{BinaryOp, DType, ReduceOp, UnaryOp, creation, random};
+
+fn bin(
+    op: BinaryOp,
+    a: TensorOrScalar<&Tensor>,
+    b: TensorOrScalar<&Tensor>,
+) -> crate::Result<Tensor> {
+    pointwise::binary(op, a, b, Scalar::Int(1))
+}
+
+#[test]
+fn integer_division_semantics() {
+    let a = ti(&[7, -7, 7, -7], &[4]);
+    let b = ti(&[2, 2, -2, -2], &[4]);
+    let div = bin(BinaryOp::Div, ts(&a), ts(&b)).unwrap();
+    assert_eq!(div.dtype(), DType::Float32);
+    assert_eq!(div.to_vec::<f32>(), vec![3.5, -3.5, -3.5, 3.5]);
+    assert_eq!(
+        bin(BinaryOp::DivFloor, ts(&a), ts(&b))
+            .unwrap()
+            .to_vec::<i64>(),
+        vec![3, -4, -4, 3]
+    );
+    assert_eq!(
+        bin(BinaryOp::DivTrunc, ts(&a), ts(&b))
+            .unwrap()
+            .to_vec::<i64>(),
+        vec![3, -3, -3, 3]
+    );
+    assert_eq!(
+        bin(BinaryOp::Remainder, ts(&a), ts(&b))
+            .unwrap()
+            .to_vec::<i64>(),
+        vec![1, 1, -1, -1]
+    );
+    let z = ti(&[1, 0, 1, 1], &[4]);
+    let e = bin(BinaryOp::DivFloor, ts(&a), ts(&z)).unwrap_err();
+    assert_eq!(e.to_string(), "ZeroDivisionError");
+    assert_eq!(e.kind(), crate::ErrorKind::Runtime);
+    // Float floor division and remainder follow Python.
+    let fa = t(&[7.5, -7.5], &[2]);
+    assert_eq!(
+        bin(BinaryOp::DivFloor, ts(&fa), sc(2.0))
+            .unwrap()
+            .to_vec::<f32>(),
+        vec![3.0, -4.0]
+    );
+    assert_eq!(
+        bin(BinaryOp::Remainder, ts(&fa), sc(-2.0))
+            .unwrap()
+            .to_vec::<f32>(),
+        vec![-0.5, -1.5]
+    );
+}
+
+#[test]
+fn scalar_promotion_in_kernels() {
+    let i = ti(&[1, 2], &[2]);
+    let r = bin(BinaryOp::Add, ts(&i), sc(0.5)).unwrap();
+    assert_eq!(
+        (r.dtype(), r.to_vec::<f32>()),
+        (DType::Float32, vec![1.5, 2.5])
+    );
+    let h = t(&[1.0, 2.0], &[2]).to_dtype(DType::Float16);
+    let r = bin(BinaryOp::Mul, ts(&h), sc(3)).unwrap();
+    assert_eq!(
+        (r.dtype(), r.to_vec::<f32>()),
+        (DType::Float16, vec![3.0, 6.0])
+    );
+    let c = bin(BinaryOp::Lt, ts(&i), sc(2)).unwrap();
+    assert_eq!(c.to_vec::<bool>(), vec![true, false]);
+    let p = bin(BinaryOp::Pow, ts(&i), sc(3)).unwrap();
+    assert_eq!(p.to_vec::<i64>(), vec![1, 8]);
+    assert!(bin(BinaryOp::Pow, ts(&i), sc(-1)).is_err());
+    let sub = pointwise::binary(BinaryOp::Sub, ts(&i), sc(1), Scalar::Int(3)).unwrap();
+    assert_eq!(sub.to_vec::<i64>(), vec![-2, -1]);
+    assert!(pointwise::binary(BinaryOp::Add, ts(&i), sc(1), Scalar::Float(0.5)).is_err());
+}
+
+#[test]
+fn unary_ops_match_f64_reference() {
+    let xs: Vec<f32> = (0..40).map(|i| (i as f32 - 20.0) / 7.0).collect();
+    let x = t(&xs, &[5, 8]).t().unwrap(); // strided input
+    let xv: Vec<f64> = x.to_vec::<f64>();
+    let erf_ref = |v: f64| libm::erf(v);
+    type Reference = Box<dyn Fn(f64) -> f64>;
+    let cases: Vec<(UnaryOp, Reference)> = vec![
+        (UnaryOp::Exp, Box::new(f64::exp)),
+        (UnaryOp::Sin, Box::new(f64::sin)),
+        (UnaryOp::Tanh, Box::new(f64::tanh)),
+        (UnaryOp::Sigmoid, Box::new(|v| 1.0 / (1.0 + (-v).exp()))),
+        (UnaryOp::Relu, Box::new(|v| v.max(0.0))),
+        (
+            UnaryOp::Gelu { tanh: false },
+            Box::new(move |v| 0.5 * v * (1.0 + erf_ref(v / 2f64.sqrt()))),
+        ),
+        (UnaryOp::Silu, Box::new(|v| v / (1.0 + (-v).exp()))),
+        (
+            UnaryOp::Softplus {
+                beta: 1.0,
+                threshold: 20.0,
+            },
+            Box::new(|v| v.exp().ln_1p()),
+        ),
+        (
+            UnaryOp::LeakyRelu { slope: 0.1 },
+            Box::new(|v| if v > 0.0 { v } else { 0.1 * v }),
+        ),
+        (
+            UnaryOp::Elu { alpha: 1.0 },
+            Box::new(|v| if v > 0.0 { v } else { v.exp_m1() }),
+        ),
+        (
+            UnaryOp::Round { decimals: 0 },
+            Box::new(f64::round_ties_even),
+        ),
+        (UnaryOp::Frac, Box::new(f64::fract)),
+        (UnaryOp::Square, Box::new(|v| v * v)),
+        (UnaryOp::Atan, Box::new(f64::atan)),
+    ];
+    for (op, f) in cases {
+        let got = pointwise::unary(op, &x).unwrap();
+        assert_eq!(got.dtype(), DType::Float32);
+        let want: Vec<f64> = xv.iter().map(|&v| f(v)).collect();
+        assert_close(&got.to_vec::<f64>(), &want, 1e-6);
+    }
+    // Integer input promotes for float ops and keeps its dtype for exact ops.
+    let i = ti(&[-2, 3], &[2]);
+    assert_eq!(
+        pointwise::unary(UnaryOp::Sqrt, &i).unwrap().dtype(),
+        DType::Float32
+    );
+    assert_eq!(
+        pointwise::unary(UnaryOp::Abs, &i).unwrap().to_vec::<i64>(),
+        vec![2, 3]
+    );
+    assert!(pointwise::unary(UnaryOp::Neg, &Tensor::scalar(true)).is_err());
+    let nan = t(&[f32::NAN, f32::INFINITY, 1.0], &[3]);
+    assert_eq!(
+        pointwise::unary(UnaryOp::IsFinite, &nan)
+            .unwrap()
+            .to_vec::<bool>(),
+        vec![false, false, true]
+    );
+    let n = pointwise::unary(
+        UnaryOp::NanToNum {
+            nan: 0.0,
+            posinf: None,
+            neginf: None,
+        },
+        &nan,
+    )
+    .unwrap();
+    assert_eq!(n.to_vec::<f32>(), vec![0.0, f32::MAX, 1.0]);
+}
+
+#[test]
+fn in_place_ops_alias_and_bump_version() {
+    let x = arange_f32(6, &[2, 3]);
+    let alias = x.view(&[6]).unwrap();
+    let v = x.version();
+    pointwise::binary_(
+        BinaryOp::Mul,
+        &x,
+        ts(&t(&[1., 2., 3.], &[3])),
+        Scalar::Int(1),
+    )
+    .unwrap();
+    assert_eq!(alias.to_vec::<f32>(), vec![0., 2., 6., 3., 8., 15.]);
+    assert_eq!(alias.version(), v + 1);
+    // Results that cannot be cast back are rejected.
+    let i = ti(&[1, 2], &[2]);
+    let e = pointwise::binary_(BinaryOp::Div, &i, sc(2), Scalar::Int(1)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "result type Float can't be cast to the desired output type Long"
+            .replace("Float", "torch.float32")
+            .replace("Long", "torch.int64")
+    );
+    // Transposed in-place add over itself reads before writing.
+    let m = arange_f32(4, &[2, 2]);
+    pointwise::binary_(BinaryOp::Add, &m, ts(&m.t().unwrap()), Scalar::Int(1)).unwrap();
+    assert_eq!(m.to_vec::<f32>(), vec![0., 3., 3., 6.]);
+    pointwise::clamp_(&m, Some(sc(1.0)), Some(sc(4.0))).unwrap();
+    assert_eq!(m.to_vec::<f32>(), vec![1., 3., 3., 4.]);
+}
+
+#[test]
+fn where_masked_fill_clamp() {
+    let c = Tensor::from_vec(vec![true, false, true], &[3]).unwrap();
+    let a = ti(&[1, 2, 3], &[3]);
+    let w = pointwise::where_(&c, ts(&a), sc(0.5)).unwrap();
+    assert_eq!(
+        (w.dtype(), w.to_vec::<f32>()),
+        (DType::Float32, vec![1.0, 0.5, 3.0])
+    );
+    let m = pointwise::masked_fill(&arange_f32(6, &[2, 3]), &c, sc(-1.0)).unwrap();
+    assert_eq!(m.to_vec::<f32>(), vec![-1., 1., -1., -1., 4., -1.]);
+    let cl = pointwise::clamp(
+        &t(&[-2., 0.5, f32::NAN, 9.], &[4]),
+        Some(sc(0)),
+        Some(sc(1)),
+    )
+    .unwrap();
+    assert_close(&cl.to_vec::<f64>(), &[0.0, 0.5, f64::NAN, 1.0], 0.0);
+}
+
+/// Naive reduction reference over `dims` of a row-major f64 array.
+fn naive_sum(x: &[f64], shape: &[usize], dims: &[usize]) -> Vec<f64> {
+    let out_shape: Vec<usize> = (0..shape.len())
+        .map(|d| if dims.contains(&d) { 1 } else { shape[d] })
+        .collect();
+    let mut out = vec![0.0; out_shape.iter().product()];
+    let strides = crate::layout::contiguous_strides(shape);
+    let ostrides = crate::layout::contiguous_strides(&out_shape);
+    for (i, v) in x.iter().enumerate() {
+        let mut o = 0;
+        for d in 0..shape.len() {
+            let idx = (i as isize / strides[d]) as usize % shape[d];
+            if !dims.contains(&d) {
+                o += idx * ostrides[d] as usize;
+            }
+        }
+        out[o] += v;
+    }
+    out
+}
+
+#[test]
+fn reductions_over_multiple_dims_with_keepdim() {
+    let shape = [3, 4, 5];
+    let vals: Vec<f32> = (0..60).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
+    let x = t(&vals, &shape);
+    let xf: Vec<f64> = vals.iter().map(|&v| v as f64).collect();
+    for dims in [
+        vec![0],
+        vec![1],
+        vec![2],
+        vec![0, 2],
+        vec![2, 0],
+        vec![0, 1, 2],
+    ] {
+        let di: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let got = reduce::reduce(ReduceOp::Sum, &x, Some(&di), true, None).unwrap();
+        let want = naive_sum(&xf, &shape, &dims);
+        assert_eq!(
+            got.shape(),
+            &(0..3)
+                .map(|d| if dims.contains(&d) { 1 } else { shape[d] })
+                .collect::<Vec<_>>()[..]
+        );
+        assert_close(&got.to_vec::<f64>(), &want, 1e-12);
+        let mean = reduce::reduce(ReduceOp::Mean, &x, Some(&di), false, None).unwrap();
+        let n: usize = dims.iter().map(|&d| shape[d]).product();
+        assert_close(
+            &mean.to_vec::<f64>(),
+            &want.iter().map(|v| v / n as f64).collect::<Vec<_>>(),
+            1e-6,
+        );
+    }
+    // Negative dims, int sums to int64, amax over a transposed view.
+    let s = reduce::reduce(
+        ReduceOp::Sum,
+        &ti(&[1, 2, 3, 4], &[2, 2]),
+        Some(&[-1]),
+        false,
+        None,
+    )
+    .unwrap();
+    assert_eq!((s.dtype(), s.to_vec::<i64>()), (DType::Int64, vec![3, 7]));
+    let am = reduce::reduce(
+        ReduceOp::Amax,
+        &x.transpose(0, 2).unwrap(),
+        Some(&[1, 2]),
+        false,
+        None,
+    )
+    .unwrap();
+    assert_eq!(am.shape(), &[5]);
+}
+
+#[test]
+fn sum_is_accurate() {
+    // 1e6 copies of 0.1f32: naive f32 accumulation drifts by ~1e3 ulp; we must not.
+    let x = Tensor::full(&[1_000_000], Scalar::Float(0.1), DType::Float32);
+    let s = reduce::reduce(ReduceOp::Sum, &x, None, false, None)
+        .unwrap()
+        .item()
+        .unwrap()
+        .to_f64();
+    let want = 1_000_000.0 * (0.1f32 as f64);
+    assert!((s - want).abs() / want < 1e-6, "{s} vs {want}");
+}
+
+#[test]
+fn var_std_max_argmax_logsumexp() {
+    let x = t(&[1., 2., 3., 4., 10., f32::NAN], &[2, 3]);
+    let v = reduce::reduce(
+        ReduceOp::Var { correction: 1.0 },
+        &x.narrow(0, 0, 1).unwrap(),
+        Some(&[1]),
+        false,
+        None,
+    )
+    .unwrap();
+    assert_close(&v.to_vec::<f64>(), &[1.0], 1e-7);
+    let s = reduce::reduce(
+        ReduceOp::Std { correction: 0.0 },
+        &t(&[1., 3.], &[2]),
+        None,
+        false,
+        None,
+    )
+    .unwrap();
+    assert_close(&s.to_vec::<f64>(), &[1.0], 1e-7);
+    let (vals, idx) = reduce::minmax_dim(&x, 1, false, true).unwrap();
+    assert_close(&vals.to_vec::<f64>(), &[3.0, f64::NAN], 0.0);
+    assert_eq!(idx.to_vec::<i64>(), vec![2, 2]);
+    let (vals, idx) = reduce::minmax_dim(&x, 0, true, false).unwrap();
+    assert_eq!(
+        (vals.shape(), idx.to_vec::<i64>()),
+        (&[1usize, 3][..], vec![0, 0, 1])
+    );
+    let am = reduce::reduce(
+        ReduceOp::Argmax,
+        &t(&[3., 7., 7., 1.], &[4]),
+        None,
+        false,
+        None,
+    )
+    .unwrap();
+    assert_eq!(am.to_vec::<i64>(), vec![1]);
+    let l = reduce::reduce(
+        ReduceOp::LogSumExp,
+        &t(&[1000., 1000.], &[2]),
+        Some(&[0]),
+        false,
+        None,
+    )
+    .unwrap();
+    assert_close(&l.to_vec::<f64>(), &[1000.0 + 2f64.ln()], 1e-6);
+    assert!(reduce::reduce(ReduceOp::Mean, &ti(&[1], &[1]), None, false, None).is_err());
+}
+
+fn naive_matmul(a: &[f64], b: &[f64], n: usize, k: usize, p: usize) -> Vec<f64> {
+    let mut o = vec![0.0; n * p];
+    for i in 0..n {
+        for j in 0..p {
+            o[i * p + j] = (0..k).map(|l| a[i * k + l] * b[l * p + j]).sum();
+        }
+    }
+    o
+}
+
+#[test]
+fn matmul_matches_naive_reference() {
+    let (n, k, p) = (37, 70, 19);
+    let a = random::randn(&[n, k], None, Some(&crate::Generator::new(1))).unwrap();
+    let b = random::randn(&[k, p], None, Some(&crate::Generator::new(2))).unwrap();
+    let want = naive_matmul(&a.to_vec::<f64>(), &b.to_vec::<f64>(), n, k, p);
+    let got = matmul::matmul(&a, &b).unwrap();
+    assert_close(&got.to_vec::<f64>(), &want, 1e-5);
+    // Transposed operands go through strides, not copies.
+    let bt = b.t().unwrap().contiguous().t().unwrap();
+    assert_close(&matmul::mm(&a, &bt).unwrap().to_vec::<f64>(), &want, 1e-5);
+    // f64 and f16.
+    let got64 = matmul::matmul(&a.to_dtype(DType::Float64), &b.to_dtype(DType::Float64)).unwrap();
+    assert_close(&got64.to_vec::<f64>(), &want, 1e-12);
+    let got16 = matmul::matmul(&a.to_dtype(DType::Float16), &b.to_dtype(DType::Float16)).unwrap();
+    assert_eq!(got16.dtype(), DType::Float16);
+    assert_close(&got16.to_vec::<f64>(), &want, 3e-2);
+    // Batched broadcasting: [2, 1, n, k] @ [3, k, p] -> [2, 3, n, p].
+    let ab = Tensor::from_vec(a.to_vec::<f32>().repeat(2), &[2, 1, n, k]).unwrap();
+    let bb = Tensor::from_vec(b.to_vec::<f32>().repeat(3), &[3, k, p]).unwrap();
+    let r = matmul::matmul(&ab, &bb).unwrap();
+    assert_eq!(r.shape(), &[2, 3, n, p]);
+    assert_close(&r.to_vec::<f64>(), &want.repeat(6), 1e-5);
+    // Vector cases and integer matmul.
+    let v = t(&[1., 2., 3.], &[3]);
+    assert_eq!(matmul::matmul(&v, &v).unwrap().shape(), &[] as &[usize]);
+    let m = arange_f32(6, &[2, 3]);
+    assert_eq!(
+        matmul::matmul(&m, &v).unwrap().to_vec::<f32>(),
+        vec![8., 26.]
+    );
+    let mi = ti(&[1, 2, 3, 4], &[2, 2]);
+    assert_eq!(
+        matmul::matmul(&mi, &mi).unwrap().to_vec::<i64>(),
+        vec![7, 10, 15, 22]
+    );
+    let e = matmul::mm(&m, &m).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
+    );
+}
+
+#[test]
+fn addmm_and_linear() {
+    let x = arange_f32(6, &[2, 3]);
+    let w = t(&[1., 0., 1., 0., 1., 0.], &[2, 3]);
+    let bias = t(&[10., 20.], &[2]);
+    let l = matmul::linear(&x, &w, Some(&bias)).unwrap();
+    assert_eq!(l.to_vec::<f32>(), vec![12., 21., 18., 24.]);
+    let a = matmul::addmm(
+        &bias,
+        &x,
+        &w.t().unwrap(),
+        Scalar::Float(0.5),
+        Scalar::Int(2),
+    )
+    .unwrap();
+    assert_eq!(a.to_vec::<f32>(), vec![9., 12., 21., 18.]);
+    let nanb = t(&[f32::NAN, f32::NAN], &[2]);
+    let z = matmul::addmm(&nanb, &x, &w.t().unwrap(), Scalar::Int(0), Scalar::Int(1)).unwrap();
+    assert_eq!(z.to_vec::<f32>(), vec![2., 1., 8., 4.]);
+}
+
+#[test]
+fn softmax_layer_norm() {
+    let x = t(&[1., 2., 3., 4., 5., 7.], &[2, 3]);
+    for dim in [0i64, 1] {
+        let s = nn::softmax(&x, dim, None, false).unwrap();
+        let sums = reduce::reduce(ReduceOp::Sum, &s, Some(&[dim]), false, None).unwrap();
+        assert_close(&sums.to_vec::<f64>(), &vec![1.0; sums.numel()], 1e-6);
+        let ls = nn::softmax(&x, dim, None, true).unwrap();
+        let e = pointwise::unary(UnaryOp::Exp, &ls).unwrap();
+        assert_close(&e.to_vec::<f64>(), &s.to_vec::<f64>(), 1e-6);
+    }
+    let s = nn::softmax(&x, 1, None, false).unwrap().to_vec::<f64>();
+    let d = (1f64.exp() + 2f64.exp() + 3f64.exp()).recip();
+    assert_close(
+        &s[..3],
+        &[1f64.exp() * d, 2f64.exp() * d, 3f64.exp() * d],
+        1e-6,
+    );
+    let w = t(&[1., 2., 3.], &[3]);
+    let b = t(&[0., 0., 1.], &[3]);
+    let ln = nn::layer_norm(&x, &[3], Some(&w), Some(&b), 1e-5)
+        .unwrap()
+        .to_vec::<f64>();
+    let r = 1.0 / (2.0f64 / 3.0 + 1e-5).sqrt();
+    assert_close(&ln[..3], &[-r, 0.0, 3.0 * r + 1.0], 1e-5);
+    let e = nn::layer_norm(&x, &[2], None, None, 1e-5).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Given normalized_shape=[2], expected input with shape [*, 2], but got input of size[2, 3]"
+    );
+}
+
+#[test]
+fn cat_stack_split_chunk() {
+    let a = arange_f32(4, &[2, 2]);
+    let b = ti(&[9, 9], &[2, 1]);
+    let c = shape::cat(&[&a, &b], 1).unwrap();
+    assert_eq!((c.dtype(), c.shape()), (DType::Float32, &[2usize, 3][..]));
+    assert_eq!(c.to_vec::<f32>(), vec![0., 1., 9., 2., 3., 9.]);
+    let e = shape::cat(&[&a, &b], 0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Sizes of tensors must match except in dimension 0. Expected size 2 but got size 1 for tensor number 1 in the list."
+    );
+    let s = shape::stack(&[&a, &a], 1).unwrap();
+    assert_eq!(s.shape(), &[2, 2, 2]);
+    let parts = a.views_of(shape::split_layouts(&arange_f32(5, &[5]), 2, 0).unwrap());
+    assert_eq!(parts.len(), 3);
+    let x = arange_f32(5, &[5]);
+    let parts = x.views_of(shape::chunk_layouts(&x, 2, 0).unwrap());
+    assert_eq!(
+        parts.iter().map(|p| p.to_vec::<f32>()).collect::<Vec<_>>(),
+        vec![vec![0., 1., 2.], vec![3., 4.]]
+    );
+    assert!(parts[1].shares_storage(&x));
+    assert!(shape::split_with_sizes_layouts(&x, &[2, 2], 0).is_err());
+}
+
+#[test]
+fn creation_ops() {
+    assert_eq!(
+        creation::arange(Scalar::Int(5), None, Scalar::Int(1), None)
+            .unwrap()
+            .to_vec::<i64>(),
+        vec![0, 1, 2, 3, 4]
+    );
+    assert_eq!(
+        creation::arange(Scalar::Int(5), Some(Scalar::Int(0)), Scalar::Int(-2), None)
+            .unwrap()
+            .to_vec::<i64>(),
+        vec![5, 3, 1]
+    );
+    let f = creation::arange(
+        Scalar::Float(0.0),
+        Some(Scalar::Float(1.0)),
+        Scalar::Float(0.25),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (f.dtype(), f.to_vec::<f32>()),
+        (DType::Float32, vec![0., 0.25, 0.5, 0.75])
+    );
+    assert_eq!(
+        creation::linspace(Scalar::Int(0), Scalar::Int(1), 5, None)
+            .unwrap()
+            .to_vec::<f32>(),
+        vec![0., 0.25, 0.5, 0.75, 1.]
+    );
+    assert_eq!(
+        creation::eye(2, Some(3), None).unwrap().to_vec::<f32>(),
+        vec![1., 0., 0., 0., 1., 0.]
+    );
+    let d = Tensor::from_scalars(&[Scalar::Int(1), Scalar::Float(2.5)], &[2], None).unwrap();
+    assert_eq!(d.dtype(), DType::Float32);
+    assert_eq!(
+        Tensor::full(&[2], Scalar::Bool(true), DType::Int32).to_vec::<i32>(),
+        vec![1, 1]
+    );
+}
+
+#[test]
+fn random_is_seeded_and_distributed() {
+    random::manual_seed(7);
+    let a = random::rand(&[1000], None, None).unwrap();
+    random::manual_seed(7);
+    let b = random::rand(&[1000], None, None).unwrap();
+    assert_eq!(a.to_vec::<f32>(), b.to_vec::<f32>());
+    let av = a.to_vec::<f64>();
+    assert!(av.iter().all(|&v| (0.0..1.0).contains(&v)));
+    let g = crate::Generator::new(3);
+    let n = random::randn(&[20000], None, Some(&g))
+        .unwrap()
+        .to_vec::<f64>();
+    let mean = n.iter().sum::<f64>() / n.len() as f64;
+    let var = n.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n.len() as f64;
+    assert!(
+        mean.abs() < 0.03 && (var - 1.0).abs() < 0.05,
+        "{mean} {var}"
+    );
+    let r = random::randint(-3, 3, &[500], None, Some(&g))
+        .unwrap()
+        .to_vec::<i64>();
+    assert!(r.iter().all(|v| (-3..3).contains(v)) && r.contains(&-3) && r.contains(&2));
+    let mut p = random::randperm(50, None, Some(&g))
+        .unwrap()
+        .to_vec::<i64>();
+    p.sort();
+    assert_eq!(p, (0..50).collect::<Vec<_>>());
+    let x = Tensor::ones(&[10000], DType::Float32);
+    let d = random::dropout(&x, 0.25, true, Some(&g))
+        .unwrap()
+        .to_vec::<f32>();
+    let zeros = d.iter().filter(|&&v| v == 0.0).count();
+    assert!((2000..3000).contains(&zeros));
+    assert!(d.iter().all(|&v| v == 0.0 || (v - 4.0 / 3.0).abs() < 1e-6));
+    assert_eq!(
+        random::dropout(&x, 0.5, false, None)
+            .unwrap()
+            .to_vec::<f32>(),
+        x.to_vec::<f32>()
+    );
+}
+
+#[test]
+fn parallel_paths_match_serial() {
+    // Large enough to take the threaded path; strided to exercise run splitting.
+    let n = 300 * 257;
+    let x = arange_f32(n, &[300, 257]).t().unwrap();
+    let y = pointwise::binary(BinaryOp::Add, ts(&x), ts(&x), Scalar::Int(1)).unwrap();
+    let xv = x.to_vec::<f32>();
+    assert_eq!(
+        y.to_vec::<f32>(),
+        xv.iter().map(|v| v * 2.0).collect::<Vec<_>>()
+    );
+    let s = reduce::reduce(ReduceOp::Sum, &x, Some(&[1]), false, None)
+        .unwrap()
+        .to_vec::<f64>();
+    let want: Vec<f64> = (0..257)
+        .map(|j| (0..300).map(|i| (i * 257 + j) as f64).sum())
+        .collect();
+    assert_close(&s, &want, 1e-12);
+}
