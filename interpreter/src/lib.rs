@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod convert;
+pub mod dynamo;
 pub mod embed;
 pub mod eval_frame;
 

@@ -106,20 +106,32 @@ impl Source {
                 .get(*index as usize)
                 .cloned()
                 .flatten()
-                .ok_or_else(|| vm.new_name_error(format!("local '{name}' is unbound"), vm.ctx.new_str(&**name))),
+                .ok_or_else(|| {
+                    vm.new_name_error(
+                        format!("local '{name}' is unbound"),
+                        vm.ctx.new_str(&**name),
+                    )
+                }),
             Source::Deref { name, index } => frame
                 .cells
                 .get(*index as usize)
                 .cloned()
                 .flatten()
-                .ok_or_else(|| vm.new_name_error(format!("free variable '{name}' is unbound"), vm.ctx.new_str(&**name))),
+                .ok_or_else(|| {
+                    vm.new_name_error(
+                        format!("free variable '{name}' is unbound"),
+                        vm.ctx.new_str(&**name),
+                    )
+                }),
             Source::Global(name) => {
                 if let Some(v) = frame.globals.get_item_opt(&**name, vm)? {
                     return Ok(v);
                 }
                 frame.builtins.get_item(&**name, vm)
             }
-            Source::Attr(base, name) => base.eval(frame, vm)?.get_attr(&vm.ctx.new_str(&**name), vm),
+            Source::Attr(base, name) => {
+                base.eval(frame, vm)?.get_attr(&vm.ctx.new_str(&**name), vm)
+            }
             Source::Item(base, key) => base.eval(frame, vm)?.get_item(&*key.to_py(vm), vm),
         }
     }
@@ -182,7 +194,9 @@ mod tests {
         let w = x.attr("fc1").attr("weight");
         assert_eq!(w.to_string(), "L['self'].fc1.weight");
         assert_eq!(w.identifier(), "L_self_fc1_weight_");
-        let item = Rc::new(Source::Global("cfg".into())).item(Key::Str("k".into())).item(Key::Int(0));
+        let item = Rc::new(Source::Global("cfg".into()))
+            .item(Key::Str("k".into()))
+            .item(Key::Int(0));
         assert_eq!(item.to_string(), "G['cfg']['k'][0]");
         assert_eq!(item.root(), &Source::Global("cfg".into()));
     }

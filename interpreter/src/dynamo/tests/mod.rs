@@ -1,0 +1,3 @@
+//! Unit tests of the Dynamo core.
+
+mod codegen;
