@@ -435,17 +435,23 @@ pub fn names_of(code: &PyCode) -> Vec<String> {
     code.code.names.iter().map(|n| n.to_string()).collect()
 }
 
+/// One label per decoded instruction (plus one for the end), for [`copy_instructions`]. Made
+/// before the copy so a prologue can jump into the body.
+pub fn body_labels(asm: &mut Assembler, bc: &super::bytecode::Bytecode) -> Vec<Label> {
+    (0..=bc.instrs.len()).map(|_| asm.label()).collect()
+}
+
 /// Re-emits decoded instructions into an assembler, jump targets and exception ranges turned
-/// into labels. Returns the label of each instruction (by position), so a caller can jump into
-/// the copied body (resume functions) or prepend a prologue.
+/// into `labels` (from [`body_labels`]). `remap` may rewrite an instruction into several (it
+/// must not for jumps).
 pub fn copy_instructions(
     asm: &mut Assembler,
     code: &PyCode,
     bc: &super::bytecode::Bytecode,
-    mut remap: impl FnMut(&super::bytecode::Instr) -> (Instruction, u32),
-) -> Vec<Label> {
-    let labels: Vec<Label> = bc.instrs.iter().map(|_| asm.label()).collect();
-    let end = asm.label();
+    labels: &[Label],
+    mut remap: impl FnMut(&super::bytecode::Instr) -> Vec<(Instruction, u32)>,
+) {
+    let end = labels[bc.instrs.len()];
     let label_at = |unit: u32| -> Label {
         match bc.position(unit) {
             Some(p) => labels[p],
@@ -457,14 +463,15 @@ pub fn copy_instructions(
         if let Some(line) = ins.line {
             asm.set_line(line);
         }
-        let (op, arg) = remap(ins);
         match ins.jump_target() {
-            Some(target) => {
-                // FOR_ITER's exhaustion path skips the END_FOR at its target; the target itself
-                // is still END_FOR, so the label is the END_FOR's.
-                asm.emit_jump(op, label_at(target));
+            // FOR_ITER's exhaustion path skips the END_FOR at its target; the target label is
+            // still the END_FOR's, which keeps the layout (and that skip) intact.
+            Some(target) => asm.emit_jump(ins.op, label_at(target)),
+            None => {
+                for (op, arg) in remap(ins) {
+                    asm.emit(op, arg);
+                }
             }
-            None => asm.emit(op, arg),
         }
     }
     asm.bind(end);
@@ -477,7 +484,6 @@ pub fn copy_instructions(
             push_lasti: e.push_lasti,
         });
     }
-    labels
 }
 
 impl CodeSpec {

@@ -3,7 +3,9 @@
 //! onto ours.
 
 pub mod bytecode;
+pub mod bytecode_analysis;
 pub mod codegen;
+pub mod resume;
 pub mod source;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@ use rustpython_vm::builtins::{PyCode, PyFunction};
 use rustpython_vm::{PyObjectRef, PyRef};
 
 use crate::dynamo::bytecode::Bytecode;
-use crate::dynamo::codegen::{Assembler, CodeSpec, copy_instructions};
+use crate::dynamo::codegen::{Assembler, CodeSpec, body_labels, copy_instructions};
 use crate::eval_frame::function_with_code;
 
 const PROGRAMS: &str = r#"
@@ -58,7 +58,8 @@ fn big_jump_source() -> String {
 fn reassembled(code: &PyRef<PyCode>, vm: &rustpython_vm::VirtualMachine) -> PyRef<PyCode> {
     let bc = Bytecode::decode(code);
     let mut asm = Assembler::new(bc.instrs[0].line.unwrap_or(1));
-    copy_instructions(&mut asm, code, &bc, |i| (i.op, i.arg));
+    let labels = body_labels(&mut asm, &bc);
+    copy_instructions(&mut asm, code, &bc, &labels, |i| vec![(i.op, i.arg)]);
     CodeSpec::of(code).build(asm.assemble(), vm)
 }
 

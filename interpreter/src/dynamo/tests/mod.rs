@@ -1,3 +1,4 @@
 //! Unit tests of the Dynamo core.
 
 mod codegen;
+mod resume;

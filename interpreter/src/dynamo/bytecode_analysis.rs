@@ -1,0 +1,191 @@
+//! Static analyses over decoded bytecode: which variables are live at an instruction, and
+//! whether an instruction sits where Dynamo cannot resume (a loop, a `try`, a `with`).
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::bytecode::{self, Instruction};
+
+use super::bytecode::{Bytecode, Instr};
+
+/// Variables in the localsplus index space: `co_varnames`, then cells that are not also
+/// locals, then free variables (what `LOAD_DEREF` and friends index).
+#[derive(Clone, Debug)]
+pub struct Slots {
+    /// Names by localsplus index.
+    pub names: Vec<String>,
+    /// How many of them are `co_varnames`.
+    pub nlocals: usize,
+}
+
+impl Slots {
+    /// The localsplus layout of `code`.
+    pub fn of(code: &PyCode) -> Self {
+        let c = &code.code;
+        let mut names: Vec<String> = c.varnames.iter().map(|n| n.to_string()).collect();
+        let nlocals = names.len();
+        for cell in c.cellvars.iter() {
+            if !names[..nlocals].iter().any(|n| n == cell.as_str()) {
+                names.push(cell.to_string());
+            }
+        }
+        names.extend(c.freevars.iter().map(|n| n.to_string()));
+        Self { names, nlocals }
+    }
+}
+
+/// The localsplus slots an instruction reads and writes.
+pub fn slot_effects(ins: &Instr) -> (Vec<u32>, Vec<u32>) {
+    use Instruction as I;
+    let a = ins.arg;
+    match ins.op {
+        I::LoadFast { .. }
+        | I::LoadFastBorrow { .. }
+        | I::LoadFastCheck { .. }
+        | I::LoadDeref { .. }
+        | I::LoadFromDictOrDeref { .. } => (vec![a], vec![]),
+        // Reads the slot (it saves the value to restore it after an inlined comprehension).
+        I::LoadFastAndClear { .. } => (vec![a], vec![a]),
+        I::LoadFastLoadFast { .. } | I::LoadFastBorrowLoadFastBorrow { .. } => {
+            (vec![a >> 4, a & 15], vec![])
+        }
+        I::StoreFast { .. }
+        | I::DeleteFast { .. }
+        | I::StoreDeref { .. }
+        | I::DeleteDeref { .. } => (vec![], vec![a]),
+        I::StoreFastLoadFast { .. } => (vec![a & 15], vec![a >> 4]),
+        I::StoreFastStoreFast { .. } => (vec![], vec![a >> 4, a & 15]),
+        _ => (vec![], vec![]),
+    }
+}
+
+/// Successor instruction positions of the instruction at `pos`.
+fn successors(bc: &Bytecode, pos: usize) -> Vec<usize> {
+    let ins = &bc.instrs[pos];
+    let mut out = Vec::with_capacity(2);
+    if let Some(t) = ins.jump_target()
+        && let Some(p) = bc.position(t)
+    {
+        out.push(p);
+        // FOR_ITER exhaustion skips the END_FOR at its target.
+        if matches!(ins.op, Instruction::ForIter { .. }) && p + 1 < bc.instrs.len() {
+            out.push(p + 1);
+        }
+    }
+    let falls_through = !ins.op.is_no_fallthrough()
+        && !matches!(
+            ins.op,
+            Instruction::ReturnValue
+                | Instruction::RaiseVarargs { .. }
+                | Instruction::Reraise { .. }
+                | Instruction::JumpForward { .. }
+                | Instruction::JumpBackward { .. }
+                | Instruction::JumpBackwardNoInterrupt { .. }
+        );
+    if falls_through && pos + 1 < bc.instrs.len() {
+        out.push(pos + 1);
+    }
+    out
+}
+
+/// Liveness: for each instruction, the slots that may be read before being written on some
+/// path starting at it (exception edges included).
+pub struct Liveness {
+    live_in: Vec<Vec<bool>>,
+}
+
+impl Liveness {
+    /// Computes liveness for `code`.
+    pub fn compute(code: &PyCode, bc: &Bytecode, nslots: usize) -> Self {
+        let n = bc.instrs.len();
+        let handlers = bytecode::decode_exception_table(&code.code.exceptiontable);
+        let effects: Vec<_> = bc.instrs.iter().map(slot_effects).collect();
+        let succ: Vec<Vec<usize>> = (0..n)
+            .map(|p| {
+                let mut s = successors(bc, p);
+                let unit = bc.instrs[p].index;
+                for h in &handlers {
+                    if unit >= h.start
+                        && unit < h.end
+                        && let Some(t) = bc.position(h.target)
+                    {
+                        s.push(t);
+                    }
+                }
+                s
+            })
+            .collect();
+        let mut live_in = vec![vec![false; nslots]; n];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for p in (0..n).rev() {
+                let mut out = vec![false; nslots];
+                for &s in &succ[p] {
+                    for (o, l) in out.iter_mut().zip(&live_in[s]) {
+                        *o |= *l;
+                    }
+                }
+                let (reads, writes) = &effects[p];
+                for &w in writes {
+                    if let Some(o) = out.get_mut(w as usize) {
+                        *o = false;
+                    }
+                }
+                for &r in reads {
+                    if let Some(o) = out.get_mut(r as usize) {
+                        *o = true;
+                    }
+                }
+                if out != live_in[p] {
+                    live_in[p] = out;
+                    changed = true;
+                }
+            }
+        }
+        Self { live_in }
+    }
+
+    /// Slots live on entry to the instruction at position `pos`.
+    pub fn live_at(&self, pos: usize) -> Vec<u32> {
+        self.live_in[pos]
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| **l)
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+}
+
+/// Why Dynamo cannot resume at an instruction, if it cannot.
+pub fn resume_blocker(code: &PyCode, bc: &Bytecode, pos: usize) -> Option<&'static str> {
+    let unit = bc.instrs[pos].index;
+    for h in bytecode::decode_exception_table(&code.code.exceptiontable) {
+        if unit >= h.start && unit < h.end {
+            return Some("inside a try/with block");
+        }
+    }
+    // A backward jump after `pos` whose target is at or before it closes a loop around `pos`.
+    for ins in &bc.instrs[pos..] {
+        if matches!(
+            ins.op,
+            Instruction::JumpBackward { .. } | Instruction::JumpBackwardNoInterrupt { .. }
+        ) && ins.jump_target().is_some_and(|t| t <= unit)
+        {
+            return Some("inside a loop");
+        }
+    }
+    None
+}
+
+/// The variables a resume function at instruction `pos` must receive: live locals and cells, in
+/// localsplus order. Free variables are not included; they come from the function's closure.
+pub fn live_for_resume(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<String> {
+    let slots = Slots::of(code);
+    let nfree = code.code.freevars.len();
+    let first_free = slots.names.len() - nfree;
+    Liveness::compute(code, bc, slots.names.len())
+        .live_at(pos)
+        .into_iter()
+        .filter(|&s| (s as usize) < first_free)
+        .map(|s| slots.names[s as usize].clone())
+        .collect()
+}

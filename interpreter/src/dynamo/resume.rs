@@ -1,0 +1,237 @@
+//! Resume functions: `torch_dynamo_resume_in_<fn>_at_<line>`, the rest of a function after a
+//! graph break, as an ordinary code object that Dynamo intercepts and compiles in turn.
+//!
+//! The resume function is the original code with a prologue:
+//! ```text
+//!   COPY_FREE_VARS / MAKE_CELL        (the frame's closure and cells, as the original's start)
+//!   RESUME 0
+//!   LOAD_FAST ___stack0 ...           (rebuild the value stack; PUSH_NULL where it held NULL)
+//!   JUMP_FORWARD <resume target>      (into the copied original body)
+//! ```
+//! Its parameters are the stack values, then the live variables. Every instruction that names a
+//! local or cell slot is renumbered for the new layout, so the body runs exactly as the original
+//! would from that point.
+//!
+//! **Invariant:** the same `(code, target, stack layout, live variables)` always yields the same
+//! code object (cached), so converging paths share one resume function and its compiled entries.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::bytecode::{CodeFlags, Instruction, Opcode};
+use rustpython_vm::{AsObject, PyRef, VirtualMachine};
+
+use super::bytecode::{Bytecode, Instr};
+use super::bytecode_analysis::Slots;
+use super::codegen::{Assembler, CodeSpec, body_labels, copy_instructions};
+
+/// One value-stack entry at the resume point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StackEntry {
+    /// A value, passed as a parameter.
+    Value,
+    /// The NULL that `LOAD_GLOBAL`/`LOAD_ATTR` push before a callable.
+    Null,
+}
+
+/// What a resume function needs to know about its resume point.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResumePoint {
+    /// Code-unit index of the instruction to resume at.
+    pub target: u32,
+    /// The value stack, bottom first.
+    pub stack: Vec<StackEntry>,
+    /// Live variables (localsplus names) passed after the stack values, in this order.
+    pub live: Vec<String>,
+}
+
+impl ResumePoint {
+    /// The resume function's name.
+    pub fn name(code: &PyCode, line: u32) -> String {
+        format!("torch_dynamo_resume_in_{}_at_{}", code.code.obj_name, line)
+    }
+}
+
+thread_local! {
+    /// (code object address, resume point) → resume code. Keeps the original alive.
+    static CACHE: RefCell<HashMap<(usize, ResumePoint), (PyRef<PyCode>, PyRef<PyCode>)>> =
+        RefCell::new(HashMap::new());
+}
+
+/// Forgets every resume function (`torch._dynamo.reset()`).
+pub fn reset() {
+    CACHE.with(|c| c.borrow_mut().clear());
+}
+
+/// The resume function for `point` in `code` (generated once, then cached).
+pub fn resume_code(
+    code: &PyRef<PyCode>,
+    point: &ResumePoint,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
+    let key = (code.as_object() as *const _ as usize, point.clone());
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).map(|(_, r)| r.clone())) {
+        return Ok(hit);
+    }
+    let made = generate(code, point, vm)?;
+    CACHE.with(|c| c.borrow_mut().insert(key, (code.clone(), made.clone())));
+    Ok(made)
+}
+
+fn generate(
+    code: &PyRef<PyCode>,
+    point: &ResumePoint,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
+    let bc = Bytecode::decode(code);
+    let target_pos = bc
+        .position(point.target)
+        .ok_or_else(|| format!("no instruction at offset {}", point.target))?;
+    let line = bc.instrs[target_pos].line.unwrap_or(1);
+    let old = Slots::of(code);
+    let orig = &code.code;
+
+    // New layout: stack params, live variables, then every other original local.
+    let n_stack_params = point
+        .stack
+        .iter()
+        .filter(|e| **e == StackEntry::Value)
+        .count();
+    let mut varnames: Vec<String> = (0..n_stack_params)
+        .map(|i| format!("___stack{i}"))
+        .collect();
+    for name in &point.live {
+        if old.names.iter().any(|n| n == name) && !orig.freevars.iter().any(|f| f.as_str() == name)
+        {
+            varnames.push(name.clone());
+        } else {
+            return Err(format!("cannot pass '{name}' to a resume function"));
+        }
+    }
+    let arg_count = varnames.len() as u32;
+    for name in orig.varnames.iter() {
+        if !varnames.iter().any(|v| v == name.as_str()) {
+            varnames.push(name.to_string());
+        }
+    }
+    let cellvars: Vec<String> = orig.cellvars.iter().map(|c| c.to_string()).collect();
+    let freevars: Vec<String> = orig.freevars.iter().map(|c| c.to_string()).collect();
+    let new_slots = {
+        let mut names = varnames.clone();
+        for c in &cellvars {
+            if !varnames.contains(c) {
+                names.push(c.clone());
+            }
+        }
+        names.extend(freevars.iter().cloned());
+        names
+    };
+    let remap_slot = |old_idx: u32| -> Result<u32, String> {
+        let name = old
+            .names
+            .get(old_idx as usize)
+            .ok_or_else(|| format!("slot {old_idx} out of range"))?;
+        new_slots
+            .iter()
+            .position(|n| n == name)
+            .map(|p| p as u32)
+            .ok_or_else(|| format!("slot '{name}' lost in the resume layout"))
+    };
+    let mut errors = Vec::new();
+    let mut asm = Assembler::new(line);
+    let labels = body_labels(&mut asm, &bc);
+    // Prologue, as the original's start: free variables, cells, RESUME.
+    if !freevars.is_empty() {
+        asm.emit(Opcode::CopyFreeVars.as_instruction(), freevars.len() as u32);
+    }
+    for c in &cellvars {
+        let slot = new_slots
+            .iter()
+            .position(|n| n == c)
+            .expect("invariant: cells are in the layout");
+        asm.emit(Opcode::MakeCell.as_instruction(), slot as u32);
+    }
+    asm.emit(Opcode::Resume.as_instruction(), 0);
+    let mut next_param = 0u32;
+    for entry in &point.stack {
+        match entry {
+            StackEntry::Value => {
+                asm.emit(Opcode::LoadFast.as_instruction(), next_param);
+                next_param += 1;
+            }
+            StackEntry::Null => asm.emit(Instruction::PushNull, 0),
+        }
+    }
+    asm.emit_jump(Opcode::JumpForward.as_instruction(), labels[target_pos]);
+
+    // The body, with every instruction that names a slot renumbered for the new layout.
+    copy_instructions(&mut asm, code, &bc, &labels, |ins: &Instr| {
+        renumber(ins, &remap_slot, &mut errors)
+    });
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e);
+    }
+
+    let mut flags = CodeFlags::OPTIMIZED | CodeFlags::NEWLOCALS;
+    if orig.flags.contains(CodeFlags::NESTED) {
+        flags |= CodeFlags::NESTED;
+    }
+    let name = ResumePoint::name(code, line);
+    let spec = CodeSpec {
+        name: name.clone(),
+        qualname: name,
+        arg_count,
+        posonlyarg_count: 0,
+        kwonlyarg_count: 0,
+        flags,
+        varnames,
+        cellvars,
+        freevars,
+        ..CodeSpec::of(code)
+    };
+    Ok(spec.build(asm.assemble(), vm))
+}
+
+/// Renumbers one instruction's slot arguments for the resume layout. Fused pairs
+/// (`LOAD_FAST_LOAD_FAST` and kin) pack two 4-bit slot numbers that may no longer fit, so they are
+/// always split into their two plain halves.
+fn renumber(
+    ins: &Instr,
+    remap: &impl Fn(u32) -> Result<u32, String>,
+    errors: &mut Vec<String>,
+) -> Vec<(Instruction, u32)> {
+    use Instruction as I;
+    let mut one = |a: u32| {
+        remap(a).unwrap_or_else(|e| {
+            errors.push(e);
+            a
+        })
+    };
+    let a = ins.arg;
+    let load = Opcode::LoadFast.as_instruction();
+    let load_borrow = Opcode::LoadFastBorrow.as_instruction();
+    let store = Opcode::StoreFast.as_instruction();
+    match ins.op {
+        I::LoadFast { .. }
+        | I::LoadFastBorrow { .. }
+        | I::LoadFastCheck { .. }
+        | I::LoadFastAndClear { .. }
+        | I::StoreFast { .. }
+        | I::DeleteFast { .. }
+        | I::LoadDeref { .. }
+        | I::StoreDeref { .. }
+        | I::DeleteDeref { .. }
+        | I::MakeCell { .. }
+        | I::LoadFromDictOrDeref { .. } => vec![(ins.op, one(a))],
+        I::LoadFastLoadFast { .. } => vec![(load, one(a >> 4)), (load, one(a & 15))],
+        I::LoadFastBorrowLoadFastBorrow { .. } => {
+            vec![(load_borrow, one(a >> 4)), (load_borrow, one(a & 15))]
+        }
+        // Stores TOS into the first slot, then loads the second.
+        I::StoreFastLoadFast { .. } => vec![(store, one(a >> 4)), (load, one(a & 15))],
+        // Stores TOS into the first slot, then the new TOS into the second.
+        I::StoreFastStoreFast { .. } => vec![(store, one(a >> 4)), (store, one(a & 15))],
+        _ => vec![(ins.op, a)],
+    }
+}
