@@ -1,0 +1,519 @@
+//! Guards: the assumptions a compiled entry was traced under, as data, checked natively on every
+//! call before the entry runs (Dynamo's guard tree, evaluated in Rust rather than as Python
+//! lambdas).
+//!
+//! ```text
+//!   GuardSet (flat list, built while tracing, deduplicated)
+//!     --[GuardTree::build]--> nodes in parent-before-child order: one per source, its checks
+//!     --[GuardTree::check]--> Ok | Err(first failure, in PyTorch's wording)
+//! ```
+
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyFloat, PyInt, PyStr};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
+use rynamo_tensor::{DType, TensorMeta};
+
+use super::bridge;
+use super::source::{Key, Source};
+
+/// A constant a guard compares against.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstValue {
+    /// `None`.
+    None,
+    /// A bool (checked before ints: `True == 1` must not pass for a bool guard).
+    Bool(bool),
+    /// An int that fits in 64 bits.
+    Int(i64),
+    /// A float (compared by bits, so `nan` matches `nan` and `-0.0` does not match `0.0`).
+    Float(f64),
+    /// A str.
+    Str(Rc<str>),
+}
+
+impl ConstValue {
+    /// The constant for `obj`, if it is one of the guardable literal types.
+    pub fn of(obj: &PyObject, vm: &VirtualMachine) -> Option<Self> {
+        if vm.is_none(obj) {
+            return Some(Self::None);
+        }
+        if obj.class().is(vm.ctx.types.bool_type) {
+            return Some(Self::Bool(obj.is(&vm.ctx.true_value)));
+        }
+        if obj.class().is(vm.ctx.types.int_type) {
+            let i = obj.downcast_ref::<PyInt>()?;
+            return i.try_to_primitive::<i64>(vm).ok().map(Self::Int);
+        }
+        if obj.class().is(vm.ctx.types.float_type) {
+            return obj.downcast_ref::<PyFloat>().map(|f| Self::Float(f.to_f64()));
+        }
+        if obj.class().is(vm.ctx.types.str_type) {
+            return obj
+                .downcast_ref::<PyStr>()
+                .and_then(|s| s.to_str())
+                .map(|s| Self::Str(s.into()));
+        }
+        None
+    }
+
+    fn matches(&self, obj: &PyObject, vm: &VirtualMachine) -> bool {
+        match self {
+            Self::None => vm.is_none(obj),
+            Self::Bool(b) => {
+                obj.class().is(vm.ctx.types.bool_type) && obj.is(&vm.ctx.true_value) == *b
+            }
+            Self::Int(i) => {
+                obj.class().is(vm.ctx.types.int_type)
+                    && obj
+                        .downcast_ref::<PyInt>()
+                        .and_then(|v| v.try_to_primitive::<i64>(vm).ok())
+                        == Some(*i)
+            }
+            Self::Float(f) => {
+                obj.class().is(vm.ctx.types.float_type)
+                    && obj
+                        .downcast_ref::<PyFloat>()
+                        .is_some_and(|v| v.to_f64().to_bits() == f.to_bits())
+            }
+            Self::Str(s) => {
+                obj.class().is(vm.ctx.types.str_type)
+                    && obj.downcast_ref::<PyStr>().and_then(|v| v.to_str()) == Some(&**s)
+            }
+        }
+    }
+
+    fn py_repr(&self) -> String {
+        match self {
+            Self::None => "None".into(),
+            Self::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Self::Int(i) => i.to_string(),
+            Self::Float(f) => {
+                if f.is_nan() {
+                    "nan".into()
+                } else if f.is_infinite() {
+                    if *f > 0.0 { "inf".into() } else { "-inf".into() }
+                } else if f.fract() == 0.0 && f.abs() < 1e16 {
+                    format!("{f:.1}")
+                } else {
+                    format!("{f}")
+                }
+            }
+            Self::Str(s) => format!("'{s}'"),
+        }
+    }
+}
+
+/// What a guard checks about the value at its source.
+#[derive(Clone, Debug)]
+pub enum Check {
+    /// `type(x) is T` (Dynamo's TYPE_MATCH).
+    TypeMatch {
+        /// The type, kept alive so its address cannot be reused.
+        ty: PyObjectRef,
+    },
+    /// `x is obj` (ID_MATCH; FUNCTION_MATCH for functions).
+    IdMatch {
+        /// The object, kept alive so its address cannot be reused.
+        obj: PyObjectRef,
+    },
+    /// `x == value` for a literal (EQUALS_MATCH), with the type checked too.
+    Equals(ConstValue),
+    /// A tensor with this dtype, shape, strides and requires_grad (TENSOR_MATCH).
+    Tensor {
+        /// dtype, shape, strides.
+        meta: TensorMeta,
+        /// The `requires_grad` flag.
+        requires_grad: bool,
+    },
+    /// `len(x) == n` for sequences and dicts (SEQUENCE_LENGTH / DICT_LENGTH).
+    Length(usize),
+    /// The dict's keys, in order (DICT_KEYS).
+    DictKeys(Vec<ConstValue>),
+}
+
+impl Check {
+    fn kind_name(&self) -> &'static str {
+        match self {
+            Check::TypeMatch { .. } => "TYPE_MATCH",
+            Check::IdMatch { .. } => "ID_MATCH",
+            Check::Equals(_) => "EQUALS_MATCH",
+            Check::Tensor { .. } => "TENSOR_MATCH",
+            Check::Length(_) => "LENGTH_CHECK",
+            Check::DictKeys(_) => "DICT_KEYS_MATCH",
+        }
+    }
+
+    /// The guard's code, as Dynamo prints it in guard dumps and recompile reasons.
+    fn code(&self, src: &str) -> String {
+        match self {
+            Check::TypeMatch { ty } => format!("___check_type_id({src}, {})", obj_id(ty)),
+            Check::IdMatch { obj } => format!("___check_obj_id({src}, {})", obj_id(obj)),
+            Check::Equals(v) => format!("{src} == {}", v.py_repr()),
+            Check::Tensor { meta, requires_grad } => format!(
+                "check_tensor({src}, Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), {}, device=None, requires_grad={}, size={:?}, stride={:?})",
+                dtype_py(meta.dtype),
+                if *requires_grad { "True" } else { "False" },
+                meta.shape,
+                meta.strides
+            ),
+            Check::Length(n) => format!("len({src}) == {n}"),
+            Check::DictKeys(keys) => format!(
+                "list({src}.keys()) == [{}]",
+                keys.iter().map(ConstValue::py_repr).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    /// `Ok` when `value` passes; otherwise the failure in PyTorch's recompile-reason wording.
+    fn check(&self, value: &PyObject, src: &str, vm: &VirtualMachine) -> Result<(), String> {
+        let fail = || Err(self.code(src));
+        match self {
+            Check::TypeMatch { ty } => {
+                if value.class().as_object().is(ty) { Ok(()) } else { fail() }
+            }
+            Check::IdMatch { obj } => {
+                if value.is(obj) { Ok(()) } else { fail() }
+            }
+            Check::Equals(v) => {
+                if v.matches(value, vm) { Ok(()) } else { fail() }
+            }
+            Check::Tensor { meta, requires_grad } => {
+                let Some((actual, rg)) = bridge::tensor_meta(value) else {
+                    return Err(format!("expected type of '{src}' to be a tensor type, ' but found {}", value.class().name()));
+                };
+                check_tensor(src, meta, *requires_grad, &actual, rg)
+            }
+            Check::Length(n) => match value.length(vm) {
+                Ok(len) if len == *n => Ok(()),
+                _ => fail(),
+            },
+            Check::DictKeys(keys) => {
+                let ok = value
+                    .downcast_ref::<rustpython_vm::builtins::PyDict>()
+                    .is_some_and(|d| {
+                        let actual: Vec<_> = d.keys_vec();
+                        actual.len() == keys.len()
+                            && actual.iter().zip(keys).all(|(a, k)| k.matches(a, vm))
+                    });
+                if ok { Ok(()) } else { fail() }
+            }
+        }
+    }
+}
+
+/// TENSOR_MATCH, with Dynamo's failure messages.
+fn check_tensor(
+    src: &str,
+    want: &TensorMeta,
+    want_rg: bool,
+    got: &TensorMeta,
+    got_rg: bool,
+) -> Result<(), String> {
+    if want.dtype != got.dtype {
+        return Err(format!(
+            "tensor '{src}' dtype mismatch. expected {}, actual {}",
+            dtype_c10(want.dtype),
+            dtype_c10(got.dtype)
+        ));
+    }
+    if want_rg != got_rg {
+        return Err(format!(
+            "tensor '{src}' requires_grad mismatch. expected requires_grad={}",
+            u8::from(want_rg)
+        ));
+    }
+    if want.shape.len() != got.shape.len() {
+        return Err(format!(
+            "tensor '{src}' rank mismatch. expected {}, actual {}",
+            want.shape.len(),
+            got.shape.len()
+        ));
+    }
+    for (i, (w, g)) in want.shape.iter().zip(&got.shape).enumerate() {
+        if w != g {
+            return Err(format!("tensor '{src}' size mismatch at index {i}. expected {w}, actual {g}"));
+        }
+    }
+    for (i, (w, g)) in want.strides.iter().zip(&got.strides).enumerate() {
+        if w != g {
+            return Err(format!("tensor '{src}' stride mismatch at index {i}. expected {w}, actual {g}"));
+        }
+    }
+    Ok(())
+}
+
+/// PyTorch's Python name of a dtype (`torch.float32`).
+pub fn dtype_py(d: DType) -> String {
+    format!("torch.{}", d.name())
+}
+
+/// c10's name of a dtype, as in TENSOR_MATCH failure messages (`Float`, `Long`).
+fn dtype_c10(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "Bool",
+        DType::UInt8 => "Byte",
+        DType::Int8 => "Char",
+        DType::Int32 => "Int",
+        DType::Int64 => "Long",
+        DType::Float16 => "Half",
+        DType::BFloat16 => "BFloat16",
+        DType::Float32 => "Float",
+        DType::Float64 => "Double",
+    }
+}
+
+fn obj_id(obj: &PyObjectRef) -> usize {
+    obj.as_object() as *const PyObject as usize
+}
+
+/// One guard: a check on the value at a source.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    /// Where the value is read from.
+    pub source: Rc<Source>,
+    /// What is checked.
+    pub check: Check,
+}
+
+/// Guards on frame-independent state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobalState {
+    /// `torch.is_grad_enabled()` when the entry was traced.
+    pub grad_enabled: bool,
+}
+
+impl GlobalState {
+    /// The current global state.
+    pub fn current() -> Self {
+        Self {
+            grad_enabled: bridge::grad_enabled(),
+        }
+    }
+}
+
+/// The guards collected while tracing one frame.
+#[derive(Clone, Debug, Default)]
+pub struct GuardSet {
+    guards: Vec<Guard>,
+    /// Pairs of sources that must be the same object (a tensor passed twice).
+    aliases: Vec<(Rc<Source>, Rc<Source>)>,
+}
+
+impl GuardSet {
+    /// Adds a guard unless an identical one exists.
+    pub fn add(&mut self, source: &Rc<Source>, check: Check) {
+        let dup = self.guards.iter().any(|g| {
+            g.source == *source && g.check.kind_name() == check.kind_name()
+        });
+        if !dup {
+            self.guards.push(Guard {
+                source: source.clone(),
+                check,
+            });
+        }
+    }
+
+    /// Requires two sources to hold the same object (Dynamo's duplicate-input guard).
+    pub fn add_alias(&mut self, a: &Rc<Source>, b: &Rc<Source>) {
+        self.aliases.push((a.clone(), b.clone()));
+    }
+
+    /// The guards, in the order they were added.
+    pub fn guards(&self) -> &[Guard] {
+        &self.guards
+    }
+}
+
+/// How a guard-tree node reads its value from its parent (or the frame).
+#[derive(Clone, Debug)]
+enum Access {
+    Local(u32),
+    Deref(u32),
+    Global(rustpython_vm::builtins::PyStrRef),
+    Attr(rustpython_vm::builtins::PyStrRef),
+    Item(PyObjectRef),
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    parent: Option<usize>,
+    access: Access,
+    source: Rc<Source>,
+    checks: Vec<Check>,
+}
+
+/// The guards of one cache entry, as an evaluable tree.
+#[derive(Clone, Debug)]
+pub struct GuardTree {
+    nodes: Vec<Node>,
+    aliases: Vec<(usize, usize)>,
+    global: GlobalState,
+}
+
+impl GuardTree {
+    /// Builds the tree: one node per distinct source (parents first), each with its checks.
+    pub fn build(set: &GuardSet, global: GlobalState, vm: &VirtualMachine) -> Self {
+        let mut tree = GuardTree {
+            nodes: Vec::new(),
+            aliases: Vec::new(),
+            global,
+        };
+        for g in &set.guards {
+            let n = tree.node_for(&g.source, vm);
+            tree.nodes[n].checks.push(g.check.clone());
+        }
+        for (a, b) in &set.aliases {
+            let (na, nb) = (tree.node_for(a, vm), tree.node_for(b, vm));
+            tree.aliases.push((na, nb));
+        }
+        tree
+    }
+
+    fn node_for(&mut self, source: &Rc<Source>, vm: &VirtualMachine) -> usize {
+        if let Some(i) = self.nodes.iter().position(|n| n.source == *source) {
+            return i;
+        }
+        let (parent, access) = match &**source {
+            Source::Local { index, .. } => (None, Access::Local(*index)),
+            Source::Deref { index, .. } => (None, Access::Deref(*index)),
+            Source::Global(name) => (None, Access::Global(vm.ctx.new_str(&**name))),
+            Source::Attr(base, name) => (Some(self.node_for(base, vm)), Access::Attr(vm.ctx.new_str(&**name))),
+            Source::Item(base, key) => {
+                let k = match key {
+                    Key::Int(i) => vm.ctx.new_int(*i).into(),
+                    Key::Str(s) => vm.ctx.new_str(&**s).into(),
+                };
+                (Some(self.node_for(base, vm)), Access::Item(k))
+            }
+        };
+        self.nodes.push(Node {
+            parent,
+            access,
+            source: source.clone(),
+            checks: Vec::new(),
+        });
+        self.nodes.len() - 1
+    }
+
+    /// Number of checks (for statistics and `explain`).
+    pub fn len(&self) -> usize {
+        self.nodes.iter().map(|n| n.checks.len()).sum::<usize>() + self.aliases.len() + 1
+    }
+
+    /// Whether there are no checks beyond the global state.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 1
+    }
+
+    /// Checks every guard against a frame; the first failure is returned in PyTorch's wording.
+    pub fn check(&self, frame: &super::source::FrameValues, vm: &VirtualMachine) -> Result<(), String> {
+        if GlobalState::current() != self.global {
+            return Err("GLOBAL_STATE changed: grad_mode ".to_owned());
+        }
+        let mut values: Vec<Option<PyObjectRef>> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let parent = node.parent.and_then(|p| values[p].clone());
+            let value = match (&node.access, parent) {
+                (Access::Local(i), _) => frame.locals.get(*i as usize).cloned().flatten(),
+                (Access::Deref(i), _) => frame.cells.get(*i as usize).cloned().flatten(),
+                (Access::Global(name), _) => frame.global(name.as_str(), vm).ok().flatten(),
+                (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok(),
+                (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok(),
+                (_, None) => None,
+            };
+            let src = node.source.to_string();
+            match &value {
+                Some(v) => {
+                    for c in &node.checks {
+                        c.check(v, &src, vm)?;
+                    }
+                }
+                None if !node.checks.is_empty() => {
+                    return Err(format!("{src} could not be read (it no longer exists)"));
+                }
+                None => {}
+            }
+            values.push(value);
+        }
+        for (a, b) in &self.aliases {
+            let same = match (&values[*a], &values[*b]) {
+                (Some(x), Some(y)) => x.is(y),
+                _ => false,
+            };
+            if !same {
+                return Err(format!("{} is {}", self.nodes[*a].source, self.nodes[*b].source));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tree in Dynamo's `TORCH_LOGS=guards` layout.
+    pub fn dump(&self, vm: &VirtualMachine) -> String {
+        let mut out = String::from("GUARDS:\n\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n");
+        out.push_str("| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None\n");
+        let _ = writeln!(
+            out,
+            "| +- GLOBAL_STATE: ___check_global_state()  # grad_mode={}",
+            self.global.grad_enabled
+        );
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].parent.is_none() {
+                self.dump_node(i, 1, &mut out, vm);
+            }
+        }
+        for (a, b) in &self.aliases {
+            let _ = writeln!(
+                out,
+                "| +- NO_TENSOR_ALIASING: {} is {}",
+                self.nodes[*a].source, self.nodes[*b].source
+            );
+        }
+        out
+    }
+
+    fn dump_node(&self, i: usize, depth: usize, out: &mut String, vm: &VirtualMachine) {
+        let node = &self.nodes[i];
+        let bar = "| ".repeat(depth);
+        let accessor = match &node.access {
+            Access::Local(idx) => format!(
+                "FrameLocalsGuardAccessor(key='{}', framelocals_idx={idx})",
+                match &*node.source {
+                    Source::Local { name, .. } => name.to_string(),
+                    _ => String::new(),
+                }
+            ),
+            Access::Deref(idx) => format!("FrameLocalsGuardAccessor(cell_idx={idx})"),
+            Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.as_str()),
+            Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.as_str()),
+            Access::Item(_) => "GetItemGuardAccessor".to_owned(),
+        };
+        let _ = writeln!(out, "{bar}+- GuardManager: source={}, accessed_by={accessor}", node.source);
+        let src = node.source.to_string();
+        for c in &node.checks {
+            let _ = writeln!(out, "{bar}| +- {}: {}", c.kind_name(), c.code(&src));
+        }
+        for (j, child) in self.nodes.iter().enumerate() {
+            if child.parent == Some(i) {
+                self.dump_node(j, depth + 1, out, vm);
+            }
+        }
+    }
+
+    /// Each guard as `(source, kind, code)`, for `explain()`'s `out_guards`.
+    pub fn describe(&self, vm: &VirtualMachine) -> Vec<(String, &'static str, String)> {
+        let mut out = vec![(
+            String::new(),
+            "GRAD_MODE",
+            format!("___is_grad_enabled() == {}", if self.global.grad_enabled { "True" } else { "False" }),
+        )];
+        for n in &self.nodes {
+            let src = n.source.to_string();
+            for c in &n.checks {
+                out.push((src.clone(), c.kind_name(), c.code(&src)));
+            }
+        }
+        out
+    }
+}

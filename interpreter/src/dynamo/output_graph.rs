@@ -1,0 +1,232 @@
+//! The graph being captured for one frame, with everything needed to run it later: its inputs
+//! (each with the source to read it from), its guards, the Python side effects to replay, and
+//! the FX view of each node (what a user backend sees).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rustpython_vm::{AsObject, PyObject, PyObjectRef};
+use rynamo_graph::{Arg, GraphBuilder, Op, ValueId, Value};
+use rynamo_tensor::TensorMeta;
+
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::guards::{Check, GuardSet};
+use super::side_effects::SideEffects;
+use super::source::{FrameValues, Source};
+use super::variables::{Kind, TensorVar, Vt};
+
+/// A graph input: a tensor read from the frame on every call.
+#[derive(Clone, Debug)]
+pub struct GraphInput {
+    /// The graph value.
+    pub value: ValueId,
+    /// Where to read it.
+    pub source: Rc<Source>,
+    /// The object seen while tracing (the backend's example input).
+    pub example: PyObjectRef,
+}
+
+/// How an FX-shaped view presents a node.
+#[derive(Clone, Debug)]
+pub enum FxTarget {
+    /// `call_function`, with the Python callable (`torch.add`).
+    Function(PyObjectRef),
+    /// `call_method`, with the method name (`add`).
+    Method(Rc<str>),
+}
+
+/// A node as the FX view shows it: its target and the user line that made it.
+#[derive(Clone, Debug)]
+pub struct FxInfo {
+    /// `call_function` or `call_method`.
+    pub target: FxTarget,
+    /// `file:line` of the user code that created it.
+    pub stack: Option<(String, u32, String)>,
+}
+
+/// The graph under construction for one frame (and the frames inlined into it).
+pub struct OutputGraph {
+    /// The graph.
+    pub graph: GraphBuilder,
+    /// Its inputs, in order.
+    pub inputs: Vec<GraphInput>,
+    /// Python object address → position in `inputs` (a tensor passed twice is one input).
+    input_by_obj: HashMap<usize, usize>,
+    /// Guards collected so far.
+    pub guards: GuardSet,
+    /// Python side effects to replay after the graph runs.
+    pub side_effects: SideEffects,
+    /// FX view of each node, parallel to the graph's nodes.
+    pub fx: Vec<FxInfo>,
+    /// The frame's values (what sources read while tracing).
+    pub frame: FrameValues,
+    /// The user stack at the instruction being traced (outermost first): `(file, line, function)`.
+    pub user_stack: Vec<(String, u32, String)>,
+}
+
+impl OutputGraph {
+    /// An empty graph for a frame.
+    pub fn new(frame: FrameValues) -> Self {
+        Self {
+            graph: GraphBuilder::new(),
+            inputs: Vec::new(),
+            input_by_obj: HashMap::new(),
+            guards: GuardSet::default(),
+            side_effects: SideEffects::default(),
+            fx: Vec::new(),
+            frame,
+            user_stack: Vec::new(),
+        }
+    }
+
+    /// The graph input for a tensor object read from `source` (reusing the input when the same
+    /// object was seen under another source, with an aliasing guard).
+    pub fn tensor_input(
+        &mut self,
+        obj: &PyObject,
+        meta: TensorMeta,
+        requires_grad: bool,
+        source: &Rc<Source>,
+    ) -> Vt {
+        let key = obj as *const PyObject as usize;
+        self.guards.add(
+            source,
+            Check::Tensor {
+                meta: meta.clone(),
+                requires_grad,
+            },
+        );
+        let value = match self.input_by_obj.get(&key) {
+            Some(&i) => {
+                let first = self.inputs[i].source.clone();
+                if first != *source {
+                    self.guards.add_alias(&first, source);
+                }
+                self.inputs[i].value
+            }
+            None => {
+                let v = self.graph.input(&source.identifier(), meta.clone());
+                self.input_by_obj.insert(key, self.inputs.len());
+                self.inputs.push(GraphInput {
+                    value: v,
+                    source: source.clone(),
+                    example: obj.to_owned(),
+                });
+                v
+            }
+        };
+        Vt::with_source(
+            Kind::Tensor(TensorVar {
+                value,
+                meta,
+                requires_grad,
+            }),
+            source.clone(),
+        )
+    }
+
+    /// Appends `op(args)` (bound, in schema order) and returns its outputs as trackers.
+    pub fn call_op(
+        &mut self,
+        op: Op,
+        args: Vec<Arg>,
+        target: FxTarget,
+        requires_grad: bool,
+    ) -> Result<Vec<Vt>, GraphBreak> {
+        let outs = self.graph.call(op, args).map_err(|e| {
+            GraphBreak::new(
+                GraphBreakKind::OpError,
+                format!("{}: {e}", op.py_name()),
+            )
+        })?;
+        self.fx.push(FxInfo {
+            target,
+            stack: self.user_stack.last().cloned(),
+        });
+        Ok(outs
+            .into_iter()
+            .map(|v| {
+                Vt::new(Kind::Tensor(TensorVar {
+                    value: v,
+                    meta: self.graph.meta(v).clone(),
+                    requires_grad,
+                }))
+            })
+            .collect())
+    }
+
+    /// Converts a tracker into a graph argument value, when it is one (tensors, numbers, lists of
+    /// ints, dtypes, None, index expressions are handled by the caller).
+    pub fn arg_of(&self, vt: &Vt, vm: &rustpython_vm::VirtualMachine) -> Option<Arg> {
+        match &vt.kind {
+            Kind::Tensor(t) => Some(Value::Tensor(t.value)),
+            Kind::Const(c) => const_arg(c, vm),
+            Kind::Tuple(items) => seq_arg(items, self, vm),
+            Kind::List(l) => seq_arg(&l.borrow().items, self, vm),
+            _ => None,
+        }
+    }
+
+    /// Number of ops in the graph.
+    pub fn op_count(&self) -> usize {
+        self.graph.graph().nodes().len()
+    }
+}
+
+/// A Python constant as an op argument.
+pub fn const_arg(c: &PyObject, vm: &rustpython_vm::VirtualMachine) -> Option<Arg> {
+    use rustpython_vm::builtins::{PyFloat, PyInt, PyStr};
+    if vm.is_none(c) {
+        return Some(Value::None);
+    }
+    if c.class().is(vm.ctx.types.bool_type) {
+        return Some(Value::Bool(c.is(&vm.ctx.true_value)));
+    }
+    if let Some(i) = c.downcast_ref::<PyInt>() {
+        return i.try_to_primitive::<i64>(vm).ok().map(Value::Int);
+    }
+    if let Some(f) = c.downcast_ref::<PyFloat>() {
+        return Some(Value::Float(f.to_f64()));
+    }
+    if let Some(s) = c.downcast_ref::<PyStr>() {
+        return s.to_str().map(|s| Value::Str(s.to_owned()));
+    }
+    if let Some(d) = super::bridge::dtype_of(c) {
+        return Some(Value::DType(d));
+    }
+    if let Some(t) = c.downcast_ref::<rustpython_vm::builtins::PyTuple>() {
+        let items: Option<Vec<i64>> = t
+            .as_slice()
+            .iter()
+            .map(|x| x.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()))
+            .collect();
+        return items.map(Value::IntList);
+    }
+    None
+}
+
+fn seq_arg(items: &[Vt], out: &OutputGraph, vm: &rustpython_vm::VirtualMachine) -> Option<Arg> {
+    let args: Option<Vec<Arg>> = items.iter().map(|v| out.arg_of(v, vm)).collect();
+    let args = args?;
+    if args.iter().all(|a| matches!(a, Value::Int(_))) {
+        return Some(Value::IntList(
+            args.iter()
+                .map(|a| match a {
+                    Value::Int(i) => *i,
+                    _ => unreachable!("invariant: checked above"),
+                })
+                .collect(),
+        ));
+    }
+    if args.iter().all(|a| matches!(a, Value::Tensor(_))) {
+        return Some(Value::TensorList(
+            args.iter()
+                .map(|a| match a {
+                    Value::Tensor(t) => *t,
+                    _ => unreachable!("invariant: checked above"),
+                })
+                .collect(),
+        ));
+    }
+    None
+}

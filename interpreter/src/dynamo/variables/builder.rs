@@ -1,0 +1,279 @@
+//! Wrapping frame values as trackers (Dynamo's `VariableBuilder`): each kind of Python value
+//! gets the tracker and the guards that make reusing the compiled code sound.
+//!
+//! | value | tracker | guard |
+//! |---|---|---|
+//! | tensor | graph input | TENSOR_MATCH (dtype, shape, strides, requires_grad), aliasing |
+//! | None, bool, int, float, str | constant | EQUALS_MATCH (type and value) |
+//! | tuple / list | tuple / list of wrapped items | TYPE_MATCH, LENGTH |
+//! | dict | dict of wrapped values | TYPE_MATCH, DICT_KEYS |
+//! | function, class, module, nn.Module | by identity | ID_MATCH |
+//! | registry op (`torch.add`) | the op | none (the `torch` namespace is trusted) |
+//! | other objects | object | TYPE_MATCH; attribute reads add their own guards |
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyDict, PyFunction, PyList, PyModule, PyTuple, PyType};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
+
+use super::super::bridge;
+use super::super::guards::{Check, ConstValue};
+use super::super::output_graph::OutputGraph;
+use super::super::source::{Key, Source};
+use super::{DictVar, Kind, ListVar, Vt};
+
+/// Whether `obj` is an immutable value Dynamo treats as a trace-time constant without guards of
+/// its own (numbers, strings, dtypes, ...; the caller guards where it came from).
+pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
+    ConstValue::of(obj, vm).is_some()
+        || obj.class().is(vm.ctx.types.float_type)
+        || obj.class().is(vm.ctx.types.int_type)
+        || obj.class().is(vm.ctx.types.bytes_type)
+        || obj.is(&vm.ctx.ellipsis)
+        || obj.is(&vm.ctx.not_implemented)
+        || bridge::dtype_of(obj).is_some()
+        || bridge::is_device(obj)
+        || obj.class().is(vm.ctx.types.range_type)
+        || obj.class().is(vm.ctx.types.slice_type)
+        || obj.class().is(vm.ctx.types.complex_type)
+}
+
+/// Whether every element of a tuple is a literal (then the tuple is one constant).
+fn is_literal_tuple(obj: &PyObject, vm: &VirtualMachine) -> bool {
+    obj.downcast_ref::<PyTuple>().is_some_and(|t| {
+        t.as_slice()
+            .iter()
+            .all(|x| is_literal(x, vm) || is_literal_tuple(x, vm))
+    })
+}
+
+/// Wraps a value read from `source`, adding its guards.
+pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &VirtualMachine) -> Vt {
+    if let Some((meta, rg)) = bridge::tensor_meta(&obj) {
+        return out.tensor_input(&obj, meta, rg, &source);
+    }
+    if let Some(v) = ConstValue::of(&obj, vm) {
+        out.guards.add(&source, Check::Equals(v));
+        return Vt::with_source(Kind::Const(obj), source);
+    }
+    if is_literal(&obj, vm) || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm)) {
+        // dtypes and devices are singletons: identity; other literals: type and equality through
+        // the repr-stable EQUALS path is not available, so identity of the value.
+        if bridge::dtype_of(&obj).is_some() {
+            out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        } else if obj.class().is(vm.ctx.types.tuple_type) {
+            wrap_literal_tuple_guards(out, &obj, &source, vm);
+        } else {
+            out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+        }
+        return Vt::with_source(Kind::Const(obj), source);
+    }
+    if let Some((overloads, surface)) = bridge::op_function(&obj) {
+        return Vt::with_source(
+            Kind::TorchOp {
+                overloads,
+                surface,
+                obj,
+            },
+            source,
+        );
+    }
+    if obj.class().is(vm.ctx.types.tuple_type)
+        && let Some(t) = obj.downcast_ref::<PyTuple>()
+    {
+        out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+        out.guards.add(&source, Check::Length(t.len()));
+        let items = t
+            .as_slice()
+            .iter()
+            .enumerate()
+            .map(|(i, x)| wrap(out, x.clone(), source.item(Key::Int(i as i64)), vm))
+            .collect();
+        return Vt::with_source(Kind::Tuple(items), source);
+    }
+    if obj.class().is(vm.ctx.types.list_type)
+        && let Some(l) = obj.downcast_ref::<PyList>()
+    {
+        out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+        let snapshot = l.borrow_vec().to_vec();
+        out.guards.add(&source, Check::Length(snapshot.len()));
+        let items = snapshot
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| wrap(out, x, source.item(Key::Int(i as i64)), vm))
+            .collect();
+        return Vt::with_source(
+            Kind::List(Rc::new(RefCell::new(ListVar {
+                items,
+                mutated: false,
+            }))),
+            source,
+        );
+    }
+    if obj.class().is(vm.ctx.types.dict_type)
+        && let Some(d) = obj.downcast_ref::<PyDict>()
+    {
+        let keys = d.keys_vec();
+        let const_keys: Option<Vec<ConstValue>> = keys.iter().map(|k| ConstValue::of(k, vm)).collect();
+        if let Some(const_keys) = const_keys {
+            out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+            out.guards.add(&source, Check::DictKeys(const_keys.clone()));
+            let mut items = Vec::with_capacity(keys.len());
+            for (k, ck) in keys.into_iter().zip(const_keys) {
+                let key = match ck {
+                    ConstValue::Int(i) => Some(Key::Int(i)),
+                    ConstValue::Str(s) => Some(Key::Str(s)),
+                    _ => None,
+                };
+                let Some(key) = key else {
+                    return opaque(out, obj, source, vm);
+                };
+                let Ok(v) = d.get_item(&*k, vm) else {
+                    return opaque(out, obj, source, vm);
+                };
+                items.push((k, wrap(out, v, source.item(key), vm)));
+            }
+            return Vt::with_source(
+                Kind::Dict(Rc::new(RefCell::new(DictVar {
+                    items,
+                    mutated: false,
+                }))),
+                source,
+            );
+        }
+        return opaque(out, obj, source, vm);
+    }
+    if obj.downcast_ref::<PyFunction>().is_some() {
+        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        return Vt::with_source(Kind::Function(obj), source);
+    }
+    if obj.downcast_ref::<PyModule>().is_some() {
+        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        return Vt::with_source(Kind::Module(obj), source);
+    }
+    if obj.downcast_ref::<PyType>().is_some() {
+        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        if let Some(name) = builtin_type_name(&obj, vm) {
+            return Vt::with_source(Kind::Builtin(obj, name), source);
+        }
+        return Vt::with_source(Kind::Class(obj), source);
+    }
+    if let Some(name) = builtin_function_name(&obj, vm) {
+        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        return Vt::with_source(Kind::Builtin(obj, name), source);
+    }
+    if bridge::is_nn_module(&obj, vm) {
+        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        return Vt::with_source(Kind::NNModule(obj), source);
+    }
+    if let Some(bound) = bound_method_parts(&obj, vm) {
+        let (func, zelf) = bound;
+        let fsrc = source.attr("__func__");
+        let ssrc = source.attr("__self__");
+        let f = wrap(out, func, fsrc, vm);
+        let s = wrap(out, zelf, ssrc, vm);
+        return Vt::with_source(Kind::BoundMethod(Box::new(f), Box::new(s)), source);
+    }
+    opaque(out, obj, source, vm)
+}
+
+fn wrap_literal_tuple_guards(out: &mut OutputGraph, obj: &PyObject, source: &Rc<Source>, vm: &VirtualMachine) {
+    let Some(t) = obj.downcast_ref::<PyTuple>() else { return };
+    out.guards.add(source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+    out.guards.add(source, Check::Length(t.len()));
+    for (i, x) in t.as_slice().iter().enumerate() {
+        let s = source.item(Key::Int(i as i64));
+        if let Some(v) = ConstValue::of(x, vm) {
+            out.guards.add(&s, Check::Equals(v));
+        } else if x.class().is(vm.ctx.types.tuple_type) {
+            wrap_literal_tuple_guards(out, x, &s, vm);
+        } else {
+            out.guards.add(&s, Check::IdMatch { obj: x.clone() });
+        }
+    }
+}
+
+/// Any other object: guarded by type; its attributes are read (and guarded) on access.
+fn opaque(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, _vm: &VirtualMachine) -> Vt {
+    out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+    Vt::with_source(Kind::Object(obj), source)
+}
+
+/// Wraps a value that has no source (a trace-time result, e.g. an attribute of a constant).
+pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
+    if is_literal(&obj, vm) || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm)) {
+        return Vt::constant(obj);
+    }
+    if let Some((overloads, surface)) = bridge::op_function(&obj) {
+        return Vt::new(Kind::TorchOp { overloads, surface, obj });
+    }
+    if obj.downcast_ref::<PyFunction>().is_some() {
+        return Vt::new(Kind::Function(obj));
+    }
+    if obj.downcast_ref::<PyModule>().is_some() {
+        return Vt::new(Kind::Module(obj));
+    }
+    if obj.downcast_ref::<PyType>().is_some() {
+        if let Some(name) = builtin_type_name(&obj, vm) {
+            return Vt::new(Kind::Builtin(obj, name));
+        }
+        return Vt::new(Kind::Class(obj));
+    }
+    if let Some(name) = builtin_function_name(&obj, vm) {
+        return Vt::new(Kind::Builtin(obj, name));
+    }
+    if bridge::is_nn_module(&obj, vm) {
+        return Vt::new(Kind::NNModule(obj));
+    }
+    if let Some((func, zelf)) = bound_method_parts(&obj, vm) {
+        let f = wrap_unguarded(func, vm);
+        let s = wrap_unguarded(zelf, vm);
+        return Vt::new(Kind::BoundMethod(Box::new(f), Box::new(s)));
+    }
+    Vt::new(Kind::Object(obj))
+}
+
+/// The name of a builtin type (`list`, `dict`, `range`, `int`, ...), if `obj` is one.
+fn builtin_type_name(obj: &PyObject, vm: &VirtualMachine) -> Option<Rc<str>> {
+    let module = obj.get_attr("__module__", vm).ok()?;
+    let module = module.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_str()?.to_owned();
+    if module != "builtins" {
+        return None;
+    }
+    let name = obj.get_attr("__name__", vm).ok()?;
+    name.downcast_ref::<rustpython_vm::builtins::PyStr>()?
+        .to_str()
+        .map(Rc::from)
+}
+
+/// The name of a builtin function (`len`, `print`, `isinstance`, ...), if `obj` is one.
+fn builtin_function_name(obj: &PyObject, vm: &VirtualMachine) -> Option<Rc<str>> {
+    if !obj
+        .class()
+        .is(vm.ctx.types.builtin_function_or_method_type)
+    {
+        return None;
+    }
+    // A bound method of a builtin object (e.g. `[].append`) has a non-module `__self__`.
+    if let Ok(zelf) = obj.get_attr("__self__", vm)
+        && zelf.downcast_ref::<PyModule>().is_none()
+        && !vm.is_none(&zelf)
+    {
+        return None;
+    }
+    let name = obj.get_attr("__name__", vm).ok()?;
+    name.downcast_ref::<rustpython_vm::builtins::PyStr>()?
+        .to_str()
+        .map(Rc::from)
+}
+
+/// `(function, self)` of a bound Python method.
+fn bound_method_parts(obj: &PyObject, vm: &VirtualMachine) -> Option<(PyObjectRef, PyObjectRef)> {
+    if !obj.class().is(vm.ctx.types.bound_method_type) {
+        return None;
+    }
+    let func = obj.get_attr("__func__", vm).ok()?;
+    let zelf = obj.get_attr("__self__", vm).ok()?;
+    Some((func, zelf))
+}

@@ -1,0 +1,201 @@
+//! Variable trackers: what the symbolic executor knows about each value on its stack and in its
+//! locals (Dynamo's `VariableTracker` family).
+//!
+//! A tracker is a [`Kind`] plus, when the value came from the frame, the [`Source`] to re-read it.
+//! Python values that do not depend on tensor data (numbers, strings, shapes, dtypes) are
+//! carried as the real Python objects ([`Kind::Const`]) and operated on at trace time; tensors
+//! are graph values; mutable containers are shared, so mutations through one alias are seen by
+//! every other, and the side-effect log can replay them.
+
+pub mod builder;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::{PyObjectRef, PyRef};
+use rynamo_graph::{Op, ValueId};
+use rynamo_tensor::TensorMeta;
+
+use super::bridge::Surface;
+use super::source::Source;
+
+/// A traced value.
+#[derive(Clone, Debug)]
+pub struct Vt {
+    /// What it is.
+    pub kind: Kind,
+    /// Where it came from in the frame, if it did.
+    pub source: Option<Rc<Source>>,
+}
+
+/// A tensor in the graph being built.
+#[derive(Clone, Debug)]
+pub struct TensorVar {
+    /// The graph value.
+    pub value: ValueId,
+    /// Its dtype, shape and strides (from the registry's meta rules).
+    pub meta: TensorMeta,
+    /// `requires_grad` (a flag until autograd lands).
+    pub requires_grad: bool,
+}
+
+/// A list, shared between aliases.
+#[derive(Clone, Debug, Default)]
+pub struct ListVar {
+    /// The items.
+    pub items: Vec<Vt>,
+    /// Whether the trace changed it (then it is written back when it came from the frame).
+    pub mutated: bool,
+}
+
+/// A dict, shared between aliases. Keys are constants (strings, ints, ...).
+#[derive(Clone, Debug, Default)]
+pub struct DictVar {
+    /// Key/value pairs in insertion order.
+    pub items: Vec<(PyObjectRef, Vt)>,
+    /// Whether the trace changed it.
+    pub mutated: bool,
+}
+
+/// An iterator being unrolled.
+#[derive(Clone, Debug)]
+pub struct IterVar {
+    /// The items still to come (already materialised: ranges, lists, tuples, dict views, zips).
+    pub items: Vec<Vt>,
+    /// The next item's position.
+    pub pos: usize,
+}
+
+/// A function created while tracing (`MAKE_FUNCTION`: a closure or a lambda).
+#[derive(Clone, Debug)]
+pub struct NestedFn {
+    /// Its code.
+    pub code: PyRef<PyCode>,
+    /// Positional defaults.
+    pub defaults: Vec<Vt>,
+    /// Keyword-only defaults.
+    pub kwdefaults: Vec<(String, Vt)>,
+    /// Its closure cells.
+    pub closure: Vec<Rc<RefCell<Option<Vt>>>>,
+    /// The globals it closes over (the defining frame's).
+    pub globals: PyObjectRef,
+}
+
+/// What kind of value a tracker stands for.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// A tensor in the graph.
+    Tensor(TensorVar),
+    /// An immutable Python value known at trace time: None, bools, numbers, strings, bytes,
+    /// `Ellipsis`, `torch.Size`, dtypes, devices, ranges, slices and tuples of those.
+    Const(PyObjectRef),
+    /// A tuple.
+    Tuple(Vec<Vt>),
+    /// A list.
+    List(Rc<RefCell<ListVar>>),
+    /// A dict.
+    Dict(Rc<RefCell<DictVar>>),
+    /// `slice(start, stop, step)` with traced parts.
+    Slice(Box<[Vt; 3]>),
+    /// An iterator being unrolled.
+    Iter(Rc<RefCell<IterVar>>),
+    /// A Python function to inline.
+    Function(PyObjectRef),
+    /// A function made during the trace.
+    NestedFunction(Rc<NestedFn>),
+    /// A method bound to its receiver: `(function, self)`.
+    BoundMethod(Box<Vt>, Box<Vt>),
+    /// A registry op reached through `torch.<name>`, `F.<name>`, ...
+    TorchOp {
+        /// The overloads sharing the Python name.
+        overloads: &'static [Op],
+        /// Which Python surface it came from.
+        surface: Surface,
+        /// The Python object (the FX node's target).
+        obj: PyObjectRef,
+    },
+    /// A tensor method bound to its tensor: `x.add`.
+    TensorMethod(Box<Vt>, Rc<str>),
+    /// A builtin function or type (`len`, `isinstance`, `range`, `print`, `list`, ...), with its
+    /// name.
+    Builtin(PyObjectRef, Rc<str>),
+    /// A Python module (`torch`, `math`, `torch.nn.functional`).
+    Module(PyObjectRef),
+    /// An `nn.Module` instance.
+    NNModule(PyObjectRef),
+    /// A class.
+    Class(PyObjectRef),
+    /// Any other object: attribute reads go to the real object, under guards.
+    Object(PyObjectRef),
+    /// A closure cell made during the trace.
+    Cell(Rc<RefCell<Option<Vt>>>),
+    /// The NULL `LOAD_GLOBAL`/`LOAD_ATTR` push before a callable.
+    Null,
+}
+
+impl Vt {
+    /// A tracker without a source.
+    pub fn new(kind: Kind) -> Self {
+        Vt { kind, source: None }
+    }
+
+    /// A tracker with a source.
+    pub fn with_source(kind: Kind, source: Rc<Source>) -> Self {
+        Vt {
+            kind,
+            source: Some(source),
+        }
+    }
+
+    /// A constant.
+    pub fn constant(obj: PyObjectRef) -> Self {
+        Vt::new(Kind::Const(obj))
+    }
+
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<&TensorVar> {
+        match &self.kind {
+            Kind::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The constant, if this is one.
+    pub fn as_const(&self) -> Option<&PyObjectRef> {
+        match &self.kind {
+            Kind::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the NULL marker.
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, Kind::Null)
+    }
+
+    /// A short description for error messages (`TensorVariable()`, `ConstantVariable(int: 3)`).
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            Kind::Tensor(_) => "TensorVariable()".into(),
+            Kind::Const(c) => format!("ConstantVariable({})", c.class().name()),
+            Kind::Tuple(_) => "TupleVariable()".into(),
+            Kind::List(_) => "ListVariable()".into(),
+            Kind::Dict(_) => "ConstDictVariable()".into(),
+            Kind::Slice(_) => "SliceVariable()".into(),
+            Kind::Iter(_) => "ListIteratorVariable()".into(),
+            Kind::Function(_) => "UserFunctionVariable()".into(),
+            Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
+            Kind::BoundMethod(..) => "UserMethodVariable()".into(),
+            Kind::TorchOp { .. } => "TorchInGraphFunctionVariable()".into(),
+            Kind::TensorMethod(_, name) => format!("GetAttrVariable(TensorVariable(), {name})"),
+            Kind::Builtin(_, name) => format!("BuiltinVariable({name})"),
+            Kind::Module(_) => "PythonModuleVariable()".into(),
+            Kind::NNModule(_) => "UnspecializedNNModuleVariable()".into(),
+            Kind::Class(_) => "UserDefinedClassVariable()".into(),
+            Kind::Object(o) => format!("UserDefinedObjectVariable({})", o.class().name()),
+            Kind::Cell(_) => "CellVariable()".into(),
+            Kind::Null => "NullVariable".into(),
+        }
+    }
+}
