@@ -215,7 +215,9 @@ fn extreme<T: Element>(xs: &[T], max: bool) -> T {
     }
     if nan {
         // The first NaN, as PyTorch returns (any NaN payload would do).
-        *xs.iter().find(|v| v.partial_cmp(v).is_none()).expect("invariant: a NaN was seen")
+        *xs.iter()
+            .find(|v| v.partial_cmp(v).is_none())
+            .expect("invariant: a NaN was seen")
     } else {
         best
     }

@@ -4,6 +4,7 @@
 mod errors;
 mod index;
 mod kernels;
+mod linalg;
 mod promotion;
 mod views;
 
