@@ -98,6 +98,11 @@ fn softmax_row<F: Flt>(a: &[F], b: &mut [F], log: bool) {
 pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<Tensor> {
     let name = if log { "log_softmax" } else { "softmax" };
     let meta = softmax_meta(x, dim, dtype, name)?;
+    if x.ndim() == 0 {
+        // One element along the only (virtual) dim.
+        let one = softmax(&x.reshape(&[1])?, 0, dtype, log)?;
+        return one.reshape(&[]);
+    }
     let d = wrap_dim(dim, x.ndim())?;
     let c = meta.dtype.compute_dtype();
     let xc = x.to_dtype(c);

@@ -96,6 +96,8 @@ impl ReduceOp {
 pub fn reduce_dims(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
     match dims {
         None | Some([]) => Ok((0..ndim).collect()),
+        // A zero-dim tensor accepts dim 0 / -1 but has no dim to reduce.
+        Some(ds) if ndim == 0 => wrap_dims(ds, 0).map(|_| Vec::new()),
         Some(ds) => Ok(wrap_dims(ds, ndim)?.to_vec()),
     }
 }

@@ -343,3 +343,22 @@ fn var_std_max_argmax_logsumexp() {
     assert_close(&l.to_vec::<f64>(), &[1000.0 + 2f64.ln()], 1e-6);
     assert!(reduce::reduce(ReduceOp::Mean, &ti(&[1], &[1]), None, false, None).is_err());
 }
+
+#[test]
+fn zero_dim_reductions_do_not_panic() {
+    let x = Tensor::scalar(2.5f32);
+    let r = |op: ReduceOp, dims: Option<&[i64]>| reduce::reduce(op, &x, dims, false, None).unwrap();
+    assert_eq!(r(ReduceOp::Sum, Some(&[0])).to_vec::<f32>(), vec![2.5]);
+    assert_eq!(r(ReduceOp::Amax, Some(&[-1])).shape(), &[] as &[usize]);
+    assert_eq!(r(ReduceOp::Argmax, Some(&[0])).to_vec::<i64>(), vec![0]);
+    assert!(r(ReduceOp::Var { correction: 1.0 }, Some(&[0])).to_vec::<f32>()[0].is_nan());
+    assert_eq!(
+        r(ReduceOp::LogSumExp, Some(&[0])).to_vec::<f32>(),
+        vec![2.5]
+    );
+    assert!(reduce::reduce(ReduceOp::Sum, &x, Some(&[1]), false, None).is_err());
+    let (v, i) = reduce::minmax_dim(&x, 0, false, true).unwrap();
+    assert_eq!((v.to_vec::<f32>(), i.to_vec::<i64>()), (vec![2.5], vec![0]));
+    let s = crate::ops::nn::softmax(&x, 0, None, false).unwrap();
+    assert_eq!((s.shape(), s.to_vec::<f32>()), (&[] as &[usize], vec![1.0]));
+}
