@@ -220,7 +220,8 @@ fn with_tensors(op: Op, f: &dyn Fn(&Tensor) -> Tensor) -> (Vec<IValue>, Vec<(Str
 
 #[test]
 fn odd_layouts_error_or_agree_but_never_panic() {
-    let variants: [(&str, &dyn Fn(&Tensor) -> Tensor); 8] = [
+    type Variant<'a> = (&'a str, &'a dyn Fn(&Tensor) -> Tensor);
+    let variants: [Variant<'_>; 8] = [
         ("f16", &|t: &Tensor| t.to_dtype(DType::Float16)),
         ("bf16", &|t: &Tensor| t.to_dtype(DType::BFloat16)),
         ("i32", &|t: &Tensor| t.to_dtype(DType::Int32)),
@@ -292,10 +293,10 @@ fn odd_layouts_error_or_agree_but_never_panic() {
                     }
                 }
                 // An eager success with a (non data-dependent) meta failure would be a drift.
-                if eager.is_ok() {
-                    if let Err(e) = &meta {
-                        assert!(e.is_data_dependent(), "meta failed where eager worked: {e}");
-                    }
+                if eager.is_ok()
+                    && let Err(e) = &meta
+                {
+                    assert!(e.is_data_dependent(), "meta failed where eager worked: {e}");
                 }
             }));
             if r.is_err() {
