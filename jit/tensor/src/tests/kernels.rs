@@ -208,7 +208,7 @@ fn where_masked_fill_clamp() {
 }
 
 /// Naive reduction reference over `dims` of a row-major f64 array.
-fn naive_sum(x: &[f64], shape: &[usize], dims: &[usize]) -> Vec<f64> {
+pub(super) fn naive_sum(x: &[f64], shape: &[usize], dims: &[usize]) -> Vec<f64> {
     let out_shape: Vec<usize> = (0..shape.len())
         .map(|d| if dims.contains(&d) { 1 } else { shape[d] })
         .collect();

@@ -6,6 +6,7 @@ mod index;
 mod kernels;
 mod linalg;
 mod promotion;
+mod prop;
 mod views;
 
 use crate::{Scalar, Tensor, TensorOrScalar};
