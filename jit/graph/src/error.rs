@@ -40,6 +40,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether a meta rule failed only because the output shape depends on data (a capturer
+    /// turns this into a graph break rather than an error).
+    pub fn is_data_dependent(&self) -> bool {
+        matches!(self, Error::Tensor(rynamo_tensor::Error::DataDependent(_)))
+    }
+
     /// The Python exception class this error is raised as.
     pub fn kind(&self) -> ErrorKind {
         match self {

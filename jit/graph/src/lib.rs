@@ -31,6 +31,7 @@
 
 #![deny(missing_docs)]
 
+mod bind;
 mod error;
 mod graph;
 mod op;

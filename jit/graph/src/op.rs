@@ -2,7 +2,15 @@
 //! rules module that holds its meta rule and eager kernel. The `ops!` macro expands it into
 //! [`Op`] and its metadata accessors.
 //!
-//! ORDER OP: the enum order is the wire-format order (plugins serialise `Op as u16`). Append only.
+//! ORDER OP: the enum order is the wire-format order (plugins serialise `Op as u16`). Append only:
+//! a new op goes at the END of the table, whatever its family.
+//!
+//! Adding an op:
+//! 1. append a row: `Name = "py_name", "schema", Lowering, [FLAGS], rules_module;`
+//! 2. handle `Op::Name` in that rules module's `meta` and `eager` (usually one match arm each,
+//!    calling a `*_meta` rule and a kernel in `rynamo_tensor`);
+//! 3. give it a sample call in `tests/samples.rs` (every op is run there and checked against its
+//!    meta rule).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -2,9 +2,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rynamo_tensor::{Tensor, TensorMeta};
+use rynamo_tensor::{BinaryOp, Scalar, Tensor, TensorMeta, UnaryOp};
 
-use crate::{Error, IValue, MetaValue, Op, Result};
+use crate::{Args, Error, IValue, MetaValue, Op, Result, Value};
 
 static DISPATCH: AtomicU64 = AtomicU64::new(0);
 static IN_GRAPH: AtomicU64 = AtomicU64::new(0);
@@ -94,6 +94,18 @@ pub fn resolve(
             )))
         }
     }
+}
+
+/// The kernel-level unary op a node applies (with its parameters, e.g. `leaky_relu`'s slope), or
+/// `None` when `op` is not a unary pointwise op. For backends that lower pointwise ops themselves.
+pub fn unary_kind<T>(op: Op, args: &[Value<T>]) -> Result<Option<UnaryOp>> {
+    crate::rules::unary::kind(op, &Args(args))
+}
+
+/// The kernel-level binary op and `alpha` of a binary pointwise op (in-place forms included:
+/// `add_` gives `Add`), or `None`.
+pub fn binary_kind<T>(op: Op, args: &[Value<T>]) -> Result<Option<(BinaryOp, Scalar)>> {
+    crate::rules::binary::kind(op, &Args(args))
 }
 
 /// Debug builds check every eager result against the meta rule, so the two cannot drift apart.

@@ -10,10 +10,11 @@ use std::ops::Range;
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-/// Elements below which kernels stay on the calling thread. Measured roughly on the 2-core dev
-/// machine: a contiguous f32 `add` of 32 Ki elements takes ~8 us single-threaded, about the cost of
-/// waking a rayon worker and joining, so splitting pays off from about there.
-pub const PAR_THRESHOLD: usize = 32 * 1024;
+/// Elements below which kernels stay on the calling thread. Measured (release, 2-core dev machine
+/// shared with other builds) on a contiguous f32 `add`: at 32 Ki elements one thread took 7 us and
+/// two took 19 us, at 64 Ki 14 us vs 42 us (waking and joining a rayon worker dominates); at
+/// 256 Ki they were about even (123 us vs 110 us). So only from 256 Ki elements does splitting pay.
+pub const PAR_THRESHOLD: usize = 256 * 1024;
 
 /// Coalesced shape and per-operand strides (innermost last; at least one dim).
 #[derive(Clone, Debug)]

@@ -350,14 +350,13 @@ impl Tensor {
 
     /// `self.copy_(src)`: writes `src` (broadcast to `self`'s shape, cast to its dtype) into `self`.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        // PyTorch names the destination "tensor a" in this message.
         let strides = crate::layout::broadcast_strides(src.shape(), src.strides(), &self.shape)
-            .map_err(|_| {
-                Error::Runtime(format!(
-                    "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}",
-                    self.shape.last().copied().unwrap_or(1),
-                    src.shape.last().copied().unwrap_or(1),
-                    self.ndim().saturating_sub(1)
-                ))
+            .map_err(|e| match e {
+                Error::BroadcastMismatch { a, b, dim } => {
+                    Error::BroadcastMismatch { a: b, b: a, dim }
+                }
+                e => e,
             })?;
         let mut view = src.clone();
         view.shape = self.shape.clone();

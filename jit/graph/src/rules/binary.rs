@@ -6,11 +6,11 @@ use rynamo_tensor::{BinaryOp, Scalar, Shaped, Tensor, TensorMeta};
 use super::wrong_module;
 use crate::{Args, Error, IValue, Op, Result, Value};
 
-/// The kernel op and its alpha.
-pub(crate) fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<(BinaryOp, Scalar)> {
+/// The kernel op and its alpha (in-place forms included), `None` for other ops.
+pub(crate) fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<Option<(BinaryOp, Scalar)>> {
     use BinaryOp as B;
     let one = Scalar::Int(1);
-    Ok(match op {
+    Ok(Some(match op {
         Op::Add | Op::Add_ => (B::Add, a.scalar(2)?),
         Op::Sub | Op::Sub_ => (B::Sub, a.scalar(2)?),
         Op::Mul | Op::Mul_ => (B::Mul, one),
@@ -42,8 +42,13 @@ pub(crate) fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<(BinaryOp, Scalar)> {
         Op::BitwiseOr => (B::BitwiseOr, one),
         Op::BitwiseXor => (B::BitwiseXor, one),
         Op::Atan2 => (B::Atan2, one),
-        _ => return Err(wrong_module(op)),
-    })
+        _ => return Ok(None),
+    }))
+}
+
+/// `kind`, or the internal error for a non-binary op.
+pub(crate) fn expect_kind<T>(op: Op, a: &Args<'_, T>) -> Result<(BinaryOp, Scalar)> {
+    kind(op, a)?.ok_or_else(|| wrong_module(op))
 }
 
 pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
@@ -61,7 +66,7 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
             pointwise::masked_fill_meta(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?
         }
         _ => {
-            let (b, _) = kind(op, &a)?;
+            let (b, _) = expect_kind(op, &a)?;
             pointwise::binary_meta(b, a.tensor_or_scalar(0)?, a.tensor_or_scalar(1)?)?
         }
     };
@@ -83,7 +88,7 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             pointwise::masked_fill(a.tensor(0)?, a.tensor(1)?, a.tensor_or_scalar(2)?)?
         }
         _ => {
-            let (b, alpha) = kind(op, &a)?;
+            let (b, alpha) = expect_kind(op, &a)?;
             pointwise::binary(b, a.tensor_or_scalar(0)?, a.tensor_or_scalar(1)?, alpha)?
         }
     };

@@ -45,7 +45,7 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
     let this = a.tensor(0)?;
     match op {
         Op::Add_ | Op::Sub_ | Op::Mul_ | Op::Div_ => {
-            let (b, _) = super::binary::kind(op, &a)?;
+            let (b, _) = super::binary::expect_kind(op, &a)?;
             let r =
                 pointwise::binary_meta(b, TensorOrScalar::Tensor(this), a.tensor_or_scalar(1)?)?;
             check_into(this, &r)?;
@@ -81,7 +81,7 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let this = a.tensor(0)?;
     match op {
         Op::Add_ | Op::Sub_ | Op::Mul_ | Op::Div_ => {
-            let (b, alpha) = super::binary::kind(op, &a)?;
+            let (b, alpha) = super::binary::expect_kind(op, &a)?;
             pointwise::binary_(b, this, a.tensor_or_scalar(1)?, alpha)?;
         }
         Op::Clamp_ => {

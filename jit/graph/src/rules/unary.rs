@@ -6,9 +6,10 @@ use rynamo_tensor::{Shaped, Tensor, TensorMeta, UnaryOp};
 use super::wrong_module;
 use crate::{Args, Error, IValue, Op, Result, Value};
 
-fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<UnaryOp> {
+/// The kernel-level unary op (with parameters read from the arguments), `None` for other ops.
+pub(crate) fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<Option<UnaryOp>> {
     use UnaryOp as U;
-    Ok(match op {
+    Ok(Some(match op {
         Op::Neg => U::Neg,
         Op::Abs => U::Abs,
         Op::Exp => U::Exp,
@@ -74,16 +75,22 @@ fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<UnaryOp> {
             posinf: a.opt_float(2)?,
             neginf: a.opt_float(3)?,
         },
-        _ => return Err(wrong_module(op)),
-    })
+        _ => return Ok(None),
+    }))
 }
 
 pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
     let a = Args(args);
-    Ok(vec![pointwise::unary_meta(kind(op, &a)?, a.tensor(0)?)?])
+    Ok(vec![pointwise::unary_meta(
+        kind(op, &a)?.ok_or_else(|| wrong_module(op))?,
+        a.tensor(0)?,
+    )?])
 }
 
 pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let a = Args(args);
-    Ok(vec![pointwise::unary(kind(op, &a)?, a.tensor(0)?)?])
+    Ok(vec![pointwise::unary(
+        kind(op, &a)?.ok_or_else(|| wrong_module(op))?,
+        a.tensor(0)?,
+    )?])
 }

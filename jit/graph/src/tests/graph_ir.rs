@@ -96,7 +96,7 @@ fn builder_runs_meta_rules() {
             ],
         )
         .unwrap_err();
-    assert!(e.to_string().contains("data-dependent"));
+    assert!(e.to_string().contains("data-dependent") && e.is_data_dependent());
     // Failed calls leave no node behind.
     assert_eq!(b.graph().nodes().len(), 2);
     let g = b.finish(vec![t[0]]);

@@ -207,3 +207,102 @@ fn sample_values_match_pytorch_semantics() {
     assert_eq!(call(Op::Split).len(), 2);
     assert_eq!(call(Op::MaxDim).len(), 2);
 }
+
+/// The sample call with every tensor argument replaced by `f(tensor)`.
+fn with_tensors(op: Op, f: &dyn Fn(&Tensor) -> Tensor) -> (Vec<IValue>, Vec<(String, IValue)>) {
+    let (p, k) = sample(op);
+    let map = |v: &IValue| v.try_map(|t| Ok::<_, ()>(f(t))).unwrap();
+    (
+        p.iter().map(map).collect(),
+        k.iter().map(|(n, v)| (n.clone(), map(v))).collect(),
+    )
+}
+
+#[test]
+fn odd_layouts_error_or_agree_but_never_panic() {
+    type Variant<'a> = (&'a str, &'a dyn Fn(&Tensor) -> Tensor);
+    let variants: [Variant<'_>; 8] = [
+        ("f16", &|t: &Tensor| t.to_dtype(DType::Float16)),
+        ("bf16", &|t: &Tensor| t.to_dtype(DType::BFloat16)),
+        ("i32", &|t: &Tensor| t.to_dtype(DType::Int32)),
+        ("bool", &|t: &Tensor| t.to_dtype(DType::Bool)),
+        ("zero-dim", &|t: &Tensor| {
+            Tensor::from_scalar(
+                t.to_vec::<f64>()
+                    .first()
+                    .map_or(rynamo_tensor::Scalar::Int(1), |v| {
+                        rynamo_tensor::Scalar::Float(*v)
+                    }),
+                t.dtype(),
+            )
+        }),
+        ("empty", &|t: &Tensor| {
+            let mut s = t.shape().to_vec();
+            if let Some(d) = s.first_mut() {
+                *d = 0;
+            }
+            Tensor::zeros(&s, t.dtype())
+        }),
+        ("strided", &|t: &Tensor| {
+            if t.ndim() == 0 {
+                return t.clone();
+            }
+            // Same values, every dim strided by 2 in a larger buffer.
+            let big: Vec<usize> = t.shape().iter().map(|&d| d * 2).collect();
+            let b = Tensor::zeros(&big, t.dtype());
+            let items: Vec<IndexItem<Tensor>> = (0..t.ndim())
+                .map(|_| IndexItem::Slice {
+                    start: None,
+                    stop: None,
+                    step: Some(2),
+                })
+                .collect();
+            let v = rynamo_tensor::ops::index::getitem(&b, &items).unwrap();
+            v.copy_(t).unwrap();
+            v
+        }),
+        ("transposed", &|t: &Tensor| {
+            if t.ndim() >= 2 {
+                t.transpose(0, -1)
+                    .unwrap()
+                    .contiguous()
+                    .transpose(0, -1)
+                    .unwrap()
+            } else {
+                t.clone()
+            }
+        }),
+    ];
+    let mut failures = Vec::new();
+    for &op in Op::ALL {
+        for (name, f) in &variants {
+            let (p, k) = with_tensors(op, *f);
+            let Ok(args) = op.schema().bind(p, k) else {
+                continue;
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let metas: Vec<MetaValue> = args
+                    .iter()
+                    .map(|a| a.try_map(|t| Ok::<_, ()>(t.meta())).unwrap())
+                    .collect();
+                let eager = registry::call(op, &args);
+                let meta = registry::meta(op, &metas);
+                if let (Ok(out), Ok(m)) = (&eager, &meta) {
+                    for (m, t) in m.iter().zip(out) {
+                        assert_eq!((m.dtype, m.shape.as_slice()), (t.dtype(), t.shape()));
+                    }
+                }
+                // An eager success with a (non data-dependent) meta failure would be a drift.
+                if eager.is_ok()
+                    && let Err(e) = &meta
+                {
+                    assert!(e.is_data_dependent(), "meta failed where eager worked: {e}");
+                }
+            }));
+            if r.is_err() {
+                failures.push(format!("{op} ({name})"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "panics: {failures:?}");
+}

@@ -337,7 +337,7 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
     match op {
         Neg => map1::<F, F>(out, x, |v| -v),
         Abs => map1::<F, F>(out, x, |v| v.abs()),
-        Exp => map1::<F, F>(out, x, |v| v.exp()),
+        Exp => map1::<F, F>(out, x, |v| v.exp_v()),
         Exp2 => map1::<F, F>(out, x, |v| v.exp2()),
         Expm1 => map1::<F, F>(out, x, |v| v.exp_m1()),
         Log => map1::<F, F>(out, x, |v| v.ln()),

@@ -167,8 +167,8 @@ pub fn plan<'a, S: Shaped, T: Shaped>(
     })
 }
 
-/// Output shape of advanced indexing: `(shape, B-first permutation needed?)`. `dims` are the view
-/// dims indexed (one per index tensor), `bshape` the broadcast index shape.
+/// Output shape of advanced indexing. `dims` are the view dims indexed (one per index tensor, at
+/// least one), `bshape` the broadcast index shape.
 fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize> {
     let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
     let rest: Vec<usize> = (0..view.len())
@@ -319,8 +319,22 @@ unsafe fn copy_block(
     });
 }
 
+/// A zero-dim boolean tensor index behaves like the Python bool it holds.
+fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<Tensor>>> {
+    items
+        .iter()
+        .map(|it| match it {
+            IndexItem::Tensor(t) if t.dtype() == DType::Bool && t.ndim() == 0 => {
+                Ok(IndexItem::Bool(t.item()?.to_bool()))
+            }
+            it => Ok(it.clone()),
+        })
+        .collect()
+}
+
 /// `x[items]`.
 pub fn getitem(x: &Tensor, items: &[IndexItem<Tensor>]) -> Result<Tensor> {
+    let items = &scalar_masks(items)?;
     let p = plan(x, items)?;
     let view = x.with_layout(p.view.clone());
     if p.advanced.is_empty() {
@@ -373,6 +387,7 @@ pub fn setitem(
     items: &[IndexItem<Tensor>],
     value: TensorOrScalar<&Tensor>,
 ) -> Result<()> {
+    let items = &scalar_masks(items)?;
     let p = plan(x, items)?;
     let view = x.with_layout(p.view.clone());
     if p.advanced.is_empty() {

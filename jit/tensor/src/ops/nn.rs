@@ -76,21 +76,17 @@ fn softmax_row<F: Flt>(a: &[F], b: &mut [F], log: bool) {
         F::neg_infinity(),
         |m, v| if v > m || v.is_nan() { v } else { m },
     );
+    // Two passes (exp, then a lane-wise sum) so the exp loop has no carried dependency.
+    for (o, &v) in b.iter_mut().zip(a.iter()) {
+        *o = (v - m).exp_v();
+    }
+    let s = F::c(sum_f64(b));
     if log {
-        let s: F = a
-            .iter()
-            .map(|&v| (v - m).exp())
-            .fold(F::zero(), |s, v| s + v);
         let ls = s.ln();
         for (o, &v) in b.iter_mut().zip(a) {
             *o = v - m - ls;
         }
     } else {
-        let mut s = F::zero();
-        for (o, &v) in b.iter_mut().zip(a) {
-            *o = (v - m).exp();
-            s += *o;
-        }
         let inv = F::one() / s;
         for o in b.iter_mut() {
             *o = *o * inv;
@@ -102,6 +98,11 @@ fn softmax_row<F: Flt>(a: &[F], b: &mut [F], log: bool) {
 pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<Tensor> {
     let name = if log { "log_softmax" } else { "softmax" };
     let meta = softmax_meta(x, dim, dtype, name)?;
+    if x.ndim() == 0 {
+        // One element along the only (virtual) dim.
+        let one = softmax(&x.reshape(&[1])?, 0, dtype, log)?;
+        return one.reshape(&[]);
+    }
     let d = wrap_dim(dim, x.ndim())?;
     let c = meta.dtype.compute_dtype();
     let xc = x.to_dtype(c);

@@ -10,7 +10,6 @@ use rayon::prelude::*;
 
 use crate::error::bail;
 use crate::iter::PAR_THRESHOLD;
-use crate::kernels::math::max_nan;
 use crate::layout::{Shaped, numel, wrap_dim, wrap_dims};
 use crate::views::{dims_to_end, permute};
 use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all};
@@ -97,6 +96,8 @@ impl ReduceOp {
 pub fn reduce_dims(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
     match dims {
         None | Some([]) => Ok((0..ndim).collect()),
+        // A zero-dim tensor accepts dim 0 / -1 but has no dim to reduce.
+        Some(ds) if ndim == 0 => wrap_dims(ds, 0).map(|_| Vec::new()),
         Some(ds) => Ok(wrap_dims(ds, ndim)?.to_vec()),
     }
 }
@@ -195,6 +196,35 @@ pub fn sum_f64<T: Element>(xs: &[T]) -> f64 {
     s
 }
 
+/// Max (or min) of a non-empty row, NaN if any element is NaN. Eight independent lanes with
+/// branch-free selects, and NaN tracked separately, so the loop vectorises.
+fn extreme<T: Element>(xs: &[T], max: bool) -> T {
+    let mut acc = [xs[0]; 8];
+    let mut nan = false;
+    let chunks = xs.chunks_exact(8);
+    let tail = chunks.remainder();
+    let pick = |a: T, v: T| if (v > a) == max && v != a { v } else { a };
+    for c in chunks {
+        for k in 0..8 {
+            nan |= c[k].partial_cmp(&c[k]).is_none();
+            acc[k] = pick(acc[k], c[k]);
+        }
+    }
+    let mut best = acc[0];
+    for &v in acc[1..].iter().chain(tail) {
+        nan |= v.partial_cmp(&v).is_none();
+        best = pick(best, v);
+    }
+    if nan {
+        // The first NaN, as PyTorch returns (any NaN payload would do).
+        *xs.iter()
+            .find(|v| v.partial_cmp(v).is_none())
+            .expect("invariant: a NaN was seen")
+    } else {
+        best
+    }
+}
+
 fn moments<T: Element>(xs: &[T], correction: f64) -> f64 {
     let n = xs.len() as f64;
     let mean = sum_f64(xs) / n;
@@ -262,10 +292,7 @@ pub fn reduce(
             }
             ReduceOp::Amax | ReduceOp::Amin => {
                 // Kept in T: exact for every dtype, including int64 beyond 2^53.
-                let v = rows::<T, T>(&src, &ds, |r| {
-                    let m = |a: T, b: T| if op == ReduceOp::Amax { max_nan(a, b) } else { crate::kernels::math::min_nan(a, b) };
-                    r.iter().copied().reduce(m).expect("invariant: non-empty checked by meta")
-                });
+                let v = rows::<T, T>(&src, &ds, |r| extreme(r, op == ReduceOp::Amax));
                 Tensor::from_vec(v, &meta.shape)?.to_dtype(meta.dtype)
             }
             _ => {

@@ -4,7 +4,9 @@
 mod errors;
 mod index;
 mod kernels;
+mod linalg;
 mod promotion;
+mod prop;
 mod views;
 
 use crate::{Scalar, Tensor, TensorOrScalar};

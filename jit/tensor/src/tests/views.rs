@@ -101,6 +101,11 @@ fn copy_broadcasts_and_casts() {
     let dst = Tensor::zeros(&[2, 3], crate::DType::Int32);
     dst.copy_(&t(&[1.7, -2.2, 3.0], &[3])).unwrap();
     assert_eq!(dst.to_vec::<i32>(), vec![1, -2, 3, 1, -2, 3]);
+    let e = dst.copy_(&t(&[1., 2.], &[2])).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"
+    );
     // copy_ from an overlapping view of itself reads the old values.
     let x = arange_f32(4, &[4]);
     x.slice(0, Some(1), None, 1)
