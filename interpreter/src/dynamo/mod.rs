@@ -1,11 +1,42 @@
 //! The Dynamo core: symbolic execution of Python bytecode, graph capture, guards, the per-code
 //! cache, graph breaks and resume functions. Module names follow `torch/_dynamo` so its docs map
 //! onto ours.
+//!
+//! ```text
+//!   eval_frame hook ──> convert_frame (cache lookup: guards) ──hit──> compiled entry
+//!                            │ miss
+//!                            └─> symbolic_convert::Tracer (opcodes/*, calls, builtins,
+//!                                  tensor_ops, attribute; variables/builder wraps frame values
+//!                                  and adds guards) ──> output_graph (graph IR + side effects)
+//!                                ──> compile (recipes, DCE, backend) ──> cache entry
+//! ```
 
+pub mod attribute;
+pub mod bridge;
+pub mod builtins;
 pub mod bytecode;
 pub mod bytecode_analysis;
+pub mod cache;
+pub mod calls;
 pub mod codegen;
+pub mod compile;
+pub mod config;
+pub mod convert_frame;
+pub mod exc;
+pub mod fx;
+pub mod guards;
+pub mod logs;
+mod opcodes;
+pub mod output_graph;
+pub mod py_module;
+pub mod reconstruct;
 pub mod resume;
+pub mod side_effects;
 pub mod source;
+pub mod stats;
+pub mod symbolic_convert;
+pub mod tensor_ops;
+pub mod variables;
+
 #[cfg(test)]
 mod tests;

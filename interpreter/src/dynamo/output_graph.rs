@@ -62,6 +62,11 @@ pub struct OutputGraph {
     pub frame: FrameValues,
     /// The user stack at the instruction being traced (outermost first): `(file, line, function)`.
     pub user_stack: Vec<(String, u32, String)>,
+    /// Globals of the compiled frame's module stored during the trace (later loads see them).
+    pub global_overlay: HashMap<String, Vt>,
+    /// In-place updates: a tensor whose value was `k` now reads `v` (followed transitively), so
+    /// every alias of a mutated tensor sees the mutation.
+    pub inplace_updates: HashMap<ValueId, ValueId>,
 }
 
 impl OutputGraph {
@@ -76,6 +81,8 @@ impl OutputGraph {
             fx: Vec::new(),
             frame,
             user_stack: Vec::new(),
+            global_overlay: HashMap::new(),
+            inplace_updates: HashMap::new(),
         }
     }
 
@@ -118,7 +125,7 @@ impl OutputGraph {
         Vt::with_source(
             Kind::Tensor(TensorVar {
                 value,
-                meta,
+                meta: Rc::new(meta),
                 requires_grad,
             }),
             source.clone(),
@@ -148,7 +155,7 @@ impl OutputGraph {
             .map(|v| {
                 Vt::new(Kind::Tensor(TensorVar {
                     value: v,
-                    meta: self.graph.meta(v).clone(),
+                    meta: Rc::new(self.graph.meta(v).clone()),
                     requires_grad,
                 }))
             })

@@ -34,8 +34,9 @@ pub struct Vt {
 pub struct TensorVar {
     /// The graph value.
     pub value: ValueId,
-    /// Its dtype, shape and strides (from the registry's meta rules).
-    pub meta: TensorMeta,
+    /// Its dtype, shape and strides (from the registry's meta rules); shared, as trackers are
+    /// cloned on every stack snapshot.
+    pub meta: Rc<TensorMeta>,
     /// `requires_grad` (a flag until autograd lands).
     pub requires_grad: bool,
 }
@@ -115,8 +116,9 @@ pub enum Kind {
         /// The Python object (the FX node's target).
         obj: PyObjectRef,
     },
-    /// A tensor method bound to its tensor: `x.add`.
-    TensorMethod(Box<Vt>, Rc<str>),
+    /// A method of a tracked receiver (tensor, list, dict, tuple, iterator, constant), by name:
+    /// `x.add`, `lst.append`, `"a b".split`. Calls dispatch on the receiver's kind.
+    Method(Box<Vt>, Rc<str>),
     /// A builtin function or type (`len`, `isinstance`, `range`, `print`, `list`, ...), with its
     /// name.
     Builtin(PyObjectRef, Rc<str>),
@@ -188,7 +190,7 @@ impl Vt {
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
             Kind::TorchOp { .. } => "TorchInGraphFunctionVariable()".into(),
-            Kind::TensorMethod(_, name) => format!("GetAttrVariable(TensorVariable(), {name})"),
+            Kind::Method(recv, name) => format!("GetAttrVariable({}, {name})", recv.describe()),
             Kind::Builtin(_, name) => format!("BuiltinVariable({name})"),
             Kind::Module(_) => "PythonModuleVariable()".into(),
             Kind::NNModule(_) => "UnspecializedNNModuleVariable()".into(),

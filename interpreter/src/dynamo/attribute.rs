@@ -1,0 +1,149 @@
+//! Attribute reads on trackers (`LOAD_ATTR`).
+//!
+//! Tensors answer metadata (`shape`, `dtype`, `ndim`, ...) as guarded constants and turn methods
+//! into bound tensor methods; modules, `nn.Module`s and user objects are read through the real
+//! object, with a guard on the attribute's source; constants are read for real (they are
+//! immutable).
+
+use std::rc::Rc;
+
+use rustpython_vm::builtins::PyStr;
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use super::bridge;
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::symbolic_convert::Tracer;
+use super::variables::builder::{wrap, wrap_unguarded};
+use super::variables::{Kind, Vt};
+
+/// Tensor attributes that are metadata (no graph node).
+const TENSOR_META_ATTRS: &[&str] = &["shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout"];
+
+impl Tracer<'_> {
+    /// `obj.name` while tracing.
+    pub(crate) fn get_attr(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        match &obj.kind {
+            Kind::Tensor(t) => {
+                if TENSOR_META_ATTRS.contains(&name) {
+                    return self.tensor_meta_attr(t, name);
+                }
+                match name {
+                    "T" | "mT" | "data" => self.tensor_property(obj.clone(), name),
+                    _ => Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into()))),
+                }
+            }
+            Kind::Const(c) => {
+                let v = c.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                if v.class().is(vm.ctx.types.builtin_function_or_method_type) {
+                    // A method of an immutable value (`"a b".split`): called for real later.
+                    return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+                }
+                Ok(wrap_unguarded(v, vm))
+            }
+            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Iter(_) => {
+                Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
+            }
+            Kind::Module(m) => {
+                let v = m.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                // The torch namespace is trusted (Dynamo does not guard torch.* either).
+                if is_torch_module(m, vm) {
+                    return Ok(wrap_unguarded(v, vm));
+                }
+                Ok(match &obj.source {
+                    Some(src) => wrap(self.out, v, src.attr(name), vm),
+                    None => wrap_unguarded(v, vm),
+                })
+            }
+            Kind::NNModule(o) | Kind::Object(o) => {
+                if let Some(stored) = self.out.side_effects.get_attr(o.as_object(), name) {
+                    return stored.ok_or_else(|| attr_error(&obj, name));
+                }
+                let v = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                // A bound method of this object: keep the receiver's tracker (and its source).
+                if v.class().is(vm.ctx.types.bound_method_type)
+                    && let Ok(zelf) = v.get_attr("__self__", vm)
+                    && zelf.is(o)
+                    && let Ok(func) = v.get_attr("__func__", vm)
+                {
+                    let f = wrap_unguarded(func, vm);
+                    return Ok(Vt::new(Kind::BoundMethod(Box::new(f), Box::new(obj.clone()))));
+                }
+                Ok(match &obj.source {
+                    Some(src) => wrap(self.out, v, src.attr(name), vm),
+                    None => wrap_unguarded(v, vm),
+                })
+            }
+            Kind::Class(c) | Kind::Function(c) | Kind::Builtin(c, _) | Kind::TorchOp { obj: c, .. } => {
+                let v = c.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                Ok(match &obj.source {
+                    Some(src) => wrap(self.out, v, src.attr(name), vm),
+                    None => wrap_unguarded(v, vm),
+                })
+            }
+            Kind::BoundMethod(f, s) => match name {
+                "__self__" => Ok((**s).clone()),
+                "__func__" => Ok((**f).clone()),
+                _ => self.get_attr((**f).clone(), name),
+            },
+            Kind::NestedFunction(nf) => match name {
+                "__name__" | "__qualname__" => Ok(Vt::constant(vm.ctx.new_str(nf.code.code.obj_name.as_str()).into())),
+                _ => Err(attr_error(&obj, name)),
+            },
+            _ => Err(attr_error(&obj, name)),
+        }
+    }
+
+    fn tensor_meta_attr(&mut self, t: &super::variables::TensorVar, name: &str) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let v: PyObjectRef = match name {
+            "shape" => bridge::make_size(&t.meta.shape, vm),
+            "dtype" => bridge::dtype_object(t.meta.dtype, vm),
+            "device" => bridge::device_object(vm),
+            "ndim" => vm.ctx.new_int(t.meta.shape.len()).into(),
+            "is_cuda" => vm.ctx.new_bool(false).into(),
+            "requires_grad" => vm.ctx.new_bool(t.requires_grad).into(),
+            "is_leaf" => vm.ctx.new_bool(true).into(),
+            "layout" => bridge::torch_attr("strided", vm).unwrap_or_else(|| vm.ctx.none()),
+            _ => return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("Tensor.{name}"))),
+        };
+        Ok(Vt::constant(v))
+    }
+
+    fn tensor_property(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {
+        match name {
+            "data" => Ok(obj),
+            "T" => {
+                let ndim = obj.as_tensor().map_or(0, |t| t.meta.shape.len());
+                let dims: Vec<i64> = (0..ndim as i64).rev().collect();
+                let dims = Vt::constant(self.vm.ctx.new_tuple(dims.into_iter().map(|d| self.vm.ctx.new_int(d).into()).collect()).into());
+                self.call_tensor_method(obj, "permute", vec![dims], vec![])
+            }
+            _ => {
+                let a = Vt::constant(self.vm.ctx.new_int(-2).into());
+                let b = Vt::constant(self.vm.ctx.new_int(-1).into());
+                self.call_tensor_method(obj, "transpose", vec![a, b], vec![])
+            }
+        }
+    }
+}
+
+fn attr_error(obj: &Vt, name: &str) -> GraphBreak {
+    GraphBreak::new(
+        GraphBreakKind::UnsupportedOperation,
+        format!("attribute '{name}' of {} could not be read", obj.describe()),
+    )
+}
+
+/// Whether a module is `torch` or one of its submodules.
+pub fn is_torch_module(m: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    m.get_attr("__name__", vm)
+        .ok()
+        .and_then(|n| n.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned)))
+        .is_some_and(|n| n == "torch" || n.starts_with("torch."))
+}
+
+/// A name as an `Rc<str>`.
+pub fn rc(name: &str) -> Rc<str> {
+    Rc::from(name)
+}

@@ -1,0 +1,200 @@
+//! The one place Dynamo touches the `torch` package's native types (`rynamo-shims`): tensors,
+//! dtypes, op functions, grad mode and `nn.Module`. Everything else in Dynamo goes through here,
+//! so the coupling is visible in one file.
+
+use std::cell::RefCell;
+
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyResult, VirtualMachine};
+use rynamo_graph::Op;
+use rynamo_tensor::{DType, Tensor, TensorMeta};
+
+pub use rynamo_shims::ops::Surface;
+
+/// dtype, shape, strides and `requires_grad` of a tensor object (no data touched).
+pub fn tensor_meta(obj: &PyObject) -> Option<(TensorMeta, bool)> {
+    let t = obj.downcast_ref::<rynamo_shims::tensor::PyTensor>()?;
+    Some((t.meta(), t.requires_grad()))
+}
+
+/// The tensor a tensor object holds (an alias, no copy).
+pub fn as_tensor(obj: &PyObject) -> Option<Tensor> {
+    rynamo_shims::tensor::as_tensor(obj)
+}
+
+/// A new `torch.Tensor` object holding `t`.
+pub fn wrap_tensor(t: Tensor, vm: &VirtualMachine) -> PyObjectRef {
+    rynamo_shims::tensor::wrap_tensor(t, vm)
+}
+
+/// `torch.is_grad_enabled()`.
+pub fn grad_enabled() -> bool {
+    rynamo_shims::grad_enabled()
+}
+
+/// The dtype a `torch.dtype` object stands for.
+pub fn dtype_of(obj: &PyObject) -> Option<DType> {
+    rynamo_shims::dtype_of(obj)
+}
+
+/// Whether `obj` is a `torch.device`.
+pub fn is_device(obj: &PyObject) -> bool {
+    rynamo_shims::is_device(obj)
+}
+
+/// The registry overloads and surface of a `torch.<op>` / `Tensor.<op>` / `F.<op>` object.
+pub fn op_function(obj: &PyObject) -> Option<(&'static [Op], Surface)> {
+    rynamo_shims::ops::op_function(obj).map(|f| (f.overloads, f.surface))
+}
+
+/// The Python exception for a tensor or graph error.
+pub fn to_py_err(err: &rynamo_graph::Error, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
+    rynamo_shims::ops::to_py_err(err, vm)
+}
+
+thread_local! {
+    static NN_MODULE: RefCell<Option<PyObjectRef>> = const { RefCell::new(None) };
+}
+
+/// `torch.nn.Module`, imported once per thread.
+fn nn_module_class(vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    if let Some(c) = NN_MODULE.with(|m| m.borrow().clone()) {
+        return Ok(c);
+    }
+    let nn = vm.import("torch.nn", 0)?;
+    let cls = nn.get_attr("Module", vm)?;
+    NN_MODULE.with(|m| *m.borrow_mut() = Some(cls.clone()));
+    Ok(cls)
+}
+
+/// Whether `obj` is an `nn.Module` instance.
+pub fn is_nn_module(obj: &PyObject, vm: &VirtualMachine) -> bool {
+    match nn_module_class(vm) {
+        Ok(cls) => obj.is_instance(&cls, vm).unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+/// Forgets cached Python objects (a new interpreter on this thread).
+pub fn reset() {
+    NN_MODULE.with(|m| *m.borrow_mut() = None);
+    TENSOR_CLASS.with(|t| *t.borrow_mut() = None);
+}
+
+/// The `torch.<name>` function object (for FX targets of tensor-method calls).
+pub fn torch_attr(name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    let torch = vm.import("torch", 0).ok()?;
+    torch.get_attr(&vm.ctx.new_str(name), vm).ok().filter(|o| !vm.is_none(o.as_object()))
+}
+
+thread_local! {
+    static DISALLOWED: RefCell<std::collections::HashSet<Op>> = RefCell::new(std::collections::HashSet::new());
+    static TENSOR_CLASS: RefCell<Option<PyObjectRef>> = const { RefCell::new(None) };
+}
+
+/// Whether `torch._dynamo.disallow_in_graph` was called on an op.
+pub fn is_disallowed(op: Op) -> bool {
+    DISALLOWED.with(|d| d.borrow().contains(&op))
+}
+
+/// Marks (or unmarks) ops as disallowed in graphs.
+pub fn set_disallowed(ops: &[Op], disallowed: bool) {
+    DISALLOWED.with(|d| {
+        let mut d = d.borrow_mut();
+        for op in ops {
+            if disallowed {
+                d.insert(*op);
+            } else {
+                d.remove(op);
+            }
+        }
+    });
+}
+
+/// `torch.Tensor`.
+pub fn tensor_class(vm: &VirtualMachine) -> Option<PyObjectRef> {
+    if let Some(c) = TENSOR_CLASS.with(|t| t.borrow().clone()) {
+        return Some(c);
+    }
+    let c = torch_attr("Tensor", vm)?;
+    TENSOR_CLASS.with(|t| *t.borrow_mut() = Some(c.clone()));
+    Some(c)
+}
+
+/// `torch.Size(shape)`.
+pub fn make_size(shape: &[usize], vm: &VirtualMachine) -> PyObjectRef {
+    let t: PyObjectRef = vm.ctx.new_tuple(shape.iter().map(|s| vm.ctx.new_int(*s).into()).collect()).into();
+    torch_attr("Size", vm)
+        .and_then(|size| size.call((t.clone(),), vm).ok())
+        .unwrap_or(t)
+}
+
+/// The `torch.<dtype>` object.
+pub fn dtype_object(d: DType, vm: &VirtualMachine) -> PyObjectRef {
+    torch_attr(d.name(), vm).unwrap_or_else(|| vm.ctx.none())
+}
+
+/// `torch.device("cpu")`.
+pub fn device_object(vm: &VirtualMachine) -> PyObjectRef {
+    torch_attr("device", vm)
+        .and_then(|d| d.call(("cpu",), vm).ok())
+        .unwrap_or_else(|| vm.ctx.new_str("cpu").into())
+}
+
+/// Whether an `nn.Module` has forward hooks (then its `__call__` is traced, not just `forward`).
+pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
+    let non_empty = |name: &str| {
+        m.get_attr(name, vm)
+            .ok()
+            .and_then(|d| d.length(vm).ok())
+            .is_some_and(|n| n > 0)
+    };
+    non_empty("_forward_hooks") || non_empty("_forward_pre_hooks") || torch_attr("nn", vm).is_some_and(|nn| {
+        nn.get_attr("modules", vm)
+            .and_then(|mods| mods.get_attr("module", vm))
+            .and_then(|module| module.get_attr("_global_hooks_active", vm))
+            .ok()
+            .and_then(|f| f.try_to_bool(vm).ok())
+            .unwrap_or(false)
+    })
+}
+
+/// The key of a container module's `i`th child in `_modules` (`"0"`, `"1"`, ... for
+/// `Sequential`/`ModuleList`).
+pub fn module_child_key(m: &PyObject, i: usize, vm: &VirtualMachine) -> Option<String> {
+    let mods = m.get_attr("_modules", vm).ok()?;
+    let keys = vm.call_method(&mods, "keys", ()).ok()?;
+    let keys: Vec<PyObjectRef> = vm.extract_elements_with(&keys, Ok).ok()?;
+    keys.get(i)?.str(vm).ok().map(|s| s.to_string())
+}
+
+/// Which Dynamo marker a function carries, if any.
+pub fn dynamo_marker(f: &PyObject, vm: &VirtualMachine) -> Option<super::calls::Marker> {
+    use super::calls::Marker;
+    let flag = |name: &str| {
+        f.get_attr(name, vm)
+            .ok()
+            .and_then(|v| v.try_to_bool(vm).ok())
+            .unwrap_or(false)
+    };
+    if flag("_torchdynamo_disable") {
+        let reason = f
+            .get_attr("_torchdynamo_disable_reason", vm)
+            .ok()
+            .filter(|r| !vm.is_none(r))
+            .and_then(|r| r.str(vm).ok().map(|s| s.to_string()));
+        return Some(Marker::Disabled(reason));
+    }
+    if flag("_rynamo_graph_break") {
+        return Some(Marker::GraphBreak);
+    }
+    if flag("_rynamo_is_compiling") {
+        return Some(Marker::IsCompiling);
+    }
+    if flag("_dynamo_marked_constant") {
+        return Some(Marker::AssumeConstant);
+    }
+    if flag("_dynamo_forbidden") {
+        return Some(Marker::Forbidden);
+    }
+    None
+}

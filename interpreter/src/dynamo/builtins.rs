@@ -1,0 +1,551 @@
+//! Builtins and container methods while tracing (Dynamo's `BuiltinVariable` and the list/dict/
+//! tuple trackers' `call_method`).
+//!
+//! On constants, a builtin runs for real (it is pure on immutable values). On tracked values it
+//! is modelled: `len` of a list is its length, `isinstance` of a tensor is known, `range` and
+//! `enumerate` produce unrolled iterators. Anything else is a graph break, never a guess.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyStr, PyTuple};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+
+use super::bridge;
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::symbolic_convert::Tracer;
+use super::variables::builder::wrap_unguarded;
+use super::variables::{IterVar, Kind, ListVar, Vt};
+
+/// Builtins that are pure functions of their (constant) arguments.
+const PURE_ON_CONSTANTS: &[&str] = &[
+    "abs", "all", "any", "bool", "chr", "divmod", "float", "hash", "int", "len", "max", "min", "ord",
+    "pow", "repr", "round", "sorted", "str", "sum", "tuple", "list", "range", "slice", "frozenset", "set",
+    "bin", "hex", "oct", "format", "isinstance", "issubclass", "callable", "zip", "enumerate", "reversed",
+    "getattr", "hasattr", "type", "dict", "complex", "id", "iter",
+];
+
+/// Builtins that only exist for their effect on the outside world.
+const IO_BUILTINS: &[&str] = &["print", "input", "open", "breakpoint", "exec", "eval", "compile", "exit", "quit", "setattr", "delattr", "globals", "locals", "vars", "dir", "next", "super"];
+
+impl Tracer<'_> {
+    /// Constants of every tracker, if all are constants.
+    fn all_consts(&self, vts: &[Vt]) -> Option<Vec<PyObjectRef>> {
+        vts.iter().map(|v| v.as_const().cloned()).collect()
+    }
+
+    /// Calls a real Python callable with constant arguments (trace-time folding).
+    fn fold(&self, f: &PyObjectRef, args: Vec<PyObjectRef>, kwargs: Vec<(String, PyObjectRef)>) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let kwargs = kwargs
+            .into_iter()
+            .map(|(k, v)| (k, v))
+            .collect::<rustpython_vm::function::KwArgs>();
+        let r = f
+            .call(rustpython_vm::function::FuncArgs::new(args, kwargs), vm)
+            .map_err(|e| {
+                let msg = e.as_object().str(vm).map(|s| s.to_string()).unwrap_or_default();
+                GraphBreak::new(
+                    GraphBreakKind::OpError,
+                    format!("constant folding raised {}: {msg}", e.class().name()),
+                )
+            })?;
+        Ok(wrap_unguarded(r, vm))
+    }
+
+    /// `name(*args, **kwargs)` for a builtin function or type.
+    pub(crate) fn call_builtin(
+        &mut self,
+        obj: &PyObjectRef,
+        name: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
+            return Err(GraphBreak::new(
+                GraphBreakKind::BuiltinCall,
+                format!("builtin `{name}` with argument types [{}]", args.iter().map(Vt::describe).collect::<Vec<_>>().join(", ")),
+            ));
+        }
+        let kw_consts: Option<Vec<(String, PyObjectRef)>> = kwargs
+            .iter()
+            .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))
+            .collect();
+        if PURE_ON_CONSTANTS.contains(&name)
+            && let (Some(consts), Some(kw)) = (self.all_consts(&args), kw_consts.clone())
+            && !matches!(name, "iter" | "enumerate" | "zip" | "reversed")
+        {
+            return self.fold(obj, consts, kw);
+        }
+        match name {
+            "len" => {
+                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let n = match &x.kind {
+                    Kind::Tuple(items) => items.len(),
+                    Kind::List(l) => l.borrow().items.len(),
+                    Kind::Dict(d) => d.borrow().items.len(),
+                    Kind::Tensor(t) => *t.meta.shape.first().ok_or_else(|| {
+                        GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
+                    })?,
+                    Kind::NNModule(m) => m.length(vm).map_err(|_| bad_args(name))?,
+                    _ => return Err(bad_args(name)),
+                };
+                Ok(Vt::constant(vm.ctx.new_int(n).into()))
+            }
+            "isinstance" => {
+                let [x, cls] = args.as_slice() else { return Err(bad_args(name)) };
+                let cls = self.class_object(cls)?;
+                let inst = match &x.kind {
+                    Kind::Tensor(_) => bridge::tensor_class(vm).is_some_and(|t| {
+                        cls_matches(&cls, vm, |c| t.is(c) || is_subclass(&t, c, vm))
+                    }),
+                    _ => {
+                        let ty = self.type_of(x)?;
+                        cls_matches(&cls, vm, |c| is_subclass(&ty, c, vm))
+                    }
+                };
+                Ok(Vt::constant(vm.ctx.new_bool(inst).into()))
+            }
+            "type" => {
+                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                Ok(wrap_unguarded(self.type_of(x)?, vm))
+            }
+            "hasattr" | "getattr" => {
+                let (x, attr) = match args.as_slice() {
+                    [x, a] | [x, a, _] => (x.clone(), a.as_const().and_then(|a| a.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned)))),
+                    _ => return Err(bad_args(name)),
+                };
+                let attr = attr.ok_or_else(|| bad_args(name))?;
+                let got = self.get_attr(x, &attr);
+                match (name, got) {
+                    ("hasattr", Ok(_)) => Ok(Vt::constant(vm.ctx.new_bool(true).into())),
+                    ("hasattr", Err(_)) => Ok(Vt::constant(vm.ctx.new_bool(false).into())),
+                    (_, Ok(v)) => Ok(v),
+                    (_, Err(e)) => match args.get(2) {
+                        Some(default) => Ok(default.clone()),
+                        None => Err(e),
+                    },
+                }
+            }
+            "setattr" => {
+                let [x, a, v] = args.as_slice() else { return Err(bad_args(name)) };
+                let attr = a.as_const().and_then(|a| a.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned))).ok_or_else(|| bad_args(name))?;
+                self.set_attr(x.clone(), &attr, Some(v.clone()))?;
+                Ok(Vt::constant(vm.ctx.none()))
+            }
+            "iter" => {
+                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                self.make_iter(x.clone())
+            }
+            "next" => {
+                let [it] = args.as_slice() else { return Err(bad_args(name)) };
+                let Kind::Iter(it) = &it.kind else { return Err(bad_args(name)) };
+                let mut it = it.borrow_mut();
+                let v = it.items.get(it.pos).cloned().ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "next() on an exhausted iterator (StopIteration)"))?;
+                it.pos += 1;
+                Ok(v)
+            }
+            "range" => {
+                let consts = self.all_consts(&args).ok_or_else(|| bad_args(name))?;
+                self.fold(obj, consts, vec![])
+            }
+            "enumerate" => {
+                let x = args.first().ok_or_else(|| bad_args(name))?;
+                let start = match args.get(1).or_else(|| kwargs.iter().find(|(k, _)| k == "start").map(|(_, v)| v)) {
+                    Some(s) => s.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| bad_args(name))?,
+                    None => 0,
+                };
+                let items = self.unpack_iterable(x)?;
+                let pairs = items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| Vt::new(Kind::Tuple(vec![Vt::constant(vm.ctx.new_int(start + i as i64).into()), v])))
+                    .collect();
+                Ok(iter_of(pairs))
+            }
+            "zip" => {
+                let lists = args.iter().map(|a| self.unpack_iterable(a)).collect::<Result<Vec<_>, _>>()?;
+                let n = lists.iter().map(Vec::len).min().unwrap_or(0);
+                let tuples = (0..n)
+                    .map(|i| Vt::new(Kind::Tuple(lists.iter().map(|l| l[i].clone()).collect())))
+                    .collect();
+                Ok(iter_of(tuples))
+            }
+            "reversed" => {
+                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let mut items = self.unpack_iterable(x)?;
+                items.reverse();
+                Ok(iter_of(items))
+            }
+            "list" | "tuple" => {
+                let items = match args.as_slice() {
+                    [] => Vec::new(),
+                    [x] => self.unpack_iterable(x)?,
+                    _ => return Err(bad_args(name)),
+                };
+                Ok(if name == "list" {
+                    Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false }))))
+                } else {
+                    Vt::new(Kind::Tuple(items))
+                })
+            }
+            "dict" => self.build_dict_call(args, kwargs),
+            "min" | "max" | "sum" | "any" | "all" | "sorted" | "abs" => self.reduce_builtin(obj, name, args, kwargs),
+            "bool" | "int" | "float" => {
+                if let Some(x) = args.first()
+                    && x.as_tensor().is_some()
+                {
+                    let kind = if name == "bool" { GraphBreakKind::DataDependentBranch } else { GraphBreakKind::TensorToPython };
+                    return Err(GraphBreak::new(kind, format!("{name}() of a tensor")));
+                }
+                Err(bad_args(name))
+            }
+            "callable" => {
+                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let c = matches!(x.kind, Kind::Function(_) | Kind::NestedFunction(_) | Kind::BoundMethod(..) | Kind::TorchOp { .. } | Kind::Builtin(..) | Kind::Class(_) | Kind::NNModule(_));
+                Ok(Vt::constant(vm.ctx.new_bool(c).into()))
+            }
+            _ => Err(GraphBreak::new(
+                GraphBreakKind::BuiltinCall,
+                format!("builtin `{name}` with argument types [{}]", args.iter().map(Vt::describe).collect::<Vec<_>>().join(", ")),
+            )),
+        }
+    }
+
+    /// `min`/`max`/`sum`/`any`/`all`/`sorted`/`abs` on tracked values.
+    fn reduce_builtin(&mut self, obj: &PyObjectRef, name: &str, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        if name == "abs" {
+            let [x] = args.as_slice() else { return Err(bad_args(name)) };
+            if x.as_tensor().is_some() {
+                return self.call_tensor_method(x.clone(), "abs", vec![], vec![]);
+            }
+            return Err(bad_args(name));
+        }
+        let items = match args.as_slice() {
+            [x] => self.unpack_iterable(x)?,
+            many => many.to_vec(),
+        };
+        if let (Some(consts), true) = (self.all_consts(&items), kwargs.is_empty()) {
+            let list = vm.ctx.new_list(consts).into();
+            return self.fold(obj, vec![list], vec![]);
+        }
+        match name {
+            "sum" => {
+                // Python's sum: start (0) + each item, left to right.
+                let mut acc = Vt::constant(vm.ctx.new_int(0).into());
+                for it in items {
+                    acc = self.binary(0, acc, it)?;
+                }
+                Ok(acc)
+            }
+            "any" | "all" if items.iter().any(|i| i.as_tensor().is_some()) => Err(GraphBreak::new(
+                GraphBreakKind::DataDependentBranch,
+                format!("{name}() over tensors needs their values"),
+            )),
+            "min" | "max" if items.iter().all(|i| i.as_tensor().is_some()) && items.len() == 2 => {
+                Err(GraphBreak::new(GraphBreakKind::DataDependentBranch, format!("{name}() of tensors compares their values")))
+            }
+            _ => Err(bad_args(name)),
+        }
+    }
+
+    fn build_dict_call(&mut self, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let mut items: Vec<(PyObjectRef, Vt)> = Vec::new();
+        if let Some(src) = args.first() {
+            match &src.kind {
+                Kind::Dict(d) => items.extend(d.borrow().items.iter().cloned()),
+                _ => {
+                    for pair in self.unpack_iterable(src)? {
+                        let Kind::Tuple(kv) = &pair.kind else { return Err(bad_args("dict")) };
+                        let [k, v] = kv.as_slice() else { return Err(bad_args("dict")) };
+                        let k = k.as_const().cloned().ok_or_else(|| bad_args("dict"))?;
+                        items.push((k, v.clone()));
+                    }
+                }
+            }
+        }
+        for (k, v) in kwargs {
+            let key: PyObjectRef = vm.ctx.new_str(k).into();
+            set_dict_item(&mut items, key, v, vm);
+        }
+        Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(super::variables::DictVar { items, mutated: false })))))
+    }
+
+    /// The type of a tracked value.
+    fn type_of(&self, x: &Vt) -> Result<PyObjectRef, GraphBreak> {
+        let vm = self.vm;
+        Ok(match &x.kind {
+            Kind::Tensor(_) => bridge::tensor_class(vm).ok_or_else(|| bad_args("type"))?,
+            Kind::Const(c) | Kind::Object(c) | Kind::NNModule(c) | Kind::Function(c) | Kind::Module(c) | Kind::Class(c) | Kind::Builtin(c, _) => c.class().to_owned().into(),
+            Kind::Tuple(_) => vm.ctx.types.tuple_type.to_owned().into(),
+            Kind::List(_) => vm.ctx.types.list_type.to_owned().into(),
+            Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
+            Kind::Slice(_) => vm.ctx.types.slice_type.to_owned().into(),
+            _ => return Err(bad_args("type")),
+        })
+    }
+
+    /// A class (or tuple of classes) argument of `isinstance`.
+    fn class_object(&self, cls: &Vt) -> Result<PyObjectRef, GraphBreak> {
+        match &cls.kind {
+            Kind::Class(c) | Kind::Builtin(c, _) | Kind::Const(c) => Ok(c.clone()),
+            Kind::Tuple(items) => {
+                let objs = items.iter().map(|i| self.class_object(i)).collect::<Result<Vec<_>, _>>()?;
+                Ok(self.vm.ctx.new_tuple(objs).into())
+            }
+            _ => Err(bad_args("isinstance")),
+        }
+    }
+
+    /// The items an iterable yields, when Dynamo can know them (unrolling).
+    pub(crate) fn unpack_iterable(&mut self, x: &Vt) -> Result<Vec<Vt>, GraphBreak> {
+        let vm = self.vm;
+        match &x.kind {
+            Kind::Tuple(items) => Ok(items.clone()),
+            Kind::List(l) => Ok(l.borrow().items.clone()),
+            Kind::Dict(d) => Ok(d.borrow().items.iter().map(|(k, _)| Vt::constant(k.clone())).collect()),
+            Kind::Iter(it) => {
+                let mut it = it.borrow_mut();
+                let rest = it.items[it.pos..].to_vec();
+                it.pos = it.items.len();
+                Ok(rest)
+            }
+            Kind::Tensor(t) => {
+                let n = *t.meta.shape.first().ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "iteration over a 0-d tensor"))?;
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    let idx = Vt::constant(vm.ctx.new_int(i).into());
+                    out.push(self.tensor_getitem(x.clone(), idx)?);
+                }
+                Ok(out)
+            }
+            Kind::Const(c) => {
+                let items = vm
+                    .extract_elements_with(c, Ok)
+                    .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("iteration over {}", x.describe())))?;
+                Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
+            }
+            Kind::NNModule(m) => {
+                // ModuleList / Sequential iterate their children: read them through the module.
+                let items = vm.extract_elements_with(m, Ok).map_err(|_| bad_args("iter"))?;
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    let vt = match &x.source {
+                        Some(src) => {
+                            let key = bridge::module_child_key(m, i, vm).ok_or_else(|| bad_args("iter"))?;
+                            super::variables::builder::wrap(self.out, item, src.attr("_modules").item(super::source::Key::Str(key.into())), vm)
+                        }
+                        None => wrap_unguarded(item, vm),
+                    };
+                    out.push(vt);
+                }
+                Ok(out)
+            }
+            _ => Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("iteration over {}", x.describe()))),
+        }
+    }
+
+    /// `iter(x)`: an unrolled iterator.
+    pub(crate) fn make_iter(&mut self, x: Vt) -> Result<Vt, GraphBreak> {
+        if let Kind::Iter(_) = x.kind {
+            return Ok(x);
+        }
+        let items = self.unpack_iterable(&x)?;
+        Ok(iter_of(items))
+    }
+
+    /// `recv.name(*args, **kwargs)` for a tracked non-tensor receiver.
+    pub(crate) fn call_method(&mut self, recv: Vt, name: &str, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let none = || Vt::constant(vm.ctx.none());
+        match &recv.kind {
+            Kind::Tensor(_) => self.call_tensor_method(recv.clone(), name, args, kwargs),
+            Kind::Const(c) => {
+                let f = c.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| bad_args(name))?;
+                let consts = self.all_consts(&args).ok_or_else(|| bad_args(name))?;
+                let kw = kwargs.iter().map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone()))).collect::<Option<Vec<_>>>().ok_or_else(|| bad_args(name))?;
+                self.fold(&f, consts, kw)
+            }
+            Kind::List(l) => {
+                let mut l_mut = l.borrow_mut();
+                let r = match (name, args.as_slice()) {
+                    ("append", [v]) => {
+                        l_mut.items.push(v.clone());
+                        none()
+                    }
+                    ("extend", [v]) => {
+                        drop(l_mut);
+                        let more = self.unpack_iterable(v)?;
+                        let mut l_mut = l.borrow_mut();
+                        l_mut.items.extend(more);
+                        l_mut.mutated = true;
+                        drop(l_mut);
+                        self.out.side_effects.record_container(&recv);
+                        return Ok(none());
+                    }
+                    ("insert", [i, v]) => {
+                        let i = i.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| bad_args(name))?;
+                        let len = l_mut.items.len() as i64;
+                        let i = if i < 0 { (i + len).max(0) } else { i.min(len) } as usize;
+                        l_mut.items.insert(i, v.clone());
+                        none()
+                    }
+                    ("pop", rest) => {
+                        let len = l_mut.items.len() as i64;
+                        let i = match rest {
+                            [] => len - 1,
+                            [i] => i.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| bad_args(name))?,
+                            _ => return Err(bad_args(name)),
+                        };
+                        let i = if i < 0 { i + len } else { i };
+                        if i < 0 || i >= len {
+                            return Err(GraphBreak::new(GraphBreakKind::OpError, "pop index out of range"));
+                        }
+                        l_mut.items.remove(i as usize)
+                    }
+                    ("clear", []) => {
+                        l_mut.items.clear();
+                        none()
+                    }
+                    ("reverse", []) => {
+                        l_mut.items.reverse();
+                        none()
+                    }
+                    ("copy", []) => {
+                        let items = l_mut.items.clone();
+                        return Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false })))));
+                    }
+                    ("index" | "count", [_]) => {
+                        drop(l_mut);
+                        return Err(bad_args(name));
+                    }
+                    _ => return Err(bad_args(name)),
+                };
+                if !matches!(name, "copy" | "index" | "count") {
+                    l_mut.mutated = true;
+                }
+                drop(l_mut);
+                self.out.side_effects.record_container(&recv);
+                Ok(r)
+            }
+            Kind::Tuple(items) => match (name, args.as_slice()) {
+                ("index" | "count", [v]) if v.as_const().is_some() && items.iter().all(|i| i.as_const().is_some()) => {
+                    let t: PyObjectRef = vm.ctx.new_tuple(items.iter().map(|i| i.as_const().cloned().expect("checked")).collect()).into();
+                    let f = t.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| bad_args(name))?;
+                    self.fold(&f, vec![v.as_const().cloned().expect("checked")], vec![])
+                }
+                _ => Err(bad_args(name)),
+            },
+            Kind::Dict(d) => self.dict_method(&recv, d.clone(), name, args),
+            _ => Err(bad_args(name)),
+        }
+    }
+
+    fn dict_method(&mut self, recv: &Vt, d: Rc<RefCell<super::variables::DictVar>>, name: &str, args: Vec<Vt>) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let key_of = |v: &Vt| v.as_const().cloned().ok_or_else(|| bad_args(name));
+        let find = |items: &[(PyObjectRef, Vt)], k: &PyObjectRef| items.iter().position(|(kk, _)| vm.bool_eq(kk, k).unwrap_or(false));
+        let r = match (name, args.as_slice()) {
+            ("keys", []) => return Ok(Vt::new(Kind::Tuple(d.borrow().items.iter().map(|(k, _)| Vt::constant(k.clone())).collect()))),
+            ("values", []) => return Ok(Vt::new(Kind::Tuple(d.borrow().items.iter().map(|(_, v)| v.clone()).collect()))),
+            ("items", []) => {
+                return Ok(Vt::new(Kind::Tuple(
+                    d.borrow().items.iter().map(|(k, v)| Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()]))).collect(),
+                )));
+            }
+            ("get", [k]) | ("get", [k, _]) => {
+                let key = key_of(k)?;
+                let items = &d.borrow().items;
+                return Ok(match find(items, &key) {
+                    Some(i) => items[i].1.clone(),
+                    None => args.get(1).cloned().unwrap_or_else(|| Vt::constant(vm.ctx.none())),
+                });
+            }
+            ("__contains__", [k]) => {
+                let key = key_of(k)?;
+                return Ok(Vt::constant(vm.ctx.new_bool(find(&d.borrow().items, &key).is_some()).into()));
+            }
+            ("update", [other]) => {
+                let Kind::Dict(o) = &other.kind else { return Err(bad_args(name)) };
+                let more = o.borrow().items.clone();
+                let mut dm = d.borrow_mut();
+                for (k, v) in more {
+                    set_dict_item(&mut dm.items, k, v, vm);
+                }
+                dm.mutated = true;
+                Vt::constant(vm.ctx.none())
+            }
+            ("pop", [k]) | ("pop", [k, _]) => {
+                let key = key_of(k)?;
+                let mut dm = d.borrow_mut();
+                match find(&dm.items, &key) {
+                    Some(i) => {
+                        dm.mutated = true;
+                        dm.items.remove(i).1
+                    }
+                    None => args.get(1).cloned().ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "KeyError in dict.pop"))?,
+                }
+            }
+            ("setdefault", [k, v]) => {
+                let key = key_of(k)?;
+                let mut dm = d.borrow_mut();
+                match find(&dm.items, &key) {
+                    Some(i) => dm.items[i].1.clone(),
+                    None => {
+                        dm.mutated = true;
+                        dm.items.push((key, v.clone()));
+                        v.clone()
+                    }
+                }
+            }
+            ("copy", []) => {
+                let items = d.borrow().items.clone();
+                return Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(super::variables::DictVar { items, mutated: false })))));
+            }
+            ("clear", []) => {
+                let mut dm = d.borrow_mut();
+                dm.items.clear();
+                dm.mutated = true;
+                Vt::constant(vm.ctx.none())
+            }
+            _ => return Err(bad_args(name)),
+        };
+        self.out.side_effects.record_container(recv);
+        Ok(r)
+    }
+}
+
+/// Sets `items[key] = value`, keeping insertion order.
+pub fn set_dict_item(items: &mut Vec<(PyObjectRef, Vt)>, key: PyObjectRef, value: Vt, vm: &VirtualMachine) {
+    match items.iter().position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false)) {
+        Some(i) => items[i].1 = value,
+        None => items.push((key, value)),
+    }
+}
+
+/// An unrolled iterator over `items`.
+pub fn iter_of(items: Vec<Vt>) -> Vt {
+    Vt::new(Kind::Iter(Rc::new(RefCell::new(IterVar { items, pos: 0 }))))
+}
+
+fn bad_args(name: &str) -> GraphBreak {
+    GraphBreak::new(
+        GraphBreakKind::UnsupportedOperation,
+        format!("`{name}` with these argument types is not modelled"),
+    )
+}
+
+fn is_subclass(sub: &PyObjectRef, sup: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    sub.real_is_subclass(sup, vm).unwrap_or(false)
+}
+
+/// Applies `pred` to a class or to each class of a tuple.
+fn cls_matches(cls: &PyObjectRef, vm: &VirtualMachine, pred: impl Fn(&PyObjectRef) -> bool) -> bool {
+    match cls.downcast_ref::<PyTuple>() {
+        Some(t) => t.as_slice().iter().any(|c| cls_matches(c, vm, &pred)),
+        None => pred(cls),
+    }
+}

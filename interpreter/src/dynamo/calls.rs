@@ -1,0 +1,403 @@
+//! Calls while tracing: what each kind of callee does, and inlining of Python functions.
+//!
+//! | callee | traced as |
+//! |---|---|
+//! | registry op (`torch.add`, `F.relu`) | a graph node |
+//! | tensor method (`x.add`) | a graph node, or a guarded constant for metadata |
+//! | Python function, method, lambda, closure | inlined: a child tracer runs its bytecode |
+//! | `nn.Module` | its `forward` (or `__call__` when it has hooks), inlined |
+//! | builtin (`len`, `range`, `isinstance`, ...) | modelled in `builtins.rs` |
+//! | `disable`d function, `graph_break()`, `print`, unknown natives | a graph break |
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyCode, PyDict, PyDictRef, PyFunction, PyTuple};
+use rustpython_vm::bytecode::CodeFlags;
+use rustpython_vm::{AsObject, PyObjectRef, PyRef};
+
+use super::bridge;
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::source::{Key, Source};
+use super::symbolic_convert::{GlobalsSource, Tracer};
+use super::variables::builder::{wrap, wrap_unguarded};
+use super::variables::{DictVar, Kind, NestedFn, Vt};
+
+/// A function to inline: its code, globals and closure, however it was reached.
+struct Inline {
+    code: PyRef<PyCode>,
+    globals: PyDictRef,
+    globals_source: GlobalsSource,
+    defaults: Vec<Vt>,
+    kwdefaults: Vec<(String, Vt)>,
+    closure: Vec<Vt>,
+}
+
+impl Tracer<'_> {
+    /// Calls `callee(*args, **kwargs)` while tracing.
+    pub(crate) fn call_vt(
+        &mut self,
+        callee: Vt,
+        mut args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        match callee.kind.clone() {
+            Kind::TorchOp { overloads, surface, obj } => {
+                self.call_torch_function(overloads, surface, obj, args, kwargs)
+            }
+            Kind::Method(recv, name) => self.call_method(*recv, &name, args, kwargs),
+            Kind::BoundMethod(f, zelf) => {
+                args.insert(0, *zelf);
+                self.call_vt(*f, args, kwargs)
+            }
+            Kind::Builtin(obj, name) => self.call_builtin(&obj, &name, args, kwargs),
+            Kind::Function(f) => self.call_function(&callee, &f, args, kwargs),
+            Kind::NestedFunction(nf) => self.call_nested(&nf, args, kwargs),
+            Kind::NNModule(m) => self.call_module(callee.clone(), &m, args, kwargs),
+            Kind::Object(o) => {
+                let call = o.class().as_object().get_attr("__call__", self.vm).ok();
+                match call {
+                    Some(f) if f.downcast_ref::<PyFunction>().is_some() => {
+                        args.insert(0, callee.clone());
+                        let f = wrap_unguarded(f, self.vm);
+                        self.call_vt(f, args, kwargs)
+                    }
+                    _ => Err(unsupported_call(&callee)),
+                }
+            }
+            _ => Err(unsupported_call(&callee)),
+        }
+    }
+
+    /// A Python function object: markers first (`disable`, `graph_break`, ...), then inline.
+    fn call_function(
+        &mut self,
+        callee: &Vt,
+        f: &PyObjectRef,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let qual = f
+            .get_attr("__qualname__", vm)
+            .ok()
+            .and_then(|q| q.str(vm).ok().map(|s| s.to_string()))
+            .unwrap_or_default();
+        if let Some(marker) = bridge::dynamo_marker(f, vm) {
+            return self.call_marked(marker, callee, f, &qual, args, kwargs);
+        }
+        let Some(func) = f.downcast_ref::<PyFunction>() else {
+            return Err(unsupported_call(callee));
+        };
+        let code: PyRef<PyCode> = f
+            .get_attr("__code__", vm)
+            .ok()
+            .and_then(|c| c.downcast().ok())
+            .ok_or_else(|| unsupported_call(callee))?;
+        let globals: PyDictRef = f
+            .get_attr("__globals__", vm)
+            .ok()
+            .and_then(|g| g.downcast().ok())
+            .ok_or_else(|| unsupported_call(callee))?;
+        let globals_source = if globals.is(&self.root_globals()) {
+            GlobalsSource::Frame
+        } else {
+            match &callee.source {
+                Some(src) => GlobalsSource::Dict(src.attr("__globals__")),
+                None => GlobalsSource::None,
+            }
+        };
+        let src = callee.source.clone();
+        let defaults = match f.get_attr("__defaults__", vm).ok().and_then(|d| d.downcast::<PyTuple>().ok()) {
+            Some(t) => t
+                .as_slice()
+                .iter()
+                .enumerate()
+                .map(|(i, d)| match &src {
+                    Some(s) => wrap(self.out, d.clone(), s.attr("__defaults__").item(Key::Int(i as i64)), vm),
+                    None => wrap_unguarded(d.clone(), vm),
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let kwdefaults = match f.get_attr("__kwdefaults__", vm).ok().and_then(|d| d.downcast::<PyDict>().ok()) {
+            Some(d) => d
+                .items_vec()
+                .into_iter()
+                .filter_map(|(k, v)| {
+                    let k = k.str(vm).ok()?.to_string();
+                    let vt = match &src {
+                        Some(s) => wrap(self.out, v, s.attr("__kwdefaults__").item(Key::Str(k.as_str().into())), vm),
+                        None => wrap_unguarded(v, vm),
+                    };
+                    Some((k, vt))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let closure = match f.get_attr("__closure__", vm).ok().and_then(|c| c.downcast::<PyTuple>().ok()) {
+            Some(cells) => cells
+                .as_slice()
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| {
+                    let content = cell.get_attr("cell_contents", vm).ok();
+                    let cell_src = src.as_ref().map(|s| s.attr("__closure__").item(Key::Int(i as i64)));
+                    let vt = content.map(|c| match &cell_src {
+                        Some(cs) => wrap(self.out, c, cs.attr("cell_contents"), vm),
+                        None => wrap_unguarded(c, vm),
+                    });
+                    // The cell is real (shared with other closures): a source marks it so that a
+                    // nonlocal store into it breaks instead of being lost.
+                    let cell_src = cell_src.unwrap_or_else(|| Rc::new(Source::Global("__closure_cell__".into())));
+                    Vt::with_source(Kind::Cell(Rc::new(RefCell::new(vt))), cell_src)
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let _ = func;
+        self.inline(
+            Inline {
+                code,
+                globals,
+                globals_source,
+                defaults,
+                kwdefaults,
+                closure,
+            },
+            args,
+            kwargs,
+        )
+    }
+
+    /// A function made during the trace (`MAKE_FUNCTION`).
+    fn call_nested(
+        &mut self,
+        nf: &Rc<NestedFn>,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let globals: PyDictRef = nf
+            .globals
+            .clone()
+            .downcast()
+            .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "nested function globals"))?;
+        let globals_source = if globals.is(&self.root_globals()) {
+            GlobalsSource::Frame
+        } else {
+            GlobalsSource::None
+        };
+        let closure = nf
+            .closure
+            .iter()
+            .map(|c| Vt::new(Kind::Cell(c.clone())))
+            .collect();
+        self.inline(
+            Inline {
+                code: nf.code.clone(),
+                globals,
+                globals_source,
+                defaults: nf.defaults.clone(),
+                kwdefaults: nf.kwdefaults.clone(),
+                closure,
+            },
+            args,
+            kwargs,
+        )
+    }
+
+    /// An `nn.Module` call: `forward` directly when no hooks are registered, else `__call__`.
+    fn call_module(
+        &mut self,
+        callee: Vt,
+        m: &PyObjectRef,
+        mut args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let has_hooks = bridge::module_has_hooks(m, vm);
+        let name = if has_hooks { "__call__" } else { "forward" };
+        let f = m
+            .class()
+            .as_object()
+            .get_attr(&vm.ctx.new_str(name), vm)
+            .map_err(|_| unsupported_call(&callee))?;
+        args.insert(0, callee);
+        let f = wrap_unguarded(f, vm);
+        self.call_vt(f, args, kwargs)
+    }
+
+    /// The globals dict of the compiled (root) frame.
+    fn root_globals(&self) -> PyDictRef {
+        self.out.frame.globals.clone()
+    }
+
+    /// Runs `inline`'s code in a child tracer with the call's arguments bound.
+    fn inline(&mut self, f: Inline, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+        let flags = f.code.code.flags;
+        if flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR) {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                format!("inlining generator or coroutine {}", f.code.code.obj_name),
+            ));
+        }
+        let locals = bind_arguments(&f.code, args, kwargs, &f.defaults, &f.kwdefaults, &f.closure, self.vm)?;
+        let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;
+        child.run()
+    }
+}
+
+/// Binds call arguments to a code object's parameters: the child frame's localsplus.
+fn bind_arguments(
+    code: &PyCode,
+    args: Vec<Vt>,
+    kwargs: Vec<(String, Vt)>,
+    defaults: &[Vt],
+    kwdefaults: &[(String, Vt)],
+    closure: &[Vt],
+    vm: &rustpython_vm::VirtualMachine,
+) -> Result<Vec<Option<Vt>>, GraphBreak> {
+    let c = &code.code;
+    let slots = super::bytecode_analysis::Slots::of(code);
+    let mut locals: Vec<Option<Vt>> = vec![None; slots.names.len()];
+    let argc = c.arg_count as usize;
+    let kwonly = c.kwonlyarg_count as usize;
+    let has_varargs = c.flags.contains(CodeFlags::VARARGS);
+    let has_varkw = c.flags.contains(CodeFlags::VARKEYWORDS);
+    let fname = c.obj_name.to_string();
+    let type_err = |msg: String| GraphBreak::new(GraphBreakKind::UnsupportedCall, format!("{fname}(): {msg} (eager raises TypeError)"));
+    let mut extra = Vec::new();
+    for (i, a) in args.into_iter().enumerate() {
+        if i < argc {
+            locals[i] = Some(a);
+        } else if has_varargs {
+            extra.push(a);
+        } else {
+            return Err(type_err(format!("takes {argc} positional arguments")));
+        }
+    }
+    let mut varkw: Vec<(PyObjectRef, Vt)> = Vec::new();
+    for (k, v) in kwargs {
+        let pos = c.varnames[..argc + kwonly]
+            .iter()
+            .position(|n| n.as_str() == k)
+            .filter(|&p| p >= c.posonlyarg_count as usize);
+        match pos {
+            Some(p) if locals[p].is_some() => return Err(type_err(format!("got multiple values for argument '{k}'"))),
+            Some(p) => locals[p] = Some(v),
+            None if has_varkw => varkw.push((vm.ctx.new_str(k).into(), v)),
+            None => return Err(type_err(format!("got an unexpected keyword argument '{k}'"))),
+        }
+    }
+    // Positional defaults fill the last parameters.
+    let first_default = argc.saturating_sub(defaults.len());
+    for i in 0..argc {
+        if locals[i].is_none() {
+            if i >= first_default {
+                locals[i] = Some(defaults[i - first_default].clone());
+            } else {
+                return Err(type_err(format!("missing required argument '{}'", c.varnames[i])));
+            }
+        }
+    }
+    for i in argc..argc + kwonly {
+        if locals[i].is_none() {
+            let name = c.varnames[i].as_str();
+            match kwdefaults.iter().find(|(k, _)| k == name) {
+                Some((_, v)) => locals[i] = Some(v.clone()),
+                None => return Err(type_err(format!("missing required keyword-only argument '{name}'"))),
+            }
+        }
+    }
+    let mut next = argc + kwonly;
+    if has_varargs {
+        locals[next] = Some(Vt::new(Kind::Tuple(extra)));
+        next += 1;
+    }
+    if has_varkw {
+        locals[next] = Some(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
+            items: varkw,
+            mutated: false,
+        })))));
+    }
+    // Free variables come from the closure, in order, at the end of localsplus.
+    let nfree = c.freevars.len();
+    let first_free = slots.names.len() - nfree;
+    for (i, cell) in closure.iter().enumerate().take(nfree) {
+        locals[first_free + i] = Some(cell.clone());
+    }
+    Ok(locals)
+}
+
+/// A break for calling something Dynamo does not trace.
+pub fn unsupported_call(callee: &Vt) -> GraphBreak {
+    GraphBreak::new(
+        GraphBreakKind::UnsupportedCall,
+        format!("call to {}", callee.describe()),
+    )
+}
+
+/// The source of a module-level name, for marker lookups.
+pub fn global_source(name: &str) -> Rc<Source> {
+    Rc::new(Source::Global(name.into()))
+}
+
+/// A function carrying one of Dynamo's markers.
+#[derive(Clone, Debug)]
+pub enum Marker {
+    /// Wrapped by `torch._dynamo.disable` / `torch.compiler.disable`, with its reason.
+    Disabled(Option<String>),
+    /// `torch._dynamo.graph_break`.
+    GraphBreak,
+    /// `torch.compiler.is_compiling` and kin: `True` while tracing.
+    IsCompiling,
+    /// `torch._dynamo.assume_constant_result`: called at trace time, result baked in.
+    AssumeConstant,
+    /// `torch._dynamo.forbid_in_graph`: tracing a call is an error.
+    Forbidden,
+}
+
+impl Tracer<'_> {
+    fn call_marked(
+        &mut self,
+        marker: Marker,
+        callee: &Vt,
+        f: &PyObjectRef,
+        qual: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        match marker {
+            Marker::Disabled(reason) => Err(GraphBreak::new(
+                GraphBreakKind::DisabledFunction,
+                format!(
+                    "Skip calling function `{qual}` since it was wrapped with `torch.compiler.disable` (reason: {})",
+                    reason.unwrap_or_else(|| "None".to_owned())
+                ),
+            )),
+            Marker::GraphBreak => {
+                let msg = args.first().and_then(|a| a.as_const()).map(|m| m.str(vm).map(|s| s.to_string()).unwrap_or_default());
+                Err(GraphBreak::new(
+                    GraphBreakKind::UserGraphBreak,
+                    format!("Called `torch._dynamo.graph_break()` with args `[{}]`, kwargs `{{}}` (message: {})", args.iter().map(Vt::describe).collect::<Vec<_>>().join(", "), msg.unwrap_or_else(|| "None".into())),
+                ))
+            }
+            Marker::IsCompiling => Ok(Vt::constant(vm.ctx.new_bool(true).into())),
+            Marker::AssumeConstant => {
+                let consts: Option<Vec<PyObjectRef>> = args.iter().map(|a| a.as_const().cloned()).collect();
+                let Some(consts) = consts.filter(|_| kwargs.is_empty()) else {
+                    return Err(unsupported_call(callee));
+                };
+                let r = f.call(consts, vm).map_err(|e| {
+                    GraphBreak::new(GraphBreakKind::OpError, format!("assume_constant_result function raised: {}", super::fx::error_text(&e, vm)))
+                })?;
+                Ok(wrap_unguarded(r, vm))
+            }
+            Marker::Forbidden => Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!("Attempt to trace forbidden callable {qual}"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! From a traced frame to a cache entry: finish the graph, pick the backend, compile, and run
+//! compiled entries on later calls.
+//!
+//! ```text
+//!   Tracer::run -> return tracker + OutputGraph
+//!     --[recipes]--> graph outputs, side-effect replays, return recipe
+//!     --[passes]---> dead-code elimination
+//!     --[backend]--> Executable (native) or callable (user backend, given an FX GraphModule)
+//!     --> CompiledEntry { guards, plan }
+//! ```
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
+use rynamo_backend::{Backend, EagerBackend, Executable};
+use rynamo_graph::Graph;
+use rynamo_tensor::Tensor;
+
+use super::bridge;
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::guards::GuardTree;
+use super::output_graph::OutputGraph;
+use super::reconstruct::{Builder, OutputSet, Recon, Replay, recon_of, replays};
+use super::source::{FrameValues, Source};
+use super::variables::Vt;
+
+/// Which backend compiles the graphs of a `torch.compile` call.
+#[derive(Clone, Debug)]
+pub enum BackendSpec {
+    /// A native backend from the registry (`"eager"`, `"inductor"`, plugins).
+    Native(String),
+    /// A Python callable `backend(gm, example_inputs) -> callable`.
+    Callable(PyObjectRef),
+}
+
+/// The settings of one `torch.compile` / `optimize` call.
+#[derive(Debug)]
+pub struct CompileConfig {
+    /// The backend.
+    pub backend: BackendSpec,
+    /// `fullgraph=True` / `nopython=True`.
+    pub fullgraph: bool,
+    /// Distinguishes entries compiled for different backends (Dynamo checks the backend on
+    /// lookup).
+    pub id: u64,
+}
+
+/// How a compiled graph is run.
+pub enum Executor {
+    /// A native executable.
+    Native(Arc<dyn Executable>),
+    /// The callable a Python backend returned.
+    Python(PyObjectRef),
+}
+
+/// A frame captured whole: run the graph, replay side effects, rebuild the return value.
+pub struct DirectPlan {
+    /// Graph inputs, read from the frame.
+    pub inputs: Vec<Rc<Source>>,
+    /// The compiled graph.
+    pub exe: Executor,
+    /// Side effects to replay.
+    pub replays: Vec<Replay>,
+    /// The return value's recipe.
+    pub result: Recon,
+    /// The graph (for `explain`, logs and statistics).
+    pub graph: Rc<Graph>,
+}
+
+/// One cache entry.
+pub struct CompiledEntry {
+    /// Its guards.
+    pub guards: GuardTree,
+    /// What to run when they pass.
+    pub plan: Plan,
+    /// The backend it was compiled for ([`CompileConfig::id`]).
+    pub backend_id: u64,
+    /// `(frame id, compile id)`.
+    pub compile_id: (u32, u32),
+}
+
+/// What a cache entry runs.
+pub enum Plan {
+    /// The whole frame as one graph.
+    Direct(DirectPlan),
+    /// Transformed bytecode (graph breaks): run it as the frame's code.
+    Bytecode(rustpython_vm::PyRef<rustpython_vm::builtins::PyCode>),
+}
+
+/// Turns a finished trace into a plan (without compiling the graph yet).
+pub fn finish_trace(
+    out: &OutputGraph,
+    ret: &Vt,
+    vm: &VirtualMachine,
+) -> Result<(Graph, Vec<Rc<Source>>, Vec<Replay>, Recon), GraphBreak> {
+    let mut outputs = OutputSet::default();
+    let replays = replays(out, &mut outputs, vm)?;
+    let result = recon_of(ret, out, &mut outputs, vm)?;
+    let mut graph = out.graph.graph().clone();
+    graph.set_outputs(outputs.values.clone());
+    let mut cx = rynamo_graph::passes::PassCx::default();
+    rynamo_graph::passes::eliminate_dead_code(&mut graph, &mut cx);
+    let inputs = out.inputs.iter().map(|i| i.source.clone()).collect();
+    Ok((graph, inputs, replays, result))
+}
+
+/// Compiles a graph with the configured backend.
+pub fn compile_graph(
+    graph: &Graph,
+    out: &OutputGraph,
+    config: &CompileConfig,
+    vm: &VirtualMachine,
+) -> Result<Executor, String> {
+    match &config.backend {
+        BackendSpec::Native(name) => {
+            let backend: Arc<dyn Backend> = match rynamo_backend::global().lookup(name) {
+                Some(b) => b,
+                None if name == "inductor" || name == "aot_eager" => Arc::new(EagerBackend),
+                None => return Err(format!("backend '{name}' is not registered")),
+            };
+            backend
+                .compile(graph)
+                .map(Executor::Native)
+                .map_err(|e| format!("backend '{name}' failed to compile: {e}"))
+        }
+        BackendSpec::Callable(f) => {
+            let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
+            let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
+            let examples = vm.ctx.new_list(examples);
+            let compiled = f.call((gm, examples), vm).map_err(|e| py_err_text(&e, vm))?;
+            Ok(Executor::Python(compiled))
+        }
+    }
+}
+
+/// The text of a Python exception (message only).
+pub fn py_err_text(e: &rustpython_vm::builtins::PyBaseExceptionRef, vm: &VirtualMachine) -> String {
+    let mut s = String::new();
+    let _ = vm.write_exception(&mut s, e);
+    s
+}
+
+impl DirectPlan {
+    /// Runs the plan on a frame: graph, side effects, return value.
+    pub fn run(&self, frame: &FrameValues, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        let mut inputs = Vec::with_capacity(self.inputs.len());
+        for src in &self.inputs {
+            let obj = src.eval(frame, vm)?;
+            inputs.push(bridge::as_tensor(&obj).ok_or_else(|| vm.new_type_error(format!("{src} is no longer a tensor")))?);
+        }
+        let outputs = run_executor(&self.exe, &self.inputs, inputs, frame, vm)?;
+        let mut b = Builder {
+            outputs: &outputs,
+            wrapped: Vec::new(),
+            frame,
+        };
+        b.replay(&self.replays, vm)?;
+        b.build(&self.result, vm)
+    }
+}
+
+/// Runs a compiled graph on tensors.
+pub fn run_executor(
+    exe: &Executor,
+    sources: &[Rc<Source>],
+    inputs: Vec<Tensor>,
+    frame: &FrameValues,
+    vm: &VirtualMachine,
+) -> PyResult<Vec<Tensor>> {
+    match exe {
+        Executor::Native(e) => e.run(&inputs).map_err(|err| vm.new_runtime_error(err.to_string())),
+        Executor::Python(f) => {
+            // A Python backend gets the original objects (Parameters stay Parameters).
+            let args = sources.iter().map(|s| s.eval(frame, vm)).collect::<PyResult<Vec<_>>>()?;
+            let r = f.call(args, vm)?;
+            let items: Vec<PyObjectRef> = if r.class().is(vm.ctx.types.tuple_type) || r.class().is(vm.ctx.types.list_type) {
+                vm.extract_elements_with(&r, Ok)?
+            } else {
+                vec![r]
+            };
+            items
+                .into_iter()
+                .map(|o| bridge::as_tensor(&o).ok_or_else(|| vm.new_type_error("a compiled graph must return tensors")))
+                .collect()
+        }
+    }
+}
+
+/// A break for a backend that failed (compiling falls back to eager for this frame).
+pub fn backend_failure(msg: String) -> GraphBreak {
+    GraphBreak::new(GraphBreakKind::UnsupportedConstruct, format!("backend compiler failed: {msg}"))
+}

@@ -1,0 +1,192 @@
+//! The FX view of a captured graph: a `torch.fx.GraphModule` built through the FX graph API
+//! (`placeholder`, `call_function`, `call_method`, `output`), so backends written for PyTorch
+//! see what they expect (`gm.graph.nodes`, `gm.code`, `gm.forward`, `print_readable()`).
+
+use rustpython_vm::builtins::PyBaseExceptionRef;
+use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
+use rynamo_graph::schema::Default as ParamDefault;
+use rynamo_graph::{Graph, Value, ValueId};
+use rynamo_tensor::IndexItem;
+
+use super::bridge;
+use super::output_graph::{FxTarget, OutputGraph};
+use super::stats::FxView;
+
+/// Builds the GraphModule of a finished trace.
+pub fn graph_module(graph: &Graph, out: &OutputGraph, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    let view = FxView::of(std::rc::Rc::new(graph.clone()), out, String::new());
+    build(&view, vm)
+}
+
+/// The `print_readable()` text of a finished trace's graph.
+pub fn readable(graph: &Graph, out: &OutputGraph, name: &str, vm: &VirtualMachine) -> PyResult<String> {
+    let mut view = FxView::of(std::rc::Rc::new(graph.clone()), out, name.to_owned());
+    view.fn_name = name.to_owned();
+    let gm = build(&view, vm)?;
+    let text = vm.call_method(&gm, "print_readable", (false,))?;
+    Ok(text.str(vm)?.to_string())
+}
+
+/// Builds a GraphModule from an [`FxView`].
+pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    let fx = vm.import("torch.fx", 0)?;
+    let graph_cls = fx.get_attr("Graph", vm)?;
+    let g = graph_cls.call((), vm)?;
+    let graph = &*view.graph;
+    let mut nodes: Vec<Option<PyObjectRef>> = vec![None; graph.values().len()];
+    for (vid, (src, example)) in graph.inputs().iter().zip(&view.inputs) {
+        let node = vm.call_method(&g, "placeholder", (src.identifier(),))?;
+        // Dynamo records the example value and the source in the node's meta.
+        if let Ok(meta) = node.get_attr("meta", vm) {
+            let _ = meta.set_item("type_str", vm.ctx.new_str(type_str(&graph.value(*vid).meta)).into(), vm);
+            let _ = meta.set_item("example_value", example.clone(), vm);
+            let _ = meta.set_item("source", vm.ctx.new_str(src.to_string()).into(), vm);
+        }
+        nodes[vid.0 as usize] = Some(node);
+    }
+    for (i, n) in graph.nodes().iter().enumerate() {
+        let schema = n.op.schema();
+        let mut args = Vec::new();
+        let kwargs = vm.ctx.new_dict();
+        for (p, a) in schema.params.iter().zip(&n.args) {
+            let is_default = match &p.default {
+                Some(ParamDefault::None) => matches!(a, Value::None),
+                Some(ParamDefault::Value(d)) => default_eq(d, a),
+                None => false,
+            };
+            let v = arg_to_py(a, &nodes, vm)?;
+            if p.kw_only {
+                if !is_default {
+                    kwargs.set_item(p.name.as_str(), v, vm)?;
+                }
+            } else {
+                args.push((v, is_default));
+            }
+        }
+        // Trailing positional arguments left at their defaults are dropped, as users write them.
+        while args.last().is_some_and(|(_, d)| *d) {
+            args.pop();
+        }
+        let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
+        let info = view.fx.get(i);
+        let node = match info.map(|f| &f.target) {
+            Some(FxTarget::Function(f)) if !vm.is_none(f) => vm.call_method(&g, "call_function", (f.clone(), args, kwargs))?,
+            Some(FxTarget::Method(name)) => vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?,
+            _ => {
+                let f = bridge::torch_attr(n.op.py_name(), vm).unwrap_or_else(|| vm.ctx.none());
+                vm.call_method(&g, "call_function", (f, args, kwargs))?
+            }
+        };
+        if let Some(meta) = node.get_attr("meta", vm).ok()
+            && let Some(info) = info
+            && let Some((file, line, func)) = &info.stack
+        {
+            let _ = meta.set_item("stack_trace", vm.ctx.new_str(format!("  File \"{file}\", line {line}, in {func}")).into(), vm);
+        }
+        if let (Some(meta), [one]) = (node.get_attr("meta", vm).ok(), n.outputs.as_slice()) {
+            let _ = meta.set_item("type_str", vm.ctx.new_str(type_str(&graph.value(*one).meta)).into(), vm);
+        }
+        match n.outputs.as_slice() {
+            [one] => nodes[one.0 as usize] = Some(node),
+            many => {
+                let getitem = vm.import("operator", 0)?.get_attr("getitem", vm)?;
+                for (k, o) in many.iter().enumerate() {
+                    let item = vm.call_method(&g, "call_function", (getitem.clone(), vm.ctx.new_tuple(vec![node.clone(), vm.ctx.new_int(k).into()]), vm.ctx.new_dict()))?;
+                    nodes[o.0 as usize] = Some(item);
+                }
+            }
+        }
+    }
+    let outs = graph
+        .outputs()
+        .iter()
+        .map(|o| value_node(*o, &nodes, vm))
+        .collect::<PyResult<Vec<_>>>()?;
+    vm.call_method(&g, "output", (vm.ctx.new_tuple(outs),))?;
+    let gm_cls = fx.get_attr("GraphModule", vm)?;
+    let root = vm.ctx.new_dict();
+    let gm = gm_cls.call((root, g, view.fn_name.clone()), vm)?;
+    Ok(gm)
+}
+
+fn value_node(v: ValueId, nodes: &[Option<PyObjectRef>], vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    nodes
+        .get(v.0 as usize)
+        .cloned()
+        .flatten()
+        .ok_or_else(|| vm.new_runtime_error(format!("graph value {v} has no FX node")))
+}
+
+fn arg_to_py(a: &Value<ValueId>, nodes: &[Option<PyObjectRef>], vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    Ok(match a {
+        Value::None => vm.ctx.none(),
+        Value::Tensor(v) => value_node(*v, nodes, vm)?,
+        Value::TensorList(vs) => vm.ctx.new_list(vs.iter().map(|v| value_node(*v, nodes, vm)).collect::<PyResult<_>>()?).into(),
+        Value::Scalar(s) => match s {
+            rynamo_tensor::Scalar::Bool(b) => vm.ctx.new_bool(*b).into(),
+            rynamo_tensor::Scalar::Int(i) => vm.ctx.new_int(*i).into(),
+            rynamo_tensor::Scalar::Float(f) => vm.ctx.new_float(*f).into(),
+        },
+        Value::Int(i) => vm.ctx.new_int(*i).into(),
+        Value::IntList(v) => vm.ctx.new_list(v.iter().map(|i| vm.ctx.new_int(*i).into()).collect()).into(),
+        Value::Float(f) => vm.ctx.new_float(*f).into(),
+        Value::Bool(b) => vm.ctx.new_bool(*b).into(),
+        Value::Str(s) => vm.ctx.new_str(s.as_str()).into(),
+        Value::DType(d) => bridge::dtype_object(*d, vm),
+        Value::Index(items) => {
+            let objs = items
+                .iter()
+                .map(|it| -> PyResult<PyObjectRef> {
+                    Ok(match it {
+                        IndexItem::Int(i) => vm.ctx.new_int(*i).into(),
+                        IndexItem::Slice { start, stop, step } => {
+                            let o = |x: &Option<i64>| x.map_or_else(|| vm.ctx.none(), |v| vm.ctx.new_int(v).into());
+                            rustpython_vm::PyPayload::into_pyobject(
+                                rustpython_vm::builtins::PySlice {
+                                    start: Some(o(start)),
+                                    stop: o(stop),
+                                    step: Some(o(step)),
+                                },
+                                vm,
+                            )
+                        }
+                        IndexItem::None => vm.ctx.none(),
+                        IndexItem::Ellipsis => vm.ctx.ellipsis.clone().into(),
+                        IndexItem::Bool(b) => vm.ctx.new_bool(*b).into(),
+                        IndexItem::Tensor(v) => value_node(*v, nodes, vm)?,
+                    })
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            if objs.len() == 1 {
+                objs.into_iter().next().expect("invariant: one item")
+            } else {
+                vm.ctx.new_tuple(objs).into()
+            }
+        }
+    })
+}
+
+fn default_eq(d: &Value<rynamo_graph::schema::NoTensor>, a: &Value<ValueId>) -> bool {
+    match (d, a) {
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::IntList(x), Value::IntList(y)) => x == y,
+        (Value::Scalar(x), Value::Scalar(y)) => x == y,
+        (Value::Scalar(x), Value::Int(y)) | (Value::Int(y), Value::Scalar(x)) => matches!(x, rynamo_tensor::Scalar::Int(v) if v == y),
+        (Value::None, Value::None) => true,
+        _ => false,
+    }
+}
+
+/// Text of a Python exception.
+pub fn error_text(e: &PyBaseExceptionRef, vm: &VirtualMachine) -> String {
+    e.as_object().str(vm).map(|s| s.to_string()).unwrap_or_default()
+}
+
+/// `f32[3, 4]`: how `print_readable` annotates a value.
+fn type_str(meta: &rynamo_tensor::TensorMeta) -> String {
+    let dims: Vec<String> = meta.shape.iter().map(|d| d.to_string()).collect();
+    format!("{}[{}]", meta.dtype.short_name(), dims.join(", "))
+}

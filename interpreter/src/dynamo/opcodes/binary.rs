@@ -1,0 +1,392 @@
+//! Operators: `BINARY_OP` (arithmetic and subscript), comparisons, identity and membership
+//! tests, unary operators, truth tests, and subscript/slice stores.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use super::super::bytecode::Instr;
+use super::super::exc::{GraphBreak, GraphBreakKind};
+use super::super::symbolic_convert::{Flow, Step, Tracer};
+use super::super::tensor_ops::BINARY_OPS;
+use super::super::variables::builder::wrap_unguarded;
+use super::super::variables::{Kind, ListVar, Vt};
+
+/// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
+const NB_SUBSCR: u32 = 26;
+
+impl Tracer<'_> {
+    /// Calls `operator.<name>(*args)` on constants.
+    fn fold_operator(&self, name: &str, args: Vec<PyObjectRef>) -> Result<Vt, GraphBreak> {
+        let f = self.operator_fn(name).ok_or_else(|| {
+            GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("operator.{name}"))
+        })?;
+        let vm = self.vm;
+        let r = f.call(args, vm).map_err(|e| {
+            let msg = e.as_object().str(vm).map(|s| s.to_string()).unwrap_or_default();
+            GraphBreak::new(GraphBreakKind::OpError, format!("operator.{name} raised {}: {msg}", e.class().name()))
+        })?;
+        Ok(wrap_unguarded(r, vm))
+    }
+
+    /// `lhs <op> rhs` for `BINARY_OP` argument `which` (not subscription).
+    pub(crate) fn binary(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
+        let (pyname, ..) = BINARY_OPS[which];
+        if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
+            return self.tensor_binary(which, lhs, rhs);
+        }
+        if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
+            return self.fold_operator(pyname, vec![a.clone(), b.clone()]);
+        }
+        // Sequence concatenation and repetition of tracked containers.
+        let base = pyname.trim_start_matches('i');
+        match (&lhs.kind, &rhs.kind, base) {
+            (Kind::Tuple(a), Kind::Tuple(b), "add") => {
+                Ok(Vt::new(Kind::Tuple(a.iter().chain(b).cloned().collect())))
+            }
+            (Kind::List(a), Kind::List(b), "add") => {
+                let items: Vec<Vt> = a.borrow().items.iter().chain(b.borrow().items.iter()).cloned().collect();
+                if pyname == "iadd" {
+                    // `lst += other` extends in place.
+                    a.borrow_mut().items = items;
+                    a.borrow_mut().mutated = true;
+                    self.out.side_effects.record_container(&lhs);
+                    return Ok(lhs);
+                }
+                Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false })))))
+            }
+            (Kind::Tuple(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::Tuple(a), "mul") => {
+                let n = n.try_to_value::<i64>(self.vm).map_err(|_| unsupported(pyname, &lhs, &rhs))?;
+                let mut out = Vec::new();
+                for _ in 0..n.max(0) {
+                    out.extend(a.iter().cloned());
+                }
+                Ok(Vt::new(Kind::Tuple(out)))
+            }
+            _ => Err(unsupported(pyname, &lhs, &rhs)),
+        }
+    }
+
+    pub(crate) fn binary_op(&mut self, ins: &Instr) -> Step {
+        let rhs = self.pop()?;
+        let lhs = self.pop()?;
+        let v = if ins.arg == NB_SUBSCR {
+            self.getitem(lhs, rhs)?
+        } else {
+            let which = ins.arg as usize;
+            if which >= BINARY_OPS.len() {
+                return Err(GraphBreak::new(GraphBreakKind::UnsupportedOpcode, format!("BINARY_OP {which}")));
+            }
+            self.binary(which, lhs, rhs)?
+        };
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    /// `obj[index]`.
+    pub(crate) fn getitem(&mut self, obj: Vt, index: Vt) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        if obj.as_tensor().is_some() {
+            return self.tensor_getitem(obj, index);
+        }
+        let seq_index = |items: &[Vt], index: &Vt| -> Result<Vt, GraphBreak> {
+            match &index.kind {
+                Kind::Const(c) if c.class().is(vm.ctx.types.slice_type) => {
+                    // Slice through a real list of positions, so every slice form is right.
+                    let pos: PyObjectRef = vm.ctx.new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect()).into();
+                    let picked = pos.get_item(&**c, vm).map_err(|_| unsupported("getitem", &obj, index))?;
+                    let picked: Vec<usize> = vm
+                        .extract_elements_with(&picked, |p| p.try_to_value::<usize>(vm))
+                        .map_err(|_| unsupported("getitem", &obj, index))?;
+                    Ok(Vt::new(Kind::Tuple(picked.into_iter().map(|i| items[i].clone()).collect())))
+                }
+                Kind::Const(c) => {
+                    let i = c.try_to_value::<i64>(vm).map_err(|_| unsupported("getitem", &obj, index))?;
+                    let n = items.len() as i64;
+                    let j = if i < 0 { i + n } else { i };
+                    if j < 0 || j >= n {
+                        return Err(GraphBreak::new(GraphBreakKind::OpError, "index out of range"));
+                    }
+                    Ok(items[j as usize].clone())
+                }
+                _ => Err(unsupported("getitem", &obj, index)),
+            }
+        };
+        match &obj.kind {
+            Kind::Tuple(items) => seq_index(items, &index),
+            Kind::List(l) => {
+                let items = l.borrow().items.clone();
+                let r = seq_index(&items, &index)?;
+                // A list slice is a new list.
+                Ok(match r.kind {
+                    Kind::Tuple(items) if index.as_const().is_some_and(|c| c.class().is(vm.ctx.types.slice_type)) => {
+                        Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false }))))
+                    }
+                    _ => r,
+                })
+            }
+            Kind::Dict(d) => {
+                let key = index.as_const().ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let d = d.borrow();
+                d.items
+                    .iter()
+                    .find(|(k, _)| vm.bool_eq(k, key).unwrap_or(false))
+                    .map(|(_, v)| v.clone())
+                    .ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "KeyError"))
+            }
+            Kind::Const(c) => {
+                let i = index.as_const().ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                self.fold_operator("getitem", vec![c.clone(), i.clone()])
+            }
+            Kind::NNModule(m) => {
+                // nn.Sequential / ModuleList indexing: read the child through the module.
+                let i = index.as_const().ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let child = m.get_item(&**i, vm).map_err(|_| unsupported("getitem", &obj, &index))?;
+                Ok(super::super::variables::builder::wrap_unguarded(child, vm))
+            }
+            _ => Err(unsupported("getitem", &obj, &index)),
+        }
+    }
+
+    pub(crate) fn binary_slice(&mut self, _ins: &Instr) -> Step {
+        let stop = self.pop()?;
+        let start = self.pop()?;
+        let obj = self.pop()?;
+        let none = Vt::constant(self.vm.ctx.none());
+        let slice = self.make_slice(start, stop, none)?;
+        let v = self.getitem(obj, slice)?;
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    /// A slice tracker: a real slice constant when its parts are constants.
+    pub(crate) fn make_slice(&mut self, start: Vt, stop: Vt, step: Vt) -> Result<Vt, GraphBreak> {
+        if let (Some(a), Some(b), Some(c)) = (start.as_const(), stop.as_const(), step.as_const()) {
+            let s = rustpython_vm::builtins::PySlice {
+                start: Some(a.clone()),
+                stop: b.clone(),
+                step: Some(c.clone()),
+            };
+            return Ok(Vt::constant(rustpython_vm::PyPayload::into_pyobject(s, self.vm)));
+        }
+        Ok(Vt::new(Kind::Slice(Box::new([start, stop, step]))))
+    }
+
+    pub(crate) fn store_slice(&mut self, _ins: &Instr) -> Step {
+        let stop = self.pop()?;
+        let start = self.pop()?;
+        let obj = self.pop()?;
+        let value = self.pop()?;
+        let none = Vt::constant(self.vm.ctx.none());
+        let slice = self.make_slice(start, stop, none)?;
+        self.setitem(obj, slice, value)?;
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_subscr(&mut self, _ins: &Instr) -> Step {
+        let index = self.pop()?;
+        let obj = self.pop()?;
+        let value = self.pop()?;
+        self.setitem(obj, index, value)?;
+        Ok(Flow::Next)
+    }
+
+    fn setitem(&mut self, obj: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
+        let vm = self.vm;
+        match &obj.kind {
+            Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
+            Kind::List(l) => {
+                let i = index.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let mut lm = l.borrow_mut();
+                let n = lm.items.len() as i64;
+                let j = if i < 0 { i + n } else { i };
+                if j < 0 || j >= n {
+                    return Err(GraphBreak::new(GraphBreakKind::OpError, "list assignment index out of range"));
+                }
+                lm.items[j as usize] = value;
+                lm.mutated = true;
+                drop(lm);
+                self.out.side_effects.record_container(&obj);
+                Ok(())
+            }
+            Kind::Dict(d) => {
+                let key = index.as_const().cloned().ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let mut dm = d.borrow_mut();
+                super::super::builtins::set_dict_item(&mut dm.items, key, value, vm);
+                dm.mutated = true;
+                drop(dm);
+                self.out.side_effects.record_container(&obj);
+                Ok(())
+            }
+            _ => Err(GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                format!("STORE_SUBSCR on {}", obj.describe()),
+            )),
+        }
+    }
+
+    pub(crate) fn delete_subscr(&mut self, _ins: &Instr) -> Step {
+        let index = self.pop()?;
+        let obj = self.pop()?;
+        let vm = self.vm;
+        match &obj.kind {
+            Kind::Dict(d) => {
+                let key = index.as_const().cloned().ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let mut dm = d.borrow_mut();
+                let pos = dm.items.iter().position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
+                let Some(pos) = pos else {
+                    return Err(GraphBreak::new(GraphBreakKind::OpError, "KeyError in del"));
+                };
+                dm.items.remove(pos);
+                dm.mutated = true;
+            }
+            Kind::List(l) => {
+                let i = index.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let mut lm = l.borrow_mut();
+                let n = lm.items.len() as i64;
+                let j = if i < 0 { i + n } else { i };
+                if j < 0 || j >= n {
+                    return Err(GraphBreak::new(GraphBreakKind::OpError, "list index out of range"));
+                }
+                lm.items.remove(j as usize);
+                lm.mutated = true;
+            }
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UntrackableStore,
+                    format!("DELETE_SUBSCR on {}", obj.describe()),
+                ));
+            }
+        }
+        self.out.side_effects.record_container(&obj);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn unary_op(&mut self, ins: &Instr) -> Step {
+        use rustpython_vm::bytecode::Instruction as I;
+        let x = self.pop()?;
+        let v = match (ins.op, &x.kind) {
+            (I::UnaryNegative, Kind::Tensor(_)) => self.call_tensor_method(x, "neg", vec![], vec![])?,
+            (I::UnaryInvert, Kind::Tensor(_)) => self.call_tensor_method(x, "bitwise_not", vec![], vec![])?,
+            (I::UnaryNot, _) => {
+                let b = self.truth(&x)?;
+                Vt::constant(self.vm.ctx.new_bool(!b).into())
+            }
+            (I::UnaryNegative, Kind::Const(c)) => self.fold_operator("neg", vec![c.clone()])?,
+            (I::UnaryInvert, Kind::Const(c)) => self.fold_operator("invert", vec![c.clone()])?,
+            _ => return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("{} on {}", ins.name(), x.describe()))),
+        };
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    /// `bool(x)` at trace time; a tensor's truth needs its data (a data-dependent branch).
+    pub(crate) fn truth(&mut self, x: &Vt) -> Result<bool, GraphBreak> {
+        let vm = self.vm;
+        match &x.kind {
+            Kind::Tensor(_) => Err(GraphBreak::new(
+                GraphBreakKind::DataDependentBranch,
+                "generic_jump TensorVariable()",
+            )),
+            Kind::Const(c) => c.clone().try_to_bool(vm).map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a constant raised")),
+            Kind::Tuple(items) => Ok(!items.is_empty()),
+            Kind::List(l) => Ok(!l.borrow().items.is_empty()),
+            Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
+            Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")),
+            Kind::Function(_) | Kind::NestedFunction(_) | Kind::BoundMethod(..) | Kind::TorchOp { .. } | Kind::Builtin(..) | Kind::Class(_) | Kind::Module(_) | Kind::Method(..) => Ok(true),
+            Kind::Object(o) => {
+                // Objects without __bool__/__len__ are true; others need their real value.
+                let has = o.class().as_object().get_attr("__bool__", vm).is_ok() || o.class().as_object().get_attr("__len__", vm).is_ok();
+                if has {
+                    Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("bool() of {}", x.describe())))
+                } else {
+                    Ok(true)
+                }
+            }
+            _ => Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("bool() of {}", x.describe()))),
+        }
+    }
+
+    pub(crate) fn to_bool(&mut self, _ins: &Instr) -> Step {
+        // Leave the value: the following jump or UNARY_NOT tests its truth (a tensor's truth is a
+        // data-dependent branch, reported there with the jump's position).
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn compare_op(&mut self, ins: &Instr) -> Step {
+        let rhs = self.pop()?;
+        let lhs = self.pop()?;
+        let which = (ins.arg >> 5) as usize;
+        if which > 5 {
+            return Err(GraphBreak::new(GraphBreakKind::UnsupportedOpcode, format!("COMPARE_OP {}", ins.arg)));
+        }
+        let v = if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
+            self.tensor_compare(which, lhs, rhs)?
+        } else if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
+            let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
+            self.fold_operator(name, vec![a.clone(), b.clone()])?
+        } else if which == 2 || which == 3 {
+            // == / != on tracked non-constants: identity where that decides it.
+            let same = same_object(&lhs, &rhs).ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
+            Vt::constant(self.vm.ctx.new_bool(if which == 2 { same } else { !same }).into())
+        } else {
+            return Err(unsupported("compare", &lhs, &rhs));
+        };
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn is_op(&mut self, ins: &Instr) -> Step {
+        let rhs = self.pop()?;
+        let lhs = self.pop()?;
+        let same = match (lhs.as_const(), rhs.as_const()) {
+            (Some(a), Some(b)) => a.is(b),
+            _ => same_object(&lhs, &rhs).ok_or_else(|| unsupported("is", &lhs, &rhs))?,
+        };
+        let r = if ins.arg == 1 { !same } else { same };
+        self.push(Vt::constant(self.vm.ctx.new_bool(r).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn contains_op(&mut self, ins: &Instr) -> Step {
+        let container = self.pop()?;
+        let item = self.pop()?;
+        let vm = self.vm;
+        let found = match (&container.kind, item.as_const()) {
+            (Kind::Const(c), Some(i)) => vm._contains(c, i).map_err(|_| unsupported("in", &item, &container))?,
+            (Kind::Dict(d), Some(i)) => d.borrow().items.iter().any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
+            (Kind::Tuple(items), Some(i)) => items.iter().any(|x| x.as_const().is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))),
+            (Kind::List(l), Some(i)) => l.borrow().items.iter().any(|x| x.as_const().is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))),
+            _ => return Err(unsupported("in", &item, &container)),
+        };
+        let r = if ins.arg == 1 { !found } else { found };
+        self.push(Vt::constant(vm.ctx.new_bool(r).into()));
+        Ok(Flow::Next)
+    }
+}
+
+/// Whether two trackers are the same Python object, when that is knowable.
+fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
+    use Kind as K;
+    match (&a.kind, &b.kind) {
+        (K::Tensor(x), K::Tensor(y)) => Some(x.value == y.value),
+        (K::List(x), K::List(y)) => Some(Rc::ptr_eq(x, y)),
+        (K::Dict(x), K::Dict(y)) => Some(Rc::ptr_eq(x, y)),
+        (K::Object(x) | K::NNModule(x) | K::Function(x) | K::Class(x) | K::Module(x), K::Object(y) | K::NNModule(y) | K::Function(y) | K::Class(y) | K::Module(y)) => Some(x.is(y)),
+        (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
+        (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_)) | (K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_), K::Const(c)) => {
+            // None/True/False are never any of these.
+            let _ = c;
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+fn unsupported(what: &str, a: &Vt, b: &Vt) -> GraphBreak {
+    GraphBreak::new(
+        GraphBreakKind::UnsupportedOperation,
+        format!("{what} on {} and {}", a.describe(), b.describe()),
+    )
+}

@@ -1,0 +1,330 @@
+//! Loads and stores: constants, fast locals, cells, globals, attributes; and stack shuffles.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::AsObject;
+
+use super::super::bytecode::Instr;
+use super::super::exc::{GraphBreak, GraphBreakKind};
+use super::super::side_effects::SideEffect;
+use super::super::symbolic_convert::{Flow, GlobalsSource, Step, Tracer};
+use super::super::variables::builder::{wrap, wrap_unguarded};
+use super::super::variables::{Kind, Vt};
+
+impl Tracer<'_> {
+    pub(crate) fn load_const(&mut self, ins: &Instr) -> Step {
+        let c = self
+            .code
+            .code
+            .constants
+            .get(ins.arg as usize)
+            .map(|c| rustpython_vm::PyObjectRef::from(c.clone()))
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "bad constant index"))?;
+        self.push(Vt::constant(c));
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn load_small_int(&mut self, ins: &Instr) -> Step {
+        self.push(Vt::constant(self.vm.ctx.new_int(ins.arg).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn load_common_constant(&mut self, ins: &Instr) -> Step {
+        // CPython 3.14: 0 AssertionError, 1 NotImplementedError, 2 tuple, 3 all, 4 any.
+        let name = match ins.arg {
+            0 => "AssertionError",
+            1 => "NotImplementedError",
+            2 => "tuple",
+            3 => "all",
+            4 => "any",
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOpcode,
+                    format!("LOAD_COMMON_CONSTANT {}", ins.arg),
+                ));
+            }
+        };
+        let obj = self
+            .builtins
+            .get_item(name, self.vm)
+            .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOpcode, "missing builtin"))?;
+        self.push(wrap_unguarded(obj, self.vm));
+        Ok(Flow::Next)
+    }
+
+    fn local(&self, slot: u32) -> Result<Vt, GraphBreak> {
+        self.locals
+            .get(slot as usize)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| {
+                let name = self.slots.names.get(slot as usize).cloned().unwrap_or_default();
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    format!("local variable '{name}' referenced before assignment"),
+                )
+            })
+    }
+
+    fn set_local(&mut self, slot: u32, v: Option<Vt>) {
+        if let Some(s) = self.locals.get_mut(slot as usize) {
+            *s = v;
+        }
+    }
+
+    pub(crate) fn load_fast(&mut self, ins: &Instr) -> Step {
+        let v = self.local(ins.arg)?;
+        // A cell slot read with LOAD_FAST (closure construction) yields the cell itself.
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn load_fast_and_clear(&mut self, ins: &Instr) -> Step {
+        // Saves a variable shadowed by an inlined comprehension: an unbound slot pushes NULL.
+        let v = self
+            .locals
+            .get_mut(ins.arg as usize)
+            .and_then(Option::take)
+            .unwrap_or_else(|| Vt::new(Kind::Null));
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn load_fast_load_fast(&mut self, ins: &Instr) -> Step {
+        let a = self.local(ins.arg >> 4)?;
+        let b = self.local(ins.arg & 15)?;
+        self.push(a);
+        self.push(b);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_fast(&mut self, ins: &Instr) -> Step {
+        let v = self.pop()?;
+        // Restoring a NULL saved by LOAD_FAST_AND_CLEAR leaves the slot unbound.
+        let v = if v.is_null() { None } else { Some(v) };
+        self.set_local(ins.arg, v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_fast_load_fast(&mut self, ins: &Instr) -> Step {
+        let v = self.pop()?;
+        self.set_local(ins.arg >> 4, Some(v));
+        let w = self.local(ins.arg & 15)?;
+        self.push(w);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_fast_store_fast(&mut self, ins: &Instr) -> Step {
+        let a = self.pop()?;
+        self.set_local(ins.arg >> 4, Some(a));
+        let b = self.pop()?;
+        self.set_local(ins.arg & 15, Some(b));
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn delete_fast(&mut self, ins: &Instr) -> Step {
+        self.set_local(ins.arg, None);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn make_cell(&mut self, ins: &Instr) -> Step {
+        // The frame's own cells are trace-local while the whole frame is traced: a symbolic cell
+        // holding the slot's value (a parameter captured by a closure keeps its value).
+        let cur = self.locals.get(ins.arg as usize).cloned().flatten();
+        let cell = Rc::new(RefCell::new(cur));
+        self.set_local(ins.arg, Some(Vt::new(Kind::Cell(cell))));
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn load_deref(&mut self, ins: &Instr) -> Step {
+        let v = self.local(ins.arg)?;
+        let v = match &v.kind {
+            Kind::Cell(c) => c.borrow().clone().ok_or_else(|| {
+                GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "empty closure cell")
+            })?,
+            _ => v,
+        };
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_deref(&mut self, ins: &Instr) -> Step {
+        let v = self.pop()?;
+        let slot = ins.arg as usize;
+        let untrackable = || {
+            GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                "nonlocal store into a closure cell that outlives the frame",
+            )
+        };
+        match self.locals.get(slot).cloned().flatten() {
+            // A cell made during the trace: purely symbolic.
+            Some(Vt { kind: Kind::Cell(c), source: None }) => {
+                *c.borrow_mut() = Some(v);
+            }
+            // A real closure cell (its contents are visible elsewhere).
+            Some(Vt { kind: Kind::Cell(_), source: Some(_) }) => return Err(untrackable()),
+            _ => {
+                let first_free = self.slots.names.len() - self.code.code.freevars.len();
+                if self.depth == 0 && slot >= first_free {
+                    return Err(untrackable());
+                }
+                // The compiled frame's own cell: while the whole frame is traced it is a local.
+                self.set_local(ins.arg, Some(v));
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn name(&self, idx: u32) -> Result<String, GraphBreak> {
+        self.code
+            .code
+            .names
+            .get(idx as usize)
+            .map(|n| n.to_string())
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "bad name index"))
+    }
+
+    /// The tracker for global `name` of this frame's module (guarded by its source).
+    pub(crate) fn global_vt(&mut self, name: &str) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        if matches!(self.globals_source, GlobalsSource::Frame)
+            && let Some(v) = self.out.global_overlay.get(name)
+        {
+            return Ok(v.clone());
+        }
+        let value = match self.globals.get_item_opt(name, vm) {
+            Ok(Some(v)) => Some(v),
+            _ => self.builtins.get_item(name, vm).ok(),
+        };
+        let Some(value) = value else {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                format!("name '{name}' is not defined"),
+            ));
+        };
+        let in_globals = matches!(self.globals.get_item_opt(name, vm), Ok(Some(_)));
+        if !in_globals {
+            // A builtin: trusted unless shadowed later, which the global's absence guards below
+            // would need; Dynamo treats builtins as constants too.
+            return Ok(wrap_unguarded(value, vm));
+        }
+        match &self.globals_source {
+            GlobalsSource::Frame => {
+                let src = Rc::new(Source::Global(name.into()));
+                Ok(wrap(self.out, value, src, vm))
+            }
+            GlobalsSource::Dict(d) => {
+                let src = d.item(super::super::source::Key::Str(name.into()));
+                Ok(wrap(self.out, value, src, vm))
+            }
+            GlobalsSource::None => Ok(wrap_unguarded(value, vm)),
+        }
+    }
+
+    pub(crate) fn load_global(&mut self, ins: &Instr) -> Step {
+        let name = self.name(ins.arg >> 1)?;
+        let v = self.global_vt(&name)?;
+        self.push(v);
+        if ins.arg & 1 == 1 {
+            self.push(Vt::new(Kind::Null));
+        }
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_global(&mut self, ins: &Instr) -> Step {
+        let name = self.name(ins.arg)?;
+        let v = self.pop()?;
+        if !matches!(self.globals_source, GlobalsSource::Frame) {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                format!("store to global '{name}' of another module"),
+            ));
+        }
+        self.out.side_effects.push(SideEffect::StoreGlobal {
+            name: name.as_str().into(),
+            value: v.clone(),
+        });
+        // Later loads in this trace see the new value: shadow it in a trace-local overlay.
+        self.out.global_overlay.insert(name, v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn load_attr(&mut self, ins: &Instr) -> Step {
+        let name = self.name(ins.arg >> 1)?;
+        let obj = self.pop()?;
+        let attr = self.get_attr(obj, &name)?;
+        self.push(attr);
+        if ins.arg & 1 == 1 {
+            // Method-call form: CALL finds the receiver inside bound methods, so NULL here.
+            self.push(Vt::new(Kind::Null));
+        }
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn store_attr(&mut self, ins: &Instr) -> Step {
+        let name = self.name(ins.arg)?;
+        let obj = self.pop()?;
+        let value = self.pop()?;
+        self.set_attr(obj, &name, Some(value))?;
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn delete_attr(&mut self, ins: &Instr) -> Step {
+        let name = self.name(ins.arg)?;
+        let obj = self.pop()?;
+        self.set_attr(obj, &name, None)?;
+        Ok(Flow::Next)
+    }
+
+    /// `obj.name = value` (or `del obj.name` with `None`), as a replayed side effect.
+    pub(crate) fn set_attr(&mut self, obj: Vt, name: &str, value: Option<Vt>) -> Result<(), GraphBreak> {
+        let target = match (&obj.kind, &obj.source) {
+            (Kind::NNModule(o) | Kind::Object(o), Some(src)) => (o.clone(), src.clone()),
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UntrackableStore,
+                    format!("STORE_ATTR {name} on {}", obj.describe()),
+                ));
+            }
+        };
+        let (o, src) = target;
+        self.out.side_effects.set_attr(o.as_object(), name, value.clone());
+        self.out.side_effects.push(match value {
+            Some(value) => SideEffect::StoreAttr {
+                target: src,
+                name: name.into(),
+                value,
+            },
+            None => SideEffect::DeleteAttr {
+                target: src,
+                name: name.into(),
+            },
+        });
+        Ok(())
+    }
+
+    pub(crate) fn copy(&mut self, ins: &Instr) -> Step {
+        let n = ins.arg as usize;
+        let v = self
+            .stack
+            .len()
+            .checked_sub(n)
+            .and_then(|i| self.stack.get(i))
+            .cloned()
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "COPY out of range"))?;
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(crate) fn swap(&mut self, ins: &Instr) -> Step {
+        let n = ins.arg as usize;
+        let len = self.stack.len();
+        if n < 2 || n > len {
+            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "SWAP out of range"));
+        }
+        self.stack.swap(len - 1, len - n);
+        Ok(Flow::Next)
+    }
+}

@@ -1,0 +1,8 @@
+//! Opcode handlers, one file per family; each handler is a `Tracer` method named after its
+//! instruction (`LOAD_FAST` -> `load_fast`).
+
+mod binary;
+mod build;
+mod calls;
+mod control_flow;
+mod load_store;

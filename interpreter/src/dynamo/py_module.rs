@@ -1,0 +1,296 @@
+//! `_rynamo_dynamo`: the native side of `torch._dynamo` (what PyTorch keeps in
+//! `torch._C._dynamo`): compiled-function wrappers that arm the frame hook, the stance, resets,
+//! logging switches, disallowed ops, and the records `explain()` reads.
+
+use rustpython_vm::builtins::PyBaseExceptionRef;
+use rustpython_vm::{PyObjectRef, VirtualMachine};
+
+pub use dynamo_module::module_def;
+
+/// A `torch._dynamo.exc.Unsupported` with `text` (falls back to RuntimeError if the Python
+/// side is missing).
+pub fn unsupported_error(text: &str, vm: &VirtualMachine) -> PyBaseExceptionRef {
+    let made = vm
+        .import("torch._dynamo.exc", 0)
+        .and_then(|m| m.get_attr("Unsupported", vm))
+        .and_then(|cls| cls.call((text.to_owned(),), vm))
+        .ok()
+        .and_then(|e| e.downcast::<rustpython_vm::builtins::PyBaseException>().ok());
+    made.unwrap_or_else(|| vm.new_runtime_error(text.to_owned()))
+}
+
+/// `warnings.warn(msg)`.
+pub fn warn(msg: &str, vm: &VirtualMachine) -> rustpython_vm::PyResult<()> {
+    let warnings = vm.import("warnings", 0)?;
+    vm.call_method(&warnings, "warn", (msg.to_owned(),))?;
+    Ok(())
+}
+
+/// Python value of a user stack: a list of `(filename, lineno, name)` tuples.
+fn stack_to_py(stack: &[(String, u32, String)], vm: &VirtualMachine) -> PyObjectRef {
+    vm.ctx
+        .new_list(
+            stack
+                .iter()
+                .map(|(f, l, n)| {
+                    vm.ctx
+                        .new_tuple(vec![vm.ctx.new_str(f.as_str()).into(), vm.ctx.new_int(*l).into(), vm.ctx.new_str(n.as_str()).into()])
+                        .into()
+                })
+                .collect(),
+        )
+        .into()
+}
+
+#[rustpython_vm::pymodule(name = "_rynamo_dynamo")]
+mod dynamo_module {
+    use std::rc::Rc;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use rustpython_vm::builtins::{PyCode, PyStrRef};
+    use rustpython_vm::function::FuncArgs;
+    use rustpython_vm::types::{Callable, GetDescriptor};
+    use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine};
+
+    use super::super::compile::{BackendSpec, CompileConfig};
+    use super::super::convert_frame::ConvertFrame;
+    use super::super::{bridge, cache, config, logs, resume, stats};
+    use crate::eval_frame::{CallbackState, with_callback_state};
+
+    static NEXT_CONFIG_ID: AtomicU64 = AtomicU64::new(1);
+
+    #[derive(Debug)]
+    enum CallMode {
+        Compile(Arc<CompileConfig>),
+        RunOnly,
+        Disabled,
+    }
+
+    /// A function with Dynamo attached: calling it arms the frame hook for the call.
+    #[pyattr]
+    #[pyclass(name = "CompiledFunction", module = "torch._dynamo")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiledFunction {
+        func: PyObjectRef,
+        mode: CallMode,
+    }
+
+    #[pyclass(with(Callable, GetDescriptor), flags(HAS_DICT))]
+    impl PyCompiledFunction {
+        /// The wrapped callable.
+        #[pygetset]
+        fn _torchdynamo_orig_callable(&self) -> PyObjectRef {
+            self.func.clone()
+        }
+    }
+
+    impl Callable for PyCompiledFunction {
+        type Args = FuncArgs;
+
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            let state = match &zelf.mode {
+                CallMode::Compile(cfg) => match config::stance().as_str() {
+                    "force_eager" => CallbackState::Disabled,
+                    _ => CallbackState::Compile(Rc::new(ConvertFrame { config: cfg.clone() })),
+                },
+                CallMode::RunOnly => CallbackState::RunOnly(Rc::new(ConvertFrame {
+                    config: Arc::new(CompileConfig {
+                        backend: BackendSpec::Native("eager".into()),
+                        fullgraph: false,
+                        id: 0,
+                    }),
+                })),
+                CallMode::Disabled => CallbackState::Disabled,
+            };
+            with_callback_state(state, vm, || zelf.func.call(args, vm))
+        }
+    }
+
+    impl GetDescriptor for PyCompiledFunction {
+        fn descr_get(zelf: PyObjectRef, obj: Option<PyObjectRef>, _cls: Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+            match obj {
+                Some(obj) if !vm.is_none(&obj) => {
+                    Ok(rustpython_vm::builtins::PyBoundMethod::new(obj, zelf).into_ref(&vm.ctx).into())
+                }
+                _ => Ok(zelf),
+            }
+        }
+    }
+
+    fn backend_spec(backend: PyObjectRef, vm: &VirtualMachine) -> PyResult<BackendSpec> {
+        if let Ok(s) = backend.clone().downcast::<rustpython_vm::builtins::PyStr>() {
+            return Ok(BackendSpec::Native(s.as_str().to_owned()));
+        }
+        if backend.is_callable() {
+            return Ok(BackendSpec::Callable(backend));
+        }
+        Err(vm.new_type_error("backend must be a name or a callable"))
+    }
+
+    /// `compiled_function(fn, backend, fullgraph)`: `fn` compiled with Dynamo.
+    #[pyfunction]
+    fn compiled_function(func: PyObjectRef, backend: PyObjectRef, fullgraph: bool, vm: &VirtualMachine) -> PyResult<PyCompiledFunction> {
+        let backend = backend_spec(backend, vm)?;
+        Ok(PyCompiledFunction {
+            func,
+            mode: CallMode::Compile(Arc::new(CompileConfig {
+                backend,
+                fullgraph,
+                id: NEXT_CONFIG_ID.fetch_add(1, Ordering::Relaxed),
+            })),
+        })
+    }
+
+    /// `run_only_function(fn)`: calls use cached code but never compile (`torch._dynamo.run`).
+    #[pyfunction]
+    fn run_only_function(func: PyObjectRef) -> PyCompiledFunction {
+        PyCompiledFunction { func, mode: CallMode::RunOnly }
+    }
+
+    /// `disabled_function(fn)`: Dynamo is off for the call and everything it calls.
+    #[pyfunction]
+    fn disabled_function(func: PyObjectRef) -> PyCompiledFunction {
+        PyCompiledFunction { func, mode: CallMode::Disabled }
+    }
+
+    /// Marks a code object so the hook never compiles it (non-recursive `disable`, `skip`).
+    #[pyfunction]
+    fn skip_code(code: PyRef<PyCode>) {
+        cache::set_action(&code, cache::Action::Skip);
+    }
+
+    /// Sets the compile stance; returns the previous one.
+    #[pyfunction]
+    fn set_stance(stance: PyStrRef) -> String {
+        config::set_stance(stance.as_str())
+    }
+
+    /// The compile stance.
+    #[pyfunction]
+    fn get_stance() -> String {
+        config::stance()
+    }
+
+    /// Drops every compiled entry, resume function and record (`torch._dynamo.reset()`).
+    #[pyfunction]
+    fn reset() {
+        cache::reset();
+        resume::reset();
+        stats::reset();
+        bridge::reset();
+    }
+
+    /// Sets the logging switches from a `TORCH_LOGS`-style string.
+    #[pyfunction]
+    fn set_logs(spec: PyStrRef) {
+        logs::set_spec(spec.as_str());
+    }
+
+    /// Registers `torch._dynamo.config`.
+    #[pyfunction]
+    fn register_config(module: PyObjectRef) {
+        config::register(module);
+    }
+
+    /// Marks an op (`torch.sub`) as disallowed in graphs; `False` if it is not a registry op.
+    #[pyfunction]
+    fn disallow_op(obj: PyObjectRef) -> bool {
+        match bridge::op_function(&obj) {
+            Some((ops, _)) => {
+                bridge::set_disallowed(ops, true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Undoes [`disallow_op`].
+    #[pyfunction]
+    fn allow_op(obj: PyObjectRef) -> bool {
+        match bridge::op_function(&obj) {
+            Some((ops, _)) => {
+                bridge::set_disallowed(ops, false);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether `obj` is a registry op function (already allowed in graphs).
+    #[pyfunction]
+    fn is_op_function(obj: PyObjectRef) -> bool {
+        bridge::op_function(&obj).is_some()
+    }
+
+    /// `(graph calls, ops run inside graphs)` since the last reset.
+    #[pyfunction]
+    fn graph_counters() -> (u64, u64) {
+        stats::calls()
+    }
+
+    /// Every compiled graph since the last reset: a list of dicts with `name`, `compile_id`,
+    /// `graph_module`, `op_count`, `guards` and `seconds`.
+    #[pyfunction]
+    fn graph_records(vm: &VirtualMachine) -> PyResult<Vec<PyObjectRef>> {
+        stats::graphs()
+            .into_iter()
+            .map(|g| {
+                let d = vm.ctx.new_dict();
+                d.set_item("name", vm.ctx.new_str(g.view.fn_name.as_str()).into(), vm)?;
+                d.set_item("compile_id", vm.ctx.new_str(format!("{}/{}", g.compile_id.0, g.compile_id.1)).into(), vm)?;
+                d.set_item("graph_module", super::super::fx::build(&g.view, vm)?, vm)?;
+                d.set_item("op_count", vm.ctx.new_int(g.view.graph.nodes().len()).into(), vm)?;
+                let guards: Vec<PyObjectRef> = g
+                    .guards
+                    .iter()
+                    .map(|(src, kind, code)| {
+                        vm.ctx
+                            .new_tuple(vec![vm.ctx.new_str(src.as_str()).into(), vm.ctx.new_str(*kind).into(), vm.ctx.new_str(code.as_str()).into()])
+                            .into()
+                    })
+                    .collect();
+                d.set_item("guards", vm.ctx.new_list(guards).into(), vm)?;
+                d.set_item("seconds", vm.ctx.new_float(g.seconds).into(), vm)?;
+                Ok(d.into())
+            })
+            .collect()
+    }
+
+    /// Every graph break since the last reset: `(reason, user stack, code)` tuples.
+    #[pyfunction]
+    fn break_records(vm: &VirtualMachine) -> Vec<PyObjectRef> {
+        stats::breaks()
+            .into_iter()
+            .map(|b| {
+                vm.ctx
+                    .new_tuple(vec![vm.ctx.new_str(b.reason).into(), super::stack_to_py(&b.user_stack, vm), vm.ctx.new_str(b.code).into()])
+                    .into()
+            })
+            .collect()
+    }
+
+    /// Forgets graph and break records (not the cache).
+    #[pyfunction]
+    fn reset_records() {
+        stats::reset();
+    }
+
+    /// The generated graph-break reference (`docs/graph_breaks.md`).
+    #[pyfunction]
+    fn graph_break_registry() -> String {
+        super::super::exc::registry_markdown()
+    }
+
+    /// Whether an object is a compiled function (for `torch._dynamo` helpers).
+    #[pyfunction]
+    fn is_compiled_function(obj: PyObjectRef) -> bool {
+        obj.downcast_ref::<PyCompiledFunction>().is_some()
+    }
+
+    /// Address-based identity for debugging output.
+    #[pyfunction]
+    fn object_id(obj: PyObjectRef) -> usize {
+        obj.as_object() as *const PyObject as usize
+    }
+}

@@ -1,0 +1,267 @@
+//! Rebuilding Python values after a graph ran: the frame's return value, the values its side
+//! effects store, and (at graph breaks) the stack and live locals. Each tracker becomes a
+//! [`Recon`] recipe over the graph's outputs, constants and frame sources.
+
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyList, PyStr};
+use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
+use rynamo_graph::ValueId;
+use rynamo_tensor::Tensor;
+
+use super::bridge;
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::output_graph::OutputGraph;
+use super::side_effects::SideEffect;
+use super::source::{FrameValues, Source};
+use super::variables::{Kind, Vt};
+
+/// How to rebuild one value.
+#[derive(Clone, Debug)]
+pub enum Recon {
+    /// The `i`th graph output, as a new tensor object.
+    Output(usize),
+    /// A constant.
+    Const(PyObjectRef),
+    /// The object at a frame source (identity preserved: inputs returned as they came).
+    Source(Rc<Source>),
+    /// A new tuple.
+    Tuple(Vec<Recon>),
+    /// A new list.
+    List(Vec<Recon>),
+    /// A new dict.
+    Dict(Vec<(PyObjectRef, Recon)>),
+    /// A new slice.
+    Slice(Box<[Recon; 3]>),
+}
+
+/// Collects the graph outputs a set of recipes needs.
+#[derive(Default)]
+pub struct OutputSet {
+    /// Graph values to output, in order.
+    pub values: Vec<ValueId>,
+}
+
+impl OutputSet {
+    fn index(&mut self, v: ValueId) -> usize {
+        match self.values.iter().position(|x| *x == v) {
+            Some(i) => i,
+            None => {
+                self.values.push(v);
+                self.values.len() - 1
+            }
+        }
+    }
+}
+
+/// The recipe for a tracker.
+pub fn recon_of(vt: &Vt, out: &OutputGraph, outputs: &mut OutputSet, vm: &VirtualMachine) -> Result<Recon, GraphBreak> {
+    match &vt.kind {
+        Kind::Tensor(t) => {
+            let cur = out.current_value(t);
+            // An input returned (or mutated in place) keeps its identity.
+            let is_input_obj = vt.source.as_ref().is_some_and(|s| out.inputs.iter().any(|i| i.source == *s));
+            if is_input_obj {
+                return Ok(Recon::Source(vt.source.clone().expect("checked above")));
+            }
+            Ok(Recon::Output(outputs.index(cur)))
+        }
+        Kind::Const(c) => Ok(Recon::Const(c.clone())),
+        Kind::Tuple(items) => Ok(Recon::Tuple(items.iter().map(|i| recon_of(i, out, outputs, vm)).collect::<Result<_, _>>()?)),
+        Kind::List(l) => {
+            if let Some(src) = &vt.source {
+                // The frame's own list object (its contents are replayed as a side effect).
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::List(l.borrow().items.iter().map(|i| recon_of(i, out, outputs, vm)).collect::<Result<_, _>>()?))
+        }
+        Kind::Dict(d) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::Dict(
+                d.borrow()
+                    .items
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                    .collect::<Result<_, GraphBreak>>()?,
+            ))
+        }
+        Kind::Slice(parts) => Ok(Recon::Slice(Box::new([
+            recon_of(&parts[0], out, outputs, vm)?,
+            recon_of(&parts[1], out, outputs, vm)?,
+            recon_of(&parts[2], out, outputs, vm)?,
+        ]))),
+        Kind::Function(o) | Kind::Module(o) | Kind::NNModule(o) | Kind::Class(o) | Kind::Object(o) | Kind::Builtin(o, _) | Kind::TorchOp { obj: o, .. } => {
+            match &vt.source {
+                Some(src) => Ok(Recon::Source(src.clone())),
+                // A value Dynamo reached without a source is a trace-time constant object.
+                None => Ok(Recon::Const(o.clone())),
+            }
+        }
+        _ => Err(GraphBreak::new(
+            GraphBreakKind::UnsupportedConstruct,
+            format!("cannot rebuild {} after the graph", vt.describe()),
+        )),
+    }
+}
+
+/// A side effect with its values as recipes.
+#[derive(Clone, Debug)]
+pub enum Replay {
+    /// `setattr(source, name, value)`.
+    SetAttr(Rc<Source>, PyObjectRef, Recon),
+    /// `delattr(source, name)`.
+    DelAttr(Rc<Source>, PyObjectRef),
+    /// `globals[name] = value`.
+    SetGlobal(PyObjectRef, Recon),
+    /// `source[:] = items`.
+    ListContents(Rc<Source>, Vec<Recon>),
+    /// `source.clear(); source.update(items)`.
+    DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
+}
+
+/// The recipes of a trace's side effects.
+pub fn replays(out: &OutputGraph, outputs: &mut OutputSet, vm: &VirtualMachine) -> Result<Vec<Replay>, GraphBreak> {
+    let mut r = Vec::new();
+    for e in out.side_effects.effects() {
+        r.push(match e {
+            SideEffect::StoreAttr { target, name, value } => {
+                Replay::SetAttr(target.clone(), vm.ctx.new_str(&**name).into(), recon_of(value, out, outputs, vm)?)
+            }
+            SideEffect::DeleteAttr { target, name } => Replay::DelAttr(target.clone(), vm.ctx.new_str(&**name).into()),
+            SideEffect::StoreGlobal { name, value } => {
+                Replay::SetGlobal(vm.ctx.new_str(&**name).into(), recon_of(value, out, outputs, vm)?)
+            }
+            SideEffect::ListContents { target, list } => Replay::ListContents(
+                target.clone(),
+                list.borrow()
+                    .items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+            ),
+            SideEffect::DictContents { target, dict } => Replay::DictContents(
+                target.clone(),
+                dict.borrow()
+                    .items
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                    .collect::<Result<_, GraphBreak>>()?,
+            ),
+            SideEffect::StoreCell { .. } => {
+                return Err(GraphBreak::new(GraphBreakKind::UntrackableStore, "closure cell store"));
+            }
+        });
+    }
+    Ok(r)
+}
+
+/// Runtime context for building values after one graph run.
+pub struct Builder<'a> {
+    /// Graph outputs of this run.
+    pub outputs: &'a [Tensor],
+    /// Already-wrapped outputs (the same output twice is the same object).
+    pub wrapped: Vec<Option<PyObjectRef>>,
+    /// The frame.
+    pub frame: &'a FrameValues,
+}
+
+impl Builder<'_> {
+    /// Builds a value.
+    pub fn build(&mut self, r: &Recon, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        Ok(match r {
+            Recon::Output(i) => {
+                if let Some(Some(o)) = self.wrapped.get(*i) {
+                    return Ok(o.clone());
+                }
+                let t = self.outputs.get(*i).cloned().ok_or_else(|| vm.new_runtime_error("backend returned too few outputs"))?;
+                let o = bridge::wrap_tensor(t, vm);
+                if self.wrapped.len() <= *i {
+                    self.wrapped.resize(*i + 1, None);
+                }
+                self.wrapped[*i] = Some(o.clone());
+                o
+            }
+            Recon::Const(c) => c.clone(),
+            Recon::Source(s) => s.eval(self.frame, vm)?,
+            Recon::Tuple(items) => {
+                let v = items.iter().map(|i| self.build(i, vm)).collect::<PyResult<Vec<_>>>()?;
+                vm.ctx.new_tuple(v).into()
+            }
+            Recon::List(items) => {
+                let v = items.iter().map(|i| self.build(i, vm)).collect::<PyResult<Vec<_>>>()?;
+                vm.ctx.new_list(v).into()
+            }
+            Recon::Dict(items) => {
+                let d = vm.ctx.new_dict();
+                for (k, v) in items {
+                    d.set_item(&**k, self.build(v, vm)?, vm)?;
+                }
+                d.into()
+            }
+            Recon::Slice(parts) => {
+                let s = rustpython_vm::builtins::PySlice {
+                    start: Some(self.build(&parts[0], vm)?),
+                    stop: self.build(&parts[1], vm)?,
+                    step: Some(self.build(&parts[2], vm)?),
+                };
+                rustpython_vm::PyPayload::into_pyobject(s, vm)
+            }
+        })
+    }
+
+    /// Replays side effects, in order.
+    pub fn replay(&mut self, effects: &[Replay], vm: &VirtualMachine) -> PyResult<()> {
+        for e in effects {
+            match e {
+                Replay::SetAttr(src, name, v) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    let value = self.build(v, vm)?;
+                    let name = name.clone().downcast::<PyStr>().map_err(|_| vm.new_type_error("attribute name"))?;
+                    obj.set_attr(&name, value, vm)?;
+                }
+                Replay::DelAttr(src, name) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    let name = name.clone().downcast::<PyStr>().map_err(|_| vm.new_type_error("attribute name"))?;
+                    obj.del_attr(&name, vm)?;
+                }
+                Replay::SetGlobal(name, v) => {
+                    let value = self.build(v, vm)?;
+                    self.frame.globals.set_item(&**name, value, vm)?;
+                }
+                Replay::ListContents(src, items) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    let values = items.iter().map(|i| self.build(i, vm)).collect::<PyResult<Vec<_>>>()?;
+                    let list = obj.downcast_ref::<PyList>().ok_or_else(|| vm.new_type_error("expected a list"))?;
+                    *list.borrow_vec_mut() = values;
+                }
+                Replay::DictContents(src, items) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    vm.call_method(&obj, "clear", ())?;
+                    for (k, v) in items {
+                        let value = self.build(v, vm)?;
+                        obj.set_item(&**k, value, vm)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a recipe reads the frame (then it cannot be built without the frame's values).
+pub fn reads_frame(r: &Recon) -> bool {
+    match r {
+        Recon::Source(_) => true,
+        Recon::Tuple(v) | Recon::List(v) => v.iter().any(reads_frame),
+        Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
+        Recon::Slice(p) => p.iter().any(reads_frame),
+        _ => false,
+    }
+}
+
+/// Marks an object as used (keeps `AsObject` in scope for callers).
+pub fn touch(o: &PyObjectRef) -> &rustpython_vm::PyObject {
+    o.as_object()
+}

@@ -1,0 +1,145 @@
+//! What Dynamo did, for users' diagnostics: every compiled graph (with its FX view and guards),
+//! every graph break (with its user stack), compile times, and how many graphs and in-graph ops
+//! ran (`explain`, `CompileCounter`, `compile_times`, the capture-coverage table).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::{PyObjectRef, VirtualMachine};
+use rynamo_graph::Graph;
+
+use super::exc::GraphBreak;
+use super::guards::GuardTree;
+use super::output_graph::{FxInfo, OutputGraph};
+use super::source::Source;
+
+/// A graph together with what its FX view needs.
+#[derive(Clone)]
+pub struct FxView {
+    /// The graph.
+    pub graph: Rc<Graph>,
+    /// Per-node FX targets.
+    pub fx: Vec<FxInfo>,
+    /// Graph inputs: source and the example object.
+    pub inputs: Vec<(Rc<Source>, PyObjectRef)>,
+    /// The traced function's name.
+    pub fn_name: String,
+}
+
+impl FxView {
+    /// The view of a finished trace.
+    pub fn of(graph: Rc<Graph>, out: &OutputGraph, fn_name: String) -> Self {
+        Self {
+            graph,
+            fx: out.fx.clone(),
+            inputs: out.inputs.iter().map(|i| (i.source.clone(), i.example.clone())).collect(),
+            fn_name,
+        }
+    }
+}
+
+/// One compiled graph.
+#[derive(Clone)]
+pub struct GraphRecord {
+    /// `(frame id, compile id)`.
+    pub compile_id: (u32, u32),
+    /// Its FX view.
+    pub view: FxView,
+    /// Its guards as `(source, kind, code)`.
+    pub guards: Vec<(String, &'static str, String)>,
+    /// Seconds spent compiling it (tracing, passes and the backend).
+    pub seconds: f64,
+}
+
+/// One graph break.
+#[derive(Clone)]
+pub struct BreakRecord {
+    /// The reason, in Dynamo's layout.
+    pub reason: String,
+    /// The user stack at the break, outermost first.
+    pub user_stack: Vec<(String, u32, String)>,
+    /// Its stable code.
+    pub code: &'static str,
+}
+
+#[derive(Default)]
+struct Stats {
+    graphs: Vec<GraphRecord>,
+    breaks: Vec<BreakRecord>,
+    graph_calls: u64,
+    captured_ops: u64,
+    frames: u64,
+}
+
+thread_local! {
+    static STATS: RefCell<Stats> = RefCell::new(Stats::default());
+}
+
+/// Records a compiled graph.
+pub fn record_graph(
+    code: &PyCode,
+    compile_id: (u32, u32),
+    graph: &Rc<Graph>,
+    out: &OutputGraph,
+    guards: &GuardTree,
+    took: Duration,
+    vm: &VirtualMachine,
+) {
+    let view = FxView::of(graph.clone(), out, code.code.obj_name.to_string());
+    let rec = GraphRecord {
+        compile_id,
+        view,
+        guards: guards.describe(vm),
+        seconds: took.as_secs_f64(),
+    };
+    STATS.with(|s| {
+        let mut s = s.borrow_mut();
+        s.graphs.push(rec);
+        s.frames += 1;
+    });
+}
+
+/// Records a graph break.
+pub fn record_break(_code: &PyCode, b: &GraphBreak) {
+    STATS.with(|s| {
+        s.borrow_mut().breaks.push(BreakRecord {
+            reason: b.reason(),
+            user_stack: b.user_stack.clone(),
+            code: b.kind.code(),
+        })
+    });
+}
+
+/// Counts one run of a compiled graph (and its ops, for the coverage table).
+pub fn record_graph_call(graph: &Graph) {
+    STATS.with(|s| {
+        let mut s = s.borrow_mut();
+        s.graph_calls += 1;
+        s.captured_ops += graph.nodes().len() as u64;
+    });
+}
+
+/// Every graph compiled since the last [`reset`].
+pub fn graphs() -> Vec<GraphRecord> {
+    STATS.with(|s| s.borrow().graphs.clone())
+}
+
+/// Every break since the last [`reset`].
+pub fn breaks() -> Vec<BreakRecord> {
+    STATS.with(|s| s.borrow().breaks.clone())
+}
+
+/// `(graph calls, ops run inside graphs)` since the last [`reset`].
+pub fn calls() -> (u64, u64) {
+    STATS.with(|s| {
+        let s = s.borrow();
+        (s.graph_calls, s.captured_ops)
+    })
+}
+
+/// Forgets everything.
+pub fn reset() {
+    STATS.with(|s| *s.borrow_mut() = Stats::default());
+}

@@ -1,0 +1,420 @@
+//! Tensor operations while tracing: registry ops reached through `torch.<op>`, tensor methods,
+//! and Python operators on tensors. Each becomes a graph node whose shape and dtype come from the
+//! registry's meta rule; metadata queries (`size()`, `dim()`, ...) become guarded constants.
+
+use std::rc::Rc;
+
+use rustpython_vm::{AsObject, PyObjectRef};
+use rynamo_graph::{Arg, Op, OpFlags, Value};
+use rynamo_tensor::IndexItem;
+
+use super::bridge::{self, Surface};
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::output_graph::FxTarget;
+use super::symbolic_convert::Tracer;
+use super::variables::{Kind, TensorVar, Vt};
+
+/// Python binary operators by `BINARY_OP` argument (CPython 3.14 order), with the registry op of
+/// the tensor form and its in-place form.
+pub const BINARY_OPS: &[(&str, &str, Option<&str>)] = &[
+    ("add", "add", None),
+    ("and_", "bitwise_and", None),
+    ("floordiv", "floor_divide", None),
+    ("lshift", "bitwise_left_shift", None),
+    ("matmul", "matmul", None),
+    ("mul", "mul", None),
+    ("mod", "remainder", None),
+    ("or_", "bitwise_or", None),
+    ("pow", "pow", None),
+    ("rshift", "bitwise_right_shift", None),
+    ("sub", "sub", None),
+    ("truediv", "div", None),
+    ("xor", "bitwise_xor", None),
+    ("iadd", "add", Some("add_")),
+    ("iand", "bitwise_and", Some("bitwise_and_")),
+    ("ifloordiv", "floor_divide", Some("floor_divide_")),
+    ("ilshift", "bitwise_left_shift", Some("bitwise_left_shift_")),
+    ("imatmul", "matmul", None),
+    ("imul", "mul", Some("mul_")),
+    ("imod", "remainder", Some("remainder_")),
+    ("ior", "bitwise_or", Some("bitwise_or_")),
+    ("ipow", "pow", Some("pow_")),
+    ("irshift", "bitwise_right_shift", Some("bitwise_right_shift_")),
+    ("isub", "sub", Some("sub_")),
+    ("itruediv", "div", Some("div_")),
+    ("ixor", "bitwise_xor", Some("bitwise_xor_")),
+];
+
+impl Tracer<'_> {
+    /// Converts trackers to op argument values; `None` if one is not representable.
+    fn op_args(&self, vts: &[Vt]) -> Option<Vec<Arg>> {
+        vts.iter().map(|v| self.op_arg(v)).collect()
+    }
+
+    /// One tracker as an op argument value (tensors, numbers, int lists, dtypes, slices/indexes).
+    pub(crate) fn op_arg(&self, v: &Vt) -> Option<Arg> {
+        if let Kind::Tensor(t) = &v.kind {
+            return Some(Value::Tensor(self.out.current_value(t)));
+        }
+        self.out.arg_of(v, self.vm)
+    }
+
+    /// Calls registry overloads with trackers, adding a graph node.
+    pub(crate) fn call_op_overloads(
+        &mut self,
+        overloads: &[Op],
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+        target: FxTarget,
+    ) -> Result<Vt, GraphBreak> {
+        let name = overloads.first().map_or("?", |o| o.py_name());
+        if let Some(op) = overloads.first()
+            && bridge::is_disallowed(*op)
+        {
+            return Err(GraphBreak::new(
+                GraphBreakKind::DisallowedOp,
+                format!("torch.{name} was marked with disallow_in_graph"),
+            ));
+        }
+        let unsupported = || {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!("{name}() with arguments Dynamo cannot pass to the op"),
+            )
+        };
+        let positional = self.op_args(&args).ok_or_else(unsupported)?;
+        let mut kw = Vec::with_capacity(kwargs.len());
+        for (k, v) in &kwargs {
+            kw.push((k.clone(), self.op_arg(v).ok_or_else(unsupported)?));
+        }
+        let requires_grad = args
+            .iter()
+            .chain(kwargs.iter().map(|(_, v)| v))
+            .any(|v| v.as_tensor().is_some_and(|t| t.requires_grad));
+        let (op, bound) = rynamo_shims::ops::bind_overload(overloads, positional, kw)
+            .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("{name}(): {e}")))?;
+        let outs = self.out.call_op(op, bound, target, requires_grad)?;
+        if op.flags().contains(OpFlags::INPLACE) {
+            // The mutated tensor keeps its Python identity: its tracker (and every alias of it)
+            // now reads the node's output.
+            if let Some(Kind::Tensor(t)) = args.first().map(|a| &a.kind)
+                && let Some(o) = outs.first().and_then(Vt::as_tensor)
+            {
+                self.out.set_current(t, o.value);
+                return Ok(args[0].clone());
+            }
+        }
+        Ok(match outs.len() {
+            1 => outs.into_iter().next().expect("invariant: one output"),
+            _ => Vt::new(Kind::Tuple(outs)),
+        })
+    }
+
+    /// `x.name(*args, **kwargs)` for a tensor `x`.
+    pub(crate) fn call_tensor_method(
+        &mut self,
+        recv: Vt,
+        name: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let Some(t) = recv.as_tensor().cloned() else {
+            return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, "method of a non-tensor"));
+        };
+        let c_int = |i: i64| Vt::constant(vm.ctx.new_int(i).into());
+        let dim_arg = |args: &[Vt], kwargs: &[(String, Vt)]| -> Option<Option<i64>> {
+            let v = args.first().or_else(|| kwargs.iter().find(|(k, _)| k == "dim").map(|(_, v)| v));
+            match v {
+                None => Some(None),
+                Some(v) => v.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).map(Some),
+            }
+        };
+        let wrap_dim = |d: i64| -> Result<usize, GraphBreak> {
+            rynamo_tensor::wrap_dim(d, t.meta.shape.len())
+                .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, e.to_string()))
+        };
+        match name {
+            "size" => {
+                let d = dim_arg(&args, &kwargs).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "size(dim) with a traced dim"))?;
+                return Ok(match d {
+                    None => Vt::constant(bridge::make_size(&t.meta.shape, vm)),
+                    Some(d) => c_int(t.meta.shape[wrap_dim(d)?] as i64),
+                });
+            }
+            "stride" => {
+                let d = dim_arg(&args, &kwargs).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "stride(dim) with a traced dim"))?;
+                return Ok(match d {
+                    None => Vt::constant(vm.ctx.new_tuple(t.meta.strides.iter().map(|s| vm.ctx.new_int(*s).into()).collect()).into()),
+                    Some(d) => c_int(t.meta.strides[wrap_dim(d)?] as i64),
+                });
+            }
+            "dim" | "ndimension" => return Ok(c_int(t.meta.shape.len() as i64)),
+            "numel" | "nelement" => return Ok(c_int(t.meta.shape.iter().product::<usize>() as i64)),
+            "element_size" => return Ok(c_int(t.meta.dtype.itemsize() as i64)),
+            "is_contiguous" => {
+                return Ok(Vt::constant(vm.ctx.new_bool(rynamo_tensor::is_contiguous(&t.meta.shape, &t.meta.strides)).into()));
+            }
+            "is_floating_point" => return Ok(Vt::constant(vm.ctx.new_bool(t.meta.dtype.is_floating_point()).into())),
+            "item" => {
+                return Err(GraphBreak::new(GraphBreakKind::TensorItem, "Tensor.item()"));
+            }
+            "tolist" | "numpy" | "__int__" | "__float__" | "__index__" => {
+                return Err(GraphBreak::new(GraphBreakKind::TensorToPython, format!("Tensor.{name}()")));
+            }
+            "__bool__" => {
+                return Err(GraphBreak::new(GraphBreakKind::DataDependentBranch, "bool() of a tensor"));
+            }
+            "cpu" | "detach" | "cuda" => return Ok(recv),
+            "requires_grad_" => {
+                let flag = args.first().and_then(|a| a.as_const()).map(|c| c.is(&vm.ctx.true_value)).unwrap_or(true);
+                let mut out = recv.clone();
+                if let Kind::Tensor(tv) = &mut out.kind {
+                    tv.requires_grad = flag;
+                }
+                return Ok(out);
+            }
+            "float" | "double" | "half" | "bfloat16" | "long" | "int" | "short" | "bool" | "byte" | "char" => {
+                let dtype = match name {
+                    "float" => "float32",
+                    "double" => "float64",
+                    "half" => "float16",
+                    "bfloat16" => "bfloat16",
+                    "long" => "int64",
+                    "int" => "int32",
+                    "short" => "int16",
+                    "bool" => "bool",
+                    "byte" => "uint8",
+                    _ => "int8",
+                };
+                let d = rynamo_tensor::DType::from_name(dtype).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("dtype {dtype}")))?;
+                let dt = Vt::constant(bridge::dtype_object(d, vm));
+                return self.call_tensor_method(recv, "to", vec![dt], vec![]);
+            }
+            "type_as" => {
+                let other = args.first().and_then(|a| a.as_tensor()).cloned().ok_or_else(|| {
+                    GraphBreak::new(GraphBreakKind::UnsupportedOperation, "type_as of a non-tensor")
+                })?;
+                let dt = Vt::constant(bridge::dtype_object(other.meta.dtype, vm));
+                return self.call_tensor_method(recv, "to", vec![dt], vec![]);
+            }
+            "to" => {
+                // Devices are all "cpu": drop them; a tensor argument means its dtype.
+                let mut rest = Vec::new();
+                for a in args {
+                    if let Some(o) = a.as_tensor() {
+                        rest.push(Vt::constant(bridge::dtype_object(o.meta.dtype, vm)));
+                    } else if a.as_const().is_some_and(|c| bridge::is_device(c) || c.downcast_ref::<rustpython_vm::builtins::PyStr>().is_some()) {
+                        continue;
+                    } else {
+                        rest.push(a);
+                    }
+                }
+                let kwargs: Vec<_> = kwargs.into_iter().filter(|(k, _)| k != "device" && k != "non_blocking").collect();
+                if rest.is_empty() && kwargs.iter().all(|(k, _)| k != "dtype") {
+                    return Ok(recv);
+                }
+                let mut all = vec![recv];
+                all.extend(rest);
+                return self.call_op_overloads(Op::overloads("to"), all, kwargs, FxTarget::Method("to".into()));
+            }
+            _ => {}
+        }
+        let overloads: Vec<Op> = Op::overloads(name)
+            .iter()
+            .copied()
+            .filter(|o| o.flags().contains(OpFlags::METHOD))
+            .collect();
+        if overloads.is_empty() {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("Tensor.{name}() is not a registry op Dynamo can trace"),
+            ));
+        }
+        let mut all = vec![recv];
+        all.extend(args);
+        self.call_op_overloads(&overloads, all, kwargs, FxTarget::Method(name.into()))
+    }
+
+    /// A Python binary operator where at least one side is a tensor.
+    pub(crate) fn tensor_binary(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
+        let (_, op_name, inplace) = BINARY_OPS[which];
+        if let Some(ip) = inplace
+            && lhs.as_tensor().is_some()
+        {
+            let ops = Op::overloads(ip);
+            if !ops.is_empty() {
+                return self.call_op_overloads(ops, vec![lhs, rhs], vec![], FxTarget::Method(format!("__i{}__", &BINARY_OPS[which].0[1..]).into()));
+            }
+        }
+        let ops = Op::overloads(op_name);
+        if ops.is_empty() {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("operator {op_name} on tensors"),
+            ));
+        }
+        let target = match bridge::torch_attr(op_name, self.vm) {
+            Some(f) => FxTarget::Function(f),
+            None => FxTarget::Method(op_name.into()),
+        };
+        self.call_op_overloads(ops, vec![lhs, rhs], vec![], target)
+    }
+
+    /// A comparison where at least one side is a tensor (`<` is index 0 ... `>=` is 5).
+    pub(crate) fn tensor_compare(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
+        let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
+        // `c < x` is `x > c`: keep the tensor first, as Python's reflected dispatch does.
+        let (name, lhs, rhs) = if lhs.as_tensor().is_none() {
+            (["gt", "ge", "eq", "ne", "lt", "le"][which], rhs, lhs)
+        } else {
+            (name, lhs, rhs)
+        };
+        let target = bridge::torch_attr(name, self.vm).map_or(FxTarget::Method(name.into()), FxTarget::Function);
+        self.call_op_overloads(Op::overloads(name), vec![lhs, rhs], vec![], target)
+    }
+
+    /// `x[index]` for a tensor `x`.
+    pub(crate) fn tensor_getitem(&mut self, x: Vt, index: Vt) -> Result<Vt, GraphBreak> {
+        let items = self.index_items(&index)?;
+        let op = Op::overloads("__getitem__");
+        let target = FxTarget::Function(
+            self.operator_fn("getitem").unwrap_or_else(|| self.vm.ctx.none()),
+        );
+        let xv = self.op_arg(&x).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "getitem"))?;
+        let (op, bound) = rynamo_shims::ops::bind_overload(op, vec![xv, Value::Index(items)], vec![])
+            .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("__getitem__: {e}")))?;
+        let rg = x.as_tensor().is_some_and(|t| t.requires_grad);
+        let outs = self.out.call_op(op, bound, target, rg).map_err(|b| {
+            if b.context.contains("data-dependent") || b.context.contains("DataDependent") {
+                GraphBreak::new(GraphBreakKind::TensorToPython, "boolean-mask indexing has a data-dependent shape")
+            } else {
+                b
+            }
+        })?;
+        outs.into_iter().next().ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "getitem produced nothing"))
+    }
+
+    /// `x[index] = value` for a tensor `x`.
+    pub(crate) fn tensor_setitem(&mut self, x: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
+        let items = self.index_items(&index)?;
+        let xv = self.op_arg(&x).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "setitem"))?;
+        let vv = self.op_arg(&value).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "setitem value"))?;
+        let ops = Op::overloads("__setitem__");
+        let (op, bound) = rynamo_shims::ops::bind_overload(ops, vec![xv, Value::Index(items), vv], vec![])
+            .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("__setitem__: {e}")))?;
+        let target = FxTarget::Function(self.operator_fn("setitem").unwrap_or_else(|| self.vm.ctx.none()));
+        let outs = self.out.call_op(op, bound, target, false)?;
+        if let (Some(t), Some(o)) = (x.as_tensor(), outs.first().and_then(Vt::as_tensor)) {
+            self.out.set_current(t, o.value);
+        }
+        Ok(())
+    }
+
+    /// An index expression (`x[0, 1:3, None, ..., mask]`) as index items.
+    fn index_items(&self, index: &Vt) -> Result<Vec<IndexItem<rynamo_graph::ValueId>>, GraphBreak> {
+        let parts: Vec<Vt> = match &index.kind {
+            Kind::Tuple(items) => items.clone(),
+            Kind::Const(c) if c.class().is(self.vm.ctx.types.tuple_type) => c
+                .downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                .map(|t| t.as_slice().iter().cloned().map(Vt::constant).collect())
+                .unwrap_or_default(),
+            _ => vec![index.clone()],
+        };
+        parts.iter().map(|p| self.index_item(p)).collect()
+    }
+
+    fn index_item(&self, p: &Vt) -> Result<IndexItem<rynamo_graph::ValueId>, GraphBreak> {
+        let vm = self.vm;
+        let bad = || GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("index {}", p.describe()));
+        let as_opt_int = |v: &PyObjectRef| -> Result<Option<i64>, GraphBreak> {
+            if vm.is_none(v) {
+                Ok(None)
+            } else {
+                v.try_to_value::<i64>(vm).map(Some).map_err(|_| bad())
+            }
+        };
+        match &p.kind {
+            Kind::Tensor(t) => Ok(IndexItem::Tensor(self.out.current_value(t))),
+            Kind::Slice(parts) => {
+                let c = |v: &Vt| v.as_const().cloned().ok_or_else(bad);
+                Ok(IndexItem::Slice {
+                    start: as_opt_int(&c(&parts[0])?)?,
+                    stop: as_opt_int(&c(&parts[1])?)?,
+                    step: as_opt_int(&c(&parts[2])?)?,
+                })
+            }
+            Kind::Const(c) => {
+                if vm.is_none(c) {
+                    Ok(IndexItem::None)
+                } else if c.is(&vm.ctx.ellipsis) {
+                    Ok(IndexItem::Ellipsis)
+                } else if c.class().is(vm.ctx.types.bool_type) {
+                    Ok(IndexItem::Bool(c.is(&vm.ctx.true_value)))
+                } else if let Some(s) = c.downcast_ref::<rustpython_vm::builtins::PySlice>() {
+                    let get = |o: Option<&PyObjectRef>| -> Result<Option<i64>, GraphBreak> {
+                        match o {
+                            None => Ok(None),
+                            Some(v) => as_opt_int(v),
+                        }
+                    };
+                    Ok(IndexItem::Slice {
+                        start: get(s.start.as_ref())?,
+                        stop: as_opt_int(&s.stop)?,
+                        step: get(s.step.as_ref())?,
+                    })
+                } else {
+                    c.try_to_value::<i64>(vm).map(IndexItem::Int).map_err(|_| bad())
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// `operator.<name>` (FX targets of Python operators).
+    pub(crate) fn operator_fn(&self, name: &str) -> Option<PyObjectRef> {
+        let m = self.vm.import("operator", 0).ok()?;
+        m.get_attr(&self.vm.ctx.new_str(name), self.vm).ok()
+    }
+
+    /// A registry op object reached as `torch.<op>` / `F.<op>`.
+    pub(crate) fn call_torch_function(
+        &mut self,
+        overloads: &'static [Op],
+        surface: Surface,
+        obj: PyObjectRef,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let target = match surface {
+            Surface::Method => FxTarget::Method(overloads.first().map_or("?", |o| o.py_name()).into()),
+            _ => FxTarget::Function(obj),
+        };
+        self.call_op_overloads(overloads, args, kwargs, target)
+    }
+}
+
+/// A tensor tracker's value id after in-place updates.
+impl super::output_graph::OutputGraph {
+    /// The graph value a tensor tracker currently reads (after in-place ops on any alias).
+    pub fn current_value(&self, t: &TensorVar) -> rynamo_graph::ValueId {
+        let mut v = t.value;
+        while let Some(next) = self.inplace_updates.get(&v) {
+            v = *next;
+        }
+        v
+    }
+
+    /// Records that the tensor `t` (all its aliases) now reads `new`.
+    pub fn set_current(&mut self, t: &TensorVar, new: rynamo_graph::ValueId) {
+        let cur = self.current_value(t);
+        if cur != new {
+            self.inplace_updates.insert(cur, new);
+        }
+    }
+}
+
+/// Rc helper used by FX targets.
+pub fn name_rc(s: &str) -> Rc<str> {
+    Rc::from(s)
+}

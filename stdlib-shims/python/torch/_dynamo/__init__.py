@@ -1,0 +1,57 @@
+"""TorchDynamo on Rynamo: the Python surface of the frame-hook JIT.
+
+The machinery is native (`_rynamo_dynamo`, the Rust Dynamo core); this package holds the APIs
+PyTorch users call, with PyTorch's names and semantics.
+"""
+from . import config, exc
+from .backends.registry import list_backends, lookup_backend, register_backend
+from .decorators import (
+    allow_in_graph,
+    assume_constant_result,
+    disable,
+    disallow_in_graph,
+    dont_skip_tracing,
+    error_on_graph_break,
+    forbid_in_graph,
+    graph_break,
+    is_compiling,
+    mark_dynamic,
+    mark_static,
+    maybe_mark_dynamic,
+    nonstrict_trace,
+    run,
+    set_stance,
+    skip,
+    substitute_in_graph,
+)
+from .eval_frame import OptimizedModule, explain, optimize, optimize_assert, reset
+
+__all__ = [
+    "allow_in_graph",
+    "assume_constant_result",
+    "config",
+    "disable",
+    "disallow_in_graph",
+    "dont_skip_tracing",
+    "error_on_graph_break",
+    "exc",
+    "explain",
+    "forbid_in_graph",
+    "graph_break",
+    "is_compiling",
+    "list_backends",
+    "lookup_backend",
+    "mark_dynamic",
+    "mark_static",
+    "maybe_mark_dynamic",
+    "nonstrict_trace",
+    "optimize",
+    "optimize_assert",
+    "OptimizedModule",
+    "register_backend",
+    "reset",
+    "run",
+    "set_stance",
+    "skip",
+    "substitute_in_graph",
+]

@@ -1,0 +1,1 @@
+"""Dynamo backends: the registry and the debugging backends."""

@@ -1,0 +1,280 @@
+"""Fine-grained tracing control, with PyTorch's semantics (`torch/_dynamo/decorators.py`)."""
+import functools
+
+import _rynamo_dynamo as _C
+
+from . import config
+from .exc import IncorrectUsage
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    """Runs `fn` without Dynamo.
+
+    recursive=True: Dynamo is off for `fn` and everything it calls. recursive=False: a wrapper
+    whose own frame is skipped, while the functions it calls are still compiled; the original
+    function is never modified. Called from a compiled region, either is a graph break.
+    """
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason)
+    if recursive:
+        wrapper = _C.disabled_function(fn)
+        try:
+            functools.update_wrapper(wrapper, fn)
+        except (AttributeError, TypeError):
+            pass
+    else:
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+
+        _C.skip_code(wrapper.__code__)
+    wrapper._torchdynamo_disable = True
+    wrapper._torchdynamo_disable_recursive = recursive
+    wrapper._torchdynamo_orig_callable = fn
+    wrapper._torchdynamo_disable_reason = reason
+    return wrapper
+
+
+def skip(fn=None):
+    """Older form of `disable(recursive=False)`."""
+    if fn is None:
+        return skip
+    return disable(fn, recursive=False)
+
+
+def run(fn=None):
+    """Don't do any dynamic compiles, just use prior optimizations (frozen mode)."""
+    if fn is None:
+        return run
+    wrapper = _C.run_only_function(fn)
+    try:
+        functools.update_wrapper(wrapper, fn)
+    except (AttributeError, TypeError):
+        pass
+    return wrapper
+
+
+def graph_break(msg=""):
+    """Forces a graph break here: the code before and after compiles into separate graphs."""
+
+
+graph_break._rynamo_graph_break = True
+
+
+def is_compiling():
+    """True while Dynamo traces the calling code, False when it runs eagerly."""
+    return False
+
+
+is_compiling._rynamo_is_compiling = True
+
+
+def _callables(fn):
+    if isinstance(fn, (list, tuple)):
+        return list(fn)
+    return [fn]
+
+
+_allowed = {}
+
+
+def allow_in_graph(fn):
+    """Puts calls to `fn` into the graph as one opaque node instead of tracing into it.
+
+    Accepts a callable, or a list or tuple of callables. On an op that is already allowed (a
+    `torch.*` op), it undoes `disallow_in_graph`.
+    """
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(x) for x in fn]
+    if not callable(fn):
+        raise TypeError(f"allow_in_graph expects a callable, got {type(fn).__name__}")
+    if _C.is_op_function(fn):
+        _C.allow_op(fn)
+        return fn
+    _allowed[id(fn)] = fn
+    fn._rynamo_allow_in_graph = True
+    return fn
+
+
+def disallow_in_graph(fn):
+    """Makes Dynamo break the graph at every call of an op it would otherwise put in the graph
+    (such as `torch.sub`), and run it eagerly."""
+    if isinstance(fn, (list, tuple)):
+        return [disallow_in_graph(x) for x in fn]
+    if id(fn) in _allowed:
+        del _allowed[id(fn)]
+        try:
+            del fn._rynamo_allow_in_graph
+        except AttributeError:
+            pass
+        return fn
+    if not _C.disallow_op(fn):
+        raise IncorrectUsage(
+            "disallow_in_graph is expected to be used on an already allowed callable (like torch.* ops). "
+            "Allowed callables means callables that TorchDynamo puts as-is in the extracted graph."
+        )
+    return fn
+
+
+def nonstrict_trace(traceable_fn):
+    """Traces `traceable_fn` non-strictly into the graph even where Dynamo would break inside it."""
+    if not callable(traceable_fn):
+        raise TypeError(f"nonstrict_trace expects a callable, got {type(traceable_fn).__name__}")
+
+    @functools.wraps(traceable_fn)
+    def wrapped(*args, **kwargs):
+        return traceable_fn(*args, **kwargs)
+
+    wrapped._rynamo_nonstrict_trace = True
+    wrapped._torchdynamo_orig_callable = traceable_fn
+    return wrapped
+
+
+def assume_constant_result(fn):
+    """Dynamo calls `fn` while tracing and bakes its result into the graph as a constant."""
+    fn._dynamo_marked_constant = True
+    return fn
+
+
+def forbid_in_graph(fn):
+    """Tracing a call to `fn` is an error (not a graph break)."""
+    if isinstance(fn, (list, tuple)):
+        return [forbid_in_graph(x) for x in fn]
+    fn._dynamo_forbidden = True
+    return fn
+
+
+_substitutes = {}
+
+
+def substitute_in_graph(original_fn, *, can_constant_fold_through=False, skip_signature_check=False):
+    """Registers a Python polyfill that Dynamo traces in place of `original_fn` (usually a native
+    function) when inlining; eager calls still run `original_fn`."""
+
+    def register(polyfill):
+        if id(original_fn) in _substitutes:
+            raise ValueError(f"Duplicate polyfilled object {original_fn}")
+        if not skip_signature_check:
+            import inspect
+
+            try:
+                a = inspect.signature(original_fn)
+                b = inspect.signature(polyfill)
+            except (TypeError, ValueError):
+                a = b = None
+            if a is not None and b is not None and a != b:
+                star = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in list(a.parameters.values()) + list(b.parameters.values()))
+                if not star:
+                    raise TypeError(f"Signature mismatch between {original_fn} and {polyfill}: {a} != {b}")
+        _substitutes[id(original_fn)] = polyfill
+        polyfill._rynamo_substitutes = original_fn
+        polyfill.__torch_dynamo_original__ = original_fn
+        polyfill.__torch_dynamo_polyfill__ = polyfill
+        polyfill.__torch_dynamo_can_constant_fold_through__ = can_constant_fold_through
+        return polyfill
+
+    return register
+
+
+class _ErrorOnGraphBreak:
+    def __init__(self, value):
+        self.value = value
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = config.error_on_graph_break
+        config.error_on_graph_break = self.value
+
+    def __exit__(self, *exc):
+        config.error_on_graph_break = self.prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with _ErrorOnGraphBreak(self.value):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+def error_on_graph_break(value):
+    """Context manager and decorator: graph breaks inside raise (`fullgraph=True` wins)."""
+    return _ErrorOnGraphBreak(value)
+
+
+def dont_skip_tracing(fn=None):
+    """Traces into functions Dynamo would skip (Rynamo skips none of the user's functions)."""
+    if fn is None:
+        return dont_skip_tracing
+    return fn
+
+
+_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile", "aot_eager_then_compile")
+
+
+class _Stance:
+    def __init__(self, stance, force_backend=None):
+        if stance not in _STANCES:
+            raise ValueError(f"invalid stance {stance!r}; choose one of {', '.join(_STANCES)}")
+        if force_backend is not None and stance != "default":
+            raise RuntimeError("non-default stance cannot have force_backend set")
+        self.stance = stance
+        self.prev = _C.set_stance(stance)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _C.set_stance(self.prev)
+        return False
+
+    def __call__(self, fn):
+        stance = self.stance
+        _C.set_stance(self.prev)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            prev = _C.set_stance(stance)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _C.set_stance(prev)
+
+        return wrapper
+
+
+def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
+    """Changes how `torch.compile` behaves: a function call, a context manager or a decorator.
+
+    Stances: "default", "force_eager" (nothing is compiled or run compiled), "eager_on_recompile"
+    (cached code runs; anything new runs eagerly), "fail_on_recompile" (a recompile raises).
+    """
+    return _Stance(stance, force_backend)
+
+
+def mark_dynamic(t, index, *, min=None, max=None):
+    """Records that dimension(s) `index` of `t` are dynamic (Rynamo specialises shapes; the mark
+    is kept for `maybe_mark_dynamic`-compatible code)."""
+    dims = set(getattr(t, "_dynamo_dynamic_indices", set()))
+    dims.update(index if isinstance(index, (list, tuple)) else [index])
+    try:
+        t._dynamo_dynamic_indices = dims
+    except AttributeError:
+        pass
+
+
+def maybe_mark_dynamic(t, index):
+    mark_dynamic(t, index)
+
+
+def mark_static(t, index=None):
+    try:
+        t._dynamo_static_indices = set(index if isinstance(index, (list, tuple)) else ([] if index is None else [index]))
+    except AttributeError:
+        pass
+
+
+forbid_in_graph(mark_dynamic)
+forbid_in_graph(maybe_mark_dynamic)
