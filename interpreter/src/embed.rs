@@ -131,6 +131,7 @@ impl Builder {
         let mut builder = rustpython_vm::InterpreterBuilder::new()
             .settings(self.settings)
             .init_stdlib();
+        builder = rynamo_shims::register(builder);
         for make in self.native_modules {
             let def = make(&builder.ctx);
             builder = builder.add_native_module(def);

@@ -1,1 +1,67 @@
-//! The Python-visible torch package: native Tensor type, op bindings, and embedded Python sources.
+//! The Python-visible `torch` package: the native `torch.Tensor` type, one callable per op of
+//! the registry, and the embedded Python sources of `torch`.
+//!
+//! ```text
+//!   import torch  ->  torch/__init__.py (frozen)  ->  torch._C (native: module.rs)
+//!   torch.add(x, y) / x.add(y) / x + y
+//!     -> ops::bind_overload (schema binding)  -> rynamo_graph::registry::call (eager kernel)
+//!     -> tensor::wrap_tensor (a new torch.Tensor)
+//! ```
+//!
+//! [`register`] adds both halves to an interpreter builder; the `rynamo` interpreter calls it, so
+//! `import torch` works in every `rynamo::Interpreter` and in the `rynamo` binary. Dynamo uses the
+//! same pieces while tracing: [`as_tensor`] and [`PyTensor::meta`] read a tensor without Python
+//! calls, [`op_function`] recognises `torch.add` and friends, and [`bind_overload`] binds
+//! arguments for any tensor stand-in.
+//!
+//! **Invariant:** every tensor-producing call from Python runs through
+//! `rynamo_graph::registry::call`, so the dispatch counter (`torch._C._dispatch_count()`) counts
+//! every eager op.
+
+#![warn(missing_docs)]
+
+mod args;
+mod call;
+mod convert;
+mod creation;
+pub mod dtype;
+pub mod generator;
+mod indexing;
+mod module;
+mod number;
+pub mod ops;
+pub mod repr;
+pub mod size;
+pub mod state;
+pub mod tensor;
+
+pub use creation::tensor_from_data;
+pub use dtype::{PyDType, PyDevice, dtype_object};
+pub use ops::{
+    PyOpFunction, PyOpMethod, Surface, bind_overload, op_function, py_to_index, py_to_value,
+    to_py_err,
+};
+pub use size::{PySize, new_size};
+pub use tensor::{PyTensor, as_tensor, wrap_tensor};
+
+/// Adds the native modules and the frozen `torch` package to an interpreter builder.
+pub fn register(builder: rustpython_vm::InterpreterBuilder) -> rustpython_vm::InterpreterBuilder {
+    init_types();
+    let def = module::module_def(&builder.ctx);
+    builder
+        .add_native_module(def)
+        .add_frozen_modules(rustpython_vm::py_freeze!(dir = "../python"))
+}
+
+/// Creates the native types (process-wide, idempotent): they must exist before the first object
+/// of each is made.
+pub fn init_types() {
+    use rustpython_vm::class::PyClassImpl;
+    let _ = PyTensor::make_static_type();
+    let _ = PySize::make_static_type();
+    let _ = PyDType::make_static_type();
+    let _ = PyDevice::make_static_type();
+    let _ = PyOpFunction::make_static_type();
+    let _ = PyOpMethod::make_static_type();
+    let _ = generator::PyGenerator::make_static_type();
+}

@@ -1,0 +1,165 @@
+"""Rynamo's ``torch``: the PyTorch API on Rynamo's tensor runtime.
+
+Tensors, dtypes, devices and one function per registry op come from the native module
+``torch._C``; this package adds the pure-Python parts of the namespace (grad-mode context
+managers, ``finfo``/``iinfo``, ``as_tensor``, constants).
+"""
+
+import builtins as _builtins
+import math as _math
+
+from torch import _C
+from torch._C import *  # noqa: F401,F403  (Tensor, dtypes, ops, tensor(), manual_seed(), ...)
+from torch._C import _dispatch_count, _in_graph_count, _reset_dispatch_count  # noqa: F401
+
+__version__ = "2.6.0+rynamo"
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+newaxis = None
+
+
+class layout:
+    """``torch.strided`` and kin (only strided tensors exist here)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+
+class memory_format:
+    """``torch.contiguous_format`` and kin."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Shares ``data`` when it already is a tensor of the right dtype, else copies."""
+    if isinstance(data, Tensor):
+        if dtype is None or data.dtype is dtype:
+            return data
+        return data.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with %s values is ambiguous"
+            % ("no" if input.numel() == 0 else "more than one")
+        )
+    return _builtins.bool(input.item())
+
+
+def is_storage(obj):
+    return False
+
+
+_deterministic = False
+_num_threads = 1
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    global _deterministic
+    _deterministic = _builtins.bool(mode)
+
+
+def are_deterministic_algorithms_enabled():
+    return _deterministic
+
+
+def get_num_threads():
+    return _num_threads
+
+
+def set_num_threads(n):
+    global _num_threads
+    _num_threads = _builtins.int(n)
+
+
+class finfo:
+    """Machine limits of a floating dtype (``torch.finfo(torch.float32).eps``)."""
+
+    # bits, eps, max, smallest normal, resolution
+    _LIMITS = {
+        "float16": (16, 0.0009765625, 65504.0, 6.103515625e-05, 0.001),
+        "bfloat16": (16, 0.0078125, 3.3895313892515355e38, 1.1754943508222875e-38, 0.01),
+        "float32": (32, 1.1920928955078125e-07, 3.4028234663852886e38, 1.1754943508222875e-38, 1e-06),
+        "float64": (64, 2.220446049250313e-16, 1.7976931348623157e308, 2.2250738585072014e-308, 1e-15),
+    }
+
+    def __init__(self, type=None):
+        if type is None:
+            type = get_default_dtype()
+        name = repr(type).replace("torch.", "")
+        if name not in self._LIMITS:
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. "
+                "Use torch.iinfo to handle '%s'" % ("torch.finfo",)
+            )
+        bits, eps, mx, tiny, resolution = self._LIMITS[name]
+        self.bits = bits
+        self.eps = eps
+        self.max = mx
+        self.min = -mx
+        self.tiny = tiny
+        self.smallest_normal = tiny
+        self.resolution = resolution
+        self.dtype = name
+
+    def __repr__(self):
+        return (
+            "finfo(resolution={:g}, min={:g}, max={:g}, eps={:g}, smallest_normal={:g}, "
+            "tiny={:g}, dtype={})".format(
+                self.resolution, self.min, self.max, self.eps, self.smallest_normal,
+                self.tiny, self.dtype,
+            )
+        )
+
+
+class iinfo:
+    """Limits of an integer dtype (``torch.iinfo(torch.int32).max``)."""
+
+    _BITS = {"uint8": (8, False), "int8": (8, True), "int16": (16, True),
+             "int32": (32, True), "int64": (64, True)}
+
+    def __init__(self, type):
+        name = repr(type).replace("torch.", "")
+        if name not in self._BITS:
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to handle '%s'"
+                % (name,)
+            )
+        bits, signed = self._BITS[name]
+        self.bits = bits
+        self.min = -(1 << (bits - 1)) if signed else 0
+        self.max = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+        self.dtype = name
+
+    def __repr__(self):
+        return "iinfo(min={:g}, max={:g}, dtype={})".format(
+            _builtins.float(self.min), _builtins.float(self.max), self.dtype
+        )
+
+
+from torch.autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    no_grad,
+    set_grad_enabled,
+)
+from torch import autograd, cuda, nn, return_types  # noqa: E402,F401

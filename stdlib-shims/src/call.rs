@@ -1,0 +1,286 @@
+//! Calling an op from Python: keyword options that steer the call, binding, the eager call
+//! through the registry, and the Python result.
+
+use rustpython_vm::builtins::PyTuple;
+use rustpython_vm::function::FuncArgs;
+use rustpython_vm::{AsObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
+use rynamo_graph::schema::ParamType;
+use rynamo_graph::{IValue, Lowering, MetaValue, Op, OpFlags, Returns, Value, registry};
+use rynamo_tensor::{DEFAULT_FLOAT, Tensor};
+
+use crate::dtype::PyDevice;
+use crate::generator::PyGenerator;
+use crate::ops::{PyOpFunction, Surface, bind_overload, py_to_value, to_py_err};
+use crate::tensor::{PyTensor, wrap_tensor};
+
+/// Keyword arguments of PyTorch's Python signatures that steer a call rather than bind to the
+/// op schema. [`take_call_options`] removes them from the keyword list before binding.
+#[derive(Debug, Default)]
+pub struct CallOptions {
+    /// `inplace=True` of `torch.nn.functional` ops: the result is written into the input.
+    pub inplace: bool,
+    /// `requires_grad=True` of creation ops: the result's flag.
+    pub requires_grad: bool,
+    /// `generator=` of random ops.
+    pub generator: Option<PyRef<PyGenerator>>,
+}
+
+/// Keywords handled outside the schema, when no overload's schema has a parameter of that name.
+const OPTION_KEYWORDS: &[&str] = &[
+    "out",
+    "device",
+    "requires_grad",
+    "layout",
+    "pin_memory",
+    "memory_format",
+    "non_blocking",
+    "generator",
+    "inplace",
+    "_stacklevel",
+];
+
+/// Removes the steering keywords (see [`CallOptions`]) from `kwargs` (and a trailing positional
+/// `inplace` flag of `torch.nn.functional` ops), checking their values.
+pub fn take_call_options(
+    func: &PyOpFunction,
+    positional: &mut Vec<PyObjectRef>,
+    kwargs: &mut Vec<(String, PyObjectRef)>,
+    vm: &VirtualMachine,
+) -> PyResult<CallOptions> {
+    let mut opts = CallOptions::default();
+    let in_schema = |name: &str| {
+        func.overloads
+            .iter()
+            .any(|op| op.schema().params.iter().any(|p| p.name == name))
+    };
+    let mut i = 0;
+    while i < kwargs.len() {
+        let key = kwargs[i].0.as_str();
+        if !OPTION_KEYWORDS.contains(&key) || in_schema(key) {
+            i += 1;
+            continue;
+        }
+        let (key, value) = kwargs.remove(i);
+        apply_option(func, &mut opts, &key, &value, vm)?;
+    }
+    if func.surface == Surface::NnFunctional {
+        let max_positional = func
+            .overloads
+            .iter()
+            .map(|op| op.schema().n_positional())
+            .max()
+            .unwrap_or(0);
+        let trailing_bool = positional.len() == max_positional + 1
+            && positional
+                .last()
+                .is_some_and(|v| v.class().is(vm.ctx.types.bool_type));
+        if trailing_bool {
+            let flag = positional.pop().expect("invariant: checked non-empty");
+            opts.inplace = flag.try_to_bool(vm)?;
+        }
+    }
+    Ok(opts)
+}
+
+fn apply_option(
+    func: &PyOpFunction,
+    opts: &mut CallOptions,
+    key: &str,
+    value: &PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let is_none = vm.is_none(value);
+    match key {
+        "device" if !is_none => {
+            if let Some(d) = PyDevice::from_py(value, vm)? {
+                d.check_cpu(vm)?;
+            }
+        }
+        "requires_grad" => opts.requires_grad = value.clone().try_to_bool(vm)?,
+        "inplace" if func.surface == Surface::NnFunctional => {
+            opts.inplace = value.clone().try_to_bool(vm)?;
+        }
+        "generator" if !is_none => {
+            let is_random = func
+                .overloads
+                .iter()
+                .any(|op| op.flags().contains(OpFlags::RANDOM));
+            if !is_random {
+                return Err(unexpected(func, key, vm));
+            }
+            let g = value.clone().downcast::<PyGenerator>().map_err(|v| {
+                vm.new_type_error(format!(
+                    "{}(): argument 'generator' must be torch.Generator, not {}",
+                    func.name,
+                    v.class().name()
+                ))
+            })?;
+            opts.generator = Some(g);
+        }
+        "out" if !is_none => {
+            return Err(vm.new_not_implemented_error(format!(
+                "{}(): the out= argument is not supported",
+                func.name
+            )));
+        }
+        "inplace" | "non_blocking" | "pin_memory" if !is_none => {
+            if value.clone().try_to_bool(vm)? {
+                return Err(unexpected(func, key, vm));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn unexpected(
+    func: &PyOpFunction,
+    key: &str,
+    vm: &VirtualMachine,
+) -> rustpython_vm::builtins::PyBaseExceptionRef {
+    vm.new_type_error(format!(
+        "{}() got an unexpected keyword argument '{key}'",
+        func.name
+    ))
+}
+
+/// Calls `func` with Python arguments: binds, runs the eager kernel through the registry (one
+/// dispatch), and builds the Python result.
+pub fn call_op(func: &PyOpFunction, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+    let mut positional = args.args;
+    let mut kwargs: Vec<(String, PyObjectRef)> = args
+        .kwargs
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let opts = take_call_options(func, &mut positional, &mut kwargs, vm)?;
+    let self_obj = positional.first().cloned().or_else(|| {
+        kwargs
+            .iter()
+            .find(|(k, _)| k == "self" || k == "input")
+            .map(|(_, v)| v.clone())
+    });
+    let pos_vals = positional
+        .iter()
+        .map(|o| py_to_value(o, vm))
+        .collect::<PyResult<Vec<_>>>()?;
+    let kw_vals = kwargs
+        .iter()
+        .map(|(k, o)| Ok((k.clone(), py_to_value(o, vm)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let (op, mut bound) =
+        bind_overload(func.overloads, pos_vals, kw_vals).map_err(|e| to_py_err(&e, vm))?;
+    apply_default_dtype(op, &mut bound, vm)?;
+    let outs = run(op, &bound, opts.generator.as_ref().map(|g| &***g), vm)?;
+    if opts.inplace {
+        return write_back(&bound, outs, self_obj, vm);
+    }
+    if op.flags().contains(OpFlags::INPLACE) {
+        return self_obj.ok_or_else(|| vm.new_runtime_error(format!("{op}: no self argument")));
+    }
+    outputs(op, outs, opts.requires_grad, vm)
+}
+
+/// Runs the eager kernel; a user generator stands in for the default one during the call.
+pub(crate) fn run(
+    op: Op,
+    args: &[IValue],
+    generator: Option<&PyGenerator>,
+    vm: &VirtualMachine,
+) -> PyResult<Vec<Tensor>> {
+    let call = || registry::call(op, args).map_err(|e| to_py_err(&e, vm));
+    match generator {
+        Some(g) => g.with_as_default(call),
+        None => call(),
+    }
+}
+
+/// Creation ops fill in the default dtype (`torch.set_default_dtype`) where the op would pick
+/// the runtime's built-in float default.
+fn apply_default_dtype(op: Op, bound: &mut [IValue], vm: &VirtualMachine) -> PyResult<()> {
+    let default = crate::state::default_dtype();
+    if default == DEFAULT_FLOAT || op.lowering() != Lowering::Creation {
+        return Ok(());
+    }
+    let params = &op.schema().params;
+    let takes_tensor = params
+        .iter()
+        .any(|p| matches!(p.ty, ParamType::Tensor | ParamType::TensorList));
+    let Some(i) = params.iter().position(|p| p.ty == ParamType::DType) else {
+        return Ok(());
+    };
+    if takes_tensor || !matches!(bound[i], Value::None) {
+        return Ok(());
+    }
+    let metas: Vec<MetaValue> = bound
+        .iter()
+        .map(|v| v.try_map(|t| Ok::<_, ()>(t.meta())))
+        .collect::<Result<_, ()>>()
+        .map_err(|()| vm.new_runtime_error("internal: meta conversion failed"))?;
+    let out = registry::meta(op, &metas).map_err(|e| to_py_err(&e, vm))?;
+    if out.first().is_some_and(|m| m.dtype == DEFAULT_FLOAT) {
+        bound[i] = Value::DType(default);
+    }
+    Ok(())
+}
+
+/// `F.op(x, inplace=True)`: copies the result into the input and returns the input object.
+fn write_back(
+    bound: &[IValue],
+    outs: Vec<Tensor>,
+    self_obj: Option<PyObjectRef>,
+    vm: &VirtualMachine,
+) -> PyResult {
+    let (Some(Value::Tensor(dst)), Some(src)) = (bound.first(), outs.into_iter().next()) else {
+        return Err(vm.new_runtime_error("inplace=True needs a tensor input and output"));
+    };
+    registry::call(Op::Copy_, &[Value::Tensor(dst.clone()), Value::Tensor(src)])
+        .map_err(|e| to_py_err(&e, vm))?;
+    self_obj.ok_or_else(|| vm.new_runtime_error("inplace=True needs an input object"))
+}
+
+/// The Python result of an op: a tensor, a tuple of tensors (`Tensor[]` returns), or a
+/// `torch.return_types.<name>` for named tuple returns.
+pub(crate) fn outputs(
+    op: Op,
+    outs: Vec<Tensor>,
+    requires_grad: bool,
+    vm: &VirtualMachine,
+) -> PyResult {
+    let wrap = |t: Tensor| -> PyObjectRef {
+        let obj = wrap_tensor(t, vm);
+        if requires_grad {
+            if let Some(pt) = obj.downcast_ref::<PyTensor>() {
+                pt.set_requires_grad(true);
+            }
+        }
+        obj
+    };
+    match &op.schema().returns {
+        Returns::Tensor => {
+            let t = outs
+                .into_iter()
+                .next()
+                .ok_or_else(|| vm.new_runtime_error(format!("{op}: returned no tensor")))?;
+            Ok(wrap(t))
+        }
+        Returns::List => {
+            let items: Vec<PyObjectRef> = outs.into_iter().map(wrap).collect();
+            Ok(vm.ctx.new_tuple(items).into())
+        }
+        Returns::Tuple(_) => {
+            let items: Vec<PyObjectRef> = outs.into_iter().map(wrap).collect();
+            let tuple: PyRef<PyTuple> = vm.ctx.new_tuple(items);
+            // `import a.b` gives `a`; the submodule itself is in `sys.modules`.
+            vm.import("torch.return_types", 0)?;
+            let module = vm
+                .sys_module
+                .get_attr("modules", vm)?
+                .get_item("torch.return_types", vm)?;
+            match module.get_attr(op.py_name(), vm) {
+                Ok(cls) => cls.call((tuple,), vm),
+                Err(_) => Ok(tuple.into()),
+            }
+        }
+    }
+}

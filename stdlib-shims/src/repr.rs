@@ -1,0 +1,354 @@
+//! `repr(tensor)` in PyTorch's exact format (`torch/_tensor_str.py`): the formatter's width,
+//! integer and scientific modes, line wrapping at `linewidth`, summarisation past `threshold`,
+//! and the `dtype=` / `size=` / `requires_grad=` suffixes.
+//!
+//! ```text
+//!   values (f64 / i64 / bool) --[summarised subset]--> Formatter (mode, width)
+//!     --[nested_str: 0-d / vector / matrix rows]--> body --[add_suffixes]--> tensor(...)
+//! ```
+
+use rustpython_vm::types::Representable;
+use rustpython_vm::{AsObject, Py, PyPayload, PyResult, VirtualMachine};
+use rynamo_tensor::{DType, Tensor};
+
+use crate::state::{PrintOptions, default_dtype, print_options};
+use crate::tensor::PyTensor;
+
+/// The elements of a tensor, row-major.
+enum Values {
+    Float(Vec<f64>),
+    Int(Vec<i64>),
+    Bool(Vec<bool>),
+}
+
+impl Values {
+    fn of(t: &Tensor) -> Values {
+        let d = t.dtype();
+        if d.is_floating_point() {
+            Values::Float(t.to_vec::<f64>())
+        } else if d == DType::Bool {
+            Values::Bool(t.to_vec::<u8>().into_iter().map(|b| b != 0).collect())
+        } else {
+            Values::Int(t.to_vec::<i64>())
+        }
+    }
+}
+
+/// Python's `"{:.{p}f}".format(v)`.
+fn fixed(v: f64, p: usize) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        format!("{v:.p$}")
+    }
+}
+
+/// Python's `"{:.{p}e}".format(v)`: the exponent has a sign and at least two digits.
+fn scientific(v: f64, p: usize) -> String {
+    if !v.is_finite() {
+        return fixed(v, p);
+    }
+    let s = format!("{v:.p$e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
+}
+
+/// `_Formatter`: decides the mode and the column width from the (summarised) values.
+struct Formatter {
+    floating: bool,
+    int_mode: bool,
+    sci_mode: bool,
+    max_width: usize,
+    precision: usize,
+}
+
+impl Formatter {
+    fn new(values: &Values, opts: &PrintOptions) -> Formatter {
+        let mut f = Formatter {
+            floating: matches!(values, Values::Float(_)),
+            int_mode: true,
+            sci_mode: false,
+            max_width: 1,
+            precision: opts.precision,
+        };
+        match values {
+            Values::Int(v) => {
+                f.max_width = v
+                    .iter()
+                    .map(|x| x.to_string().len())
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
+            }
+            Values::Bool(v) => {
+                let w = |b: &bool| if *b { 4 } else { 5 };
+                f.max_width = v.iter().map(w).max().unwrap_or(1).max(1);
+            }
+            Values::Float(v) => f.scan_floats(v),
+        }
+        if let Some(sci) = opts.sci_mode {
+            f.sci_mode = sci;
+        }
+        f
+    }
+
+    fn scan_floats(&mut self, values: &[f64]) {
+        let nz: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite() && *x != 0.0)
+            .collect();
+        if nz.is_empty() {
+            return;
+        }
+        let abs_min = nz.iter().map(|x| x.abs()).fold(f64::INFINITY, f64::min);
+        let abs_max = nz.iter().map(|x| x.abs()).fold(0.0, f64::max);
+        let p = self.precision;
+        self.int_mode = nz.iter().all(|x| *x == x.ceil());
+        let wide_range = abs_max / abs_min > 1000.0 || abs_max > 1.0e8;
+        let widths: Vec<usize> = if self.int_mode {
+            if wide_range {
+                self.sci_mode = true;
+                nz.iter().map(|x| scientific(*x, p).len()).collect()
+            } else {
+                nz.iter().map(|x| format!("{x:.0}").len() + 1).collect()
+            }
+        } else if wide_range || abs_min < 1.0e-4 {
+            self.sci_mode = true;
+            nz.iter().map(|x| scientific(*x, p).len()).collect()
+        } else {
+            nz.iter().map(|x| fixed(*x, p).len()).collect()
+        };
+        self.max_width = widths.into_iter().fold(self.max_width, usize::max);
+    }
+
+    fn format_float(&self, v: f64) -> String {
+        let s = if self.sci_mode {
+            scientific(v, self.precision)
+        } else if self.int_mode {
+            let mut s = fixed(v, 0);
+            if v.is_finite() {
+                s.push('.');
+            }
+            s
+        } else {
+            fixed(v, self.precision)
+        };
+        pad(s, self.max_width)
+    }
+
+    fn format(&self, values: &Values, i: usize) -> String {
+        match values {
+            Values::Float(v) if self.floating => self.format_float(v[i]),
+            Values::Float(v) => pad(v[i].to_string(), self.max_width),
+            Values::Int(v) => pad(v[i].to_string(), self.max_width),
+            Values::Bool(v) => pad(
+                if v[i] { "True" } else { "False" }.to_string(),
+                self.max_width,
+            ),
+        }
+    }
+}
+
+fn pad(s: String, width: usize) -> String {
+    let n = s.chars().count();
+    if n >= width {
+        s
+    } else {
+        format!("{}{s}", " ".repeat(width - n))
+    }
+}
+
+/// Flat indices of the elements `get_summarized_data` keeps: per dim, the first and last
+/// `edge` items when the dim is longer than `2 * edge`.
+fn summarized_indices(shape: &[usize], edge: usize) -> Vec<usize> {
+    fn rec(shape: &[usize], edge: usize, base: usize, out: &mut Vec<usize>) {
+        let Some((&n, rest)) = shape.split_first() else {
+            out.push(base);
+            return;
+        };
+        let stride: usize = rest.iter().product();
+        let keep: Vec<usize> = if n > 2 * edge {
+            (0..edge).chain(n - edge..n).collect()
+        } else {
+            (0..n).collect()
+        };
+        for i in keep {
+            rec(rest, edge, base + i * stride, out);
+        }
+    }
+    let mut out = Vec::new();
+    rec(shape, edge, 0, &mut out);
+    out
+}
+
+fn subset(values: &Values, idx: &[usize]) -> Values {
+    match values {
+        Values::Float(v) => Values::Float(idx.iter().map(|&i| v[i]).collect()),
+        Values::Int(v) => Values::Int(idx.iter().map(|&i| v[i]).collect()),
+        Values::Bool(v) => Values::Bool(idx.iter().map(|&i| v[i]).collect()),
+    }
+}
+
+struct Printer<'a> {
+    values: &'a Values,
+    fmt: Formatter,
+    opts: &'a PrintOptions,
+    summarize: bool,
+}
+
+impl Printer<'_> {
+    /// `_tensor_str_with_formatter` on the sub-tensor at flat `offset` with `shape`.
+    fn nested(&self, shape: &[usize], offset: usize, indent: usize) -> String {
+        let edge = self.opts.edgeitems;
+        match shape {
+            [] => self.fmt.format(self.values, offset),
+            [n] => self.vector(*n, offset, indent),
+            [n, rest @ ..] => {
+                let stride: usize = rest.iter().product();
+                let row = |i: usize| self.nested(rest, offset + i * stride, indent + 1);
+                let slices: Vec<String> = if self.summarize && *n > 2 * edge {
+                    (0..edge)
+                        .map(row)
+                        .chain(std::iter::once("...".to_string()))
+                        .chain((n - edge..*n).map(row))
+                        .collect()
+                } else {
+                    (0..*n).map(row).collect()
+                };
+                let sep = format!(
+                    ",{}{}",
+                    "\n".repeat(shape.len() - 1),
+                    " ".repeat(indent + 1)
+                );
+                format!("[{}]", slices.join(&sep))
+            }
+        }
+    }
+
+    /// `_vector_str`: items wrapped at `linewidth`.
+    fn vector(&self, n: usize, offset: usize, indent: usize) -> String {
+        let edge = self.opts.edgeitems;
+        let element_length = (self.fmt.max_width + 2) as i64;
+        let room = self.opts.linewidth as i64 - indent as i64;
+        let per_line = room.div_euclid(element_length).max(1) as usize;
+        let item = |i: usize| self.fmt.format(self.values, offset + i);
+        let data: Vec<String> = if self.summarize && n > 2 * edge {
+            (0..edge)
+                .map(item)
+                .chain(std::iter::once(" ...".to_string()))
+                .chain((n - edge..n).map(item))
+                .collect()
+        } else {
+            (0..n).map(item).collect()
+        };
+        let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
+        format!(
+            "[{}]",
+            lines.join(&format!(",\n{}", " ".repeat(indent + 1)))
+        )
+    }
+}
+
+/// `_add_suffixes`: `, suffix` on the last line, or a new line when it would pass `linewidth`.
+fn add_suffixes(text: String, suffixes: &[String], indent: usize, linewidth: usize) -> String {
+    let mut out = text;
+    // PyTorch's arithmetic, kept exactly: with no newline `rfind` is -1, so this is len + 2.
+    let newline = out.rfind('\n').map_or(-1, |i| i as i64);
+    let mut last_line_len = out.chars().count() as i64 - newline + 1;
+    for s in suffixes {
+        let n = s.chars().count() as i64;
+        if last_line_len + n + 2 > linewidth as i64 {
+            out.push_str(&format!(",\n{}{s}", " ".repeat(indent)));
+            last_line_len = (indent as i64) + n;
+        } else {
+            out.push_str(&format!(", {s}"));
+            last_line_len += n + 2;
+        }
+    }
+    out.push(')');
+    out
+}
+
+/// Python's `str(tuple(shape))`.
+fn tuple_str(shape: &[usize]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => {
+            let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+/// The repr of `t` as PyTorch prints it, with `prefix` (`"tensor("`, or a subclass name).
+pub fn tensor_repr(
+    t: &Tensor,
+    prefix: &str,
+    requires_grad: bool,
+    default: DType,
+    opts: &PrintOptions,
+) -> String {
+    let indent = prefix.chars().count();
+    let dtype = t.dtype();
+    let mut suffixes = Vec::new();
+    let body = if t.numel() == 0 {
+        if t.ndim() != 1 {
+            suffixes.push(format!("size={}", tuple_str(t.shape())));
+        }
+        if dtype != default {
+            suffixes.push(format!("dtype={dtype}"));
+        }
+        "[]".to_string()
+    } else {
+        if ![default, DType::Int64, DType::Bool].contains(&dtype) {
+            suffixes.push(format!("dtype={dtype}"));
+        }
+        let values = Values::of(t);
+        let summarize = t.numel() as f64 > opts.threshold;
+        let fmt = if summarize {
+            let idx = summarized_indices(t.shape(), opts.edgeitems);
+            Formatter::new(&subset(&values, &idx), opts)
+        } else {
+            Formatter::new(&values, opts)
+        };
+        let printer = Printer {
+            values: &values,
+            fmt,
+            opts,
+            summarize,
+        };
+        printer.nested(t.shape(), 0, indent)
+    };
+    if requires_grad {
+        suffixes.push("requires_grad=True".to_string());
+    }
+    add_suffixes(format!("{prefix}{body}"), &suffixes, indent, opts.linewidth)
+}
+
+impl Representable for PyTensor {
+    fn repr_str(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<String> {
+        let class = zelf.class();
+        let exact = class.is(PyTensor::class(&vm.ctx));
+        // `nn.Parameter` prints as `tensor(` (its own repr adds "Parameter containing:").
+        let prefix = if exact || class.name().to_string() == "Parameter" {
+            "tensor(".to_string()
+        } else {
+            format!("{}(", class.name())
+        };
+        Ok(tensor_repr(
+            &zelf.tensor(),
+            &prefix,
+            zelf.requires_grad(),
+            default_dtype(),
+            &print_options(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;

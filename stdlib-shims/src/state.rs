@@ -1,0 +1,96 @@
+//! Process and thread state the `torch` module keeps outside any tensor: grad mode, the default
+//! dtype and the print options.
+//!
+//! Grad mode is per thread, as in PyTorch (`torch.no_grad()` in one thread leaves others alone).
+//! The default dtype and print options are process-wide, as in PyTorch.
+
+use std::cell::Cell;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rynamo_tensor::DType;
+
+thread_local! {
+    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+    static INFERENCE_MODE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `torch.is_grad_enabled()` for the current thread.
+pub fn is_grad_enabled() -> bool {
+    GRAD_ENABLED.with(Cell::get)
+}
+
+/// `torch._C._set_grad_enabled(mode)` for the current thread.
+pub fn set_grad_enabled(enabled: bool) {
+    GRAD_ENABLED.with(|g| g.set(enabled));
+}
+
+/// `torch.is_inference_mode_enabled()` for the current thread.
+pub fn is_inference_mode_enabled() -> bool {
+    INFERENCE_MODE.with(Cell::get)
+}
+
+/// Sets the inference-mode flag for the current thread.
+pub fn set_inference_mode(enabled: bool) {
+    INFERENCE_MODE.with(|g| g.set(enabled));
+}
+
+/// The wire index of the default float dtype (`DType::ALL[i]`).
+static DEFAULT_DTYPE: AtomicU8 = AtomicU8::new(dtype_index(rynamo_tensor::DEFAULT_FLOAT));
+
+const fn dtype_index(d: DType) -> u8 {
+    d as u8
+}
+
+/// `torch.get_default_dtype()`.
+pub fn default_dtype() -> DType {
+    DType::ALL[usize::from(DEFAULT_DTYPE.load(Ordering::Relaxed))]
+}
+
+/// `torch.set_default_dtype(d)`; the caller checks that `d` is a floating dtype.
+pub fn set_default_dtype(d: DType) {
+    DEFAULT_DTYPE.store(dtype_index(d), Ordering::Relaxed);
+}
+
+/// `torch.set_printoptions` state (`torch._tensor_str.PRINT_OPTS`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrintOptions {
+    /// Digits after the point.
+    pub precision: usize,
+    /// Element count above which printing summarises (`f64` so that `inf` fits).
+    pub threshold: f64,
+    /// Items shown at each end of a summarised dim.
+    pub edgeitems: usize,
+    /// Characters per line.
+    pub linewidth: usize,
+    /// Forces (or forbids) scientific notation; `None` lets the formatter decide.
+    pub sci_mode: Option<bool>,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions {
+            precision: 4,
+            threshold: 1000.0,
+            edgeitems: 3,
+            linewidth: 80,
+            sci_mode: None,
+        }
+    }
+}
+
+static PRINT_OPTIONS: Mutex<Option<PrintOptions>> = Mutex::new(None);
+
+/// The current print options.
+pub fn print_options() -> PrintOptions {
+    PRINT_OPTIONS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_default()
+}
+
+/// Replaces the print options.
+pub fn set_print_options(opts: PrintOptions) {
+    *PRINT_OPTIONS.lock().unwrap_or_else(|e| e.into_inner()) = Some(opts);
+}

@@ -1,0 +1,588 @@
+//! `torch.Tensor`: the native type that holds a [`rynamo_tensor::Tensor`].
+//!
+//! The Python object owns a cheap alias of the runtime tensor behind a lock, because PyTorch lets
+//! Python replace a tensor's data and metadata in place (`x.data = y`). Everything Dynamo reads on
+//! a guarded call ([`PyTensor::meta`], [`as_tensor`]) is a lock read and an `Arc` clone: no Python
+//! calls.
+//!
+//! The methods live in several `#[pyclass]` traits by theme (this file: identity and metadata;
+//! `convert.rs`: dtype/device conversions and Python scalars; `number.rs`: operators;
+//! `indexing.rs`: `[]`, `len`, iteration; `repr.rs`: printing). Every op of the registry flagged
+//! `METHOD` is added to the type as a [`crate::ops::PyOpMethod`] by [`install_op_methods`].
+
+use std::fmt;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rustpython_vm::builtins::{PyDict, PyType, PyTypeRef};
+use rustpython_vm::common::lock::PyRwLock;
+use rustpython_vm::function::{FuncArgs, OptionalArg, PySetterValue};
+use rustpython_vm::types::{
+    AsMapping, AsNumber, AsSequence, Comparable, Constructor, Hashable, Iterable, PyTypeFlags,
+    Representable,
+};
+use rustpython_vm::{
+    AsObject, Context, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, Traverse,
+    VirtualMachine, pyclass,
+};
+use rynamo_graph::{Op, Value};
+use rynamo_tensor::{DType, Tensor, TensorMeta};
+
+use crate::convert::PyTensorConvert;
+use crate::dtype::{PyDevice, dtype_object};
+use crate::ops::{self, PyOpFunction, PyOpMethod, Surface, to_py_err};
+use crate::size::new_size;
+
+/// `torch.Tensor`. Subclassable (`nn.Parameter` subclasses it).
+#[pyclass(module = "torch", name = "Tensor", traverse)]
+#[derive(PyPayload)]
+pub struct PyTensor {
+    #[pytraverse(skip)]
+    inner: PyRwLock<Tensor>,
+    #[pytraverse(skip)]
+    requires_grad: AtomicBool,
+    /// `x.grad`: set by user code (there is no autograd yet).
+    grad: PyRwLock<Option<PyObjectRef>>,
+}
+
+impl fmt::Debug for PyTensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = self.meta();
+        write!(f, "PyTensor({}{:?})", m.dtype.short_name(), m.shape)
+    }
+}
+
+impl PyTensor {
+    /// A new tensor object holding `t` (not requiring grad).
+    pub fn new(t: Tensor) -> Self {
+        PyTensor {
+            inner: PyRwLock::new(t),
+            requires_grad: AtomicBool::new(false),
+            grad: PyRwLock::new(None),
+        }
+    }
+
+    /// The held tensor: a cheap alias (an `Arc` clone of the storage).
+    pub fn tensor(&self) -> Tensor {
+        self.inner.read().clone()
+    }
+
+    /// Dtype, shape and strides, without touching data.
+    pub fn meta(&self) -> TensorMeta {
+        self.inner.read().meta()
+    }
+
+    /// The `requires_grad` flag.
+    pub fn requires_grad(&self) -> bool {
+        self.requires_grad.load(Ordering::Relaxed)
+    }
+
+    /// Sets the `requires_grad` flag.
+    pub fn set_requires_grad(&self, value: bool) {
+        self.requires_grad.store(value, Ordering::Relaxed);
+    }
+
+    /// Replaces the held tensor (`x.data = y`, in-place metadata changes).
+    pub fn set_tensor(&self, t: Tensor) {
+        *self.inner.write() = t;
+    }
+}
+
+/// A new `torch.Tensor` object holding `t`.
+pub fn wrap_tensor(t: Tensor, vm: &VirtualMachine) -> PyObjectRef {
+    install_op_methods(&vm.ctx);
+    PyTensor::new(t).into_ref(&vm.ctx).into()
+}
+
+/// The tensor held by a `torch.Tensor` (or subclass) object; `None` for anything else.
+pub fn as_tensor(obj: &PyObject) -> Option<Tensor> {
+    obj.downcast_ref::<PyTensor>().map(|t| t.tensor())
+}
+
+/// Adds every `METHOD` op of the registry to `torch.Tensor` (once per process: the type is
+/// shared by all interpreters). Names the type already defines natively (`to`, `type`) keep the
+/// native method, which parses PyTorch's richer signature and then calls the same op.
+pub fn install_op_methods(ctx: &Context) {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let class = PyTensor::class(ctx);
+        // PyTorch's Tensor type is mutable: libraries add methods to it.
+        class.slots.flags.remove(PyTypeFlags::IMMUTABLETYPE);
+        for &(name, overloads) in ops::surface_table(Surface::Method) {
+            if name.starts_with("__") {
+                continue; // `__getitem__`/`__setitem__` are the mapping slots (indexing.rs).
+            }
+            if class.get_attr(ctx.intern_str(name)).is_some() {
+                continue;
+            }
+            let method = PyOpMethod {
+                func: PyOpFunction {
+                    name,
+                    overloads,
+                    surface: Surface::Method,
+                },
+            };
+            class.set_attr(ctx.intern_str(name), method.into_ref(ctx).into());
+        }
+    });
+}
+
+/// Runs a single-output op through the registry and wraps the result.
+pub(crate) fn call_op1(op: Op, args: Vec<rynamo_graph::IValue>, vm: &VirtualMachine) -> PyResult {
+    let out = rynamo_graph::registry::call(op, &args).map_err(|e| to_py_err(&e, vm))?;
+    let t = out
+        .into_iter()
+        .next()
+        .ok_or_else(|| vm.new_runtime_error(format!("{op}: returned no tensor")))?;
+    Ok(wrap_tensor(t, vm))
+}
+
+/// `torch.Tensor(*sizes)` / `torch.Tensor(sequence)` / `torch.Tensor(tensor)`: the legacy
+/// constructor. New tensors are of the default dtype; sizes give zero-filled tensors.
+impl Constructor for PyTensor {
+    type Args = FuncArgs;
+
+    fn py_new(_cls: &Py<PyType>, args: FuncArgs, vm: &VirtualMachine) -> PyResult<Self> {
+        if let Some(device) = args.kwargs.get("device") {
+            if let Some(d) = PyDevice::from_py(device, vm)? {
+                d.check_cpu(vm)?;
+            }
+        }
+        let dtype = crate::state::default_dtype();
+        let pos = &args.args;
+        if pos.is_empty() {
+            return Ok(PyTensor::new(Tensor::zeros(&[0], dtype)));
+        }
+        if pos.len() == 1 {
+            if let Some(t) = as_tensor(&pos[0]) {
+                return Ok(PyTensor::new(t));
+            }
+            if pos[0].try_index_opt(vm).is_none() {
+                let t = crate::creation::tensor_from_data(&pos[0], Some(dtype), vm)?;
+                return Ok(PyTensor::new(t));
+            }
+        }
+        let mut sizes = Vec::with_capacity(pos.len());
+        for p in pos {
+            let n: i64 = p.try_index(vm)?.try_to_primitive(vm)?;
+            sizes.push(usize::try_from(n).map_err(|_| {
+                vm.new_runtime_error(format!(
+                    "Trying to create tensor with negative dimension {n}: {:?}",
+                    pos.iter()
+                        .map(|p| p.str(vm).map(|s| s.to_string_lossy().into_owned()))
+                        .collect::<PyResult<Vec<_>>>()
+                        .unwrap_or_default()
+                ))
+            })?);
+        }
+        Ok(PyTensor::new(Tensor::zeros(&sizes, dtype)))
+    }
+}
+
+fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
+    if dtype.is_floating_point() {
+        Ok(())
+    } else {
+        Err(vm.new_runtime_error(
+            "only Tensors of floating point and complex dtype can require gradients",
+        ))
+    }
+}
+
+#[pyclass(
+    with(
+        Constructor,
+        Representable,
+        AsNumber,
+        Comparable,
+        Hashable,
+        AsMapping,
+        AsSequence,
+        Iterable,
+        PyTensorConvert
+    ),
+    flags(BASETYPE)
+)]
+impl PyTensor {
+    // === Metadata ===
+
+    #[pygetset]
+    fn shape(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+        new_size(zelf.inner.read().shape(), vm)
+    }
+
+    #[pymethod]
+    fn size(zelf: &Py<Self>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
+        match dim.flatten() {
+            None => Ok(Self::shape(zelf, vm)),
+            Some(d) => {
+                let n = zelf
+                    .inner
+                    .read()
+                    .size(d)
+                    .map_err(|e| to_py_err(&e.into(), vm))?;
+                Ok(vm.ctx.new_int(n).into())
+            }
+        }
+    }
+
+    #[pymethod]
+    fn dim(zelf: &Py<Self>) -> usize {
+        zelf.inner.read().ndim()
+    }
+
+    #[pymethod]
+    fn ndimension(zelf: &Py<Self>) -> usize {
+        Self::dim(zelf)
+    }
+
+    #[pygetset]
+    fn ndim(zelf: &Py<Self>) -> usize {
+        Self::dim(zelf)
+    }
+
+    #[pymethod]
+    fn numel(zelf: &Py<Self>) -> usize {
+        zelf.inner.read().numel()
+    }
+
+    #[pymethod]
+    fn nelement(zelf: &Py<Self>) -> usize {
+        Self::numel(zelf)
+    }
+
+    #[pygetset]
+    fn dtype(zelf: &Py<Self>) -> PyObjectRef {
+        dtype_object(zelf.inner.read().dtype())
+    }
+
+    #[pygetset]
+    fn device(_zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+        PyDevice::CPU.into_ref(&vm.ctx).into()
+    }
+
+    #[pygetset]
+    fn is_cpu(_zelf: &Py<Self>) -> bool {
+        true
+    }
+
+    #[pygetset]
+    fn is_cuda(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_meta(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_sparse(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_quantized(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_nested(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_mkldnn(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pymethod]
+    fn element_size(zelf: &Py<Self>) -> usize {
+        zelf.inner.read().dtype().itemsize()
+    }
+
+    #[pygetset]
+    fn itemsize(zelf: &Py<Self>) -> usize {
+        Self::element_size(zelf)
+    }
+
+    #[pygetset]
+    fn nbytes(zelf: &Py<Self>) -> usize {
+        let t = zelf.inner.read();
+        t.numel() * t.dtype().itemsize()
+    }
+
+    #[pymethod]
+    fn stride(zelf: &Py<Self>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.inner.read();
+        match dim.flatten() {
+            None => {
+                let items: Vec<PyObjectRef> = t
+                    .strides()
+                    .iter()
+                    .map(|&s| vm.ctx.new_int(s).into())
+                    .collect();
+                Ok(vm.ctx.new_tuple(items).into())
+            }
+            Some(d) => {
+                let i = rynamo_tensor::layout::wrap_dim(d, t.ndim())
+                    .map_err(|e| to_py_err(&e.into(), vm))?;
+                Ok(vm.ctx.new_int(t.strides()[i]).into())
+            }
+        }
+    }
+
+    #[pymethod]
+    fn storage_offset(zelf: &Py<Self>) -> usize {
+        zelf.inner.read().offset()
+    }
+
+    #[pymethod]
+    fn is_contiguous(zelf: &Py<Self>, _memory_format: OptionalArg<PyObjectRef>) -> bool {
+        zelf.inner.read().is_contiguous()
+    }
+
+    #[pymethod]
+    fn is_floating_point(zelf: &Py<Self>) -> bool {
+        zelf.inner.read().dtype().is_floating_point()
+    }
+
+    #[pymethod]
+    fn is_complex(_zelf: &Py<Self>) -> bool {
+        false
+    }
+
+    #[pymethod]
+    fn is_signed(zelf: &Py<Self>) -> bool {
+        zelf.inner.read().dtype().is_signed()
+    }
+
+    #[pymethod]
+    fn data_ptr(zelf: &Py<Self>) -> usize {
+        let t = zelf.inner.read();
+        t.storage().as_ptr() as usize + t.offset() * t.dtype().itemsize()
+    }
+
+    #[pygetset]
+    fn _version(zelf: &Py<Self>) -> u64 {
+        zelf.inner.read().version()
+    }
+
+    #[pymethod]
+    fn is_set_to(zelf: &Py<Self>, other: PyRef<Self>) -> bool {
+        let (a, b) = (zelf.tensor(), other.tensor());
+        a.shares_storage(&b)
+            && a.offset() == b.offset()
+            && a.shape() == b.shape()
+            && a.strides() == b.strides()
+    }
+
+    // === Transposes ===
+
+    #[pygetset(name = "T")]
+    fn t_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.tensor();
+        let dims: Vec<i64> = (0..t.ndim() as i64).rev().collect();
+        call_op1(
+            Op::Permute,
+            vec![Value::Tensor(t), Value::IntList(dims)],
+            vm,
+        )
+    }
+
+    #[pygetset(name = "mT")]
+    fn mt_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.tensor();
+        if t.ndim() < 2 {
+            return Err(vm.new_runtime_error(format!(
+                "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
+                t.ndim()
+            )));
+        }
+        call_op1(
+            Op::Transpose,
+            vec![Value::Tensor(t), Value::Int(-2), Value::Int(-1)],
+            vm,
+        )
+    }
+
+    #[pygetset(name = "H")]
+    fn h_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        Self::t_prop(zelf, vm)
+    }
+
+    #[pygetset(name = "mH")]
+    fn mh_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        Self::mt_prop(zelf, vm)
+    }
+
+    // === Autograd flags (no autograd yet: these are plain flags) ===
+
+    #[pygetset(name = "requires_grad")]
+    fn requires_grad_prop(zelf: &Py<Self>) -> bool {
+        zelf.requires_grad()
+    }
+
+    #[pygetset(name = "requires_grad", setter)]
+    fn set_requires_grad_prop(
+        zelf: &Py<Self>,
+        value: PySetterValue<bool>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        match value {
+            PySetterValue::Assign(v) => {
+                if v {
+                    check_dim_grad(zelf.inner.read().dtype(), vm)?;
+                }
+                zelf.set_requires_grad(v);
+                Ok(())
+            }
+            PySetterValue::Delete => {
+                Err(vm.new_type_error("can't delete attribute 'requires_grad'"))
+            }
+        }
+    }
+
+    #[pygetset]
+    fn data(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+        wrap_tensor(zelf.tensor(), vm)
+    }
+
+    #[pygetset(setter)]
+    fn set_data(
+        zelf: &Py<Self>,
+        value: PySetterValue<PyRef<Self>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        match value {
+            PySetterValue::Assign(t) => {
+                zelf.set_tensor(t.tensor());
+                Ok(())
+            }
+            PySetterValue::Delete => Err(vm.new_type_error("can't delete attribute 'data'")),
+        }
+    }
+
+    #[pygetset]
+    fn grad(zelf: &Py<Self>) -> Option<PyObjectRef> {
+        zelf.grad.read().clone()
+    }
+
+    #[pygetset(setter)]
+    fn set_grad(
+        zelf: &Py<Self>,
+        value: PySetterValue<Option<PyObjectRef>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        let value = match value {
+            PySetterValue::Assign(v) => v.filter(|v| !vm.is_none(v)),
+            PySetterValue::Delete => None,
+        };
+        if let Some(v) = &value {
+            if !v.downcastable::<PyTensor>() {
+                return Err(vm.new_type_error(format!(
+                    "assigned grad expected to be a Tensor or None but got grad of type {}",
+                    v.class().name()
+                )));
+            }
+        }
+        *zelf.grad.write() = value;
+        Ok(())
+    }
+
+    #[pygetset]
+    fn grad_fn(_zelf: &Py<Self>) -> Option<PyObjectRef> {
+        None
+    }
+
+    #[pygetset]
+    fn is_leaf(_zelf: &Py<Self>) -> bool {
+        true
+    }
+
+    #[pymethod]
+    fn requires_grad_(
+        zelf: PyRef<Self>,
+        requires_grad: OptionalArg<bool>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyRef<Self>> {
+        let value = requires_grad.unwrap_or(true);
+        if value {
+            check_dim_grad(zelf.inner.read().dtype(), vm)?;
+        }
+        zelf.set_requires_grad(value);
+        Ok(zelf)
+    }
+
+    #[pymethod]
+    fn retain_grad(_zelf: &Py<Self>) {}
+
+    #[pymethod]
+    fn detach(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+        wrap_tensor(zelf.tensor(), vm)
+    }
+
+    #[pymethod]
+    fn detach_(zelf: PyRef<Self>) -> PyRef<Self> {
+        zelf.set_requires_grad(false);
+        zelf
+    }
+
+    /// `Tensor._make_subclass(cls, data, require_grad=False)`: a `cls` instance sharing `data`'s
+    /// storage (how `nn.Parameter.__new__` is written in PyTorch).
+    #[pystaticmethod]
+    fn _make_subclass(
+        cls: PyTypeRef,
+        data: PyRef<Self>,
+        require_grad: OptionalArg<bool>,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        let t = PyTensor::new(data.tensor());
+        let rg = require_grad.unwrap_or(false);
+        if rg {
+            check_dim_grad(t.meta().dtype, vm)?;
+        }
+        t.set_requires_grad(rg);
+        Ok(t.into_ref_with_type(vm, cls)?.into())
+    }
+
+    /// `copy.deepcopy(x)`: same class, copied data, flags and instance dict.
+    #[pymethod]
+    fn __deepcopy__(zelf: PyRef<Self>, memo: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        let copy = PyTensor::new(zelf.tensor().deep_clone());
+        copy.set_requires_grad(zelf.requires_grad());
+        let new: PyObjectRef = copy.into_ref_with_type(vm, zelf.class().to_owned())?.into();
+        if !vm.is_none(&memo) {
+            let id = vm.ctx.new_int(zelf.get_id());
+            memo.set_item(id.as_object(), new.clone(), vm)?;
+        }
+        if let Some(dict) = zelf.as_object().dict() {
+            let deepcopy = vm.import("copy", 0)?.get_attr("deepcopy", vm)?;
+            let copied = deepcopy.call((dict, memo), vm)?;
+            let copied = copied.downcast::<PyDict>().map_err(|_| {
+                vm.new_type_error("deepcopy of a tensor's __dict__ must give a dict")
+            })?;
+            if let Some(new_dict) = new.dict() {
+                for (k, v) in &copied {
+                    new_dict.set_item(&*k, v, vm)?;
+                }
+            }
+        }
+        Ok(new)
+    }
+
+    #[pymethod]
+    fn cpu(zelf: PyRef<Self>) -> PyRef<Self> {
+        zelf
+    }
+
+    #[pymethod]
+    fn cuda(_zelf: &Py<Self>, _args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+        PyDevice {
+            kind: "cuda",
+            index: None,
+        }
+        .check_cpu(vm)
+        .map(|()| vm.ctx.none())
+    }
+}
