@@ -132,6 +132,8 @@ impl Builder {
             .settings(self.settings)
             .init_stdlib();
         builder = rynamo_shims::register(builder);
+        let dynamo = crate::dynamo::py_module::module_def(&builder.ctx);
+        builder = builder.add_native_module(dynamo);
         for make in self.native_modules {
             let def = make(&builder.ctx);
             builder = builder.add_native_module(def);

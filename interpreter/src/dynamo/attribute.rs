@@ -17,7 +17,16 @@ use super::variables::builder::{wrap, wrap_unguarded};
 use super::variables::{Kind, Vt};
 
 /// Tensor attributes that are metadata (no graph node).
-const TENSOR_META_ATTRS: &[&str] = &["shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout"];
+const TENSOR_META_ATTRS: &[&str] = &[
+    "shape",
+    "dtype",
+    "device",
+    "ndim",
+    "is_cuda",
+    "requires_grad",
+    "is_leaf",
+    "layout",
+];
 
 impl Tracer<'_> {
     /// `obj.name` while tracing.
@@ -34,7 +43,9 @@ impl Tracer<'_> {
                 }
             }
             Kind::Const(c) => {
-                let v = c.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                let v = c
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| attr_error(&obj, name))?;
                 if v.class().is(vm.ctx.types.builtin_function_or_method_type) {
                     // A method of an immutable value (`"a b".split`): called for real later.
                     return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
@@ -45,7 +56,9 @@ impl Tracer<'_> {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
             Kind::Module(m) => {
-                let v = m.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                let v = m
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| attr_error(&obj, name))?;
                 // The torch namespace is trusted (Dynamo does not guard torch.* either).
                 if is_torch_module(m, vm) {
                     return Ok(wrap_unguarded(v, vm));
@@ -59,7 +72,9 @@ impl Tracer<'_> {
                 if let Some(stored) = self.out.side_effects.get_attr(o.as_object(), name) {
                     return stored.ok_or_else(|| attr_error(&obj, name));
                 }
-                let v = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+                let v = o
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| attr_error(&obj, name))?;
                 // A bound method of this object: keep the receiver's tracker (and its source).
                 if v.class().is(vm.ctx.types.bound_method_type)
                     && let Ok(zelf) = v.get_attr("__self__", vm)
@@ -67,15 +82,23 @@ impl Tracer<'_> {
                     && let Ok(func) = v.get_attr("__func__", vm)
                 {
                     let f = wrap_unguarded(func, vm);
-                    return Ok(Vt::new(Kind::BoundMethod(Box::new(f), Box::new(obj.clone()))));
+                    return Ok(Vt::new(Kind::BoundMethod(
+                        Box::new(f),
+                        Box::new(obj.clone()),
+                    )));
                 }
                 Ok(match &obj.source {
                     Some(src) => wrap(self.out, v, src.attr(name), vm),
                     None => wrap_unguarded(v, vm),
                 })
             }
-            Kind::Class(c) | Kind::Function(c) | Kind::Builtin(c, _) | Kind::TorchOp { obj: c, .. } => {
-                let v = c.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| attr_error(&obj, name))?;
+            Kind::Class(c)
+            | Kind::Function(c)
+            | Kind::Builtin(c, _)
+            | Kind::TorchOp { obj: c, .. } => {
+                let v = c
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| attr_error(&obj, name))?;
                 Ok(match &obj.source {
                     Some(src) => wrap(self.out, v, src.attr(name), vm),
                     None => wrap_unguarded(v, vm),
@@ -87,14 +110,20 @@ impl Tracer<'_> {
                 _ => self.get_attr((**f).clone(), name),
             },
             Kind::NestedFunction(nf) => match name {
-                "__name__" | "__qualname__" => Ok(Vt::constant(vm.ctx.new_str(nf.code.code.obj_name.as_str()).into())),
+                "__name__" | "__qualname__" => Ok(Vt::constant(
+                    vm.ctx.new_str(nf.code.code.obj_name.as_str()).into(),
+                )),
                 _ => Err(attr_error(&obj, name)),
             },
             _ => Err(attr_error(&obj, name)),
         }
     }
 
-    fn tensor_meta_attr(&mut self, t: &super::variables::TensorVar, name: &str) -> Result<Vt, GraphBreak> {
+    fn tensor_meta_attr(
+        &mut self,
+        t: &super::variables::TensorVar,
+        name: &str,
+    ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let v: PyObjectRef = match name {
             "shape" => bridge::make_size(&t.meta.shape, vm),
@@ -105,7 +134,12 @@ impl Tracer<'_> {
             "requires_grad" => vm.ctx.new_bool(t.requires_grad).into(),
             "is_leaf" => vm.ctx.new_bool(true).into(),
             "layout" => bridge::torch_attr("strided", vm).unwrap_or_else(|| vm.ctx.none()),
-            _ => return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("Tensor.{name}"))),
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    format!("Tensor.{name}"),
+                ));
+            }
         };
         Ok(Vt::constant(v))
     }
@@ -116,7 +150,16 @@ impl Tracer<'_> {
             "T" => {
                 let ndim = obj.as_tensor().map_or(0, |t| t.meta.shape.len());
                 let dims: Vec<i64> = (0..ndim as i64).rev().collect();
-                let dims = Vt::constant(self.vm.ctx.new_tuple(dims.into_iter().map(|d| self.vm.ctx.new_int(d).into()).collect()).into());
+                let dims = Vt::constant(
+                    self.vm
+                        .ctx
+                        .new_tuple(
+                            dims.into_iter()
+                                .map(|d| self.vm.ctx.new_int(d).into())
+                                .collect(),
+                        )
+                        .into(),
+                );
                 self.call_tensor_method(obj, "permute", vec![dims], vec![])
             }
             _ => {
@@ -139,7 +182,10 @@ fn attr_error(obj: &Vt, name: &str) -> GraphBreak {
 pub fn is_torch_module(m: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
     m.get_attr("__name__", vm)
         .ok()
-        .and_then(|n| n.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned)))
+        .and_then(|n| {
+            n.downcast_ref::<PyStr>()
+                .and_then(|s| s.to_str().map(str::to_owned))
+        })
         .is_some_and(|n| n == "torch" || n.starts_with("torch."))
 }
 

@@ -28,17 +28,17 @@ pub fn wrap_tensor(t: Tensor, vm: &VirtualMachine) -> PyObjectRef {
 
 /// `torch.is_grad_enabled()`.
 pub fn grad_enabled() -> bool {
-    rynamo_shims::grad_enabled()
+    rynamo_shims::state::is_grad_enabled()
 }
 
 /// The dtype a `torch.dtype` object stands for.
 pub fn dtype_of(obj: &PyObject) -> Option<DType> {
-    rynamo_shims::dtype_of(obj)
+    obj.downcast_ref::<rynamo_shims::PyDType>().map(|d| d.dtype)
 }
 
 /// Whether `obj` is a `torch.device`.
 pub fn is_device(obj: &PyObject) -> bool {
-    rynamo_shims::is_device(obj)
+    obj.downcast_ref::<rynamo_shims::PyDevice>().is_some()
 }
 
 /// The registry overloads and surface of a `torch.<op>` / `Tensor.<op>` / `F.<op>` object.
@@ -47,7 +47,10 @@ pub fn op_function(obj: &PyObject) -> Option<(&'static [Op], Surface)> {
 }
 
 /// The Python exception for a tensor or graph error.
-pub fn to_py_err(err: &rynamo_graph::Error, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
+pub fn to_py_err(
+    err: &rynamo_graph::Error,
+    vm: &VirtualMachine,
+) -> rustpython_vm::builtins::PyBaseExceptionRef {
     rynamo_shims::ops::to_py_err(err, vm)
 }
 
@@ -60,7 +63,7 @@ fn nn_module_class(vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     if let Some(c) = NN_MODULE.with(|m| m.borrow().clone()) {
         return Ok(c);
     }
-    let nn = vm.import("torch.nn", 0)?;
+    let nn = import_module("torch.nn", vm)?;
     let cls = nn.get_attr("Module", vm)?;
     NN_MODULE.with(|m| *m.borrow_mut() = Some(cls.clone()));
     Ok(cls)
@@ -83,7 +86,10 @@ pub fn reset() {
 /// The `torch.<name>` function object (for FX targets of tensor-method calls).
 pub fn torch_attr(name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
     let torch = vm.import("torch", 0).ok()?;
-    torch.get_attr(&vm.ctx.new_str(name), vm).ok().filter(|o| !vm.is_none(o.as_object()))
+    torch
+        .get_attr(&vm.ctx.new_str(name), vm)
+        .ok()
+        .filter(|o| !vm.is_none(o.as_object()))
 }
 
 thread_local! {
@@ -122,40 +128,38 @@ pub fn tensor_class(vm: &VirtualMachine) -> Option<PyObjectRef> {
 
 /// `torch.Size(shape)`.
 pub fn make_size(shape: &[usize], vm: &VirtualMachine) -> PyObjectRef {
-    let t: PyObjectRef = vm.ctx.new_tuple(shape.iter().map(|s| vm.ctx.new_int(*s).into()).collect()).into();
-    torch_attr("Size", vm)
-        .and_then(|size| size.call((t.clone(),), vm).ok())
-        .unwrap_or(t)
+    rynamo_shims::new_size(shape, vm)
 }
 
 /// The `torch.<dtype>` object.
-pub fn dtype_object(d: DType, vm: &VirtualMachine) -> PyObjectRef {
-    torch_attr(d.name(), vm).unwrap_or_else(|| vm.ctx.none())
+pub fn dtype_object(d: DType, _vm: &VirtualMachine) -> PyObjectRef {
+    rynamo_shims::dtype_object(d)
 }
 
 /// `torch.device("cpu")`.
 pub fn device_object(vm: &VirtualMachine) -> PyObjectRef {
-    torch_attr("device", vm)
-        .and_then(|d| d.call(("cpu",), vm).ok())
-        .unwrap_or_else(|| vm.ctx.new_str("cpu").into())
+    use rustpython_vm::PyPayload;
+    rynamo_shims::PyDevice::CPU.into_pyobject(vm)
 }
 
 /// Whether an `nn.Module` has forward hooks (then its `__call__` is traced, not just `forward`).
 pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
-    let non_empty = |name: &str| {
+    let non_empty = |name: &'static str| {
         m.get_attr(name, vm)
             .ok()
             .and_then(|d| d.length(vm).ok())
             .is_some_and(|n| n > 0)
     };
-    non_empty("_forward_hooks") || non_empty("_forward_pre_hooks") || torch_attr("nn", vm).is_some_and(|nn| {
-        nn.get_attr("modules", vm)
-            .and_then(|mods| mods.get_attr("module", vm))
-            .and_then(|module| module.get_attr("_global_hooks_active", vm))
-            .ok()
-            .and_then(|f| f.try_to_bool(vm).ok())
-            .unwrap_or(false)
-    })
+    non_empty("_forward_hooks")
+        || non_empty("_forward_pre_hooks")
+        || torch_attr("nn", vm).is_some_and(|nn| {
+            nn.get_attr("modules", vm)
+                .and_then(|mods| mods.get_attr("module", vm))
+                .and_then(|module| module.get_attr("_global_hooks_active", vm))
+                .ok()
+                .and_then(|f| f.try_to_bool(vm).ok())
+                .unwrap_or(false)
+        })
 }
 
 /// The key of a container module's `i`th child in `_modules` (`"0"`, `"1"`, ... for
@@ -170,7 +174,7 @@ pub fn module_child_key(m: &PyObject, i: usize, vm: &VirtualMachine) -> Option<S
 /// Which Dynamo marker a function carries, if any.
 pub fn dynamo_marker(f: &PyObject, vm: &VirtualMachine) -> Option<super::calls::Marker> {
     use super::calls::Marker;
-    let flag = |name: &str| {
+    let flag = |name: &'static str| {
         f.get_attr(name, vm)
             .ok()
             .and_then(|v| v.try_to_bool(vm).ok())
@@ -197,4 +201,12 @@ pub fn dynamo_marker(f: &PyObject, vm: &VirtualMachine) -> Option<super::calls::
         return Some(Marker::Forbidden);
     }
     None
+}
+
+/// Imports a (dotted) module and returns it, not its top-level package (`vm.import` returns
+/// what `__import__` does).
+pub fn import_module(name: &str, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    vm.import(&vm.ctx.new_str(name), 0)?;
+    let modules = vm.sys_module.get_attr("modules", vm)?;
+    modules.get_item(name, vm)
 }

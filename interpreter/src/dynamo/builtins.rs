@@ -19,14 +19,70 @@ use super::variables::{IterVar, Kind, ListVar, Vt};
 
 /// Builtins that are pure functions of their (constant) arguments.
 const PURE_ON_CONSTANTS: &[&str] = &[
-    "abs", "all", "any", "bool", "chr", "divmod", "float", "hash", "int", "len", "max", "min", "ord",
-    "pow", "repr", "round", "sorted", "str", "sum", "tuple", "list", "range", "slice", "frozenset", "set",
-    "bin", "hex", "oct", "format", "isinstance", "issubclass", "callable", "zip", "enumerate", "reversed",
-    "getattr", "hasattr", "type", "dict", "complex", "id", "iter",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "chr",
+    "divmod",
+    "float",
+    "hash",
+    "int",
+    "len",
+    "max",
+    "min",
+    "ord",
+    "pow",
+    "repr",
+    "round",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "list",
+    "range",
+    "slice",
+    "frozenset",
+    "set",
+    "bin",
+    "hex",
+    "oct",
+    "format",
+    "isinstance",
+    "issubclass",
+    "callable",
+    "zip",
+    "enumerate",
+    "reversed",
+    "getattr",
+    "hasattr",
+    "type",
+    "dict",
+    "complex",
+    "id",
+    "iter",
 ];
 
 /// Builtins that only exist for their effect on the outside world.
-const IO_BUILTINS: &[&str] = &["print", "input", "open", "breakpoint", "exec", "eval", "compile", "exit", "quit", "setattr", "delattr", "globals", "locals", "vars", "dir", "next", "super"];
+const IO_BUILTINS: &[&str] = &[
+    "print",
+    "input",
+    "open",
+    "breakpoint",
+    "exec",
+    "eval",
+    "compile",
+    "exit",
+    "quit",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "dir",
+    "next",
+    "super",
+];
 
 impl Tracer<'_> {
     /// Constants of every tracker, if all are constants.
@@ -35,7 +91,12 @@ impl Tracer<'_> {
     }
 
     /// Calls a real Python callable with constant arguments (trace-time folding).
-    fn fold(&self, f: &PyObjectRef, args: Vec<PyObjectRef>, kwargs: Vec<(String, PyObjectRef)>) -> Result<Vt, GraphBreak> {
+    fn fold(
+        &self,
+        f: &PyObjectRef,
+        args: Vec<PyObjectRef>,
+        kwargs: Vec<(String, PyObjectRef)>,
+    ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let kwargs = kwargs
             .into_iter()
@@ -44,7 +105,11 @@ impl Tracer<'_> {
         let r = f
             .call(rustpython_vm::function::FuncArgs::new(args, kwargs), vm)
             .map_err(|e| {
-                let msg = e.as_object().str(vm).map(|s| s.to_string()).unwrap_or_default();
+                let msg = e
+                    .as_object()
+                    .str(vm)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default();
                 GraphBreak::new(
                     GraphBreakKind::OpError,
                     format!("constant folding raised {}: {msg}", e.class().name()),
@@ -65,7 +130,10 @@ impl Tracer<'_> {
         if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
-                format!("builtin `{name}` with argument types [{}]", args.iter().map(Vt::describe).collect::<Vec<_>>().join(", ")),
+                format!(
+                    "builtin `{name}` with argument types [{}]",
+                    args.iter().map(Vt::describe).collect::<Vec<_>>().join(", ")
+                ),
             ));
         }
         let kw_consts: Option<Vec<(String, PyObjectRef)>> = kwargs
@@ -80,7 +148,9 @@ impl Tracer<'_> {
         }
         match name {
             "len" => {
-                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let [x] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
                 let n = match &x.kind {
                     Kind::Tuple(items) => items.len(),
                     Kind::List(l) => l.borrow().items.len(),
@@ -94,7 +164,9 @@ impl Tracer<'_> {
                 Ok(Vt::constant(vm.ctx.new_int(n).into()))
             }
             "isinstance" => {
-                let [x, cls] = args.as_slice() else { return Err(bad_args(name)) };
+                let [x, cls] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
                 let cls = self.class_object(cls)?;
                 let inst = match &x.kind {
                     Kind::Tensor(_) => bridge::tensor_class(vm).is_some_and(|t| {
@@ -108,12 +180,20 @@ impl Tracer<'_> {
                 Ok(Vt::constant(vm.ctx.new_bool(inst).into()))
             }
             "type" => {
-                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let [x] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
                 Ok(wrap_unguarded(self.type_of(x)?, vm))
             }
             "hasattr" | "getattr" => {
                 let (x, attr) = match args.as_slice() {
-                    [x, a] | [x, a, _] => (x.clone(), a.as_const().and_then(|a| a.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned)))),
+                    [x, a] | [x, a, _] => (
+                        x.clone(),
+                        a.as_const().and_then(|a| {
+                            a.downcast_ref::<PyStr>()
+                                .and_then(|s| s.to_str().map(str::to_owned))
+                        }),
+                    ),
                     _ => return Err(bad_args(name)),
                 };
                 let attr = attr.ok_or_else(|| bad_args(name))?;
@@ -129,20 +209,39 @@ impl Tracer<'_> {
                 }
             }
             "setattr" => {
-                let [x, a, v] = args.as_slice() else { return Err(bad_args(name)) };
-                let attr = a.as_const().and_then(|a| a.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned))).ok_or_else(|| bad_args(name))?;
+                let [x, a, v] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
+                let attr = a
+                    .as_const()
+                    .and_then(|a| {
+                        a.downcast_ref::<PyStr>()
+                            .and_then(|s| s.to_str().map(str::to_owned))
+                    })
+                    .ok_or_else(|| bad_args(name))?;
                 self.set_attr(x.clone(), &attr, Some(v.clone()))?;
                 Ok(Vt::constant(vm.ctx.none()))
             }
             "iter" => {
-                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let [x] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
                 self.make_iter(x.clone())
             }
             "next" => {
-                let [it] = args.as_slice() else { return Err(bad_args(name)) };
-                let Kind::Iter(it) = &it.kind else { return Err(bad_args(name)) };
+                let [it] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
+                let Kind::Iter(it) = &it.kind else {
+                    return Err(bad_args(name));
+                };
                 let mut it = it.borrow_mut();
-                let v = it.items.get(it.pos).cloned().ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "next() on an exhausted iterator (StopIteration)"))?;
+                let v = it.items.get(it.pos).cloned().ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "next() on an exhausted iterator (StopIteration)",
+                    )
+                })?;
                 it.pos += 1;
                 Ok(v)
             }
@@ -152,20 +251,34 @@ impl Tracer<'_> {
             }
             "enumerate" => {
                 let x = args.first().ok_or_else(|| bad_args(name))?;
-                let start = match args.get(1).or_else(|| kwargs.iter().find(|(k, _)| k == "start").map(|(_, v)| v)) {
-                    Some(s) => s.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| bad_args(name))?,
+                let start = match args
+                    .get(1)
+                    .or_else(|| kwargs.iter().find(|(k, _)| k == "start").map(|(_, v)| v))
+                {
+                    Some(s) => s
+                        .as_const()
+                        .and_then(|c| c.try_to_value::<i64>(vm).ok())
+                        .ok_or_else(|| bad_args(name))?,
                     None => 0,
                 };
                 let items = self.unpack_iterable(x)?;
                 let pairs = items
                     .into_iter()
                     .enumerate()
-                    .map(|(i, v)| Vt::new(Kind::Tuple(vec![Vt::constant(vm.ctx.new_int(start + i as i64).into()), v])))
+                    .map(|(i, v)| {
+                        Vt::new(Kind::Tuple(vec![
+                            Vt::constant(vm.ctx.new_int(start + i as i64).into()),
+                            v,
+                        ]))
+                    })
                     .collect();
                 Ok(iter_of(pairs))
             }
             "zip" => {
-                let lists = args.iter().map(|a| self.unpack_iterable(a)).collect::<Result<Vec<_>, _>>()?;
+                let lists = args
+                    .iter()
+                    .map(|a| self.unpack_iterable(a))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let n = lists.iter().map(Vec::len).min().unwrap_or(0);
                 let tuples = (0..n)
                     .map(|i| Vt::new(Kind::Tuple(lists.iter().map(|l| l[i].clone()).collect())))
@@ -173,7 +286,9 @@ impl Tracer<'_> {
                 Ok(iter_of(tuples))
             }
             "reversed" => {
-                let [x] = args.as_slice() else { return Err(bad_args(name)) };
+                let [x] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
                 let mut items = self.unpack_iterable(x)?;
                 items.reverse();
                 Ok(iter_of(items))
@@ -185,39 +300,70 @@ impl Tracer<'_> {
                     _ => return Err(bad_args(name)),
                 };
                 Ok(if name == "list" {
-                    Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false }))))
+                    Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                        items,
+                        mutated: false,
+                    }))))
                 } else {
                     Vt::new(Kind::Tuple(items))
                 })
             }
             "dict" => self.build_dict_call(args, kwargs),
-            "min" | "max" | "sum" | "any" | "all" | "sorted" | "abs" => self.reduce_builtin(obj, name, args, kwargs),
+            "min" | "max" | "sum" | "any" | "all" | "sorted" | "abs" => {
+                self.reduce_builtin(obj, name, args, kwargs)
+            }
             "bool" | "int" | "float" => {
                 if let Some(x) = args.first()
                     && x.as_tensor().is_some()
                 {
-                    let kind = if name == "bool" { GraphBreakKind::DataDependentBranch } else { GraphBreakKind::TensorToPython };
+                    let kind = if name == "bool" {
+                        GraphBreakKind::DataDependentBranch
+                    } else {
+                        GraphBreakKind::TensorToPython
+                    };
                     return Err(GraphBreak::new(kind, format!("{name}() of a tensor")));
                 }
                 Err(bad_args(name))
             }
             "callable" => {
-                let [x] = args.as_slice() else { return Err(bad_args(name)) };
-                let c = matches!(x.kind, Kind::Function(_) | Kind::NestedFunction(_) | Kind::BoundMethod(..) | Kind::TorchOp { .. } | Kind::Builtin(..) | Kind::Class(_) | Kind::NNModule(_));
+                let [x] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
+                let c = matches!(
+                    x.kind,
+                    Kind::Function(_)
+                        | Kind::NestedFunction(_)
+                        | Kind::BoundMethod(..)
+                        | Kind::TorchOp { .. }
+                        | Kind::Builtin(..)
+                        | Kind::Class(_)
+                        | Kind::NNModule(_)
+                );
                 Ok(Vt::constant(vm.ctx.new_bool(c).into()))
             }
             _ => Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
-                format!("builtin `{name}` with argument types [{}]", args.iter().map(Vt::describe).collect::<Vec<_>>().join(", ")),
+                format!(
+                    "builtin `{name}` with argument types [{}]",
+                    args.iter().map(Vt::describe).collect::<Vec<_>>().join(", ")
+                ),
             )),
         }
     }
 
     /// `min`/`max`/`sum`/`any`/`all`/`sorted`/`abs` on tracked values.
-    fn reduce_builtin(&mut self, obj: &PyObjectRef, name: &str, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+    fn reduce_builtin(
+        &mut self,
+        obj: &PyObjectRef,
+        name: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         if name == "abs" {
-            let [x] = args.as_slice() else { return Err(bad_args(name)) };
+            let [x] = args.as_slice() else {
+                return Err(bad_args(name));
+            };
             if x.as_tensor().is_some() {
                 return self.call_tensor_method(x.clone(), "abs", vec![], vec![]);
             }
@@ -245,13 +391,20 @@ impl Tracer<'_> {
                 format!("{name}() over tensors needs their values"),
             )),
             "min" | "max" if items.iter().all(|i| i.as_tensor().is_some()) && items.len() == 2 => {
-                Err(GraphBreak::new(GraphBreakKind::DataDependentBranch, format!("{name}() of tensors compares their values")))
+                Err(GraphBreak::new(
+                    GraphBreakKind::DataDependentBranch,
+                    format!("{name}() of tensors compares their values"),
+                ))
             }
             _ => Err(bad_args(name)),
         }
     }
 
-    fn build_dict_call(&mut self, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+    fn build_dict_call(
+        &mut self,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let mut items: Vec<(PyObjectRef, Vt)> = Vec::new();
         if let Some(src) = args.first() {
@@ -259,8 +412,12 @@ impl Tracer<'_> {
                 Kind::Dict(d) => items.extend(d.borrow().items.iter().cloned()),
                 _ => {
                     for pair in self.unpack_iterable(src)? {
-                        let Kind::Tuple(kv) = &pair.kind else { return Err(bad_args("dict")) };
-                        let [k, v] = kv.as_slice() else { return Err(bad_args("dict")) };
+                        let Kind::Tuple(kv) = &pair.kind else {
+                            return Err(bad_args("dict"));
+                        };
+                        let [k, v] = kv.as_slice() else {
+                            return Err(bad_args("dict"));
+                        };
                         let k = k.as_const().cloned().ok_or_else(|| bad_args("dict"))?;
                         items.push((k, v.clone()));
                     }
@@ -271,7 +428,12 @@ impl Tracer<'_> {
             let key: PyObjectRef = vm.ctx.new_str(k).into();
             set_dict_item(&mut items, key, v, vm);
         }
-        Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(super::variables::DictVar { items, mutated: false })))))
+        Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(
+            super::variables::DictVar {
+                items,
+                mutated: false,
+            },
+        )))))
     }
 
     /// The type of a tracked value.
@@ -279,7 +441,13 @@ impl Tracer<'_> {
         let vm = self.vm;
         Ok(match &x.kind {
             Kind::Tensor(_) => bridge::tensor_class(vm).ok_or_else(|| bad_args("type"))?,
-            Kind::Const(c) | Kind::Object(c) | Kind::NNModule(c) | Kind::Function(c) | Kind::Module(c) | Kind::Class(c) | Kind::Builtin(c, _) => c.class().to_owned().into(),
+            Kind::Const(c)
+            | Kind::Object(c)
+            | Kind::NNModule(c)
+            | Kind::Function(c)
+            | Kind::Module(c)
+            | Kind::Class(c)
+            | Kind::Builtin(c, _) => c.class().to_owned().into(),
             Kind::Tuple(_) => vm.ctx.types.tuple_type.to_owned().into(),
             Kind::List(_) => vm.ctx.types.list_type.to_owned().into(),
             Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
@@ -293,7 +461,10 @@ impl Tracer<'_> {
         match &cls.kind {
             Kind::Class(c) | Kind::Builtin(c, _) | Kind::Const(c) => Ok(c.clone()),
             Kind::Tuple(items) => {
-                let objs = items.iter().map(|i| self.class_object(i)).collect::<Result<Vec<_>, _>>()?;
+                let objs = items
+                    .iter()
+                    .map(|i| self.class_object(i))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(self.vm.ctx.new_tuple(objs).into())
             }
             _ => Err(bad_args("isinstance")),
@@ -306,7 +477,12 @@ impl Tracer<'_> {
         match &x.kind {
             Kind::Tuple(items) => Ok(items.clone()),
             Kind::List(l) => Ok(l.borrow().items.clone()),
-            Kind::Dict(d) => Ok(d.borrow().items.iter().map(|(k, _)| Vt::constant(k.clone())).collect()),
+            Kind::Dict(d) => Ok(d
+                .borrow()
+                .items
+                .iter()
+                .map(|(k, _)| Vt::constant(k.clone()))
+                .collect()),
             Kind::Iter(it) => {
                 let mut it = it.borrow_mut();
                 let rest = it.items[it.pos..].to_vec();
@@ -314,7 +490,9 @@ impl Tracer<'_> {
                 Ok(rest)
             }
             Kind::Tensor(t) => {
-                let n = *t.meta.shape.first().ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "iteration over a 0-d tensor"))?;
+                let n = *t.meta.shape.first().ok_or_else(|| {
+                    GraphBreak::new(GraphBreakKind::OpError, "iteration over a 0-d tensor")
+                })?;
                 let mut out = Vec::with_capacity(n);
                 for i in 0..n {
                     let idx = Vt::constant(vm.ctx.new_int(i).into());
@@ -323,20 +501,32 @@ impl Tracer<'_> {
                 Ok(out)
             }
             Kind::Const(c) => {
-                let items = vm
-                    .extract_elements_with(c, Ok)
-                    .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("iteration over {}", x.describe())))?;
+                let items = vm.extract_elements_with(c, Ok).map_err(|_| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        format!("iteration over {}", x.describe()),
+                    )
+                })?;
                 Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
             }
             Kind::NNModule(m) => {
                 // ModuleList / Sequential iterate their children: read them through the module.
-                let items = vm.extract_elements_with(m, Ok).map_err(|_| bad_args("iter"))?;
+                let items = vm
+                    .extract_elements_with(m, Ok)
+                    .map_err(|_| bad_args("iter"))?;
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.into_iter().enumerate() {
                     let vt = match &x.source {
                         Some(src) => {
-                            let key = bridge::module_child_key(m, i, vm).ok_or_else(|| bad_args("iter"))?;
-                            super::variables::builder::wrap(self.out, item, src.attr("_modules").item(super::source::Key::Str(key.into())), vm)
+                            let key = bridge::module_child_key(m, i, vm)
+                                .ok_or_else(|| bad_args("iter"))?;
+                            super::variables::builder::wrap(
+                                self.out,
+                                item,
+                                src.attr("_modules")
+                                    .item(super::source::Key::Str(key.into())),
+                                vm,
+                            )
                         }
                         None => wrap_unguarded(item, vm),
                     };
@@ -344,7 +534,10 @@ impl Tracer<'_> {
                 }
                 Ok(out)
             }
-            _ => Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("iteration over {}", x.describe()))),
+            _ => Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("iteration over {}", x.describe()),
+            )),
         }
     }
 
@@ -358,15 +551,27 @@ impl Tracer<'_> {
     }
 
     /// `recv.name(*args, **kwargs)` for a tracked non-tensor receiver.
-    pub(crate) fn call_method(&mut self, recv: Vt, name: &str, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+    pub(crate) fn call_method(
+        &mut self,
+        recv: Vt,
+        name: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let none = || Vt::constant(vm.ctx.none());
         match &recv.kind {
             Kind::Tensor(_) => self.call_tensor_method(recv.clone(), name, args, kwargs),
             Kind::Const(c) => {
-                let f = c.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| bad_args(name))?;
+                let f = c
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| bad_args(name))?;
                 let consts = self.all_consts(&args).ok_or_else(|| bad_args(name))?;
-                let kw = kwargs.iter().map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone()))).collect::<Option<Vec<_>>>().ok_or_else(|| bad_args(name))?;
+                let kw = kwargs
+                    .iter()
+                    .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad_args(name))?;
                 self.fold(&f, consts, kw)
             }
             Kind::List(l) => {
@@ -387,7 +592,10 @@ impl Tracer<'_> {
                         return Ok(none());
                     }
                     ("insert", [i, v]) => {
-                        let i = i.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| bad_args(name))?;
+                        let i = i
+                            .as_const()
+                            .and_then(|c| c.try_to_value::<i64>(vm).ok())
+                            .ok_or_else(|| bad_args(name))?;
                         let len = l_mut.items.len() as i64;
                         let i = if i < 0 { (i + len).max(0) } else { i.min(len) } as usize;
                         l_mut.items.insert(i, v.clone());
@@ -397,12 +605,18 @@ impl Tracer<'_> {
                         let len = l_mut.items.len() as i64;
                         let i = match rest {
                             [] => len - 1,
-                            [i] => i.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| bad_args(name))?,
+                            [i] => i
+                                .as_const()
+                                .and_then(|c| c.try_to_value::<i64>(vm).ok())
+                                .ok_or_else(|| bad_args(name))?,
                             _ => return Err(bad_args(name)),
                         };
                         let i = if i < 0 { i + len } else { i };
                         if i < 0 || i >= len {
-                            return Err(GraphBreak::new(GraphBreakKind::OpError, "pop index out of range"));
+                            return Err(GraphBreak::new(
+                                GraphBreakKind::OpError,
+                                "pop index out of range",
+                            ));
                         }
                         l_mut.items.remove(i as usize)
                     }
@@ -416,7 +630,10 @@ impl Tracer<'_> {
                     }
                     ("copy", []) => {
                         let items = l_mut.items.clone();
-                        return Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false })))));
+                        return Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                            items,
+                            mutated: false,
+                        })))));
                     }
                     ("index" | "count", [_]) => {
                         drop(l_mut);
@@ -432,9 +649,21 @@ impl Tracer<'_> {
                 Ok(r)
             }
             Kind::Tuple(items) => match (name, args.as_slice()) {
-                ("index" | "count", [v]) if v.as_const().is_some() && items.iter().all(|i| i.as_const().is_some()) => {
-                    let t: PyObjectRef = vm.ctx.new_tuple(items.iter().map(|i| i.as_const().cloned().expect("checked")).collect()).into();
-                    let f = t.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| bad_args(name))?;
+                ("index" | "count", [v])
+                    if v.as_const().is_some() && items.iter().all(|i| i.as_const().is_some()) =>
+                {
+                    let t: PyObjectRef = vm
+                        .ctx
+                        .new_tuple(
+                            items
+                                .iter()
+                                .map(|i| i.as_const().cloned().expect("checked"))
+                                .collect(),
+                        )
+                        .into();
+                    let f = t
+                        .get_attr(&vm.ctx.new_str(name), vm)
+                        .map_err(|_| bad_args(name))?;
                     self.fold(&f, vec![v.as_const().cloned().expect("checked")], vec![])
                 }
                 _ => Err(bad_args(name)),
@@ -444,16 +673,44 @@ impl Tracer<'_> {
         }
     }
 
-    fn dict_method(&mut self, recv: &Vt, d: Rc<RefCell<super::variables::DictVar>>, name: &str, args: Vec<Vt>) -> Result<Vt, GraphBreak> {
+    fn dict_method(
+        &mut self,
+        recv: &Vt,
+        d: Rc<RefCell<super::variables::DictVar>>,
+        name: &str,
+        args: Vec<Vt>,
+    ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let key_of = |v: &Vt| v.as_const().cloned().ok_or_else(|| bad_args(name));
-        let find = |items: &[(PyObjectRef, Vt)], k: &PyObjectRef| items.iter().position(|(kk, _)| vm.bool_eq(kk, k).unwrap_or(false));
+        let find = |items: &[(PyObjectRef, Vt)], k: &PyObjectRef| {
+            items
+                .iter()
+                .position(|(kk, _)| vm.bool_eq(kk, k).unwrap_or(false))
+        };
         let r = match (name, args.as_slice()) {
-            ("keys", []) => return Ok(Vt::new(Kind::Tuple(d.borrow().items.iter().map(|(k, _)| Vt::constant(k.clone())).collect()))),
-            ("values", []) => return Ok(Vt::new(Kind::Tuple(d.borrow().items.iter().map(|(_, v)| v.clone()).collect()))),
+            ("keys", []) => {
+                return Ok(Vt::new(Kind::Tuple(
+                    d.borrow()
+                        .items
+                        .iter()
+                        .map(|(k, _)| Vt::constant(k.clone()))
+                        .collect(),
+                )));
+            }
+            ("values", []) => {
+                return Ok(Vt::new(Kind::Tuple(
+                    d.borrow().items.iter().map(|(_, v)| v.clone()).collect(),
+                )));
+            }
             ("items", []) => {
                 return Ok(Vt::new(Kind::Tuple(
-                    d.borrow().items.iter().map(|(k, v)| Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()]))).collect(),
+                    d.borrow()
+                        .items
+                        .iter()
+                        .map(|(k, v)| {
+                            Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()]))
+                        })
+                        .collect(),
                 )));
             }
             ("get", [k]) | ("get", [k, _]) => {
@@ -461,15 +718,24 @@ impl Tracer<'_> {
                 let items = &d.borrow().items;
                 return Ok(match find(items, &key) {
                     Some(i) => items[i].1.clone(),
-                    None => args.get(1).cloned().unwrap_or_else(|| Vt::constant(vm.ctx.none())),
+                    None => args
+                        .get(1)
+                        .cloned()
+                        .unwrap_or_else(|| Vt::constant(vm.ctx.none())),
                 });
             }
             ("__contains__", [k]) => {
                 let key = key_of(k)?;
-                return Ok(Vt::constant(vm.ctx.new_bool(find(&d.borrow().items, &key).is_some()).into()));
+                return Ok(Vt::constant(
+                    vm.ctx
+                        .new_bool(find(&d.borrow().items, &key).is_some())
+                        .into(),
+                ));
             }
             ("update", [other]) => {
-                let Kind::Dict(o) = &other.kind else { return Err(bad_args(name)) };
+                let Kind::Dict(o) = &other.kind else {
+                    return Err(bad_args(name));
+                };
                 let more = o.borrow().items.clone();
                 let mut dm = d.borrow_mut();
                 for (k, v) in more {
@@ -486,7 +752,9 @@ impl Tracer<'_> {
                         dm.mutated = true;
                         dm.items.remove(i).1
                     }
-                    None => args.get(1).cloned().ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "KeyError in dict.pop"))?,
+                    None => args.get(1).cloned().ok_or_else(|| {
+                        GraphBreak::new(GraphBreakKind::OpError, "KeyError in dict.pop")
+                    })?,
                 }
             }
             ("setdefault", [k, v]) => {
@@ -503,7 +771,12 @@ impl Tracer<'_> {
             }
             ("copy", []) => {
                 let items = d.borrow().items.clone();
-                return Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(super::variables::DictVar { items, mutated: false })))));
+                return Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(
+                    super::variables::DictVar {
+                        items,
+                        mutated: false,
+                    },
+                )))));
             }
             ("clear", []) => {
                 let mut dm = d.borrow_mut();
@@ -519,8 +792,16 @@ impl Tracer<'_> {
 }
 
 /// Sets `items[key] = value`, keeping insertion order.
-pub fn set_dict_item(items: &mut Vec<(PyObjectRef, Vt)>, key: PyObjectRef, value: Vt, vm: &VirtualMachine) {
-    match items.iter().position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false)) {
+pub fn set_dict_item(
+    items: &mut Vec<(PyObjectRef, Vt)>,
+    key: PyObjectRef,
+    value: Vt,
+    vm: &VirtualMachine,
+) {
+    match items
+        .iter()
+        .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
+    {
         Some(i) => items[i].1 = value,
         None => items.push((key, value)),
     }
@@ -543,9 +824,17 @@ fn is_subclass(sub: &PyObjectRef, sup: &PyObjectRef, vm: &VirtualMachine) -> boo
 }
 
 /// Applies `pred` to a class or to each class of a tuple.
-fn cls_matches(cls: &PyObjectRef, vm: &VirtualMachine, pred: impl Fn(&PyObjectRef) -> bool) -> bool {
-    match cls.downcast_ref::<PyTuple>() {
-        Some(t) => t.as_slice().iter().any(|c| cls_matches(c, vm, &pred)),
-        None => pred(cls),
+fn cls_matches(
+    cls: &PyObjectRef,
+    vm: &VirtualMachine,
+    pred: impl Fn(&PyObjectRef) -> bool,
+) -> bool {
+    fn go(cls: &PyObjectRef, pred: &dyn Fn(&PyObjectRef) -> bool) -> bool {
+        match cls.downcast_ref::<PyTuple>() {
+            Some(t) => t.as_slice().iter().any(|c| go(c, pred)),
+            None => pred(cls),
+        }
     }
+    let _ = vm;
+    go(cls, &pred)
 }

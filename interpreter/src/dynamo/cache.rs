@@ -62,12 +62,21 @@ pub fn with<R>(code: &PyRef<PyCode>, f: impl FnOnce(&mut CodeCache) -> R) -> R {
 
 /// The action for `code` without creating a cache (the hot path for skipped frames).
 pub fn action(code: &PyObject) -> Action {
-    CACHE.with(|c| c.borrow().get(&key(code)).map_or(Action::Default, |e| e.action))
+    CACHE.with(|c| {
+        c.borrow()
+            .get(&key(code))
+            .map_or(Action::Default, |e| e.action)
+    })
 }
 
 /// The entries of `code`, most recently used first (cheap: `Rc` clones).
 pub fn entries(code: &PyObject) -> Vec<Rc<CompiledEntry>> {
-    CACHE.with(|c| c.borrow().get(&key(code)).map(|e| e.entries.clone()).unwrap_or_default())
+    CACHE.with(|c| {
+        c.borrow()
+            .get(&key(code))
+            .map(|e| e.entries.clone())
+            .unwrap_or_default()
+    })
 }
 
 /// Moves the entry at `index` to the front (MRU order).
@@ -110,6 +119,9 @@ pub fn reset() {
 pub fn stats() -> (usize, usize) {
     CACHE.with(|c| {
         let c = c.borrow();
-        (c.values().filter(|e| !e.entries.is_empty()).count(), c.values().map(|e| e.entries.len()).sum())
+        (
+            c.values().filter(|e| !e.entries.is_empty()).count(),
+            c.values().map(|e| e.entries.len()).sum(),
+        )
     })
 }

@@ -42,9 +42,11 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         match callee.kind.clone() {
-            Kind::TorchOp { overloads, surface, obj } => {
-                self.call_torch_function(overloads, surface, obj, args, kwargs)
-            }
+            Kind::TorchOp {
+                overloads,
+                surface,
+                obj,
+            } => self.call_torch_function(overloads, surface, obj, args, kwargs),
             Kind::Method(recv, name) => self.call_method(*recv, &name, args, kwargs),
             Kind::BoundMethod(f, zelf) => {
                 args.insert(0, *zelf);
@@ -108,26 +110,44 @@ impl Tracer<'_> {
             }
         };
         let src = callee.source.clone();
-        let defaults = match f.get_attr("__defaults__", vm).ok().and_then(|d| d.downcast::<PyTuple>().ok()) {
+        let defaults = match f
+            .get_attr("__defaults__", vm)
+            .ok()
+            .and_then(|d| d.downcast::<PyTuple>().ok())
+        {
             Some(t) => t
                 .as_slice()
                 .iter()
                 .enumerate()
                 .map(|(i, d)| match &src {
-                    Some(s) => wrap(self.out, d.clone(), s.attr("__defaults__").item(Key::Int(i as i64)), vm),
+                    Some(s) => wrap(
+                        self.out,
+                        d.clone(),
+                        s.attr("__defaults__").item(Key::Int(i as i64)),
+                        vm,
+                    ),
                     None => wrap_unguarded(d.clone(), vm),
                 })
                 .collect(),
             None => Vec::new(),
         };
-        let kwdefaults = match f.get_attr("__kwdefaults__", vm).ok().and_then(|d| d.downcast::<PyDict>().ok()) {
+        let kwdefaults = match f
+            .get_attr("__kwdefaults__", vm)
+            .ok()
+            .and_then(|d| d.downcast::<PyDict>().ok())
+        {
             Some(d) => d
                 .items_vec()
                 .into_iter()
                 .filter_map(|(k, v)| {
                     let k = k.str(vm).ok()?.to_string();
                     let vt = match &src {
-                        Some(s) => wrap(self.out, v, s.attr("__kwdefaults__").item(Key::Str(k.as_str().into())), vm),
+                        Some(s) => wrap(
+                            self.out,
+                            v,
+                            s.attr("__kwdefaults__").item(Key::Str(k.as_str().into())),
+                            vm,
+                        ),
                         None => wrap_unguarded(v, vm),
                     };
                     Some((k, vt))
@@ -135,21 +155,28 @@ impl Tracer<'_> {
                 .collect(),
             None => Vec::new(),
         };
-        let closure = match f.get_attr("__closure__", vm).ok().and_then(|c| c.downcast::<PyTuple>().ok()) {
+        let closure = match f
+            .get_attr("__closure__", vm)
+            .ok()
+            .and_then(|c| c.downcast::<PyTuple>().ok())
+        {
             Some(cells) => cells
                 .as_slice()
                 .iter()
                 .enumerate()
                 .map(|(i, cell)| {
                     let content = cell.get_attr("cell_contents", vm).ok();
-                    let cell_src = src.as_ref().map(|s| s.attr("__closure__").item(Key::Int(i as i64)));
+                    let cell_src = src
+                        .as_ref()
+                        .map(|s| s.attr("__closure__").item(Key::Int(i as i64)));
                     let vt = content.map(|c| match &cell_src {
                         Some(cs) => wrap(self.out, c, cs.attr("cell_contents"), vm),
                         None => wrap_unguarded(c, vm),
                     });
                     // The cell is real (shared with other closures): a source marks it so that a
                     // nonlocal store into it breaks instead of being lost.
-                    let cell_src = cell_src.unwrap_or_else(|| Rc::new(Source::Global("__closure_cell__".into())));
+                    let cell_src = cell_src
+                        .unwrap_or_else(|| Rc::new(Source::Global("__closure_cell__".into())));
                     Vt::with_source(Kind::Cell(Rc::new(RefCell::new(vt))), cell_src)
                 })
                 .collect(),
@@ -177,11 +204,12 @@ impl Tracer<'_> {
         args: Vec<Vt>,
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
-        let globals: PyDictRef = nf
-            .globals
-            .clone()
-            .downcast()
-            .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "nested function globals"))?;
+        let globals: PyDictRef = nf.globals.clone().downcast().map_err(|_| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "nested function globals",
+            )
+        })?;
         let globals_source = if globals.is(&self.root_globals()) {
             GlobalsSource::Frame
         } else {
@@ -233,15 +261,30 @@ impl Tracer<'_> {
     }
 
     /// Runs `inline`'s code in a child tracer with the call's arguments bound.
-    fn inline(&mut self, f: Inline, args: Vec<Vt>, kwargs: Vec<(String, Vt)>) -> Result<Vt, GraphBreak> {
+    fn inline(
+        &mut self,
+        f: Inline,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
         let flags = f.code.code.flags;
-        if flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR) {
+        if flags
+            .intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR)
+        {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedConstruct,
                 format!("inlining generator or coroutine {}", f.code.code.obj_name),
             ));
         }
-        let locals = bind_arguments(&f.code, args, kwargs, &f.defaults, &f.kwdefaults, &f.closure, self.vm)?;
+        let locals = bind_arguments(
+            &f.code,
+            args,
+            kwargs,
+            &f.defaults,
+            &f.kwdefaults,
+            &f.closure,
+            self.vm,
+        )?;
         let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;
         child.run()
     }
@@ -265,7 +308,12 @@ fn bind_arguments(
     let has_varargs = c.flags.contains(CodeFlags::VARARGS);
     let has_varkw = c.flags.contains(CodeFlags::VARKEYWORDS);
     let fname = c.obj_name.to_string();
-    let type_err = |msg: String| GraphBreak::new(GraphBreakKind::UnsupportedCall, format!("{fname}(): {msg} (eager raises TypeError)"));
+    let type_err = |msg: String| {
+        GraphBreak::new(
+            GraphBreakKind::UnsupportedCall,
+            format!("{fname}(): {msg} (eager raises TypeError)"),
+        )
+    };
     let mut extra = Vec::new();
     for (i, a) in args.into_iter().enumerate() {
         if i < argc {
@@ -283,10 +331,16 @@ fn bind_arguments(
             .position(|n| n.as_str() == k)
             .filter(|&p| p >= c.posonlyarg_count as usize);
         match pos {
-            Some(p) if locals[p].is_some() => return Err(type_err(format!("got multiple values for argument '{k}'"))),
+            Some(p) if locals[p].is_some() => {
+                return Err(type_err(format!("got multiple values for argument '{k}'")));
+            }
             Some(p) => locals[p] = Some(v),
             None if has_varkw => varkw.push((vm.ctx.new_str(k).into(), v)),
-            None => return Err(type_err(format!("got an unexpected keyword argument '{k}'"))),
+            None => {
+                return Err(type_err(format!(
+                    "got an unexpected keyword argument '{k}'"
+                )));
+            }
         }
     }
     // Positional defaults fill the last parameters.
@@ -296,7 +350,10 @@ fn bind_arguments(
             if i >= first_default {
                 locals[i] = Some(defaults[i - first_default].clone());
             } else {
-                return Err(type_err(format!("missing required argument '{}'", c.varnames[i])));
+                return Err(type_err(format!(
+                    "missing required argument '{}'",
+                    c.varnames[i]
+                )));
             }
         }
     }
@@ -305,7 +362,11 @@ fn bind_arguments(
             let name = c.varnames[i].as_str();
             match kwdefaults.iter().find(|(k, _)| k == name) {
                 Some((_, v)) => locals[i] = Some(v.clone()),
-                None => return Err(type_err(format!("missing required keyword-only argument '{name}'"))),
+                None => {
+                    return Err(type_err(format!(
+                        "missing required keyword-only argument '{name}'"
+                    )));
+                }
             }
         }
     }
@@ -377,20 +438,34 @@ impl Tracer<'_> {
                 ),
             )),
             Marker::GraphBreak => {
-                let msg = args.first().and_then(|a| a.as_const()).map(|m| m.str(vm).map(|s| s.to_string()).unwrap_or_default());
+                let msg = args
+                    .first()
+                    .and_then(|a| a.as_const())
+                    .map(|m| m.str(vm).map(|s| s.to_string()).unwrap_or_default());
                 Err(GraphBreak::new(
                     GraphBreakKind::UserGraphBreak,
-                    format!("Called `torch._dynamo.graph_break()` with args `[{}]`, kwargs `{{}}` (message: {})", args.iter().map(Vt::describe).collect::<Vec<_>>().join(", "), msg.unwrap_or_else(|| "None".into())),
+                    format!(
+                        "Called `torch._dynamo.graph_break()` with args `[{}]`, kwargs `{{}}` (message: {})",
+                        args.iter().map(Vt::describe).collect::<Vec<_>>().join(", "),
+                        msg.unwrap_or_else(|| "None".into())
+                    ),
                 ))
             }
             Marker::IsCompiling => Ok(Vt::constant(vm.ctx.new_bool(true).into())),
             Marker::AssumeConstant => {
-                let consts: Option<Vec<PyObjectRef>> = args.iter().map(|a| a.as_const().cloned()).collect();
+                let consts: Option<Vec<PyObjectRef>> =
+                    args.iter().map(|a| a.as_const().cloned()).collect();
                 let Some(consts) = consts.filter(|_| kwargs.is_empty()) else {
                     return Err(unsupported_call(callee));
                 };
                 let r = f.call(consts, vm).map_err(|e| {
-                    GraphBreak::new(GraphBreakKind::OpError, format!("assume_constant_result function raised: {}", super::fx::error_text(&e, vm)))
+                    GraphBreak::new(
+                        GraphBreakKind::OpError,
+                        format!(
+                            "assume_constant_result function raised: {}",
+                            super::fx::error_text(&e, vm)
+                        ),
+                    )
                 })?;
                 Ok(wrap_unguarded(r, vm))
             }

@@ -12,7 +12,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 use rynamo_backend::{Backend, EagerBackend, Executable};
 use rynamo_graph::Graph;
 use rynamo_tensor::Tensor;
@@ -115,9 +115,9 @@ pub fn compile_graph(
     match &config.backend {
         BackendSpec::Native(name) => {
             let backend: Arc<dyn Backend> = match rynamo_backend::global().lookup(name) {
-                Some(b) => b,
-                None if name == "inductor" || name == "aot_eager" => Arc::new(EagerBackend),
-                None => return Err(format!("backend '{name}' is not registered")),
+                Ok(b) => b,
+                Err(_) if name == "inductor" || name == "aot_eager" => Arc::new(EagerBackend),
+                Err(e) => return Err(format!("backend '{name}': {e}")),
             };
             backend
                 .compile(graph)
@@ -128,7 +128,9 @@ pub fn compile_graph(
             let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
             let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
             let examples = vm.ctx.new_list(examples);
-            let compiled = f.call((gm, examples), vm).map_err(|e| py_err_text(&e, vm))?;
+            let compiled = f
+                .call((gm, examples), vm)
+                .map_err(|e| py_err_text(&e, vm))?;
             Ok(Executor::Python(compiled))
         }
     }
@@ -147,7 +149,10 @@ impl DirectPlan {
         let mut inputs = Vec::with_capacity(self.inputs.len());
         for src in &self.inputs {
             let obj = src.eval(frame, vm)?;
-            inputs.push(bridge::as_tensor(&obj).ok_or_else(|| vm.new_type_error(format!("{src} is no longer a tensor")))?);
+            inputs.push(
+                bridge::as_tensor(&obj)
+                    .ok_or_else(|| vm.new_type_error(format!("{src} is no longer a tensor")))?,
+            );
         }
         let outputs = run_executor(&self.exe, &self.inputs, inputs, frame, vm)?;
         let mut b = Builder {
@@ -169,19 +174,28 @@ pub fn run_executor(
     vm: &VirtualMachine,
 ) -> PyResult<Vec<Tensor>> {
     match exe {
-        Executor::Native(e) => e.run(&inputs).map_err(|err| vm.new_runtime_error(err.to_string())),
+        Executor::Native(e) => e
+            .run(&inputs)
+            .map_err(|err| vm.new_runtime_error(err.to_string())),
         Executor::Python(f) => {
             // A Python backend gets the original objects (Parameters stay Parameters).
-            let args = sources.iter().map(|s| s.eval(frame, vm)).collect::<PyResult<Vec<_>>>()?;
+            let args = sources
+                .iter()
+                .map(|s| s.eval(frame, vm))
+                .collect::<PyResult<Vec<_>>>()?;
             let r = f.call(args, vm)?;
-            let items: Vec<PyObjectRef> = if r.class().is(vm.ctx.types.tuple_type) || r.class().is(vm.ctx.types.list_type) {
-                vm.extract_elements_with(&r, Ok)?
-            } else {
-                vec![r]
-            };
+            let items: Vec<PyObjectRef> =
+                if r.class().is(vm.ctx.types.tuple_type) || r.class().is(vm.ctx.types.list_type) {
+                    vm.extract_elements_with(&r, Ok)?
+                } else {
+                    vec![r]
+                };
             items
                 .into_iter()
-                .map(|o| bridge::as_tensor(&o).ok_or_else(|| vm.new_type_error("a compiled graph must return tensors")))
+                .map(|o| {
+                    bridge::as_tensor(&o)
+                        .ok_or_else(|| vm.new_type_error("a compiled graph must return tensors"))
+                })
                 .collect()
         }
     }
@@ -189,5 +203,8 @@ pub fn run_executor(
 
 /// A break for a backend that failed (compiling falls back to eager for this frame).
 pub fn backend_failure(msg: String) -> GraphBreak {
-    GraphBreak::new(GraphBreakKind::UnsupportedConstruct, format!("backend compiler failed: {msg}"))
+    GraphBreak::new(
+        GraphBreakKind::UnsupportedConstruct,
+        format!("backend compiler failed: {msg}"),
+    )
 }

@@ -37,11 +37,15 @@ fn get(name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
 }
 
 fn get_bool(name: &str, default: bool) -> bool {
-    with_vm(|vm| get(name, vm).and_then(|v| v.try_to_bool(vm).ok())).flatten().unwrap_or(default)
+    with_vm(|vm| get(name, vm).and_then(|v| v.try_to_bool(vm).ok()))
+        .flatten()
+        .unwrap_or(default)
 }
 
 fn get_usize(name: &str, default: usize) -> usize {
-    with_vm(|vm| get(name, vm).and_then(|v| v.try_to_value::<usize>(vm).ok())).flatten().unwrap_or(default)
+    with_vm(|vm| get(name, vm).and_then(|v| v.try_to_value::<usize>(vm).ok()))
+        .flatten()
+        .unwrap_or(default)
 }
 
 /// Runs `f` with the current thread's VM, if one is entered.

@@ -36,7 +36,12 @@ pub struct ConvertFrame {
 }
 
 impl FrameHandler for ConvertFrame {
-    fn on_frame(&self, frame: &Frame<'_>, mode: Mode, vm: &VirtualMachine) -> PyResult<FrameAction> {
+    fn on_frame(
+        &self,
+        frame: &Frame<'_>,
+        mode: Mode,
+        vm: &VirtualMachine,
+    ) -> PyResult<FrameAction> {
         let code = &frame.code;
         let action = cache::action(code.as_object());
         if action == Action::Skip {
@@ -72,7 +77,11 @@ impl FrameHandler for ConvertFrame {
                         code.code.source_path,
                         code.code.obj_name,
                         first_line(code),
-                        failures.iter().map(|(_, r)| format!("- {r}")).collect::<Vec<_>>().join("\n")
+                        failures
+                            .iter()
+                            .map(|(_, r)| format!("- {r}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
                     );
                     return Ok(FrameAction::Raise(vm.new_runtime_error(msg)));
                 }
@@ -80,7 +89,10 @@ impl FrameHandler for ConvertFrame {
             }
             log_recompile(code, &failures);
             let limit = config::cache_size_limit();
-            let ours = entries.iter().filter(|e| e.backend_id == self.config.id).count();
+            let ours = entries
+                .iter()
+                .filter(|e| e.backend_id == self.config.id)
+                .count();
             if ours >= limit {
                 return limit_hit(code, limit, &failures, &self.config, vm);
             }
@@ -97,7 +109,9 @@ impl ConvertFrame {
         fv: FrameValues,
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
-        let frame_id = cache::with(code, |c| *c.frame_id.get_or_insert_with(cache::next_frame_id));
+        let frame_id = cache::with(code, |c| {
+            *c.frame_id.get_or_insert_with(cache::next_frame_id)
+        });
         let compile_id = (frame_id, cache::with(code, |c| c.compiles));
         let started = std::time::Instant::now();
         let traced = trace(frame, code, fv, vm);
@@ -120,7 +134,12 @@ impl ConvertFrame {
                         first_line(code)
                     ))));
                 }
-                eprintln!("WON'T CONVERT {} {} line {}\n{msg}", code.code.obj_name, code.code.source_path, first_line(code));
+                eprintln!(
+                    "WON'T CONVERT {} {} line {}\n{msg}",
+                    code.code.obj_name,
+                    code.code.source_path,
+                    first_line(code)
+                );
                 cache::set_action(code, Action::Skip);
                 return Ok(FrameAction::RunUnchanged);
             }
@@ -128,7 +147,15 @@ impl ConvertFrame {
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
-        stats::record_graph(code, compile_id, &graph, &out, &guards, started.elapsed(), vm);
+        stats::record_graph(
+            code,
+            compile_id,
+            &graph,
+            &out,
+            &guards,
+            started.elapsed(),
+            vm,
+        );
         let entry = Rc::new(CompiledEntry {
             guards,
             plan: Plan::Direct(DirectPlan {
@@ -159,12 +186,18 @@ impl ConvertFrame {
         stats::record_break(code, &b);
         if self.config.fullgraph {
             let text = b.render(|f, l| source_line(f, l, vm));
-            return Ok(FrameAction::Raise(super::py_module::unsupported_error(&text, vm)));
+            return Ok(FrameAction::Raise(super::py_module::unsupported_error(
+                &text, vm,
+            )));
         }
         logs::log(
             Artifact::GraphBreaks,
             Some(compile_id),
-            &format!("Graph break (user stack suppressed due to duplicate graph break) in `{}`\n{}", code.code.obj_name, b.render(|f, l| source_line(f, l, vm))),
+            &format!(
+                "Graph break (user stack suppressed due to duplicate graph break) in `{}`\n{}",
+                code.code.obj_name,
+                b.render(|f, l| source_line(f, l, vm))
+            ),
         );
         // Without resume support for this break, Dynamo skips the frame: nothing of it is compiled;
         // the calls it makes are still intercepted.
@@ -224,7 +257,17 @@ fn trace(
         }
     }
     let ret = {
-        let mut tracer = Tracer::new(vm, &mut out, &config, code.clone(), locals, globals, GlobalsSource::Frame, builtins, 0);
+        let mut tracer = Tracer::new(
+            vm,
+            &mut out,
+            &config,
+            code.clone(),
+            locals,
+            globals,
+            GlobalsSource::Frame,
+            builtins,
+            0,
+        );
         tracer.run()?
     };
     let fv = FrameValues {
@@ -237,7 +280,11 @@ fn trace(
 }
 
 /// Runs a cache entry.
-fn run_entry(entry: &CompiledEntry, fv: &FrameValues, vm: &VirtualMachine) -> PyResult<FrameAction> {
+fn run_entry(
+    entry: &CompiledEntry,
+    fv: &FrameValues,
+    vm: &VirtualMachine,
+) -> PyResult<FrameAction> {
     match &entry.plan {
         Plan::Direct(p) => {
             stats::record_graph_call(&p.graph);
@@ -308,7 +355,10 @@ pub fn bind_frame(
         for i in argc..argc + kwonly {
             if locals[i].is_none() {
                 let name = c.varnames[i].as_str();
-                match kwdefaults.as_ref().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
+                match kwdefaults
+                    .as_ref()
+                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+                {
                     Some(v) => locals[i] = Some(v),
                     None => return Ok(None),
                 }
@@ -324,14 +374,20 @@ pub fn bind_frame(
         locals[next] = Some(varkw.into());
     }
     let cells = match f.get_attr("__closure__", vm)?.downcast::<PyTuple>() {
-        Ok(t) => t.as_slice().iter().map(|cell| cell.get_attr("cell_contents", vm).ok()).collect(),
+        Ok(t) => t
+            .as_slice()
+            .iter()
+            .map(|cell| cell.get_attr("cell_contents", vm).ok())
+            .collect(),
         Err(_) => Vec::new(),
     };
     let globals: PyDictRef = f
         .get_attr("__globals__", vm)?
         .downcast()
         .map_err(|_| vm.new_type_error("function globals are not a dict"))?;
-    let builtins = f.get_attr("__builtins__", vm).unwrap_or_else(|_| vm.builtins.dict().into());
+    let builtins = f
+        .get_attr("__builtins__", vm)
+        .unwrap_or_else(|_| vm.builtins.dict().into());
     let builtins = match builtins.downcast::<rustpython_vm::builtins::PyModule>() {
         Ok(m) => m.dict().into(),
         Err(b) => b,
@@ -351,7 +407,9 @@ fn first_line(code: &PyCode) -> u32 {
 /// A source line from the user's file, for messages.
 pub fn source_line(file: &str, line: u32, vm: &VirtualMachine) -> Option<String> {
     let linecache = vm.import("linecache", 0).ok()?;
-    let text = vm.call_method(&linecache, "getline", (file.to_owned(), line)).ok()?;
+    let text = vm
+        .call_method(&linecache, "getline", (file.to_owned(), line))
+        .ok()?;
     let s = text.str(vm).ok()?.to_string();
     (!s.trim().is_empty()).then(|| s.trim_end().to_owned())
 }
@@ -370,7 +428,11 @@ fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
             break;
         }
     }
-    let a = if verbose { Artifact::RecompilesVerbose } else { Artifact::Recompiles };
+    let a = if verbose {
+        Artifact::RecompilesVerbose
+    } else {
+        Artifact::Recompiles
+    };
     logs::log(a, None, &msg);
 }
 
@@ -387,7 +449,9 @@ fn limit_hit(
     cfg: &CompileConfig,
     vm: &VirtualMachine,
 ) -> PyResult<FrameAction> {
-    let last = failures.first().map_or_else(String::new, |(_, r)| r.clone());
+    let last = failures
+        .first()
+        .map_or_else(String::new, |(_, r)| r.clone());
     let msg = format!(
         "torch._dynamo hit config.recompile_limit ({limit})\n   function: '{}' ({}:{})\n   last reason: {last}\nTo log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\nTo diagnose recompilation issues, see https://pytorch.org/docs/main/torch.compiler_troubleshooting.html.",
         code.code.obj_name,
@@ -420,13 +484,26 @@ fn log_compiled(
     }
     if logs::enabled(Artifact::GraphCode) || logs::enabled(Artifact::Graph) {
         if let Ok(text) = super::fx::readable(graph, out, &code.code.obj_name.to_string(), vm) {
-            logs::log(Artifact::GraphCode, Some(compile_id), &format!("TRACED GRAPH\n{text}"));
+            logs::log(
+                Artifact::GraphCode,
+                Some(compile_id),
+                &format!("TRACED GRAPH\n{text}"),
+            );
         }
-        logs::log(Artifact::Graph, Some(compile_id), &format!("TRACED GRAPH\n{graph}"));
+        logs::log(
+            Artifact::Graph,
+            Some(compile_id),
+            &format!("TRACED GRAPH\n{graph}"),
+        );
     }
     logs::log(
         Artifact::Dynamo,
         Some(compile_id),
-        &format!("Step 1: torchdynamo done tracing {} ({}:{})", code.code.obj_name, code.code.source_path, first_line(code)),
+        &format!(
+            "Step 1: torchdynamo done tracing {} ({}:{})",
+            code.code.obj_name,
+            code.code.source_path,
+            first_line(code)
+        ),
     );
 }

@@ -110,17 +110,37 @@ impl GraphBreakKind {
         match self {
             Self::UserGraphBreak => "User-inserted graph break.",
             Self::BuiltinCall => "Dynamo does not know how to trace this builtin operator.",
-            Self::DisabledFunction => "Dynamo skips calling a function that was wrapped with `torch.compiler.disable` / `torch._dynamo.disable`; it runs eagerly between two graphs.",
-            Self::DisallowedOp => "The op was marked with `torch._dynamo.disallow_in_graph`, so it runs eagerly between two graphs.",
-            Self::TensorItem => "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.",
-            Self::TensorToPython => "Converting tensor data to Python values (`.tolist()`, `int(t)`, `float(t)`) needs the data, which does not exist while tracing.",
-            Self::DataDependentBranch => "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.",
-            Self::UnsupportedOpcode => "Dynamo does not know how to handle this bytecode instruction.",
-            Self::UnsupportedCall => "Dynamo cannot trace into this callable (it is implemented natively, or Dynamo does not model it).",
-            Self::UntrackableStore => "Dynamo cannot record this mutation as a side effect to replay after the graph runs.",
-            Self::OpError => "The tensor operation raises on the shapes or dtypes seen while tracing; it runs eagerly so that the error is raised with the user's traceback.",
+            Self::DisabledFunction => {
+                "Dynamo skips calling a function that was wrapped with `torch.compiler.disable` / `torch._dynamo.disable`; it runs eagerly between two graphs."
+            }
+            Self::DisallowedOp => {
+                "The op was marked with `torch._dynamo.disallow_in_graph`, so it runs eagerly between two graphs."
+            }
+            Self::TensorItem => {
+                "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False."
+            }
+            Self::TensorToPython => {
+                "Converting tensor data to Python values (`.tolist()`, `int(t)`, `float(t)`) needs the data, which does not exist while tracing."
+            }
+            Self::DataDependentBranch => {
+                "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow."
+            }
+            Self::UnsupportedOpcode => {
+                "Dynamo does not know how to handle this bytecode instruction."
+            }
+            Self::UnsupportedCall => {
+                "Dynamo cannot trace into this callable (it is implemented natively, or Dynamo does not model it)."
+            }
+            Self::UntrackableStore => {
+                "Dynamo cannot record this mutation as a side effect to replay after the graph runs."
+            }
+            Self::OpError => {
+                "The tensor operation raises on the shapes or dtypes seen while tracing; it runs eagerly so that the error is raised with the user's traceback."
+            }
             Self::UnsupportedOperation => "Dynamo does not support this operation on these values.",
-            Self::LoggingCall => "Dynamo does not trace logging calls; they run eagerly between two graphs.",
+            Self::LoggingCall => {
+                "Dynamo does not trace logging calls; they run eagerly between two graphs."
+            }
             Self::UnsupportedConstruct => "Dynamo does not support this Python construct here.",
         }
     }
@@ -134,21 +154,39 @@ impl GraphBreakKind {
                 "If you are calling a logging function (e.g. `print`), you can try adding it to `torch._dynamo.config.reorderable_logging_functions`.",
                 SUPPORTABLE,
             ],
-            Self::DisabledFunction => vec!["Remove the `torch.compiler.disable` call, or use `torch._dynamo.nonstrict_trace` if the function is safe to trace non-strictly."],
-            Self::DisallowedOp => vec!["Remove the `torch._dynamo.disallow_in_graph` call, or call `torch._dynamo.allow_in_graph` on the op again."],
-            Self::TensorItem => vec!["Set `torch._dynamo.config.capture_scalar_outputs = True` or `export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in the captured graph."],
-            Self::TensorToPython => vec![FUNDAMENTAL, "Keep the computation in tensors, or move the conversion out of the compiled region."],
-            Self::DataDependentBranch => vec![FUNDAMENTAL, "Use `torch.where` to select between values without branching."],
+            Self::DisabledFunction => vec![
+                "Remove the `torch.compiler.disable` call, or use `torch._dynamo.nonstrict_trace` if the function is safe to trace non-strictly.",
+            ],
+            Self::DisallowedOp => vec![
+                "Remove the `torch._dynamo.disallow_in_graph` call, or call `torch._dynamo.allow_in_graph` on the op again.",
+            ],
+            Self::TensorItem => vec![
+                "Set `torch._dynamo.config.capture_scalar_outputs = True` or `export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in the captured graph.",
+            ],
+            Self::TensorToPython => vec![
+                FUNDAMENTAL,
+                "Keep the computation in tensors, or move the conversion out of the compiled region.",
+            ],
+            Self::DataDependentBranch => vec![
+                FUNDAMENTAL,
+                "Use `torch.where` to select between values without branching.",
+            ],
             Self::UnsupportedOpcode => vec![SUPPORTABLE],
             Self::UnsupportedCall => vec![
                 "If the function is safe to trace as an opaque call, mark it with `torch._dynamo.allow_in_graph`.",
                 "If the function only does tensor work Dynamo breaks on, try `torch._dynamo.nonstrict_trace`.",
                 "Otherwise, wrap it in `torch.compiler.disable` to run it eagerly.",
             ],
-            Self::UntrackableStore => vec!["Mutate plain Python objects, lists, dicts or module attributes instead, or move the mutation out of the compiled region."],
-            Self::OpError => vec!["Check the shapes and dtypes of the op's inputs; running the function without torch.compile raises the same error."],
+            Self::UntrackableStore => vec![
+                "Mutate plain Python objects, lists, dicts or module attributes instead, or move the mutation out of the compiled region.",
+            ],
+            Self::OpError => vec![
+                "Check the shapes and dtypes of the op's inputs; running the function without torch.compile raises the same error.",
+            ],
             Self::UnsupportedOperation => vec![SUPPORTABLE],
-            Self::LoggingCall => vec!["Move the logging call out of the compiled region, or log after the compiled function returns."],
+            Self::LoggingCall => vec![
+                "Move the logging call out of the compiled region, or log after the compiled function returns.",
+            ],
             Self::UnsupportedConstruct => vec![SUPPORTABLE],
         }
     }
@@ -177,8 +215,13 @@ impl GraphBreak {
 
     /// The one-line reason `explain()` and the `graph_breaks` log show.
     pub fn reason(&self) -> String {
-        format!("{}\n  Explanation: {}\n  Hint: {}\n\n  Developer debug context: {}\n",
-            self.kind.gb_type(), self.kind.explanation(), self.kind.hints().join("\n  Hint: "), self.context)
+        format!(
+            "{}\n  Explanation: {}\n  Hint: {}\n\n  Developer debug context: {}\n",
+            self.kind.gb_type(),
+            self.kind.explanation(),
+            self.kind.hints().join("\n  Hint: "),
+            self.context
+        )
     }
 
     /// The full message in Dynamo's layout, with the user's source lines.

@@ -13,13 +13,22 @@ use super::output_graph::{FxTarget, OutputGraph};
 use super::stats::FxView;
 
 /// Builds the GraphModule of a finished trace.
-pub fn graph_module(graph: &Graph, out: &OutputGraph, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+pub fn graph_module(
+    graph: &Graph,
+    out: &OutputGraph,
+    vm: &VirtualMachine,
+) -> PyResult<PyObjectRef> {
     let view = FxView::of(std::rc::Rc::new(graph.clone()), out, String::new());
     build(&view, vm)
 }
 
 /// The `print_readable()` text of a finished trace's graph.
-pub fn readable(graph: &Graph, out: &OutputGraph, name: &str, vm: &VirtualMachine) -> PyResult<String> {
+pub fn readable(
+    graph: &Graph,
+    out: &OutputGraph,
+    name: &str,
+    vm: &VirtualMachine,
+) -> PyResult<String> {
     let mut view = FxView::of(std::rc::Rc::new(graph.clone()), out, name.to_owned());
     view.fn_name = name.to_owned();
     let gm = build(&view, vm)?;
@@ -29,7 +38,7 @@ pub fn readable(graph: &Graph, out: &OutputGraph, name: &str, vm: &VirtualMachin
 
 /// Builds a GraphModule from an [`FxView`].
 pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-    let fx = vm.import("torch.fx", 0)?;
+    let fx = bridge::import_module("torch.fx", vm)?;
     let graph_cls = fx.get_attr("Graph", vm)?;
     let g = graph_cls.call((), vm)?;
     let graph = &*view.graph;
@@ -38,7 +47,11 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         let node = vm.call_method(&g, "placeholder", (src.identifier(),))?;
         // Dynamo records the example value and the source in the node's meta.
         if let Ok(meta) = node.get_attr("meta", vm) {
-            let _ = meta.set_item("type_str", vm.ctx.new_str(type_str(&graph.value(*vid).meta)).into(), vm);
+            let _ = meta.set_item(
+                "type_str",
+                vm.ctx.new_str(type_str(&graph.value(*vid).meta)).into(),
+                vm,
+            );
             let _ = meta.set_item("example_value", example.clone(), vm);
             let _ = meta.set_item("source", vm.ctx.new_str(src.to_string()).into(), vm);
         }
@@ -70,8 +83,12 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
         let info = view.fx.get(i);
         let node = match info.map(|f| &f.target) {
-            Some(FxTarget::Function(f)) if !vm.is_none(f) => vm.call_method(&g, "call_function", (f.clone(), args, kwargs))?,
-            Some(FxTarget::Method(name)) => vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?,
+            Some(FxTarget::Function(f)) if !vm.is_none(f) => {
+                vm.call_method(&g, "call_function", (f.clone(), args, kwargs))?
+            }
+            Some(FxTarget::Method(name)) => {
+                vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?
+            }
             _ => {
                 let f = bridge::torch_attr(n.op.py_name(), vm).unwrap_or_else(|| vm.ctx.none());
                 vm.call_method(&g, "call_function", (f, args, kwargs))?
@@ -81,17 +98,48 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             && let Some(info) = info
             && let Some((file, line, func)) = &info.stack
         {
-            let _ = meta.set_item("stack_trace", vm.ctx.new_str(format!("  File \"{file}\", line {line}, in {func}")).into(), vm);
+            let code = super::convert_frame::source_line(file, *line, vm)
+                .map(|c| c.trim().to_owned())
+                .unwrap_or_default();
+            let _ = meta.set_item(
+                "stack_trace",
+                vm.ctx
+                    .new_str(format!(
+                        "  File \"{file}\", line {line}, in {func}\n    {code}"
+                    ))
+                    .into(),
+                vm,
+            );
+            let _ = meta.set_item(
+                "source_comment",
+                vm.ctx
+                    .new_str(format!("File: {file}:{line} in {func}, code: {code}"))
+                    .into(),
+                vm,
+            );
         }
         if let (Some(meta), [one]) = (node.get_attr("meta", vm).ok(), n.outputs.as_slice()) {
-            let _ = meta.set_item("type_str", vm.ctx.new_str(type_str(&graph.value(*one).meta)).into(), vm);
+            let _ = meta.set_item(
+                "type_str",
+                vm.ctx.new_str(type_str(&graph.value(*one).meta)).into(),
+                vm,
+            );
         }
         match n.outputs.as_slice() {
             [one] => nodes[one.0 as usize] = Some(node),
             many => {
                 let getitem = vm.import("operator", 0)?.get_attr("getitem", vm)?;
                 for (k, o) in many.iter().enumerate() {
-                    let item = vm.call_method(&g, "call_function", (getitem.clone(), vm.ctx.new_tuple(vec![node.clone(), vm.ctx.new_int(k).into()]), vm.ctx.new_dict()))?;
+                    let item = vm.call_method(
+                        &g,
+                        "call_function",
+                        (
+                            getitem.clone(),
+                            vm.ctx
+                                .new_tuple(vec![node.clone(), vm.ctx.new_int(k).into()]),
+                            vm.ctx.new_dict(),
+                        ),
+                    )?;
                     nodes[o.0 as usize] = Some(item);
                 }
             }
@@ -109,7 +157,11 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     Ok(gm)
 }
 
-fn value_node(v: ValueId, nodes: &[Option<PyObjectRef>], vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+fn value_node(
+    v: ValueId,
+    nodes: &[Option<PyObjectRef>],
+    vm: &VirtualMachine,
+) -> PyResult<PyObjectRef> {
     nodes
         .get(v.0 as usize)
         .cloned()
@@ -117,18 +169,32 @@ fn value_node(v: ValueId, nodes: &[Option<PyObjectRef>], vm: &VirtualMachine) ->
         .ok_or_else(|| vm.new_runtime_error(format!("graph value {v} has no FX node")))
 }
 
-fn arg_to_py(a: &Value<ValueId>, nodes: &[Option<PyObjectRef>], vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+fn arg_to_py(
+    a: &Value<ValueId>,
+    nodes: &[Option<PyObjectRef>],
+    vm: &VirtualMachine,
+) -> PyResult<PyObjectRef> {
     Ok(match a {
         Value::None => vm.ctx.none(),
         Value::Tensor(v) => value_node(*v, nodes, vm)?,
-        Value::TensorList(vs) => vm.ctx.new_list(vs.iter().map(|v| value_node(*v, nodes, vm)).collect::<PyResult<_>>()?).into(),
+        Value::TensorList(vs) => vm
+            .ctx
+            .new_list(
+                vs.iter()
+                    .map(|v| value_node(*v, nodes, vm))
+                    .collect::<PyResult<_>>()?,
+            )
+            .into(),
         Value::Scalar(s) => match s {
             rynamo_tensor::Scalar::Bool(b) => vm.ctx.new_bool(*b).into(),
             rynamo_tensor::Scalar::Int(i) => vm.ctx.new_int(*i).into(),
             rynamo_tensor::Scalar::Float(f) => vm.ctx.new_float(*f).into(),
         },
         Value::Int(i) => vm.ctx.new_int(*i).into(),
-        Value::IntList(v) => vm.ctx.new_list(v.iter().map(|i| vm.ctx.new_int(*i).into()).collect()).into(),
+        Value::IntList(v) => vm
+            .ctx
+            .new_list(v.iter().map(|i| vm.ctx.new_int(*i).into()).collect())
+            .into(),
         Value::Float(f) => vm.ctx.new_float(*f).into(),
         Value::Bool(b) => vm.ctx.new_bool(*b).into(),
         Value::Str(s) => vm.ctx.new_str(s.as_str()).into(),
@@ -140,7 +206,9 @@ fn arg_to_py(a: &Value<ValueId>, nodes: &[Option<PyObjectRef>], vm: &VirtualMach
                     Ok(match it {
                         IndexItem::Int(i) => vm.ctx.new_int(*i).into(),
                         IndexItem::Slice { start, stop, step } => {
-                            let o = |x: &Option<i64>| x.map_or_else(|| vm.ctx.none(), |v| vm.ctx.new_int(v).into());
+                            let o = |x: &Option<i64>| {
+                                x.map_or_else(|| vm.ctx.none(), |v| vm.ctx.new_int(v).into())
+                            };
                             rustpython_vm::PyPayload::into_pyobject(
                                 rustpython_vm::builtins::PySlice {
                                     start: Some(o(start)),
@@ -174,7 +242,9 @@ fn default_eq(d: &Value<rynamo_graph::schema::NoTensor>, a: &Value<ValueId>) -> 
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::IntList(x), Value::IntList(y)) => x == y,
         (Value::Scalar(x), Value::Scalar(y)) => x == y,
-        (Value::Scalar(x), Value::Int(y)) | (Value::Int(y), Value::Scalar(x)) => matches!(x, rynamo_tensor::Scalar::Int(v) if v == y),
+        (Value::Scalar(x), Value::Int(y)) | (Value::Int(y), Value::Scalar(x)) => {
+            matches!(x, rynamo_tensor::Scalar::Int(v) if v == y)
+        }
         (Value::None, Value::None) => true,
         _ => false,
     }
@@ -182,7 +252,10 @@ fn default_eq(d: &Value<rynamo_graph::schema::NoTensor>, a: &Value<ValueId>) -> 
 
 /// Text of a Python exception.
 pub fn error_text(e: &PyBaseExceptionRef, vm: &VirtualMachine) -> String {
-    e.as_object().str(vm).map(|s| s.to_string()).unwrap_or_default()
+    e.as_object()
+        .str(vm)
+        .map(|s| s.to_string())
+        .unwrap_or_default()
 }
 
 /// `f32[3, 4]`: how `print_readable` annotates a value.

@@ -47,7 +47,9 @@ impl ConstValue {
             return i.try_to_primitive::<i64>(vm).ok().map(Self::Int);
         }
         if obj.class().is(vm.ctx.types.float_type) {
-            return obj.downcast_ref::<PyFloat>().map(|f| Self::Float(f.to_f64()));
+            return obj
+                .downcast_ref::<PyFloat>()
+                .map(|f| Self::Float(f.to_f64()));
         }
         if obj.class().is(vm.ctx.types.str_type) {
             return obj
@@ -93,7 +95,11 @@ impl ConstValue {
                 if f.is_nan() {
                     "nan".into()
                 } else if f.is_infinite() {
-                    if *f > 0.0 { "inf".into() } else { "-inf".into() }
+                    if *f > 0.0 {
+                        "inf".into()
+                    } else {
+                        "-inf".into()
+                    }
                 } else if f.fract() == 0.0 && f.abs() < 1e16 {
                     format!("{f:.1}")
                 } else {
@@ -151,7 +157,10 @@ impl Check {
             Check::TypeMatch { ty } => format!("___check_type_id({src}, {})", obj_id(ty)),
             Check::IdMatch { obj } => format!("___check_obj_id({src}, {})", obj_id(obj)),
             Check::Equals(v) => format!("{src} == {}", v.py_repr()),
-            Check::Tensor { meta, requires_grad } => format!(
+            Check::Tensor {
+                meta,
+                requires_grad,
+            } => format!(
                 "check_tensor({src}, Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), {}, device=None, requires_grad={}, size={:?}, stride={:?})",
                 dtype_py(meta.dtype),
                 if *requires_grad { "True" } else { "False" },
@@ -161,7 +170,10 @@ impl Check {
             Check::Length(n) => format!("len({src}) == {n}"),
             Check::DictKeys(keys) => format!(
                 "list({src}.keys()) == [{}]",
-                keys.iter().map(ConstValue::py_repr).collect::<Vec<_>>().join(", ")
+                keys.iter()
+                    .map(ConstValue::py_repr)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
@@ -171,17 +183,35 @@ impl Check {
         let fail = || Err(self.code(src));
         match self {
             Check::TypeMatch { ty } => {
-                if value.class().as_object().is(ty) { Ok(()) } else { fail() }
+                if value.class().as_object().is(ty) {
+                    Ok(())
+                } else {
+                    fail()
+                }
             }
             Check::IdMatch { obj } => {
-                if value.is(obj) { Ok(()) } else { fail() }
+                if value.is(obj) {
+                    Ok(())
+                } else {
+                    fail()
+                }
             }
             Check::Equals(v) => {
-                if v.matches(value, vm) { Ok(()) } else { fail() }
+                if v.matches(value, vm) {
+                    Ok(())
+                } else {
+                    fail()
+                }
             }
-            Check::Tensor { meta, requires_grad } => {
+            Check::Tensor {
+                meta,
+                requires_grad,
+            } => {
                 let Some((actual, rg)) = bridge::tensor_meta(value) else {
-                    return Err(format!("expected type of '{src}' to be a tensor type, ' but found {}", value.class().name()));
+                    return Err(format!(
+                        "expected type of '{src}' to be a tensor type, ' but found {}",
+                        value.class().name()
+                    ));
                 };
                 check_tensor(src, meta, *requires_grad, &actual, rg)
             }
@@ -233,12 +263,16 @@ fn check_tensor(
     }
     for (i, (w, g)) in want.shape.iter().zip(&got.shape).enumerate() {
         if w != g {
-            return Err(format!("tensor '{src}' size mismatch at index {i}. expected {w}, actual {g}"));
+            return Err(format!(
+                "tensor '{src}' size mismatch at index {i}. expected {w}, actual {g}"
+            ));
         }
     }
     for (i, (w, g)) in want.strides.iter().zip(&got.strides).enumerate() {
         if w != g {
-            return Err(format!("tensor '{src}' stride mismatch at index {i}. expected {w}, actual {g}"));
+            return Err(format!(
+                "tensor '{src}' stride mismatch at index {i}. expected {w}, actual {g}"
+            ));
         }
     }
     Ok(())
@@ -255,6 +289,7 @@ fn dtype_c10(d: DType) -> &'static str {
         DType::Bool => "Bool",
         DType::UInt8 => "Byte",
         DType::Int8 => "Char",
+        DType::Int16 => "Short",
         DType::Int32 => "Int",
         DType::Int64 => "Long",
         DType::Float16 => "Half",
@@ -304,9 +339,10 @@ pub struct GuardSet {
 impl GuardSet {
     /// Adds a guard unless an identical one exists.
     pub fn add(&mut self, source: &Rc<Source>, check: Check) {
-        let dup = self.guards.iter().any(|g| {
-            g.source == *source && g.check.kind_name() == check.kind_name()
-        });
+        let dup = self
+            .guards
+            .iter()
+            .any(|g| g.source == *source && g.check.kind_name() == check.kind_name());
         if !dup {
             self.guards.push(Guard {
                 source: source.clone(),
@@ -379,7 +415,10 @@ impl GuardTree {
             Source::Local { index, .. } => (None, Access::Local(*index)),
             Source::Deref { index, .. } => (None, Access::Deref(*index)),
             Source::Global(name) => (None, Access::Global(vm.ctx.new_str(&**name))),
-            Source::Attr(base, name) => (Some(self.node_for(base, vm)), Access::Attr(vm.ctx.new_str(&**name))),
+            Source::Attr(base, name) => (
+                Some(self.node_for(base, vm)),
+                Access::Attr(vm.ctx.new_str(&**name)),
+            ),
             Source::Item(base, key) => {
                 let k = match key {
                     Key::Int(i) => vm.ctx.new_int(*i).into(),
@@ -408,7 +447,11 @@ impl GuardTree {
     }
 
     /// Checks every guard against a frame; the first failure is returned in PyTorch's wording.
-    pub fn check(&self, frame: &super::source::FrameValues, vm: &VirtualMachine) -> Result<(), String> {
+    pub fn check(
+        &self,
+        frame: &super::source::FrameValues,
+        vm: &VirtualMachine,
+    ) -> Result<(), String> {
         if GlobalState::current() != self.global {
             return Err("GLOBAL_STATE changed: grad_mode ".to_owned());
         }
@@ -418,7 +461,7 @@ impl GuardTree {
             let value = match (&node.access, parent) {
                 (Access::Local(i), _) => frame.locals.get(*i as usize).cloned().flatten(),
                 (Access::Deref(i), _) => frame.cells.get(*i as usize).cloned().flatten(),
-                (Access::Global(name), _) => frame.global(name.as_str(), vm).ok().flatten(),
+                (Access::Global(name), _) => frame.global(name.expect_str(), vm).ok().flatten(),
                 (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok(),
                 (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok(),
                 (_, None) => None,
@@ -443,7 +486,10 @@ impl GuardTree {
                 _ => false,
             };
             if !same {
-                return Err(format!("{} is {}", self.nodes[*a].source, self.nodes[*b].source));
+                return Err(format!(
+                    "{} is {}",
+                    self.nodes[*a].source, self.nodes[*b].source
+                ));
             }
         }
         Ok(())
@@ -485,11 +531,15 @@ impl GuardTree {
                 }
             ),
             Access::Deref(idx) => format!("FrameLocalsGuardAccessor(cell_idx={idx})"),
-            Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.as_str()),
-            Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.as_str()),
+            Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.expect_str()),
+            Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.expect_str()),
             Access::Item(_) => "GetItemGuardAccessor".to_owned(),
         };
-        let _ = writeln!(out, "{bar}+- GuardManager: source={}, accessed_by={accessor}", node.source);
+        let _ = writeln!(
+            out,
+            "{bar}+- GuardManager: source={}, accessed_by={accessor}",
+            node.source
+        );
         let src = node.source.to_string();
         for c in &node.checks {
             let _ = writeln!(out, "{bar}| +- {}: {}", c.kind_name(), c.code(&src));
@@ -506,7 +556,14 @@ impl GuardTree {
         let mut out = vec![(
             String::new(),
             "GRAD_MODE",
-            format!("___is_grad_enabled() == {}", if self.global.grad_enabled { "True" } else { "False" }),
+            format!(
+                "___is_grad_enabled() == {}",
+                if self.global.grad_enabled {
+                    "True"
+                } else {
+                    "False"
+                }
+            ),
         )];
         for n in &self.nodes {
             let src = n.source.to_string();

@@ -49,7 +49,10 @@ impl Artifact {
     pub fn name(self) -> &'static str {
         match self {
             Artifact::DynamoDebug => "dynamo",
-            a => Self::ALL.iter().find(|(_, x)| *x == a).map_or("dynamo", |(n, _)| n),
+            a => Self::ALL
+                .iter()
+                .find(|(_, x)| *x == a)
+                .map_or("dynamo", |(n, _)| n),
         }
     }
 
@@ -87,7 +90,11 @@ pub fn parse(spec: &str) -> Vec<Artifact> {
             out.push(*a);
             if *a == Artifact::Dynamo && plus {
                 out.push(Artifact::DynamoDebug);
-                out.extend([Artifact::GraphBreaks, Artifact::Recompiles, Artifact::Guards]);
+                out.extend([
+                    Artifact::GraphBreaks,
+                    Artifact::Recompiles,
+                    Artifact::Guards,
+                ]);
             }
             if *a == Artifact::RecompilesVerbose {
                 out.push(Artifact::Recompiles);
@@ -100,7 +107,11 @@ pub fn parse(spec: &str) -> Vec<Artifact> {
 fn enabled_list() -> Vec<Artifact> {
     ENABLED.with(|e| {
         e.borrow_mut()
-            .get_or_insert_with(|| std::env::var("TORCH_LOGS").map(|s| parse(&s)).unwrap_or_default())
+            .get_or_insert_with(|| {
+                std::env::var("TORCH_LOGS")
+                    .map(|s| parse(&s))
+                    .unwrap_or_default()
+            })
             .clone()
     })
 }
@@ -152,7 +163,10 @@ fn chrono_like_now() -> String {
     let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
     let days = secs / 86_400;
     let (month, day) = month_day(days);
-    format!("{month:02}{day:02} {h:02}:{m:02}:{s:02}.{:06}", d.subsec_micros())
+    format!(
+        "{month:02}{day:02} {h:02}:{m:02}:{s:02}.{:06}",
+        d.subsec_micros()
+    )
 }
 
 /// Month and day of the month for days since 1970-01-01 (civil-from-days).

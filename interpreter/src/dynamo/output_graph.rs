@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use rustpython_vm::{AsObject, PyObject, PyObjectRef};
-use rynamo_graph::{Arg, GraphBuilder, Op, ValueId, Value};
+use rynamo_graph::{Arg, GraphBuilder, Op, Value, ValueId};
 use rynamo_tensor::TensorMeta;
 
 use super::exc::{GraphBreak, GraphBreakKind};
@@ -141,10 +141,7 @@ impl OutputGraph {
         requires_grad: bool,
     ) -> Result<Vec<Vt>, GraphBreak> {
         let outs = self.graph.call(op, args).map_err(|e| {
-            GraphBreak::new(
-                GraphBreakKind::OpError,
-                format!("{}: {e}", op.py_name()),
-            )
+            GraphBreak::new(GraphBreakKind::OpError, format!("{}: {e}", op.py_name()))
         })?;
         self.fx.push(FxInfo {
             target,
@@ -205,7 +202,10 @@ pub fn const_arg(c: &PyObject, vm: &rustpython_vm::VirtualMachine) -> Option<Arg
         let items: Option<Vec<i64>> = t
             .as_slice()
             .iter()
-            .map(|x| x.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()))
+            .map(|x| {
+                x.downcast_ref::<PyInt>()
+                    .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+            })
             .collect();
         return items.map(Value::IntList);
     }

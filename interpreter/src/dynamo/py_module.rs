@@ -5,17 +5,19 @@
 use rustpython_vm::builtins::PyBaseExceptionRef;
 use rustpython_vm::{PyObjectRef, VirtualMachine};
 
-pub use dynamo_module::module_def;
+pub(crate) use dynamo_module::module_def;
 
 /// A `torch._dynamo.exc.Unsupported` with `text` (falls back to RuntimeError if the Python
 /// side is missing).
 pub fn unsupported_error(text: &str, vm: &VirtualMachine) -> PyBaseExceptionRef {
-    let made = vm
-        .import("torch._dynamo.exc", 0)
+    let made = super::bridge::import_module("torch._dynamo.exc", vm)
         .and_then(|m| m.get_attr("Unsupported", vm))
         .and_then(|cls| cls.call((text.to_owned(),), vm))
         .ok()
-        .and_then(|e| e.downcast::<rustpython_vm::builtins::PyBaseException>().ok());
+        .and_then(|e| {
+            e.downcast::<rustpython_vm::builtins::PyBaseException>()
+                .ok()
+        });
     made.unwrap_or_else(|| vm.new_runtime_error(text.to_owned()))
 }
 
@@ -34,7 +36,11 @@ fn stack_to_py(stack: &[(String, u32, String)], vm: &VirtualMachine) -> PyObject
                 .iter()
                 .map(|(f, l, n)| {
                     vm.ctx
-                        .new_tuple(vec![vm.ctx.new_str(f.as_str()).into(), vm.ctx.new_int(*l).into(), vm.ctx.new_str(n.as_str()).into()])
+                        .new_tuple(vec![
+                            vm.ctx.new_str(f.as_str()).into(),
+                            vm.ctx.new_int(*l).into(),
+                            vm.ctx.new_str(n.as_str()).into(),
+                        ])
                         .into()
                 })
                 .collect(),
@@ -50,8 +56,11 @@ mod dynamo_module {
 
     use rustpython_vm::builtins::{PyCode, PyStrRef};
     use rustpython_vm::function::FuncArgs;
-    use rustpython_vm::types::{Callable, GetDescriptor};
-    use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine};
+    use rustpython_vm::pyclass;
+    use rustpython_vm::types::{Callable, GetDescriptor, PyTypeFlags};
+    use rustpython_vm::{
+        AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, Traverse, VirtualMachine,
+    };
 
     use super::super::compile::{BackendSpec, CompileConfig};
     use super::super::convert_frame::ConvertFrame;
@@ -69,10 +78,11 @@ mod dynamo_module {
 
     /// A function with Dynamo attached: calling it arms the frame hook for the call.
     #[pyattr]
-    #[pyclass(name = "CompiledFunction", module = "torch._dynamo")]
+    #[pyclass(name = "CompiledFunction", module = "torch._dynamo", traverse)]
     #[derive(Debug, PyPayload)]
     pub struct PyCompiledFunction {
         func: PyObjectRef,
+        #[pytraverse(skip)]
         mode: CallMode,
     }
 
@@ -80,8 +90,8 @@ mod dynamo_module {
     impl PyCompiledFunction {
         /// The wrapped callable.
         #[pygetset]
-        fn _torchdynamo_orig_callable(&self) -> PyObjectRef {
-            self.func.clone()
+        fn _torchdynamo_orig_callable(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.func.clone()
         }
     }
 
@@ -92,7 +102,9 @@ mod dynamo_module {
             let state = match &zelf.mode {
                 CallMode::Compile(cfg) => match config::stance().as_str() {
                     "force_eager" => CallbackState::Disabled,
-                    _ => CallbackState::Compile(Rc::new(ConvertFrame { config: cfg.clone() })),
+                    _ => CallbackState::Compile(Rc::new(ConvertFrame {
+                        config: cfg.clone(),
+                    })),
                 },
                 CallMode::RunOnly => CallbackState::RunOnly(Rc::new(ConvertFrame {
                     config: Arc::new(CompileConfig {
@@ -108,19 +120,27 @@ mod dynamo_module {
     }
 
     impl GetDescriptor for PyCompiledFunction {
-        fn descr_get(zelf: PyObjectRef, obj: Option<PyObjectRef>, _cls: Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+        fn descr_get(
+            zelf: &PyObject,
+            obj: Option<&PyObject>,
+            _cls: Option<&PyObject>,
+            vm: &VirtualMachine,
+        ) -> PyResult {
             match obj {
-                Some(obj) if !vm.is_none(&obj) => {
-                    Ok(rustpython_vm::builtins::PyBoundMethod::new(obj, zelf).into_ref(&vm.ctx).into())
-                }
-                _ => Ok(zelf),
+                Some(obj) if !vm.is_none(obj) => Ok(rustpython_vm::builtins::PyBoundMethod::new(
+                    obj.to_owned(),
+                    zelf.to_owned(),
+                )
+                .into_ref(&vm.ctx)
+                .into()),
+                _ => Ok(zelf.to_owned()),
             }
         }
     }
 
     fn backend_spec(backend: PyObjectRef, vm: &VirtualMachine) -> PyResult<BackendSpec> {
         if let Ok(s) = backend.clone().downcast::<rustpython_vm::builtins::PyStr>() {
-            return Ok(BackendSpec::Native(s.as_str().to_owned()));
+            return Ok(BackendSpec::Native(s.expect_str().to_owned()));
         }
         if backend.is_callable() {
             return Ok(BackendSpec::Callable(backend));
@@ -130,7 +150,12 @@ mod dynamo_module {
 
     /// `compiled_function(fn, backend, fullgraph)`: `fn` compiled with Dynamo.
     #[pyfunction]
-    fn compiled_function(func: PyObjectRef, backend: PyObjectRef, fullgraph: bool, vm: &VirtualMachine) -> PyResult<PyCompiledFunction> {
+    fn compiled_function(
+        func: PyObjectRef,
+        backend: PyObjectRef,
+        fullgraph: bool,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyCompiledFunction> {
         let backend = backend_spec(backend, vm)?;
         Ok(PyCompiledFunction {
             func,
@@ -145,13 +170,19 @@ mod dynamo_module {
     /// `run_only_function(fn)`: calls use cached code but never compile (`torch._dynamo.run`).
     #[pyfunction]
     fn run_only_function(func: PyObjectRef) -> PyCompiledFunction {
-        PyCompiledFunction { func, mode: CallMode::RunOnly }
+        PyCompiledFunction {
+            func,
+            mode: CallMode::RunOnly,
+        }
     }
 
     /// `disabled_function(fn)`: Dynamo is off for the call and everything it calls.
     #[pyfunction]
     fn disabled_function(func: PyObjectRef) -> PyCompiledFunction {
-        PyCompiledFunction { func, mode: CallMode::Disabled }
+        PyCompiledFunction {
+            func,
+            mode: CallMode::Disabled,
+        }
     }
 
     /// Marks a code object so the hook never compiles it (non-recursive `disable`, `skip`).
@@ -163,7 +194,7 @@ mod dynamo_module {
     /// Sets the compile stance; returns the previous one.
     #[pyfunction]
     fn set_stance(stance: PyStrRef) -> String {
-        config::set_stance(stance.as_str())
+        config::set_stance(stance.expect_str())
     }
 
     /// The compile stance.
@@ -184,7 +215,7 @@ mod dynamo_module {
     /// Sets the logging switches from a `TORCH_LOGS`-style string.
     #[pyfunction]
     fn set_logs(spec: PyStrRef) {
-        logs::set_spec(spec.as_str());
+        logs::set_spec(spec.expect_str());
     }
 
     /// Registers `torch._dynamo.config`.
@@ -238,15 +269,29 @@ mod dynamo_module {
             .map(|g| {
                 let d = vm.ctx.new_dict();
                 d.set_item("name", vm.ctx.new_str(g.view.fn_name.as_str()).into(), vm)?;
-                d.set_item("compile_id", vm.ctx.new_str(format!("{}/{}", g.compile_id.0, g.compile_id.1)).into(), vm)?;
+                d.set_item(
+                    "compile_id",
+                    vm.ctx
+                        .new_str(format!("{}/{}", g.compile_id.0, g.compile_id.1))
+                        .into(),
+                    vm,
+                )?;
                 d.set_item("graph_module", super::super::fx::build(&g.view, vm)?, vm)?;
-                d.set_item("op_count", vm.ctx.new_int(g.view.graph.nodes().len()).into(), vm)?;
+                d.set_item(
+                    "op_count",
+                    vm.ctx.new_int(g.view.graph.nodes().len()).into(),
+                    vm,
+                )?;
                 let guards: Vec<PyObjectRef> = g
                     .guards
                     .iter()
                     .map(|(src, kind, code)| {
                         vm.ctx
-                            .new_tuple(vec![vm.ctx.new_str(src.as_str()).into(), vm.ctx.new_str(*kind).into(), vm.ctx.new_str(code.as_str()).into()])
+                            .new_tuple(vec![
+                                vm.ctx.new_str(src.as_str()).into(),
+                                vm.ctx.new_str(*kind).into(),
+                                vm.ctx.new_str(code.as_str()).into(),
+                            ])
                             .into()
                     })
                     .collect();
@@ -264,7 +309,11 @@ mod dynamo_module {
             .into_iter()
             .map(|b| {
                 vm.ctx
-                    .new_tuple(vec![vm.ctx.new_str(b.reason).into(), super::stack_to_py(&b.user_stack, vm), vm.ctx.new_str(b.code).into()])
+                    .new_tuple(vec![
+                        vm.ctx.new_str(b.reason).into(),
+                        super::stack_to_py(&b.user_stack, vm),
+                        vm.ctx.new_str(b.code).into(),
+                    ])
                     .into()
             })
             .collect()
@@ -280,6 +329,17 @@ mod dynamo_module {
     #[pyfunction]
     fn graph_break_registry() -> String {
         super::super::exc::registry_markdown()
+    }
+
+    /// Names of the native backends (the Rust registry: `eager`, `dynasm`, loaded plugins).
+    #[pyfunction]
+    fn native_backends(vm: &VirtualMachine) -> PyObjectRef {
+        let names = rynamo_backend::global()
+            .list()
+            .into_iter()
+            .map(|n| vm.ctx.new_str(n).into())
+            .collect();
+        vm.ctx.new_list(names).into()
     }
 
     /// Whether an object is a compiled function (for `torch._dynamo` helpers).

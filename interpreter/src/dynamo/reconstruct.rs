@@ -55,25 +55,44 @@ impl OutputSet {
 }
 
 /// The recipe for a tracker.
-pub fn recon_of(vt: &Vt, out: &OutputGraph, outputs: &mut OutputSet, vm: &VirtualMachine) -> Result<Recon, GraphBreak> {
+pub fn recon_of(
+    vt: &Vt,
+    out: &OutputGraph,
+    outputs: &mut OutputSet,
+    vm: &VirtualMachine,
+) -> Result<Recon, GraphBreak> {
     match &vt.kind {
         Kind::Tensor(t) => {
             let cur = out.current_value(t);
             // An input returned (or mutated in place) keeps its identity.
-            let is_input_obj = vt.source.as_ref().is_some_and(|s| out.inputs.iter().any(|i| i.source == *s));
+            let is_input_obj = vt
+                .source
+                .as_ref()
+                .is_some_and(|s| out.inputs.iter().any(|i| i.source == *s));
             if is_input_obj {
                 return Ok(Recon::Source(vt.source.clone().expect("checked above")));
             }
             Ok(Recon::Output(outputs.index(cur)))
         }
         Kind::Const(c) => Ok(Recon::Const(c.clone())),
-        Kind::Tuple(items) => Ok(Recon::Tuple(items.iter().map(|i| recon_of(i, out, outputs, vm)).collect::<Result<_, _>>()?)),
+        Kind::Tuple(items) => Ok(Recon::Tuple(
+            items
+                .iter()
+                .map(|i| recon_of(i, out, outputs, vm))
+                .collect::<Result<_, _>>()?,
+        )),
         Kind::List(l) => {
             if let Some(src) = &vt.source {
                 // The frame's own list object (its contents are replayed as a side effect).
                 return Ok(Recon::Source(src.clone()));
             }
-            Ok(Recon::List(l.borrow().items.iter().map(|i| recon_of(i, out, outputs, vm)).collect::<Result<_, _>>()?))
+            Ok(Recon::List(
+                l.borrow()
+                    .items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+            ))
         }
         Kind::Dict(d) => {
             if let Some(src) = &vt.source {
@@ -92,7 +111,13 @@ pub fn recon_of(vt: &Vt, out: &OutputGraph, outputs: &mut OutputSet, vm: &Virtua
             recon_of(&parts[1], out, outputs, vm)?,
             recon_of(&parts[2], out, outputs, vm)?,
         ]))),
-        Kind::Function(o) | Kind::Module(o) | Kind::NNModule(o) | Kind::Class(o) | Kind::Object(o) | Kind::Builtin(o, _) | Kind::TorchOp { obj: o, .. } => {
+        Kind::Function(o)
+        | Kind::Module(o)
+        | Kind::NNModule(o)
+        | Kind::Class(o)
+        | Kind::Object(o)
+        | Kind::Builtin(o, _)
+        | Kind::TorchOp { obj: o, .. } => {
             match &vt.source {
                 Some(src) => Ok(Recon::Source(src.clone())),
                 // A value Dynamo reached without a source is a trace-time constant object.
@@ -122,17 +147,30 @@ pub enum Replay {
 }
 
 /// The recipes of a trace's side effects.
-pub fn replays(out: &OutputGraph, outputs: &mut OutputSet, vm: &VirtualMachine) -> Result<Vec<Replay>, GraphBreak> {
+pub fn replays(
+    out: &OutputGraph,
+    outputs: &mut OutputSet,
+    vm: &VirtualMachine,
+) -> Result<Vec<Replay>, GraphBreak> {
     let mut r = Vec::new();
     for e in out.side_effects.effects() {
         r.push(match e {
-            SideEffect::StoreAttr { target, name, value } => {
-                Replay::SetAttr(target.clone(), vm.ctx.new_str(&**name).into(), recon_of(value, out, outputs, vm)?)
+            SideEffect::StoreAttr {
+                target,
+                name,
+                value,
+            } => Replay::SetAttr(
+                target.clone(),
+                vm.ctx.new_str(&**name).into(),
+                recon_of(value, out, outputs, vm)?,
+            ),
+            SideEffect::DeleteAttr { target, name } => {
+                Replay::DelAttr(target.clone(), vm.ctx.new_str(&**name).into())
             }
-            SideEffect::DeleteAttr { target, name } => Replay::DelAttr(target.clone(), vm.ctx.new_str(&**name).into()),
-            SideEffect::StoreGlobal { name, value } => {
-                Replay::SetGlobal(vm.ctx.new_str(&**name).into(), recon_of(value, out, outputs, vm)?)
-            }
+            SideEffect::StoreGlobal { name, value } => Replay::SetGlobal(
+                vm.ctx.new_str(&**name).into(),
+                recon_of(value, out, outputs, vm)?,
+            ),
             SideEffect::ListContents { target, list } => Replay::ListContents(
                 target.clone(),
                 list.borrow()
@@ -150,7 +188,10 @@ pub fn replays(out: &OutputGraph, outputs: &mut OutputSet, vm: &VirtualMachine) 
                     .collect::<Result<_, GraphBreak>>()?,
             ),
             SideEffect::StoreCell { .. } => {
-                return Err(GraphBreak::new(GraphBreakKind::UntrackableStore, "closure cell store"));
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UntrackableStore,
+                    "closure cell store",
+                ));
             }
         });
     }
@@ -175,7 +216,11 @@ impl Builder<'_> {
                 if let Some(Some(o)) = self.wrapped.get(*i) {
                     return Ok(o.clone());
                 }
-                let t = self.outputs.get(*i).cloned().ok_or_else(|| vm.new_runtime_error("backend returned too few outputs"))?;
+                let t = self
+                    .outputs
+                    .get(*i)
+                    .cloned()
+                    .ok_or_else(|| vm.new_runtime_error("backend returned too few outputs"))?;
                 let o = bridge::wrap_tensor(t, vm);
                 if self.wrapped.len() <= *i {
                     self.wrapped.resize(*i + 1, None);
@@ -186,11 +231,17 @@ impl Builder<'_> {
             Recon::Const(c) => c.clone(),
             Recon::Source(s) => s.eval(self.frame, vm)?,
             Recon::Tuple(items) => {
-                let v = items.iter().map(|i| self.build(i, vm)).collect::<PyResult<Vec<_>>>()?;
+                let v = items
+                    .iter()
+                    .map(|i| self.build(i, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
                 vm.ctx.new_tuple(v).into()
             }
             Recon::List(items) => {
-                let v = items.iter().map(|i| self.build(i, vm)).collect::<PyResult<Vec<_>>>()?;
+                let v = items
+                    .iter()
+                    .map(|i| self.build(i, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
                 vm.ctx.new_list(v).into()
             }
             Recon::Dict(items) => {
@@ -218,12 +269,18 @@ impl Builder<'_> {
                 Replay::SetAttr(src, name, v) => {
                     let obj = src.eval(self.frame, vm)?;
                     let value = self.build(v, vm)?;
-                    let name = name.clone().downcast::<PyStr>().map_err(|_| vm.new_type_error("attribute name"))?;
+                    let name = name
+                        .clone()
+                        .downcast::<PyStr>()
+                        .map_err(|_| vm.new_type_error("attribute name"))?;
                     obj.set_attr(&name, value, vm)?;
                 }
                 Replay::DelAttr(src, name) => {
                     let obj = src.eval(self.frame, vm)?;
-                    let name = name.clone().downcast::<PyStr>().map_err(|_| vm.new_type_error("attribute name"))?;
+                    let name = name
+                        .clone()
+                        .downcast::<PyStr>()
+                        .map_err(|_| vm.new_type_error("attribute name"))?;
                     obj.del_attr(&name, vm)?;
                 }
                 Replay::SetGlobal(name, v) => {
@@ -232,8 +289,13 @@ impl Builder<'_> {
                 }
                 Replay::ListContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
-                    let values = items.iter().map(|i| self.build(i, vm)).collect::<PyResult<Vec<_>>>()?;
-                    let list = obj.downcast_ref::<PyList>().ok_or_else(|| vm.new_type_error("expected a list"))?;
+                    let values = items
+                        .iter()
+                        .map(|i| self.build(i, vm))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    let list = obj
+                        .downcast_ref::<PyList>()
+                        .ok_or_else(|| vm.new_type_error("expected a list"))?;
                     *list.borrow_vec_mut() = values;
                 }
                 Replay::DictContents(src, items) => {

@@ -109,7 +109,9 @@ impl SideEffects {
         let Some(src) = &vt.source else { return };
         match &vt.kind {
             Kind::List(l) if l.borrow().mutated => {
-                let dup = self.effects.iter().any(|e| matches!(e, SideEffect::ListContents { list, .. } if Rc::ptr_eq(list, l)));
+                let dup = self.effects.iter().any(
+                    |e| matches!(e, SideEffect::ListContents { list, .. } if Rc::ptr_eq(list, l)),
+                );
                 if !dup {
                     self.effects.push(SideEffect::ListContents {
                         target: src.clone(),
@@ -118,7 +120,9 @@ impl SideEffects {
                 }
             }
             Kind::Dict(d) if d.borrow().mutated => {
-                let dup = self.effects.iter().any(|e| matches!(e, SideEffect::DictContents { dict, .. } if Rc::ptr_eq(dict, d)));
+                let dup = self.effects.iter().any(
+                    |e| matches!(e, SideEffect::DictContents { dict, .. } if Rc::ptr_eq(dict, d)),
+                );
                 if !dup {
                     self.effects.push(SideEffect::DictContents {
                         target: src.clone(),

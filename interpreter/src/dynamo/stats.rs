@@ -34,7 +34,11 @@ impl FxView {
         Self {
             graph,
             fx: out.fx.clone(),
-            inputs: out.inputs.iter().map(|i| (i.source.clone(), i.example.clone())).collect(),
+            inputs: out
+                .inputs
+                .iter()
+                .map(|i| (i.source.clone(), i.example.clone()))
+                .collect(),
             fn_name,
         }
     }

@@ -195,9 +195,13 @@ impl<'g> Tracer<'g> {
             I::LoadConst { .. } => self.load_const(ins),
             I::LoadSmallInt { .. } => self.load_small_int(ins),
             I::LoadCommonConstant { .. } => self.load_common_constant(ins),
-            I::LoadFast { .. } | I::LoadFastBorrow { .. } | I::LoadFastCheck { .. } => self.load_fast(ins),
+            I::LoadFast { .. } | I::LoadFastBorrow { .. } | I::LoadFastCheck { .. } => {
+                self.load_fast(ins)
+            }
             I::LoadFastAndClear { .. } => self.load_fast_and_clear(ins),
-            I::LoadFastLoadFast { .. } | I::LoadFastBorrowLoadFastBorrow { .. } => self.load_fast_load_fast(ins),
+            I::LoadFastLoadFast { .. } | I::LoadFastBorrowLoadFastBorrow { .. } => {
+                self.load_fast_load_fast(ins)
+            }
             I::StoreFast { .. } => self.store_fast(ins),
             I::StoreFastLoadFast { .. } => self.store_fast_load_fast(ins),
             I::StoreFastStoreFast { .. } => self.store_fast_store_fast(ins),
@@ -278,7 +282,10 @@ impl<'g> Tracer<'g> {
     /// Pops a value (an empty stack is a Dynamo bug, reported as a break, never a panic).
     pub fn pop(&mut self) -> Result<Vt, GraphBreak> {
         self.stack.pop().ok_or_else(|| {
-            GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "value stack underflow")
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "value stack underflow",
+            )
         })
     }
 

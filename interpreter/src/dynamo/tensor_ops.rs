@@ -39,7 +39,11 @@ pub const BINARY_OPS: &[(&str, &str, Option<&str>)] = &[
     ("imod", "remainder", Some("remainder_")),
     ("ior", "bitwise_or", Some("bitwise_or_")),
     ("ipow", "pow", Some("pow_")),
-    ("irshift", "bitwise_right_shift", Some("bitwise_right_shift_")),
+    (
+        "irshift",
+        "bitwise_right_shift",
+        Some("bitwise_right_shift_"),
+    ),
     ("isub", "sub", Some("sub_")),
     ("itruediv", "div", Some("div_")),
     ("ixor", "bitwise_xor", Some("bitwise_xor_")),
@@ -120,61 +124,113 @@ impl Tracer<'_> {
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let Some(t) = recv.as_tensor().cloned() else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, "method of a non-tensor"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                "method of a non-tensor",
+            ));
         };
         let c_int = |i: i64| Vt::constant(vm.ctx.new_int(i).into());
         let dim_arg = |args: &[Vt], kwargs: &[(String, Vt)]| -> Option<Option<i64>> {
-            let v = args.first().or_else(|| kwargs.iter().find(|(k, _)| k == "dim").map(|(_, v)| v));
+            let v = args
+                .first()
+                .or_else(|| kwargs.iter().find(|(k, _)| k == "dim").map(|(_, v)| v));
             match v {
                 None => Some(None),
-                Some(v) => v.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).map(Some),
+                Some(v) => v
+                    .as_const()
+                    .and_then(|c| c.try_to_value::<i64>(vm).ok())
+                    .map(Some),
             }
         };
         let wrap_dim = |d: i64| -> Result<usize, GraphBreak> {
-            rynamo_tensor::wrap_dim(d, t.meta.shape.len())
+            rynamo_tensor::layout::wrap_dim(d, t.meta.shape.len())
                 .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, e.to_string()))
         };
         match name {
             "size" => {
-                let d = dim_arg(&args, &kwargs).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "size(dim) with a traced dim"))?;
+                let d = dim_arg(&args, &kwargs).ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        "size(dim) with a traced dim",
+                    )
+                })?;
                 return Ok(match d {
                     None => Vt::constant(bridge::make_size(&t.meta.shape, vm)),
                     Some(d) => c_int(t.meta.shape[wrap_dim(d)?] as i64),
                 });
             }
             "stride" => {
-                let d = dim_arg(&args, &kwargs).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "stride(dim) with a traced dim"))?;
+                let d = dim_arg(&args, &kwargs).ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        "stride(dim) with a traced dim",
+                    )
+                })?;
                 return Ok(match d {
-                    None => Vt::constant(vm.ctx.new_tuple(t.meta.strides.iter().map(|s| vm.ctx.new_int(*s).into()).collect()).into()),
+                    None => Vt::constant(
+                        vm.ctx
+                            .new_tuple(
+                                t.meta
+                                    .strides
+                                    .iter()
+                                    .map(|s| vm.ctx.new_int(*s).into())
+                                    .collect(),
+                            )
+                            .into(),
+                    ),
                     Some(d) => c_int(t.meta.strides[wrap_dim(d)?] as i64),
                 });
             }
             "dim" | "ndimension" => return Ok(c_int(t.meta.shape.len() as i64)),
-            "numel" | "nelement" => return Ok(c_int(t.meta.shape.iter().product::<usize>() as i64)),
+            "numel" | "nelement" => {
+                return Ok(c_int(t.meta.shape.iter().product::<usize>() as i64));
+            }
             "element_size" => return Ok(c_int(t.meta.dtype.itemsize() as i64)),
             "is_contiguous" => {
-                return Ok(Vt::constant(vm.ctx.new_bool(rynamo_tensor::is_contiguous(&t.meta.shape, &t.meta.strides)).into()));
+                return Ok(Vt::constant(
+                    vm.ctx
+                        .new_bool(rynamo_tensor::layout::is_contiguous(
+                            &t.meta.shape,
+                            &t.meta.strides,
+                        ))
+                        .into(),
+                ));
             }
-            "is_floating_point" => return Ok(Vt::constant(vm.ctx.new_bool(t.meta.dtype.is_floating_point()).into())),
+            "is_floating_point" => {
+                return Ok(Vt::constant(
+                    vm.ctx.new_bool(t.meta.dtype.is_floating_point()).into(),
+                ));
+            }
             "item" => {
                 return Err(GraphBreak::new(GraphBreakKind::TensorItem, "Tensor.item()"));
             }
             "tolist" | "numpy" | "__int__" | "__float__" | "__index__" => {
-                return Err(GraphBreak::new(GraphBreakKind::TensorToPython, format!("Tensor.{name}()")));
+                return Err(GraphBreak::new(
+                    GraphBreakKind::TensorToPython,
+                    format!("Tensor.{name}()"),
+                ));
             }
             "__bool__" => {
-                return Err(GraphBreak::new(GraphBreakKind::DataDependentBranch, "bool() of a tensor"));
+                return Err(GraphBreak::new(
+                    GraphBreakKind::DataDependentBranch,
+                    "bool() of a tensor",
+                ));
             }
             "cpu" | "detach" | "cuda" => return Ok(recv),
             "requires_grad_" => {
-                let flag = args.first().and_then(|a| a.as_const()).map(|c| c.is(&vm.ctx.true_value)).unwrap_or(true);
+                let flag = args
+                    .first()
+                    .and_then(|a| a.as_const())
+                    .map(|c| c.is(&vm.ctx.true_value))
+                    .unwrap_or(true);
                 let mut out = recv.clone();
                 if let Kind::Tensor(tv) = &mut out.kind {
                     tv.requires_grad = flag;
                 }
                 return Ok(out);
             }
-            "float" | "double" | "half" | "bfloat16" | "long" | "int" | "short" | "bool" | "byte" | "char" => {
+            "float" | "double" | "half" | "bfloat16" | "long" | "int" | "short" | "bool"
+            | "byte" | "char" => {
                 let dtype = match name {
                     "float" => "float32",
                     "double" => "float64",
@@ -187,14 +243,26 @@ impl Tracer<'_> {
                     "byte" => "uint8",
                     _ => "int8",
                 };
-                let d = rynamo_tensor::DType::from_name(dtype).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("dtype {dtype}")))?;
+                let d = rynamo_tensor::DType::from_name(dtype).ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        format!("dtype {dtype}"),
+                    )
+                })?;
                 let dt = Vt::constant(bridge::dtype_object(d, vm));
                 return self.call_tensor_method(recv, "to", vec![dt], vec![]);
             }
             "type_as" => {
-                let other = args.first().and_then(|a| a.as_tensor()).cloned().ok_or_else(|| {
-                    GraphBreak::new(GraphBreakKind::UnsupportedOperation, "type_as of a non-tensor")
-                })?;
+                let other = args
+                    .first()
+                    .and_then(|a| a.as_tensor())
+                    .cloned()
+                    .ok_or_else(|| {
+                        GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "type_as of a non-tensor",
+                        )
+                    })?;
                 let dt = Vt::constant(bridge::dtype_object(other.meta.dtype, vm));
                 return self.call_tensor_method(recv, "to", vec![dt], vec![]);
             }
@@ -204,19 +272,30 @@ impl Tracer<'_> {
                 for a in args {
                     if let Some(o) = a.as_tensor() {
                         rest.push(Vt::constant(bridge::dtype_object(o.meta.dtype, vm)));
-                    } else if a.as_const().is_some_and(|c| bridge::is_device(c) || c.downcast_ref::<rustpython_vm::builtins::PyStr>().is_some()) {
+                    } else if a.as_const().is_some_and(|c| {
+                        bridge::is_device(c)
+                            || c.downcast_ref::<rustpython_vm::builtins::PyStr>().is_some()
+                    }) {
                         continue;
                     } else {
                         rest.push(a);
                     }
                 }
-                let kwargs: Vec<_> = kwargs.into_iter().filter(|(k, _)| k != "device" && k != "non_blocking").collect();
+                let kwargs: Vec<_> = kwargs
+                    .into_iter()
+                    .filter(|(k, _)| k != "device" && k != "non_blocking")
+                    .collect();
                 if rest.is_empty() && kwargs.iter().all(|(k, _)| k != "dtype") {
                     return Ok(recv);
                 }
                 let mut all = vec![recv];
                 all.extend(rest);
-                return self.call_op_overloads(Op::overloads("to"), all, kwargs, FxTarget::Method("to".into()));
+                return self.call_op_overloads(
+                    Op::overloads("to"),
+                    all,
+                    kwargs,
+                    FxTarget::Method("to".into()),
+                );
             }
             _ => {}
         }
@@ -236,33 +315,43 @@ impl Tracer<'_> {
         self.call_op_overloads(&overloads, all, kwargs, FxTarget::Method(name.into()))
     }
 
-    /// A Python binary operator where at least one side is a tensor.
-    pub(crate) fn tensor_binary(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
-        let (_, op_name, inplace) = BINARY_OPS[which];
+    /// A Python binary operator where at least one side is a tensor. The FX view shows it as
+    /// Dynamo does: `operator.add` and friends.
+    pub(crate) fn tensor_binary(
+        &mut self,
+        which: usize,
+        lhs: Vt,
+        rhs: Vt,
+    ) -> Result<Vt, GraphBreak> {
+        let (pyname, op_name, inplace) = BINARY_OPS[which];
+        let target = self
+            .operator_fn(pyname)
+            .map_or(FxTarget::Method(op_name.into()), FxTarget::Function);
         if let Some(ip) = inplace
             && lhs.as_tensor().is_some()
         {
             let ops = Op::overloads(ip);
             if !ops.is_empty() {
-                return self.call_op_overloads(ops, vec![lhs, rhs], vec![], FxTarget::Method(format!("__i{}__", &BINARY_OPS[which].0[1..]).into()));
+                return self.call_op_overloads(ops, vec![lhs, rhs], vec![], target);
             }
         }
         let ops = Op::overloads(op_name);
         if ops.is_empty() {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedOperation,
-                format!("operator {op_name} on tensors"),
+                format!("operator {pyname} on tensors"),
             ));
         }
-        let target = match bridge::torch_attr(op_name, self.vm) {
-            Some(f) => FxTarget::Function(f),
-            None => FxTarget::Method(op_name.into()),
-        };
         self.call_op_overloads(ops, vec![lhs, rhs], vec![], target)
     }
 
     /// A comparison where at least one side is a tensor (`<` is index 0 ... `>=` is 5).
-    pub(crate) fn tensor_compare(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
+    pub(crate) fn tensor_compare(
+        &mut self,
+        which: usize,
+        lhs: Vt,
+        rhs: Vt,
+    ) -> Result<Vt, GraphBreak> {
         let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
         // `c < x` is `x > c`: keep the tensor first, as Python's reflected dispatch does.
         let (name, lhs, rhs) = if lhs.as_tensor().is_none() {
@@ -270,7 +359,9 @@ impl Tracer<'_> {
         } else {
             (name, lhs, rhs)
         };
-        let target = bridge::torch_attr(name, self.vm).map_or(FxTarget::Method(name.into()), FxTarget::Function);
+        let target = self
+            .operator_fn(name)
+            .map_or(FxTarget::Method(name.into()), FxTarget::Function);
         self.call_op_overloads(Op::overloads(name), vec![lhs, rhs], vec![], target)
     }
 
@@ -279,31 +370,51 @@ impl Tracer<'_> {
         let items = self.index_items(&index)?;
         let op = Op::overloads("__getitem__");
         let target = FxTarget::Function(
-            self.operator_fn("getitem").unwrap_or_else(|| self.vm.ctx.none()),
+            self.operator_fn("getitem")
+                .unwrap_or_else(|| self.vm.ctx.none()),
         );
-        let xv = self.op_arg(&x).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "getitem"))?;
-        let (op, bound) = rynamo_shims::ops::bind_overload(op, vec![xv, Value::Index(items)], vec![])
-            .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("__getitem__: {e}")))?;
+        let xv = self
+            .op_arg(&x)
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "getitem"))?;
+        let (op, bound) =
+            rynamo_shims::ops::bind_overload(op, vec![xv, Value::Index(items)], vec![]).map_err(
+                |e| GraphBreak::new(GraphBreakKind::OpError, format!("__getitem__: {e}")),
+            )?;
         let rg = x.as_tensor().is_some_and(|t| t.requires_grad);
         let outs = self.out.call_op(op, bound, target, rg).map_err(|b| {
             if b.context.contains("data-dependent") || b.context.contains("DataDependent") {
-                GraphBreak::new(GraphBreakKind::TensorToPython, "boolean-mask indexing has a data-dependent shape")
+                GraphBreak::new(
+                    GraphBreakKind::TensorToPython,
+                    "boolean-mask indexing has a data-dependent shape",
+                )
             } else {
                 b
             }
         })?;
-        outs.into_iter().next().ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "getitem produced nothing"))
+        outs.into_iter()
+            .next()
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "getitem produced nothing"))
     }
 
     /// `x[index] = value` for a tensor `x`.
     pub(crate) fn tensor_setitem(&mut self, x: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
         let items = self.index_items(&index)?;
-        let xv = self.op_arg(&x).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "setitem"))?;
-        let vv = self.op_arg(&value).ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "setitem value"))?;
+        let xv = self
+            .op_arg(&x)
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "setitem"))?;
+        let vv = self.op_arg(&value).ok_or_else(|| {
+            GraphBreak::new(GraphBreakKind::UnsupportedOperation, "setitem value")
+        })?;
         let ops = Op::overloads("__setitem__");
-        let (op, bound) = rynamo_shims::ops::bind_overload(ops, vec![xv, Value::Index(items), vv], vec![])
-            .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("__setitem__: {e}")))?;
-        let target = FxTarget::Function(self.operator_fn("setitem").unwrap_or_else(|| self.vm.ctx.none()));
+        let (op, bound) =
+            rynamo_shims::ops::bind_overload(ops, vec![xv, Value::Index(items), vv], vec![])
+                .map_err(|e| {
+                    GraphBreak::new(GraphBreakKind::OpError, format!("__setitem__: {e}"))
+                })?;
+        let target = FxTarget::Function(
+            self.operator_fn("setitem")
+                .unwrap_or_else(|| self.vm.ctx.none()),
+        );
         let outs = self.out.call_op(op, bound, target, false)?;
         if let (Some(t), Some(o)) = (x.as_tensor(), outs.first().and_then(Vt::as_tensor)) {
             self.out.set_current(t, o.value);
@@ -326,7 +437,12 @@ impl Tracer<'_> {
 
     fn index_item(&self, p: &Vt) -> Result<IndexItem<rynamo_graph::ValueId>, GraphBreak> {
         let vm = self.vm;
-        let bad = || GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("index {}", p.describe()));
+        let bad = || {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("index {}", p.describe()),
+            )
+        };
         let as_opt_int = |v: &PyObjectRef| -> Result<Option<i64>, GraphBreak> {
             if vm.is_none(v) {
                 Ok(None)
@@ -364,7 +480,9 @@ impl Tracer<'_> {
                         step: get(s.step.as_ref())?,
                     })
                 } else {
-                    c.try_to_value::<i64>(vm).map(IndexItem::Int).map_err(|_| bad())
+                    c.try_to_value::<i64>(vm)
+                        .map(IndexItem::Int)
+                        .map_err(|_| bad())
                 }
             }
             _ => Err(bad()),
@@ -387,7 +505,9 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let target = match surface {
-            Surface::Method => FxTarget::Method(overloads.first().map_or("?", |o| o.py_name()).into()),
+            Surface::Method => {
+                FxTarget::Method(overloads.first().map_or("?", |o| o.py_name()).into())
+            }
             _ => FxTarget::Function(obj),
         };
         self.call_op_overloads(overloads, args, kwargs, target)

@@ -163,3 +163,41 @@ from torch.autograd.grad_mode import (  # noqa: E402
     set_grad_enabled,
 )
 from torch import autograd, cuda, nn, return_types  # noqa: E402,F401
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):
+    """Optimizes ``model`` (a function or ``nn.Module``) with TorchDynamo and ``backend``.
+
+    Usable directly or as a decorator with or without arguments. ``backend`` is a name
+    (``"inductor"``, the default, is Rynamo's dynasm JIT; ``"eager"`` interprets the captured
+    graph) or a callable ``backend(gm, example_inputs) -> callable``. ``fullgraph=True`` makes any
+    graph break an error.
+    """
+    if model is None:
+
+        def fn(model):
+            if model is None:
+                raise RuntimeError("Model can't be None")
+            return compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                           mode=mode, options=options, disable=disable)
+
+        return fn
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if disable:
+        return model
+    import torch._dynamo
+
+    return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)(model)
+
+
+_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging")
+
+
+def __getattr__(name):
+    # torch._dynamo and friends import on first use, as in PyTorch.
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module("torch." + name)
+    raise AttributeError(f"module 'torch' has no attribute {name!r}")

@@ -20,12 +20,22 @@ impl Tracer<'_> {
     /// Calls `operator.<name>(*args)` on constants.
     fn fold_operator(&self, name: &str, args: Vec<PyObjectRef>) -> Result<Vt, GraphBreak> {
         let f = self.operator_fn(name).ok_or_else(|| {
-            GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("operator.{name}"))
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("operator.{name}"),
+            )
         })?;
         let vm = self.vm;
         let r = f.call(args, vm).map_err(|e| {
-            let msg = e.as_object().str(vm).map(|s| s.to_string()).unwrap_or_default();
-            GraphBreak::new(GraphBreakKind::OpError, format!("operator.{name} raised {}: {msg}", e.class().name()))
+            let msg = e
+                .as_object()
+                .str(vm)
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            GraphBreak::new(
+                GraphBreakKind::OpError,
+                format!("operator.{name} raised {}: {msg}", e.class().name()),
+            )
         })?;
         Ok(wrap_unguarded(r, vm))
     }
@@ -46,7 +56,13 @@ impl Tracer<'_> {
                 Ok(Vt::new(Kind::Tuple(a.iter().chain(b).cloned().collect())))
             }
             (Kind::List(a), Kind::List(b), "add") => {
-                let items: Vec<Vt> = a.borrow().items.iter().chain(b.borrow().items.iter()).cloned().collect();
+                let items: Vec<Vt> = a
+                    .borrow()
+                    .items
+                    .iter()
+                    .chain(b.borrow().items.iter())
+                    .cloned()
+                    .collect();
                 if pyname == "iadd" {
                     // `lst += other` extends in place.
                     a.borrow_mut().items = items;
@@ -54,10 +70,15 @@ impl Tracer<'_> {
                     self.out.side_effects.record_container(&lhs);
                     return Ok(lhs);
                 }
-                Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false })))))
+                Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                    items,
+                    mutated: false,
+                })))))
             }
             (Kind::Tuple(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::Tuple(a), "mul") => {
-                let n = n.try_to_value::<i64>(self.vm).map_err(|_| unsupported(pyname, &lhs, &rhs))?;
+                let n = n
+                    .try_to_value::<i64>(self.vm)
+                    .map_err(|_| unsupported(pyname, &lhs, &rhs))?;
                 let mut out = Vec::new();
                 for _ in 0..n.max(0) {
                     out.extend(a.iter().cloned());
@@ -76,7 +97,10 @@ impl Tracer<'_> {
         } else {
             let which = ins.arg as usize;
             if which >= BINARY_OPS.len() {
-                return Err(GraphBreak::new(GraphBreakKind::UnsupportedOpcode, format!("BINARY_OP {which}")));
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOpcode,
+                    format!("BINARY_OP {which}"),
+                ));
             }
             self.binary(which, lhs, rhs)?
         };
@@ -94,19 +118,31 @@ impl Tracer<'_> {
             match &index.kind {
                 Kind::Const(c) if c.class().is(vm.ctx.types.slice_type) => {
                     // Slice through a real list of positions, so every slice form is right.
-                    let pos: PyObjectRef = vm.ctx.new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect()).into();
-                    let picked = pos.get_item(&**c, vm).map_err(|_| unsupported("getitem", &obj, index))?;
+                    let pos: PyObjectRef = vm
+                        .ctx
+                        .new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect())
+                        .into();
+                    let picked = pos
+                        .get_item(&**c, vm)
+                        .map_err(|_| unsupported("getitem", &obj, index))?;
                     let picked: Vec<usize> = vm
                         .extract_elements_with(&picked, |p| p.try_to_value::<usize>(vm))
                         .map_err(|_| unsupported("getitem", &obj, index))?;
-                    Ok(Vt::new(Kind::Tuple(picked.into_iter().map(|i| items[i].clone()).collect())))
+                    Ok(Vt::new(Kind::Tuple(
+                        picked.into_iter().map(|i| items[i].clone()).collect(),
+                    )))
                 }
                 Kind::Const(c) => {
-                    let i = c.try_to_value::<i64>(vm).map_err(|_| unsupported("getitem", &obj, index))?;
+                    let i = c
+                        .try_to_value::<i64>(vm)
+                        .map_err(|_| unsupported("getitem", &obj, index))?;
                     let n = items.len() as i64;
                     let j = if i < 0 { i + n } else { i };
                     if j < 0 || j >= n {
-                        return Err(GraphBreak::new(GraphBreakKind::OpError, "index out of range"));
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::OpError,
+                            "index out of range",
+                        ));
                     }
                     Ok(items[j as usize].clone())
                 }
@@ -120,14 +156,23 @@ impl Tracer<'_> {
                 let r = seq_index(&items, &index)?;
                 // A list slice is a new list.
                 Ok(match r.kind {
-                    Kind::Tuple(items) if index.as_const().is_some_and(|c| c.class().is(vm.ctx.types.slice_type)) => {
-                        Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false }))))
+                    Kind::Tuple(items)
+                        if index
+                            .as_const()
+                            .is_some_and(|c| c.class().is(vm.ctx.types.slice_type)) =>
+                    {
+                        Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                            items,
+                            mutated: false,
+                        }))))
                     }
                     _ => r,
                 })
             }
             Kind::Dict(d) => {
-                let key = index.as_const().ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let key = index
+                    .as_const()
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
                 let d = d.borrow();
                 d.items
                     .iter()
@@ -136,13 +181,19 @@ impl Tracer<'_> {
                     .ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "KeyError"))
             }
             Kind::Const(c) => {
-                let i = index.as_const().ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let i = index
+                    .as_const()
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
                 self.fold_operator("getitem", vec![c.clone(), i.clone()])
             }
             Kind::NNModule(m) => {
                 // nn.Sequential / ModuleList indexing: read the child through the module.
-                let i = index.as_const().ok_or_else(|| unsupported("getitem", &obj, &index))?;
-                let child = m.get_item(&**i, vm).map_err(|_| unsupported("getitem", &obj, &index))?;
+                let i = index
+                    .as_const()
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let child = m
+                    .get_item(&**i, vm)
+                    .map_err(|_| unsupported("getitem", &obj, &index))?;
                 Ok(super::super::variables::builder::wrap_unguarded(child, vm))
             }
             _ => Err(unsupported("getitem", &obj, &index)),
@@ -168,7 +219,9 @@ impl Tracer<'_> {
                 stop: b.clone(),
                 step: Some(c.clone()),
             };
-            return Ok(Vt::constant(rustpython_vm::PyPayload::into_pyobject(s, self.vm)));
+            return Ok(Vt::constant(rustpython_vm::PyPayload::into_pyobject(
+                s, self.vm,
+            )));
         }
         Ok(Vt::new(Kind::Slice(Box::new([start, stop, step]))))
     }
@@ -197,12 +250,18 @@ impl Tracer<'_> {
         match &obj.kind {
             Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
             Kind::List(l) => {
-                let i = index.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let i = index
+                    .as_const()
+                    .and_then(|c| c.try_to_value::<i64>(vm).ok())
+                    .ok_or_else(|| unsupported("setitem", &obj, &index))?;
                 let mut lm = l.borrow_mut();
                 let n = lm.items.len() as i64;
                 let j = if i < 0 { i + n } else { i };
                 if j < 0 || j >= n {
-                    return Err(GraphBreak::new(GraphBreakKind::OpError, "list assignment index out of range"));
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::OpError,
+                        "list assignment index out of range",
+                    ));
                 }
                 lm.items[j as usize] = value;
                 lm.mutated = true;
@@ -211,7 +270,10 @@ impl Tracer<'_> {
                 Ok(())
             }
             Kind::Dict(d) => {
-                let key = index.as_const().cloned().ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let key = index
+                    .as_const()
+                    .cloned()
+                    .ok_or_else(|| unsupported("setitem", &obj, &index))?;
                 let mut dm = d.borrow_mut();
                 super::super::builtins::set_dict_item(&mut dm.items, key, value, vm);
                 dm.mutated = true;
@@ -232,9 +294,15 @@ impl Tracer<'_> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Dict(d) => {
-                let key = index.as_const().cloned().ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let key = index
+                    .as_const()
+                    .cloned()
+                    .ok_or_else(|| unsupported("delitem", &obj, &index))?;
                 let mut dm = d.borrow_mut();
-                let pos = dm.items.iter().position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
+                let pos = dm
+                    .items
+                    .iter()
+                    .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
                 let Some(pos) = pos else {
                     return Err(GraphBreak::new(GraphBreakKind::OpError, "KeyError in del"));
                 };
@@ -242,12 +310,18 @@ impl Tracer<'_> {
                 dm.mutated = true;
             }
             Kind::List(l) => {
-                let i = index.as_const().and_then(|c| c.try_to_value::<i64>(vm).ok()).ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let i = index
+                    .as_const()
+                    .and_then(|c| c.try_to_value::<i64>(vm).ok())
+                    .ok_or_else(|| unsupported("delitem", &obj, &index))?;
                 let mut lm = l.borrow_mut();
                 let n = lm.items.len() as i64;
                 let j = if i < 0 { i + n } else { i };
                 if j < 0 || j >= n {
-                    return Err(GraphBreak::new(GraphBreakKind::OpError, "list index out of range"));
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::OpError,
+                        "list index out of range",
+                    ));
                 }
                 lm.items.remove(j as usize);
                 lm.mutated = true;
@@ -267,15 +341,24 @@ impl Tracer<'_> {
         use rustpython_vm::bytecode::Instruction as I;
         let x = self.pop()?;
         let v = match (ins.op, &x.kind) {
-            (I::UnaryNegative, Kind::Tensor(_)) => self.call_tensor_method(x, "neg", vec![], vec![])?,
-            (I::UnaryInvert, Kind::Tensor(_)) => self.call_tensor_method(x, "bitwise_not", vec![], vec![])?,
+            (I::UnaryNegative, Kind::Tensor(_)) => {
+                self.call_tensor_method(x, "neg", vec![], vec![])?
+            }
+            (I::UnaryInvert, Kind::Tensor(_)) => {
+                self.call_tensor_method(x, "bitwise_not", vec![], vec![])?
+            }
             (I::UnaryNot, _) => {
                 let b = self.truth(&x)?;
                 Vt::constant(self.vm.ctx.new_bool(!b).into())
             }
             (I::UnaryNegative, Kind::Const(c)) => self.fold_operator("neg", vec![c.clone()])?,
             (I::UnaryInvert, Kind::Const(c)) => self.fold_operator("invert", vec![c.clone()])?,
-            _ => return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("{} on {}", ins.name(), x.describe()))),
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    format!("{} on {}", ins.name(), x.describe()),
+                ));
+            }
         };
         self.push(v);
         Ok(Flow::Next)
@@ -289,22 +372,43 @@ impl Tracer<'_> {
                 GraphBreakKind::DataDependentBranch,
                 "generic_jump TensorVariable()",
             )),
-            Kind::Const(c) => c.clone().try_to_bool(vm).map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a constant raised")),
+            Kind::Const(c) => c.clone().try_to_bool(vm).map_err(|_| {
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "bool() of a constant raised",
+                )
+            }),
             Kind::Tuple(items) => Ok(!items.is_empty()),
             Kind::List(l) => Ok(!l.borrow().items.is_empty()),
             Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
-            Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")),
-            Kind::Function(_) | Kind::NestedFunction(_) | Kind::BoundMethod(..) | Kind::TorchOp { .. } | Kind::Builtin(..) | Kind::Class(_) | Kind::Module(_) | Kind::Method(..) => Ok(true),
+            Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| {
+                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
+            }),
+            Kind::Function(_)
+            | Kind::NestedFunction(_)
+            | Kind::BoundMethod(..)
+            | Kind::TorchOp { .. }
+            | Kind::Builtin(..)
+            | Kind::Class(_)
+            | Kind::Module(_)
+            | Kind::Method(..) => Ok(true),
             Kind::Object(o) => {
                 // Objects without __bool__/__len__ are true; others need their real value.
-                let has = o.class().as_object().get_attr("__bool__", vm).is_ok() || o.class().as_object().get_attr("__len__", vm).is_ok();
+                let has = o.class().as_object().get_attr("__bool__", vm).is_ok()
+                    || o.class().as_object().get_attr("__len__", vm).is_ok();
                 if has {
-                    Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("bool() of {}", x.describe())))
+                    Err(GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        format!("bool() of {}", x.describe()),
+                    ))
                 } else {
                     Ok(true)
                 }
             }
-            _ => Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("bool() of {}", x.describe()))),
+            _ => Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("bool() of {}", x.describe()),
+            )),
         }
     }
 
@@ -319,7 +423,10 @@ impl Tracer<'_> {
         let lhs = self.pop()?;
         let which = (ins.arg >> 5) as usize;
         if which > 5 {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedOpcode, format!("COMPARE_OP {}", ins.arg)));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOpcode,
+                format!("COMPARE_OP {}", ins.arg),
+            ));
         }
         let v = if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
             self.tensor_compare(which, lhs, rhs)?
@@ -329,7 +436,12 @@ impl Tracer<'_> {
         } else if which == 2 || which == 3 {
             // == / != on tracked non-constants: identity where that decides it.
             let same = same_object(&lhs, &rhs).ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
-            Vt::constant(self.vm.ctx.new_bool(if which == 2 { same } else { !same }).into())
+            Vt::constant(
+                self.vm
+                    .ctx
+                    .new_bool(if which == 2 { same } else { !same })
+                    .into(),
+            )
         } else {
             return Err(unsupported("compare", &lhs, &rhs));
         };
@@ -354,10 +466,22 @@ impl Tracer<'_> {
         let item = self.pop()?;
         let vm = self.vm;
         let found = match (&container.kind, item.as_const()) {
-            (Kind::Const(c), Some(i)) => vm._contains(c, i).map_err(|_| unsupported("in", &item, &container))?,
-            (Kind::Dict(d), Some(i)) => d.borrow().items.iter().any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
-            (Kind::Tuple(items), Some(i)) => items.iter().any(|x| x.as_const().is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))),
-            (Kind::List(l), Some(i)) => l.borrow().items.iter().any(|x| x.as_const().is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))),
+            (Kind::Const(c), Some(i)) => vm
+                ._contains(c, i)
+                .map_err(|_| unsupported("in", &item, &container))?,
+            (Kind::Dict(d), Some(i)) => d
+                .borrow()
+                .items
+                .iter()
+                .any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
+            (Kind::Tuple(items), Some(i)) => items.iter().any(|x| {
+                x.as_const()
+                    .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
+            }),
+            (Kind::List(l), Some(i)) => l.borrow().items.iter().any(|x| {
+                x.as_const()
+                    .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
+            }),
             _ => return Err(unsupported("in", &item, &container)),
         };
         let r = if ins.arg == 1 { !found } else { found };
@@ -373,9 +497,14 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
         (K::Tensor(x), K::Tensor(y)) => Some(x.value == y.value),
         (K::List(x), K::List(y)) => Some(Rc::ptr_eq(x, y)),
         (K::Dict(x), K::Dict(y)) => Some(Rc::ptr_eq(x, y)),
-        (K::Object(x) | K::NNModule(x) | K::Function(x) | K::Class(x) | K::Module(x), K::Object(y) | K::NNModule(y) | K::Function(y) | K::Class(y) | K::Module(y)) => Some(x.is(y)),
+        (
+            K::Object(x) | K::NNModule(x) | K::Function(x) | K::Class(x) | K::Module(x),
+            K::Object(y) | K::NNModule(y) | K::Function(y) | K::Class(y) | K::Module(y),
+        ) => Some(x.is(y)),
         (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
-        (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_)) | (K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_), K::Const(c)) => {
+        (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_))
+        | (K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_), K::Const(c)) =>
+        {
             // None/True/False are never any of these.
             let _ = c;
             Some(false)

@@ -27,7 +27,11 @@ impl Tracer<'_> {
     pub(crate) fn build_tuple(&mut self, ins: &Instr) -> Step {
         let items = self.pop_n(ins.arg as usize)?;
         // A tuple of constants is itself a constant (hashable, usable as an op argument).
-        if let Some(consts) = items.iter().map(|i| i.as_const().cloned()).collect::<Option<Vec<_>>>() {
+        if let Some(consts) = items
+            .iter()
+            .map(|i| i.as_const().cloned())
+            .collect::<Option<Vec<_>>>()
+        {
             self.push(Vt::constant(self.vm.ctx.new_tuple(consts).into()));
         } else {
             self.push(Vt::new(Kind::Tuple(items)));
@@ -37,7 +41,10 @@ impl Tracer<'_> {
 
     pub(crate) fn build_list(&mut self, ins: &Instr) -> Step {
         let items = self.pop_n(ins.arg as usize)?;
-        self.push(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar { items, mutated: false })))));
+        self.push(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+            items,
+            mutated: false,
+        })))));
         Ok(Flow::Next)
     }
 
@@ -47,12 +54,14 @@ impl Tracer<'_> {
             .iter()
             .map(|i| i.as_const().cloned())
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "set of non-constants"))?;
+            .ok_or_else(|| {
+                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "set of non-constants")
+            })?;
         let set_type = self.vm.ctx.types.frozenset_type.as_object();
         let list = self.vm.ctx.new_list(consts);
-        let s = set_type
-            .call((list,), self.vm)
-            .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "unhashable set item"))?;
+        let s = set_type.call((list,), self.vm).map_err(|_| {
+            GraphBreak::new(GraphBreakKind::UnsupportedOperation, "unhashable set item")
+        })?;
         self.push(Vt::constant(s));
         Ok(Flow::Next)
     }
@@ -62,16 +71,26 @@ impl Tracer<'_> {
         let mut items = Vec::with_capacity(ins.arg as usize);
         for pair in flat.chunks(2) {
             let key = pair[0].as_const().cloned().ok_or_else(|| {
-                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "dict with a non-constant key")
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "dict with a non-constant key",
+                )
             })?;
             set_dict_item(&mut items, key, pair[1].clone(), self.vm);
         }
-        self.push(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar { items, mutated: false })))));
+        self.push(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
+            items,
+            mutated: false,
+        })))));
         Ok(Flow::Next)
     }
 
     pub(crate) fn build_slice(&mut self, ins: &Instr) -> Step {
-        let step = if ins.arg == 3 { self.pop()? } else { Vt::constant(self.vm.ctx.none()) };
+        let step = if ins.arg == 3 {
+            self.pop()?
+        } else {
+            Vt::constant(self.vm.ctx.none())
+        };
         let stop = self.pop()?;
         let start = self.pop()?;
         let s = self.make_slice(start, stop, step)?;
@@ -84,9 +103,16 @@ impl Tracer<'_> {
         let mut s = String::new();
         for p in parts {
             let c = p.as_const().ok_or_else(|| {
-                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "f-string of a non-constant")
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "f-string of a non-constant",
+                )
             })?;
-            s.push_str(&c.str(self.vm).map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "str()"))?.to_string());
+            s.push_str(
+                &c.str(self.vm)
+                    .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "str()"))?
+                    .to_string(),
+            );
         }
         self.push(Vt::constant(self.vm.ctx.new_str(s).into()));
         Ok(Flow::Next)
@@ -149,7 +175,10 @@ impl Tracer<'_> {
         let v = self.pop()?;
         let target = self.stack_at(ins.arg)?;
         let Kind::List(l) = &target.kind else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "LIST_APPEND target"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "LIST_APPEND target",
+            ));
         };
         l.borrow_mut().items.push(v);
         Ok(Flow::Next)
@@ -159,7 +188,10 @@ impl Tracer<'_> {
         let v = self.pop()?;
         let target = self.stack_at(ins.arg)?;
         let Kind::List(l) = &target.kind else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "LIST_EXTEND target"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "LIST_EXTEND target",
+            ));
         };
         let items = self.unpack_iterable(&v)?;
         l.borrow_mut().items.extend(items);
@@ -167,7 +199,10 @@ impl Tracer<'_> {
     }
 
     pub(crate) fn set_add(&mut self, _ins: &Instr) -> Step {
-        Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, "set comprehension"))
+        Err(GraphBreak::new(
+            GraphBreakKind::UnsupportedOperation,
+            "set comprehension",
+        ))
     }
 
     pub(crate) fn map_add(&mut self, ins: &Instr) -> Step {
@@ -175,10 +210,16 @@ impl Tracer<'_> {
         let key = self.pop()?;
         let target = self.stack_at(ins.arg)?;
         let Kind::Dict(d) = &target.kind else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "MAP_ADD target"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "MAP_ADD target",
+            ));
         };
         let key = key.as_const().cloned().ok_or_else(|| {
-            GraphBreak::new(GraphBreakKind::UnsupportedOperation, "dict comprehension with a non-constant key")
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                "dict comprehension with a non-constant key",
+            )
         })?;
         set_dict_item(&mut d.borrow_mut().items, key, value, self.vm);
         Ok(Flow::Next)
@@ -188,10 +229,16 @@ impl Tracer<'_> {
         let other = self.pop()?;
         let target = self.stack_at(ins.arg)?;
         let Kind::Dict(d) = &target.kind else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "DICT_UPDATE target"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "DICT_UPDATE target",
+            ));
         };
         let Kind::Dict(o) = &other.kind else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, format!("** of {}", other.describe())));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("** of {}", other.describe()),
+            ));
         };
         let more = o.borrow().items.clone();
         let mut dm = d.borrow_mut();
@@ -223,7 +270,10 @@ impl Tracer<'_> {
         let before = (ins.arg & 0xff) as usize;
         let after = (ins.arg >> 8) as usize;
         if items.len() < before + after {
-            return Err(GraphBreak::new(GraphBreakKind::OpError, "not enough values to unpack"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::OpError,
+                "not enough values to unpack",
+            ));
         }
         let mid_end = items.len() - after;
         let mut out = items[..before].to_vec();
@@ -245,23 +295,46 @@ impl Tracer<'_> {
             5 => match &v.kind {
                 Kind::Tensor(_) => v,
                 Kind::Const(c) => wrap_unguarded(
-                    self.vm.import("operator", 0).and_then(|m| m.get_attr("pos", self.vm)).and_then(|f| f.call((c.clone(),), self.vm)).map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "unary +"))?,
+                    self.vm
+                        .import("operator", 0)
+                        .and_then(|m| m.get_attr("pos", self.vm))
+                        .and_then(|f| f.call((c.clone(),), self.vm))
+                        .map_err(|_| {
+                            GraphBreak::new(GraphBreakKind::UnsupportedOperation, "unary +")
+                        })?,
                     self.vm,
                 ),
-                _ => return Err(GraphBreak::new(GraphBreakKind::UnsupportedOperation, "unary +")),
+                _ => {
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        "unary +",
+                    ));
+                }
             },
             6 => match &v.kind {
                 Kind::List(l) => {
                     let items = l.borrow().items.clone();
-                    match items.iter().map(|i| i.as_const().cloned()).collect::<Option<Vec<_>>>() {
+                    match items
+                        .iter()
+                        .map(|i| i.as_const().cloned())
+                        .collect::<Option<Vec<_>>>()
+                    {
                         Some(c) => Vt::constant(self.vm.ctx.new_tuple(c).into()),
                         None => Vt::new(Kind::Tuple(items)),
                     }
                 }
-                _ => return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "LIST_TO_TUPLE")),
+                _ => {
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "LIST_TO_TUPLE",
+                    ));
+                }
             },
             other => {
-                return Err(GraphBreak::new(GraphBreakKind::UnsupportedOpcode, format!("CALL_INTRINSIC_1 {other}")));
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOpcode,
+                    format!("CALL_INTRINSIC_1 {other}"),
+                ));
             }
         };
         self.push(r);

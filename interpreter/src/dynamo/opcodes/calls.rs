@@ -30,10 +30,17 @@ impl Tracer<'_> {
         let names = self.pop()?;
         let names: Vec<String> = names
             .as_const()
-            .and_then(|c| c.downcast_ref::<rustpython_vm::builtins::PyTuple>().map(|t| t.as_slice().to_vec()))
+            .and_then(|c| {
+                c.downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                    .map(|t| t.as_slice().to_vec())
+            })
             .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "CALL_KW names"))?
             .iter()
-            .map(|n| n.downcast_ref::<PyStr>().and_then(|s| s.to_str().map(str::to_owned)).unwrap_or_default())
+            .map(|n| {
+                n.downcast_ref::<PyStr>()
+                    .and_then(|s| s.to_str().map(str::to_owned))
+                    .unwrap_or_default()
+            })
             .collect();
         let (callable, mut args) = self.pop_call(ins.arg as usize)?;
         let kw_vals = args.split_off(args.len() - names.len());
@@ -62,7 +69,12 @@ impl Tracer<'_> {
                 .map(|(k, v)| {
                     k.downcast_ref::<PyStr>()
                         .and_then(|s| s.to_str().map(|s| (s.to_owned(), v.clone())))
-                        .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "non-string keyword"))
+                        .ok_or_else(|| {
+                            GraphBreak::new(
+                                GraphBreakKind::UnsupportedConstruct,
+                                "non-string keyword",
+                            )
+                        })
                 })
                 .collect::<Result<_, _>>()?,
             Kind::Const(c) if self.vm.is_none(c) => Vec::new(),

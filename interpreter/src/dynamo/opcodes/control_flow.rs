@@ -35,7 +35,10 @@ impl Tracer<'_> {
         let is_none = match &v.kind {
             Kind::Const(c) => self.vm.is_none(c),
             Kind::Null => {
-                return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "jump on NULL"));
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    "jump on NULL",
+                ));
             }
             _ => false,
         };
@@ -101,7 +104,12 @@ impl Tracer<'_> {
         let code = code
             .as_const()
             .and_then(|c| c.clone().downcast::<rustpython_vm::builtins::PyCode>().ok())
-            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "MAKE_FUNCTION without code"))?;
+            .ok_or_else(|| {
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    "MAKE_FUNCTION without code",
+                )
+            })?;
         let nf = NestedFn {
             code,
             defaults: Vec::new(),
@@ -117,7 +125,10 @@ impl Tracer<'_> {
         let func = self.pop()?;
         let attr = self.pop()?;
         let Kind::NestedFunction(nf) = &func.kind else {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "SET_FUNCTION_ATTRIBUTE target"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "SET_FUNCTION_ATTRIBUTE target",
+            ));
         };
         let mut nf = (**nf).clone();
         match ins.arg {
@@ -128,13 +139,21 @@ impl Tracer<'_> {
             // kwdefaults
             2 => {
                 let Kind::Dict(d) = &attr.kind else {
-                    return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "kwdefaults"));
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "kwdefaults",
+                    ));
                 };
                 nf.kwdefaults = d
                     .borrow()
                     .items
                     .iter()
-                    .map(|(k, v)| (k.str(self.vm).map(|s| s.to_string()).unwrap_or_default(), v.clone()))
+                    .map(|(k, v)| {
+                        (
+                            k.str(self.vm).map(|s| s.to_string()).unwrap_or_default(),
+                            v.clone(),
+                        )
+                    })
                     .collect();
             }
             // annotations / annotate: not needed to run the function

@@ -8,6 +8,7 @@ use rustpython_vm::AsObject;
 use super::super::bytecode::Instr;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::side_effects::SideEffect;
+use super::super::source::Source;
 use super::super::symbolic_convert::{Flow, GlobalsSource, Step, Tracer};
 use super::super::variables::builder::{wrap, wrap_unguarded};
 use super::super::variables::{Kind, Vt};
@@ -20,7 +21,9 @@ impl Tracer<'_> {
             .constants
             .get(ins.arg as usize)
             .map(|c| rustpython_vm::PyObjectRef::from(c.clone()))
-            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "bad constant index"))?;
+            .ok_or_else(|| {
+                GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "bad constant index")
+            })?;
         self.push(Vt::constant(c));
         Ok(Flow::Next)
     }
@@ -59,7 +62,12 @@ impl Tracer<'_> {
             .cloned()
             .flatten()
             .ok_or_else(|| {
-                let name = self.slots.names.get(slot as usize).cloned().unwrap_or_default();
+                let name = self
+                    .slots
+                    .names
+                    .get(slot as usize)
+                    .cloned()
+                    .unwrap_or_default();
                 GraphBreak::new(
                     GraphBreakKind::UnsupportedConstruct,
                     format!("local variable '{name}' referenced before assignment"),
@@ -160,11 +168,17 @@ impl Tracer<'_> {
         };
         match self.locals.get(slot).cloned().flatten() {
             // A cell made during the trace: purely symbolic.
-            Some(Vt { kind: Kind::Cell(c), source: None }) => {
+            Some(Vt {
+                kind: Kind::Cell(c),
+                source: None,
+            }) => {
                 *c.borrow_mut() = Some(v);
             }
             // A real closure cell (its contents are visible elsewhere).
-            Some(Vt { kind: Kind::Cell(_), source: Some(_) }) => return Err(untrackable()),
+            Some(Vt {
+                kind: Kind::Cell(_),
+                source: Some(_),
+            }) => return Err(untrackable()),
             _ => {
                 let first_free = self.slots.names.len() - self.code.code.freevars.len();
                 if self.depth == 0 && slot >= first_free {
@@ -279,7 +293,12 @@ impl Tracer<'_> {
     }
 
     /// `obj.name = value` (or `del obj.name` with `None`), as a replayed side effect.
-    pub(crate) fn set_attr(&mut self, obj: Vt, name: &str, value: Option<Vt>) -> Result<(), GraphBreak> {
+    pub(crate) fn set_attr(
+        &mut self,
+        obj: Vt,
+        name: &str,
+        value: Option<Vt>,
+    ) -> Result<(), GraphBreak> {
         let target = match (&obj.kind, &obj.source) {
             (Kind::NNModule(o) | Kind::Object(o), Some(src)) => (o.clone(), src.clone()),
             _ => {
@@ -290,7 +309,9 @@ impl Tracer<'_> {
             }
         };
         let (o, src) = target;
-        self.out.side_effects.set_attr(o.as_object(), name, value.clone());
+        self.out
+            .side_effects
+            .set_attr(o.as_object(), name, value.clone());
         self.out.side_effects.push(match value {
             Some(value) => SideEffect::StoreAttr {
                 target: src,
@@ -313,7 +334,9 @@ impl Tracer<'_> {
             .checked_sub(n)
             .and_then(|i| self.stack.get(i))
             .cloned()
-            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "COPY out of range"))?;
+            .ok_or_else(|| {
+                GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "COPY out of range")
+            })?;
         self.push(v);
         Ok(Flow::Next)
     }
@@ -322,7 +345,10 @@ impl Tracer<'_> {
         let n = ins.arg as usize;
         let len = self.stack.len();
         if n < 2 || n > len {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "SWAP out of range"));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "SWAP out of range",
+            ));
         }
         self.stack.swap(len - 1, len - n);
         Ok(Flow::Next)

@@ -49,7 +49,12 @@ fn is_literal_tuple(obj: &PyObject, vm: &VirtualMachine) -> bool {
 }
 
 /// Wraps a value read from `source`, adding its guards.
-pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &VirtualMachine) -> Vt {
+pub fn wrap(
+    out: &mut OutputGraph,
+    obj: PyObjectRef,
+    source: Rc<Source>,
+    vm: &VirtualMachine,
+) -> Vt {
     if let Some((meta, rg)) = bridge::tensor_meta(&obj) {
         return out.tensor_input(&obj, meta, rg, &source);
     }
@@ -57,7 +62,9 @@ pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &Vi
         out.guards.add(&source, Check::Equals(v));
         return Vt::with_source(Kind::Const(obj), source);
     }
-    if is_literal(&obj, vm) || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm)) {
+    if is_literal(&obj, vm)
+        || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm))
+    {
         // dtypes and devices are singletons: identity; other literals: type and equality through
         // the repr-stable EQUALS path is not available, so identity of the value.
         if bridge::dtype_of(&obj).is_some() {
@@ -65,7 +72,12 @@ pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &Vi
         } else if obj.class().is(vm.ctx.types.tuple_type) {
             wrap_literal_tuple_guards(out, &obj, &source, vm);
         } else {
-            out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+            out.guards.add(
+                &source,
+                Check::TypeMatch {
+                    ty: obj.class().to_owned().into(),
+                },
+            );
         }
         return Vt::with_source(Kind::Const(obj), source);
     }
@@ -82,7 +94,12 @@ pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &Vi
     if obj.class().is(vm.ctx.types.tuple_type)
         && let Some(t) = obj.downcast_ref::<PyTuple>()
     {
-        out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
         out.guards.add(&source, Check::Length(t.len()));
         let items = t
             .as_slice()
@@ -95,7 +112,12 @@ pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &Vi
     if obj.class().is(vm.ctx.types.list_type)
         && let Some(l) = obj.downcast_ref::<PyList>()
     {
-        out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
         let snapshot = l.borrow_vec().to_vec();
         out.guards.add(&source, Check::Length(snapshot.len()));
         let items = snapshot
@@ -115,9 +137,15 @@ pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &Vi
         && let Some(d) = obj.downcast_ref::<PyDict>()
     {
         let keys = d.keys_vec();
-        let const_keys: Option<Vec<ConstValue>> = keys.iter().map(|k| ConstValue::of(k, vm)).collect();
+        let const_keys: Option<Vec<ConstValue>> =
+            keys.iter().map(|k| ConstValue::of(k, vm)).collect();
         if let Some(const_keys) = const_keys {
-            out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+            out.guards.add(
+                &source,
+                Check::TypeMatch {
+                    ty: obj.class().to_owned().into(),
+                },
+            );
             out.guards.add(&source, Check::DictKeys(const_keys.clone()));
             let mut items = Vec::with_capacity(keys.len());
             for (k, ck) in keys.into_iter().zip(const_keys) {
@@ -178,9 +206,21 @@ pub fn wrap(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, vm: &Vi
     opaque(out, obj, source, vm)
 }
 
-fn wrap_literal_tuple_guards(out: &mut OutputGraph, obj: &PyObject, source: &Rc<Source>, vm: &VirtualMachine) {
-    let Some(t) = obj.downcast_ref::<PyTuple>() else { return };
-    out.guards.add(source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+fn wrap_literal_tuple_guards(
+    out: &mut OutputGraph,
+    obj: &PyObject,
+    source: &Rc<Source>,
+    vm: &VirtualMachine,
+) {
+    let Some(t) = obj.downcast_ref::<PyTuple>() else {
+        return;
+    };
+    out.guards.add(
+        source,
+        Check::TypeMatch {
+            ty: obj.class().to_owned().into(),
+        },
+    );
     out.guards.add(source, Check::Length(t.len()));
     for (i, x) in t.as_slice().iter().enumerate() {
         let s = source.item(Key::Int(i as i64));
@@ -196,17 +236,28 @@ fn wrap_literal_tuple_guards(out: &mut OutputGraph, obj: &PyObject, source: &Rc<
 
 /// Any other object: guarded by type; its attributes are read (and guarded) on access.
 fn opaque(out: &mut OutputGraph, obj: PyObjectRef, source: Rc<Source>, _vm: &VirtualMachine) -> Vt {
-    out.guards.add(&source, Check::TypeMatch { ty: obj.class().to_owned().into() });
+    out.guards.add(
+        &source,
+        Check::TypeMatch {
+            ty: obj.class().to_owned().into(),
+        },
+    );
     Vt::with_source(Kind::Object(obj), source)
 }
 
 /// Wraps a value that has no source (a trace-time result, e.g. an attribute of a constant).
 pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
-    if is_literal(&obj, vm) || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm)) {
+    if is_literal(&obj, vm)
+        || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm))
+    {
         return Vt::constant(obj);
     }
     if let Some((overloads, surface)) = bridge::op_function(&obj) {
-        return Vt::new(Kind::TorchOp { overloads, surface, obj });
+        return Vt::new(Kind::TorchOp {
+            overloads,
+            surface,
+            obj,
+        });
     }
     if obj.downcast_ref::<PyFunction>().is_some() {
         return Vt::new(Kind::Function(obj));
@@ -237,7 +288,10 @@ pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
 /// The name of a builtin type (`list`, `dict`, `range`, `int`, ...), if `obj` is one.
 fn builtin_type_name(obj: &PyObject, vm: &VirtualMachine) -> Option<Rc<str>> {
     let module = obj.get_attr("__module__", vm).ok()?;
-    let module = module.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_str()?.to_owned();
+    let module = module
+        .downcast_ref::<rustpython_vm::builtins::PyStr>()?
+        .to_str()?
+        .to_owned();
     if module != "builtins" {
         return None;
     }
@@ -249,10 +303,7 @@ fn builtin_type_name(obj: &PyObject, vm: &VirtualMachine) -> Option<Rc<str>> {
 
 /// The name of a builtin function (`len`, `print`, `isinstance`, ...), if `obj` is one.
 fn builtin_function_name(obj: &PyObject, vm: &VirtualMachine) -> Option<Rc<str>> {
-    if !obj
-        .class()
-        .is(vm.ctx.types.builtin_function_or_method_type)
-    {
+    if !obj.class().is(vm.ctx.types.builtin_function_or_method_type) {
         return None;
     }
     // A bound method of a builtin object (e.g. `[].append`) has a non-module `__self__`.

@@ -35,7 +35,8 @@ class _OptimizeContext:
     def __call__(self, fn):
         import torch
 
-        if isinstance(fn, torch.nn.Module):
+        module_cls = getattr(torch.nn, "Module", None)
+        if module_cls is not None and isinstance(fn, module_cls):
             return OptimizedModule(fn, self)
         if not callable(fn):
             raise TypeError(f"torch.compile expects a callable or nn.Module, got {type(fn).__name__}")

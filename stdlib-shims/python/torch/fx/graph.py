@@ -192,10 +192,10 @@ class Graph:
             if dead and n.op != "output":
                 line += ";  " + " = ".join(d.name for d in dead) + " = None"
             if comments and n.op not in ("placeholder", "output"):
-                trace = n.meta.get("stack_trace")
+                trace = n.meta.get("source_comment")
                 if trace and trace != last_comment:
                     body.append("")
-                    body.append(" # " + trace.strip())
+                    body.append(" # " + trace)
                     last_comment = trace
             body.append(line)
         return params, body, globals_
