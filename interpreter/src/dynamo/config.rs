@@ -83,3 +83,8 @@ pub fn is_reorderable_logging_function(obj: &PyObjectRef) -> bool {
     })
     .unwrap_or(false)
 }
+
+/// `config.error_on_graph_break` (set by `torch._dynamo.error_on_graph_break(True)`).
+pub fn error_on_graph_break() -> bool {
+    get_bool("error_on_graph_break", false)
+}

@@ -7,7 +7,7 @@
 //! `fullgraph=True`, raise `Unsupported`).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -45,6 +45,10 @@ impl FrameHandler for ConvertFrame {
         let code = &frame.code;
         let action = cache::action(code.as_object());
         if action == Action::Skip {
+            return Ok(FrameAction::RunUnchanged);
+        }
+        if action == Action::Default && is_skipped_file(code) {
+            cache::set_action(code, Action::Skip);
             return Ok(FrameAction::RunUnchanged);
         }
         let Some(fv) = bind_frame(frame.func, code, frame.args, vm)? else {
@@ -114,35 +118,37 @@ impl ConvertFrame {
         });
         let compile_id = (frame_id, cache::with(code, |c| c.compiles));
         let started = std::time::Instant::now();
-        let traced = trace(frame, code, fv, vm);
-        let (out, ret, fv) = match traced {
-            Ok(t) => t,
-            Err(b) => return self.on_graph_break(code, compile_id, b, vm),
+        // Restart analysis: a break inside an inlined call (or one that left partial changes)
+        // is retried as a break at the root call site.
+        let mut break_at = HashMap::new();
+        let traced = loop {
+            match trace(code, &fv, &break_at, vm) {
+                Err((b, out)) => {
+                    let Some(state) = &b.state else {
+                        return self.on_graph_break(code, compile_id, b, None, vm);
+                    };
+                    let dirty = out.op_count() != state.nodes
+                        || out.side_effects.effects().len() != state.effects;
+                    if (b.user_stack.len() > 1 || dirty)
+                        && !break_at.contains_key(&state.pos)
+                        && break_at.len() < 64
+                    {
+                        break_at.insert(state.pos, GraphBreak { state: None, ..b });
+                        continue;
+                    }
+                    return self.on_graph_break(code, compile_id, b, Some((out, fv, started)), vm);
+                }
+                Ok(t) => break t,
+            }
         };
+        let (out, ret) = traced;
         let (graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {
             Ok(p) => p,
-            Err(b) => return self.on_graph_break(code, compile_id, b, vm),
+            Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
         };
         let exe = match compile_graph(&graph, &out, &self.config, vm) {
             Ok(e) => e,
-            Err(msg) => {
-                if self.config.fullgraph || !config::suppress_errors() {
-                    return Ok(FrameAction::Raise(vm.new_runtime_error(format!(
-                        "backend compiler failed for {} ({}:{}):\n{msg}",
-                        code.code.obj_name,
-                        code.code.source_path,
-                        first_line(code)
-                    ))));
-                }
-                eprintln!(
-                    "WON'T CONVERT {} {} line {}\n{msg}",
-                    code.code.obj_name,
-                    code.code.source_path,
-                    first_line(code)
-                );
-                cache::set_action(code, Action::Skip);
-                return Ok(FrameAction::RunUnchanged);
-            }
+            Err(msg) => return self.backend_failed(code, msg, vm),
         };
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
@@ -175,69 +181,181 @@ impl ConvertFrame {
         run_entry(&entry, &fv, vm)
     }
 
-    /// The frame could not be captured as one graph.
+    fn backend_failed(
+        &self,
+        code: &PyRef<PyCode>,
+        msg: String,
+        vm: &VirtualMachine,
+    ) -> PyResult<FrameAction> {
+        if self.config.fullgraph || !config::suppress_errors() {
+            return Ok(FrameAction::Raise(vm.new_runtime_error(format!(
+                "backend compiler failed for {} ({}:{}):\n{msg}",
+                code.code.obj_name,
+                code.code.source_path,
+                first_line(code)
+            ))));
+        }
+        eprintln!(
+            "WON'T CONVERT {} {} line {}\n{msg}",
+            code.code.obj_name,
+            code.code.source_path,
+            first_line(code)
+        );
+        cache::set_action(code, Action::Skip);
+        Ok(FrameAction::RunUnchanged)
+    }
+
+    /// The frame could not be captured as one graph: split it at the break (graph, the
+    /// instruction in Python, a resume function), or skip it when it cannot be resumed there.
     fn on_graph_break(
         &self,
         code: &PyRef<PyCode>,
         compile_id: (u32, u32),
         b: GraphBreak,
+        traced: Option<(OutputGraph, FrameValues, std::time::Instant)>,
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
-        stats::record_break(code, &b);
-        if self.config.fullgraph {
-            let text = b.render(|f, l| source_line(f, l, vm));
+        let render = |b: &GraphBreak| b.render(|f, l| source_line(f, l, vm));
+        if self.config.fullgraph || config::error_on_graph_break() {
             return Ok(FrameAction::Raise(super::py_module::unsupported_error(
-                &text, vm,
+                &render(&b),
+                vm,
             )));
         }
+        stats::record_break(code, &b);
+        let where_ = b
+            .user_stack
+            .last()
+            .map(|(f, l, _)| format!("{f}:{l}"))
+            .unwrap_or_default();
         logs::log(
             Artifact::GraphBreaks,
             Some(compile_id),
             &format!(
-                "Graph break (user stack suppressed due to duplicate graph break) in `{}`\n{}",
-                code.code.obj_name,
-                b.render(|f, l| source_line(f, l, vm))
+                "Graph break in user code at {where_}\nGraph Break Reason: {}\nUser code traceback:\n{}",
+                render(&b),
+                user_traceback(&b, vm)
             ),
         );
-        // Without resume support for this break, Dynamo skips the frame: nothing of it is compiled;
-        // the calls it makes are still intercepted.
-        logs::log(
-            Artifact::GraphBreaks,
-            Some(compile_id),
-            &format!(
-                "torchdynamo skips frame {} ({}:{}): it could not be captured",
-                code.code.obj_name,
-                code.code.source_path,
-                first_line(code)
-            ),
-        );
-        cache::set_action(code, Action::Skip);
-        Ok(FrameAction::RunUnchanged)
+        let resumed = match (traced, &b.state) {
+            (Some((out, fv, started)), Some(state)) => {
+                self.compile_break(code, compile_id, &out, state, &fv, started, vm)
+            }
+            _ => Err("the break happened outside the traced frame".to_owned()),
+        };
+        match resumed {
+            Ok(action) => Ok(action),
+            Err(why) => {
+                // Dynamo skips the frame: nothing of it is compiled; its calls still are.
+                logs::log(
+                    Artifact::GraphBreaks,
+                    Some(compile_id),
+                    &format!(
+                        "torchdynamo skips frame {} ({}:{}): {why}",
+                        code.code.obj_name,
+                        code.code.source_path,
+                        first_line(code)
+                    ),
+                );
+                cache::set_action(code, Action::Skip);
+                Ok(FrameAction::RunUnchanged)
+            }
+        }
+    }
+
+    /// Builds the cache entry for a frame split at a graph break and runs it.
+    #[allow(clippy::too_many_arguments, reason = "one break has this many parts")]
+    fn compile_break(
+        &self,
+        code: &PyRef<PyCode>,
+        compile_id: (u32, u32),
+        out: &OutputGraph,
+        state: &super::graph_break::BreakState,
+        fv: &FrameValues,
+        started: std::time::Instant,
+        vm: &VirtualMachine,
+    ) -> Result<FrameAction, String> {
+        use super::graph_break as gb;
+        let bc = super::bytecode::Bytecode::decode(code);
+        gb::check_resumable(code, &bc, state)?;
+        let live = gb::live_slots(code, &bc, state.pos);
+        let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, vm)?;
+        let exe = if graph.nodes().is_empty() {
+            None
+        } else {
+            Some(compile_graph(&graph, out, &self.config, vm)?)
+        };
+        let graph = Rc::new(graph);
+        let plan_id = gb::register_plan(gb::BreakPlan {
+            inputs,
+            exe,
+            replays,
+            values,
+            nparams: gb::param_count(code),
+            globals: fv.globals.clone(),
+            builtins: fv.builtins.clone(),
+            graph: graph.clone(),
+        });
+        let name = format!("__compiled_fn_{plan_id}");
+        fv.globals
+            .set_item(
+                name.as_str(),
+                super::py_module::compiled_graph(plan_id, vm),
+                vm,
+            )
+            .map_err(|_| "cannot store the compiled graph in the frame's globals".to_owned())?;
+        let new_code = gb::transformed_code(code, &bc, state, &live, &name, &fv.globals, vm)?;
+        log_bytecode(code, &new_code, compile_id);
+        let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
+        if !graph.nodes().is_empty() {
+            log_compiled(code, compile_id, &graph, &guards, out, vm);
+            stats::record_graph(
+                code,
+                compile_id,
+                &graph,
+                out,
+                &guards,
+                started.elapsed(),
+                vm,
+            );
+        }
+        let entry = Rc::new(CompiledEntry {
+            guards,
+            plan: Plan::Bytecode(new_code.clone()),
+            backend_id: self.config.id,
+            compile_id,
+        });
+        cache::with(code, |c| {
+            c.entries.insert(0, entry);
+            c.compiles += 1;
+        });
+        Ok(FrameAction::RunCode(new_code))
     }
 }
 
-/// Traces a whole frame: `(graph state, return value, frame values)` or the first break.
+/// Traces a whole frame: the graph state and the return value, or the first break (with the
+/// graph state at the break).
 fn trace(
-    frame: &Frame<'_>,
     code: &PyRef<PyCode>,
-    fv: FrameValues,
+    fv: &FrameValues,
+    break_at: &HashMap<usize, GraphBreak>,
     vm: &VirtualMachine,
-) -> Result<(OutputGraph, super::variables::Vt, FrameValues), GraphBreak> {
+) -> Result<(OutputGraph, super::variables::Vt), (GraphBreak, OutputGraph)> {
     let config = TraceConfig {
         capture_scalar_outputs: config::capture_scalar_outputs(),
-        break_at: HashSet::new(),
+        break_at: break_at.clone(),
     };
-    let _ = frame;
-    let globals = fv.globals.clone();
-    let builtins = fv.builtins.clone();
     let slots = super::bytecode_analysis::Slots::of(code);
-    let locals_snapshot: Vec<Option<PyObjectRef>> = fv.locals.clone();
-    let cells_snapshot: Vec<Option<PyObjectRef>> = fv.cells.clone();
-    let mut out = OutputGraph::new(fv);
+    let mut out = OutputGraph::new(FrameValues {
+        locals: fv.locals.clone(),
+        cells: fv.cells.clone(),
+        globals: fv.globals.clone(),
+        builtins: fv.builtins.clone(),
+    });
     let nlocals = code.code.varnames.len();
     let nfree = code.code.freevars.len();
     let mut locals = vec![None; slots.names.len()];
-    for (i, v) in locals_snapshot.iter().enumerate().take(nlocals) {
+    for (i, v) in fv.locals.iter().enumerate().take(nlocals) {
         if let Some(v) = v {
             let src = Rc::new(Source::Local {
                 name: slots.names[i].as_str().into(),
@@ -247,7 +365,7 @@ fn trace(
         }
     }
     let first_free = slots.names.len() - nfree;
-    for (k, v) in cells_snapshot.iter().enumerate() {
+    for (k, v) in fv.cells.iter().enumerate() {
         if let Some(v) = v {
             let src = Rc::new(Source::Deref {
                 name: slots.names[first_free + k].as_str().into(),
@@ -256,7 +374,9 @@ fn trace(
             locals[first_free + k] = Some(wrap(&mut out, v.clone(), src, vm));
         }
     }
-    let ret = {
+    let globals = fv.globals.clone();
+    let builtins = fv.builtins.clone();
+    let result = {
         let mut tracer = Tracer::new(
             vm,
             &mut out,
@@ -268,15 +388,59 @@ fn trace(
             builtins,
             0,
         );
-        tracer.run()?
+        tracer.run()
     };
-    let fv = FrameValues {
-        locals: locals_snapshot,
-        cells: cells_snapshot,
-        globals: out.frame.globals.clone(),
-        builtins: out.frame.builtins.clone(),
+    match result {
+        Ok(ret) => Ok((out, ret)),
+        Err(b) => Err((b, out)),
+    }
+}
+
+/// The user traceback of a break, as Python prints frames.
+fn user_traceback(b: &GraphBreak, vm: &VirtualMachine) -> String {
+    let mut s = String::new();
+    for (f, l, n) in &b.user_stack {
+        s.push_str(&format!("  File \"{f}\", line {l}, in {n}\n"));
+        if let Some(text) = source_line(f, *l, vm) {
+            s.push_str(&format!("    {}\n", text.trim()));
+        }
+    }
+    s
+}
+
+fn log_bytecode(orig: &PyRef<PyCode>, new: &PyRef<PyCode>, compile_id: (u32, u32)) {
+    if !logs::enabled(Artifact::Bytecode) {
+        return;
+    }
+    let dis = |c: &PyCode| {
+        let bc = super::bytecode::Bytecode::decode(c);
+        let mut s = String::new();
+        for i in &bc.instrs {
+            s.push_str(&format!(
+                "{:>4} {:>6} {:<28} {}\n",
+                i.line.map_or(String::new(), |l| l.to_string()),
+                i.index * 2,
+                i.name(),
+                i.arg
+            ));
+        }
+        s
     };
-    Ok((out, ret, fv))
+    logs::log(
+        Artifact::Bytecode,
+        Some(compile_id),
+        &format!(
+            "ORIGINAL BYTECODE {} {} line {}\n{}\nMODIFIED BYTECODE {} {} line {}\n{}",
+            orig.code.obj_name,
+            orig.code.source_path,
+            first_line(orig),
+            dis(orig),
+            new.code.obj_name,
+            new.code.source_path,
+            first_line(new),
+            dis(new)
+        ),
+    );
 }
 
 /// Runs a cache entry.
@@ -398,6 +562,14 @@ pub fn bind_frame(
         globals,
         builtins,
     }))
+}
+
+/// Frames of the frozen standard library and of the `torch` package itself are never compiled
+/// as frames of their own (Dynamo's skipfiles); calls into them from user code are still inlined
+/// where Dynamo can trace them. Frozen modules are named by module, not by a `.py` path.
+fn is_skipped_file(code: &PyCode) -> bool {
+    let path = code.code.source_path.as_str();
+    !(path.ends_with(".py") || path.starts_with('<'))
 }
 
 fn first_line(code: &PyCode) -> u32 {

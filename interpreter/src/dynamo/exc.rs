@@ -201,6 +201,9 @@ pub struct GraphBreak {
     pub context: String,
     /// The user stack at the break, outermost first: `(file, line, function)`.
     pub user_stack: Vec<(String, u32, String)>,
+    /// The compiled frame's state just before the instruction that broke (set by the root
+    /// tracer; boxed so a break stays small while it propagates).
+    pub state: Option<Box<super::graph_break::BreakState>>,
 }
 
 impl GraphBreak {
@@ -210,6 +213,7 @@ impl GraphBreak {
             kind,
             context: context.into(),
             user_stack: Vec::new(),
+            state: None,
         }
     }
 

@@ -24,6 +24,7 @@ pub mod config;
 pub mod convert_frame;
 pub mod exc;
 pub mod fx;
+pub mod graph_break;
 pub mod guards;
 pub mod logs;
 mod opcodes;

@@ -5,7 +5,7 @@
 use rustpython_vm::builtins::PyBaseExceptionRef;
 use rustpython_vm::{PyObjectRef, VirtualMachine};
 
-pub(crate) use dynamo_module::module_def;
+pub(crate) use dynamo_module::{compiled_graph, module_def};
 
 /// A `torch._dynamo.exc.Unsupported` with `text` (falls back to RuntimeError if the Python
 /// side is missing).
@@ -138,6 +138,31 @@ mod dynamo_module {
         }
     }
 
+    /// The compiled prefix of a frame with a graph break (`__compiled_fn_N` in the frame's
+    /// globals): runs the graph, replays side effects, and returns the stack and live locals.
+    #[pyattr]
+    #[pyclass(name = "CompiledGraph", module = "torch._dynamo")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiledGraph {
+        id: usize,
+    }
+
+    #[pyclass(with(Callable))]
+    impl PyCompiledGraph {}
+
+    impl Callable for PyCompiledGraph {
+        type Args = FuncArgs;
+
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            super::super::graph_break::run_plan(zelf.id, args.args, vm)
+        }
+    }
+
+    /// A `CompiledGraph` for plan `id`.
+    pub(crate) fn compiled_graph(id: usize, vm: &VirtualMachine) -> PyObjectRef {
+        PyCompiledGraph { id }.into_pyobject(vm)
+    }
+
     fn backend_spec(backend: PyObjectRef, vm: &VirtualMachine) -> PyResult<BackendSpec> {
         if let Ok(s) = backend.clone().downcast::<rustpython_vm::builtins::PyStr>() {
             return Ok(BackendSpec::Native(s.expect_str().to_owned()));
@@ -208,6 +233,7 @@ mod dynamo_module {
     fn reset() {
         cache::reset();
         resume::reset();
+        super::super::graph_break::reset();
         stats::reset();
         bridge::reset();
     }

@@ -49,7 +49,11 @@ pub struct ResumePoint {
 impl ResumePoint {
     /// The resume function's name.
     pub fn name(code: &PyCode, line: u32) -> String {
-        format!("torch_dynamo_resume_in_{}_at_{}", code.code.obj_name, line)
+        format!(
+            "torch_dynamo_resume_in_{}_at_{}",
+            original_name(code.code.obj_name.as_str()),
+            line
+        )
     }
 }
 
@@ -234,4 +238,16 @@ fn renumber(
         I::StoreFastStoreFast { .. } => vec![(store, one(a >> 4)), (store, one(a & 15))],
         _ => vec![(ins.op, a)],
     }
+}
+
+/// The user's function name behind a (possibly nested) resume function's name.
+pub fn original_name(name: &str) -> &str {
+    let mut n = name;
+    while let Some(rest) = n.strip_prefix("torch_dynamo_resume_in_") {
+        match rest.rfind("_at_") {
+            Some(i) => n = &rest[..i],
+            None => break,
+        }
+    }
+    n
 }

@@ -9,7 +9,7 @@
 //! without having changed the stack or locals of the root frame (the converter snapshots them
 //! before each root instruction, so the generated code can rebuild the state at the break).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyCode, PyDictRef};
@@ -19,6 +19,7 @@ use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 use super::bytecode::{Bytecode, Instr};
 use super::bytecode_analysis::Slots;
 use super::exc::{GraphBreak, GraphBreakKind};
+use super::graph_break::BreakState;
 use super::output_graph::OutputGraph;
 use super::source::Source;
 use super::variables::Vt;
@@ -44,9 +45,10 @@ const MAX_INLINE_DEPTH: usize = 32;
 pub struct TraceConfig {
     /// `capture_scalar_outputs`.
     pub capture_scalar_outputs: bool,
-    /// Root positions where a previous attempt found a break inside an inlined call: break at
-    /// the call itself this time (Dynamo's restart-analysis).
-    pub break_at: HashSet<usize>,
+    /// Root positions where a previous attempt found a break inside an inlined call (or one
+    /// that left partial changes): break at that instruction this time, with the original
+    /// reason (Dynamo's restart-analysis and speculation log).
+    pub break_at: HashMap<usize, GraphBreak>,
 }
 
 /// Where a tracer's globals come from, for sources.
@@ -163,13 +165,32 @@ impl<'g> Tracer<'g> {
         self.last_instr = Some(ins);
         self.out.user_stack.truncate(self.depth);
         self.out.user_stack.push(self.frame_summary());
-        if self.depth == 0 && self.config.break_at.contains(&self.pos) {
-            return Err(self.graph_break(GraphBreak::new(
-                GraphBreakKind::UnsupportedCall,
-                "a call that broke the graph when inlined runs eagerly",
-            )));
+        if self.depth > 0 {
+            let flow = self.dispatch(&ins).map_err(|b| self.graph_break(b))?;
+            return self.advance(flow);
         }
-        let flow = self.dispatch(&ins).map_err(|b| self.graph_break(b))?;
+        // The compiled frame: keep the state before the instruction, so a break can rebuild it.
+        let state = BreakState {
+            pos: self.pos,
+            stack: self.stack.clone(),
+            locals: self.locals.clone(),
+            nodes: self.out.op_count(),
+            effects: self.out.side_effects.effects().len(),
+        };
+        if let Some(b) = self.config.break_at.get(&self.pos) {
+            let mut b = b.clone();
+            b.state = Some(Box::new(state));
+            return Err(b);
+        }
+        let flow = self.dispatch(&ins).map_err(|b| {
+            let mut b = self.graph_break(b);
+            b.state = Some(Box::new(state));
+            b
+        })?;
+        self.advance(flow)
+    }
+
+    fn advance(&mut self, flow: Flow) -> Result<Option<Vt>, GraphBreak> {
         match flow {
             Flow::Next => self.pos += 1,
             Flow::Jump(p) => self.pos = p,

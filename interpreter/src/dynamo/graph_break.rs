@@ -1,0 +1,450 @@
+//! Graph breaks with resume functions: the frame is split at the instruction Dynamo cannot
+//! trace. The graph so far runs compiled, the instruction runs in plain Python, and the rest of
+//! the frame continues in a resume function that Dynamo compiles in turn.
+//!
+//! The frame's new code (its cache entry):
+//! ```text
+//!   RESUME 0
+//!   __compiled_fn_N(params..., cells...)    graph + side effects; returns (stack..., live...)
+//!   STORE_FAST ___tmp                       then rebuild the stack (PUSH_NULL where NULL was)
+//!   ___tmp[k] -> STORE_FAST local           and the live locals
+//!   <the unsupported instruction>           (a jump gets two continuations)
+//!   torch_dynamo_resume_in_f_at_L(*stack, *live_locals)  via CALL_FUNCTION_EX
+//!   RETURN_VALUE
+//! ```
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::bytecode::{CodeFlags, Instruction, Opcode};
+use rustpython_vm::{AsObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
+
+use super::bytecode::{Bytecode, Instr};
+use super::bytecode_analysis::{live_for_resume, resume_blocker};
+use super::codegen::{Assembler, CodeSpec};
+use super::compile::Executor;
+use super::output_graph::OutputGraph;
+use super::reconstruct::{Builder, OutputSet, Recon, Replay, recon_of, replays};
+use super::resume::{ResumePoint, StackEntry, resume_code};
+use super::source::{FrameValues, Source};
+use super::variables::Vt;
+
+/// The compiled frame's state just before the instruction that broke.
+#[derive(Clone, Debug)]
+pub struct BreakState {
+    /// Position of the instruction.
+    pub pos: usize,
+    /// The value stack.
+    pub stack: Vec<Vt>,
+    /// Locals, cells and free variables.
+    pub locals: Vec<Option<Vt>>,
+    /// Graph nodes before the instruction.
+    pub nodes: usize,
+    /// Recorded side effects before the instruction.
+    pub effects: usize,
+}
+
+/// The compiled prefix of a frame: what `__compiled_fn_N` runs.
+pub struct BreakPlan {
+    /// Graph inputs, read from the frame.
+    pub inputs: Vec<Rc<Source>>,
+    /// The compiled graph, if the prefix has any ops.
+    pub exe: Option<Executor>,
+    /// Side effects to replay.
+    pub replays: Vec<Replay>,
+    /// The stack values (non-NULL entries) then the live locals to hand back.
+    pub values: Vec<Recon>,
+    /// How many leading code slots the native call receives (the parameters).
+    pub nparams: usize,
+    /// The frame's globals.
+    pub globals: rustpython_vm::builtins::PyDictRef,
+    /// The builtins.
+    pub builtins: PyObjectRef,
+    /// The graph (statistics).
+    pub graph: Rc<rynamo_graph::Graph>,
+}
+
+thread_local! {
+    static PLANS: RefCell<HashMap<usize, Rc<BreakPlan>>> = RefCell::new(HashMap::new());
+    static NEXT_PLAN: RefCell<usize> = const { RefCell::new(0) };
+}
+
+/// Registers a plan; returns its id (the native callable refers to it by id, as plans are not
+/// `Send`).
+pub fn register_plan(plan: BreakPlan) -> usize {
+    let id = NEXT_PLAN.with(|n| {
+        let mut n = n.borrow_mut();
+        *n += 1;
+        *n
+    });
+    PLANS.with(|p| p.borrow_mut().insert(id, Rc::new(plan)));
+    id
+}
+
+/// Forgets every plan (`torch._dynamo.reset()`).
+pub fn reset() {
+    PLANS.with(|p| p.borrow_mut().clear());
+}
+
+/// Runs plan `id` with the frame's parameters then its closure cells.
+pub fn run_plan(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+    let plan = PLANS
+        .with(|p| p.borrow().get(&id).cloned())
+        .ok_or_else(|| vm.new_runtime_error("compiled graph was reset; call the function again"))?;
+    let mut locals: Vec<Option<PyObjectRef>> =
+        args.iter().take(plan.nparams).cloned().map(Some).collect();
+    let cells = args
+        .iter()
+        .skip(plan.nparams)
+        .map(|c| c.get_attr("cell_contents", vm).ok())
+        .collect();
+    locals.resize(locals.len().max(plan.nparams), None);
+    let frame = FrameValues {
+        locals,
+        cells,
+        globals: plan.globals.clone(),
+        builtins: plan.builtins.clone(),
+    };
+    let outputs = match &plan.exe {
+        Some(exe) => {
+            super::stats::record_graph_call(&plan.graph);
+            let mut inputs = Vec::with_capacity(plan.inputs.len());
+            for src in &plan.inputs {
+                let obj = src.eval(&frame, vm)?;
+                inputs
+                    .push(super::bridge::as_tensor(&obj).ok_or_else(|| {
+                        vm.new_type_error(format!("{src} is no longer a tensor"))
+                    })?);
+            }
+            super::compile::run_executor(exe, &plan.inputs, inputs, &frame, vm)?
+        }
+        None => Vec::new(),
+    };
+    let mut b = Builder {
+        outputs: &outputs,
+        wrapped: Vec::new(),
+        frame: &frame,
+    };
+    b.replay(&plan.replays, vm)?;
+    let values = plan
+        .values
+        .iter()
+        .map(|r| b.build(r, vm))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(vm.ctx.new_tuple(values).into())
+}
+
+/// Why a break cannot be turned into a resume (the frame is then skipped).
+pub type NotResumable = String;
+
+/// The recipes and graph for a break: `(graph, inputs, replays, values)`.
+pub fn break_recipes(
+    out: &OutputGraph,
+    state: &BreakState,
+    live: &[usize],
+    vm: &VirtualMachine,
+) -> Result<
+    (
+        rynamo_graph::Graph,
+        Vec<Rc<Source>>,
+        Vec<Replay>,
+        Vec<Recon>,
+    ),
+    NotResumable,
+> {
+    let mut outputs = OutputSet::default();
+    let replays = replays(out, &mut outputs, vm).map_err(|b| b.context)?;
+    let mut values = Vec::new();
+    for v in state.stack.iter().filter(|v| !v.is_null()) {
+        values.push(recon_of(v, out, &mut outputs, vm).map_err(|b| b.context)?);
+    }
+    for &slot in live {
+        let v = state
+            .locals
+            .get(slot)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| "a live variable is unbound at the break".to_owned())?;
+        let v = match &v.kind {
+            super::variables::Kind::Cell(c) => c
+                .borrow()
+                .clone()
+                .ok_or_else(|| "an empty cell is live".to_owned())?,
+            _ => v,
+        };
+        values.push(recon_of(&v, out, &mut outputs, vm).map_err(|b| b.context)?);
+    }
+    let mut graph = out.graph.graph().clone();
+    graph.set_outputs(outputs.values.clone());
+    let mut cx = rynamo_graph::passes::PassCx::default();
+    rynamo_graph::passes::eliminate_dead_code(&mut graph, &mut cx);
+    let inputs = out.inputs.iter().map(|i| i.source.clone()).collect();
+    Ok((graph, inputs, replays, values))
+}
+
+/// Static checks: can Dynamo resume after the instruction at `pos`?
+pub fn check_resumable(
+    code: &PyCode,
+    bc: &Bytecode,
+    state: &BreakState,
+) -> Result<(), NotResumable> {
+    if let Some(why) = resume_blocker(code, bc, state.pos) {
+        return Err(format!("graph break {why}"));
+    }
+    if !code.code.cellvars.is_empty() {
+        return Err(
+            "graph break in a function with cell variables (captured by inner functions)".into(),
+        );
+    }
+    let ins = &bc.instrs[state.pos];
+    if matches!(ins.op, Instruction::ReturnValue) {
+        return Err("graph break at a return".into());
+    }
+    Ok(())
+}
+
+/// The live slots to hand to the continuation(s) of the instruction at `pos` (excluding free
+/// variables, which come from the closure).
+pub fn live_slots(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<usize> {
+    let slots = super::bytecode_analysis::Slots::of(code);
+    let mut names: Vec<String> = Vec::new();
+    for next in continuations(bc, pos) {
+        for n in live_for_resume(code, bc, next) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    let mut out: Vec<usize> = names
+        .iter()
+        .filter_map(|n| slots.names.iter().position(|s| s == n))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Positions where execution continues after the instruction at `pos`.
+fn continuations(bc: &Bytecode, pos: usize) -> Vec<usize> {
+    let ins = &bc.instrs[pos];
+    let mut out = vec![pos + 1];
+    if is_cond_jump(ins.op)
+        && let Some(t) = ins.jump_target().and_then(|t| bc.position(t))
+    {
+        out.push(t);
+    }
+    out
+}
+
+fn is_cond_jump(op: Instruction) -> bool {
+    matches!(
+        op,
+        Instruction::PopJumpIfFalse { .. }
+            | Instruction::PopJumpIfTrue { .. }
+            | Instruction::PopJumpIfNone { .. }
+            | Instruction::PopJumpIfNotNone { .. }
+    )
+}
+
+/// Stack effect of the unsupported instruction: `(popped, pushed)`.
+fn pops_pushes(ins: &Instr) -> Option<(usize, usize)> {
+    use Instruction as I;
+    let a = ins.arg as usize;
+    Some(match ins.op {
+        I::Call { .. } => (a + 2, 1),
+        I::CallKw { .. } => (a + 3, 1),
+        I::CallFunctionEx => (4, 1),
+        I::PopJumpIfFalse { .. }
+        | I::PopJumpIfTrue { .. }
+        | I::PopJumpIfNone { .. }
+        | I::PopJumpIfNotNone { .. } => (1, 0),
+        I::StoreAttr { .. } => (2, 0),
+        I::DeleteAttr { .. } => (1, 0),
+        I::StoreSubscr => (3, 0),
+        I::DeleteSubscr => (2, 0),
+        I::BinaryOp { .. } | I::CompareOp { .. } | I::ContainsOp { .. } | I::IsOp { .. } => (2, 1),
+        I::UnaryNegative
+        | I::UnaryNot
+        | I::UnaryInvert
+        | I::ToBool
+        | I::GetIter
+        | I::FormatSimple => (1, 1),
+        I::FormatWithSpec => (2, 1),
+        I::ConvertValue { .. } => (1, 1),
+        I::LoadAttr { .. } => (1, if ins.arg & 1 == 1 { 2 } else { 1 }),
+        I::LoadGlobal { .. } => (0, if ins.arg & 1 == 1 { 2 } else { 1 }),
+        I::BuildString { .. } | I::BuildTuple { .. } | I::BuildList { .. } => (a, 1),
+        I::UnpackSequence { .. } => (1, a),
+        I::PopTop => (1, 0),
+        I::StoreGlobal { .. } => (1, 0),
+        _ => return None,
+    })
+}
+
+/// Builds the frame's new code for a break at `state.pos`. `compiled_name` is the global the
+/// compiled prefix is stored under.
+pub fn transformed_code(
+    code: &PyRef<PyCode>,
+    bc: &Bytecode,
+    state: &BreakState,
+    live: &[usize],
+    compiled_name: &str,
+    globals: &rustpython_vm::builtins::PyDictRef,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, NotResumable> {
+    let orig = &code.code;
+    let ins = bc.instrs[state.pos];
+    let (pops, pushes) =
+        pops_pushes(&ins).ok_or_else(|| format!("cannot resume after {}", ins.name()))?;
+    if state.stack.len() < pops {
+        return Err("stack too short at the break".into());
+    }
+    let kept = &state.stack[..state.stack.len() - pops];
+    if kept.iter().any(Vt::is_null) {
+        return Err("a NULL below the break's operands".into());
+    }
+    let slots = super::bytecode_analysis::Slots::of(code);
+    let mut spec = CodeSpec::of(code);
+    let tmp_slot = spec.varnames.len() as u32;
+    spec.varnames.push("___tmp".into());
+    let nfree = orig.freevars.len();
+    // Instructions that name cell slots would shift with the added local.
+    if nfree > 0 && is_deref_op(ins.op) {
+        return Err("graph break on a closure-variable instruction".into());
+    }
+    let compiled_idx = spec.names.len() as u32;
+    spec.names.push(compiled_name.to_owned());
+    let line = ins.line.unwrap_or(spec.first_line);
+    let mut asm = Assembler::new(line);
+    if nfree > 0 {
+        asm.emit(Opcode::CopyFreeVars.as_instruction(), nfree as u32);
+    }
+    asm.emit(Opcode::Resume.as_instruction(), 0);
+    // __compiled_fn_N(params..., free cells...)
+    asm.emit(Opcode::LoadGlobal.as_instruction(), (compiled_idx << 1) | 1);
+    let nparams = param_count(code);
+    for p in 0..nparams {
+        asm.emit(Opcode::LoadFast.as_instruction(), p as u32);
+    }
+    let first_free = slots.names.len() - nfree;
+    for k in 0..nfree {
+        // Free slots sit after the new local: +1.
+        asm.emit(
+            Opcode::LoadFast.as_instruction(),
+            (first_free + k + 1) as u32,
+        );
+    }
+    asm.emit(Opcode::Call.as_instruction(), (nparams + nfree) as u32);
+    asm.emit(Opcode::StoreFast.as_instruction(), tmp_slot);
+    let mut k = 0u32;
+    let item = |asm: &mut Assembler, k: u32| {
+        asm.emit(Opcode::LoadFast.as_instruction(), tmp_slot);
+        asm.emit(Opcode::LoadSmallInt.as_instruction(), k);
+        asm.emit(Opcode::BinaryOp.as_instruction(), 26);
+    };
+    for v in &state.stack {
+        if v.is_null() {
+            asm.emit(Opcode::PushNull.as_instruction(), 0);
+        } else {
+            item(&mut asm, k);
+            k += 1;
+        }
+    }
+    for &slot in live {
+        item(&mut asm, k);
+        k += 1;
+        asm.emit(Opcode::StoreFast.as_instruction(), slot as u32);
+    }
+    // The unsupported instruction itself, then the continuation(s).
+    let post_stack = kept.len() + pushes;
+    let live_names: Vec<String> = live.iter().map(|&s| slots.names[s].clone()).collect();
+    let cont =
+        |asm: &mut Assembler, spec: &mut CodeSpec, next_pos: usize| -> Result<(), NotResumable> {
+            let target = bc
+                .instrs
+                .get(next_pos)
+                .ok_or_else(|| "no instruction to resume at".to_owned())?;
+            let point = ResumePoint {
+                target: target.start,
+                stack: vec![StackEntry::Value; post_stack],
+                live: live_names.clone(),
+            };
+            let rcode = resume_code(code, &point, vm)?;
+            // The resume code object goes through globals, not co_consts, so that every path to the
+            // same resume point uses the same code object (and so the same compiled entries).
+            let gname = format!(
+                "{}_{:x}",
+                rcode.code.obj_name,
+                rcode.as_object() as *const _ as usize
+            );
+            globals
+                .set_item(gname.as_str(), rcode.clone().into(), vm)
+                .map_err(|_| "cannot store the resume function".to_owned())?;
+            let name_idx = spec.names.len() as u32;
+            spec.names.push(gname);
+            asm.set_line(target.line.unwrap_or(line));
+            // [stack...] -> (stack...,) ; resume fn ; swap ; NULL ; args = stack + live ; NULL ; CALL_FUNCTION_EX
+            asm.emit(Opcode::BuildTuple.as_instruction(), post_stack as u32);
+            if nfree > 0 {
+                for j in 0..nfree {
+                    asm.emit(
+                        Opcode::LoadFast.as_instruction(),
+                        (first_free + j + 1) as u32,
+                    );
+                }
+                asm.emit(Opcode::BuildTuple.as_instruction(), nfree as u32);
+            }
+            asm.emit(Opcode::LoadGlobal.as_instruction(), name_idx << 1);
+            asm.emit(Opcode::MakeFunction.as_instruction(), 0);
+            if nfree > 0 {
+                asm.emit(Opcode::SetFunctionAttribute.as_instruction(), 8);
+            }
+            asm.emit(Opcode::Swap.as_instruction(), 2);
+            asm.emit(Opcode::PushNull.as_instruction(), 0);
+            asm.emit(Opcode::Swap.as_instruction(), 2);
+            for &slot in live {
+                asm.emit(Opcode::LoadFast.as_instruction(), slot as u32);
+            }
+            asm.emit(Opcode::BuildTuple.as_instruction(), live.len() as u32);
+            asm.emit(Opcode::BinaryOp.as_instruction(), 0);
+            asm.emit(Opcode::PushNull.as_instruction(), 0);
+            asm.emit(Opcode::CallFunctionEx.as_instruction(), 0);
+            asm.emit(Opcode::ReturnValue.as_instruction(), 0);
+            Ok(())
+        };
+    if is_cond_jump(ins.op) {
+        let other = asm.label();
+        asm.emit_jump(ins.op, other);
+        cont(&mut asm, &mut spec, state.pos + 1)?;
+        asm.bind(other);
+        let t = ins
+            .jump_target()
+            .and_then(|t| bc.position(t))
+            .ok_or_else(|| "bad jump target".to_owned())?;
+        cont(&mut asm, &mut spec, t)?;
+    } else {
+        asm.emit(ins.op, ins.arg);
+        cont(&mut asm, &mut spec, state.pos + 1)?;
+    }
+    Ok(spec.build(asm.assemble(), vm))
+}
+
+fn is_deref_op(op: Instruction) -> bool {
+    matches!(
+        op,
+        Instruction::LoadDeref { .. }
+            | Instruction::StoreDeref { .. }
+            | Instruction::DeleteDeref { .. }
+            | Instruction::LoadFromDictOrDeref { .. }
+    )
+}
+
+/// Number of parameter slots: positional, keyword-only, `*args`, `**kwargs`.
+pub fn param_count(code: &PyCode) -> usize {
+    let c = &code.code;
+    c.arg_count as usize
+        + c.kwonlyarg_count as usize
+        + usize::from(c.flags.contains(CodeFlags::VARARGS))
+        + usize::from(c.flags.contains(CodeFlags::VARKEYWORDS))
+}
