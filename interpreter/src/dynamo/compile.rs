@@ -58,8 +58,8 @@ pub enum Executor {
 pub struct DirectPlan {
     /// Graph inputs, read from the frame.
     pub inputs: Vec<Rc<Source>>,
-    /// The compiled graph.
-    pub exe: Executor,
+    /// The compiled graph; `None` when it has no ops (the backend is not called, as in Dynamo).
+    pub exe: Option<Executor>,
     /// Side effects to replay.
     pub replays: Vec<Replay>,
     /// The return value's recipe.
@@ -146,15 +146,20 @@ pub fn py_err_text(e: &rustpython_vm::builtins::PyBaseExceptionRef, vm: &Virtual
 impl DirectPlan {
     /// Runs the plan on a frame: graph, side effects, return value.
     pub fn run(&self, frame: &FrameValues, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-        let mut inputs = Vec::with_capacity(self.inputs.len());
-        for src in &self.inputs {
-            let obj = src.eval(frame, vm)?;
-            inputs.push(
-                bridge::as_tensor(&obj)
-                    .ok_or_else(|| vm.new_type_error(format!("{src} is no longer a tensor")))?,
-            );
-        }
-        let outputs = run_executor(&self.exe, &self.inputs, inputs, frame, vm)?;
+        let outputs = match &self.exe {
+            Some(exe) => {
+                super::stats::record_graph_call(&self.graph);
+                let mut inputs = Vec::with_capacity(self.inputs.len());
+                for src in &self.inputs {
+                    let obj = src.eval(frame, vm)?;
+                    inputs.push(bridge::as_tensor(&obj).ok_or_else(|| {
+                        vm.new_type_error(format!("{src} is no longer a tensor"))
+                    })?);
+                }
+                run_executor(exe, &self.inputs, inputs, frame, vm)?
+            }
+            None => Vec::new(),
+        };
         let mut b = Builder {
             outputs: &outputs,
             wrapped: Vec::new(),

@@ -146,22 +146,28 @@ impl ConvertFrame {
             Ok(p) => p,
             Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
         };
-        let exe = match compile_graph(&graph, &out, &self.config, vm) {
-            Ok(e) => e,
-            Err(msg) => return self.backend_failed(code, msg, vm),
+        let exe = if graph.nodes().is_empty() {
+            None
+        } else {
+            match compile_graph(&graph, &out, &self.config, vm) {
+                Ok(e) => Some(e),
+                Err(msg) => return self.backend_failed(code, msg, vm),
+            }
         };
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
-        stats::record_graph(
-            code,
-            compile_id,
-            &graph,
-            &out,
-            &guards,
-            started.elapsed(),
-            vm,
-        );
+        if exe.is_some() {
+            stats::record_graph(
+                code,
+                compile_id,
+                &graph,
+                &out,
+                &guards,
+                started.elapsed(),
+                vm,
+            );
+        }
         let entry = Rc::new(CompiledEntry {
             guards,
             plan: Plan::Direct(DirectPlan {
@@ -450,10 +456,7 @@ fn run_entry(
     vm: &VirtualMachine,
 ) -> PyResult<FrameAction> {
     match &entry.plan {
-        Plan::Direct(p) => {
-            stats::record_graph_call(&p.graph);
-            p.run(fv, vm).map(FrameAction::Return)
-        }
+        Plan::Direct(p) => p.run(fv, vm).map(FrameAction::Return),
         Plan::Bytecode(code) => Ok(FrameAction::RunCode(code.clone())),
     }
 }

@@ -88,8 +88,17 @@ pub fn reset() {
     PLANS.with(|p| p.borrow_mut().clear());
 }
 
-/// Runs plan `id` with the frame's parameters then its closure cells.
+/// Runs plan `id` with the frame's parameters then its closure cells. The graph, the backend's
+/// callable and the side effects run with the hook disarmed, as in Dynamo (a Python backend's
+/// `gm.forward` is never itself compiled).
 pub fn run_plan(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+    use crate::eval_frame::{CallbackState, with_callback_state};
+    with_callback_state(CallbackState::Disabled, vm, || {
+        run_plan_disarmed(id, args, vm)
+    })
+}
+
+fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
     let plan = PLANS
         .with(|p| p.borrow().get(&id).cloned())
         .ok_or_else(|| vm.new_runtime_error("compiled graph was reset; call the function again"))?;

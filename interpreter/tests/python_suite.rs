@@ -1,0 +1,97 @@
+//! Runs every Python script under `tests/python/` through the `rynamo` binary, one test per
+//! script (so `cargo nextest` and `cargo test` list and filter them by path).
+//!
+//! A script passes when it exits 0 and, if a sibling `<name>.out` exists, its stdout equals that
+//! file. Scripts check compiled results against eager themselves (`tests/python/_harness.py`).
+//! Environment variables a script needs go in a first line `# env: NAME=value NAME2=value`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn scripts(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            scripts(&p, out);
+        } else if p.extension().is_some_and(|e| e == "py")
+            && !p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('_'))
+        {
+            out.push(p);
+        }
+    }
+}
+
+fn run(script: &Path, root: &Path) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(script).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rynamo"));
+    // The suite's root holds `_harness.py`.
+    cmd.arg(script)
+        .env_remove("TORCH_LOGS")
+        .env("PYTHONUNBUFFERED", "1")
+        .env("PYTHONPATH", root);
+    if let Some(env_line) = text.lines().next().and_then(|l| l.strip_prefix("# env:")) {
+        for kv in env_line.split_whitespace() {
+            if let Some((k, v)) = kv.split_once('=') {
+                cmd.env(k, v);
+            }
+        }
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run rynamo: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "exit status {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+            out.status.code()
+        )
+        .into());
+    }
+    let golden = script.with_extension("out");
+    if golden.exists() {
+        let want = std::fs::read_to_string(&golden).map_err(|e| e.to_string())?;
+        if want != stdout {
+            return Err(format!(
+                "stdout differs from {}\n--- expected\n{want}\n--- actual\n{stdout}\n--- stderr\n{stderr}",
+                golden.display()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python");
+    let mut found = Vec::new();
+    scripts(&root, &mut found);
+    assert!(
+        !found.is_empty(),
+        "no Python scripts under {}",
+        root.display()
+    );
+    let trials = found
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .strip_prefix(&root)
+                .unwrap_or(&p)
+                .with_extension("")
+                .to_string_lossy()
+                .replace('/', "::");
+            let root = root.clone();
+            Trial::test(name, move || run(&p, &root))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
