@@ -25,13 +25,16 @@ fn every_arg_kind() -> Graph {
     let idx = Value::Index(vec![
         IndexItem::Slice { start: Some(1), stop: None, step: Some(2) },
         IndexItem::Tensor(i),
+    ]);
+    let gi = b.call_py(Op::GetItem, vec![t(m[0]), idx], vec![]).unwrap();
+    let idx = Value::Index(vec![
+        IndexItem::Int(0),
         IndexItem::None,
         IndexItem::Ellipsis,
         IndexItem::Bool(true),
-        IndexItem::Int(0),
     ]);
-    let gi = b.call_py(Op::GetItem, vec![t(m[0]), idx], vec![]).unwrap();
-    let mut outs = vec![f[0], m[0], x, gi[0]];
+    let gj = b.call_py(Op::GetItem, vec![t(gi[0]), idx], vec![]).unwrap();
+    let mut outs = vec![f[0], m[0], x, gj[0]];
     let md = b.call_py(Op::MaxDim, vec![t(x), Value::Int(1)], vec![]).unwrap();
     outs.extend(md);
     b.finish(outs)
