@@ -26,7 +26,12 @@ pub struct LogMessage {
     pub message: String,
 }
 
-/// Keeps the latest messages; lives at a fixed address handed to the plugin as `log_user_data`.
+/// Keeps the latest messages; its address is handed to the plugin as `log_user_data`.
+///
+/// **Invariant:** a sink is never freed. The OS may keep a library mapped after `dlclose` (a Rust
+/// plugin whose threads registered TLS destructors is pinned by glibc), so its statics, including
+/// the log pointer it was given, survive our handle; a reload of the same path then reuses the
+/// same sink. One small leak per plugin path.
 struct LogSink {
     messages: Mutex<VecDeque<LogMessage>>,
 }
@@ -58,8 +63,7 @@ unsafe extern "C" fn host_log(ud: *mut c_void, level: u32, msg: *const c_char, l
             String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(msg.cast::<u8>(), len) })
                 .into_owned()
         };
-        // SAFETY: `ud` is the `Box<LogSink>` address we passed to `initialize`; it outlives the
-        // library (see `PluginLibrary` field order).
+        // SAFETY: `ud` is a `&'static LogSink` we passed to `initialize` (never freed).
         unsafe { &*ud.cast::<LogSink>() }.push(level, text);
     });
 }
@@ -86,9 +90,8 @@ pub struct PluginLibrary {
     abi_minor: u32,
     capabilities: u64,
     pub(crate) fns: Fns,
-    // NOTE: field order is drop order: unload the library before freeing the log sink it may call.
     _lib: libloading::Library,
-    log: Box<LogSink>,
+    log: &'static LogSink,
 }
 
 impl std::fmt::Debug for PluginLibrary {
@@ -108,6 +111,17 @@ impl std::fmt::Debug for PluginLibrary {
 fn loaded() -> &'static Mutex<HashMap<PathBuf, Weak<PluginLibrary>>> {
     static M: OnceLock<Mutex<HashMap<PathBuf, Weak<PluginLibrary>>>> = OnceLock::new();
     M.get_or_init(Default::default)
+}
+
+/// The process-lifetime log sink of a plugin path (see [`LogSink`]).
+fn sink_for(canon: &Path) -> &'static LogSink {
+    static SINKS: OnceLock<Mutex<HashMap<PathBuf, &'static LogSink>>> = OnceLock::new();
+    let mut m = SINKS.get_or_init(Default::default).lock();
+    m.entry(canon.to_path_buf()).or_insert_with(|| {
+        Box::leak(Box::new(LogSink {
+            messages: Mutex::new(VecDeque::new()),
+        }))
+    })
 }
 
 fn valid_name(n: &str) -> bool {
@@ -238,9 +252,7 @@ impl PluginLibrary {
             capabilities: v10.capabilities,
             fns,
             _lib: lib,
-            log: Box::new(LogSink {
-                messages: Mutex::new(VecDeque::new()),
-            }),
+            log: sink_for(canon),
         };
         if let Some(init) = initialize {
             let mut args = RynamoInitializeArgs {
@@ -248,7 +260,7 @@ impl PluginLibrary {
                 host_abi_major: RYNAMO_ABI_MAJOR,
                 host_abi_minor: RYNAMO_ABI_MINOR,
                 log: Some(host_log),
-                log_user_data: (&*me.log as *const LogSink).cast_mut().cast::<c_void>(),
+                log_user_data: (me.log as *const LogSink).cast_mut().cast::<c_void>(),
             };
             // SAFETY: calling the plugin per the ABI with a valid args struct.
             let err = unsafe { init(&mut args) };

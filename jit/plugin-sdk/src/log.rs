@@ -2,13 +2,15 @@
 //! Before `initialize` (or with a 1.0 host) messages are dropped.
 
 use std::ffi::{c_char, c_void};
-use std::sync::OnceLock;
+use std::sync::RwLock;
 
 use rynamo_plugin_abi::*;
 
 type LogFn = unsafe extern "C" fn(*mut c_void, u32, *const c_char, usize);
 
-static SINK: OnceLock<(LogFn, usize)> = OnceLock::new();
+// A host that unloads and reloads this library (if the OS kept it mapped) initialises it again:
+// the latest sink wins.
+static SINK: RwLock<Option<(LogFn, usize)>> = RwLock::new(None);
 
 /// Severity of a log message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,8 +26,7 @@ pub enum Level {
 }
 
 pub(crate) fn set_sink(f: LogFn, user_data: usize) {
-    // The host calls initialize once; a second call keeps the first sink.
-    let _ = SINK.set((f, user_data));
+    *SINK.write().unwrap_or_else(|p| p.into_inner()) = Some((f, user_data));
 }
 
 /// Sends a message to the host's log (a no-op until the host called `initialize`).
@@ -36,9 +37,10 @@ pub fn log(level: Level, message: &str) {
         Level::Info => RYNAMO_LOG_INFO,
         Level::Debug => RYNAMO_LOG_DEBUG,
     };
-    if let Some((f, ud)) = SINK.get() {
+    let sink = *SINK.read().unwrap_or_else(|p| p.into_inner());
+    if let Some((f, ud)) = sink {
         // SAFETY: the host's callback stays callable while the library is loaded, from any thread;
         // the message is borrowed for the call.
-        unsafe { f(*ud as *mut c_void, code, message.as_ptr().cast::<c_char>(), message.len()) };
+        unsafe { f(ud as *mut c_void, code, message.as_ptr().cast::<c_char>(), message.len()) };
     }
 }
