@@ -52,10 +52,19 @@ pub fn load_from_env(
     registry: &BackendRegistry,
     options: &LoadOptions,
 ) -> Vec<(PathBuf, Result<Arc<PluginBackend>>)> {
-    let Some(v) = std::env::var_os(PLUGINS_ENV) else {
-        return Vec::new();
-    };
-    parse_plugin_list(&v)
+    match std::env::var_os(PLUGINS_ENV) {
+        Some(v) => load_list(registry, &v, options),
+        None => Vec::new(),
+    }
+}
+
+/// [`load_from_env`] on an explicit `RYNAMO_PLUGINS`-style value.
+pub fn load_list(
+    registry: &BackendRegistry,
+    value: &OsStr,
+    options: &LoadOptions,
+) -> Vec<(PathBuf, Result<Arc<PluginBackend>>)> {
+    parse_plugin_list(value)
         .into_iter()
         .map(|p| {
             let r = load_and_register(registry, &p, options.clone());

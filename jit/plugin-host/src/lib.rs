@@ -37,7 +37,8 @@ mod tests;
 
 pub use backend::{LoadOptions, PartitionedExecutable, Placement, PluginBackend};
 pub use env::{
-    PLUGINS_ENV, load, load_and_register, load_from_env, load_with, parse_plugin_list, register,
+    PLUGINS_ENV, load, load_and_register, load_from_env, load_list, load_with, parse_plugin_list,
+    register,
 };
 pub use error::{Error, Result, code_name};
 pub use executable::PluginExecutable;
