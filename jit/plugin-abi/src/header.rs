@@ -105,7 +105,9 @@ pub fn c_header() -> String {
         comment(&mut o, c.doc, "");
         let _ = writeln!(o, "#define {} {}", c.name, c_literal(c));
     }
-    o.push_str("\n/* The one exported symbol. */\n#define RYNAMO_PLUGIN_ENTRY \"rynamo_plugin_get_api\"\n");
+    o.push_str(
+        "\n/* The one exported symbol. */\n#define RYNAMO_PLUGIN_ENTRY \"rynamo_plugin_get_api\"\n",
+    );
     o.push_str(
         "/* The struct_size of a caller that knows the fields of T up to and including `last`. */\n\
          #define RYNAMO_STRUCT_SIZE(T, last) (offsetof(T, last) + sizeof(((T*)0)->last))\n",
@@ -115,7 +117,9 @@ pub fn c_header() -> String {
          #if defined(_WIN32)\n#define RYNAMO_EXPORT __declspec(dllexport)\n#else\n\
          #define RYNAMO_EXPORT __attribute__((visibility(\"default\")))\n#endif\n\n",
     );
-    o.push_str("/* Opaque error: read with error_code/error_message, free with error_destroy. */\n");
+    o.push_str(
+        "/* Opaque error: read with error_code/error_message, free with error_destroy. */\n",
+    );
     o.push_str("typedef struct RynamoError RynamoError;\n");
     o.push_str("/* Opaque compiled graph: free with executable_destroy. */\n");
     o.push_str("typedef struct RynamoExecutable RynamoExecutable;\n\n");

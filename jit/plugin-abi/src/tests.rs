@@ -8,7 +8,10 @@ fn versions_and_sizes() {
     assert_eq!(RYNAMO_ABI_MAJOR, 1);
     assert_eq!(api_size_for_minor(0), 96, "1.0 ends after `execute`");
     assert_eq!(api_size_for_minor(1), 104, "1.1 appends `initialize`");
-    assert_eq!(api_size_for_minor(RYNAMO_ABI_MINOR), size_of::<RynamoPluginApi>());
+    assert_eq!(
+        api_size_for_minor(RYNAMO_ABI_MINOR),
+        size_of::<RynamoPluginApi>()
+    );
     assert_eq!(api_size_for_minor(99), size_of::<RynamoPluginApi>());
     assert_eq!(API_VERSION_PREFIX_SIZE, 16);
     assert_eq!(RYNAMO_PLUGIN_ENTRY.last(), Some(&0));
@@ -51,7 +54,11 @@ fn header_declares_every_struct_and_field() {
     let h = c_header();
     assert!(h.lines().next().is_some_and(|l| l.contains("@generated")));
     for s in STRUCTS {
-        assert!(h.contains(&format!("typedef struct {} {{", s.name)), "{}", s.name);
+        assert!(
+            h.contains(&format!("typedef struct {} {{", s.name)),
+            "{}",
+            s.name
+        );
     }
     assert!(h.contains("    void (*deleter)(struct RynamoManagedTensor* self);"));
     assert!(h.contains("#define RYNAMO_CAP_STRIDED_INPUTS 0x1ull"));

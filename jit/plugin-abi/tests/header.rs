@@ -28,7 +28,8 @@ fn checked_in_header_is_up_to_date() {
 fn c_compiler_agrees_with_rust_layout() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin-abi-layout");
     std::fs::create_dir_all(&dir).expect("tmp dir");
-    let mut src = String::from("#include <stdio.h>\n#include \"rynamo_plugin.h\"\nint main(void) {\n");
+    let mut src =
+        String::from("#include <stdio.h>\n#include \"rynamo_plugin.h\"\nint main(void) {\n");
     let mut want = String::new();
     for s in STRUCTS {
         src.push_str(&format!(
@@ -58,14 +59,21 @@ fn c_compiler_agrees_with_rust_layout() {
         .arg(&exe)
         .output()
         .expect("a C compiler (set CC) is installed");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = Command::new(&exe).output().expect("layout program runs");
     assert_eq!(String::from_utf8_lossy(&run.stdout), want);
 
     // The same header must be valid C++ (vendors often write plugins in C++).
     let cpp = dir.join("layout.cpp");
-    std::fs::write(&cpp, "#include \"rynamo_plugin.h\"\nint main() { return sizeof(RynamoPluginApi) == 0; }\n")
-        .expect("write C++ source");
+    std::fs::write(
+        &cpp,
+        "#include \"rynamo_plugin.h\"\nint main() { return sizeof(RynamoPluginApi) == 0; }\n",
+    )
+    .expect("write C++ source");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     if let Ok(out) = Command::new(&cxx)
         .args(["-std=c++11", "-Wall", "-Werror", "-fsyntax-only", "-I"])
@@ -73,6 +81,10 @@ fn c_compiler_agrees_with_rust_layout() {
         .arg(&cpp)
         .output()
     {
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

@@ -10,7 +10,10 @@ pub fn include_dirs() -> [PathBuf; 2] {
         .parent()
         .expect("invariant: this crate sits in jit/")
         .to_path_buf();
-    [jit.join("plugin-abi/include"), jit.join("plugin-wire/include")]
+    [
+        jit.join("plugin-abi/include"),
+        jit.join("plugin-wire/include"),
+    ]
 }
 
 /// The C plugin sources (`jit/plugins/c/<name>.c`).
@@ -59,8 +62,10 @@ pub fn build_c_plugin(source: &Path, out: &Path, defines: &[&str]) -> Result<Pat
     }
     let tmp = out.with_extension(format!("tmp{}", std::process::id()));
     let mut cmd = Command::new(&cc);
-    cmd.args(["-std=c11", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror"])
-        .args(["-Wno-unused-function", "-Wno-unused-const-variable"]);
+    cmd.args([
+        "-std=c11", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror",
+    ])
+    .args(["-Wno-unused-function", "-Wno-unused-const-variable"]);
     for d in include_dirs() {
         cmd.arg("-I").arg(d);
     }

@@ -59,7 +59,10 @@ fn claimed_samples(lib: &PluginLibrary) -> Result<Vec<(Op, usize, Sample)>, Erro
         for (v, s) in samples(op, 1, false).into_iter().enumerate() {
             let mask = lib.supports(&s.graph)?;
             if mask.len() != s.graph.nodes().len() {
-                return fail(format!("supports({op}) gave {} flags for 1 node", mask.len()));
+                return fail(format!(
+                    "supports({op}) gave {} flags for 1 node",
+                    mask.len()
+                ));
             }
             if mask[0] {
                 out.push((op, v, s));
@@ -89,7 +92,11 @@ pub fn supports(path: &Path, _scratch: &Path) -> R {
     }
     let mut ops: Vec<Op> = claimed.iter().map(|c| c.0).collect();
     ops.dedup();
-    Ok(format!("claims {} ops ({} samples)", ops.len(), claimed.len()))
+    Ok(format!(
+        "claims {} ops ({} samples)",
+        ops.len(),
+        claimed.len()
+    ))
 }
 
 fn chain_graph(ops: &[Op]) -> Graph {
@@ -162,8 +169,20 @@ fn first_unary(lib: &PluginLibrary, want: bool, candidates: &[Op]) -> Result<Opt
 }
 
 const UNARY: &[Op] = &[
-    Op::Neg, Op::Relu, Op::Abs, Op::Exp, Op::Sigmoid, Op::Tanh, Op::Sin, Op::Cos, Op::Floor,
-    Op::Ceil, Op::Square, Op::Erf, Op::Trunc, Op::Sign,
+    Op::Neg,
+    Op::Relu,
+    Op::Abs,
+    Op::Exp,
+    Op::Sigmoid,
+    Op::Tanh,
+    Op::Sin,
+    Op::Cos,
+    Op::Floor,
+    Op::Ceil,
+    Op::Square,
+    Op::Erf,
+    Op::Trunc,
+    Op::Sign,
 ];
 
 /// Claimed and unclaimed nodes split into plugin and fallback segments, placed as the plugin said,
@@ -182,18 +201,35 @@ pub fn partitioning(path: &Path, _scratch: &Path) -> R {
     let a = b.call_py(yes, t(x), vec![])?[0];
     let m = match no {
         Some(op) => b.call_py(op, t(a), vec![])?[0],
-        None => b.call_py(Op::Dropout, vec![Value::Tensor(a), Value::Float(0.0)], vec![])?[0],
+        None => b.call_py(
+            Op::Dropout,
+            vec![Value::Tensor(a), Value::Float(0.0)],
+            vec![],
+        )?[0],
     };
     let c = b.call_py(yes, t(m), vec![])?[0];
     let g = b.finish(vec![c, a]);
-    if backend.supports(&g) != (Support::Partial { unsupported: vec![rynamo_graph::NodeId(1)] }) {
+    if backend.supports(&g)
+        != (Support::Partial {
+            unsupported: vec![rynamo_graph::NodeId(1)],
+        })
+    {
         return fail(format!("supports: {:?}", backend.supports(&g)));
     }
     let exe = backend.compile_partitioned(&g)?;
     let want_place = vec![
-        Placement { nodes: 0..1, on_plugin: true },
-        Placement { nodes: 1..2, on_plugin: false },
-        Placement { nodes: 2..3, on_plugin: true },
+        Placement {
+            nodes: 0..1,
+            on_plugin: true,
+        },
+        Placement {
+            nodes: 1..2,
+            on_plugin: false,
+        },
+        Placement {
+            nodes: 2..3,
+            on_plugin: true,
+        },
     ];
     if exe.placement() != want_place {
         return fail(format!("placement {:?}", exe.placement()));
@@ -207,7 +243,12 @@ pub fn partitioning(path: &Path, _scratch: &Path) -> R {
         return fail("a graph of claimed nodes is not fully supported");
     }
     let exe = backend.compile_partitioned(&full)?;
-    if exe.placement() != vec![Placement { nodes: 0..2, on_plugin: true }] {
+    if exe.placement()
+        != vec![Placement {
+            nodes: 0..2,
+            on_plugin: true,
+        }]
+    {
         return fail(format!("placement {:?}", exe.placement()));
     }
     compare_all(&exe.run(&inputs)?, &eager(&full, &inputs)?, true).map_err(Error::Check)?;
@@ -266,7 +307,10 @@ pub fn errors(path: &Path, _scratch: &Path) -> R {
             Ok(_) => return fail("execute accepted 2 inputs for a 1-input graph"),
         }
     }
-    Ok(format!("malformed graphs rejected with codes {}", seen.join(", ")))
+    Ok(format!(
+        "malformed graphs rejected with codes {}",
+        seen.join(", ")
+    ))
 }
 
 /// Executables outlive the backend handle and keep the library loaded; so do output tensors; after
@@ -296,9 +340,13 @@ pub fn lifetime(path: &Path, scratch: &Path) -> R {
     if weak.upgrade().is_some() {
         return fail("the host still holds the library after everything was dropped");
     }
-    let unmapped = artifacts::is_mapped(&copy).map_or("unknown", |m| if m { "no (pinned by the OS)" } else { "yes" });
+    let unmapped = artifacts::is_mapped(&copy).map_or("unknown", |m| {
+        if m { "no (pinned by the OS)" } else { "yes" }
+    });
     let _ = std::fs::remove_file(&copy);
-    Ok(format!("released after the last output; unmapped: {unmapped}"))
+    Ok(format!(
+        "released after the last output; unmapped: {unmapped}"
+    ))
 }
 
 /// Unloading and loading again gives a working plugin (fresh statics).

@@ -44,7 +44,11 @@ pub fn compare(got: &Tensor, want: &Tensor, values: bool) -> Result<(), String> 
 /// Compares output lists.
 pub fn compare_all(got: &[Tensor], want: &[Tensor], values: bool) -> Result<(), String> {
     if got.len() != want.len() {
-        return Err(format!("expected {} outputs, got {}", want.len(), got.len()));
+        return Err(format!(
+            "expected {} outputs, got {}",
+            want.len(),
+            got.len()
+        ));
     }
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         compare(g, w, values).map_err(|e| format!("output {i}: {e}"))?;

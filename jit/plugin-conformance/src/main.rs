@@ -19,5 +19,9 @@ fn main() -> ExitCode {
         ok &= report.passed();
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -54,13 +54,23 @@ impl B {
     }
     /// Values in `[0.5, ...)`.
     fn pos(&mut self, shape: &[usize]) -> Arg {
-        let v: Vec<f32> = self.randn(shape).to_vec::<f32>().iter().map(|x| x.abs() + 0.5).collect();
+        let v: Vec<f32> = self
+            .randn(shape)
+            .to_vec::<f32>()
+            .iter()
+            .map(|x| x.abs() + 0.5)
+            .collect();
         let t = Tensor::from_vec(v, shape).expect("invariant: matching length");
         self.input(t)
     }
     /// Values in `[-1, 1]` (for asin/acos, in f64 as the op table samples them).
     fn unit(&mut self, shape: &[usize]) -> Arg {
-        let v: Vec<f64> = self.randn(shape).to_vec::<f64>().iter().map(|x| x.tanh()).collect();
+        let v: Vec<f64> = self
+            .randn(shape)
+            .to_vec::<f64>()
+            .iter()
+            .map(|x| x.tanh())
+            .collect();
         let t = Tensor::from_vec(v, shape).expect("invariant: matching length");
         self.input(t)
     }
@@ -79,7 +89,9 @@ impl B {
 /// Whether the host ever sends `op` to a plugin (see `rynamo_plugin_host::partition::host_policy`).
 pub fn host_sends(op: Op) -> bool {
     let f = op.flags();
-    !(f.contains(OpFlags::INPLACE) || f.contains(OpFlags::RANDOM) || f.contains(OpFlags::DATA_DEPENDENT))
+    !(f.contains(OpFlags::INPLACE)
+        || f.contains(OpFlags::RANDOM)
+        || f.contains(OpFlags::DATA_DEPENDENT))
 }
 
 /// Whether the op's output values are unspecified (`empty`): compare dtype and shape only.
@@ -108,8 +120,20 @@ fn is_binary(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        Add | Sub | Mul | Div | Maximum | Minimum | Atan2 | MaxOther | MinOther | Eq | Ne | Lt | Le
-            | Gt | Ge
+        Add | Sub
+            | Mul
+            | Div
+            | Maximum
+            | Minimum
+            | Atan2
+            | MaxOther
+            | MinOther
+            | Eq
+            | Ne
+            | Lt
+            | Le
+            | Gt
+            | Ge
     )
 }
 
@@ -127,7 +151,10 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
         let x = s.f32(&[2, 3]);
         let y = if variant == 1 {
             s.f32(&[2, 3])
-        } else if matches!(op, Op::Maximum | Op::Minimum | Op::Atan2 | Op::MaxOther | Op::MinOther) {
+        } else if matches!(
+            op,
+            Op::Maximum | Op::Minimum | Op::Atan2 | Op::MaxOther | Op::MinOther
+        ) {
             return None;
         } else {
             Value::Float(2.5)
@@ -146,7 +173,10 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
         Asin | Acos => (vec![s.unit(&[2, 3])], vec![]),
         LogicalNot | BitwiseNot => (vec![s.ints(-8, 8, &[2, 3])], vec![]),
         LeakyRelu => (vec![s.f32(&[2, 3]), V::Float(0.2)], vec![]),
-        Gelu => (vec![s.f32(&[2, 3])], kw("approximate", V::Str("tanh".into()))),
+        Gelu => (
+            vec![s.f32(&[2, 3])],
+            kw("approximate", V::Str("tanh".into())),
+        ),
         Round => (vec![s.f32(&[2, 3])], kw("decimals", V::Int(2))),
         NanToNum => (vec![s.f32(&[2, 3]), V::Float(0.0)], vec![]),
         Clamp | Clip => (vec![s.f32(&[2, 3]), V::Float(-0.5), V::Float(0.5)], vec![]),
@@ -160,7 +190,10 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
         BitwiseAnd | BitwiseOr | BitwiseXor => (vec![s.ints(-9, 9, &[2, 3]), V::Int(6)], vec![]),
         LogicalAnd | LogicalOr | LogicalXor => (vec![s.mask(&[2, 3]), V::Bool(true)], vec![]),
         Where => (vec![s.mask(&[2, 3]), s.f32(&[2, 3]), V::Float(0.0)], vec![]),
-        MaskedFill => (vec![s.f32(&[2, 3]), s.mask(&[2, 3]), V::Float(-1.0)], vec![]),
+        MaskedFill => (
+            vec![s.f32(&[2, 3]), s.mask(&[2, 3]), V::Float(-1.0)],
+            vec![],
+        ),
         Sum | Mean => (
             vec![s.f32(&[2, 3]), V::IntList(vec![0, 1])],
             kw("keepdim", V::Bool(true)),
@@ -187,13 +220,23 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
             vec![],
         ),
         Select => (vec![s.f32(&[2, 3]), V::Int(1), V::Int(-1)], vec![]),
-        Narrow => (vec![s.f32(&[2, 3]), V::Int(1), V::Int(1), V::Int(2)], vec![]),
+        Narrow => (
+            vec![s.f32(&[2, 3]), V::Int(1), V::Int(1), V::Int(2)],
+            vec![],
+        ),
         Unsqueeze => (vec![s.f32(&[2, 3]), V::Int(-1)], vec![]),
         Squeeze => (vec![s.f32(&[1, 3, 1])], vec![]),
-        Unflatten => (vec![s.f32(&[2, 3]), V::Int(1), V::IntList(vec![3, 1])], vec![]),
+        Unflatten => (
+            vec![s.f32(&[2, 3]), V::Int(1), V::IntList(vec![3, 1])],
+            vec![],
+        ),
         Flatten => (vec![s.f32(&[2, 3, 2])], vec![]),
         AsStrided => (
-            vec![s.f32(&[2, 3]), V::IntList(vec![2, 2]), V::IntList(vec![1, 2])],
+            vec![
+                s.f32(&[2, 3]),
+                V::IntList(vec![2, 2]),
+                V::IntList(vec![1, 2]),
+            ],
             vec![],
         ),
         Diagonal => (vec![s.f32(&[3, 3]), V::Int(1)], vec![]),
@@ -210,7 +253,10 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
             (vec![V::TensorList(ts), V::Int(1)], vec![])
         }
         Split => (vec![s.f32(&[2, 3]), V::Int(2), V::Int(1)], vec![]),
-        SplitSizes => (vec![s.f32(&[2, 3]), V::IntList(vec![1, 2]), V::Int(1)], vec![]),
+        SplitSizes => (
+            vec![s.f32(&[2, 3]), V::IntList(vec![1, 2]), V::Int(1)],
+            vec![],
+        ),
         Chunk => (vec![s.f32(&[2, 3]), V::Int(3), V::Int(1)], vec![]),
         Zeros | Ones | Empty => (vec![V::Int(2), V::Int(3)], vec![]),
         Full => (vec![V::IntList(vec![2]), V::Int(7)], vec![]),
@@ -221,7 +267,12 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
         Eye => (vec![V::Int(3)], kw("dtype", V::DType(DType::Int32))),
         ScalarTensor => (vec![V::Float(2.5)], vec![]),
         LayerNorm => (
-            vec![s.f32(&[2, 3]), V::IntList(vec![3]), s.f32(&[3]), s.f32(&[3])],
+            vec![
+                s.f32(&[2, 3]),
+                V::IntList(vec![3]),
+                s.f32(&[3]),
+                s.f32(&[3]),
+            ],
             vec![],
         ),
         Embedding => (vec![s.ints(0, 2, &[3]), s.f32(&[2, 3])], vec![]),
@@ -254,4 +305,3 @@ pub fn f32_inputs(n: usize, shape: &[usize], seed: u64) -> Vec<Tensor> {
         .map(|_| randn(shape, None, Some(&g)).expect("invariant: randn of a valid shape"))
         .collect()
 }
-

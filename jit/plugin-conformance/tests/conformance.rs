@@ -38,7 +38,14 @@ conformance!(c_minimal, support::c_minimal(), [
 fn every_check_is_run_for_every_plugin() {
     // The macro lists above must name every check; this fails when a check is added without them.
     let listed = [
-        "handshake", "supports", "ops", "partitioning", "errors", "lifetime", "reload", "concurrency",
+        "handshake",
+        "supports",
+        "ops",
+        "partitioning",
+        "errors",
+        "lifetime",
+        "reload",
+        "concurrency",
     ];
     let all: Vec<&str> = CHECKS.iter().map(|(n, _)| *n).collect();
     assert_eq!(all, listed);
@@ -50,9 +57,16 @@ fn the_c_plugin_claims_exactly_its_ops_and_is_really_unloaded() {
     use rynamo_plugin_host::PluginLibrary;
     let lib = PluginLibrary::open(support::c_minimal()).unwrap();
     assert_eq!(lib.name(), "c-minimal");
-    assert_eq!(lib.abi_version(), (1, 0), "declares the older minor on purpose");
+    assert_eq!(
+        lib.abi_version(),
+        (1, 0),
+        "declares the older minor on purpose"
+    );
     let r = run_check("ops", &support::c_minimal(), &support::scratch()).unwrap();
-    assert!(r.starts_with("7 ops (10 samples x 3 inputs) match eager: neg abs exp relu add sub mul"), "{r}");
+    assert!(
+        r.starts_with("7 ops (10 samples x 3 inputs) match eager: neg abs exp relu add sub mul"),
+        "{r}"
+    );
     // Plain C has no thread-local destructors pinning it: after the lifetime check the private copy
     // is unmapped for real.
     let r = run_check("lifetime", &support::c_minimal(), &support::scratch()).unwrap();

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 use rynamo_backend::{Backend, EagerBackend, Executable, Support};
 use rynamo_graph::{Graph, NodeId, ValueId, verify};
-use rynamo_plugin_abi::{RYNAMO_LOG_WARN};
+use rynamo_plugin_abi::RYNAMO_LOG_WARN;
 use rynamo_tensor::Tensor;
 
 use crate::partition::{Segment, host_policy, partition};
@@ -93,13 +93,18 @@ impl PluginBackend {
     pub fn compile_partitioned(&self, graph: &Graph) -> Result<Arc<PartitionedExecutable>> {
         verify(graph).map_err(|errs| {
             rynamo_backend::Error::InvalidGraph(
-                errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
             )
         })?;
         let mask = match self.placement_mask(graph) {
             Ok(m) => m,
             Err(e) if self.options.fallback_on_error => {
-                self.warn(format!("supports failed, running the graph on the fallback: {e}"));
+                self.warn(format!(
+                    "supports failed, running the graph on the fallback: {e}"
+                ));
                 vec![false; graph.nodes().len()]
             }
             Err(e) => return Err(e),
@@ -276,7 +281,13 @@ impl PartitionedExecutable {
             .into());
         }
         let mut env: Vec<Option<Tensor>> = vec![None; self.num_values];
-        for (k, ((&v, t), m)) in self.inputs.iter().zip(inputs).zip(&self.input_metas).enumerate() {
+        for (k, ((&v, t), m)) in self
+            .inputs
+            .iter()
+            .zip(inputs)
+            .zip(&self.input_metas)
+            .enumerate()
+        {
             if t.dtype() != m.dtype || t.shape() != m.shape.as_slice() {
                 return Err(rynamo_backend::Error::Inputs(format!(
                     "input {k}: expected {}{:?}, got {}{:?}",
@@ -314,6 +325,7 @@ impl PartitionedExecutable {
 
 impl Executable for PartitionedExecutable {
     fn run(&self, inputs: &[Tensor]) -> rynamo_backend::Result<Vec<Tensor>> {
-        self.run_all(inputs).map_err(|e| e.into_backend(self.lib.name()))
+        self.run_all(inputs)
+            .map_err(|e| e.into_backend(self.lib.name()))
     }
 }

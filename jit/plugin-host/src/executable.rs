@@ -40,7 +40,8 @@ impl std::fmt::Debug for PluginExecutable {
 
 impl PluginExecutable {
     pub(crate) fn new(lib: Arc<PluginLibrary>, handle: *mut RynamoExecutable, g: &Graph) -> Self {
-        let metas = |ids: &[rynamo_graph::ValueId]| ids.iter().map(|&v| g.value(v).meta.clone()).collect();
+        let metas =
+            |ids: &[rynamo_graph::ValueId]| ids.iter().map(|&v| g.value(v).meta.clone()).collect();
         let serial = (!lib.has(RYNAMO_CAP_CONCURRENT_EXECUTE)).then(|| Mutex::new(()));
         PluginExecutable {
             inputs: metas(g.inputs()),
@@ -92,11 +93,18 @@ impl PluginExecutable {
         let strided = self.lib.has(RYNAMO_CAP_STRIDED_INPUTS);
         let owned: Vec<Tensor> = inputs
             .iter()
-            .map(|t| if strided || t.is_contiguous() { t.clone() } else { t.contiguous() })
+            .map(|t| {
+                if strided || t.is_contiguous() {
+                    t.clone()
+                } else {
+                    t.contiguous()
+                }
+            })
             .collect();
         let descs: Vec<TensorDesc> = owned.iter().map(TensorDesc::new).collect();
         let raw: Vec<RynamoTensor> = descs.iter().map(|d| *d.raw()).collect();
-        let mut outs: Vec<*mut RynamoManagedTensor> = vec![std::ptr::null_mut(); self.outputs.len()];
+        let mut outs: Vec<*mut RynamoManagedTensor> =
+            vec![std::ptr::null_mut(); self.outputs.len()];
         let mut args = RynamoExecuteArgs {
             struct_size: size_of::<RynamoExecuteArgs>(),
             executable: self.handle,

@@ -73,7 +73,8 @@ unsafe extern "C" fn host_log(ud: *mut c_void, level: u32, msg: *const c_char, l
 #[derive(Clone, Copy)]
 pub(crate) struct Fns {
     pub(crate) error_destroy: unsafe extern "C" fn(*mut RynamoError),
-    pub(crate) error_message: unsafe extern "C" fn(*const RynamoError, *mut *const c_char, *mut usize),
+    pub(crate) error_message:
+        unsafe extern "C" fn(*const RynamoError, *mut *const c_char, *mut usize),
     pub(crate) error_code: unsafe extern "C" fn(*const RynamoError) -> u32,
     pub(crate) supports: Option<unsafe extern "C" fn(*mut RynamoSupportsArgs) -> *mut RynamoError>,
     pub(crate) compile: Option<unsafe extern "C" fn(*mut RynamoCompileArgs) -> *mut RynamoError>,
@@ -127,7 +128,8 @@ fn sink_for(canon: &Path) -> &'static LogSink {
 fn valid_name(n: &str) -> bool {
     !n.is_empty()
         && n.len() <= 64
-        && n.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
 }
 
 impl PluginLibrary {
@@ -229,9 +231,15 @@ impl PluginLibrary {
         }
         let version = cstr(v10.version).unwrap_or_default();
         let fns = Fns {
-            error_destroy: v10.error_destroy.ok_or_else(|| bad("error_destroy is NULL".into()))?,
-            error_message: v10.error_message.ok_or_else(|| bad("error_message is NULL".into()))?,
-            error_code: v10.error_code.ok_or_else(|| bad("error_code is NULL".into()))?,
+            error_destroy: v10
+                .error_destroy
+                .ok_or_else(|| bad("error_destroy is NULL".into()))?,
+            error_message: v10
+                .error_message
+                .ok_or_else(|| bad("error_message is NULL".into()))?,
+            error_code: v10
+                .error_code
+                .ok_or_else(|| bad("error_code is NULL".into()))?,
             supports: v10.supports,
             compile: v10.compile,
             executable_destroy: v10.executable_destroy,
@@ -317,7 +325,8 @@ impl PluginLibrary {
             let message = if msg.is_null() {
                 "(no message)".to_string()
             } else {
-                String::from_utf8_lossy(std::slice::from_raw_parts(msg.cast::<u8>(), len)).into_owned()
+                String::from_utf8_lossy(std::slice::from_raw_parts(msg.cast::<u8>(), len))
+                    .into_owned()
             };
             (self.fns.error_destroy)(err);
             (code, message)
@@ -339,7 +348,10 @@ impl PluginLibrary {
 
     /// Asks the plugin which nodes of `graph` it can run (one flag per node).
     pub fn supports(&self, graph: &Graph) -> Result<Vec<bool>> {
-        let f = self.fns.supports.ok_or_else(|| self.unimplemented("supports"))?;
+        let f = self
+            .fns
+            .supports
+            .ok_or_else(|| self.unimplemented("supports"))?;
         let bytes = wire::encode(graph)?;
         let n = graph.nodes().len();
         let mut mask = vec![0u8; n];
@@ -368,7 +380,10 @@ impl PluginLibrary {
         bytes: &[u8],
         graph: &Graph,
     ) -> Result<crate::PluginExecutable> {
-        let f = self.fns.compile.ok_or_else(|| self.unimplemented("compile"))?;
+        let f = self
+            .fns
+            .compile
+            .ok_or_else(|| self.unimplemented("compile"))?;
         let mut args = RynamoCompileArgs {
             struct_size: size_of::<RynamoCompileArgs>(),
             graph: bytes.as_ptr(),
@@ -437,5 +452,8 @@ fn cstr(p: *const c_char) -> Option<String> {
         return None;
     }
     // SAFETY: the ABI says name/version are static NUL-terminated strings.
-    unsafe { CStr::from_ptr(p) }.to_str().ok().map(str::to_string)
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .ok()
+        .map(str::to_string)
 }

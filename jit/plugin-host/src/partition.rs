@@ -99,7 +99,10 @@ fn extract(
         let args = n
             .args
             .iter()
-            .map(|a| a.try_map(|v| Ok::<_, ()>(map[v])).expect("invariant: infallible map"))
+            .map(|a| {
+                a.try_map(|v| Ok::<_, ()>(map[v]))
+                    .expect("invariant: infallible map")
+            })
             .collect();
         let outs = n.outputs.iter().map(|o| map[o]).collect();
         sub.push_node(n.op, args, outs);

@@ -19,10 +19,15 @@ const MIXED: &str = "graph(%x: f32[2, 3], %y: f32[2, 3]):
 fn partition_splits_runs_and_wires_boundaries() {
     let g = parse(MIXED).unwrap();
     let segs = partition(&g, &[true, true, false, true, true]);
-    let shape: Vec<_> = segs.iter().map(|s| (s.on_plugin, s.nodes.clone())).collect();
+    let shape: Vec<_> = segs
+        .iter()
+        .map(|s| (s.on_plugin, s.nodes.clone()))
+        .collect();
     assert_eq!(shape, vec![(true, 0..2), (false, 2..3), (true, 3..5)]);
     let names = |g: &rynamo_graph::Graph, ids: &[rynamo_graph::ValueId]| {
-        ids.iter().map(|&v| g.value(v).name.clone()).collect::<Vec<_>>()
+        ids.iter()
+            .map(|&v| g.value(v).name.clone())
+            .collect::<Vec<_>>()
     };
     // Segment 0 exports %a (read by node 3) and %b (read by node 2 and returned).
     assert_eq!(names(&g, &segs[0].inputs), ["x", "y"]);
@@ -64,7 +69,11 @@ fn host_policy_keeps_state_on_the_host() {
         "graph(%x: f32[3]):\n  %a: f32[3] = neg(%x)\n  %b: f32[3] = mul_(%x, 2)\n  return (%a, %b)\n",
     )
     .unwrap();
-    assert_eq!(host_policy(&g), vec![false, false], "a mutating graph stays on the host");
+    assert_eq!(
+        host_policy(&g),
+        vec![false, false],
+        "a mutating graph stays on the host"
+    );
 }
 
 #[test]

@@ -49,7 +49,8 @@ pub trait Exported: Plugin {
 fn valid_name(n: &str) -> bool {
     !n.is_empty()
         && n.len() <= 64
-        && n.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
 }
 
 /// Body of `rynamo_plugin_get_api`: builds the instance once. Returns NULL if construction panics
@@ -59,7 +60,11 @@ pub fn get_api<P: Exported>(init: impl FnOnce() -> P) -> *const RynamoPluginApi 
         let inst = P::cell().0.get_or_init(|| {
             let plugin = init();
             let name = CString::new(plugin.name()).expect("plugin name has no NUL byte");
-            assert!(valid_name(plugin.name()), "invalid plugin name {:?}", plugin.name());
+            assert!(
+                valid_name(plugin.name()),
+                "invalid plugin name {:?}",
+                plugin.name()
+            );
             let version = CString::new(plugin.version()).expect("plugin version has no NUL byte");
             let api = RynamoPluginApi {
                 struct_size: size_of::<RynamoPluginApi>(),
@@ -142,7 +147,11 @@ unsafe extern "C" fn error_destroy(e: *mut RynamoError) {
     });
 }
 
-unsafe extern "C" fn error_message(e: *const RynamoError, msg: *mut *const c_char, len: *mut usize) {
+unsafe extern "C" fn error_message(
+    e: *const RynamoError,
+    msg: *mut *const c_char,
+    len: *mut usize,
+) {
     let _ = catch_unwind(|| {
         if e.is_null() || msg.is_null() || len.is_null() {
             return;
@@ -205,7 +214,13 @@ unsafe fn bytes<'a>(p: *const u8, len: usize) -> Result<&'a [u8]> {
 unsafe extern "C" fn initialize<P: Exported>(a: *mut RynamoInitializeArgs) -> *mut RynamoError {
     guard(|| {
         // SAFETY: the host passes a valid args struct for this call.
-        let a = unsafe { args(a, struct_size!(RynamoInitializeArgs, log_user_data), "initialize") }?;
+        let a = unsafe {
+            args(
+                a,
+                struct_size!(RynamoInitializeArgs, log_user_data),
+                "initialize",
+            )
+        }?;
         if let Some(f) = a.log {
             log::set_sink(f, a.log_user_data as usize);
         }
@@ -311,9 +326,18 @@ unsafe extern "C" fn execute<P: Exported>(a: *mut RynamoExecuteArgs) -> *mut Ryn
         // Outputs must own their memory: copy any that view a borrowed input.
         let outs: Vec<Tensor> = outs
             .into_iter()
-            .map(|t| if t.storage().is_external() { t.deep_clone() } else { t })
+            .map(|t| {
+                if t.storage().is_external() {
+                    t.deep_clone()
+                } else {
+                    t
+                }
+            })
             .collect();
-        if let Some(k) = inputs.iter().position(|t| Arc::strong_count(t.storage()) > 1) {
+        if let Some(k) = inputs
+            .iter()
+            .position(|t| Arc::strong_count(t.storage()) > 1)
+        {
             return Err(Error::Internal(format!(
                 "the executable kept a reference to borrowed input {k}"
             )));
@@ -326,4 +350,3 @@ unsafe extern "C" fn execute<P: Exported>(a: *mut RynamoExecuteArgs) -> *mut Ryn
         Ok(())
     })
 }
-

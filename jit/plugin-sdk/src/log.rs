@@ -41,6 +41,13 @@ pub fn log(level: Level, message: &str) {
     if let Some((f, ud)) = sink {
         // SAFETY: the host's callback stays callable while the library is loaded, from any thread;
         // the message is borrowed for the call.
-        unsafe { f(ud as *mut c_void, code, message.as_ptr().cast::<c_char>(), message.len()) };
+        unsafe {
+            f(
+                ud as *mut c_void,
+                code,
+                message.as_ptr().cast::<c_char>(),
+                message.len(),
+            )
+        };
     }
 }

@@ -444,7 +444,10 @@ pub fn decode(bytes: &[u8]) -> Result<Graph> {
         g.push_node(op, args, outs);
     }
     if defined != values.len() {
-        return Err(r.bad(r.pos, format!("{} values are never defined", values.len() - defined)));
+        return Err(r.bad(
+            r.pos,
+            format!("{} values are never defined", values.len() - defined),
+        ));
     }
     let mut outputs = Vec::with_capacity(h.num_outputs.min(left as u32 / 4) as usize);
     for _ in 0..h.num_outputs {

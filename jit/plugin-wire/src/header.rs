@@ -38,7 +38,11 @@ pub fn c_header() -> String {
     );
     o.push_str("#ifndef RYNAMO_GRAPH_WIRE_H\n#define RYNAMO_GRAPH_WIRE_H\n\n");
     let _ = writeln!(o, "#define RYNAMO_WIRE_MAGIC \"RYGW\"");
-    let _ = writeln!(o, "#define RYNAMO_WIRE_HEADER_LEN {}u\n", crate::codec::HEADER_LEN);
+    let _ = writeln!(
+        o,
+        "#define RYNAMO_WIRE_HEADER_LEN {}u\n",
+        crate::codec::HEADER_LEN
+    );
     o.push_str("/* Argument tags, scalar kinds and index-item kinds. */\n");
     for (name, v) in TAGS {
         let _ = writeln!(o, "#define RYNAMO_{name} {v}");
@@ -47,7 +51,11 @@ pub fn c_header() -> String {
     for d in DType::ALL {
         let _ = writeln!(o, "#define {} {}", dtype_macro(d), dtype_code(d));
     }
-    let _ = writeln!(o, "\n/* Op ids (the op table's order); {} ops. */", Op::ALL.len());
+    let _ = writeln!(
+        o,
+        "\n/* Op ids (the op table's order); {} ops. */",
+        Op::ALL.len()
+    );
     for &op in Op::ALL {
         let _ = writeln!(
             o,

@@ -30,4 +30,6 @@ mod tests;
 pub use codec::{Header, decode, dtype_code, dtype_from_code, encode, header};
 pub use error::{Error, Result};
 pub use header::{c_header, dtype_macro, op_macro};
-pub use tensor::{Described, TensorDesc, adopt, borrow, describe, dtype_from_abi, dtype_to_abi, export};
+pub use tensor::{
+    Described, TensorDesc, adopt, borrow, describe, dtype_from_abi, dtype_to_abi, export,
+};

@@ -102,7 +102,10 @@ pub struct Described {
 pub unsafe fn describe(t: &RynamoTensor) -> Result<Described> {
     let bad = |m: String| Err(Error::Descriptor(m));
     if t.device.device_type != RYNAMO_DEVICE_CPU {
-        return bad(format!("device type {} is not the CPU", t.device.device_type));
+        return bad(format!(
+            "device type {} is not the CPU",
+            t.device.device_type
+        ));
     }
     let Some(dtype) = dtype_from_abi(t.dtype) else {
         return bad(format!(
@@ -143,7 +146,7 @@ pub unsafe fn describe(t: &RynamoTensor) -> Result<Described> {
     };
     let isz = dtype.itemsize();
     let offset = t.byte_offset as usize;
-    if offset % isz != 0 || (t.data as usize) % isz != 0 {
+    if !offset.is_multiple_of(isz) || !(t.data as usize).is_multiple_of(isz) {
         return bad(format!("data is not aligned for {}", dtype.name()));
     }
     let numel = dims
@@ -156,7 +159,9 @@ pub unsafe fn describe(t: &RynamoTensor) -> Result<Described> {
         let last = dims
             .iter()
             .zip(&strides)
-            .try_fold(0usize, |a, (&d, &s)| a.checked_add((d - 1).checked_mul(s as usize)?))
+            .try_fold(0usize, |a, (&d, &s)| {
+                a.checked_add((d - 1).checked_mul(s as usize)?)
+            })
             .and_then(|e| e.checked_add(1)?.checked_mul(isz)?.checked_add(offset))
             .ok_or_else(|| Error::Descriptor(format!("strides {strides:?} overflow")))?;
         if t.data.is_null() {
@@ -238,7 +243,9 @@ pub unsafe fn adopt(
     let (raw, has_deleter) = unsafe { ((*m).dl_tensor, (*m).deleter.is_some()) };
     if !has_deleter {
         // Nothing can free it; leaking beats calling a NULL deleter.
-        return Err(Error::Descriptor("managed tensor has a NULL deleter".into()));
+        return Err(Error::Descriptor(
+            "managed tensor has a NULL deleter".into(),
+        ));
     }
     // SAFETY: caller contract: the descriptor's arrays are valid.
     let d = match unsafe { describe(&raw) } {

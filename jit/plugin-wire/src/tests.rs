@@ -15,15 +15,49 @@ fn every_arg_kind() -> Graph {
     let i = b.input("idx", TensorMeta::contiguous(DType::Int64, &[2]));
     let t = |v: ValueId| Value::Tensor(v);
     let kw = |k: &str, v| vec![(k.to_string(), v)];
-    let a = b.call_py(Op::Add, vec![t(x), Value::Float(1.5)], kw("alpha", Value::Int(2))).unwrap();
-    let c = b.call_py(Op::Cat, vec![Value::TensorList(vec![a[0], x]), Value::Int(0)], vec![]).unwrap();
-    let g = b.call_py(Op::Gelu, vec![t(c[0])], kw("approximate", Value::Str("tanh".into()))).unwrap();
-    let s = b.call_py(Op::Sum, vec![t(g[0]), Value::IntList(vec![0, -1])], kw("keepdim", Value::Bool(true))).unwrap();
-    let d = b.call_py(Op::To, vec![t(s[0]), Value::DType(DType::Float64)], vec![]).unwrap();
-    let f = b.call_py(Op::FullLike, vec![t(d[0]), Value::Bool(true)], vec![]).unwrap();
-    let m = b.call_py(Op::Mul, vec![Value::Int(3), t(x)], vec![]).unwrap();
+    let a = b
+        .call_py(
+            Op::Add,
+            vec![t(x), Value::Float(1.5)],
+            kw("alpha", Value::Int(2)),
+        )
+        .unwrap();
+    let c = b
+        .call_py(
+            Op::Cat,
+            vec![Value::TensorList(vec![a[0], x]), Value::Int(0)],
+            vec![],
+        )
+        .unwrap();
+    let g = b
+        .call_py(
+            Op::Gelu,
+            vec![t(c[0])],
+            kw("approximate", Value::Str("tanh".into())),
+        )
+        .unwrap();
+    let s = b
+        .call_py(
+            Op::Sum,
+            vec![t(g[0]), Value::IntList(vec![0, -1])],
+            kw("keepdim", Value::Bool(true)),
+        )
+        .unwrap();
+    let d = b
+        .call_py(Op::To, vec![t(s[0]), Value::DType(DType::Float64)], vec![])
+        .unwrap();
+    let f = b
+        .call_py(Op::FullLike, vec![t(d[0]), Value::Bool(true)], vec![])
+        .unwrap();
+    let m = b
+        .call_py(Op::Mul, vec![Value::Int(3), t(x)], vec![])
+        .unwrap();
     let idx = Value::Index(vec![
-        IndexItem::Slice { start: Some(1), stop: None, step: Some(2) },
+        IndexItem::Slice {
+            start: Some(1),
+            stop: None,
+            step: Some(2),
+        },
         IndexItem::Tensor(i),
     ]);
     let gi = b.call_py(Op::GetItem, vec![t(m[0]), idx], vec![]).unwrap();
@@ -35,7 +69,9 @@ fn every_arg_kind() -> Graph {
     ]);
     let gj = b.call_py(Op::GetItem, vec![t(gi[0]), idx], vec![]).unwrap();
     let mut outs = vec![f[0], m[0], x, gj[0]];
-    let md = b.call_py(Op::MaxDim, vec![t(x), Value::Int(1)], vec![]).unwrap();
+    let md = b
+        .call_py(Op::MaxDim, vec![t(x), Value::Int(1)], vec![])
+        .unwrap();
     outs.extend(md);
     b.finish(outs)
 }
@@ -73,7 +109,11 @@ fn renumbers_values_into_wire_order() {
     let y = g.add_input("y", TensorMeta::contiguous(DType::Float32, &[3]));
     g.push_node(
         Op::Add,
-        vec![Value::Tensor(x), Value::Tensor(y), Value::Scalar(Scalar::Int(1))],
+        vec![
+            Value::Tensor(x),
+            Value::Tensor(y),
+            Value::Scalar(Scalar::Int(1)),
+        ],
         vec![out],
     );
     g.set_outputs(vec![out]);
@@ -92,7 +132,10 @@ fn refuses_to_encode_use_before_definition() {
     g.push_node(Op::Neg, vec![Value::Tensor(a)], vec![b]);
     g.push_node(Op::Neg, vec![Value::Tensor(b)], vec![a]);
     let e = encode(&g).unwrap_err();
-    assert!(e.to_string().contains("uses %v0 before it is defined"), "{e}");
+    assert!(
+        e.to_string().contains("uses %v0 before it is defined"),
+        "{e}"
+    );
     let mut g = Graph::new();
     let x = g.add_input("x", TensorMeta::contiguous(DType::Float32, &[3]));
     g.set_outputs(vec![ValueId(7)]);
@@ -109,18 +152,33 @@ fn rejects_bad_magic_version_and_unknown_ops() {
     assert_eq!(decode(&b).unwrap_err(), Error::BadMagic);
     let mut b = bytes.clone();
     b[4] = 2;
-    assert_eq!(decode(&b).unwrap_err(), Error::Version { found: 2, supported: 1 });
+    assert_eq!(
+        decode(&b).unwrap_err(),
+        Error::Version {
+            found: 2,
+            supported: 1
+        }
+    );
     // Find the first node's op id: after the header and the values.
     let first_node = bytes.len() - node_section_len(&g) - 4 * g.outputs().len();
     let mut b = bytes.clone();
     b[first_node..first_node + 2].copy_from_slice(&9999u16.to_le_bytes());
     assert_eq!(
         decode(&b).unwrap_err(),
-        Error::UnknownOp { node: 0, id: 9999, known: Op::ALL.len() }
+        Error::UnknownOp {
+            node: 0,
+            id: 9999,
+            known: Op::ALL.len()
+        }
     );
     let mut b = bytes;
     b.push(0);
-    assert!(decode(&b).unwrap_err().to_string().contains("1 trailing bytes"));
+    assert!(
+        decode(&b)
+            .unwrap_err()
+            .to_string()
+            .contains("1 trailing bytes")
+    );
 }
 
 fn node_section_len(g: &Graph) -> usize {
@@ -185,7 +243,11 @@ fn dtypes_map_to_dlpack_and_back() {
 #[test]
 fn borrowed_descriptors_view_host_memory_without_copying() {
     let x = Tensor::from_vec((0..12).map(|i| i as f32).collect::<Vec<_>>(), &[3, 4]).unwrap();
-    let view = x.t().unwrap().as_strided(&[2, 2], &[1, 4], Some(5)).unwrap();
+    let view = x
+        .t()
+        .unwrap()
+        .as_strided(&[2, 2], &[1, 4], Some(5))
+        .unwrap();
     let desc = TensorDesc::new(&view);
     // SAFETY: `desc` and `view` outlive `b`.
     let b = unsafe { borrow(desc.raw()) }.unwrap();
@@ -212,10 +274,18 @@ fn export_then_adopt_is_zero_copy_and_releases_once() {
     assert_eq!(y.data_ptr::<i64>(), xt.data_ptr::<i64>());
     let alias = y.clone();
     drop(y);
-    assert_eq!(KEEPS.load(Ordering::SeqCst), 0, "an alias still holds the storage");
+    assert_eq!(
+        KEEPS.load(Ordering::SeqCst),
+        0,
+        "an alias still holds the storage"
+    );
     drop(alias);
     assert_eq!(KEEPS.load(Ordering::SeqCst), 1);
-    assert_eq!(Arc::strong_count(x.storage()), 2, "x and xt remain; the export is gone");
+    assert_eq!(
+        Arc::strong_count(x.storage()),
+        2,
+        "x and xt remain; the export is gone"
+    );
 }
 
 #[test]
@@ -229,7 +299,11 @@ fn bad_descriptors_are_rejected_and_released() {
         // SAFETY: as above.
         let e = unsafe { adopt(m, Box::new(())) }.unwrap_err();
         assert!(e.to_string().contains(want), "{e}");
-        assert_eq!(Arc::strong_count(x.storage()), before - 1, "released on error");
+        assert_eq!(
+            Arc::strong_count(x.storage()),
+            before - 1,
+            "released on error"
+        );
     };
     check(&|t| t.device.device_type = 2, "not the CPU");
     check(&|t| t.dtype.bits = 12, "not supported");

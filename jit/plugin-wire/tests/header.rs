@@ -51,5 +51,9 @@ fn op_macros_are_unique_and_compile() {
         .arg(&c)
         .output()
         .expect("a C compiler (set CC) is installed");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

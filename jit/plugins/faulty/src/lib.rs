@@ -61,12 +61,18 @@ impl Plugin for Faulty {
     }
 
     fn supports(&self, graph: &Graph) -> Vec<bool> {
-        assert!(!has(graph, Op::Abs), "faulty plugin: supports() panics on abs");
+        assert!(
+            !has(graph, Op::Abs),
+            "faulty plugin: supports() panics on abs"
+        );
         vec![true; graph.nodes().len()]
     }
 
     fn compile(&self, graph: Graph) -> Result<FaultyExecutable> {
-        assert!(!has(&graph, Op::Sin), "faulty plugin: compile() panics on sin");
+        assert!(
+            !has(&graph, Op::Sin),
+            "faulty plugin: compile() panics on sin"
+        );
         if has(&graph, Op::Cos) {
             return Err(Error::Unimplemented(
                 "faulty plugin: compile() refuses cos".into(),
