@@ -46,6 +46,9 @@ mod export;
 pub mod log;
 mod plugin;
 
+#[cfg(test)]
+mod tests;
+
 pub use error::{Error, Result};
 pub use plugin::{Capabilities, Executable, HostInfo, Plugin};
 pub use rynamo_graph as graph;
