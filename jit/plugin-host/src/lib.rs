@@ -30,6 +30,7 @@ mod env;
 mod error;
 mod executable;
 mod library;
+mod log;
 pub mod partition;
 
 #[cfg(test)]
@@ -42,4 +43,5 @@ pub use env::{
 };
 pub use error::{Error, Result, code_name};
 pub use executable::PluginExecutable;
-pub use library::{LogMessage, PluginLibrary};
+pub use library::PluginLibrary;
+pub use log::LogMessage;

@@ -5,7 +5,7 @@
 //! pointer into the library (executables, adopted output tensors) holds an `Arc<PluginLibrary>`, so
 //! the code stays mapped while anything from it is alive.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, Weak};
@@ -15,58 +15,8 @@ use rynamo_graph::Graph;
 use rynamo_plugin_abi::*;
 use rynamo_plugin_wire as wire;
 
+use crate::log::{LogMessage, LogSink, host_log, sink_for};
 use crate::{Error, Result};
-
-/// One message from a plugin's log callback, or a note from the host about the plugin.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogMessage {
-    /// `RYNAMO_LOG_*`.
-    pub level: u32,
-    /// The text.
-    pub message: String,
-}
-
-/// Keeps the latest messages; its address is handed to the plugin as `log_user_data`.
-///
-/// **Invariant:** a sink is never freed. The OS may keep a library mapped after `dlclose` (a Rust
-/// plugin whose threads registered TLS destructors is pinned by glibc), so its statics, including
-/// the log pointer it was given, survive our handle; a reload of the same path then reuses the
-/// same sink. One small leak per plugin path.
-struct LogSink {
-    messages: Mutex<VecDeque<LogMessage>>,
-}
-
-const LOG_CAPACITY: usize = 256;
-
-impl LogSink {
-    fn push(&self, level: u32, message: String) {
-        if std::env::var_os("RYNAMO_PLUGIN_LOG").is_some() {
-            eprintln!("rynamo plugin [{level}]: {message}");
-        }
-        let mut m = self.messages.lock();
-        if m.len() == LOG_CAPACITY {
-            m.pop_front();
-        }
-        m.push_back(LogMessage { level, message });
-    }
-}
-
-unsafe extern "C" fn host_log(ud: *mut c_void, level: u32, msg: *const c_char, len: usize) {
-    let _ = std::panic::catch_unwind(|| {
-        if ud.is_null() || (msg.is_null() && len > 0) {
-            return;
-        }
-        let text = if len == 0 {
-            String::new()
-        } else {
-            // SAFETY: the ABI gives `len` readable bytes at `msg` for the duration of the call.
-            String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(msg.cast::<u8>(), len) })
-                .into_owned()
-        };
-        // SAFETY: `ud` is a `&'static LogSink` we passed to `initialize` (never freed).
-        unsafe { &*ud.cast::<LogSink>() }.push(level, text);
-    });
-}
 
 /// The table's function pointers, copied out at load time. Optional ones are `None` when the
 /// plugin left them NULL or its version does not have them.
@@ -112,17 +62,6 @@ impl std::fmt::Debug for PluginLibrary {
 fn loaded() -> &'static Mutex<HashMap<PathBuf, Weak<PluginLibrary>>> {
     static M: OnceLock<Mutex<HashMap<PathBuf, Weak<PluginLibrary>>>> = OnceLock::new();
     M.get_or_init(Default::default)
-}
-
-/// The process-lifetime log sink of a plugin path (see [`LogSink`]).
-fn sink_for(canon: &Path) -> &'static LogSink {
-    static SINKS: OnceLock<Mutex<HashMap<PathBuf, &'static LogSink>>> = OnceLock::new();
-    let mut m = SINKS.get_or_init(Default::default).lock();
-    m.entry(canon.to_path_buf()).or_insert_with(|| {
-        Box::leak(Box::new(LogSink {
-            messages: Mutex::new(VecDeque::new()),
-        }))
-    })
 }
 
 fn valid_name(n: &str) -> bool {
@@ -303,7 +242,7 @@ impl PluginLibrary {
     }
     /// The latest log messages (plugin messages and host notes about this plugin), oldest first.
     pub fn log_messages(&self) -> Vec<LogMessage> {
-        self.log.messages.lock().iter().cloned().collect()
+        self.log.messages()
     }
     /// Adds a host note to the log.
     pub(crate) fn note(&self, level: u32, message: String) {

@@ -44,6 +44,7 @@
 mod error;
 mod export;
 pub mod log;
+mod macros;
 mod plugin;
 
 #[cfg(test)]
@@ -60,26 +61,4 @@ pub use rynamo_tensor as tensor;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::export::{Cell, Exported, get_api, guard};
-}
-
-/// Exports `rynamo_plugin_get_api` for plugin type `$plugin`, built by `$init` on first call (a
-/// panic there makes the entry point return NULL, which the host reports). Invoke once per cdylib.
-#[macro_export]
-macro_rules! export_plugin {
-    ($plugin:ty, $init:expr) => {
-        const _: () = {
-            static CELL: $crate::__private::Cell<$plugin> = $crate::__private::Cell::new();
-            impl $crate::__private::Exported for $plugin {
-                fn cell() -> &'static $crate::__private::Cell<Self> {
-                    &CELL
-                }
-            }
-        };
-
-        /// The plugin entry point (see `rynamo_plugin_abi`).
-        #[unsafe(no_mangle)]
-        pub extern "C" fn rynamo_plugin_get_api() -> *const $crate::abi::RynamoPluginApi {
-            $crate::__private::get_api::<$plugin>(|| $init)
-        }
-    };
 }
