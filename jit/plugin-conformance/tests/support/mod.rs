@@ -23,11 +23,9 @@ pub fn c_plugin(source: &str, name: &str, defines: &[&str]) -> PathBuf {
     static BUILT: OnceLock<parking_lot_free::Map> = OnceLock::new();
     let map = BUILT.get_or_init(Default::default);
     map.get_or_build(name, || {
-        let out = scratch().join(format!(
-            "lib{name}-{}{}",
-            std::process::id(),
-            std::env::consts::DLL_SUFFIX
-        ));
+        // Test processes (nextest runs one per test) may build the same library at once: the
+        // builder writes a private temporary and renames it into place atomically.
+        let out = scratch().join(format!("lib{name}{}", std::env::consts::DLL_SUFFIX));
         artifacts::build_c_plugin(&artifacts::c_source(source), &out, defines)
             .unwrap_or_else(|e| panic!("building {name}: {e}"))
     })
