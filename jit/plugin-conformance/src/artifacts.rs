@@ -34,12 +34,17 @@ pub fn cdylib_file_name(crate_name: &str) -> String {
 }
 
 /// Locates a cdylib that cargo built for this test binary: a dev-dependency's cdylib lands in the
-/// same `deps/` directory as the test executable (and a workspace build also puts it one level up).
+/// same `deps/` directory as the test executable (and a workspace build also puts it one level up;
+/// examples run from `examples/`, next to `deps/`).
 pub fn rust_cdylib(crate_name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let deps = exe.parent().ok_or("test executable has no directory")?;
     let file = cdylib_file_name(crate_name);
-    let candidates = [deps.join(&file), deps.join("..").join(&file)];
+    let candidates = [
+        deps.join(&file),
+        deps.join("..").join(&file),
+        deps.join("../deps").join(&file),
+    ];
     candidates
         .iter()
         .filter(|p| p.is_file())

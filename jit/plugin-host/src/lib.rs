@@ -15,6 +15,11 @@
 //! message (as `rynamo_backend::Error::Failed` through the `Backend` trait), or, with
 //! [`LoadOptions::fallback_on_error`], the failing part reruns on the fallback backend.
 //!
+//! **Semantics a caller must know.** Plugin outputs are fresh buffers: they never alias graph inputs
+//! (the eager backend's view outputs do). In-place, random and data-dependent nodes never go to a
+//! plugin, and a graph with any in-place node runs wholly on the fallback, so aliasing and the host
+//! RNG stream behave exactly as in eager mode ([`partition::host_policy`]).
+//!
 //! ```no_run
 //! use rynamo_backend::BackendRegistry;
 //! let registry = BackendRegistry::with_defaults();
