@@ -21,6 +21,14 @@ pub enum Error {
     /// A backend of that name is already registered.
     #[error("duplicate backend name `{0}`")]
     Duplicate(String),
+    /// A backend failed while compiling or running (e.g. a plugin's error, with its message).
+    #[error("backend `{backend}` failed: {message}")]
+    Failed {
+        /// Backend name.
+        backend: String,
+        /// What went wrong, in the backend's words.
+        message: String,
+    },
     /// The backend cannot run this graph.
     #[error("backend `{backend}` does not support this graph: {reason}")]
     Unsupported {
@@ -39,7 +47,8 @@ impl Error {
             Error::Inputs(_)
             | Error::InvalidGraph(_)
             | Error::Duplicate(_)
-            | Error::Unsupported { .. } => ErrorKind::Runtime,
+            | Error::Unsupported { .. }
+            | Error::Failed { .. } => ErrorKind::Runtime,
             Error::NotFound(..) => ErrorKind::Value,
         }
     }
