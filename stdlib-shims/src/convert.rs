@@ -228,8 +228,8 @@ pub(crate) trait PyTensorConvert: PyPayload {
     }
 
     /// `x.type()` is the legacy type name; `x.type(dtype)` converts.
-    #[pymethod]
-    fn r#type(
+    #[pymethod(name = "type")]
+    fn type_(
         zelf: PyRef<PyTensor>,
         dtype: OptionalArg<PyObjectRef>,
         vm: &VirtualMachine,

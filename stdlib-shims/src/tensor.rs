@@ -201,7 +201,8 @@ fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
         Iterable,
         PyTensorConvert
     ),
-    flags(BASETYPE)
+    // Tensors take attributes (`t._dynamo_dynamic_indices = ...`), as in PyTorch.
+    flags(BASETYPE, HAS_DICT)
 )]
 impl PyTensor {
     // === Metadata ===
