@@ -123,10 +123,10 @@ fn apply_option(
                 func.name
             )));
         }
-        "inplace" | "non_blocking" | "pin_memory" if !is_none => {
-            if value.clone().try_to_bool(vm)? {
-                return Err(unexpected(func, key, vm));
-            }
+        "inplace" | "non_blocking" | "pin_memory"
+            if !is_none && value.clone().try_to_bool(vm)? =>
+        {
+            return Err(unexpected(func, key, vm));
         }
         _ => {}
     }
@@ -249,10 +249,8 @@ pub(crate) fn outputs(
 ) -> PyResult {
     let wrap = |t: Tensor| -> PyObjectRef {
         let obj = wrap_tensor(t, vm);
-        if requires_grad {
-            if let Some(pt) = obj.downcast_ref::<PyTensor>() {
-                pt.set_requires_grad(true);
-            }
+        if requires_grad && let Some(pt) = obj.downcast_ref::<PyTensor>() {
+            pt.set_requires_grad(true);
         }
         obj
     };

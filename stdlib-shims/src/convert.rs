@@ -97,14 +97,14 @@ fn nest(flat: &[PyObjectRef], shape: &[usize], vm: &VirtualMachine) -> PyObjectR
 
 /// Sizes given as `f(2, 3)`, `f((2, 3))` or `f(torch.Size([2, 3]))`.
 fn sizes_arg(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Vec<i64>> {
-    if let [one] = args {
-        if one.try_index_opt(vm).is_none() {
-            let items: Vec<PyObjectRef> = one.clone().try_to_value(vm)?;
-            return items
-                .iter()
-                .map(|x| x.try_index(vm)?.try_to_primitive(vm))
-                .collect();
-        }
+    if let [one] = args
+        && one.try_index_opt(vm).is_none()
+    {
+        let items: Vec<PyObjectRef> = one.clone().try_to_value(vm)?;
+        return items
+            .iter()
+            .map(|x| x.try_index(vm)?.try_to_primitive(vm))
+            .collect();
     }
     args.iter()
         .map(|x| x.try_index(vm)?.try_to_primitive(vm))
@@ -118,16 +118,16 @@ fn new_options(
     vm: &VirtualMachine,
 ) -> PyResult<(DType, bool)> {
     let mut dtype = zelf.meta().dtype;
-    if let Some(d) = args.kwargs.swap_remove("dtype") {
-        if !vm.is_none(&d) {
-            dtype = dtype_from_py(&d, vm)
-                .ok_or_else(|| vm.new_type_error("dtype must be a torch.dtype"))?;
-        }
+    if let Some(d) = args.kwargs.swap_remove("dtype")
+        && !vm.is_none(&d)
+    {
+        dtype = dtype_from_py(&d, vm)
+            .ok_or_else(|| vm.new_type_error("dtype must be a torch.dtype"))?;
     }
-    if let Some(d) = args.kwargs.swap_remove("device") {
-        if let Some(d) = PyDevice::from_py(&d, vm)? {
-            d.check_cpu(vm)?;
-        }
+    if let Some(d) = args.kwargs.swap_remove("device")
+        && let Some(d) = PyDevice::from_py(&d, vm)?
+    {
+        d.check_cpu(vm)?;
     }
     let requires_grad = match args.kwargs.swap_remove("requires_grad") {
         Some(v) => v.try_to_bool(vm)?,

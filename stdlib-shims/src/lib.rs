@@ -27,6 +27,7 @@ mod creation;
 pub mod dtype;
 pub mod generator;
 mod indexing;
+mod metadata;
 mod module;
 mod number;
 pub mod ops;
