@@ -380,6 +380,24 @@ pub(crate) trait PyTensorConvert: PyPayload {
         Ok(out)
     }
 
+    /// `x.where(condition, y)` is `torch.where(condition, x, y)`.
+    #[pymethod(name = "where")]
+    fn where_(
+        zelf: PyRef<PyTensor>,
+        condition: PyRef<PyTensor>,
+        other: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        let args = vec![
+            Value::Tensor(condition.tensor()),
+            Value::Tensor(zelf.tensor()),
+            crate::args::py_to_value(&other, vm)?,
+        ];
+        let (op, args) = crate::ops::bind_overload(&[Op::Where], args, vec![])
+            .map_err(|e| crate::ops::to_py_err(&e, vm))?;
+        call_op1(op, args, vm)
+    }
+
     #[pymethod]
     fn unbind(zelf: PyRef<PyTensor>, dim: OptionalArg<i64>, vm: &VirtualMachine) -> PyResult {
         let t = zelf.tensor();

@@ -23,7 +23,7 @@ use rynamo_graph::{BindTensor, Error, Op, OpFlags, Value};
 use rynamo_tensor::ErrorKind;
 
 pub use crate::args::{py_to_index, py_to_value};
-pub use crate::call::{CallOptions, call_op, take_call_options};
+pub use crate::call::{CallOptions, call_op, outputs, take_call_options};
 
 /// Where an op is exposed in Python.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

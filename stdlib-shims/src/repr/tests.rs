@@ -7,7 +7,13 @@ use super::*;
 
 #[track_caller]
 fn check_repr(t: &Tensor, expected: &str) {
-    let got = tensor_repr(t, "tensor(", false, DType::Float32, &PrintOptions::default());
+    let got = tensor_repr(
+        t,
+        "tensor(",
+        false,
+        DType::Float32,
+        &PrintOptions::default(),
+    );
     assert_eq!(got, expected);
 }
 
@@ -71,7 +77,10 @@ fn integer_and_bool_dtypes() {
 fn strided_views_print_in_logical_order() {
     let t = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).expect("6 values");
     let tt = t.t().expect("2-d");
-    check_repr(&tt, "tensor([[1., 4.],\n        [2., 5.],\n        [3., 6.]])");
+    check_repr(
+        &tt,
+        "tensor([[1., 4.],\n        [2., 5.],\n        [3., 6.]])",
+    );
 }
 
 #[test]

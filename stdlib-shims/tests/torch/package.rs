@@ -382,6 +382,11 @@ fn op_functions_accept_pytorch_keywords() {
         "max() received an invalid combination of arguments - got (Tensor, str), but expected one of:\n * (Tensor self, Tensor other)\n * (Tensor self)\n * (Tensor self, int dim, bool keepdim=False)",
     );
     check_err(
+        "torch.zeros(2, dtype=torch.int64, requires_grad=True)",
+        "RuntimeError",
+        "Only Tensors of floating point and complex dtype can require gradients",
+    );
+    check_err(
         "torch.add(torch.ones(2), torch.ones(2), out=torch.ones(2))",
         "NotImplementedError",
         "add(): the out= argument is not supported",

@@ -272,7 +272,7 @@ fn method_ops_match_their_python_signatures() {
         print(x.max(), x.max(dim=1), x.max(1).indices, x.max(torch.ones(2, 3)).shape)
         print(x.transpose(0, 1).shape, x.unsqueeze(0).shape, x.flatten().shape, x.expand(4, 2, 3).shape)
         print(x.split(1), x.chunk(3, dim=1)[2].shape, x.clamp(min=1, max=4), x.clamp(2).min())
-        print(x.softmax(-1).argmax(-1), x.masked_fill(x > 2, -1.0))
+        print(x.softmax(-1).argmax(-1), x.masked_fill(x > 2, -1.0), x.where(x > 2, 0.0))
         print(torch.Tensor.add(x, 1)[0], torch.Tensor.sum.__name__, callable(x.add))
         ",
         "
@@ -285,7 +285,8 @@ fn method_ops_match_their_python_signatures() {
         (tensor([[0., 1., 2.]]), tensor([[3., 4., 5.]])) torch.Size([2, 1]) tensor([[1., 1., 2.],
                 [3., 4., 4.]]) tensor(2.)
         tensor([2, 2]) tensor([[ 0.,  1.,  2.],
-                [-1., -1., -1.]])
+                [-1., -1., -1.]]) tensor([[0., 0., 0.],
+                [3., 4., 5.]])
         tensor([1., 2., 3.]) sum True
         ",
     );
