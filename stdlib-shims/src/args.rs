@@ -162,10 +162,10 @@ fn index_item(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IndexItem<rynamo_
         let t = crate::creation::tensor_from_data(obj, None, vm)?;
         return Ok(IndexItem::Tensor(t));
     }
-    if !obj.downcastable::<PyFloat>() {
-        if let Some(i) = obj.try_index_opt(vm) {
-            return Ok(IndexItem::Int(int_value(&*i?, vm)?));
-        }
+    if !obj.downcastable::<PyFloat>()
+        && let Some(i) = obj.try_index_opt(vm)
+    {
+        return Ok(IndexItem::Int(int_value(&*i?, vm)?));
     }
     Err(vm.new_index_error(format!(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",

@@ -123,10 +123,10 @@ fn apply_option(
                 func.name
             )));
         }
-        "inplace" | "non_blocking" | "pin_memory" if !is_none => {
-            if value.clone().try_to_bool(vm)? {
-                return Err(unexpected(func, key, vm));
-            }
+        "inplace" | "non_blocking" | "pin_memory"
+            if !is_none && value.clone().try_to_bool(vm)? =>
+        {
+            return Err(unexpected(func, key, vm));
         }
         _ => {}
     }
@@ -240,19 +240,18 @@ fn write_back(
 }
 
 /// The Python result of an op: a tensor, a tuple of tensors (`Tensor[]` returns), or a
-/// `torch.return_types.<name>` for named tuple returns.
-pub(crate) fn outputs(
-    op: Op,
-    outs: Vec<Tensor>,
-    requires_grad: bool,
-    vm: &VirtualMachine,
-) -> PyResult {
+/// `torch.return_types.<name>` for named tuple returns. Dynamo builds graph outputs with the
+/// same function, so compiled and eager calls return the same Python types.
+pub fn outputs(op: Op, outs: Vec<Tensor>, requires_grad: bool, vm: &VirtualMachine) -> PyResult {
+    if requires_grad && outs.iter().any(|t| !t.dtype().is_floating_point()) {
+        return Err(vm.new_runtime_error(
+            "Only Tensors of floating point and complex dtype can require gradients",
+        ));
+    }
     let wrap = |t: Tensor| -> PyObjectRef {
         let obj = wrap_tensor(t, vm);
-        if requires_grad {
-            if let Some(pt) = obj.downcast_ref::<PyTensor>() {
-                pt.set_requires_grad(true);
-            }
+        if requires_grad && let Some(pt) = obj.downcast_ref::<PyTensor>() {
+            pt.set_requires_grad(true);
         }
         obj
     };

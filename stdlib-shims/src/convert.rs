@@ -97,14 +97,14 @@ fn nest(flat: &[PyObjectRef], shape: &[usize], vm: &VirtualMachine) -> PyObjectR
 
 /// Sizes given as `f(2, 3)`, `f((2, 3))` or `f(torch.Size([2, 3]))`.
 fn sizes_arg(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Vec<i64>> {
-    if let [one] = args {
-        if one.try_index_opt(vm).is_none() {
-            let items: Vec<PyObjectRef> = one.clone().try_to_value(vm)?;
-            return items
-                .iter()
-                .map(|x| x.try_index(vm)?.try_to_primitive(vm))
-                .collect();
-        }
+    if let [one] = args
+        && one.try_index_opt(vm).is_none()
+    {
+        let items: Vec<PyObjectRef> = one.clone().try_to_value(vm)?;
+        return items
+            .iter()
+            .map(|x| x.try_index(vm)?.try_to_primitive(vm))
+            .collect();
     }
     args.iter()
         .map(|x| x.try_index(vm)?.try_to_primitive(vm))
@@ -118,16 +118,16 @@ fn new_options(
     vm: &VirtualMachine,
 ) -> PyResult<(DType, bool)> {
     let mut dtype = zelf.meta().dtype;
-    if let Some(d) = args.kwargs.swap_remove("dtype") {
-        if !vm.is_none(&d) {
-            dtype = dtype_from_py(&d, vm)
-                .ok_or_else(|| vm.new_type_error("dtype must be a torch.dtype"))?;
-        }
+    if let Some(d) = args.kwargs.swap_remove("dtype")
+        && !vm.is_none(&d)
+    {
+        dtype = dtype_from_py(&d, vm)
+            .ok_or_else(|| vm.new_type_error("dtype must be a torch.dtype"))?;
     }
-    if let Some(d) = args.kwargs.swap_remove("device") {
-        if let Some(d) = PyDevice::from_py(&d, vm)? {
-            d.check_cpu(vm)?;
-        }
+    if let Some(d) = args.kwargs.swap_remove("device")
+        && let Some(d) = PyDevice::from_py(&d, vm)?
+    {
+        d.check_cpu(vm)?;
     }
     let requires_grad = match args.kwargs.swap_remove("requires_grad") {
         Some(v) => v.try_to_bool(vm)?,
@@ -228,8 +228,8 @@ pub(crate) trait PyTensorConvert: PyPayload {
     }
 
     /// `x.type()` is the legacy type name; `x.type(dtype)` converts.
-    #[pymethod]
-    fn r#type(
+    #[pymethod(name = "type")]
+    fn type_(
         zelf: PyRef<PyTensor>,
         dtype: OptionalArg<PyObjectRef>,
         vm: &VirtualMachine,
@@ -378,6 +378,24 @@ pub(crate) trait PyTensorConvert: PyPayload {
             t.set_requires_grad(requires_grad);
         }
         Ok(out)
+    }
+
+    /// `x.where(condition, y)` is `torch.where(condition, x, y)`.
+    #[pymethod(name = "where")]
+    fn where_(
+        zelf: PyRef<PyTensor>,
+        condition: PyRef<PyTensor>,
+        other: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        let args = vec![
+            Value::Tensor(condition.tensor()),
+            Value::Tensor(zelf.tensor()),
+            crate::args::py_to_value(&other, vm)?,
+        ];
+        let (op, args) = crate::ops::bind_overload(&[Op::Where], args, vec![])
+            .map_err(|e| crate::ops::to_py_err(&e, vm))?;
+        call_op1(op, args, vm)
     }
 
     #[pymethod]

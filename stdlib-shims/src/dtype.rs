@@ -183,8 +183,8 @@ impl PyDevice {
 /// `torch.device(type, index=None)` arguments.
 #[derive(rustpython_vm::FromArgs)]
 pub struct DeviceArgs {
-    #[pyarg(any)]
-    r#type: PyObjectRef,
+    #[pyarg(any, name = "type")]
+    device_type: PyObjectRef,
     #[pyarg(any, optional)]
     index: OptionalArg<Option<i64>>,
 }
@@ -194,10 +194,10 @@ impl Constructor for PyDevice {
 
     fn py_new(_cls: &Py<PyType>, args: Self::Args, vm: &VirtualMachine) -> PyResult<Self> {
         let index = args.index.flatten();
-        if let Some(d) = args.r#type.downcast_ref::<PyDevice>() {
+        if let Some(d) = args.device_type.downcast_ref::<PyDevice>() {
             return Ok((**d).clone());
         }
-        let s: PyStrRef = args.r#type.try_into_value(vm)?;
+        let s: PyStrRef = args.device_type.try_into_value(vm)?;
         let mut dev = PyDevice::parse(&s.to_string_lossy(), vm)?;
         if index.is_some() {
             if dev.index.is_some() {
@@ -214,8 +214,8 @@ impl Constructor for PyDevice {
 
 #[pyclass(with(Constructor, Representable, Comparable, Hashable))]
 impl PyDevice {
-    #[pygetset]
-    fn r#type(zelf: &Py<Self>) -> &'static str {
+    #[pygetset(name = "type")]
+    fn device_type(zelf: &Py<Self>) -> &'static str {
         zelf.kind
     }
 

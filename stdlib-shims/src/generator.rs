@@ -20,7 +20,7 @@ enum Stream {
     /// The runtime's default generator (what ops draw from).
     Default,
     /// A generator of its own.
-    Own(Generator),
+    Own(Box<Generator>),
 }
 
 /// `torch.Generator`.
@@ -98,13 +98,13 @@ impl Constructor for PyGenerator {
             .get("device")
             .cloned()
             .or_else(|| args.args.first().cloned());
-        if let Some(d) = device {
-            if let Some(d) = PyDevice::from_py(&d, vm)? {
-                d.check_cpu(vm)?;
-            }
+        if let Some(d) = device
+            && let Some(d) = PyDevice::from_py(&d, vm)?
+        {
+            d.check_cpu(vm)?;
         }
         Ok(PyGenerator {
-            stream: Stream::Own(Generator::new(DEFAULT_SEED)),
+            stream: Stream::Own(Box::new(Generator::new(DEFAULT_SEED))),
         })
     }
 }

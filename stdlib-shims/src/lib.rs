@@ -14,6 +14,20 @@
 //! calls, [`op_function`] recognises `torch.add` and friends, and [`bind_overload`] binds
 //! arguments for any tensor stand-in.
 //!
+//! ```
+//! let interp = rynamo::Interpreter::builder().build();
+//! interp.run_source("import torch\nx = torch.tensor([[1., 2.], [3., 4.]])\n", "<doc>")?;
+//! let text: String = interp.eval("repr(x.sum(dim=0))")?;
+//! assert_eq!(text, "tensor([4., 6.])");
+//! // The Python object holds the runtime tensor; Rust reads it without copying.
+//! let sum = interp.with_vm(|vm, scope| {
+//!     let x = scope.globals.get_item("x", vm)?;
+//!     Ok(rynamo_shims::as_tensor(&x).expect("a tensor").to_vec::<f32>().iter().sum::<f32>())
+//! })?;
+//! assert_eq!(sum, 10.0);
+//! # Ok::<(), rynamo::Error>(())
+//! ```
+//!
 //! **Invariant:** every tensor-producing call from Python runs through
 //! `rynamo_graph::registry::call`, so the dispatch counter (`torch._C._dispatch_count()`) counts
 //! every eager op.
@@ -27,6 +41,7 @@ mod creation;
 pub mod dtype;
 pub mod generator;
 mod indexing;
+mod metadata;
 mod module;
 mod number;
 pub mod ops;

@@ -350,14 +350,14 @@ mod _c {
     fn _return_types(vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         let out = vm.ctx.new_dict();
         for &op in rynamo_graph::Op::ALL {
-            if let rynamo_graph::Returns::Tuple(names) = &op.schema().returns {
-                if out.get_item_opt(op.py_name(), vm)?.is_none() {
-                    let names: Vec<PyObjectRef> = names
-                        .iter()
-                        .map(|n| vm.ctx.new_str(n.as_str()).into())
-                        .collect();
-                    out.set_item(op.py_name(), vm.ctx.new_tuple(names).into(), vm)?;
-                }
+            if let rynamo_graph::Returns::Tuple(names) = &op.schema().returns
+                && out.get_item_opt(op.py_name(), vm)?.is_none()
+            {
+                let names: Vec<PyObjectRef> = names
+                    .iter()
+                    .map(|n| vm.ctx.new_str(n.as_str()).into())
+                    .collect();
+                out.set_item(op.py_name(), vm.ctx.new_tuple(names).into(), vm)?;
             }
         }
         Ok(out.into())

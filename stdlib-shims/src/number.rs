@@ -33,21 +33,29 @@ fn operand(obj: &PyObject, vm: &VirtualMachine) -> Option<IValue> {
     }
 }
 
+/// Binds an operator's operands; `None` (so the operator returns `NotImplemented`) when they
+/// are not tensors and numbers or the schema rejects them. PyTorch turns an operator's
+/// `TypeError` into `NotImplemented` the same way, so Python reports the unsupported operands.
+fn bind_operands(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> Option<Vec<IValue>> {
+    let (x, y) = (operand(a, vm)?, operand(b, vm)?);
+    bind_overload(&[op], vec![x, y], vec![])
+        .ok()
+        .map(|(_, args)| args)
+}
+
 /// `a <op> b` through the registry.
 fn binary(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-    let (Some(x), Some(y)) = (operand(a, vm), operand(b, vm)) else {
+    let Some(args) = bind_operands(op, a, b, vm) else {
         return Ok(vm.ctx.not_implemented());
     };
-    let (op, args) = bind_overload(&[op], vec![x, y], vec![]).map_err(|e| to_py_err(&e, vm))?;
     call_op1(op, args, vm)
 }
 
 /// `a <op>= b` with the registry's in-place op: mutates `a` and returns it.
 fn inplace(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-    let (Some(x), Some(y)) = (operand(a, vm), operand(b, vm)) else {
+    let Some(args) = bind_operands(op, a, b, vm) else {
         return Ok(vm.ctx.not_implemented());
     };
-    let (op, args) = bind_overload(&[op], vec![x, y], vec![]).map_err(|e| to_py_err(&e, vm))?;
     registry::call(op, &args).map_err(|e| to_py_err(&e, vm))?;
     Ok(a.to_owned())
 }

@@ -23,7 +23,7 @@ use rynamo_graph::{BindTensor, Error, Op, OpFlags, Value};
 use rynamo_tensor::ErrorKind;
 
 pub use crate::args::{py_to_index, py_to_value};
-pub use crate::call::{CallOptions, call_op, take_call_options};
+pub use crate::call::{CallOptions, call_op, outputs, take_call_options};
 
 /// Where an op is exposed in Python.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,11 +56,14 @@ impl Surface {
     }
 }
 
+/// Op names with their overloads, owned (built once from the op table).
 type Table = Vec<(&'static str, Vec<Op>)>;
+/// The same, borrowing the overloads from the owned table.
+type SurfaceTable = Vec<(&'static str, &'static [Op])>;
 
 /// Every op name exposed on `surface` with its overloads, in op-table order.
 pub fn surface_table(surface: Surface) -> &'static [(&'static str, &'static [Op])] {
-    static TABLES: OnceLock<[Vec<(&'static str, &'static [Op])>; 3]> = OnceLock::new();
+    static TABLES: OnceLock<[SurfaceTable; 3]> = OnceLock::new();
     static OWNED: OnceLock<[Table; 3]> = OnceLock::new();
     let owned = OWNED.get_or_init(|| {
         [Surface::Function, Surface::Method, Surface::NnFunctional].map(|s| {

@@ -4,8 +4,8 @@ use std::sync::LazyLock;
 
 use rustpython_vm::builtins::{PySlice, PyTuple, PyTupleRef, PyType};
 use rustpython_vm::function::OptionalArg;
-use rustpython_vm::protocol::{PyMapping, PyMappingMethods};
-use rustpython_vm::types::{AsMapping, Constructor, Representable};
+use rustpython_vm::protocol::{PyMapping, PyMappingMethods, PySequence, PySequenceMethods};
+use rustpython_vm::types::{AsMapping, AsSequence, Constructor, Representable};
 use rustpython_vm::{
     AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass,
 };
@@ -62,7 +62,10 @@ impl Constructor for PySize {
     }
 }
 
-#[pyclass(with(Constructor, Representable, AsMapping), flags(BASETYPE))]
+#[pyclass(
+    with(Constructor, Representable, AsMapping, AsSequence),
+    flags(BASETYPE)
+)]
 impl PySize {
     /// The number of elements a tensor of this shape holds.
     #[pymethod]
@@ -104,6 +107,32 @@ impl AsMapping for PySize {
             ..PyMappingMethods::NOT_IMPLEMENTED
         });
         &AS_MAPPING
+    }
+}
+
+/// `size + tuple` is a `torch.Size`, as in PyTorch.
+fn concat(zelf: &PyObject, other: &PyObject, vm: &VirtualMachine) -> PyResult {
+    let Some(other) = other.downcast_ref::<PyTuple>() else {
+        return Err(vm.new_type_error(format!(
+            "can only concatenate tuple (not \"{}\") to tuple",
+            other.class().name()
+        )));
+    };
+    let mut items: Vec<PyObjectRef> = zelf.to_owned().try_to_value(vm)?;
+    items.extend(other.as_slice().iter().cloned());
+    Ok(size_from_items(items, vm))
+}
+
+impl AsSequence for PySize {
+    fn as_sequence() -> &'static PySequenceMethods {
+        static AS_SEQUENCE: LazyLock<PySequenceMethods> = LazyLock::new(|| PySequenceMethods {
+            length: Some(|seq: PySequence<'_>, _vm| {
+                Ok(PySize::sequence_downcast(seq).0.as_slice().len())
+            }),
+            concat: Some(|seq: PySequence<'_>, other, vm| concat(seq.obj, other, vm)),
+            ..PySequenceMethods::NOT_IMPLEMENTED
+        });
+        &AS_SEQUENCE
     }
 }
 

@@ -5,9 +5,10 @@
 //! a guarded call ([`PyTensor::meta`], [`as_tensor`]) is a lock read and an `Arc` clone: no Python
 //! calls.
 //!
-//! The methods live in several `#[pyclass]` traits by theme (this file: identity and metadata;
-//! `convert.rs`: dtype/device conversions and Python scalars; `number.rs`: operators;
-//! `indexing.rs`: `[]`, `len`, iteration; `repr.rs`: printing). Every op of the registry flagged
+//! The methods live in several `#[pyclass]` traits by theme (this file: construction and the
+//! autograd flags; `metadata.rs`: shape, strides, dtype, device; `convert.rs`: dtype/device
+//! conversions and Python scalars; `number.rs`: operators; `indexing.rs`: `[]`, `len`,
+//! iteration; `repr.rs`: printing). Every op of the registry flagged
 //! `METHOD` is added to the type as a [`crate::ops::PyOpMethod`] by [`install_op_methods`].
 
 use std::fmt;
@@ -25,13 +26,13 @@ use rustpython_vm::{
     AsObject, Context, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, Traverse,
     VirtualMachine, pyclass,
 };
-use rynamo_graph::{Op, Value};
+use rynamo_graph::Op;
 use rynamo_tensor::{DType, Tensor, TensorMeta};
 
 use crate::convert::PyTensorConvert;
-use crate::dtype::{PyDevice, dtype_object};
+use crate::dtype::PyDevice;
+use crate::metadata::PyTensorMetadata;
 use crate::ops::{self, PyOpFunction, PyOpMethod, Surface, to_py_err};
-use crate::size::new_size;
 
 /// `torch.Tensor`. Subclassable (`nn.Parameter` subclasses it).
 #[pyclass(module = "torch", name = "Tensor", traverse)]
@@ -143,10 +144,10 @@ impl Constructor for PyTensor {
     type Args = FuncArgs;
 
     fn py_new(_cls: &Py<PyType>, args: FuncArgs, vm: &VirtualMachine) -> PyResult<Self> {
-        if let Some(device) = args.kwargs.get("device") {
-            if let Some(d) = PyDevice::from_py(device, vm)? {
-                d.check_cpu(vm)?;
-            }
+        if let Some(device) = args.kwargs.get("device")
+            && let Some(d) = PyDevice::from_py(device, vm)?
+        {
+            d.check_cpu(vm)?;
         }
         let dtype = crate::state::default_dtype();
         let pos = &args.args;
@@ -199,223 +200,13 @@ fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
         AsMapping,
         AsSequence,
         Iterable,
-        PyTensorConvert
+        PyTensorConvert,
+        PyTensorMetadata
     ),
-    flags(BASETYPE)
+    // Tensors take attributes (`t._dynamo_dynamic_indices = ...`), as in PyTorch.
+    flags(BASETYPE, HAS_DICT)
 )]
 impl PyTensor {
-    // === Metadata ===
-
-    #[pygetset]
-    fn shape(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-        new_size(zelf.inner.read().shape(), vm)
-    }
-
-    #[pymethod]
-    fn size(zelf: &Py<Self>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
-        match dim.flatten() {
-            None => Ok(Self::shape(zelf, vm)),
-            Some(d) => {
-                let n = zelf
-                    .inner
-                    .read()
-                    .size(d)
-                    .map_err(|e| to_py_err(&e.into(), vm))?;
-                Ok(vm.ctx.new_int(n).into())
-            }
-        }
-    }
-
-    #[pymethod]
-    fn dim(zelf: &Py<Self>) -> usize {
-        zelf.inner.read().ndim()
-    }
-
-    #[pymethod]
-    fn ndimension(zelf: &Py<Self>) -> usize {
-        Self::dim(zelf)
-    }
-
-    #[pygetset]
-    fn ndim(zelf: &Py<Self>) -> usize {
-        Self::dim(zelf)
-    }
-
-    #[pymethod]
-    fn numel(zelf: &Py<Self>) -> usize {
-        zelf.inner.read().numel()
-    }
-
-    #[pymethod]
-    fn nelement(zelf: &Py<Self>) -> usize {
-        Self::numel(zelf)
-    }
-
-    #[pygetset]
-    fn dtype(zelf: &Py<Self>) -> PyObjectRef {
-        dtype_object(zelf.inner.read().dtype())
-    }
-
-    #[pygetset]
-    fn device(_zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-        PyDevice::CPU.into_ref(&vm.ctx).into()
-    }
-
-    #[pygetset]
-    fn is_cpu(_zelf: &Py<Self>) -> bool {
-        true
-    }
-
-    #[pygetset]
-    fn is_cuda(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pygetset]
-    fn is_meta(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pygetset]
-    fn is_sparse(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pygetset]
-    fn is_quantized(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pygetset]
-    fn is_nested(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pygetset]
-    fn is_mkldnn(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pymethod]
-    fn element_size(zelf: &Py<Self>) -> usize {
-        zelf.inner.read().dtype().itemsize()
-    }
-
-    #[pygetset]
-    fn itemsize(zelf: &Py<Self>) -> usize {
-        Self::element_size(zelf)
-    }
-
-    #[pygetset]
-    fn nbytes(zelf: &Py<Self>) -> usize {
-        let t = zelf.inner.read();
-        t.numel() * t.dtype().itemsize()
-    }
-
-    #[pymethod]
-    fn stride(zelf: &Py<Self>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
-        let t = zelf.inner.read();
-        match dim.flatten() {
-            None => {
-                let items: Vec<PyObjectRef> = t
-                    .strides()
-                    .iter()
-                    .map(|&s| vm.ctx.new_int(s).into())
-                    .collect();
-                Ok(vm.ctx.new_tuple(items).into())
-            }
-            Some(d) => {
-                let i = rynamo_tensor::layout::wrap_dim(d, t.ndim())
-                    .map_err(|e| to_py_err(&e.into(), vm))?;
-                Ok(vm.ctx.new_int(t.strides()[i]).into())
-            }
-        }
-    }
-
-    #[pymethod]
-    fn storage_offset(zelf: &Py<Self>) -> usize {
-        zelf.inner.read().offset()
-    }
-
-    #[pymethod]
-    fn is_contiguous(zelf: &Py<Self>, _memory_format: OptionalArg<PyObjectRef>) -> bool {
-        zelf.inner.read().is_contiguous()
-    }
-
-    #[pymethod]
-    fn is_floating_point(zelf: &Py<Self>) -> bool {
-        zelf.inner.read().dtype().is_floating_point()
-    }
-
-    #[pymethod]
-    fn is_complex(_zelf: &Py<Self>) -> bool {
-        false
-    }
-
-    #[pymethod]
-    fn is_signed(zelf: &Py<Self>) -> bool {
-        zelf.inner.read().dtype().is_signed()
-    }
-
-    #[pymethod]
-    fn data_ptr(zelf: &Py<Self>) -> usize {
-        let t = zelf.inner.read();
-        t.storage().as_ptr() as usize + t.offset() * t.dtype().itemsize()
-    }
-
-    #[pygetset]
-    fn _version(zelf: &Py<Self>) -> u64 {
-        zelf.inner.read().version()
-    }
-
-    #[pymethod]
-    fn is_set_to(zelf: &Py<Self>, other: PyRef<Self>) -> bool {
-        let (a, b) = (zelf.tensor(), other.tensor());
-        a.shares_storage(&b)
-            && a.offset() == b.offset()
-            && a.shape() == b.shape()
-            && a.strides() == b.strides()
-    }
-
-    // === Transposes ===
-
-    #[pygetset(name = "T")]
-    fn t_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
-        let t = zelf.tensor();
-        let dims: Vec<i64> = (0..t.ndim() as i64).rev().collect();
-        call_op1(
-            Op::Permute,
-            vec![Value::Tensor(t), Value::IntList(dims)],
-            vm,
-        )
-    }
-
-    #[pygetset(name = "mT")]
-    fn mt_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
-        let t = zelf.tensor();
-        if t.ndim() < 2 {
-            return Err(vm.new_runtime_error(format!(
-                "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
-                t.ndim()
-            )));
-        }
-        call_op1(
-            Op::Transpose,
-            vec![Value::Tensor(t), Value::Int(-2), Value::Int(-1)],
-            vm,
-        )
-    }
-
-    #[pygetset(name = "H")]
-    fn h_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
-        Self::t_prop(zelf, vm)
-    }
-
-    #[pygetset(name = "mH")]
-    fn mh_prop(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
-        Self::mt_prop(zelf, vm)
-    }
-
     // === Autograd flags (no autograd yet: these are plain flags) ===
 
     #[pygetset(name = "requires_grad")]
@@ -478,13 +269,13 @@ impl PyTensor {
             PySetterValue::Assign(v) => v.filter(|v| !vm.is_none(v)),
             PySetterValue::Delete => None,
         };
-        if let Some(v) = &value {
-            if !v.downcastable::<PyTensor>() {
-                return Err(vm.new_type_error(format!(
-                    "assigned grad expected to be a Tensor or None but got grad of type {}",
-                    v.class().name()
-                )));
-            }
+        if let Some(v) = &value
+            && !v.downcastable::<PyTensor>()
+        {
+            return Err(vm.new_type_error(format!(
+                "assigned grad expected to be a Tensor or None but got grad of type {}",
+                v.class().name()
+            )));
         }
         *zelf.grad.write() = value;
         Ok(())

@@ -56,6 +56,11 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+def equal(input, other):
+    """Same shape and same values."""
+    return input.shape == other.shape and _builtins.bool((input == other).all())
+
+
 def is_nonzero(input):
     if input.numel() != 1:
         raise RuntimeError(

@@ -1,0 +1,226 @@
+//! Tensor metadata from Python: shape, sizes, strides, dtype, device, layout predicates, and
+//! the transposes `T`/`mT`. Reading metadata never touches data or dispatches an op, except the
+//! transposes, which are views made by the registry.
+
+use rustpython_vm::function::OptionalArg;
+use rustpython_vm::{Py, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass};
+use rynamo_graph::{Op, Value};
+
+use crate::dtype::{PyDevice, dtype_object};
+use crate::ops::to_py_err;
+use crate::size::new_size;
+use crate::tensor::{PyTensor, call_op1};
+
+#[pyclass]
+pub(crate) trait PyTensorMetadata: PyPayload {
+    #[pygetset]
+    fn shape(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyObjectRef {
+        new_size(zelf.tensor().shape(), vm)
+    }
+
+    #[pymethod]
+    fn size(zelf: &Py<PyTensor>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
+        match dim.flatten() {
+            None => Ok(Self::shape(zelf, vm)),
+            Some(d) => {
+                let n = zelf
+                    .tensor()
+                    .size(d)
+                    .map_err(|e| to_py_err(&e.into(), vm))?;
+                Ok(vm.ctx.new_int(n).into())
+            }
+        }
+    }
+
+    #[pymethod]
+    fn dim(zelf: &Py<PyTensor>) -> usize {
+        zelf.tensor().ndim()
+    }
+
+    #[pymethod]
+    fn ndimension(zelf: &Py<PyTensor>) -> usize {
+        Self::dim(zelf)
+    }
+
+    #[pygetset]
+    fn ndim(zelf: &Py<PyTensor>) -> usize {
+        Self::dim(zelf)
+    }
+
+    #[pymethod]
+    fn numel(zelf: &Py<PyTensor>) -> usize {
+        zelf.tensor().numel()
+    }
+
+    #[pymethod]
+    fn nelement(zelf: &Py<PyTensor>) -> usize {
+        Self::numel(zelf)
+    }
+
+    #[pygetset]
+    fn dtype(zelf: &Py<PyTensor>) -> PyObjectRef {
+        dtype_object(zelf.tensor().dtype())
+    }
+
+    #[pygetset]
+    fn device(_zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyObjectRef {
+        PyDevice::CPU.into_ref(&vm.ctx).into()
+    }
+
+    #[pygetset]
+    fn is_cpu(_zelf: &Py<PyTensor>) -> bool {
+        true
+    }
+
+    #[pygetset]
+    fn is_cuda(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_meta(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_sparse(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_quantized(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_nested(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pygetset]
+    fn is_mkldnn(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pymethod]
+    fn element_size(zelf: &Py<PyTensor>) -> usize {
+        zelf.tensor().dtype().itemsize()
+    }
+
+    #[pygetset]
+    fn itemsize(zelf: &Py<PyTensor>) -> usize {
+        Self::element_size(zelf)
+    }
+
+    #[pygetset]
+    fn nbytes(zelf: &Py<PyTensor>) -> usize {
+        let t = zelf.tensor();
+        t.numel() * t.dtype().itemsize()
+    }
+
+    #[pymethod]
+    fn stride(zelf: &Py<PyTensor>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.tensor();
+        match dim.flatten() {
+            None => {
+                let items: Vec<PyObjectRef> = t
+                    .strides()
+                    .iter()
+                    .map(|&s| vm.ctx.new_int(s).into())
+                    .collect();
+                Ok(vm.ctx.new_tuple(items).into())
+            }
+            Some(d) => {
+                let i = rynamo_tensor::layout::wrap_dim(d, t.ndim())
+                    .map_err(|e| to_py_err(&e.into(), vm))?;
+                Ok(vm.ctx.new_int(t.strides()[i]).into())
+            }
+        }
+    }
+
+    #[pymethod]
+    fn storage_offset(zelf: &Py<PyTensor>) -> usize {
+        zelf.tensor().offset()
+    }
+
+    #[pymethod]
+    fn is_contiguous(zelf: &Py<PyTensor>, _memory_format: OptionalArg<PyObjectRef>) -> bool {
+        zelf.tensor().is_contiguous()
+    }
+
+    #[pymethod]
+    fn is_floating_point(zelf: &Py<PyTensor>) -> bool {
+        zelf.tensor().dtype().is_floating_point()
+    }
+
+    #[pymethod]
+    fn is_complex(_zelf: &Py<PyTensor>) -> bool {
+        false
+    }
+
+    #[pymethod]
+    fn is_signed(zelf: &Py<PyTensor>) -> bool {
+        zelf.tensor().dtype().is_signed()
+    }
+
+    #[pymethod]
+    fn data_ptr(zelf: &Py<PyTensor>) -> usize {
+        let t = zelf.tensor();
+        t.storage().as_ptr() as usize + t.offset() * t.dtype().itemsize()
+    }
+
+    #[pygetset]
+    fn _version(zelf: &Py<PyTensor>) -> u64 {
+        zelf.tensor().version()
+    }
+
+    #[pymethod]
+    fn is_set_to(zelf: &Py<PyTensor>, other: PyRef<PyTensor>) -> bool {
+        let (a, b) = (zelf.tensor(), other.tensor());
+        a.shares_storage(&b)
+            && a.offset() == b.offset()
+            && a.shape() == b.shape()
+            && a.strides() == b.strides()
+    }
+
+    // === Transposes ===
+
+    #[pygetset(name = "T")]
+    fn t_prop(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.tensor();
+        let dims: Vec<i64> = (0..t.ndim() as i64).rev().collect();
+        call_op1(
+            Op::Permute,
+            vec![Value::Tensor(t), Value::IntList(dims)],
+            vm,
+        )
+    }
+
+    #[pygetset(name = "mT")]
+    fn mt_prop(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.tensor();
+        if t.ndim() < 2 {
+            return Err(vm.new_runtime_error(format!(
+                "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
+                t.ndim()
+            )));
+        }
+        call_op1(
+            Op::Transpose,
+            vec![Value::Tensor(t), Value::Int(-2), Value::Int(-1)],
+            vm,
+        )
+    }
+
+    #[pygetset(name = "H")]
+    fn h_prop(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        Self::t_prop(zelf, vm)
+    }
+
+    #[pygetset(name = "mH")]
+    fn mh_prop(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        Self::mt_prop(zelf, vm)
+    }
+}
+
+impl PyTensorMetadata for PyTensor {}

@@ -1,0 +1,11 @@
+//! The `torch` package end to end: Python snippets run through `rynamo::Interpreter` and their
+//! output compared with what PyTorch prints; and the Python surface checked against the op
+//! registry.
+
+mod harness;
+
+mod diff;
+mod package;
+mod repr;
+mod rust_api;
+mod tensor_api;
