@@ -41,6 +41,16 @@ impl Tracer<'_> {
         mut args: Vec<Vt>,
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
+        if let Kind::Function(o) | Kind::Object(o) | Kind::Builtin(o, _) = &callee.kind
+            && super::host_call::is_allowed_in_graph(o, self.vm)
+        {
+            let name = o
+                .get_attr("__name__", self.vm)
+                .ok()
+                .and_then(|n| n.str(self.vm).ok().map(|s| s.to_string()))
+                .unwrap_or_else(|| "<callable>".into());
+            return self.call_allowed_in_graph(&o.clone(), &name, args, kwargs);
+        }
         match callee.kind.clone() {
             Kind::TorchOp {
                 overloads,

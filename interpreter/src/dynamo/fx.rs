@@ -83,6 +83,20 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
         let info = view.fx.get(i);
         let node = match info.map(|f| &f.target) {
+            Some(FxTarget::Host { func, args: host_args }) => {
+                let inputs = match n.args.first() {
+                    Some(Value::TensorList(ts)) => ts.clone(),
+                    _ => Vec::new(),
+                };
+                let call_args = host_args
+                    .iter()
+                    .map(|a| match a {
+                        super::host_call::HostArg::Tensor(k) => value_node(inputs[*k], &nodes, vm),
+                        super::host_call::HostArg::Const(c) => Ok(c.clone()),
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                vm.call_method(&g, "call_function", (func.clone(), vm.ctx.new_tuple(call_args), vm.ctx.new_dict()))?
+            }
             Some(FxTarget::Function(f)) if !vm.is_none(f) => {
                 vm.call_method(&g, "call_function", (f.clone(), args, kwargs))?
             }

@@ -26,6 +26,7 @@ pub mod exc;
 pub mod fx;
 pub mod graph_break;
 pub mod guards;
+pub mod host_call;
 pub mod logs;
 mod opcodes;
 pub mod output_graph;

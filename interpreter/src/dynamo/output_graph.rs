@@ -33,6 +33,13 @@ pub enum FxTarget {
     Function(PyObjectRef),
     /// `call_method`, with the method name (`add`).
     Method(Rc<str>),
+    /// An `allow_in_graph` function, called with these arguments (tensors by input position).
+    Host {
+        /// The function.
+        func: PyObjectRef,
+        /// Its arguments.
+        args: Vec<super::host_call::HostArg>,
+    },
 }
 
 /// A node as the FX view shows it: its target and the user line that made it.

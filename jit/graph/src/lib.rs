@@ -34,6 +34,7 @@
 mod bind;
 mod error;
 mod graph;
+pub mod host;
 mod op;
 pub mod passes;
 pub mod registry;

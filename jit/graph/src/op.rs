@@ -291,6 +291,8 @@ ops! {
     LayerNorm = "layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], nn;
     Embedding = "embedding", "embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor", Extern, [NN_FUNCTIONAL], nn;
     Dropout = "dropout", "dropout(Tensor input, float p=0.5, bool training=True) -> Tensor", Extern, [NN_FUNCTIONAL RANDOM], nn;
+    // === Host calls (append new ops above this block only if they predate it) ===
+    HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [], host;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -5,6 +5,7 @@
 
 pub(crate) mod binary;
 pub(crate) mod creation;
+pub(crate) mod host;
 pub(crate) mod inplace;
 pub(crate) mod linalg;
 pub(crate) mod nn;

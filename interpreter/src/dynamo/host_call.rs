@@ -1,0 +1,175 @@
+//! `allow_in_graph`: a Python function goes into the graph as one opaque call node
+//! (`host_call` in the IR, `call_function` with the function as target in the FX view). Dynamo
+//! does not trace into it; its output shapes come from calling it once on zero-filled tensors of
+//! the traced shapes (Dynamo uses fake tensors for the same purpose).
+
+use std::sync::Arc;
+
+use rustpython_vm::builtins::{PyList, PyTuple};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+use rynamo_graph::host::{self, HostCallee};
+use rynamo_graph::{Op, Value};
+use rynamo_tensor::{Tensor, TensorMeta};
+
+use super::bridge;
+use super::exc::{GraphBreak, GraphBreakKind};
+use super::output_graph::FxTarget;
+use super::symbolic_convert::Tracer;
+use super::variables::{Kind, Vt};
+
+/// One argument of an opaque call: a graph tensor (by input position) or a constant.
+#[derive(Clone, Debug)]
+pub enum HostArg {
+    /// The `i`th tensor input of the node.
+    Tensor(usize),
+    /// A constant baked in at trace time.
+    Const(PyObjectRef),
+}
+
+/// A Python function called from a graph.
+struct PyCallee {
+    func: PyObjectRef,
+    name: String,
+    args: Vec<HostArg>,
+    metas: Vec<TensorMeta>,
+    /// Whether the function returned a tuple/list (vs one tensor).
+    returns_sequence: bool,
+}
+
+impl std::fmt::Debug for PyCallee {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PyCallee({})", self.name)
+    }
+}
+
+impl HostCallee for PyCallee {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn output_metas(&self) -> &[TensorMeta] {
+        &self.metas
+    }
+
+    fn call(&self, inputs: &[Tensor]) -> rynamo_graph::Result<Vec<Tensor>> {
+        use rustpython_vm::vm::thread;
+        if !thread::current_vm_is_set() {
+            return Err(rynamo_graph::Error::BadArgs(format!("host_call {}: no Python interpreter on this thread", self.name)));
+        }
+        thread::with_current_vm(|vm| {
+            let args: Vec<PyObjectRef> = self
+                .args
+                .iter()
+                .map(|a| match a {
+                    HostArg::Tensor(i) => bridge::wrap_tensor(inputs[*i].clone(), vm),
+                    HostArg::Const(c) => c.clone(),
+                })
+                .collect();
+            let r = self
+                .func
+                .call(args, vm)
+                .map_err(|e| rynamo_graph::Error::BadArgs(format!("{} raised: {}", self.name, super::fx::error_text(&e, vm))))?;
+            flatten_tensors(&r, vm).map_err(rynamo_graph::Error::BadArgs)
+        })
+    }
+}
+
+/// The tensors a function returned (a tensor, or a tuple/list of tensors).
+fn flatten_tensors(r: &PyObjectRef, vm: &VirtualMachine) -> Result<Vec<Tensor>, String> {
+    if let Some(t) = bridge::as_tensor(r) {
+        return Ok(vec![t]);
+    }
+    let items: Vec<PyObjectRef> = if let Some(t) = r.downcast_ref::<PyTuple>() {
+        t.as_slice().to_vec()
+    } else if let Some(l) = r.downcast_ref::<PyList>() {
+        l.borrow_vec().to_vec()
+    } else {
+        return Err(format!("an allow_in_graph function must return tensors, not {}", r.class().name()));
+    };
+    items
+        .iter()
+        .map(|i| bridge::as_tensor(i).ok_or_else(|| "an allow_in_graph function must return tensors".to_owned()))
+        .collect::<Result<_, _>>()
+        .map(|v: Vec<Tensor>| {
+            let _ = vm;
+            v
+        })
+}
+
+impl Tracer<'_> {
+    /// A call of an `allow_in_graph` function: one opaque node.
+    pub(crate) fn call_allowed_in_graph(
+        &mut self,
+        func: &PyObjectRef,
+        name: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        if !kwargs.is_empty() {
+            return Err(GraphBreak::new(GraphBreakKind::UnsupportedCall, format!("allow_in_graph function {name} called with keyword arguments")));
+        }
+        let mut template = Vec::with_capacity(args.len());
+        let mut tensors = Vec::new();
+        let mut examples = Vec::new();
+        for a in &args {
+            match &a.kind {
+                Kind::Tensor(t) => {
+                    template.push(HostArg::Tensor(tensors.len()));
+                    tensors.push(self.out.current_value(t));
+                    examples.push(bridge::wrap_tensor(Tensor::zeros(&t.meta.shape, t.meta.dtype), vm));
+                }
+                Kind::Const(c) => {
+                    template.push(HostArg::Const(c.clone()));
+                    examples.push(c.clone());
+                }
+                _ => {
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::UnsupportedCall,
+                        format!("allow_in_graph function {name} called with {} (only tensors and constants)", a.describe()),
+                    ));
+                }
+            }
+        }
+        // Output shapes: one call on zero-filled tensors, with Dynamo off.
+        let probe = crate::eval_frame::with_callback_state(crate::eval_frame::CallbackState::Disabled, vm, || func.call(examples, vm));
+        let r = probe.map_err(|e| {
+            GraphBreak::new(GraphBreakKind::UnsupportedCall, format!("allow_in_graph function {name} raised on example inputs: {}", super::fx::error_text(&e, vm)))
+        })?;
+        let outs = flatten_tensors(&r, vm).map_err(|m| GraphBreak::new(GraphBreakKind::UnsupportedCall, m))?;
+        let returns_sequence = bridge::as_tensor(&r).is_none();
+        let metas: Vec<TensorMeta> = outs.iter().map(|t| t.meta()).collect();
+        let callee = host::register(Arc::new(PyCallee {
+            func: func.clone(),
+            name: name.to_owned(),
+            args: template.clone(),
+            metas,
+            returns_sequence,
+        }));
+        let rg = args.iter().any(|a| a.as_tensor().is_some_and(|t| t.requires_grad));
+        let node_args = vec![Value::TensorList(tensors), Value::Int(callee)];
+        let outs = self.out.call_op(
+            Op::HostCall,
+            node_args,
+            FxTarget::Host {
+                func: func.clone(),
+                args: template,
+            },
+            rg,
+        )?;
+        Ok(if returns_sequence {
+            Vt::new(Kind::Tuple(outs))
+        } else {
+            outs.into_iter().next().ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedCall, "no output"))?
+        })
+    }
+}
+
+/// Whether `obj` was marked with `allow_in_graph`.
+pub fn is_allowed_in_graph(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    obj.as_object()
+        .get_attr("_rynamo_allow_in_graph", vm)
+        .ok()
+        .and_then(|v| v.try_to_bool(vm).ok())
+        .unwrap_or(false)
+}
