@@ -210,3 +210,11 @@ pub fn import_module(name: &str, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     let modules = vm.sys_module.get_attr("modules", vm)?;
     modules.get_item(name, vm)
 }
+
+/// Whether `obj.<name>` is a true flag.
+pub fn flag(obj: &PyObject, name: &'static str, vm: &VirtualMachine) -> bool {
+    obj.get_attr(name, vm)
+        .ok()
+        .and_then(|v| v.try_to_bool(vm).ok())
+        .unwrap_or(false)
+}

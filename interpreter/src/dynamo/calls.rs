@@ -51,6 +51,21 @@ impl Tracer<'_> {
                 .unwrap_or_else(|| "<callable>".into());
             return self.call_allowed_in_graph(&o.clone(), &name, args, kwargs);
         }
+        if let Kind::Function(o) = &callee.kind
+            && bridge::flag(o, "_rynamo_call_at_trace_time", self.vm)
+        {
+            return self.call_at_trace_time(o, &args, &kwargs);
+        }
+        if let Kind::Function(o) | Kind::Object(o) = &callee.kind
+            && let Some(target) = super::nonstrict::nonstrict_target(o, self.vm)
+        {
+            let name = target
+                .get_attr("__name__", self.vm)
+                .ok()
+                .and_then(|n| n.str(self.vm).ok().map(|s| s.to_string()))
+                .unwrap_or_else(|| "<callable>".into());
+            return self.call_nonstrict(&target, &name, args, kwargs);
+        }
         match callee.kind.clone() {
             Kind::TorchOp {
                 overloads,
@@ -484,5 +499,62 @@ impl Tracer<'_> {
                 format!("Attempt to trace forbidden callable {qual}"),
             )),
         }
+    }
+}
+
+impl Tracer<'_> {
+    /// Calls a decorator-like helper (`nonstrict_trace(fn)` inside a compiled region) for real,
+    /// with Dynamo off: its arguments must be real objects (functions, constants).
+    fn call_at_trace_time(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let real = |v: &Vt| -> Option<PyObjectRef> {
+            match &v.kind {
+                Kind::Function(o)
+                | Kind::Const(o)
+                | Kind::Object(o)
+                | Kind::Builtin(o, _)
+                | Kind::Class(o) => Some(o.clone()),
+                _ => None,
+            }
+        };
+        let a: Option<Vec<PyObjectRef>> = args.iter().map(real).collect();
+        let k: Option<Vec<(String, PyObjectRef)>> = kwargs
+            .iter()
+            .map(|(n, v)| real(v).map(|o| (n.clone(), o)))
+            .collect();
+        let (Some(a), Some(k)) = (a, k) else {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                "trace-time helper called with traced values",
+            ));
+        };
+        let r = crate::eval_frame::with_callback_state(
+            crate::eval_frame::CallbackState::Disabled,
+            vm,
+            || {
+                f.call(
+                    rustpython_vm::function::FuncArgs::new(
+                        a,
+                        k.into_iter().collect::<rustpython_vm::function::KwArgs>(),
+                    ),
+                    vm,
+                )
+            },
+        )
+        .map_err(|e| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!(
+                    "trace-time helper raised: {}",
+                    super::fx::error_text(&e, vm)
+                ),
+            )
+        })?;
+        Ok(wrap_unguarded(r, vm))
     }
 }

@@ -370,6 +370,7 @@ enum Access {
     Global(rustpython_vm::builtins::PyStrRef),
     Attr(rustpython_vm::builtins::PyStrRef),
     Item(PyObjectRef),
+    Const(PyObjectRef),
 }
 
 #[derive(Clone, Debug)]
@@ -419,6 +420,7 @@ impl GuardTree {
                 Some(self.node_for(base, vm)),
                 Access::Attr(vm.ctx.new_str(&**name)),
             ),
+            Source::Const(c) => (None, Access::Const(c.0.clone())),
             Source::Item(base, key) => {
                 let k = match key {
                     Key::Int(i) => vm.ctx.new_int(*i).into(),
@@ -464,6 +466,7 @@ impl GuardTree {
                 (Access::Global(name), _) => frame.global(name.expect_str(), vm).ok().flatten(),
                 (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok(),
                 (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok(),
+                (Access::Const(c), _) => Some(c.clone()),
                 (_, None) => None,
             };
             let src = node.source.to_string();
@@ -534,6 +537,7 @@ impl GuardTree {
             Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.expect_str()),
             Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.expect_str()),
             Access::Item(_) => "GetItemGuardAccessor".to_owned(),
+            Access::Const(_) => "ConstantSource".to_owned(),
         };
         let _ = writeln!(
             out,

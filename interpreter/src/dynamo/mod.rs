@@ -28,6 +28,7 @@ pub mod graph_break;
 pub mod guards;
 pub mod host_call;
 pub mod logs;
+pub mod nonstrict;
 mod opcodes;
 pub mod output_graph;
 pub mod py_module;

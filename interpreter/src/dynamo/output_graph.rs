@@ -139,6 +139,24 @@ impl OutputGraph {
         )
     }
 
+    /// A graph input that is a constant baked in at trace time (no guard: it cannot change).
+    pub fn constant_input(
+        &mut self,
+        obj: &PyObject,
+        meta: TensorMeta,
+        source: &Rc<Source>,
+    ) -> ValueId {
+        let v = self.graph.input("const", meta);
+        self.input_by_obj
+            .insert(obj as *const PyObject as usize, self.inputs.len());
+        self.inputs.push(GraphInput {
+            value: v,
+            source: source.clone(),
+            example: obj.to_owned(),
+        });
+        v
+    }
+
     /// Appends `op(args)` (bound, in schema order) and returns its outputs as trackers.
     pub fn call_op(
         &mut self,

@@ -131,6 +131,10 @@ def nonstrict_trace(traceable_fn):
     return wrapped
 
 
+# Called inside a compiled region, the decorator itself runs at trace time.
+nonstrict_trace._rynamo_call_at_trace_time = True
+
+
 def assume_constant_result(fn):
     """Dynamo calls `fn` while tracing and bakes its result into the graph as a constant."""
     fn._dynamo_marked_constant = True
