@@ -43,6 +43,9 @@ impl FrameHandler for ConvertFrame {
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
         let code = &frame.code;
+        if take_skip_once(code.as_object() as *const _ as usize) {
+            return Ok(FrameAction::RunUnchanged);
+        }
         let action = cache::action(code.as_object());
         if action == Action::Skip {
             return Ok(FrameAction::RunUnchanged);
@@ -609,6 +612,27 @@ fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
         Artifact::Recompiles
     };
     logs::log(a, None, &msg);
+}
+
+thread_local! {
+    /// The code object whose next frame Dynamo skips (`disable(recursive=False)`).
+    static SKIP_ONCE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sets the code object (by address) whose next frame is skipped; returns the previous one.
+pub fn set_skip_once(code: Option<usize>) -> Option<usize> {
+    SKIP_ONCE.with(|s| s.replace(code))
+}
+
+fn take_skip_once(code: usize) -> bool {
+    SKIP_ONCE.with(|s| {
+        if s.get() == Some(code) {
+            s.set(None);
+            true
+        } else {
+            false
+        }
+    })
 }
 
 thread_local! {

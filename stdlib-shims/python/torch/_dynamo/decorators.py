@@ -26,7 +26,8 @@ def disable(fn=None, recursive=True, *, reason=None):
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            return fn(*args, **kwargs)
+            # fn's own frame runs without Dynamo; the functions it calls are still compiled.
+            return _C.call_skipping_frame(fn, args, kwargs)
 
         _C.skip_code(wrapper.__code__)
     wrapper._torchdynamo_disable = True
