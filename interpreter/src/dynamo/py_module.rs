@@ -379,6 +379,12 @@ mod dynamo_module {
         super::super::exc::registry_markdown()
     }
 
+    /// `load_plugin(path)`: loads a backend plugin and returns its backend name.
+    #[pyfunction]
+    fn load_plugin(path: PyStrRef, vm: &VirtualMachine) -> PyResult<String> {
+        crate::plugins::load(path.expect_str()).map_err(|e| vm.new_runtime_error(e))
+    }
+
     /// Names of the native backends (the Rust registry: `eager`, `dynasm`, loaded plugins).
     #[pyfunction]
     fn native_backends(vm: &VirtualMachine) -> PyObjectRef {
