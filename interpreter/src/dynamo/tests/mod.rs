@@ -2,3 +2,4 @@
 
 mod codegen;
 mod resume;
+mod exc;
