@@ -26,6 +26,7 @@ use super::output_graph::OutputGraph;
 use super::source::{FrameValues, Source};
 use super::stats;
 use super::symbolic_convert::{GlobalsSource, TraceConfig, Tracer};
+use super::trace_structured::{self as tlog, Metrics};
 use super::variables::builder::wrap;
 use crate::eval_frame::{Frame, FrameAction, FrameHandler, Mode};
 
@@ -104,14 +105,13 @@ impl FrameHandler for ConvertFrame {
                 return limit_hit(code, limit, &failures, &self.config, vm);
             }
         }
-        self.compile_and_run(frame, code, fv, vm)
+        self.compile_and_run(code, fv, vm)
     }
 }
 
 impl ConvertFrame {
     fn compile_and_run(
         &self,
-        frame: &Frame<'_>,
         code: &PyRef<PyCode>,
         fv: FrameValues,
         vm: &VirtualMachine,
@@ -121,6 +121,9 @@ impl ConvertFrame {
         });
         let compile_id = (frame_id, cache::with(code, |c| c.compiles));
         let started = std::time::Instant::now();
+        if tlog::enabled() {
+            tlog::dynamo_start(compile_id, &tlog::caller_stack(code, vm));
+        }
         // Restart analysis: a break inside an inlined call (or one that left partial changes)
         // is retried as a break at the root call site.
         let mut break_at = HashMap::new();
@@ -154,22 +157,14 @@ impl ConvertFrame {
         } else {
             match compile_graph(&graph, &out, &self.config, vm) {
                 Ok(e) => Some(e),
-                Err(msg) => return self.backend_failed(code, msg, vm),
+                Err(msg) => return self.backend_failed(code, compile_id, started, msg, vm),
             }
         };
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
         if exe.is_some() {
-            stats::record_graph(
-                code,
-                compile_id,
-                &graph,
-                &out,
-                &guards,
-                started.elapsed(),
-                vm,
-            );
+            stats::record_graph(code, compile_id, &graph, &out, &guards, started.elapsed());
         }
         let entry = Rc::new(CompiledEntry {
             guards,
@@ -187,15 +182,26 @@ impl ConvertFrame {
             c.entries.insert(0, entry.clone());
             c.compiles += 1;
         });
+        if let (Plan::Direct(p), true) = (&entry.plan, tlog::enabled()) {
+            let mut m = Metrics::of(code, started);
+            m.restart_reasons = break_at.values().map(GraphBreak::reason).collect();
+            tlog::frame_compiled(code, compile_id, &p.graph, &out, &entry.guards, m, vm);
+        }
         run_entry(&entry, &fv, vm)
     }
 
     fn backend_failed(
         &self,
         code: &PyRef<PyCode>,
+        compile_id: (u32, u32),
+        started: std::time::Instant,
         msg: String,
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
+        if tlog::enabled() {
+            let m = Metrics::of(code, started).failed("BackendCompilerFailed", &msg, None);
+            tlog::compilation_metrics(compile_id, &m);
+        }
         if self.config.fullgraph || !config::suppress_errors() {
             return Ok(FrameAction::Raise(vm.new_runtime_error(format!(
                 "backend compiler failed for {} ({}:{}):\n{msg}",
@@ -225,11 +231,21 @@ impl ConvertFrame {
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
         let render = |b: &GraphBreak| b.render(|f, l| source_line(f, l, vm));
+        let started = traced
+            .as_ref()
+            .map_or_else(std::time::Instant::now, |t| t.2);
         if self.config.fullgraph || config::error_on_graph_break() {
+            let msg = render(&b);
+            if tlog::enabled() {
+                let m = Metrics::of(code, started).failed("Unsupported", &msg, b.user_stack.last());
+                tlog::compilation_metrics(compile_id, &m);
+            }
             return Ok(FrameAction::Raise(super::py_module::unsupported_error(
-                &render(&b),
-                vm,
+                &msg, vm,
             )));
+        }
+        if tlog::enabled() {
+            tlog::artifact(compile_id, "dynamo_graph_break_reason", &render(&b));
         }
         stats::record_break(code, &b);
         let where_ = b
@@ -241,8 +257,8 @@ impl ConvertFrame {
             Artifact::GraphBreaks,
             Some(compile_id),
             &format!(
-                "Graph break in user code at {where_}\nGraph Break Reason: {}\nUser code traceback:\n{}",
-                render(&b),
+                "Graph break in user code at {where_}\nGraph Break Reason: {}User code traceback:\n{}",
+                b.header(),
                 user_traceback(&b, vm)
             ),
         );
@@ -267,6 +283,11 @@ impl ConvertFrame {
                     ),
                 );
                 cache::set_action(code, Action::Skip);
+                if tlog::enabled() {
+                    let m =
+                        Metrics::of(code, started).failed("SkipFrame", &why, b.user_stack.last());
+                    tlog::compilation_metrics(compile_id, &m);
+                }
                 Ok(FrameAction::RunUnchanged)
             }
         }
@@ -318,15 +339,7 @@ impl ConvertFrame {
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         if !graph.nodes().is_empty() {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
-            stats::record_graph(
-                code,
-                compile_id,
-                &graph,
-                out,
-                &guards,
-                started.elapsed(),
-                vm,
-            );
+            stats::record_graph(code, compile_id, &graph, out, &guards, started.elapsed());
         }
         let entry = Rc::new(CompiledEntry {
             guards,
@@ -335,9 +348,13 @@ impl ConvertFrame {
             compile_id,
         });
         cache::with(code, |c| {
-            c.entries.insert(0, entry);
+            c.entries.insert(0, entry.clone());
             c.compiles += 1;
         });
+        if tlog::enabled() {
+            let m = Metrics::of(code, started);
+            tlog::frame_compiled(code, compile_id, &graph, out, &entry.guards, m, vm);
+        }
         Ok(FrameAction::RunCode(new_code))
     }
 }

@@ -228,8 +228,9 @@ impl GraphBreak {
         )
     }
 
-    /// The full message in Dynamo's layout, with the user's source lines.
-    pub fn render(&self, source_line: impl Fn(&str, u32) -> Option<String>) -> String {
+    /// The message without the user stack: type, explanation, hints, context and the code's
+    /// reference (the `graph_breaks` log follows it with the user traceback).
+    pub fn header(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.kind.gb_type());
         let _ = writeln!(out, "  Explanation: {}", self.kind.explanation());
@@ -243,6 +244,12 @@ impl GraphBreak {
             self.kind.code(),
             self.kind.code().to_lowercase()
         );
+        out
+    }
+
+    /// The full message in Dynamo's layout, with the user's source lines.
+    pub fn render(&self, source_line: impl Fn(&str, u32) -> Option<String>) -> String {
+        let mut out = self.header();
         if !self.user_stack.is_empty() {
             out.push_str("from user code:\n");
             for (file, line, func) in &self.user_stack {

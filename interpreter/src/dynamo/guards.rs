@@ -556,7 +556,7 @@ impl GuardTree {
     }
 
     /// Each guard as `(source, kind, code)`, for `explain()`'s `out_guards`.
-    pub fn describe(&self, vm: &VirtualMachine) -> Vec<(String, &'static str, String)> {
+    pub fn describe(&self) -> Vec<(String, &'static str, String)> {
         let mut out = vec![(
             String::new(),
             "GRAD_MODE",

@@ -32,8 +32,6 @@ struct PyCallee {
     name: String,
     args: Vec<HostArg>,
     metas: Vec<TensorMeta>,
-    /// Whether the function returned a tuple/list (vs one tensor).
-    returns_sequence: bool,
 }
 
 impl std::fmt::Debug for PyCallee {
@@ -176,7 +174,6 @@ impl Tracer<'_> {
             name: name.to_owned(),
             args: template.clone(),
             metas,
-            returns_sequence,
         }));
         let rg = args
             .iter()

@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
+use rustpython_vm::PyObjectRef;
 use rustpython_vm::builtins::PyCode;
-use rustpython_vm::{PyObjectRef, VirtualMachine};
 use rynamo_graph::Graph;
 
 use super::exc::GraphBreak;
@@ -89,13 +89,12 @@ pub fn record_graph(
     out: &OutputGraph,
     guards: &GuardTree,
     took: Duration,
-    vm: &VirtualMachine,
 ) {
     let view = FxView::of(graph.clone(), out, code.code.obj_name.to_string());
     let rec = GraphRecord {
         compile_id,
         view,
-        guards: guards.describe(vm),
+        guards: guards.describe(),
         seconds: took.as_secs_f64(),
     };
     STATS.with(|s| {

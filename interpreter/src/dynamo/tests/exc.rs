@@ -24,5 +24,8 @@ fn graph_break_docs() {
         std::fs::write(&path, &want).expect("writes docs/graph_breaks.md");
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(have == want, "docs/graph_breaks.md is stale: run `RYNAMO_BLESS=1 cargo test -p rynamo graph_break_docs`");
+    assert!(
+        have == want,
+        "docs/graph_breaks.md is stale: run `RYNAMO_BLESS=1 cargo test -p rynamo graph_break_docs`"
+    );
 }

@@ -1,5 +1,5 @@
 //! Unit tests of the Dynamo core.
 
 mod codegen;
-mod resume;
 mod exc;
+mod resume;
