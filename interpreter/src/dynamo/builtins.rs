@@ -14,7 +14,7 @@ use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 use super::bridge;
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
-use super::variables::builder::wrap_unguarded;
+use super::variables::builder::{wrap_fresh, wrap_unguarded};
 use super::variables::{IterVar, Kind, ListVar, Vt};
 
 /// Builtins that are pure functions of their (constant) arguments.
@@ -115,7 +115,7 @@ impl Tracer<'_> {
                     format!("constant folding raised {}: {msg}", e.class().name()),
                 )
             })?;
-        Ok(wrap_unguarded(r, vm))
+        Ok(wrap_fresh(r, vm))
     }
 
     /// `name(*args, **kwargs)` for a builtin function or type.

@@ -10,7 +10,7 @@ use super::super::bytecode::Instr;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::tensor_ops::BINARY_OPS;
-use super::super::variables::builder::wrap_unguarded;
+use super::super::variables::builder::wrap_fresh;
 use super::super::variables::{Kind, ListVar, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
@@ -37,7 +37,7 @@ impl Tracer<'_> {
                 format!("operator.{name} raised {}: {msg}", e.class().name()),
             )
         })?;
-        Ok(wrap_unguarded(r, vm))
+        Ok(wrap_fresh(r, vm))
     }
 
     /// `lhs <op> rhs` for `BINARY_OP` argument `which` (not subscription).

@@ -285,6 +285,36 @@ pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
     Vt::new(Kind::Object(obj))
 }
 
+/// Wraps a value a trace-time call just created (`sorted(...)`, `"a b".split()`, `dict(a=1)`):
+/// a new list or dict is nobody else's, so it becomes a tracked container whose items the
+/// trace can iterate and mutate; anything else is [`wrap_unguarded`].
+pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
+    if obj.class().is(vm.ctx.types.list_type)
+        && let Some(l) = obj.downcast_ref::<PyList>()
+    {
+        let items = l.borrow_vec().iter().map(|x| wrap_fresh(x.clone(), vm)).collect();
+        return Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+            items,
+            mutated: false,
+        }))));
+    }
+    if obj.class().is(vm.ctx.types.dict_type)
+        && let Some(d) = obj.downcast_ref::<PyDict>()
+        && d.keys_vec().iter().all(|k| ConstValue::of(k, vm).is_some())
+    {
+        let items = d
+            .items_vec()
+            .into_iter()
+            .map(|(k, v)| (k, wrap_fresh(v, vm)))
+            .collect();
+        return Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
+            items,
+            mutated: false,
+        }))));
+    }
+    wrap_unguarded(obj, vm)
+}
+
 /// The name of a builtin type (`list`, `dict`, `range`, `int`, ...), if `obj` is one.
 fn builtin_type_name(obj: &PyObject, vm: &VirtualMachine) -> Option<Rc<str>> {
     let module = obj.get_attr("__module__", vm).ok()?;
