@@ -180,6 +180,10 @@ class Graph:
                 if n.op == "call_function" and n.target in _INPLACE and len(n.args) == 2 and not n.kwargs:
                     target = arg_expr(n.args[0])
                     lhs, rhs = f"{target} {_INPLACE[n.target]} {arg_expr(n.args[1])};  {lhs}", target
+                elif n.op == "call_function" and n.target is operator.setitem and len(n.args) == 3:
+                    # A statement too: store, then name the mutated tensor.
+                    target = arg_expr(n.args[0])
+                    lhs, rhs = f"{target}[{arg_expr(n.args[1])}] = {arg_expr(n.args[2])};  {lhs}", target
                 elif n.op == "call_function" and n.target in _INFIX and len(n.args) == 2 and not n.kwargs:
                     rhs = f"{arg_expr(n.args[0])} {_INFIX[n.target]} {arg_expr(n.args[1])}"
                 elif n.op == "call_function" and n.target in _UNARY and len(n.args) == 1:
