@@ -67,6 +67,10 @@ pub struct OutputGraph {
     /// In-place updates: a tensor whose value was `k` now reads `v` (followed transitively), so
     /// every alias of a mutated tensor sees the mutation.
     pub inplace_updates: HashMap<ValueId, ValueId>,
+    /// Lists and dicts read from the frame, by object address (the object is kept alive): the
+    /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
+    /// so a mutation through one read is seen by the next and replayed once.
+    pub containers: HashMap<usize, (PyObjectRef, Vt)>,
 }
 
 impl OutputGraph {
@@ -83,6 +87,7 @@ impl OutputGraph {
             user_stack: Vec::new(),
             global_overlay: HashMap::new(),
             inplace_updates: HashMap::new(),
+            containers: HashMap::new(),
         }
     }
 

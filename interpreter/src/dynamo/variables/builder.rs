@@ -109,6 +109,31 @@ pub fn wrap(
             .collect();
         return Vt::with_source(Kind::Tuple(items), source);
     }
+    let is_container =
+        obj.class().is(vm.ctx.types.list_type) || obj.class().is(vm.ctx.types.dict_type);
+    let addr = &*obj as *const PyObject as usize;
+    if is_container && let Some((_, seen)) = out.containers.get(&addr) {
+        let seen = seen.clone();
+        if let Some(first) = &seen.source
+            && *first != source
+        {
+            out.guards.add_alias(first, &source);
+        }
+        return seen;
+    }
+    let vt = wrap_uncached(out, obj.clone(), source, vm);
+    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_)) {
+        out.containers.insert(addr, (obj, vt.clone()));
+    }
+    vt
+}
+
+fn wrap_uncached(
+    out: &mut OutputGraph,
+    obj: PyObjectRef,
+    source: Rc<Source>,
+    vm: &VirtualMachine,
+) -> Vt {
     if obj.class().is(vm.ctx.types.list_type)
         && let Some(l) = obj.downcast_ref::<PyList>()
     {
