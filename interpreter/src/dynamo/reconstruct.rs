@@ -33,6 +33,11 @@ pub enum Recon {
     Dict(Vec<(PyObjectRef, Recon)>),
     /// A new slice.
     Slice(Box<[Recon; 3]>),
+    /// A container made during the trace that more than one place may refer to: built once as
+    /// shared object `id` (its items afterwards, so a container can hold itself).
+    Def(usize, Box<Recon>),
+    /// Shared object `id` again (the same Python object, so aliasing survives the graph).
+    Ref(usize),
 }
 
 /// Collects the graph outputs a set of recipes needs.
@@ -40,6 +45,8 @@ pub enum Recon {
 pub struct OutputSet {
     /// Graph values to output, in order.
     pub values: Vec<ValueId>,
+    /// Addresses of the trace-local containers given a [`Recon::Def`], by id.
+    shared: Vec<usize>,
 }
 
 impl OutputSet {
@@ -86,25 +93,29 @@ pub fn recon_of(
                 // The frame's own list object (its contents are replayed as a side effect).
                 return Ok(Recon::Source(src.clone()));
             }
-            Ok(Recon::List(
-                l.borrow()
-                    .items
-                    .iter()
-                    .map(|i| recon_of(i, out, outputs, vm))
-                    .collect::<Result<_, _>>()?,
-            ))
+            shared(Rc::as_ptr(l) as usize, outputs, |outputs| {
+                Ok(Recon::List(
+                    l.borrow()
+                        .items
+                        .iter()
+                        .map(|i| recon_of(i, out, outputs, vm))
+                        .collect::<Result<_, _>>()?,
+                ))
+            })
         }
         Kind::Dict(d) => {
             if let Some(src) = &vt.source {
                 return Ok(Recon::Source(src.clone()));
             }
-            Ok(Recon::Dict(
-                d.borrow()
-                    .items
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
-                    .collect::<Result<_, GraphBreak>>()?,
-            ))
+            shared(Rc::as_ptr(d) as usize, outputs, |outputs| {
+                Ok(Recon::Dict(
+                    d.borrow()
+                        .items
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                        .collect::<Result<_, GraphBreak>>()?,
+                ))
+            })
         }
         Kind::Slice(parts) => Ok(Recon::Slice(Box::new([
             recon_of(&parts[0], out, outputs, vm)?,
@@ -129,6 +140,21 @@ pub fn recon_of(
             format!("cannot rebuild {} after the graph", vt.describe()),
         )),
     }
+}
+
+/// The recipe of a trace-local container at `addr`: a [`Recon::Def`] the first time, a
+/// [`Recon::Ref`] to it after that (also from inside its own items).
+fn shared(
+    addr: usize,
+    outputs: &mut OutputSet,
+    items: impl FnOnce(&mut OutputSet) -> Result<Recon, GraphBreak>,
+) -> Result<Recon, GraphBreak> {
+    if let Some(id) = outputs.shared.iter().position(|a| *a == addr) {
+        return Ok(Recon::Ref(id));
+    }
+    outputs.shared.push(addr);
+    let id = outputs.shared.len() - 1;
+    Ok(Recon::Def(id, Box::new(items(outputs)?)))
 }
 
 /// A side effect with its values as recipes.
@@ -206,6 +232,8 @@ pub struct Builder<'a> {
     pub wrapped: Vec<Option<PyObjectRef>>,
     /// The frame.
     pub frame: &'a FrameValues,
+    /// Shared objects built so far, by [`Recon::Def`] id.
+    pub shared: Vec<Option<PyObjectRef>>,
 }
 
 impl Builder<'_> {
@@ -251,6 +279,45 @@ impl Builder<'_> {
                 }
                 d.into()
             }
+            Recon::Def(id, inner) => {
+                // Register the container before building its items (it may contain itself).
+                let (obj, fill): (PyObjectRef, bool) = match &**inner {
+                    Recon::List(_) => (vm.ctx.new_list(Vec::new()).into(), true),
+                    Recon::Dict(_) => (vm.ctx.new_dict().into(), true),
+                    other => (self.build(other, vm)?, false),
+                };
+                if self.shared.len() <= *id {
+                    self.shared.resize(*id + 1, None);
+                }
+                self.shared[*id] = Some(obj.clone());
+                if fill {
+                    match &**inner {
+                        Recon::List(items) => {
+                            let v = items
+                                .iter()
+                                .map(|i| self.build(i, vm))
+                                .collect::<PyResult<Vec<_>>>()?;
+                            if let Some(l) = obj.downcast_ref::<PyList>() {
+                                *l.borrow_vec_mut() = v;
+                            }
+                        }
+                        Recon::Dict(items) => {
+                            for (k, v) in items {
+                                let v = self.build(v, vm)?;
+                                obj.set_item(&**k, v, vm)?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                obj
+            }
+            Recon::Ref(id) => self
+                .shared
+                .get(*id)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| vm.new_runtime_error("shared object used before it was built"))?,
             Recon::Slice(parts) => {
                 let s = rustpython_vm::builtins::PySlice {
                     start: Some(self.build(&parts[0], vm)?),
@@ -319,6 +386,7 @@ pub fn reads_frame(r: &Recon) -> bool {
         Recon::Tuple(v) | Recon::List(v) => v.iter().any(reads_frame),
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
         Recon::Slice(p) => p.iter().any(reads_frame),
+        Recon::Def(_, inner) => reads_frame(inner),
         _ => false,
     }
 }
