@@ -38,6 +38,10 @@ pub enum Recon {
     Def(usize, Box<Recon>),
     /// Shared object `id` again (the same Python object, so aliasing survives the graph).
     Ref(usize),
+    /// `getattr(value, name)`: a method read off a rebuilt receiver (`x.sum().item`).
+    Attr(Box<Recon>, PyObjectRef),
+    /// A bound method: `(function, self)`.
+    BoundMethod(Box<[Recon; 2]>),
 }
 
 /// Collects the graph outputs a set of recipes needs.
@@ -134,6 +138,19 @@ pub fn recon_of(
                 // A value Dynamo reached without a source is a trace-time constant object.
                 None => Ok(Recon::Const(o.clone())),
             }
+        }
+        Kind::Method(recv, name) => Ok(Recon::Attr(
+            Box::new(recon_of(recv, out, outputs, vm)?),
+            vm.ctx.new_str(&**name).into(),
+        )),
+        Kind::BoundMethod(f, zelf) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::BoundMethod(Box::new([
+                recon_of(f, out, outputs, vm)?,
+                recon_of(zelf, out, outputs, vm)?,
+            ])))
         }
         _ => Err(GraphBreak::new(
             GraphBreakKind::UnsupportedConstruct,
@@ -318,6 +335,22 @@ impl Builder<'_> {
                 .cloned()
                 .flatten()
                 .ok_or_else(|| vm.new_runtime_error("shared object used before it was built"))?,
+            Recon::Attr(value, name) => {
+                let obj = self.build(value, vm)?;
+                let name = name
+                    .clone()
+                    .downcast::<PyStr>()
+                    .map_err(|_| vm.new_type_error("attribute name"))?;
+                obj.get_attr(&name, vm)?
+            }
+            Recon::BoundMethod(parts) => {
+                let f = self.build(&parts[0], vm)?;
+                let zelf = self.build(&parts[1], vm)?;
+                rustpython_vm::PyPayload::into_pyobject(
+                    rustpython_vm::builtins::PyBoundMethod::new(zelf, f),
+                    vm,
+                )
+            }
             Recon::Slice(parts) => {
                 let s = rustpython_vm::builtins::PySlice {
                     start: Some(self.build(&parts[0], vm)?),
@@ -386,7 +419,8 @@ pub fn reads_frame(r: &Recon) -> bool {
         Recon::Tuple(v) | Recon::List(v) => v.iter().any(reads_frame),
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
         Recon::Slice(p) => p.iter().any(reads_frame),
-        Recon::Def(_, inner) => reads_frame(inner),
+        Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),
+        Recon::BoundMethod(p) => p.iter().any(reads_frame),
         _ => false,
     }
 }
