@@ -81,7 +81,12 @@ impl Tracer<'_> {
                     && zelf.is(o)
                     && let Ok(func) = v.get_attr("__func__", vm)
                 {
-                    let f = wrap_unguarded(func, vm);
+                    // Guarded through the object, so rebinding the method on the class
+                    // recompiles instead of running the old body.
+                    let f = match &obj.source {
+                        Some(src) => wrap(self.out, func, src.attr(name).attr("__func__"), vm),
+                        None => wrap_unguarded(func, vm),
+                    };
                     return Ok(Vt::new(Kind::BoundMethod(
                         Box::new(f),
                         Box::new(obj.clone()),

@@ -61,7 +61,12 @@ impl Tracer<'_> {
                 match call {
                     Some(f) if f.downcast_ref::<PyFunction>().is_some() => {
                         args.insert(0, callee.clone());
-                        let f = wrap_unguarded(f, self.vm);
+                        let f = match &callee.source {
+                            Some(src) => {
+                                wrap(self.out, f, src.attr("__class__").attr("__call__"), self.vm)
+                            }
+                            None => wrap_unguarded(f, self.vm),
+                        };
                         self.call_vt(f, args, kwargs)
                     }
                     _ => Err(unsupported_call(&callee)),

@@ -198,7 +198,15 @@ fn wrap_uncached(
         return opaque(out, obj, source, vm);
     }
     if obj.downcast_ref::<PyFunction>().is_some() {
-        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
+        // each call (a nested helper) reuses the entry; what inlining reads from the function
+        // (defaults, closure cells, globals) is guarded through its own sources.
+        match obj.get_attr("__code__", vm) {
+            Ok(code) => out
+                .guards
+                .add(&source.attr("__code__"), Check::IdMatch { obj: code }),
+            Err(_) => out.guards.add(&source, Check::IdMatch { obj: obj.clone() }),
+        }
         return Vt::with_source(Kind::Function(obj), source);
     }
     if obj.downcast_ref::<PyModule>().is_some() {
