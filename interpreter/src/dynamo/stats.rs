@@ -39,7 +39,11 @@ impl FxView {
             .nodes()
             .iter()
             .enumerate()
-            .filter_map(|(i, n)| n.outputs.first().map(|o| (traced.value(*o).name.as_str(), i)))
+            .filter_map(|(i, n)| {
+                n.outputs
+                    .first()
+                    .map(|o| (traced.value(*o).name.as_str(), i))
+            })
             .collect();
         let fx = graph
             .nodes()

@@ -325,7 +325,11 @@ pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
     if obj.class().is(vm.ctx.types.list_type)
         && let Some(l) = obj.downcast_ref::<PyList>()
     {
-        let items = l.borrow_vec().iter().map(|x| wrap_fresh(x.clone(), vm)).collect();
+        let items = l
+            .borrow_vec()
+            .iter()
+            .map(|x| wrap_fresh(x.clone(), vm))
+            .collect();
         return Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
             items,
             mutated: false,
