@@ -273,9 +273,7 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let flags = f.code.code.flags;
-        if flags
-            .intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR)
-        {
+        if flags.intersects(CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR) {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedConstruct,
                 format!("inlining generator or coroutine {}", f.code.code.obj_name),
@@ -290,6 +288,18 @@ impl Tracer<'_> {
             &f.closure,
             self.vm,
         )?;
+        if flags.contains(CodeFlags::GENERATOR) {
+            // Nothing of the body runs until the generator is first resumed.
+            return Ok(self.make_generator(super::variables::GenState {
+                code: f.code,
+                globals: f.globals,
+                globals_source: f.globals_source,
+                locals,
+                stack: Vec::new(),
+                pos: 0,
+                done: false,
+            }));
+        }
         let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;
         child.run()
     }

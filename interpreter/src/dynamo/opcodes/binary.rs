@@ -498,8 +498,20 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
         (K::List(x), K::List(y)) => Some(Rc::ptr_eq(x, y)),
         (K::Dict(x), K::Dict(y)) => Some(Rc::ptr_eq(x, y)),
         (
-            K::Object(x) | K::NNModule(x) | K::Function(x) | K::Class(x) | K::Module(x),
-            K::Object(y) | K::NNModule(y) | K::Function(y) | K::Class(y) | K::Module(y),
+            K::Object(x)
+            | K::NNModule(x)
+            | K::Function(x)
+            | K::Class(x)
+            | K::Module(x)
+            | K::Builtin(x, _)
+            | K::TorchOp { obj: x, .. },
+            K::Object(y)
+            | K::NNModule(y)
+            | K::Function(y)
+            | K::Class(y)
+            | K::Module(y)
+            | K::Builtin(y, _)
+            | K::TorchOp { obj: y, .. },
         ) => Some(x.is(y)),
         (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
         (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_))

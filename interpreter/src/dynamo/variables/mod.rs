@@ -68,6 +68,26 @@ pub struct IterVar {
     pub pos: usize,
 }
 
+/// A generator traced lazily: its suspended frame between resumptions, so the generator's body
+/// runs interleaved with its consumer exactly as in Python.
+#[derive(Clone, Debug)]
+pub struct GenState {
+    /// The generator function's code.
+    pub code: PyRef<PyCode>,
+    /// Its globals.
+    pub globals: rustpython_vm::builtins::PyDictRef,
+    /// Where sources for its globals come from.
+    pub globals_source: super::symbolic_convert::GlobalsSource,
+    /// Locals, cells and free variables at the suspension point.
+    pub locals: Vec<Option<Vt>>,
+    /// The value stack at the suspension point.
+    pub stack: Vec<Vt>,
+    /// The instruction to resume at.
+    pub pos: usize,
+    /// Whether it returned.
+    pub done: bool,
+}
+
 /// A function created while tracing (`MAKE_FUNCTION`: a closure or a lambda).
 #[derive(Clone, Debug)]
 pub struct NestedFn {
@@ -101,6 +121,8 @@ pub enum Kind {
     Slice(Box<[Vt; 3]>),
     /// An iterator being unrolled.
     Iter(Rc<RefCell<IterVar>>),
+    /// A generator object of a traced generator function.
+    Generator(Rc<RefCell<GenState>>),
     /// A Python function to inline.
     Function(PyObjectRef),
     /// A function made during the trace.
@@ -186,6 +208,7 @@ impl Vt {
             Kind::Dict(_) => "ConstDictVariable()".into(),
             Kind::Slice(_) => "SliceVariable()".into(),
             Kind::Iter(_) => "ListIteratorVariable()".into(),
+            Kind::Generator(_) => "LocalGeneratorObjectVariable()".into(),
             Kind::Function(_) => "UserFunctionVariable()".into(),
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
