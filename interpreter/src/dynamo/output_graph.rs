@@ -118,6 +118,7 @@ impl OutputGraph {
             }
             None => {
                 let v = self.graph.input(&source.identifier(), meta.clone());
+                self.guards.add_distinct(source);
                 self.input_by_obj.insert(key, self.inputs.len());
                 self.inputs.push(GraphInput {
                     value: v,

@@ -72,12 +72,10 @@ pub fn wrap(
         } else if obj.class().is(vm.ctx.types.tuple_type) {
             wrap_literal_tuple_guards(out, &obj, &source, vm);
         } else {
-            out.guards.add(
-                &source,
-                Check::TypeMatch {
-                    ty: obj.class().to_owned().into(),
-                },
-            );
+            // A range, big int, bytes, complex, slice or device: its value, not just its type
+            // (the trace unrolled `for i in range(n)` or folded arithmetic on it).
+            out.guards
+                .add(&source, Check::ValueMatch { obj: obj.clone() });
         }
         return Vt::with_source(Kind::Const(obj), source);
     }
