@@ -52,7 +52,7 @@ impl Tracer<'_> {
                 }
                 Ok(wrap_unguarded(v, vm))
             }
-            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Iter(_) => {
+            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
             Kind::Module(m) => {

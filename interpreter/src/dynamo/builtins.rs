@@ -167,6 +167,7 @@ impl Tracer<'_> {
                     Kind::Tuple(items) => items.len(),
                     Kind::List(l) => l.borrow().items.len(),
                     Kind::Dict(d) => d.borrow().items.len(),
+                    Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
                     Kind::Tensor(t) => *t.meta.shape.first().ok_or_else(|| {
                         GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
                     })?,
@@ -598,6 +599,7 @@ impl Tracer<'_> {
             Kind::Tuple(_) => vm.ctx.types.tuple_type.to_owned().into(),
             Kind::List(_) => vm.ctx.types.list_type.to_owned().into(),
             Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
+            Kind::Set(_) => vm.ctx.types.set_type.to_owned().into(),
             Kind::Slice(_) => vm.ctx.types.slice_type.to_owned().into(),
             _ => return Err(bad_args("type")),
         })
@@ -631,6 +633,12 @@ impl Tracer<'_> {
                 .map(|(k, _)| Vt::constant(k.clone()))
                 .collect()),
             Kind::Generator(g) => self.gen_drain(&g.clone()),
+            Kind::Set(s) => {
+                let items = vm
+                    .extract_elements_with(s, Ok)
+                    .map_err(|_| bad_args("iter"))?;
+                Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
+            }
             Kind::Iter(it) => {
                 let mut it = it.borrow_mut();
                 let rest = it.items[it.pos..].to_vec();
@@ -817,6 +825,7 @@ impl Tracer<'_> {
                 _ => Err(bad_args(name)),
             },
             Kind::Dict(d) => self.dict_method(&recv, d.clone(), name, args),
+            Kind::Set(_) if kwargs.is_empty() => self.set_method(&recv, name, args),
             _ => Err(bad_args(name)),
         }
     }

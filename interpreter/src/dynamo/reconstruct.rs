@@ -31,6 +31,8 @@ pub enum Recon {
     List(Vec<Recon>),
     /// A new dict.
     Dict(Vec<(PyObjectRef, Recon)>),
+    /// A new set of these constants.
+    Set(Vec<PyObjectRef>),
     /// A new slice.
     Slice(Box<[Recon; 3]>),
     /// A container made during the trace that more than one place may refer to: built once as
@@ -120,6 +122,19 @@ pub fn recon_of(
                         .collect::<Result<_, GraphBreak>>()?,
                 ))
             })
+        }
+        Kind::Set(s) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            let items = vm.extract_elements_with(s, Ok).map_err(|_| {
+                GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "cannot rebuild a set")
+            })?;
+            shared(
+                &**s as *const rustpython_vm::PyObject as usize,
+                outputs,
+                |_| Ok(Recon::Set(items)),
+            )
         }
         Kind::Slice(parts) => Ok(Recon::Slice(Box::new([
             recon_of(&parts[0], out, outputs, vm)?,
@@ -288,6 +303,10 @@ impl Builder<'_> {
                     .map(|i| self.build(i, vm))
                     .collect::<PyResult<Vec<_>>>()?;
                 vm.ctx.new_list(v).into()
+            }
+            Recon::Set(items) => {
+                let list = vm.ctx.new_list(items.clone());
+                vm.ctx.types.set_type.as_object().call((list,), vm)?
             }
             Recon::Dict(items) => {
                 let d = vm.ctx.new_dict();

@@ -287,6 +287,7 @@ impl<'g> Tracer<'g> {
             I::ListAppend { .. } => self.list_append(ins),
             I::ListExtend { .. } => self.list_extend(ins),
             I::SetAdd { .. } => self.set_add(ins),
+            I::SetUpdate { .. } => self.set_update(ins),
             I::MapAdd { .. } => self.map_add(ins),
             I::DictUpdate { .. } | I::DictMerge { .. } => self.dict_update(ins),
             I::UnpackSequence { .. } => self.unpack_sequence(ins),

@@ -49,6 +49,9 @@ impl Tracer<'_> {
         if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
             return self.fold_operator(pyname, vec![a.clone(), b.clone()]);
         }
+        if let Some(r) = self.set_binary(pyname, &lhs, &rhs) {
+            return r;
+        }
         // Sequence concatenation and repetition of tracked containers.
         let base = pyname.trim_start_matches('i');
         match (&lhs.kind, &rhs.kind, base) {
@@ -381,6 +384,9 @@ impl Tracer<'_> {
             Kind::Tuple(items) => Ok(!items.is_empty()),
             Kind::List(l) => Ok(!l.borrow().items.is_empty()),
             Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
+            Kind::Set(s) => Ok(s.length(vm).map_err(|_| {
+                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "len() of a set")
+            })? > 0),
             Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| {
                 GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
             }),
@@ -433,6 +439,10 @@ impl Tracer<'_> {
         } else if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
             let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
             self.fold_operator(name, vec![a.clone(), b.clone()])?
+        } else if let Some(r) =
+            self.set_binary(["lt", "le", "eq", "ne", "gt", "ge"][which], &lhs, &rhs)
+        {
+            r?
         } else if which == 2 || which == 3 {
             // == / != on tracked non-constants: identity where that decides it.
             let same = same_object(&lhs, &rhs).ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
@@ -469,6 +479,9 @@ impl Tracer<'_> {
             (Kind::Const(c), Some(i)) => vm
                 ._contains(c, i)
                 .map_err(|_| unsupported("in", &item, &container))?,
+            (Kind::Set(s), Some(i)) => vm
+                ._contains(s, i)
+                .map_err(|_| unsupported("in", &item, &container))?,
             (Kind::Dict(d), Some(i)) => d
                 .borrow()
                 .items
@@ -497,6 +510,7 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
         (K::Tensor(x), K::Tensor(y)) => Some(x.value == y.value),
         (K::List(x), K::List(y)) => Some(Rc::ptr_eq(x, y)),
         (K::Dict(x), K::Dict(y)) => Some(Rc::ptr_eq(x, y)),
+        (K::Set(x), K::Set(y)) => Some(x.is(y)),
         (
             K::Object(x)
             | K::NNModule(x)

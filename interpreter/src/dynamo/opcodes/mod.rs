@@ -7,3 +7,4 @@ mod calls;
 mod control_flow;
 mod generators;
 mod load_store;
+mod sets;

@@ -195,6 +195,23 @@ fn wrap_uncached(
         }
         return opaque(out, obj, source, vm);
     }
+    if obj.class().is(vm.ctx.types.set_type)
+        && let Ok(items) = vm.extract_elements_with(&obj, Ok)
+        && items.iter().all(|i| is_literal(i, vm))
+    {
+        // A read-only copy, guarded by value (mutating it is a graph break).
+        if let Ok(copy) = vm.ctx.types.set_type.as_object().call((obj.clone(),), vm) {
+            out.guards.add(
+                &source,
+                Check::TypeMatch {
+                    ty: obj.class().to_owned().into(),
+                },
+            );
+            out.guards
+                .add(&source, Check::ValueMatch { obj: copy.clone() });
+            return Vt::with_source(Kind::Set(copy), source);
+        }
+    }
     if obj.downcast_ref::<PyFunction>().is_some() {
         // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
         // each call (a nested helper) reuses the entry; what inlining reads from the function
@@ -346,6 +363,9 @@ pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
             items,
             mutated: false,
         }))));
+    }
+    if obj.class().is(vm.ctx.types.set_type) {
+        return Vt::new(Kind::Set(obj));
     }
     wrap_unguarded(obj, vm)
 }

@@ -117,6 +117,9 @@ pub enum Kind {
     List(Rc<RefCell<ListVar>>),
     /// A dict.
     Dict(Rc<RefCell<DictVar>>),
+    /// A set of constants: without a source, a real `set` made during the trace that only the
+    /// trace sees (operated on at trace time); with one, a copy of the frame's set (read-only).
+    Set(PyObjectRef),
     /// `slice(start, stop, step)` with traced parts.
     Slice(Box<[Vt; 3]>),
     /// An iterator being unrolled.
@@ -206,6 +209,7 @@ impl Vt {
             Kind::Tuple(_) => "TupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),
             Kind::Dict(_) => "ConstDictVariable()".into(),
+            Kind::Set(_) => "SetVariable()".into(),
             Kind::Slice(_) => "SliceVariable()".into(),
             Kind::Iter(_) => "ListIteratorVariable()".into(),
             Kind::Generator(_) => "LocalGeneratorObjectVariable()".into(),
