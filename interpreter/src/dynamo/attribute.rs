@@ -52,6 +52,10 @@ impl Tracer<'_> {
                 }
                 Ok(wrap_unguarded(v, vm))
             }
+            Kind::NamedTuple(cls, items) => {
+                let (cls, items) = (cls.clone(), items.clone());
+                self.named_tuple_attr(&obj, &cls, &items, name)
+            }
             Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }

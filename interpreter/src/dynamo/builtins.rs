@@ -164,7 +164,7 @@ impl Tracer<'_> {
                     return Err(bad_args(name));
                 };
                 let n = match &x.kind {
-                    Kind::Tuple(items) => items.len(),
+                    Kind::Tuple(items) | Kind::NamedTuple(_, items) => items.len(),
                     Kind::List(l) => l.borrow().items.len(),
                     Kind::Dict(d) => d.borrow().items.len(),
                     Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
@@ -597,6 +597,7 @@ impl Tracer<'_> {
             | Kind::Class(c)
             | Kind::Builtin(c, _) => c.class().to_owned().into(),
             Kind::Tuple(_) => vm.ctx.types.tuple_type.to_owned().into(),
+            Kind::NamedTuple(cls, _) => cls.clone(),
             Kind::List(_) => vm.ctx.types.list_type.to_owned().into(),
             Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
             Kind::Set(_) => vm.ctx.types.set_type.to_owned().into(),
@@ -624,7 +625,7 @@ impl Tracer<'_> {
     pub(crate) fn unpack_iterable(&mut self, x: &Vt) -> Result<Vec<Vt>, GraphBreak> {
         let vm = self.vm;
         match &x.kind {
-            Kind::Tuple(items) => Ok(items.clone()),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => Ok(items.clone()),
             Kind::List(l) => Ok(l.borrow().items.clone()),
             Kind::Dict(d) => Ok(d
                 .borrow()

@@ -56,6 +56,9 @@ impl Tracer<'_> {
             Kind::Function(f) => self.call_function(&callee, &f, args, kwargs),
             Kind::NestedFunction(nf) => self.call_nested(&nf, args, kwargs),
             Kind::NNModule(m) => self.call_module(callee.clone(), &m, args, kwargs),
+            Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
+                .construct_named_tuple(&c, args, kwargs)
+                .unwrap_or_else(|| Err(unsupported_call(&callee))),
             Kind::Object(o) => {
                 let call = o.class().as_object().get_attr("__call__", self.vm).ok();
                 match call {

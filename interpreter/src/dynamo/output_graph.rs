@@ -171,7 +171,7 @@ impl OutputGraph {
         match &vt.kind {
             Kind::Tensor(t) => Some(Value::Tensor(t.value)),
             Kind::Const(c) => const_arg(c, vm),
-            Kind::Tuple(items) => seq_arg(items, self, vm),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_arg(items, self, vm),
             Kind::List(l) => seq_arg(&l.borrow().items, self, vm),
             _ => None,
         }

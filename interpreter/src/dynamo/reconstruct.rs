@@ -27,6 +27,8 @@ pub enum Recon {
     Source(Rc<Source>),
     /// A new tuple.
     Tuple(Vec<Recon>),
+    /// A new named tuple of this class.
+    NamedTuple(PyObjectRef, Vec<Recon>),
     /// A new list.
     List(Vec<Recon>),
     /// A new dict.
@@ -88,6 +90,18 @@ pub fn recon_of(
             Ok(Recon::Output(outputs.index(cur)))
         }
         Kind::Const(c) => Ok(Recon::Const(c.clone())),
+        Kind::NamedTuple(cls, items) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::NamedTuple(
+                cls.clone(),
+                items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
         Kind::Tuple(items) => Ok(Recon::Tuple(
             items
                 .iter()
@@ -304,6 +318,13 @@ impl Builder<'_> {
                     .collect::<PyResult<Vec<_>>>()?;
                 vm.ctx.new_list(v).into()
             }
+            Recon::NamedTuple(cls, items) => {
+                let v = items
+                    .iter()
+                    .map(|i| self.build(i, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
+                super::variables::named_tuple::build(cls, v, vm)?
+            }
             Recon::Set(items) => {
                 let list = vm.ctx.new_list(items.clone());
                 vm.ctx.types.set_type.as_object().call((list,), vm)?
@@ -435,7 +456,7 @@ impl Builder<'_> {
 pub fn reads_frame(r: &Recon) -> bool {
     match r {
         Recon::Source(_) => true,
-        Recon::Tuple(v) | Recon::List(v) => v.iter().any(reads_frame),
+        Recon::Tuple(v) | Recon::List(v) | Recon::NamedTuple(_, v) => v.iter().any(reads_frame),
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
         Recon::Slice(p) => p.iter().any(reads_frame),
         Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),

@@ -153,7 +153,7 @@ impl Tracer<'_> {
             }
         };
         match &obj.kind {
-            Kind::Tuple(items) => seq_index(items, &index),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index),
             Kind::List(l) => {
                 let items = l.borrow().items.clone();
                 let r = seq_index(&items, &index)?;
@@ -381,7 +381,7 @@ impl Tracer<'_> {
                     "bool() of a constant raised",
                 )
             }),
-            Kind::Tuple(items) => Ok(!items.is_empty()),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => Ok(!items.is_empty()),
             Kind::List(l) => Ok(!l.borrow().items.is_empty()),
             Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
             Kind::Set(s) => Ok(s.length(vm).map_err(|_| {
@@ -487,7 +487,7 @@ impl Tracer<'_> {
                 .items
                 .iter()
                 .any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
-            (Kind::Tuple(items), Some(i)) => items.iter().any(|x| {
+            (Kind::Tuple(items) | Kind::NamedTuple(_, items), Some(i)) => items.iter().any(|x| {
                 x.as_const()
                     .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
             }),

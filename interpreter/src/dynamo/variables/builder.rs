@@ -212,6 +212,27 @@ fn wrap_uncached(
             return Vt::with_source(Kind::Set(copy), source);
         }
     }
+    if super::named_tuple::fields(obj.class().as_object(), vm).is_some()
+        && let Some(t) = obj.downcast_ref::<PyTuple>()
+    {
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
+        out.guards.add(&source, Check::Length(t.len()));
+        let items = t
+            .as_slice()
+            .iter()
+            .enumerate()
+            .map(|(i, x)| wrap(out, x.clone(), source.item(Key::Int(i as i64)), vm))
+            .collect();
+        return Vt::with_source(
+            Kind::NamedTuple(obj.class().to_owned().into(), items),
+            source,
+        );
+    }
     if obj.downcast_ref::<PyFunction>().is_some() {
         // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
         // each call (a nested helper) reuses the entry; what inlining reads from the function

@@ -8,6 +8,7 @@
 //! every other, and the side-effect log can replay them.
 
 pub mod builder;
+pub mod named_tuple;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -113,6 +114,9 @@ pub enum Kind {
     Const(PyObjectRef),
     /// A tuple.
     Tuple(Vec<Vt>),
+    /// A named tuple: its class (a `collections.namedtuple` or a `torch.return_types` class)
+    /// and its items.
+    NamedTuple(PyObjectRef, Vec<Vt>),
     /// A list.
     List(Rc<RefCell<ListVar>>),
     /// A dict.
@@ -207,6 +211,7 @@ impl Vt {
             Kind::Tensor(_) => "TensorVariable()".into(),
             Kind::Const(c) => format!("ConstantVariable({})", c.class().name()),
             Kind::Tuple(_) => "TupleVariable()".into(),
+            Kind::NamedTuple(..) => "NamedTupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),
             Kind::Dict(_) => "ConstDictVariable()".into(),
             Kind::Set(_) => "SetVariable()".into(),
