@@ -434,29 +434,65 @@ impl Tracer<'_> {
                 format!("COMPARE_OP {}", ins.arg),
             ));
         }
-        let v = if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
-            self.tensor_compare(which, lhs, rhs)?
-        } else if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
-            let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
-            self.fold_operator(name, vec![a.clone(), b.clone()])?
-        } else if let Some(r) =
-            self.set_binary(["lt", "le", "eq", "ne", "gt", "ge"][which], &lhs, &rhs)
-        {
-            r?
-        } else if which == 2 || which == 3 {
-            // == / != on tracked non-constants: identity where that decides it.
-            let same = same_object(&lhs, &rhs).ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
-            Vt::constant(
+        let v = self.compare(which, lhs, rhs)?;
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    /// `lhs <op> rhs` for comparison `which` (`<` is 0 ... `>=` is 5).
+    pub(crate) fn compare(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
+        let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
+        if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
+            return self.tensor_compare(which, lhs, rhs);
+        }
+        if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
+            return self.fold_operator(name, vec![a.clone(), b.clone()]);
+        }
+        if let Some(r) = self.set_binary(name, &lhs, &rhs) {
+            return r;
+        }
+        // Containers of constants compare by value, as Python does (`xs == [1, 2]`).
+        if let (Some(a), Some(b)) = (self.python_value(&lhs), self.python_value(&rhs)) {
+            return self.fold_operator(name, vec![a, b]);
+        }
+        if which == 2 || which == 3 {
+            // == / != on objects whose equality is their identity.
+            let same = identity_equality(&lhs, &rhs, self.vm)
+                .ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
+            return Ok(Vt::constant(
                 self.vm
                     .ctx
                     .new_bool(if which == 2 { same } else { !same })
                     .into(),
-            )
-        } else {
-            return Err(unsupported("compare", &lhs, &rhs));
+            ));
+        }
+        Err(unsupported("compare", &lhs, &rhs))
+    }
+
+    /// A fresh Python value equal to a tracker made only of constants (tuples, lists, dicts,
+    /// sets and named tuples of them); `None` if it holds anything else.
+    pub(crate) fn python_value(&self, v: &Vt) -> Option<PyObjectRef> {
+        let vm = self.vm;
+        let items = |items: &[Vt]| -> Option<Vec<PyObjectRef>> {
+            items.iter().map(|i| self.python_value(i)).collect()
         };
-        self.push(v);
-        Ok(Flow::Next)
+        Some(match &v.kind {
+            Kind::Const(c) => c.clone(),
+            Kind::Tuple(t) => vm.ctx.new_tuple(items(t)?).into(),
+            Kind::List(l) => vm.ctx.new_list(items(&l.borrow().items)?).into(),
+            Kind::NamedTuple(cls, t) => {
+                super::super::variables::named_tuple::build(cls, items(t)?, vm).ok()?
+            }
+            Kind::Set(s) => s.clone(),
+            Kind::Dict(d) => {
+                let out = vm.ctx.new_dict();
+                for (k, x) in d.borrow().items.iter() {
+                    out.set_item(&**k, self.python_value(x)?, vm).ok()?;
+                }
+                out.into()
+            }
+            _ => return None,
+        })
     }
 
     pub(crate) fn is_op(&mut self, ins: &Instr) -> Step {
@@ -501,6 +537,40 @@ impl Tracer<'_> {
         self.push(Vt::constant(vm.ctx.new_bool(r).into()));
         Ok(Flow::Next)
     }
+}
+
+/// `lhs == rhs` for values whose equality is identity (functions, classes, modules, builtins,
+/// user objects without their own `__eq__`); `None` when identity does not decide it.
+fn identity_equality(a: &Vt, b: &Vt, vm: &rustpython_vm::VirtualMachine) -> Option<bool> {
+    let identity_eq = |v: &Vt| match &v.kind {
+        Kind::Function(_)
+        | Kind::NestedFunction(_)
+        | Kind::Class(_)
+        | Kind::Module(_)
+        | Kind::Builtin(..)
+        | Kind::TorchOp { .. }
+        | Kind::NNModule(_) => true,
+        Kind::Object(o) => o
+            .class()
+            .as_object()
+            .get_attr("__eq__", vm)
+            .ok()
+            .zip(
+                vm.ctx
+                    .types
+                    .object_type
+                    .as_object()
+                    .get_attr("__eq__", vm)
+                    .ok(),
+            )
+            .is_some_and(|(mine, base)| mine.is(&base)),
+        Kind::Const(c) => vm.is_none(c),
+        _ => false,
+    };
+    if !identity_eq(a) || !identity_eq(b) {
+        return None;
+    }
+    same_object(a, b)
 }
 
 /// Whether two trackers are the same Python object, when that is knowable.
