@@ -86,12 +86,12 @@ const IO_BUILTINS: &[&str] = &[
 
 impl Tracer<'_> {
     /// Constants of every tracker, if all are constants.
-    fn all_consts(&self, vts: &[Vt]) -> Option<Vec<PyObjectRef>> {
+    pub(crate) fn all_consts(&self, vts: &[Vt]) -> Option<Vec<PyObjectRef>> {
         vts.iter().map(|v| v.as_const().cloned()).collect()
     }
 
     /// Calls a real Python callable with constant arguments (trace-time folding).
-    fn fold(
+    pub(crate) fn fold(
         &self,
         f: &PyObjectRef,
         args: Vec<PyObjectRef>,

@@ -248,7 +248,7 @@ impl Tracer<'_> {
         Ok(Flow::Next)
     }
 
-    fn setitem(&mut self, obj: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
+    pub(crate) fn setitem(&mut self, obj: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
@@ -510,8 +510,21 @@ impl Tracer<'_> {
     pub(crate) fn contains_op(&mut self, ins: &Instr) -> Step {
         let container = self.pop()?;
         let item = self.pop()?;
+        let found = self.contains(&container, &item)?;
+        let r = if ins.arg == 1 { !found } else { found };
+        self.push(Vt::constant(self.vm.ctx.new_bool(r).into()));
+        Ok(Flow::Next)
+    }
+
+    /// `item in container`.
+    pub(crate) fn contains(&mut self, container: &Vt, item: &Vt) -> Result<bool, GraphBreak> {
+        let (container, item) = (container.clone(), item.clone());
         let vm = self.vm;
-        let found = match (&container.kind, item.as_const()) {
+        let iv = item
+            .as_const()
+            .cloned()
+            .or_else(|| self.python_value(&item));
+        let found = match (&container.kind, iv.as_ref()) {
             (Kind::Const(c), Some(i)) => vm
                 ._contains(c, i)
                 .map_err(|_| unsupported("in", &item, &container))?,
@@ -523,19 +536,29 @@ impl Tracer<'_> {
                 .items
                 .iter()
                 .any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
-            (Kind::Tuple(items) | Kind::NamedTuple(_, items), Some(i)) => items.iter().any(|x| {
-                x.as_const()
-                    .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
-            }),
-            (Kind::List(l), Some(i)) => l.borrow().items.iter().any(|x| {
-                x.as_const()
-                    .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
-            }),
+            (Kind::Tuple(_) | Kind::NamedTuple(..) | Kind::List(_), Some(i)) => {
+                let items = match &container.kind {
+                    Kind::List(l) => l.borrow().items.clone(),
+                    Kind::Tuple(t) | Kind::NamedTuple(_, t) => t.clone(),
+                    _ => Vec::new(),
+                };
+                // In order, as Python does; an item whose value is unknown (a tensor) before
+                // any match leaves the answer unknown.
+                let mut found = false;
+                for x in &items {
+                    let Some(v) = self.python_value(x) else {
+                        return Err(unsupported("in", &item, &container));
+                    };
+                    if vm.bool_eq(&v, i).unwrap_or(false) {
+                        found = true;
+                        break;
+                    }
+                }
+                found
+            }
             _ => return Err(unsupported("in", &item, &container)),
         };
-        let r = if ins.arg == 1 { !found } else { found };
-        self.push(Vt::constant(vm.ctx.new_bool(r).into()));
-        Ok(Flow::Next)
+        Ok(found)
     }
 }
 
