@@ -14,7 +14,10 @@ def clone(v):
     if isinstance(v, list):
         return [clone(x) for x in v]
     if isinstance(v, tuple):
-        return tuple(clone(x) for x in v)
+        items = [clone(x) for x in v]
+        if hasattr(type(v), "_make"):  # a namedtuple keeps its class
+            return type(v)._make(items)
+        return type(v)(items) if type(v) is not tuple else tuple(items)
     if isinstance(v, dict):
         return {k: clone(x) for k, x in v.items()}
     return v

@@ -52,7 +52,11 @@ impl Tracer<'_> {
                 }
                 Ok(wrap_unguarded(v, vm))
             }
-            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Iter(_) => {
+            Kind::NamedTuple(cls, items) => {
+                let (cls, items) = (cls.clone(), items.clone());
+                self.named_tuple_attr(&obj, &cls, &items, name)
+            }
+            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
             Kind::Module(m) => {
@@ -81,7 +85,12 @@ impl Tracer<'_> {
                     && zelf.is(o)
                     && let Ok(func) = v.get_attr("__func__", vm)
                 {
-                    let f = wrap_unguarded(func, vm);
+                    // Guarded through the object, so rebinding the method on the class
+                    // recompiles instead of running the old body.
+                    let f = match &obj.source {
+                        Some(src) => wrap(self.out, func, src.attr(name).attr("__func__"), vm),
+                        None => wrap_unguarded(func, vm),
+                    };
                     return Ok(Vt::new(Kind::BoundMethod(
                         Box::new(f),
                         Box::new(obj.clone()),

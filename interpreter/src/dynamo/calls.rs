@@ -81,12 +81,20 @@ impl Tracer<'_> {
             Kind::Function(f) => self.call_function(&callee, &f, args, kwargs),
             Kind::NestedFunction(nf) => self.call_nested(&nf, args, kwargs),
             Kind::NNModule(m) => self.call_module(callee.clone(), &m, args, kwargs),
+            Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
+                .construct_named_tuple(&c, args, kwargs)
+                .unwrap_or_else(|| Err(unsupported_call(&callee))),
             Kind::Object(o) => {
                 let call = o.class().as_object().get_attr("__call__", self.vm).ok();
                 match call {
                     Some(f) if f.downcast_ref::<PyFunction>().is_some() => {
                         args.insert(0, callee.clone());
-                        let f = wrap_unguarded(f, self.vm);
+                        let f = match &callee.source {
+                            Some(src) => {
+                                wrap(self.out, f, src.attr("__class__").attr("__call__"), self.vm)
+                            }
+                            None => wrap_unguarded(f, self.vm),
+                        };
                         self.call_vt(f, args, kwargs)
                     }
                     _ => Err(unsupported_call(&callee)),
@@ -293,9 +301,7 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let flags = f.code.code.flags;
-        if flags
-            .intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR)
-        {
+        if flags.intersects(CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR) {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedConstruct,
                 format!("inlining generator or coroutine {}", f.code.code.obj_name),
@@ -310,6 +316,18 @@ impl Tracer<'_> {
             &f.closure,
             self.vm,
         )?;
+        if flags.contains(CodeFlags::GENERATOR) {
+            // Nothing of the body runs until the generator is first resumed.
+            return Ok(self.make_generator(super::variables::GenState {
+                code: f.code,
+                globals: f.globals,
+                globals_source: f.globals_source,
+                locals,
+                stack: Vec::new(),
+                pos: 0,
+                done: false,
+            }));
+        }
         let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;
         child.run()
     }

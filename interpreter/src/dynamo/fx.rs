@@ -81,7 +81,7 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             args.pop();
         }
         let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
-        let info = view.fx.get(i);
+        let info = view.fx.get(i).and_then(Option::as_ref);
         let node = match info.map(|f| &f.target) {
             Some(FxTarget::Host {
                 func,

@@ -135,6 +135,7 @@ fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> 
         outputs: &outputs,
         wrapped: Vec::new(),
         frame: &frame,
+        shared: Vec::new(),
     };
     b.replay(&plan.replays, vm)?;
     let values = plan

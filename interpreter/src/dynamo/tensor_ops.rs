@@ -108,6 +108,14 @@ impl Tracer<'_> {
                 return Ok(args[0].clone());
             }
         }
+        if let rynamo_graph::Returns::Tuple(_) = &op.schema().returns
+            && let Some(cls) = bridge::import_module("torch.return_types", self.vm)
+                .ok()
+                .and_then(|m| m.get_attr(op.py_name(), self.vm).ok())
+        {
+            // `torch.max(x, dim)` returns `torch.return_types.max`, as eagerly.
+            return Ok(Vt::new(Kind::NamedTuple(cls, outs)));
+        }
         Ok(match outs.len() {
             1 => outs.into_iter().next().expect("invariant: one output"),
             _ => Vt::new(Kind::Tuple(outs)),

@@ -72,12 +72,10 @@ pub fn wrap(
         } else if obj.class().is(vm.ctx.types.tuple_type) {
             wrap_literal_tuple_guards(out, &obj, &source, vm);
         } else {
-            out.guards.add(
-                &source,
-                Check::TypeMatch {
-                    ty: obj.class().to_owned().into(),
-                },
-            );
+            // A range, big int, bytes, complex, slice or device: its value, not just its type
+            // (the trace unrolled `for i in range(n)` or folded arithmetic on it).
+            out.guards
+                .add(&source, Check::ValueMatch { obj: obj.clone() });
         }
         return Vt::with_source(Kind::Const(obj), source);
     }
@@ -109,6 +107,31 @@ pub fn wrap(
             .collect();
         return Vt::with_source(Kind::Tuple(items), source);
     }
+    let is_container =
+        obj.class().is(vm.ctx.types.list_type) || obj.class().is(vm.ctx.types.dict_type);
+    let addr = &*obj as *const PyObject as usize;
+    if is_container && let Some((_, seen)) = out.containers.get(&addr) {
+        let seen = seen.clone();
+        if let Some(first) = &seen.source
+            && *first != source
+        {
+            out.guards.add_alias(first, &source);
+        }
+        return seen;
+    }
+    let vt = wrap_uncached(out, obj.clone(), source, vm);
+    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_)) {
+        out.containers.insert(addr, (obj, vt.clone()));
+    }
+    vt
+}
+
+fn wrap_uncached(
+    out: &mut OutputGraph,
+    obj: PyObjectRef,
+    source: Rc<Source>,
+    vm: &VirtualMachine,
+) -> Vt {
     if obj.class().is(vm.ctx.types.list_type)
         && let Some(l) = obj.downcast_ref::<PyList>()
     {
@@ -172,8 +195,54 @@ pub fn wrap(
         }
         return opaque(out, obj, source, vm);
     }
+    if obj.class().is(vm.ctx.types.set_type)
+        && let Ok(items) = vm.extract_elements_with(&obj, Ok)
+        && items.iter().all(|i| is_literal(i, vm))
+    {
+        // A read-only copy, guarded by value (mutating it is a graph break).
+        if let Ok(copy) = vm.ctx.types.set_type.as_object().call((obj.clone(),), vm) {
+            out.guards.add(
+                &source,
+                Check::TypeMatch {
+                    ty: obj.class().to_owned().into(),
+                },
+            );
+            out.guards
+                .add(&source, Check::ValueMatch { obj: copy.clone() });
+            return Vt::with_source(Kind::Set(copy), source);
+        }
+    }
+    if super::named_tuple::fields(obj.class().as_object(), vm).is_some()
+        && let Some(t) = obj.downcast_ref::<PyTuple>()
+    {
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
+        out.guards.add(&source, Check::Length(t.len()));
+        let items = t
+            .as_slice()
+            .iter()
+            .enumerate()
+            .map(|(i, x)| wrap(out, x.clone(), source.item(Key::Int(i as i64)), vm))
+            .collect();
+        return Vt::with_source(
+            Kind::NamedTuple(obj.class().to_owned().into(), items),
+            source,
+        );
+    }
     if obj.downcast_ref::<PyFunction>().is_some() {
-        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
+        // each call (a nested helper) reuses the entry; what inlining reads from the function
+        // (defaults, closure cells, globals) is guarded through its own sources.
+        match obj.get_attr("__code__", vm) {
+            Ok(code) => out
+                .guards
+                .add(&source.attr("__code__"), Check::IdMatch { obj: code }),
+            Err(_) => out.guards.add(&source, Check::IdMatch { obj: obj.clone() }),
+        }
         return Vt::with_source(Kind::Function(obj), source);
     }
     if obj.downcast_ref::<PyModule>().is_some() {
@@ -283,6 +352,43 @@ pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
         return Vt::new(Kind::BoundMethod(Box::new(f), Box::new(s)));
     }
     Vt::new(Kind::Object(obj))
+}
+
+/// Wraps a value a trace-time call just created (`sorted(...)`, `"a b".split()`, `dict(a=1)`):
+/// a new list or dict is nobody else's, so it becomes a tracked container whose items the
+/// trace can iterate and mutate; anything else is [`wrap_unguarded`].
+pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
+    if obj.class().is(vm.ctx.types.list_type)
+        && let Some(l) = obj.downcast_ref::<PyList>()
+    {
+        let items = l
+            .borrow_vec()
+            .iter()
+            .map(|x| wrap_fresh(x.clone(), vm))
+            .collect();
+        return Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+            items,
+            mutated: false,
+        }))));
+    }
+    if obj.class().is(vm.ctx.types.dict_type)
+        && let Some(d) = obj.downcast_ref::<PyDict>()
+        && d.keys_vec().iter().all(|k| ConstValue::of(k, vm).is_some())
+    {
+        let items = d
+            .items_vec()
+            .into_iter()
+            .map(|(k, v)| (k, wrap_fresh(v, vm)))
+            .collect();
+        return Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
+            items,
+            mutated: false,
+        }))));
+    }
+    if obj.class().is(vm.ctx.types.set_type) {
+        return Vt::new(Kind::Set(obj));
+    }
+    wrap_unguarded(obj, vm)
 }
 
 /// The name of a builtin type (`list`, `dict`, `range`, `int`, ...), if `obj` is one.

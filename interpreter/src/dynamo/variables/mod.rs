@@ -8,6 +8,7 @@
 //! every other, and the side-effect log can replay them.
 
 pub mod builder;
+pub mod named_tuple;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -68,6 +69,26 @@ pub struct IterVar {
     pub pos: usize,
 }
 
+/// A generator traced lazily: its suspended frame between resumptions, so the generator's body
+/// runs interleaved with its consumer exactly as in Python.
+#[derive(Clone, Debug)]
+pub struct GenState {
+    /// The generator function's code.
+    pub code: PyRef<PyCode>,
+    /// Its globals.
+    pub globals: rustpython_vm::builtins::PyDictRef,
+    /// Where sources for its globals come from.
+    pub globals_source: super::symbolic_convert::GlobalsSource,
+    /// Locals, cells and free variables at the suspension point.
+    pub locals: Vec<Option<Vt>>,
+    /// The value stack at the suspension point.
+    pub stack: Vec<Vt>,
+    /// The instruction to resume at.
+    pub pos: usize,
+    /// Whether it returned.
+    pub done: bool,
+}
+
 /// A function created while tracing (`MAKE_FUNCTION`: a closure or a lambda).
 #[derive(Clone, Debug)]
 pub struct NestedFn {
@@ -93,14 +114,22 @@ pub enum Kind {
     Const(PyObjectRef),
     /// A tuple.
     Tuple(Vec<Vt>),
+    /// A named tuple: its class (a `collections.namedtuple` or a `torch.return_types` class)
+    /// and its items.
+    NamedTuple(PyObjectRef, Vec<Vt>),
     /// A list.
     List(Rc<RefCell<ListVar>>),
     /// A dict.
     Dict(Rc<RefCell<DictVar>>),
+    /// A set of constants: without a source, a real `set` made during the trace that only the
+    /// trace sees (operated on at trace time); with one, a copy of the frame's set (read-only).
+    Set(PyObjectRef),
     /// `slice(start, stop, step)` with traced parts.
     Slice(Box<[Vt; 3]>),
     /// An iterator being unrolled.
     Iter(Rc<RefCell<IterVar>>),
+    /// A generator object of a traced generator function.
+    Generator(Rc<RefCell<GenState>>),
     /// A Python function to inline.
     Function(PyObjectRef),
     /// A function made during the trace.
@@ -182,10 +211,13 @@ impl Vt {
             Kind::Tensor(_) => "TensorVariable()".into(),
             Kind::Const(c) => format!("ConstantVariable({})", c.class().name()),
             Kind::Tuple(_) => "TupleVariable()".into(),
+            Kind::NamedTuple(..) => "NamedTupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),
             Kind::Dict(_) => "ConstDictVariable()".into(),
+            Kind::Set(_) => "SetVariable()".into(),
             Kind::Slice(_) => "SliceVariable()".into(),
             Kind::Iter(_) => "ListIteratorVariable()".into(),
+            Kind::Generator(_) => "LocalGeneratorObjectVariable()".into(),
             Kind::Function(_) => "UserFunctionVariable()".into(),
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
