@@ -32,9 +32,7 @@ def disable(fn=None, recursive=True, *, reason=None):
         _C.skip_code(wrapper.__code__)
     wrapper._torchdynamo_disable = True
     wrapper._torchdynamo_disable_recursive = recursive
-    if not recursive:
-        # The native wrapper exposes `_torchdynamo_orig_callable` itself (read-only).
-        wrapper._torchdynamo_orig_callable = fn
+    wrapper._torchdynamo_orig_callable = fn
     wrapper._torchdynamo_disable_reason = reason
     return wrapper
 
