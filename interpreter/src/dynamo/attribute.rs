@@ -59,6 +59,16 @@ impl Tracer<'_> {
             Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
+            Kind::GradMode(g) => match name {
+                "__enter__" | "__exit__" | "clone" => {
+                    Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
+                }
+                "prev" if g.prev.get().is_some() => Ok(Vt::constant(
+                    vm.ctx.new_bool(g.prev.get().unwrap_or_default()).into(),
+                )),
+                "mode" => Ok(Vt::constant(vm.ctx.new_bool(g.mode).into())),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::Module(m) => {
                 let v = m
                     .get_attr(&vm.ctx.new_str(name), vm)

@@ -31,6 +31,11 @@ pub fn grad_enabled() -> bool {
     rynamo_shims::state::is_grad_enabled()
 }
 
+/// `torch._C._set_grad_enabled(enabled)`.
+pub fn set_grad_enabled(enabled: bool) {
+    rynamo_shims::state::set_grad_enabled(enabled);
+}
+
 /// The dtype a `torch.dtype` object stands for.
 pub fn dtype_of(obj: &PyObject) -> Option<DType> {
     obj.downcast_ref::<rynamo_shims::PyDType>().map(|d| d.dtype)

@@ -719,6 +719,7 @@ impl Tracer<'_> {
         let none = || Vt::constant(vm.ctx.none());
         match &recv.kind {
             Kind::Tensor(_) => self.call_tensor_method(recv.clone(), name, args, kwargs),
+            Kind::GradMode(g) => self.call_grad_ctx_method(&recv, &g.clone(), name),
             Kind::Const(c) => {
                 let f = c
                     .get_attr(&vm.ctx.new_str(name), vm)

@@ -21,6 +21,7 @@ use super::exc::{GraphBreak, GraphBreakKind};
 use super::source::{Key, Source};
 use super::symbolic_convert::{GlobalsSource, Tracer};
 use super::variables::builder::{wrap, wrap_unguarded};
+use super::variables::ctx_manager;
 use super::variables::{DictVar, Kind, NestedFn, Vt};
 
 /// A function to inline: its code, globals and closure, however it was reached.
@@ -50,6 +51,17 @@ impl Tracer<'_> {
                 .and_then(|n| n.str(self.vm).ok().map(|s| s.to_string()))
                 .unwrap_or_else(|| "<callable>".into());
             return self.call_allowed_in_graph(&o.clone(), &name, args, kwargs);
+        }
+        if let Kind::Class(c) = &callee.kind
+            && let Some(k) = ctx_manager::grad_ctx_kind(c, self.vm)
+        {
+            return self.construct_grad_ctx(&c.clone(), k, &args, &kwargs);
+        }
+        if let Kind::Function(o) | Kind::Object(o) | Kind::Builtin(o, _) = &callee.kind
+            && let Some(f) = ctx_manager::grad_fn(o, self.vm)
+            && kwargs.is_empty()
+        {
+            return self.call_grad_fn(f, &args);
         }
         if let Kind::Function(o) = &callee.kind
             && bridge::flag(o, "_rynamo_call_at_trace_time", self.vm)

@@ -308,7 +308,12 @@ impl ConvertFrame {
         use super::graph_break as gb;
         let bc = super::bytecode::Bytecode::decode(code);
         gb::check_resumable(code, &bc, state)?;
-        let live = gb::live_slots(code, &bc, state.pos);
+        // A live variable still unbound at the break stays unbound in the resume function, as
+        // in the original (it is only read on a path that binds it first, or raises).
+        let live: Vec<usize> = gb::live_slots(code, &bc, state.pos)
+            .into_iter()
+            .filter(|&s| state.locals.get(s).is_some_and(Option::is_some))
+            .collect();
         let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, vm)?;
         let exe = if graph.nodes().is_empty() {
             None

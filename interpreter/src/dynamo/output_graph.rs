@@ -78,6 +78,8 @@ pub struct OutputGraph {
     /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
     /// so a mutation through one read is seen by the next and replayed once.
     pub containers: HashMap<usize, (PyObjectRef, Vt)>,
+    /// The grad mode the traced code sees at this point (grad-mode managers switch it).
+    pub grad_enabled: bool,
 }
 
 impl OutputGraph {
@@ -95,6 +97,7 @@ impl OutputGraph {
             global_overlay: HashMap::new(),
             inplace_updates: HashMap::new(),
             containers: HashMap::new(),
+            grad_enabled: super::bridge::grad_enabled(),
         }
     }
 

@@ -168,6 +168,17 @@ pub fn recon_of(
                 None => Ok(Recon::Const(o.clone())),
             }
         }
+        Kind::GradMode(g) => match &vt.source {
+            Some(src) => Ok(Recon::Source(src.clone())),
+            None => super::variables::ctx_manager::rebuild(g, out.grad_enabled, vm)
+                .map(Recon::Const)
+                .map_err(|_| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "cannot rebuild a grad-mode manager",
+                    )
+                }),
+        },
         Kind::Method(recv, name) => Ok(Recon::Attr(
             Box::new(recon_of(recv, out, outputs, vm)?),
             vm.ctx.new_str(&**name).into(),
@@ -216,6 +227,8 @@ pub enum Replay {
     ListContents(Rc<Source>, Vec<Recon>),
     /// `source.clear(); source.update(items)`.
     DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
+    /// `torch._C._set_grad_enabled(mode)`.
+    SetGradEnabled(bool),
 }
 
 /// The recipes of a trace's side effects.
@@ -226,6 +239,10 @@ pub fn replays(
 ) -> Result<Vec<Replay>, GraphBreak> {
     let mut r = Vec::new();
     for e in out.side_effects.effects() {
+        if let SideEffect::SetGradEnabled(_) = e {
+            // Only the last grad-mode switch is observable after the graph.
+            r.retain(|p| !matches!(p, Replay::SetGradEnabled(_)));
+        }
         r.push(match e {
             SideEffect::StoreAttr {
                 target,
@@ -259,6 +276,7 @@ pub fn replays(
                     .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
                     .collect::<Result<_, GraphBreak>>()?,
             ),
+            SideEffect::SetGradEnabled(mode) => Replay::SetGradEnabled(*mode),
             SideEffect::StoreCell { .. } => {
                 return Err(GraphBreak::new(
                     GraphBreakKind::UntrackableStore,
@@ -438,6 +456,7 @@ impl Builder<'_> {
                         .ok_or_else(|| vm.new_type_error("expected a list"))?;
                     *list.borrow_vec_mut() = values;
                 }
+                Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
                 Replay::DictContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
                     vm.call_method(&obj, "clear", ())?;

@@ -57,6 +57,8 @@ pub enum SideEffect {
         /// The new value.
         value: Vt,
     },
+    /// `torch._C._set_grad_enabled(mode)`: a grad-mode manager entered or left.
+    SetGradEnabled(bool),
 }
 
 /// The effects of one trace, in program order, plus the attribute values the trace wrote, so

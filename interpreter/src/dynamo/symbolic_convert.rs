@@ -305,6 +305,7 @@ impl<'g> Tracer<'g> {
             I::JumpForward { .. } | I::JumpBackward { .. } | I::JumpBackwardNoInterrupt { .. } => {
                 self.jump(ins)
             }
+            I::LoadSpecial { .. } => self.load_special(ins),
             I::GetIter => self.get_iter(ins),
             I::ForIter { .. } => self.for_iter(ins),
             I::EndFor | I::PopIter => {

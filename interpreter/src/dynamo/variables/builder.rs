@@ -264,12 +264,20 @@ fn wrap_uncached(
         out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
         return Vt::with_source(Kind::NNModule(obj), source);
     }
+    if let Some(g) = super::ctx_manager::wrap_existing(out, &obj, &source, vm) {
+        return g;
+    }
     if let Some(bound) = bound_method_parts(&obj, vm) {
         let (func, zelf) = bound;
         let fsrc = source.attr("__func__");
         let ssrc = source.attr("__self__");
-        let f = wrap(out, func, fsrc, vm);
+        let f = wrap(out, func.clone(), fsrc, vm);
         let s = wrap(out, zelf, ssrc, vm);
+        if let Kind::GradMode(_) = s.kind
+            && let Some(name) = super::ctx_manager::method_name(&func, vm)
+        {
+            return Vt::with_source(Kind::Method(Box::new(s), name.into()), source);
+        }
         return Vt::with_source(Kind::BoundMethod(Box::new(f), Box::new(s)), source);
     }
     opaque(out, obj, source, vm)

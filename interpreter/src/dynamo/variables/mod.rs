@@ -8,6 +8,7 @@
 //! every other, and the side-effect log can replay them.
 
 pub mod builder;
+pub mod ctx_manager;
 pub mod named_tuple;
 
 use std::cell::RefCell;
@@ -134,6 +135,8 @@ pub enum Kind {
     Function(PyObjectRef),
     /// A function made during the trace.
     NestedFunction(Rc<NestedFn>),
+    /// A grad-mode context manager (`torch.no_grad()`, ...).
+    GradMode(Rc<ctx_manager::GradModeVar>),
     /// A method bound to its receiver: `(function, self)`.
     BoundMethod(Box<Vt>, Box<Vt>),
     /// A registry op reached through `torch.<name>`, `F.<name>`, ...
@@ -229,6 +232,7 @@ impl Vt {
             Kind::Class(_) => "UserDefinedClassVariable()".into(),
             Kind::Object(o) => format!("UserDefinedObjectVariable({})", o.class().name()),
             Kind::Cell(_) => "CellVariable()".into(),
+            Kind::GradMode(g) => format!("GradModeVariable(mode={})", g.mode),
             Kind::Null => "NullVariable".into(),
         }
     }
