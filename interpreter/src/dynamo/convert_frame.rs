@@ -83,7 +83,7 @@ impl FrameHandler for ConvertFrame {
                     let msg = format!(
                         "Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '{}', function name: '{}', line number: {}\n{}",
                         code.code.source_path,
-                        code.code.obj_name,
+                        super::resume::display_name(code),
                         first_line(code),
                         failures
                             .iter()
@@ -106,6 +106,10 @@ impl FrameHandler for ConvertFrame {
             }
         }
         self.compile_and_run(code, fv, vm)
+    }
+
+    fn hides_frame(&self, replacement: &PyCode, next: &PyCode) -> bool {
+        super::resume::continues(replacement, next)
     }
 }
 
@@ -205,14 +209,14 @@ impl ConvertFrame {
         if self.config.fullgraph || !config::suppress_errors() {
             return Ok(FrameAction::Raise(vm.new_runtime_error(format!(
                 "backend compiler failed for {} ({}:{}):\n{msg}",
-                code.code.obj_name,
+                super::resume::display_name(code),
                 code.code.source_path,
                 first_line(code)
             ))));
         }
         eprintln!(
             "WON'T CONVERT {} {} line {}\n{msg}",
-            code.code.obj_name,
+            super::resume::display_name(code),
             code.code.source_path,
             first_line(code)
         );
@@ -277,7 +281,7 @@ impl ConvertFrame {
                     Some(compile_id),
                     &format!(
                         "torchdynamo skips frame {} ({}:{}): {why}",
-                        code.code.obj_name,
+                        super::resume::display_name(code),
                         code.code.source_path,
                         first_line(code)
                     ),
@@ -340,6 +344,7 @@ impl ConvertFrame {
             )
             .map_err(|_| "cannot store the compiled graph in the frame's globals".to_owned())?;
         let new_code = gb::transformed_code(code, &bc, state, &live, &name, &fv.globals, vm)?;
+        super::resume::register_replacement(&new_code, code);
         log_bytecode(code, &new_code, compile_id);
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         if !graph.nodes().is_empty() {
@@ -462,11 +467,11 @@ fn log_bytecode(orig: &PyRef<PyCode>, new: &PyRef<PyCode>, compile_id: (u32, u32
         Some(compile_id),
         &format!(
             "ORIGINAL BYTECODE {} {} line {}\n{}\nMODIFIED BYTECODE {} {} line {}\n{}",
-            orig.code.obj_name,
+            super::resume::display_name(orig),
             orig.code.source_path,
             first_line(orig),
             dis(orig),
-            new.code.obj_name,
+            super::resume::display_name(new),
             new.code.source_path,
             first_line(new),
             dis(new)
@@ -618,7 +623,7 @@ fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
     let verbose = logs::enabled(Artifact::RecompilesVerbose);
     let mut msg = format!(
         "Recompiling function {} in {}:{}\n    triggered by the following guard failure(s):",
-        code.code.obj_name,
+        super::resume::display_name(code),
         code.code.source_path,
         first_line(code)
     );
@@ -675,7 +680,7 @@ fn limit_hit(
         .map_or_else(String::new, |(_, r)| r.clone());
     let msg = format!(
         "torch._dynamo hit config.recompile_limit ({limit})\n   function: '{}' ({}:{})\n   last reason: {last}\nTo log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\nTo diagnose recompilation issues, see https://pytorch.org/docs/main/torch.compiler_troubleshooting.html.",
-        code.code.obj_name,
+        super::resume::display_name(code),
         code.code.source_path,
         first_line(code)
     );
@@ -704,7 +709,7 @@ fn log_compiled(
         logs::log(Artifact::Guards, Some(compile_id), &guards.dump(vm));
     }
     if logs::enabled(Artifact::GraphCode) || logs::enabled(Artifact::Graph) {
-        if let Ok(text) = super::fx::readable(graph, out, &code.code.obj_name.to_string(), vm) {
+        if let Ok(text) = super::fx::readable(graph, out, &super::resume::display_name(code), vm) {
             logs::log(
                 Artifact::GraphCode,
                 Some(compile_id),
@@ -722,7 +727,7 @@ fn log_compiled(
         Some(compile_id),
         &format!(
             "Step 1: torchdynamo done tracing {} ({}:{})",
-            code.code.obj_name,
+            super::resume::display_name(code),
             code.code.source_path,
             first_line(code)
         ),

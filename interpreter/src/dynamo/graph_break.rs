@@ -423,7 +423,7 @@ pub fn transformed_code(
             // same resume point uses the same code object (and so the same compiled entries).
             let gname = format!(
                 "{}_{:x}",
-                rcode.code.obj_name,
+                super::resume::display_name(&rcode),
                 rcode.as_object() as *const _ as usize
             );
             globals

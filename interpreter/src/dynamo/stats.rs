@@ -113,7 +113,7 @@ pub fn record_graph(
     guards: &GuardTree,
     took: Duration,
 ) {
-    let view = FxView::of(graph.clone(), out, code.code.obj_name.to_string());
+    let view = FxView::of(graph.clone(), out, super::resume::display_name(code));
     let rec = GraphRecord {
         compile_id,
         view,

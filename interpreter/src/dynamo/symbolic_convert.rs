@@ -138,7 +138,7 @@ impl<'g> Tracer<'g> {
 
     /// The function name, for messages and the user stack.
     pub fn fn_name(&self) -> String {
-        self.code.code.obj_name.to_string()
+        super::resume::display_name(&self.code)
     }
 
     /// The `(file, line, function)` of the instruction being traced.

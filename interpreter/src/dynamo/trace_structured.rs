@@ -257,7 +257,7 @@ pub fn caller_stack(code: &PyCode, vm: &VirtualMachine) -> Vec<(String, u32, Str
     stack.push((
         code.code.source_path.to_string(),
         first,
-        code.code.obj_name.to_string(),
+        super::resume::display_name(code),
     ));
     stack
 }
@@ -282,7 +282,7 @@ pub fn frame_compiled(
             .zip(&out.inputs)
             .map(|(v, i)| (i.source.identifier(), json!(graph.value(*v).meta.shape)))
             .collect();
-        let name = code.code.obj_name.to_string();
+        let name = super::resume::display_name(code);
         if let Ok(text) = super::fx::readable(graph, out, &name, vm) {
             output_graph(compile_id, Value::Object(sizes), &text);
         }
@@ -305,7 +305,7 @@ impl Metrics {
             .map_or(0.0, |d| d.as_secs_f64());
         Self {
             co: (
-                code.code.obj_name.to_string(),
+                super::resume::display_name(code),
                 code.code.source_path.to_string(),
                 code.code.first_line_number.map_or(0, |l| l.get() as u32),
             ),
