@@ -95,7 +95,8 @@ impl FrameHandler for ConvertFrame {
                 }
                 _ => {}
             }
-            log_recompile(code, &failures);
+            let next_id = cache::with(code, |c| c.frame_id.map(|f| (f, c.compiles)));
+            log_recompile(code, next_id, &failures);
             let limit = config::cache_size_limit();
             let ours = entries
                 .iter()
@@ -165,6 +166,7 @@ impl ConvertFrame {
             }
         };
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
+        log_bytecode(code, None, compile_id);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
         if exe.is_some() {
@@ -345,7 +347,7 @@ impl ConvertFrame {
             .map_err(|_| "cannot store the compiled graph in the frame's globals".to_owned())?;
         let new_code = gb::transformed_code(code, &bc, state, &live, &name, &fv.globals, vm)?;
         super::resume::register_replacement(&new_code, code);
-        log_bytecode(code, &new_code, compile_id);
+        log_bytecode(code, Some(&new_code), compile_id);
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
         if !graph.nodes().is_empty() {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
@@ -444,7 +446,10 @@ fn user_traceback(b: &GraphBreak, vm: &VirtualMachine) -> String {
     s
 }
 
-fn log_bytecode(orig: &PyRef<PyCode>, new: &PyRef<PyCode>, compile_id: (u32, u32)) {
+/// `TORCH_LOGS=bytecode`: the frame's bytecode (a resume function's, prologue included) and the
+/// code that replaces it at a graph break. A frame captured whole has no replacement: its cache
+/// entry checks the guards and runs the graph directly.
+fn log_bytecode(orig: &PyRef<PyCode>, new: Option<&PyRef<PyCode>>, compile_id: (u32, u32)) {
     if !logs::enabled(Artifact::Bytecode) {
         return;
     }
@@ -462,19 +467,27 @@ fn log_bytecode(orig: &PyRef<PyCode>, new: &PyRef<PyCode>, compile_id: (u32, u32
         }
         s
     };
-    logs::log(
-        Artifact::Bytecode,
-        Some(compile_id),
-        &format!(
-            "ORIGINAL BYTECODE {} {} line {}\n{}\nMODIFIED BYTECODE {} {} line {}\n{}",
-            super::resume::display_name(orig),
-            orig.code.source_path,
-            first_line(orig),
-            dis(orig),
+    let modified = match new {
+        Some(new) => format!(
+            "MODIFIED BYTECODE {} {} line {}\n{}",
             super::resume::display_name(new),
             new.code.source_path,
             first_line(new),
             dis(new)
+        ),
+        None => {
+            "MODIFIED BYTECODE (none: the cache entry runs the compiled graph directly)\n".into()
+        }
+    };
+    logs::log(
+        Artifact::Bytecode,
+        Some(compile_id),
+        &format!(
+            "ORIGINAL BYTECODE {} {} line {}\n{}\n{modified}",
+            super::resume::display_name(orig),
+            orig.code.source_path,
+            first_line(orig),
+            dis(orig),
         ),
     );
 }
@@ -619,7 +632,11 @@ pub fn source_line(file: &str, line: u32, vm: &VirtualMachine) -> Option<String>
     (!s.trim().is_empty()).then(|| s.trim_end().to_owned())
 }
 
-fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
+fn log_recompile(
+    code: &PyRef<PyCode>,
+    compile_id: Option<(u32, u32)>,
+    failures: &[((u32, u32), String)],
+) {
     let verbose = logs::enabled(Artifact::RecompilesVerbose);
     let mut msg = format!(
         "Recompiling function {} in {}:{}\n    triggered by the following guard failure(s):",
@@ -638,7 +655,7 @@ fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
     } else {
         Artifact::Recompiles
     };
-    logs::log(a, None, &msg);
+    logs::log(a, compile_id, &msg);
 }
 
 thread_local! {
