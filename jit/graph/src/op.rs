@@ -60,6 +60,9 @@ impl OpFlags {
     pub const VIEW: OpFlags = OpFlags(1 << 6);
     /// Output shape may depend on data (boolean-mask indexing): meta can fail.
     pub const DATA_DEPENDENT: OpFlags = OpFlags(1 << 7);
+    /// Calls back into the embedding program (`host_call`): only the host can run it, so it is
+    /// never sent to a plugin or lowered by the JIT, and never removed as dead code.
+    pub const HOST: OpFlags = OpFlags(1 << 8);
 
     /// Union.
     pub const fn union(self, o: OpFlags) -> OpFlags {
@@ -69,9 +72,9 @@ impl OpFlags {
     pub const fn contains(self, o: OpFlags) -> bool {
         self.0 & o.0 == o.0
     }
-    /// Whether the op has effects beyond its outputs (in-place writes, RNG draws).
+    /// Whether the op may have effects beyond its outputs (in-place writes, RNG draws, host code).
     pub const fn is_impure(self) -> bool {
-        self.0 & (Self::INPLACE.0 | Self::RANDOM.0) != 0
+        self.0 & (Self::INPLACE.0 | Self::RANDOM.0 | Self::HOST.0) != 0
     }
 }
 
@@ -292,7 +295,7 @@ ops! {
     Embedding = "embedding", "embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor", Extern, [NN_FUNCTIONAL], nn;
     Dropout = "dropout", "dropout(Tensor input, float p=0.5, bool training=True) -> Tensor", Extern, [NN_FUNCTIONAL RANDOM], nn;
     // === Host calls (append new ops above this block only if they predate it) ===
-    HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [], host;
+    HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [HOST], host;
 }
 
 fn schemas() -> &'static [Schema] {

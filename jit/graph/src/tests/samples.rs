@@ -14,6 +14,21 @@ fn f32s(shape: &[usize]) -> Tensor {
     .unwrap()
 }
 
+/// A host callee for the `host_call` sample: negates its one input.
+struct Negate(Vec<rynamo_tensor::TensorMeta>);
+
+impl crate::host::HostCallee for Negate {
+    fn name(&self) -> &str {
+        "negate"
+    }
+    fn output_metas(&self) -> &[rynamo_tensor::TensorMeta] {
+        &self.0
+    }
+    fn call(&self, inputs: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+        registry::call(Op::Neg, &[Value::Tensor(inputs[0].clone())])
+    }
+}
+
 fn t(x: &Tensor) -> IValue {
     Value::Tensor(x.clone())
 }
@@ -149,6 +164,10 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         MaxOther | MinOther | Maximum | Minimum | Atan2 => (vec![t(&x), t(&y)], vec![]),
         Eq | Ne | Lt | Le | Gt | Ge => (vec![t(&x), V::Float(0.0)], vec![]),
         Mul => (vec![V::Int(2), t(&x)], vec![]),
+        HostCall => {
+            let id = crate::host::register(std::sync::Arc::new(Negate(vec![x.meta()])));
+            (vec![V::TensorList(vec![x.clone()]), V::Int(id)], vec![])
+        }
         _ => (vec![t(&x)], vec![]),
     };
     (p, k)
