@@ -169,7 +169,7 @@ pub fn plan<'a, S: Shaped, T: Shaped>(
 
 /// Output shape of advanced indexing. `dims` are the view dims indexed (one per index tensor, at
 /// least one), `bshape` the broadcast index shape.
-fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize> {
+pub(crate) fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize> {
     let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
     let rest: Vec<usize> = (0..view.len())
         .filter(|d| !dims.contains(d))
@@ -190,7 +190,7 @@ fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize
 
 /// Whether the result puts the broadcast index dims somewhere other than first: adjacent advanced
 /// dims that do not start at dim 0.
-fn needs_move(dims: &[usize]) -> bool {
+pub(crate) fn needs_move(dims: &[usize]) -> bool {
     dims.windows(2).all(|w| w[1] == w[0] + 1) && dims[0] > 0
 }
 
@@ -221,7 +221,7 @@ fn shape_mismatch(shapes: &[&[usize]]) -> Error {
 }
 
 /// Expands masks into integer indices; returns `(view dim, int64 index)` pairs, one per dim.
-fn int_indices(view: &Layout, adv: &[(usize, &Tensor)]) -> Result<Vec<(usize, Tensor)>> {
+pub(crate) fn int_indices(view: &Layout, adv: &[(usize, &Tensor)]) -> Result<Vec<(usize, Tensor)>> {
     let mut out = Vec::new();
     for &(d, t) in adv {
         if t.dtype() == DType::Bool {
@@ -272,7 +272,10 @@ fn nonzero_columns(mask: &Tensor) -> Vec<Tensor> {
 }
 
 /// Broadcasts the index tensors and returns, per index position, the element offset into the view.
-fn gather_offsets(view: &Layout, idx: &[(usize, Tensor)]) -> Result<(Vec<usize>, Vec<isize>)> {
+pub(crate) fn gather_offsets(
+    view: &Layout,
+    idx: &[(usize, Tensor)],
+) -> Result<(Vec<usize>, Vec<isize>)> {
     let shapes: Vec<&[usize]> = idx.iter().map(|(_, t)| t.shape()).collect();
     let b = broadcast_all(&shapes).map_err(|_| shape_mismatch(&shapes))?;
     let n = numel(&b);
@@ -320,7 +323,7 @@ unsafe fn copy_block(
 }
 
 /// A zero-dim boolean tensor index behaves like the Python bool it holds.
-fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<Tensor>>> {
+pub(crate) fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<Tensor>>> {
     items
         .iter()
         .map(|it| match it {

@@ -391,3 +391,23 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: TensorOrScalar<&Tensor>) ->
     });
     Ok(out)
 }
+
+/// Checks that an out-of-place result `result` could be written back into `this` (in-place
+/// forms): same shape, and a dtype that casts without losing its category.
+pub fn check_inplace(this: &impl Shaped, result: &TensorMeta) -> Result<()> {
+    if result.shape != this.shape() {
+        bail!(
+            Runtime,
+            "output with shape {:?} doesn't match the broadcast shape {:?}",
+            this.shape(),
+            result.shape
+        );
+    }
+    if !can_cast(result.dtype, this.dtype()) {
+        return Err(Error::CannotCast {
+            from: result.dtype,
+            to: this.dtype(),
+        });
+    }
+    Ok(())
+}

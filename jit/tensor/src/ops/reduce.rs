@@ -39,6 +39,12 @@ pub enum ReduceOp {
     LogSumExp,
     Argmax,
     Argmin,
+    /// Vector p-norm (`p = inf` is the max magnitude, `p = 0` the non-zero count).
+    Norm {
+        p: f64,
+    },
+    /// Number of non-zero elements (int64).
+    CountNonzero,
 }
 
 impl ReduceOp {
@@ -57,6 +63,8 @@ impl ReduceOp {
             ReduceOp::LogSumExp => "logsumexp",
             ReduceOp::Argmax => "argmax",
             ReduceOp::Argmin => "argmin",
+            ReduceOp::Norm { .. } => "norm",
+            ReduceOp::CountNonzero => "count_nonzero",
         }
     }
 
@@ -80,7 +88,12 @@ impl ReduceOp {
             ReduceOp::LogSumExp if x.is_floating_point() => Ok(x),
             ReduceOp::LogSumExp => Ok(DEFAULT_FLOAT),
             ReduceOp::All | ReduceOp::Any => Ok(DType::Bool),
-            ReduceOp::Argmax | ReduceOp::Argmin => Ok(DType::Int64),
+            ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::CountNonzero => Ok(DType::Int64),
+            ReduceOp::Norm { .. } if x.is_floating_point() => Ok(x),
+            ReduceOp::Norm { .. } => Err(Error::Runtime(format!(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                x.aten_name()
+            ))),
         }
     }
 
@@ -139,6 +152,16 @@ pub fn reduce_meta(
                 op.name()
             );
         }
+    }
+    if let ReduceOp::Norm { p } = op
+        && p.is_infinite()
+        && (ds.iter().any(|&d| x.shape()[d] == 0) || (ds.is_empty() && x.numel() == 0))
+    {
+        bail!(
+            Runtime,
+            "linalg.vector_norm cannot compute the {} norm on an empty tensor because the operation does not have an identity",
+            if p > 0.0 { "inf" } else { "-inf" }
+        );
     }
     let dt = op.out_dtype(x.dtype(), dtype)?;
     Ok(TensorMeta::contiguous(
@@ -247,6 +270,30 @@ fn arg_best<T: Element>(xs: &[T], max: bool) -> i64 {
     best as i64
 }
 
+/// The p-norm of a row, in f64.
+fn vector_norm<T: Element>(xs: &[T], p: f64) -> f64 {
+    let abs = xs.iter().map(|v| v.to_f64().abs());
+    if p == 2.0 {
+        abs.map(|a| a * a).sum::<f64>().sqrt()
+    } else if p == 1.0 {
+        abs.sum()
+    } else if p == f64::INFINITY {
+        abs.fold(
+            f64::NEG_INFINITY,
+            |m, a| if a > m || a.is_nan() { a } else { m },
+        )
+    } else if p == f64::NEG_INFINITY {
+        abs.fold(
+            f64::INFINITY,
+            |m, a| if a < m || a.is_nan() { a } else { m },
+        )
+    } else if p == 0.0 {
+        abs.map(|a| if a != 0.0 { 1.0 } else { 0.0 }).sum()
+    } else {
+        abs.map(|a| a.powf(p)).sum::<f64>().powf(1.0 / p)
+    }
+}
+
 fn finish(vals: Vec<f64>, meta: &TensorMeta) -> Tensor {
     Tensor::from_vec(vals, &meta.shape)
         .expect("invariant: one value per output element")
@@ -284,6 +331,10 @@ pub fn reduce(
                 let v = rows::<T, i64>(&src, &ds, |r| arg_best(r, op == ReduceOp::Argmax));
                 Tensor::from_vec(v, &meta.shape)?
             }
+            ReduceOp::CountNonzero => {
+                let v = rows::<T, i64>(&src, &ds, |r| r.iter().filter(|v| v.to_bool()).count() as i64);
+                Tensor::from_vec(v, &meta.shape)?
+            }
             ReduceOp::All | ReduceOp::Any => {
                 let v = rows::<T, bool>(&src, &ds, |r| {
                     if op == ReduceOp::All { r.iter().all(|v| v.to_bool()) } else { r.iter().any(|v| v.to_bool()) }
@@ -302,6 +353,7 @@ pub fn reduce(
                     ReduceOp::Prod => r.iter().fold(1.0, |a, v| a * v.to_f64()),
                     ReduceOp::Var { correction } => moments(r, correction),
                     ReduceOp::Std { correction } => moments(r, correction).sqrt(),
+                    ReduceOp::Norm { p } => vector_norm(r, p),
                     ReduceOp::LogSumExp => {
                         let m = r.iter().fold(f64::NEG_INFINITY, |a, v| a.max(v.to_f64()));
                         if m.is_infinite() {
