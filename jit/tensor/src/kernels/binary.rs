@@ -295,7 +295,7 @@ fn int_kernel<T: Int>(
         DivFloor => map2::<T, T, T>(out, a, b, |x, y| {
             let (x, y) = (x.to_i64(), y.to_i64());
             let q = x.wrapping_div(y);
-            T::from_i64(if (x % y != 0) && ((x < 0) != (y < 0)) {
+            T::from_i64(if (x.wrapping_rem(y) != 0) && ((x < 0) != (y < 0)) {
                 q - 1
             } else {
                 q

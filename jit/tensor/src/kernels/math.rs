@@ -147,11 +147,12 @@ pub fn gelu_erf<F: Flt>(x: F) -> F {
     F::c(0.5) * x * (F::one() + (x * F::c(std::f64::consts::FRAC_1_SQRT_2)).erf())
 }
 
-/// Tanh-approximated GELU.
+/// Tanh-approximated GELU, in PyTorch's operation order (`x * x * x` first).
 #[inline(always)]
 pub fn gelu_tanh<F: Flt>(x: F) -> F {
-    let k = F::c((2.0 / std::f64::consts::PI).sqrt());
-    F::c(0.5) * x * (F::one() + (k * (x + F::c(0.044715) * x * x * x)).tanh())
+    let beta = F::c(std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5);
+    let inner = beta * (x + F::c(0.044715) * (x * x * x));
+    F::c(0.5) * x * (F::one() + inner.tanh())
 }
 
 /// Python/PyTorch floor division for floats (`aten::div_floor_floating`).

@@ -396,13 +396,14 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
         }
         Trunc => map1::<F, F>(out, x, |v| v.trunc()),
         Frac => map1::<F, F>(out, x, |v| v - v.trunc()),
+        // PyTorch's `(0 < v) - (v < 0)`: NaN and both zeros give +0.
         Sign => map1::<F, F>(out, x, |v| {
             if v > zero {
                 one
             } else if v < zero {
                 -one
             } else {
-                v * zero
+                zero
             }
         }),
         Reciprocal => map1::<F, F>(out, x, |v| one / v),

@@ -206,7 +206,7 @@ pub fn einsum_meta<S: Shaped>(equation: &str, ops: &[&S]) -> Result<TensorMeta> 
     if ops.is_empty() {
         bail!(Runtime, "einsum(): must provide at least one operand");
     }
-    for t in &ops[1..] {
+    for t in ops {
         same_dtype(ops[0].dtype(), t.dtype())?;
     }
     let p = plan(equation, ops)?;

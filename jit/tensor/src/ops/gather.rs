@@ -8,7 +8,7 @@ use crate::ops::index::{
     IndexItem, advanced_shape, gather_offsets, getitem, int_indices, plan, scalar_masks, setitem,
 };
 use crate::ops::pointwise::{TensorOrScalar, operand_as};
-use crate::{DType, Element, Error, Result, Scalar, Tensor, TensorMeta, dispatch_all, scalar_to};
+use crate::{DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all, scalar_to};
 
 /// A zero-dim tensor as a one-element 1-D view (gather and scatter treat them alike).
 fn as_1d(t: &Tensor) -> Result<Tensor> {
@@ -279,6 +279,13 @@ pub fn index_select_meta<S: Shaped>(x: &S, dim: i64, index: &S) -> Result<Tensor
     if index.ndim() > 1 {
         bail!(Index, "index_select(): Index is supposed to be a vector");
     }
+    if x.ndim() == 0 && index.numel() != 1 {
+        bail!(
+            Index,
+            "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+            index.numel()
+        );
+    }
     if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
         bail!(
             Runtime,
@@ -367,18 +374,7 @@ pub fn index_put_(
     }
     let items = scalar_masks(&items)?;
     let p = plan(x, &items)?;
-    if p.advanced.is_empty() {
-        // Only zero-dim boolean masks: `x[True] += values`.
-        let view = x.with_layout(p.view.clone());
-        let sum = crate::ops::pointwise::binary(
-            crate::BinaryOp::Add,
-            TensorOrScalar::Tensor(&view),
-            TensorOrScalar::Tensor(values),
-            Scalar::Int(1),
-        )?;
-        return view.copy_(&sum);
-    }
-    let idx = int_indices(&p.view, &p.advanced)?;
+    let idx = int_indices(&p.view, &p.advanced, &p.bools)?;
     let (b, offs) = gather_offsets(&p.view, &idx)?;
     let dims: Vec<usize> = idx.iter().map(|(d, _)| *d).collect();
     let rest: Vec<usize> = (0..p.view.shape.len())

@@ -3,7 +3,7 @@
 use crate::error::bail;
 use crate::layout::Shaped;
 use crate::ops::matmul::{batched_gemm, matmul, matmul_meta, same_dtype};
-use crate::ops::pointwise::{TensorOrScalar, binary, binary_meta};
+use crate::ops::pointwise::{TensorOrScalar, binary};
 use crate::{BinaryOp, Result, Scalar, Tensor, TensorMeta};
 
 /// Shape/dtype rule of `dot(a, b)`: two 1-D tensors of one size and dtype; a zero-dim result.
@@ -68,15 +68,12 @@ fn outer_args<S: Shaped>(a: &S, b: &S) -> Result<()> {
 /// Shape/dtype rule of `outer(a, b)`: `a[:, None] * b` (so the dtypes promote).
 pub fn outer_meta<S: Shaped>(a: &S, b: &S) -> Result<TensorMeta> {
     outer_args(a, b)?;
-    let m = binary_meta(
-        BinaryOp::Mul,
-        TensorOrScalar::Tensor(a),
-        TensorOrScalar::Tensor(b),
-    )?;
-    Ok(TensorMeta::contiguous(
-        m.dtype,
-        &[a.shape()[0], b.shape()[0]],
-    ))
+    let dt = crate::result_type(&[
+        TensorOrScalar::Tensor(a).operand(),
+        TensorOrScalar::Tensor(b).operand(),
+    ]);
+    BinaryOp::Mul.out_dtype(dt)?;
+    Ok(TensorMeta::contiguous(dt, &[a.shape()[0], b.shape()[0]]))
 }
 
 /// `outer(a, b)`.

@@ -176,7 +176,7 @@ pub fn group_norm_meta<S: Shaped>(
         );
     }
     let c = x.shape()[1];
-    if groups <= 0 || c % groups as usize != 0 {
+    if groups <= 0 || !c.is_multiple_of(groups as usize) {
         bail!(
             Runtime,
             "Expected number of channels in input to be divisible by num_groups, but got input of shape {:?} and num_groups={groups}",

@@ -34,7 +34,7 @@ impl PadMode {
 
 /// `(dim, before, after)` for each padded dim.
 fn pads(x: &impl Shaped, pad: &[i64]) -> Result<Vec<(usize, i64, i64)>> {
-    if pad.len() % 2 != 0 {
+    if !pad.len().is_multiple_of(2) {
         bail!(Runtime, "Padding length must be divisible by 2");
     }
     if pad.len() / 2 > x.ndim() {

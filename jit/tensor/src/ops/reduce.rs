@@ -87,6 +87,8 @@ impl ReduceOp {
             )),
             ReduceOp::LogSumExp if x.is_floating_point() => Ok(x),
             ReduceOp::LogSumExp => Ok(DEFAULT_FLOAT),
+            // uint8 keeps its dtype (a PyTorch legacy that NumPy does not share).
+            ReduceOp::All | ReduceOp::Any if x == DType::UInt8 => Ok(DType::UInt8),
             ReduceOp::All | ReduceOp::Any => Ok(DType::Bool),
             ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::CountNonzero => Ok(DType::Int64),
             ReduceOp::Norm { .. } if x.is_floating_point() => Ok(x),
@@ -339,7 +341,7 @@ pub fn reduce(
                 let v = rows::<T, bool>(&src, &ds, |r| {
                     if op == ReduceOp::All { r.iter().all(|v| v.to_bool()) } else { r.iter().any(|v| v.to_bool()) }
                 });
-                Tensor::from_vec(v, &meta.shape)?
+                Tensor::from_vec(v, &meta.shape)?.to_dtype(meta.dtype)
             }
             ReduceOp::Amax | ReduceOp::Amin => {
                 // Kept in T: exact for every dtype, including int64 beyond 2^53.

@@ -66,7 +66,7 @@ fn by_rows<T: Element>(
     let perm = dims_to_end(nd, &[dim]);
     let xp = x1.with_layout(permute(&x1, &perm)?).contiguous();
     let n = x1.shape()[dim];
-    let rows = if n == 0 { 0 } else { xp.numel() / n };
+    let rows = xp.numel().checked_div(n).unwrap_or(0);
     let mut pshape = xp.shape().to_vec();
     pshape[nd - 1] = k;
     let vals = Tensor::empty(&pshape, x.dtype());

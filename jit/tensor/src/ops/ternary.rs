@@ -6,7 +6,7 @@ use crate::kernels::copy::copy_cast;
 use crate::kernels::map::{map2, map3};
 use crate::kernels::math::{Flt, Int};
 use crate::layout::{Shaped, broadcast_all};
-use crate::ops::pointwise::{TensorOrScalar, broadcast_to, operand_as};
+use crate::ops::pointwise::{TensorOrScalar, broadcast_to, operand_as, operand_via};
 use crate::{DType, Error, Result, Scalar, Tensor, TensorMeta, scalar_to};
 
 /// Shape/dtype rule of `lerp(self, end, weight)`: all float tensors of one dtype.
@@ -166,7 +166,7 @@ pub(crate) fn addc_into(
 ) -> Result<()> {
     let c = dt.compute_dtype();
     let shape = out.shape().to_vec();
-    let conv = |t: &Tensor| operand_as(TensorOrScalar::Tensor(t), c, &shape);
+    let conv = |t: &Tensor| operand_via(TensorOrScalar::Tensor(t), dt, c, &shape);
     let (a, b, d) = (conv(x)?, conv(t1)?, conv(t2)?);
     let target = compute_target(out, c);
     macro_rules! float {
