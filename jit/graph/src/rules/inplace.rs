@@ -41,6 +41,22 @@ fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
     Ok(())
 }
 
+/// PyTorch refuses in-place writes to a tensor whose elements share memory (a stride-0 dim of
+/// size > 1, as `expand` makes): the result would depend on the write order.
+fn check_no_internal_overlap<T: Shaped>(this: &T) -> Result<()> {
+    let overlap = this
+        .shape()
+        .iter()
+        .zip(this.strides())
+        .any(|(&n, &s)| n > 1 && s == 0);
+    if overlap {
+        return Err(rt(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The out-of-place op whose unary kernel an in-place unary op applies.
 fn unary_base(op: Op) -> Option<Op> {
     Some(match op {
@@ -74,6 +90,7 @@ fn scatter_reduce<T>(op: Op, a: &Args<'_, T>) -> Result<ScatterReduce> {
 pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
     let a = Args(args);
     let this = a.tensor(0)?;
+    check_no_internal_overlap(this)?;
     if let Some(base) = unary_base(op) {
         let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
         let r = pointwise::unary_meta(k, this)?;
@@ -153,6 +170,7 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
 pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let a = Args(args);
     let this = a.tensor(0)?;
+    check_no_internal_overlap(this)?;
     if let Some(base) = unary_base(op) {
         let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
         pointwise::unary_(k, this)?;

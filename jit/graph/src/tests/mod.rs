@@ -1,6 +1,7 @@
 //! Tests of the registry and the graph IR.
 
 mod bind;
+mod errors;
 mod graph_ir;
 mod passes;
 mod samples;

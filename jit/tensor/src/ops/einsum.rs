@@ -80,13 +80,13 @@ fn plan<S: Shaped>(equation: &str, ops: &[&S]) -> Result<Plan> {
     if terms.len() > ops.len() {
         bail!(
             Runtime,
-            "einsum(): more operands were provided than specified in the equation"
+            "einsum(): fewer operands were provided than specified in the equation"
         );
     }
     if terms.len() < ops.len() {
         bail!(
             Runtime,
-            "einsum(): fewer operands were provided than specified in the equation"
+            "einsum(): more operands were provided than specified in the equation"
         );
     }
     // Parse operands; find the widest ellipsis.
