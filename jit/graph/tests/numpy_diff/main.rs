@@ -9,6 +9,7 @@
 mod compare;
 mod inputs;
 mod spec;
+mod spec_creation;
 mod spec_nn;
 mod spec_pointwise;
 mod spec_reduce;
@@ -71,6 +72,7 @@ fn spec_of(op: Op) -> Option<Spec> {
     spec_pointwise::spec(op)
         .or_else(|| spec_reduce::spec(op))
         .or_else(|| spec_shape::spec(op))
+        .or_else(|| spec_creation::spec(op))
         .or_else(|| spec_nn::spec(op))
 }
 

@@ -218,8 +218,8 @@ fn predicate<T: Element>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor) {
         Le => map2::<T, T, bool>(out, a, b, |x, y| x <= y),
         Gt => map2::<T, T, bool>(out, a, b, |x, y| x > y),
         Ge => map2::<T, T, bool>(out, a, b, |x, y| x >= y),
-        LogicalAnd => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() && y.to_bool()),
-        LogicalOr => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() || y.to_bool()),
+        LogicalAnd => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() & y.to_bool()),
+        LogicalOr => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() | y.to_bool()),
         LogicalXor => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() != y.to_bool()),
         _ => unreachable!("invariant: predicate op"),
     }
@@ -364,9 +364,9 @@ fn int_kernel<T: Int>(
 fn bool_kernel(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alpha: bool) -> Result<()> {
     use BinaryOp::*;
     match op {
-        Add => map2::<bool, bool, bool>(out, a, b, move |x, y| x || (alpha && y)),
-        Mul | BitwiseAnd | Minimum => map2::<bool, bool, bool>(out, a, b, |x, y| x && y),
-        BitwiseOr | Maximum => map2::<bool, bool, bool>(out, a, b, |x, y| x || y),
+        Add => map2::<bool, bool, bool>(out, a, b, move |x, y| x | (alpha & y)),
+        Mul | BitwiseAnd | Minimum => map2::<bool, bool, bool>(out, a, b, |x, y| x & y),
+        BitwiseOr | Maximum => map2::<bool, bool, bool>(out, a, b, |x, y| x | y),
         BitwiseXor => map2::<bool, bool, bool>(out, a, b, |x, y| x != y),
         _ => bail!(Runtime, "\"{}\" not implemented for 'Bool'", op.name()),
     }

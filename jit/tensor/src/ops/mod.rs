@@ -17,6 +17,7 @@ pub mod pointwise;
 pub mod pool;
 pub mod rearrange;
 pub mod reduce;
+mod reduce_fast;
 pub mod scan;
 pub mod shape;
 pub mod sort;

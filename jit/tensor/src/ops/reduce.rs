@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::bail;
 use crate::iter::PAR_THRESHOLD;
+use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, numel, wrap_dim, wrap_dims};
 use crate::views::{dims_to_end, permute};
 use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all};
@@ -188,10 +189,11 @@ pub fn rows<T: Element, R: Send>(
     }
     // SAFETY: `xc` is contiguous with n_out * n_red elements of type T, only read here.
     let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<T>(), n_out * n_red) };
+    let f = |r: &[T]| with_wide(|| f(r));
     if n_out * n_red >= PAR_THRESHOLD && n_out > 1 {
         data.par_chunks(n_red)
             .with_min_len(PAR_THRESHOLD / n_red + 1)
-            .map(&f)
+            .map(f)
             .collect()
     } else {
         data.chunks(n_red).map(f).collect()
@@ -282,12 +284,12 @@ fn vector_norm<T: Element>(xs: &[T], p: f64) -> f64 {
     } else if p == f64::INFINITY {
         abs.fold(
             f64::NEG_INFINITY,
-            |m, a| if a > m || a.is_nan() { a } else { m },
+            |m, a| if (a > m) | a.is_nan() { a } else { m },
         )
     } else if p == f64::NEG_INFINITY {
         abs.fold(
             f64::INFINITY,
-            |m, a| if a < m || a.is_nan() { a } else { m },
+            |m, a| if (a < m) | a.is_nan() { a } else { m },
         )
     } else if p == 0.0 {
         abs.map(|a| if a != 0.0 { 1.0 } else { 0.0 }).sum()
@@ -326,6 +328,9 @@ pub fn reduce(
             }
         }));
         return Ok(Tensor::from_vec(vals, &meta.shape)?.to_dtype(meta.dtype));
+    }
+    if let Some(t) = super::reduce_fast::try_reduce(op, &src, &ds, &meta) {
+        return Ok(t);
     }
     let out = dispatch_all!(src.dtype(), T => {
         match op {
