@@ -10,7 +10,9 @@
 //! 2. handle `Op::Name` in that rules module's `meta` and `eager` (usually one match arm each,
 //!    calling a `*_meta` rule and a kernel in `rynamo_tensor`);
 //! 3. give it a sample call in `tests/samples.rs` (every op is run there and checked against its
-//!    meta rule).
+//!    meta rule);
+//! 4. give it a spec in `tests/numpy_diff/spec_*.rs` (argument generator, NumPy reference, dtype
+//!    rule, tolerance), or list it in that suite's `ELSEWHERE` with the reason.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

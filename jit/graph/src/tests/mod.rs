@@ -2,6 +2,7 @@
 
 mod bind;
 mod errors;
+mod errors_nn;
 mod graph_ir;
 mod passes;
 mod samples;
