@@ -90,6 +90,7 @@ impl B {
 pub fn host_sends(op: Op) -> bool {
     let f = op.flags();
     !(f.contains(OpFlags::INPLACE)
+        || f.contains(OpFlags::MUTATES_ARGS)
         || f.contains(OpFlags::RANDOM)
         || f.contains(OpFlags::DATA_DEPENDENT)
         || f.contains(OpFlags::HOST))

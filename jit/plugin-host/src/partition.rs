@@ -35,7 +35,7 @@ pub fn host_policy(g: &Graph) -> Vec<bool> {
     let mutates = g
         .nodes()
         .iter()
-        .any(|n| n.op.flags().contains(OpFlags::INPLACE));
+        .any(|n| n.op.flags().contains(OpFlags::INPLACE) || n.op.flags().contains(OpFlags::MUTATES_ARGS));
     g.nodes()
         .iter()
         .map(|n| {
