@@ -1,0 +1,5 @@
+//! Tests: differential against the eager interpreter, ULP bounds of the vector math, random
+//! fused graphs, the kernel cache and the dump.
+
+mod common;
+mod diff;
