@@ -5,7 +5,8 @@
 //! Where the coefficients come from (no fitted constants are copied from anywhere):
 //! - exp: Taylor series of `e^r` to degree 7 on `|r| <= ln2/2` (remainder < 2^-27).
 //! - log: `log m = 2 atanh s` with `s = (m-1)/(m+1)`, `|s| <= 0.1716`, odd series to `s^11`.
-//! - sin/cos: Taylor series to degree 9 / 10 on `|r| <= pi/4`.
+//! - sin/cos: reduction by `pi/2` in f64 (two-part constant), then Taylor series to degree 9 / 10
+//!   on `|r| <= pi/4` in f32.
 //! - tanh: Taylor series (Bernoulli numbers) to degree 15 below `|x| = 0.5`; `1 - 2/(e^{2x}+1)`
 //!   above.
 //! - erf: Taylor series to degree 21 below `|x| = 1`; above, `1 - e^{-x^2} Q(x)` with `Q` the
@@ -26,10 +27,10 @@ macro_rules! consts {
 }
 
 consts! {
-    One, Half, Two, AllOnes, NegZero, AbsMask, Inf, NegInf, Nan, NegZeroD, AbsMaskD, FltMin, Pow2_23, Sqrt2, Log2e, Ln2Hi, Ln2Lo, NegLn2Hi, NegLn2Lo,
+    Zero, One, Half, Two, AllOnes, NegZero, AbsMask, Inf, NegInf, Nan, NegZeroD, AbsMaskD, FltMin, Pow2_23, Sqrt2, Log2e, Ln2Hi, Ln2Lo, NegLn2Hi, NegLn2Lo,
     ExpHi, ExpLo, Exp2, Exp3, Exp4, Exp5, Exp6, Exp7,
     Log3, Log5, Log7, Log9, Log11, LogNeg23, Int127, IntOne, IntTwo, MantMask,
-    TwoOverPi, NegPio2A, NegPio2B, NegPio2C, TrigLimit, Sin3, Sin5, Sin7, Sin9, Cos2, Cos4, Cos6, Cos8, Cos10,
+    TwoOverPi, NegPio2HiD, NegPio2LoD, TrigLimit, Sin3, Sin5, Sin7, Sin9, Cos2, Cos4, Cos6, Cos8, Cos10,
     TanhSmall, Tanh3, Tanh5, Tanh7, Tanh9, Tanh11, Tanh13, Tanh15,
     ErfSmall, ErfBig, ErfT0, ErfT1, ErfT2, ErfT3, ErfT4, ErfT5, ErfT6, ErfT7, ErfT8, ErfT9, ErfT10,
     ErfA, ErfB,
@@ -39,9 +40,9 @@ consts! {
 pub const ERF_CHEB_DEGREE: usize = 16;
 /// Entries in the table.
 pub const LEN: usize = NAMED + ERF_CHEB_DEGREE + 1;
-/// Trig arguments above this magnitude take the scalar library path (the 3-part Cody-Waite
-/// reduction with an 8-bit first part is exact below it).
-pub const TRIG_LIMIT: f32 = 8192.0;
+/// Trig arguments above this magnitude take the scalar library path (the f64 reduction by
+/// `pi/2 = hi + lo` is exact for quotients below 2^20).
+pub const TRIG_LIMIT: f32 = 1.0e6;
 
 /// The table: `LEN` entries of 8 lanes.
 #[repr(C, align(32))]
@@ -112,7 +113,6 @@ fn build() -> Table {
     let ln2 = std::f64::consts::LN_2;
     let ln2_hi = f64::from(f32::from_bits(f(ln2) & 0xffff_f000));
     let pio2 = std::f64::consts::FRAC_PI_2;
-    let (pa, pb) = (1.5703125f64, 4.837512969970703125e-4f64);
     let named: &[(K, u32)] = &[
         (One, f(1.0)),
         (Half, f(0.5)),
@@ -150,9 +150,6 @@ fn build() -> Table {
         (IntTwo, 2),
         (MantMask, 0x007f_ffff),
         (TwoOverPi, f(2.0 / std::f64::consts::PI)),
-        (NegPio2A, f(-pa)),
-        (NegPio2B, f(-pb)),
-        (NegPio2C, f(-(pio2 - pa - pb))),
         (TrigLimit, TRIG_LIMIT.to_bits()),
         (Sin3, f(-1.0 / fact(3))),
         (Sin5, f(1.0 / fact(5))),
@@ -179,6 +176,17 @@ fn build() -> Table {
     for &(k, bits) in named {
         t[k as usize] = [bits; 8];
     }
+    // pi/2 as hi + lo in f64: hi keeps 33 bits so q * hi is exact for q < 2^20; lo adds the
+    // part of pi/2 below f64 precision (pi/2 - f64(pi/2) = 6.123233995736766e-17).
+    let hi = f64::from_bits(pio2.to_bits() & !((1u64 << 20) - 1));
+    let lo = (pio2 - hi) + 6.123_233_995_736_766e-17;
+    let pair = |v: f64| {
+        let b = v.to_bits();
+        let (l, h) = (b as u32, (b >> 32) as u32);
+        [l, h, l, h, l, h, l, h]
+    };
+    t[NegPio2HiD as usize] = pair(-hi);
+    t[NegPio2LoD as usize] = pair(-lo);
     // f64 masks: (low, high) word pairs.
     t[NegZeroD as usize] = [
         0,

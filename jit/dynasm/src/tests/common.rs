@@ -28,24 +28,38 @@ pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64, what: &st
     }
 }
 
-/// Compiles `g` with the JIT (which must take it) and checks it against eager on `inputs`.
+/// The backends to test: the SSE2 path and (when the CPU has it) AVX2; `true` marks SSE2.
+pub fn targets() -> Vec<(DynasmBackend, bool)> {
+    use crate::x64::{Isa, X64Target};
+    let host = X64Target::host();
+    let mut v = vec![(
+        DynasmBackend::with_target(Box::new(X64Target { isa: Isa::Sse2 })),
+        true,
+    )];
+    if host.isa == Isa::Avx2 {
+        v.push((DynasmBackend::with_target(Box::new(host)), false));
+    }
+    v
+}
+
+/// Compiles `g` with the JIT on every target (the JIT must take it) and checks it against eager
+/// on `inputs`. Returns the last target's executable.
 #[track_caller]
 pub fn check_graph(g: &Graph, inputs: &[Tensor], rtol: f64, atol: f64) -> crate::DynasmExecutable {
-    let exe = DynasmBackend::new().compile_exe(g).unwrap();
-    assert!(exe.is_jitted(), "not jitted:\n{}", exe.dump());
     let want = EagerBackend.compile(g).unwrap().run(inputs).unwrap();
-    let got = exe.run(inputs).unwrap();
-    assert_eq!(got.len(), want.len());
-    for (i, (a, b)) in got.iter().zip(&want).enumerate() {
-        assert_close(
-            a,
-            b,
-            rtol,
-            atol,
-            &format!("output {i} of\n{g}\n{}", exe.dump()),
-        );
+    let mut last = None;
+    for (b, _) in targets() {
+        let exe = b.compile_exe(g).unwrap();
+        assert!(exe.is_jitted(), "not jitted:\n{}", exe.dump());
+        let got = exe.run(inputs).unwrap();
+        assert_eq!(got.len(), want.len());
+        for (i, (a, w)) in got.iter().zip(&want).enumerate() {
+            let what = format!("{}: output {i} of\n{g}\n{}", b.target_name(), exe.dump());
+            assert_close(a, w, rtol, atol, &what);
+        }
+        last = Some(exe);
     }
-    exe
+    last.expect("invariant: at least one target")
 }
 
 /// [`check_graph`] on graph text.

@@ -414,10 +414,12 @@ impl Asm {
     pub fn cmp(&mut self, w: W, imm: i8, d: u8, a: u8, b: u8) {
         if self.avx() {
             match w {
-                W::Ps => x64!(self.ops; vcmpps Ry(d), Ry(a), Ry(b), imm),
+                // NOTE: dynasm 5.1 encodes the packed VEX compares with the two sources swapped
+                // (and the memory form wrongly); pass them reversed to get `a pred b`.
+                W::Ps => x64!(self.ops; vcmpps Ry(d), Ry(b), Ry(a), imm),
                 W::Ss => x64!(self.ops; vcmpss Rx(d), Rx(a), Rx(b), imm),
                 W::Sd => x64!(self.ops; vcmpsd Rx(d), Rx(a), Rx(b), imm),
-                W::Pd => x64!(self.ops; vcmppd Ry(d), Ry(a), Ry(b), imm),
+                W::Pd => x64!(self.ops; vcmppd Ry(d), Ry(b), Ry(a), imm),
             }
             return;
         }
@@ -440,10 +442,13 @@ impl Asm {
     pub fn cmp_m(&mut self, w: W, imm: i8, d: u8, a: u8, m: Mem) {
         if self.avx() {
             match w {
-                W::Ps => x64!(self.ops; vcmpps Ry(d), Ry(a), [Rq(m.base) + m.disp], imm),
+                W::Ps | W::Pd => {
+                    // Through a register: see the note in `cmp`.
+                    x64!(self.ops; vmovups Ry(FIX), [Rq(m.base) + m.disp]);
+                    self.cmp(w, imm, d, a, FIX);
+                }
                 W::Ss => x64!(self.ops; vcmpss Rx(d), Rx(a), QWORD [Rq(m.base) + m.disp], imm),
                 W::Sd => x64!(self.ops; vcmpsd Rx(d), Rx(a), QWORD [Rq(m.base) + m.disp], imm),
-                W::Pd => x64!(self.ops; vcmppd Ry(d), Ry(a), [Rq(m.base) + m.disp], imm),
             }
             return;
         }

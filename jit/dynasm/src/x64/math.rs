@@ -87,14 +87,25 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.f(F::Mul, w, out, T4, T2);
 }
 
+/// `1/(1+e)` for `x >= 0` and `e/(1+e)` below, with `e = exp(-|x|) <= 1`: no overflow, and
+/// accurate down into the denormals.
 fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
+    let x = scratch(e, 0);
+    e.a.store(w, x, src);
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T0, src, m);
     let m = e.tab(K::NegZero);
-    e.a.fm(F::Xor, w, T0, src, m);
+    e.a.fm(F::Xor, w, T0, T0, m);
     exp_into(e, w, T4, T0);
     let m = e.tab(K::One);
-    e.a.fm(F::Add, w, T4, T4, m);
-    ld(e, w, T3, K::One);
-    e.a.f(F::Div, w, d, T3, T4);
+    e.a.fm(F::Add, w, T3, T4, m);
+    e.a.f(F::Div, w, T4, T4, T3);
+    ld(e, w, T2, K::One);
+    e.a.f(F::Div, w, T3, T2, T3);
+    e.a.load(w, T0, x);
+    e.a.zero(T1);
+    e.a.cmp(w, 1, T1, T0, T1);
+    e.a.blend(w, d, T3, T4, T1);
 }
 
 fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
@@ -177,13 +188,14 @@ fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
     let m = e.tab(K::TwoOverPi);
     e.a.fm(F::Mul, w, T1, T0, m);
     round_both(e, w, T1, T2, T1);
+    // q = -0 would turn x = -0 into +0 below; -0 + 0 = +0.
+    let m = e.tab(K::Zero);
+    e.a.fm(F::Add, w, T1, T1, m);
+    reduce_pio2(e, w);
+    e.a.cvt_f2i(w, T2, T1, true);
     if cos {
         let m = e.tab(K::IntOne);
         e.a.im(I::Add, w, T2, T2, m);
-    }
-    for k in [K::NegPio2A, K::NegPio2B, K::NegPio2C] {
-        ld(e, w, T3, k);
-        e.a.fma(w, T0, T1, T3, T0);
     }
     e.a.f(F::Mul, w, T1, T0, T0);
     ld(e, w, T3, K::Sin9);
@@ -197,6 +209,12 @@ fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
     for k in [K::Cos8, K::Cos6, K::Cos4, K::Cos2, K::One] {
         let m = e.tab(k);
         e.a.fma_m(w, T4, T4, T1, m);
+    }
+    // r + r z P(z) is +0 for r = -0; keep the signed zero.
+    if !cos {
+        e.a.zero(T1);
+        e.a.cmp(w, 0, T1, T0, T1);
+        e.a.blend(w, T3, T3, T0, T1);
     }
     // Quadrant: odd -> cos polynomial; bit 1 -> negate.
     let m = e.tab(K::IntOne);
@@ -226,6 +244,46 @@ fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
     e.a.bind(done);
 }
 
+/// `T0 = x - q * pi/2` computed in f64 (exact product with the 33-bit `hi`), from `x` in `T0` and
+/// the float quotient `q` in `T1` (kept); uses `T2..T4` and, on SSE2, xmm10.
+fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
+    let (hi, lo) = (
+        crate::poly::off(K::NegPio2HiD),
+        crate::poly::off(K::NegPio2LoD),
+    );
+    match (e.a.avx(), w) {
+        // NOTE: dynasm 5.1 encodes vfmadd231pd as the ps form, so multiply then add; q * hi is
+        // exact anyway, and q * lo is far below the result's ulp.
+        (true, W::Ps) => x64!(e.a.ops
+            ; vcvtps2pd Ry(T2), Rx(T0) ; vcvtps2pd Ry(T3), Rx(T1)
+            ; vmulpd ymm10, Ry(T3), [r15 + hi] ; vaddpd Ry(T2), Ry(T2), ymm10
+            ; vmulpd ymm10, Ry(T3), [r15 + lo] ; vaddpd Ry(T2), Ry(T2), ymm10
+            ; vcvtpd2ps Rx(T2), Ry(T2)
+            ; vextractf128 Rx(T3), Ry(T0), 1 ; vcvtps2pd Ry(T3), Rx(T3)
+            ; vextractf128 Rx(T4), Ry(T1), 1 ; vcvtps2pd Ry(T4), Rx(T4)
+            ; vmulpd ymm10, Ry(T4), [r15 + hi] ; vaddpd Ry(T3), Ry(T3), ymm10
+            ; vmulpd ymm10, Ry(T4), [r15 + lo] ; vaddpd Ry(T3), Ry(T3), ymm10
+            ; vcvtpd2ps Rx(T3), Ry(T3)
+            ; vinsertf128 Ry(T0), Ry(T2), Rx(T3), 1),
+        (true, _) => x64!(e.a.ops
+            ; vcvtss2sd Rx(T2), Rx(T2), Rx(T0) ; vcvtss2sd Rx(T3), Rx(T3), Rx(T1)
+            ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + hi] ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + lo]
+            ; vcvtsd2ss Rx(T0), Rx(T0), Rx(T2)),
+        (false, W::Ps) => x64!(e.a.ops
+            ; cvtps2pd Rx(T2), Rx(T0) ; cvtps2pd Rx(T3), Rx(T1)
+            ; movapd xmm10, Rx(T3) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T2), xmm10
+            ; mulpd Rx(T3), [r15 + lo] ; addpd Rx(T2), Rx(T3) ; cvtpd2ps Rx(T2), Rx(T2)
+            ; movhlps Rx(T3), Rx(T0) ; cvtps2pd Rx(T3), Rx(T3) ; movhlps Rx(T4), Rx(T1) ; cvtps2pd Rx(T4), Rx(T4)
+            ; movapd xmm10, Rx(T4) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T3), xmm10
+            ; mulpd Rx(T4), [r15 + lo] ; addpd Rx(T3), Rx(T4) ; cvtpd2ps Rx(T3), Rx(T3)
+            ; movlhps Rx(T2), Rx(T3) ; movaps Rx(T0), Rx(T2)),
+        (false, _) => x64!(e.a.ops
+            ; cvtss2sd Rx(T2), Rx(T0) ; cvtss2sd Rx(T3), Rx(T1)
+            ; movsd xmm10, Rx(T3) ; mulsd xmm10, QWORD [r15 + hi] ; addsd Rx(T2), xmm10
+            ; mulsd Rx(T3), QWORD [r15 + lo] ; addsd Rx(T2), Rx(T3) ; cvtsd2ss Rx(T0), Rx(T2)),
+    }
+}
+
 fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     let (x, big) = (scratch(e, 0), scratch(e, 1));
     e.a.store(w, x, src);
@@ -249,6 +307,10 @@ fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     }
     e.a.f(F::Mul, w, T3, T3, T1);
     e.a.fma(w, T3, T3, T0, T0);
+    // x + x z P(z) is +0 for x = -0; keep the signed zero.
+    e.a.zero(T1);
+    e.a.cmp(w, 0, T1, T0, T1);
+    e.a.blend(w, T3, T3, T0, T1);
     let m = e.tab(K::NegZero);
     e.a.fm(F::And, w, T2, T0, m);
     e.a.load(w, T4, big);
