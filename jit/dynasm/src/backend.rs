@@ -112,6 +112,13 @@ impl DynasmExecutable {
         self.jit.is_some()
     }
 
+    /// Addresses of the kernels' machine code, in step order (equal addresses: shared code).
+    pub fn code_addresses(&self) -> Vec<u64> {
+        self.jit.as_ref().map_or_else(Vec::new, |p| {
+            p.launches.iter().flatten().map(|l| l.code.addr()).collect()
+        })
+    }
+
     /// `(kernel steps, eager node steps)`.
     pub fn step_counts(&self) -> (usize, usize) {
         self.jit.as_ref().map_or((0, 0), |p| {

@@ -835,9 +835,10 @@ impl Emitter<'_> {
                 }
             }
             (RedOp::Max | RedOp::Min, Ty::F32 | Ty::F64) => {
+                // Only lane 0 of the NaN flag is meaningful after the collapse.
                 let ok = self.a.label();
-                self.a.to_gp(RAX, a1);
-                x64!(self.a.ops ; test rax, rax ; jz =>ok);
+                self.a.mask01(a1);
+                x64!(self.a.ops ; test eax, eax ; jz =>ok);
                 let nan = if ty == Ty::F32 {
                     i64::from(f32::NAN.to_bits())
                 } else {
