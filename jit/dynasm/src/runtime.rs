@@ -2,6 +2,7 @@
 //! their rows (split across rayon threads when the work is large enough).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use rynamo_graph::{Graph, IValue, registry};
@@ -11,16 +12,24 @@ use crate::lower::ConstVal;
 use crate::schedule::{KernelStep, Step};
 use crate::target::CompiledKernel;
 
-/// Work (elements times the kernel's per-element cost estimate) below which a kernel stays on
-/// the calling thread. Measured with `cargo run --release --example par_threshold -p
-/// rynamo-dynasm` on the 2-core dev machine: a single-threaded kernel of this much work takes
-/// about the 10-20 us that a rayon fork-join costs there, and splitting first wins above about
-/// 2^16 cost-weighted elements (a plain f32 add of 64 Ki elements).
+/// Default work (elements times the kernel's per-element cost estimate,
+/// [`crate::loop_ir::Kernel::cost_per_element`]) below which a kernel stays on the calling
+/// thread. Measured with `cargo run --release --example par_threshold -p rynamo-dynasm`, which
+/// times the same kernels never split and always split over a range of sizes (see the example's
+/// table); on the 2-core dev machine splitting starts to win at about this much work.
 pub const PAR_WORK: usize = 1 << 16;
 
-/// Pointwise kernels over one long row are re-tiled into rows of this many columns, so that
-/// they can be split across threads.
+static PAR_WORK_NOW: AtomicUsize = AtomicUsize::new(PAR_WORK);
+
+/// Sets the split threshold (for measuring it; `usize::MAX` never splits, 0 always does).
+pub fn set_par_work(work: usize) {
+    PAR_WORK_NOW.store(work, Ordering::Relaxed);
+}
+
+/// Pointwise kernels over one long row are re-tiled into rows of at most this many columns (and
+/// at least `MIN_TILE`), so that they can be split across threads.
 const TILE: usize = 8192;
+const MIN_TILE: usize = 1024;
 
 /// A kernel ready to launch: code plus its constant pool.
 pub struct Launch {
@@ -87,11 +96,13 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     let (mut rows, mut cols) = (k.rows, k.cols);
     let mut rs: Vec<isize> = k.geom.iter().map(|g| g.rs).collect();
     let mut tail = None;
-    if !k.ir.has_reductions() && k.batch.is_empty() && k.rows == 1 && k.cols > 2 * TILE {
-        rows = k.cols / TILE;
-        cols = TILE;
-        tail = Some((rows * TILE, k.cols - rows * TILE));
-        rs = k.geom.iter().map(|g| g.cs * TILE as isize).collect();
+    if !k.ir.has_reductions() && k.batch.is_empty() && k.rows == 1 && k.cols >= 2 * MIN_TILE {
+        let threads = rayon::current_num_threads().max(1);
+        let tile = (k.cols / (4 * threads)).clamp(MIN_TILE, TILE) & !15;
+        rows = k.cols / tile;
+        cols = tile;
+        tail = Some((rows * tile, k.cols - rows * tile));
+        rs = k.geom.iter().map(|g| g.cs * tile as isize).collect();
     }
     let run = |base_off: &dyn Fn(usize) -> isize,
                r0: usize,
@@ -128,7 +139,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     let rows_total = nbatch * rows;
     let work = rows_total * cols * k.ir.cost_per_element();
     let threads = rayon::current_num_threads();
-    if work >= PAR_WORK && threads > 1 && rows_total > 1 {
+    if work >= PAR_WORK_NOW.load(Ordering::Relaxed) && threads > 1 && rows_total > 1 {
         let chunks = (threads * 4).min(rows_total);
         let per = rows_total.div_ceil(chunks);
         (0..chunks).into_par_iter().for_each(|c| {
