@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use rynamo_backend::{Backend, Executable};
+use rynamo_backend::Backend;
 use rynamo_dynasm::{DynasmBackend, runtime};
 use rynamo_graph::parse;
 use rynamo_tensor::random;
@@ -19,13 +19,19 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     println!("| op | elements | work | never split us | split us | split/never |");
     println!("|---|---|---|---|---|---|");
-    for (op, body, cost) in [("add", "add(%x, 1.0, alpha=1)", 2usize), ("exp", "exp(%x)", 21)] {
+    for (op, body, cost) in [
+        ("add", "add(%x, 1.0, alpha=1)", 2usize),
+        ("exp", "exp(%x)", 21),
+    ] {
         for p in 8..=20 {
             let n = 1usize << p;
-            let g = parse(&format!("graph(%x: f32[{n}]):\n  %0: f32[{n}] = {body}\n  return (%0)\n")).expect("graph");
+            let g = parse(&format!(
+                "graph(%x: f32[{n}]):\n  %0: f32[{n}] = {body}\n  return (%0)\n"
+            ))
+            .expect("graph");
             let exe = DynasmBackend::new().compile(&g).expect("compiles");
             let x = [random::randn(&[n], None, Some(&random::Generator::new(1))).expect("randn")];
-            let mut run = |work: usize| {
+            let run = |work: usize| {
                 runtime::set_par_work(work);
                 let t = Instant::now();
                 let _ = exe.run(&x).expect("runs");
@@ -38,7 +44,11 @@ fn main() {
                 b.push(run(0));
             }
             let (ta, tb) = (median(a), median(b));
-            println!("| {op} | {n} | {} | {ta:.1} | {tb:.1} | {:.2} |", n * cost, tb / ta);
+            println!(
+                "| {op} | {n} | {} | {ta:.1} | {tb:.1} | {:.2} |",
+                n * cost,
+                tb / ta
+            );
         }
     }
     runtime::set_par_work(runtime::PAR_WORK);

@@ -97,8 +97,8 @@ pub fn broadcast(inp: &[usize], out: &[usize]) -> Map {
 /// become 0.
 pub fn reduction_output(in_ndim: usize, reduced: &[bool], keepdim: bool) -> Map {
     let mut a = Vec::new();
-    for d in 0..in_ndim {
-        if !reduced[d] {
+    for (d, &red) in reduced.iter().enumerate().take(in_ndim) {
+        if !red {
             a.push((0..in_ndim).map(|c| i64::from(c == d)).collect());
         } else if keepdim {
             a.push(vec![0; in_ndim]);

@@ -2,7 +2,7 @@
 
 use rynamo_backend::{Backend, EagerBackend, Executable};
 use rynamo_graph::{Graph, parse};
-use rynamo_tensor::{DType, Tensor, random};
+use rynamo_tensor::{Tensor, random};
 
 use crate::DynasmBackend;
 
@@ -66,12 +66,4 @@ pub fn check_graph(g: &Graph, inputs: &[Tensor], rtol: f64, atol: f64) -> crate:
 #[track_caller]
 pub fn check(src: &str, inputs: &[Tensor], rtol: f64, atol: f64) -> crate::DynasmExecutable {
     check_graph(&parse(src).unwrap(), inputs, rtol, atol)
-}
-
-/// f32 tolerance for chains of a few ops with transcendentals (a few ulp per op).
-pub const F32_TOL: (f64, f64) = (2e-6, 1e-6);
-
-/// Casts.
-pub fn cast(t: &Tensor, d: DType) -> Tensor {
-    t.to_dtype(d)
 }

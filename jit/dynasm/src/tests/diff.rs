@@ -41,7 +41,8 @@ fn kw(k: &str, v: Value<ValueId>) -> Vec<(String, Value<ValueId>)> {
 #[test]
 fn unary_float_ops_all_sizes_and_float_dtypes() {
     use Op::*;
-    let cases: Vec<(Op, u8, (f64, f64), Vec<(String, Value<ValueId>)>)> = vec![
+    type Case = (Op, u8, (f64, f64), Vec<(String, Value<ValueId>)>);
+    let cases: Vec<Case> = vec![
         (Neg, 0, (0.0, 0.0), vec![]),
         (Abs, 0, (0.0, 0.0), vec![]),
         (Exp, 0, TRANS, vec![]),
@@ -229,7 +230,7 @@ fn views_fold_into_index_maps_and_non_contiguous_inputs() {
     let yv = b.input("y", y.meta());
     let t = |v: ValueId| Value::Tensor(v);
     let ints = |v: &[i64]| Value::IntList(v.to_vec());
-    let mut call = |b: &mut GraphBuilder, op: Op, args: Vec<Value<ValueId>>| {
+    let call = |b: &mut GraphBuilder, op: Op, args: Vec<Value<ValueId>>| {
         b.call_py(op, args, vec![]).unwrap()[0]
     };
     let s0 = call(&mut b, Op::Sin, vec![t(x)]);
@@ -337,7 +338,7 @@ fn softmax_layer_norm_in_one_kernel_each() {
         let src = format!(
             "graph(%x: f32[{r}, {c}]):\n  %0: f32[{r}, {c}] = softmax(%x, -1, None)\n  %1: f32[{r}, {c}] = log_softmax(%x, 1, None)\n  return (%0, %1)\n"
         );
-        let exe = check(&src, &[x.clone()], 3e-6, 1e-7);
+        let exe = check(&src, std::slice::from_ref(&x), 3e-6, 1e-7);
         assert_eq!(exe.step_counts(), (1, 0), "{}", exe.dump());
         let (w, b) = (randn(&[c], 1), randn(&[c], 2));
         let src = format!(

@@ -109,7 +109,8 @@ fn sigmoid(x: f64) -> f64 {
 fn vector_math_ulp_bounds() {
     let (inf, nan) = (f32::INFINITY, f32::NAN);
     for (b, sse) in targets() {
-        let cases: [(&str, f32, f32, fn(f64) -> f64, f64); 7] = [
+        type Case = (&'static str, f32, f32, fn(f64) -> f64, f64);
+        let cases: [Case; 7] = [
             ("exp", -104.0, 89.0, f64::exp, 1.5),
             ("log", 1e-30, 1e30, f64::ln, 2.0),
             ("sin", -1e6, 1e6, f64::sin, 1.5),

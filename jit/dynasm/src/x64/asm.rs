@@ -27,8 +27,6 @@ pub enum W {
     Ss,
     /// Scalar f64.
     Sd,
-    /// Packed f64 (reduction accumulators only).
-    Pd,
 }
 
 /// Float/bitwise binary operations.
@@ -42,7 +40,6 @@ pub enum F {
     Max,
     Min,
     And,
-    AndN,
     Or,
     Xor,
 }
@@ -53,7 +50,6 @@ pub enum F {
 pub enum I {
     Add,
     Sub,
-    And,
     CmpEq,
 }
 
@@ -80,7 +76,6 @@ macro_rules! vex3 {
             W::Ps => x64!($s.ops; $ps Ry($d), Ry($a), Ry($b)),
             W::Ss => x64!($s.ops; $ss Rx($d), Rx($a), Rx($b)),
             W::Sd => x64!($s.ops; $sd Rx($d), Rx($a), Rx($b)),
-            W::Pd => x64!($s.ops; $pd Ry($d), Ry($a), Ry($b)),
         }
     };
 }
@@ -90,7 +85,6 @@ macro_rules! vex3m {
             W::Ps => x64!($s.ops; $ps Ry($d), Ry($a), [Rq($m.base) + $m.disp]),
             W::Ss => x64!($s.ops; $ss Rx($d), Rx($a), DWORD [Rq($m.base) + $m.disp]),
             W::Sd => x64!($s.ops; $sd Rx($d), Rx($a), QWORD [Rq($m.base) + $m.disp]),
-            W::Pd => x64!($s.ops; $pd Ry($d), Ry($a), [Rq($m.base) + $m.disp]),
         }
     };
 }
@@ -100,7 +94,6 @@ macro_rules! sse2 {
             W::Ps => x64!($s.ops; $ps Rx($d), Rx($b)),
             W::Ss => x64!($s.ops; $ss Rx($d), Rx($b)),
             W::Sd => x64!($s.ops; $sd Rx($d), Rx($b)),
-            W::Pd => x64!($s.ops; $pd Rx($d), Rx($b)),
         }
     };
 }
@@ -110,7 +103,6 @@ macro_rules! sse2m {
             W::Ps => x64!($s.ops; $ps Rx($d), [Rq($m.base) + $m.disp]),
             W::Ss => x64!($s.ops; $ss Rx($d), DWORD [Rq($m.base) + $m.disp]),
             W::Sd => x64!($s.ops; $sd Rx($d), QWORD [Rq($m.base) + $m.disp]),
-            W::Pd => x64!($s.ops; $pd Rx($d), [Rq($m.base) + $m.disp]),
         }
     };
 }
@@ -161,7 +153,6 @@ impl Asm {
                 F::Min => vex3!(self, xw, d, a, b, vminps, vminss, vminsd, vminpd),
                 // Bitwise ops on scalars use the 128-bit packed forms.
                 F::And => self.vbit(bw, d, a, b, 0),
-                F::AndN => self.vbit(bw, d, a, b, 1),
                 F::Or => self.vbit(bw, d, a, b, 2),
                 F::Xor => self.vbit(bw, d, a, b, 3),
             }
@@ -188,19 +179,16 @@ impl Asm {
             F::Max => sse2!(self, w, d, b, maxps, maxss, maxsd, maxpd),
             F::Min => sse2!(self, w, d, b, minps, minss, minsd, minpd),
             F::And => x64!(self.ops; andps Rx(d), Rx(b)),
-            F::AndN => x64!(self.ops; andnps Rx(d), Rx(b)),
             F::Or => x64!(self.ops; orps Rx(d), Rx(b)),
             F::Xor => x64!(self.ops; xorps Rx(d), Rx(b)),
         }
     }
 
     fn vbit(&mut self, w: W, d: u8, a: u8, b: u8, which: u8) {
-        let ymm = matches!(w, W::Ps | W::Pd);
+        let ymm = matches!(w, W::Ps);
         match (which, ymm) {
             (0, true) => x64!(self.ops; vandps Ry(d), Ry(a), Ry(b)),
             (0, false) => x64!(self.ops; vandps Rx(d), Rx(a), Rx(b)),
-            (1, true) => x64!(self.ops; vandnps Ry(d), Ry(a), Ry(b)),
-            (1, false) => x64!(self.ops; vandnps Rx(d), Rx(a), Rx(b)),
             (2, true) => x64!(self.ops; vorps Ry(d), Ry(a), Ry(b)),
             (2, false) => x64!(self.ops; vorps Rx(d), Rx(a), Rx(b)),
             (_, true) => x64!(self.ops; vxorps Ry(d), Ry(a), Ry(b)),
@@ -220,10 +208,6 @@ impl Asm {
                 F::Min => vex3m!(self, w, d, a, m, vminps, vminss, vminsd, vminpd),
                 F::And if w == W::Ps => x64!(self.ops; vandps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
                 F::And => x64!(self.ops; vandps Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-                F::AndN if w == W::Ps => {
-                    x64!(self.ops; vandnps Ry(d), Ry(a), [Rq(m.base) + m.disp])
-                }
-                F::AndN => x64!(self.ops; vandnps Rx(d), Rx(a), [Rq(m.base) + m.disp]),
                 F::Or if w == W::Ps => x64!(self.ops; vorps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
                 F::Or => x64!(self.ops; vorps Rx(d), Rx(a), [Rq(m.base) + m.disp]),
                 F::Xor if w == W::Ps => x64!(self.ops; vxorps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
@@ -240,7 +224,6 @@ impl Asm {
             F::Max => sse2m!(self, w, d, m, maxps, maxss, maxsd, maxpd),
             F::Min => sse2m!(self, w, d, m, minps, minss, minsd, minpd),
             F::And => x64!(self.ops; andps Rx(d), [Rq(m.base) + m.disp]),
-            F::AndN => x64!(self.ops; andnps Rx(d), [Rq(m.base) + m.disp]),
             F::Or => x64!(self.ops; orps Rx(d), [Rq(m.base) + m.disp]),
             F::Xor => x64!(self.ops; xorps Rx(d), [Rq(m.base) + m.disp]),
         }
@@ -261,7 +244,6 @@ impl Asm {
                 W::Ps => x64!(self.ops; vfmadd213ps Ry(d2), Ry(other), [Rq(m.base) + m.disp]),
                 W::Ss => x64!(self.ops; vfmadd213ss Rx(d2), Rx(other), DWORD [Rq(m.base) + m.disp]),
                 W::Sd => x64!(self.ops; vfmadd213sd Rx(d2), Rx(other), QWORD [Rq(m.base) + m.disp]),
-                W::Pd => x64!(self.ops; vfmadd213pd Ry(d2), Ry(other), [Rq(m.base) + m.disp]),
             }
             return;
         }
@@ -314,8 +296,6 @@ impl Asm {
                 (I::Add, false) => x64!(self.ops; vpaddd Rx(d), Rx(a), Rx(b)),
                 (I::Sub, true) => x64!(self.ops; vpsubd Ry(d), Ry(a), Ry(b)),
                 (I::Sub, false) => x64!(self.ops; vpsubd Rx(d), Rx(a), Rx(b)),
-                (I::And, true) => x64!(self.ops; vpand Ry(d), Ry(a), Ry(b)),
-                (I::And, false) => x64!(self.ops; vpand Rx(d), Rx(a), Rx(b)),
                 (I::CmpEq, true) => x64!(self.ops; vpcmpeqd Ry(d), Ry(a), Ry(b)),
                 (I::CmpEq, false) => x64!(self.ops; vpcmpeqd Rx(d), Rx(a), Rx(b)),
             }
@@ -335,7 +315,6 @@ impl Asm {
         match op {
             I::Add => x64!(self.ops; paddd Rx(d), Rx(b)),
             I::Sub => x64!(self.ops; psubd Rx(d), Rx(b)),
-            I::And => x64!(self.ops; pand Rx(d), Rx(b)),
             I::CmpEq => x64!(self.ops; pcmpeqd Rx(d), Rx(b)),
         }
     }
@@ -349,8 +328,6 @@ impl Asm {
                 (I::Add, false) => x64!(self.ops; vpaddd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
                 (I::Sub, true) => x64!(self.ops; vpsubd Ry(d), Ry(a), [Rq(m.base) + m.disp]),
                 (I::Sub, false) => x64!(self.ops; vpsubd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-                (I::And, true) => x64!(self.ops; vpand Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                (I::And, false) => x64!(self.ops; vpand Rx(d), Rx(a), [Rq(m.base) + m.disp]),
                 (I::CmpEq, true) => x64!(self.ops; vpcmpeqd Ry(d), Ry(a), [Rq(m.base) + m.disp]),
                 (I::CmpEq, false) => x64!(self.ops; vpcmpeqd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
             }
@@ -360,7 +337,6 @@ impl Asm {
         match op {
             I::Add => x64!(self.ops; paddd Rx(d), [Rq(m.base) + m.disp]),
             I::Sub => x64!(self.ops; psubd Rx(d), [Rq(m.base) + m.disp]),
-            I::And => x64!(self.ops; pand Rx(d), [Rq(m.base) + m.disp]),
             I::CmpEq => x64!(self.ops; pcmpeqd Rx(d), [Rq(m.base) + m.disp]),
         }
     }
@@ -419,7 +395,6 @@ impl Asm {
                 W::Ps => x64!(self.ops; vcmpps Ry(d), Ry(b), Ry(a), imm),
                 W::Ss => x64!(self.ops; vcmpss Rx(d), Rx(a), Rx(b), imm),
                 W::Sd => x64!(self.ops; vcmpsd Rx(d), Rx(a), Rx(b), imm),
-                W::Pd => x64!(self.ops; vcmppd Ry(d), Ry(b), Ry(a), imm),
             }
             return;
         }
@@ -434,7 +409,6 @@ impl Asm {
             W::Ps => x64!(self.ops; cmpps Rx(d), Rx(b), imm),
             W::Ss => x64!(self.ops; cmpss Rx(d), Rx(b), imm),
             W::Sd => x64!(self.ops; cmpsd Rx(d), Rx(b), imm),
-            W::Pd => x64!(self.ops; cmppd Rx(d), Rx(b), imm),
         }
     }
 
@@ -442,7 +416,7 @@ impl Asm {
     pub fn cmp_m(&mut self, w: W, imm: i8, d: u8, a: u8, m: Mem) {
         if self.avx() {
             match w {
-                W::Ps | W::Pd => {
+                W::Ps => {
                     // Through a register: see the note in `cmp`.
                     x64!(self.ops; vmovups Ry(FIX), [Rq(m.base) + m.disp]);
                     self.cmp(w, imm, d, a, FIX);
@@ -457,7 +431,6 @@ impl Asm {
             W::Ps => x64!(self.ops; cmpps Rx(d), [Rq(m.base) + m.disp], imm),
             W::Ss => x64!(self.ops; cmpss Rx(d), [Rq(m.base) + m.disp], imm),
             W::Sd => x64!(self.ops; cmpsd Rx(d), [Rq(m.base) + m.disp], imm),
-            W::Pd => x64!(self.ops; cmppd Rx(d), [Rq(m.base) + m.disp], imm),
         }
     }
 
@@ -465,7 +438,7 @@ impl Asm {
     pub fn blend(&mut self, w: W, d: u8, f: u8, t: u8, mask: u8) {
         if self.avx() {
             match w {
-                W::Ps | W::Pd => x64!(self.ops; vblendvps Ry(d), Ry(f), Ry(t), Ry(mask)),
+                W::Ps => x64!(self.ops; vblendvps Ry(d), Ry(f), Ry(t), Ry(mask)),
                 W::Ss | W::Sd => x64!(self.ops; vblendvps Rx(d), Rx(f), Rx(t), Rx(mask)),
             }
             return;
@@ -492,7 +465,6 @@ impl Asm {
             W::Ps => x64!(self.ops; vroundps Ry(d), Ry(a), imm),
             W::Ss => x64!(self.ops; vroundss Rx(d), Rx(a), Rx(a), imm),
             W::Sd => x64!(self.ops; vroundsd Rx(d), Rx(a), Rx(a), imm),
-            W::Pd => x64!(self.ops; vroundpd Ry(d), Ry(a), imm),
         }
     }
 
@@ -502,21 +474,19 @@ impl Asm {
             (true, W::Ps) => x64!(self.ops; vsqrtps Ry(d), Ry(a)),
             (true, W::Ss) => x64!(self.ops; vsqrtss Rx(d), Rx(a), Rx(a)),
             (true, W::Sd) => x64!(self.ops; vsqrtsd Rx(d), Rx(a), Rx(a)),
-            (true, W::Pd) => x64!(self.ops; vsqrtpd Ry(d), Ry(a)),
             (false, W::Ps) => x64!(self.ops; sqrtps Rx(d), Rx(a)),
             (false, W::Ss) => x64!(self.ops; sqrtss Rx(d), Rx(a)),
             (false, W::Sd) => x64!(self.ops; sqrtsd Rx(d), Rx(a)),
-            (false, W::Pd) => x64!(self.ops; sqrtpd Rx(d), Rx(a)),
         }
     }
 
     /// Loads a full vector (or the low element for scalar widths) from `[m]`.
     pub fn load(&mut self, w: W, d: u8, m: Mem) {
         match (self.avx(), w) {
-            (true, W::Ps | W::Pd) => x64!(self.ops; vmovups Ry(d), [Rq(m.base) + m.disp]),
+            (true, W::Ps) => x64!(self.ops; vmovups Ry(d), [Rq(m.base) + m.disp]),
             (true, W::Ss) => x64!(self.ops; vmovss Rx(d), DWORD [Rq(m.base) + m.disp]),
             (true, W::Sd) => x64!(self.ops; vmovsd Rx(d), QWORD [Rq(m.base) + m.disp]),
-            (false, W::Ps | W::Pd) => x64!(self.ops; movups Rx(d), [Rq(m.base) + m.disp]),
+            (false, W::Ps) => x64!(self.ops; movups Rx(d), [Rq(m.base) + m.disp]),
             (false, W::Ss) => x64!(self.ops; movss Rx(d), DWORD [Rq(m.base) + m.disp]),
             (false, W::Sd) => x64!(self.ops; movsd Rx(d), QWORD [Rq(m.base) + m.disp]),
         }
@@ -525,10 +495,10 @@ impl Asm {
     /// Stores a full vector (or the low element) to `[m]`.
     pub fn store(&mut self, w: W, m: Mem, s: u8) {
         match (self.avx(), w) {
-            (true, W::Ps | W::Pd) => x64!(self.ops; vmovups [Rq(m.base) + m.disp], Ry(s)),
+            (true, W::Ps) => x64!(self.ops; vmovups [Rq(m.base) + m.disp], Ry(s)),
             (true, W::Ss) => x64!(self.ops; vmovss DWORD [Rq(m.base) + m.disp], Rx(s)),
             (true, W::Sd) => x64!(self.ops; vmovsd QWORD [Rq(m.base) + m.disp], Rx(s)),
-            (false, W::Ps | W::Pd) => x64!(self.ops; movups [Rq(m.base) + m.disp], Rx(s)),
+            (false, W::Ps) => x64!(self.ops; movups [Rq(m.base) + m.disp], Rx(s)),
             (false, W::Ss) => x64!(self.ops; movss DWORD [Rq(m.base) + m.disp], Rx(s)),
             (false, W::Sd) => x64!(self.ops; movsd QWORD [Rq(m.base) + m.disp], Rx(s)),
         }
@@ -542,13 +512,13 @@ impl Asm {
             (true, W::Ps | W::Ss) => {
                 x64!(self.ops; vmovss Rx(d), DWORD [Rq(m.base) + m.disp] ; vbroadcastss Ry(d), Rx(d))
             }
-            (true, W::Pd | W::Sd) => {
+            (true, W::Sd) => {
                 x64!(self.ops; vbroadcastsd Ry(d), QWORD [Rq(m.base) + m.disp])
             }
             (false, W::Ps | W::Ss) => {
                 x64!(self.ops; movss Rx(d), DWORD [Rq(m.base) + m.disp] ; shufps Rx(d), Rx(d), 0)
             }
-            (false, W::Pd | W::Sd) => {
+            (false, W::Sd) => {
                 x64!(self.ops; movsd Rx(d), QWORD [Rq(m.base) + m.disp] ; unpcklpd Rx(d), Rx(d))
             }
         }
@@ -567,9 +537,9 @@ impl Asm {
     /// (scalar widths).
     pub fn any_lane(&mut self, w: W, a: u8) {
         match (self.avx(), w) {
-            (true, W::Ps | W::Pd) => x64!(self.ops; vtestps Ry(a), Ry(a)),
+            (true, W::Ps) => x64!(self.ops; vtestps Ry(a), Ry(a)),
             (true, _) => x64!(self.ops; vmovd eax, Rx(a) ; test eax, eax),
-            (false, W::Ps | W::Pd) => x64!(self.ops; movmskps eax, Rx(a) ; test eax, eax),
+            (false, W::Ps) => x64!(self.ops; movmskps eax, Rx(a) ; test eax, eax),
             (false, _) => x64!(self.ops; movd eax, Rx(a) ; test eax, eax),
         }
     }
@@ -584,7 +554,7 @@ impl Asm {
     }
 
     /// `rax = low 64 bits of xmm a`.
-    pub fn to_gp(&mut self, gp: u8, a: u8) {
+    pub fn movq_to_gp(&mut self, gp: u8, a: u8) {
         if self.avx() {
             x64!(self.ops; vmovq Rq(gp), Rx(a));
         } else {
@@ -593,7 +563,7 @@ impl Asm {
     }
 
     /// `xmm d = gp` (low 64 bits, upper zeroed).
-    pub fn from_gp(&mut self, d: u8, gp: u8) {
+    pub fn movq_from_gp(&mut self, d: u8, gp: u8) {
         if self.avx() {
             x64!(self.ops; vmovq Rx(d), Rq(gp));
         } else {

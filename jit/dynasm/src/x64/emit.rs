@@ -316,7 +316,7 @@ impl Emitter<'_> {
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
                 Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
                 Ty::Bool => {
-                    self.a.to_gp(RDX, r);
+                    self.a.movq_to_gp(RDX, r);
                     x64!(self.a.ops ; mov [rax], dl);
                 }
             }
@@ -398,7 +398,7 @@ impl Emitter<'_> {
     fn mask_to_01(&mut self, d: u8) {
         if !self.masks {
             self.a.mask01(d);
-            self.a.from_gp(d, RAX);
+            self.a.movq_from_gp(d, RAX);
         }
     }
 
@@ -418,7 +418,7 @@ impl Emitter<'_> {
                     Ty::Bool => {
                         let (b, o) = (m.base, m.disp);
                         x64!(self.a.ops ; movzx edx, BYTE [Rq(b) + o]);
-                        self.a.from_gp(d, RDX);
+                        self.a.movq_from_gp(d, RDX);
                     }
                 }
             }
@@ -461,9 +461,9 @@ impl Emitter<'_> {
                 if self.masks {
                     self.a.blend(w, d, ry, rx, rc);
                 } else {
-                    self.a.to_gp(RAX, rc);
+                    self.a.movq_to_gp(RAX, rc);
                     x64!(self.a.ops ; neg rax);
-                    self.a.from_gp(12, RAX);
+                    self.a.movq_from_gp(12, RAX);
                     self.a.blend(W::Sd, d, ry, rx, 12);
                 }
             }
@@ -522,13 +522,13 @@ impl Emitter<'_> {
                     let m = self.tab(K::AllOnes);
                     self.a.fm(F::Xor, w, d, r, m);
                 } else {
-                    self.a.to_gp(RAX, r);
+                    self.a.movq_to_gp(RAX, r);
                     if xt == Ty::Bool {
                         x64!(self.a.ops ; xor rax, 1);
                     } else {
                         x64!(self.a.ops ; not rax);
                     }
-                    self.a.from_gp(d, RAX);
+                    self.a.movq_from_gp(d, RAX);
                 }
             }
             UOp::Exp | UOp::Log | UOp::Sin | UOp::Cos | UOp::Tanh | UOp::Sigmoid | UOp::Erf => {
@@ -575,8 +575,8 @@ impl Emitter<'_> {
             }
             return;
         }
-        self.a.to_gp(RAX, a);
-        self.a.to_gp(RDX, b);
+        self.a.movq_to_gp(RAX, a);
+        self.a.movq_to_gp(RDX, b);
         match op {
             BOp::Add => x64!(self.a.ops ; add rax, rdx),
             BOp::Sub => x64!(self.a.ops ; sub rax, rdx),
@@ -594,7 +594,7 @@ impl Emitter<'_> {
             BOp::Gt => x64!(self.a.ops ; cmp rax, rdx ; setg al ; movzx eax, al),
             BOp::Ge => x64!(self.a.ops ; cmp rax, rdx ; setge al ; movzx eax, al),
         }
-        self.a.from_gp(d, RAX);
+        self.a.movq_from_gp(d, RAX);
     }
 
     fn cast(&mut self, from: Ty, to: Ty, vec: bool, d: u8, r: u8) -> Result<(), String> {
@@ -615,7 +615,7 @@ impl Emitter<'_> {
             (Ty::F64, Ty::F32) if avx => x64!(self.a.ops ; vcvtsd2ss Rx(d), Rx(r), Rx(r)),
             (Ty::F64, Ty::F32) => x64!(self.a.ops ; cvtsd2ss Rx(d), Rx(r)),
             (Ty::I64 | Ty::Bool, Ty::F32) => {
-                self.a.to_gp(RAX, r);
+                self.a.movq_to_gp(RAX, r);
                 if avx {
                     x64!(self.a.ops ; vcvtsi2ss Rx(d), Rx(d), rax);
                 } else {
@@ -623,7 +623,7 @@ impl Emitter<'_> {
                 }
             }
             (Ty::I64 | Ty::Bool, Ty::F64) => {
-                self.a.to_gp(RAX, r);
+                self.a.movq_to_gp(RAX, r);
                 if avx {
                     x64!(self.a.ops ; vcvtsi2sd Rx(d), Rx(d), rax);
                 } else {
@@ -632,9 +632,9 @@ impl Emitter<'_> {
             }
             (Ty::Bool, Ty::I64) => self.a.mov(d, r),
             (Ty::I64, Ty::Bool) => {
-                self.a.to_gp(RAX, r);
+                self.a.movq_to_gp(RAX, r);
                 x64!(self.a.ops ; test rax, rax ; setne al ; movzx eax, al);
-                self.a.from_gp(d, RAX);
+                self.a.movq_from_gp(d, RAX);
             }
             (f, t) if f == t => self.a.mov(d, r),
             (f, t) => return Err(format!("cast {f:?} -> {t:?}")),
@@ -706,12 +706,12 @@ impl Emitter<'_> {
                 }
                 .to_bits() as i64;
                 x64!(self.a.ops ; mov rax, QWORD bits);
-                self.a.from_gp(a0, RAX);
+                self.a.movq_from_gp(a0, RAX);
             }
             (RedOp::Max | RedOp::Min, _) => {
                 let bits = if op == RedOp::Max { i64::MIN } else { i64::MAX };
                 x64!(self.a.ops ; mov rax, QWORD bits);
-                self.a.from_gp(a0, RAX);
+                self.a.movq_from_gp(a0, RAX);
             }
             _ => {}
         }
@@ -755,14 +755,14 @@ impl Emitter<'_> {
                 self.a.f(F::Or, w, a1, a1, 11);
             }
             (RedOp::Max | RedOp::Min, _) => {
-                self.a.to_gp(RAX, a0);
-                self.a.to_gp(RDX, x);
+                self.a.movq_to_gp(RAX, a0);
+                self.a.movq_to_gp(RDX, x);
                 if op == RedOp::Max {
                     x64!(self.a.ops ; cmp rax, rdx ; cmovl rax, rdx);
                 } else {
                     x64!(self.a.ops ; cmp rax, rdx ; cmovg rax, rdx);
                 }
-                self.a.from_gp(a0, RAX);
+                self.a.movq_from_gp(a0, RAX);
             }
         }
     }
@@ -804,7 +804,7 @@ impl Emitter<'_> {
                 }
                 self.a.any_lane(W::Ps, a1);
                 x64!(self.a.ops ; setnz al ; movzx eax, al ; neg rax);
-                self.a.from_gp(a1, RAX);
+                self.a.movq_from_gp(a1, RAX);
             }
             _ => {}
         }
@@ -845,7 +845,7 @@ impl Emitter<'_> {
                     f64::NAN.to_bits() as i64
                 };
                 x64!(self.a.ops ; mov rax, QWORD nan);
-                self.a.from_gp(a0, RAX);
+                self.a.movq_from_gp(a0, RAX);
                 self.a.bind(ok);
                 self.a
                     .store(if ty == Ty::F32 { W::Ss } else { W::Sd }, m, a0);

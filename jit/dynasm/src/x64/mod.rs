@@ -6,6 +6,11 @@
 //!                   --[finalize]--> ExecutableBuffer (W^X)  --[disasm.rs]--> listing
 //! ```
 
+#![allow(
+    clippy::useless_conversion,
+    reason = "dynasm's macro converts dynamic register operands with `.into()`"
+)]
+
 mod asm;
 mod disasm;
 mod emit;
