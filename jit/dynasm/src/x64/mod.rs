@@ -15,6 +15,7 @@ mod asm;
 mod disasm;
 mod emit;
 mod math;
+mod reduce;
 
 use dynasmrt::x64::Assembler;
 
