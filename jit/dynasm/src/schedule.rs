@@ -74,6 +74,9 @@ struct Cx<'a> {
     memo: HashMap<(ValueId, Map), V>,
     phase: usize,
     stored_here: HashMap<ValueId, usize>,
+    /// Inline values computed in an earlier phase and parked in an output buffer of this kernel:
+    /// value -> (phase that computes it, load access of the buffer).
+    parked: HashMap<ValueId, (usize, u32)>,
 }
 
 impl Cx<'_> {
@@ -114,6 +117,13 @@ impl Cx<'_> {
 
     fn value_uncached(&mut self, v: ValueId, map: &Map) -> Result<V> {
         let (g, p) = (self.g, self.p);
+        if let Some(&(ph, a)) = self.parked.get(&v)
+            && ph < self.phase
+            && *map == Map::identity(map.a.len())
+        {
+            let ty = self.accesses[a as usize].ty;
+            return Ok(self.body.push(Inst::Load(a), ty));
+        }
         let Some(&nid) = p.producer.get(&v) else {
             return self.load(v, map);
         };
@@ -197,7 +207,9 @@ pub fn build_kernel(g: &Graph, p: &Plan, kp: &KernelPlan) -> Result<KernelStep> 
         memo: HashMap::new(),
         phase: 0,
         stored_here: kp.stores.iter().copied().collect(),
+        parked: HashMap::new(),
     };
+    let parks = parking(g, p, kp);
     let id = Map::identity(nd);
     let max_phase = kp
         .reductions
@@ -253,6 +265,17 @@ pub fn build_kernel(g: &Graph, p: &Plan, kp: &KernelPlan) -> Result<KernelStep> 
                 }
             }
             if ci == last {
+                // Park expensive values that a later phase reads again (softmax's exp) in the
+                // output buffer that phase overwrites: one L1 load instead of a recomputation.
+                for &(u, out, q) in &parks {
+                    if q == ph {
+                        let x = cx.value(u, &id)?;
+                        let a = cx.access(out, id.clone(), AccessKind::Store)?;
+                        phase.stores.push((a, x));
+                        let l = cx.access(out, id.clone(), AccessKind::Load)?;
+                        cx.parked.insert(u, (ph, l));
+                    }
+                }
                 for &s in &stores {
                     let x = cx.value(s, &id)?;
                     let a = cx.access(s, id.clone(), AccessKind::Store)?;
@@ -275,6 +298,55 @@ pub fn build_kernel(g: &Graph, p: &Plan, kp: &KernelPlan) -> Result<KernelStep> 
     };
     let nodes = kp.reductions.len() + kp.stores.len();
     geometry(g, kp, ir, cx.body.consts, &cx.src, outputs, nodes)
+}
+
+/// `(value, output it is parked in, phase computing it)`: a store's operand that is expensive,
+/// inline, of the store's shape and dtype, and the whole input of a reduction of an earlier
+/// phase (so that phase computes it anyway).
+fn parking(g: &Graph, p: &Plan, kp: &KernelPlan) -> Vec<(ValueId, ValueId, usize)> {
+    let mut out = Vec::new();
+    for &(s, sp) in &kp.stores {
+        let Some(&nid) = p.producer.get(&s) else {
+            continue;
+        };
+        if !matches!(p.classes[nid.0 as usize], Class::Pointwise) {
+            continue;
+        }
+        for u in g.nodes()[nid.0 as usize].inputs() {
+            let (um, sm) = (&g.value(u).meta, &g.value(s).meta);
+            let Some(&un) = p.producer.get(&u) else {
+                continue;
+            };
+            let expensive = matches!(
+                g.nodes()[un.0 as usize].op,
+                rynamo_graph::Op::Exp
+                    | rynamo_graph::Op::Tanh
+                    | rynamo_graph::Op::Sin
+                    | rynamo_graph::Op::Cos
+                    | rynamo_graph::Op::Log
+                    | rynamo_graph::Op::Sigmoid
+                    | rynamo_graph::Op::Erf
+            );
+            if !expensive
+                || p.materialized.contains(&u)
+                || um.shape != sm.shape
+                || um.dtype != sm.dtype
+            {
+                continue;
+            }
+            let q = kp
+                .reductions
+                .iter()
+                .find(|&&(r, q)| q < sp && reduce_info(p, g, r).input == u)
+                .map(|r| r.1);
+            if let Some(q) = q
+                && !out.iter().any(|&(_, o, _)| o == s)
+            {
+                out.push((u, s, q));
+            }
+        }
+    }
+    out
 }
 
 fn geometry(
