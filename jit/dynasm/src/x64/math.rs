@@ -87,8 +87,8 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.f(F::Mul, w, out, T4, T2);
 }
 
-/// `1/(1+e)` for `x >= 0` and `e/(1+e)` below, with `e = exp(-|x|) <= 1`: no overflow, and
-/// accurate down into the denormals.
+/// `1/(1+e)` for `x >= 0` and `e * (1/(1+e))` below, with `e = exp(-|x|) <= 1`: no overflow,
+/// accurate down into the denormals, one division.
 fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     let x = scratch(e, 0);
     e.a.store(w, x, src);
@@ -99,9 +99,9 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     exp_into(e, w, T4, T0);
     let m = e.tab(K::One);
     e.a.fm(F::Add, w, T3, T4, m);
-    e.a.f(F::Div, w, T4, T4, T3);
     ld(e, w, T2, K::One);
     e.a.f(F::Div, w, T3, T2, T3);
+    e.a.f(F::Mul, w, T4, T4, T3);
     e.a.load(w, T0, x);
     e.a.zero(T1);
     e.a.cmp(w, 1, T1, T0, T1);
