@@ -24,6 +24,37 @@
 //! assert!((y[2] - 2f32.exp()).abs() < 1e-6);
 //! ```
 //!
+//! # What is lowered
+//! - Pointwise (f32 vectorised; f64, i64, bool scalar): the arithmetic, comparison, logical and
+//!   bitwise ops, `where`, `masked_fill`, `clamp`, casts (except float to int), the activations
+//!   (`relu`, `relu6`, `leaky_relu`, `elu`, `gelu` both forms, `silu`, `mish`, `softplus`,
+//!   `sigmoid`, `tanh`), `exp`/`log`/`sin`/`cos`/`erf` (vector polynomials on f32), the other
+//!   math functions as scalar library calls, rounding, `nan_to_num`, `is*` predicates.
+//! - Views folded into index maps (permute, transpose, slices, select, expand, (un)squeeze,
+//!   diagonal, splitting reshapes, `as_strided`); merging reshapes of intermediates give their
+//!   input a buffer.
+//! - Creation ops filled with a constant (`zeros`, `ones`, `full`, `*_like`, `scalar_tensor`).
+//! - Reductions `sum`, `mean`, `amax`, `amin`, `max()`, `min()` over any set of adjacent dims,
+//!   with keepdim; `softmax`, `log_softmax`, `layer_norm`, `var`, `std` by decomposition.
+//! - Matmuls run through the runtime's GEMM (eager kernels, the `gemm` crate), with a following
+//!   bias add folded into `addmm`.
+//! - Everything else (argmax, cat, indexing, RNG, int division, reductions over non-adjacent
+//!   dims, ...) runs per node through the registry's eager kernels; graphs with in-place ops run
+//!   on the eager interpreter.
+//!
+//! # Environment
+//! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
+//! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
+//!   stderr; [`DynasmExecutable::dump`] returns the same text.
+//! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes
+//!   (see `rynamo_graph::passes::PassCx`).
+//!
+//! # Adding an architecture
+//! Implement [`target::Target`] in a sibling of `x64/` (emitter, math, reductions). The loop IR,
+//! fusion, register allocation ([`regalloc`], given the target's register pool), the
+//! polynomial table ([`poly`]) and the runtime are shared; the argument-block layout and the
+//! kernel ABI (`extern "C" fn(*mut u64)`) are part of the contract (see `x64/emit.rs`).
+//!
 //! [`EagerBackend`]: rynamo_backend::EagerBackend
 
 #![warn(missing_docs)]
