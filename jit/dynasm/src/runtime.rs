@@ -15,9 +15,11 @@ use crate::target::CompiledKernel;
 /// Default work (elements times the kernel's per-element cost estimate,
 /// [`crate::loop_ir::Kernel::cost_per_element`]) below which a kernel stays on the calling
 /// thread. Measured with `cargo run --release --example par_threshold -p rynamo-dynasm`, which
-/// times the same kernels never split and always split over a range of sizes (see the example's
-/// table); on the 2-core dev machine splitting starts to win at about this much work.
-pub const PAR_WORK: usize = 1 << 16;
+/// times the same kernel never split and always split over sizes 2^8..2^20: on the shared
+/// 2-core dev machine (load average ~8 from parallel builds), an `exp` kernel first gains from
+/// splitting between 1.4 M and 2.8 M cost-weighted elements (ratio 1.35 -> 0.91), and a
+/// memory-bound `add` never clearly does; 2^21 is that crossover. Re-measure on a quiet machine.
+pub const PAR_WORK: usize = 1 << 21;
 
 static PAR_WORK_NOW: AtomicUsize = AtomicUsize::new(PAR_WORK);
 
