@@ -24,12 +24,20 @@ struct B(GraphBuilder);
 
 impl B {
     fn input(&mut self, name: &str, shape: &[usize]) -> ValueId {
-        self.0.input(name, TensorMeta::contiguous(DType::Float32, shape))
+        self.0
+            .input(name, TensorMeta::contiguous(DType::Float32, shape))
     }
     fn op(&mut self, op: Op, args: Vec<Value<ValueId>>) -> ValueId {
-        self.0.call_py(op, args, vec![]).expect("valid workload graph")[0]
+        self.0
+            .call_py(op, args, vec![])
+            .expect("valid workload graph")[0]
     }
-    fn kw(&mut self, op: Op, args: Vec<Value<ValueId>>, kw: Vec<(&str, Value<ValueId>)>) -> ValueId {
+    fn kw(
+        &mut self,
+        op: Op,
+        args: Vec<Value<ValueId>>,
+        kw: Vec<(&str, Value<ValueId>)>,
+    ) -> ValueId {
         let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         self.0.call_py(op, args, kw).expect("valid workload graph")[0]
     }
@@ -61,10 +69,16 @@ fn w1() -> (Graph, Vec<Tensor>) {
 fn w2() -> (Graph, Vec<Tensor>) {
     let mut b = B(GraphBuilder::new());
     let x = b.input("x", &[4096, 1024]);
-    let m = b.op(Op::Amax, vec![t(x), Value::IntList(vec![-1]), Value::Bool(true)]);
+    let m = b.op(
+        Op::Amax,
+        vec![t(x), Value::IntList(vec![-1]), Value::Bool(true)],
+    );
     let d = b.op(Op::Sub, vec![t(x), t(m)]);
     let e = b.op(Op::Exp, vec![t(d)]);
-    let s = b.op(Op::Sum, vec![t(e), Value::IntList(vec![-1]), Value::Bool(true)]);
+    let s = b.op(
+        Op::Sum,
+        vec![t(e), Value::IntList(vec![-1]), Value::Bool(true)],
+    );
     let y = b.op(Op::Div, vec![t(e), t(s)]);
     (b.0.finish(vec![y]), vec![randn(&[4096, 1024], 2)])
 }
@@ -85,8 +99,16 @@ fn w3() -> (Graph, Vec<Tensor>) {
     let n = b.op(Op::Mul, vec![t(d), t(r)]);
     let n = b.op(Op::Mul, vec![t(n), t(w)]);
     let n = b.op(Op::Add, vec![t(n), t(bias)]);
-    let y = b.kw(Op::Gelu, vec![t(n)], vec![("approximate", Value::Str("tanh".into()))]);
-    let inputs = vec![randn(&[4096, 1024], 3), randn(&[1024], 4), randn(&[1024], 5)];
+    let y = b.kw(
+        Op::Gelu,
+        vec![t(n)],
+        vec![("approximate", Value::Str("tanh".into()))],
+    );
+    let inputs = vec![
+        randn(&[4096, 1024], 3),
+        randn(&[1024], 4),
+        randn(&[1024], 5),
+    ];
     (b.0.finish(vec![y]), inputs)
 }
 
@@ -116,13 +138,21 @@ fn w4() -> (Graph, Vec<Tensor>) {
 /// W8: `softmax(q@k.transpose(-1,-2)/8)@v`.
 fn w8() -> (Graph, Vec<Tensor>) {
     let mut b = B(GraphBuilder::new());
-    let (q, k, v) = (b.input("q", &[8, 256, 64]), b.input("k", &[8, 256, 64]), b.input("v", &[8, 256, 64]));
+    let (q, k, v) = (
+        b.input("q", &[8, 256, 64]),
+        b.input("k", &[8, 256, 64]),
+        b.input("v", &[8, 256, 64]),
+    );
     let kt = b.op(Op::Transpose, vec![t(k), Value::Int(-1), Value::Int(-2)]);
     let s = b.op(Op::Matmul, vec![t(q), t(kt)]);
     let s = b.op(Op::Div, vec![t(s), f(8.0)]);
     let p = b.op(Op::Softmax, vec![t(s), Value::Int(-1)]);
     let o = b.op(Op::Matmul, vec![t(p), t(v)]);
-    let inputs = vec![randn(&[8, 256, 64], 11), randn(&[8, 256, 64], 12), randn(&[8, 256, 64], 13)];
+    let inputs = vec![
+        randn(&[8, 256, 64], 11),
+        randn(&[8, 256, 64], 12),
+        randn(&[8, 256, 64], 13),
+    ];
     (b.0.finish(vec![o]), inputs)
 }
 
@@ -133,20 +163,33 @@ fn roofline_bandwidth(n: usize) -> (f64, f64) {
     let c: Vec<f32> = vec![3.0; n];
     let chunk = n / rayon::current_num_threads().max(1) / 4;
     let copy = |b: &mut Vec<f32>| {
-        b.par_chunks_mut(chunk).zip(a.par_chunks(chunk)).for_each(|(d, s)| d.copy_from_slice(s));
+        b.par_chunks_mut(chunk)
+            .zip(a.par_chunks(chunk))
+            .for_each(|(d, s)| d.copy_from_slice(s));
     };
     let triad = |b: &mut Vec<f32>| {
         b.par_chunks_mut(chunk)
             .zip(a.par_chunks(chunk).zip(c.par_chunks(chunk)))
-            .for_each(|(d, (x, y))| d.iter_mut().zip(x.iter().zip(y)).for_each(|(d, (x, y))| *d = x + 3.0 * y));
+            .for_each(|(d, (x, y))| {
+                d.iter_mut()
+                    .zip(x.iter().zip(y))
+                    .for_each(|(d, (x, y))| *d = x + 3.0 * y)
+            });
     };
     copy(&mut b);
     triad(&mut b);
     let meds = alternate_medians(2, REPS, |i| {
-        if i == 0 { time(|| copy(&mut b)) } else { time(|| triad(&mut b)) }
+        if i == 0 {
+            time(|| copy(&mut b))
+        } else {
+            time(|| triad(&mut b))
+        }
     });
     let bytes = (n * 4) as f64;
-    (2.0 * bytes / meds[0].as_secs_f64() / 1e9, 3.0 * bytes / meds[1].as_secs_f64() / 1e9)
+    (
+        2.0 * bytes / meds[0].as_secs_f64() / 1e9,
+        3.0 * bytes / meds[1].as_secs_f64() / 1e9,
+    )
 }
 
 /// FP32 GFLOP/s of an `n`^3 GEMM through the gemm crate on all threads.
@@ -158,8 +201,25 @@ fn roofline_gemm(n: usize) -> f64 {
         // SAFETY: three n x n row-major matrices of the right length; c is exclusively ours.
         unsafe {
             gemm::gemm(
-                n, n, n, c.as_mut_ptr(), 1, n as isize, false, a.as_ptr(), 1, n as isize, b.as_ptr(), 1,
-                n as isize, 0.0, 1.0, false, false, false, gemm::Parallelism::Rayon(0),
+                n,
+                n,
+                n,
+                c.as_mut_ptr(),
+                1,
+                n as isize,
+                false,
+                a.as_ptr(),
+                1,
+                n as isize,
+                b.as_ptr(),
+                1,
+                n as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::Rayon(0),
             );
         }
     };
@@ -175,17 +235,55 @@ fn main() {
         "machine: {} threads; bandwidth copy {copy_gbs:.1} GB/s, triad {triad_gbs:.1} GB/s (64 MiB arrays); GEMM peak {peak:.0} GFLOP/s\n",
         rayon::current_num_threads()
     );
-    println!("| workload | eager ms | compiled ms | compiled/eager | figure | vs roofline | target |");
+    println!(
+        "| workload | eager ms | compiled ms | compiled/eager | figure | vs roofline | target |"
+    );
     println!("|---|---|---|---|---|---|---|");
     let jit = DynasmBackend::new();
     let mut json = Vec::new();
-    type Wl = (&'static str, fn() -> (Graph, Vec<Tensor>), Option<f64>, Option<f64>, &'static str);
+    type Wl = (
+        &'static str,
+        fn() -> (Graph, Vec<Tensor>),
+        Option<f64>,
+        Option<f64>,
+        &'static str,
+    );
     let workloads: [Wl; 5] = [
-        ("W1 pointwise_chain", w1, Some(32.0 * 1024.0 * 1024.0), None, "<= 3 ms"),
-        ("W2 softmax_rows", w2, Some(32.0 * 1024.0 * 1024.0), None, ">= 70% of bandwidth"),
-        ("W3 layernorm_gelu", w3, Some(32.0 * 1024.0 * 1024.0), None, "<= 4.5 ms, <= 2 passes"),
-        ("W4 mlp", w4, None, Some(4.0 * 256.0 * 1024.0 * 4096.0), ">= 75% of GEMM peak"),
-        ("W8 attention", w8, None, Some(4.0 * 8.0 * 256.0 * 256.0 * 64.0), "<= 1 ms"),
+        (
+            "W1 pointwise_chain",
+            w1,
+            Some(32.0 * 1024.0 * 1024.0),
+            None,
+            "<= 3 ms",
+        ),
+        (
+            "W2 softmax_rows",
+            w2,
+            Some(32.0 * 1024.0 * 1024.0),
+            None,
+            ">= 70% of bandwidth",
+        ),
+        (
+            "W3 layernorm_gelu",
+            w3,
+            Some(32.0 * 1024.0 * 1024.0),
+            None,
+            "<= 4.5 ms, <= 2 passes",
+        ),
+        (
+            "W4 mlp",
+            w4,
+            None,
+            Some(4.0 * 256.0 * 1024.0 * 4096.0),
+            ">= 75% of GEMM peak",
+        ),
+        (
+            "W8 attention",
+            w8,
+            None,
+            Some(4.0 * 8.0 * 256.0 * 256.0 * 64.0),
+            "<= 1 ms",
+        ),
     ];
     for (name, make, bytes, flops, target) in workloads {
         let (g, inputs) = make();
@@ -202,15 +300,24 @@ fn main() {
         let (figure, roof) = match (bytes, flops) {
             (Some(b), _) => {
                 let gbs = b / (c_ms / 1e3) / 1e9;
-                (format!("{gbs:.1} GB/s"), format!("{:.0}% of copy", 100.0 * gbs / copy_gbs))
+                (
+                    format!("{gbs:.1} GB/s"),
+                    format!("{:.0}% of copy", 100.0 * gbs / copy_gbs),
+                )
             }
             (_, Some(fl)) => {
                 let gf = fl / (c_ms / 1e3) / 1e9;
-                (format!("{gf:.0} GFLOP/s"), format!("{:.0}% of GEMM", 100.0 * gf / peak))
+                (
+                    format!("{gf:.0} GFLOP/s"),
+                    format!("{:.0}% of GEMM", 100.0 * gf / peak),
+                )
             }
             _ => (String::new(), String::new()),
         };
-        println!("| {name} | {e_ms:.2} | {c_ms:.2} | {:.2} | {figure} | {roof} | {target} |", c_ms / e_ms);
+        println!(
+            "| {name} | {e_ms:.2} | {c_ms:.2} | {:.2} | {figure} | {roof} | {target} |",
+            c_ms / e_ms
+        );
         json.push(format!(
             "{{\"workload\":\"{name}\",\"eager_ms\":{e_ms:.4},\"compiled_ms\":{c_ms:.4},\"ratio\":{:.4}}}",
             c_ms / e_ms
