@@ -127,6 +127,9 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
+            return r;
+        }
         if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
@@ -355,6 +358,7 @@ impl Tracer<'_> {
                     Kind::Function(_)
                         | Kind::NestedFunction(_)
                         | Kind::BoundMethod(..)
+                        | Kind::Partial(_)
                         | Kind::TorchOp { .. }
                         | Kind::Builtin(..)
                         | Kind::Class(_)

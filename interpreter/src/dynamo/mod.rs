@@ -29,6 +29,7 @@ pub mod guards;
 pub mod logs;
 mod opcodes;
 pub mod output_graph;
+pub mod polyfills;
 pub mod py_module;
 pub mod reconstruct;
 pub mod resume;

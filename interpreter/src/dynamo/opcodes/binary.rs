@@ -393,6 +393,7 @@ impl Tracer<'_> {
             Kind::Function(_)
             | Kind::NestedFunction(_)
             | Kind::BoundMethod(..)
+            | Kind::Partial(_)
             | Kind::TorchOp { .. }
             | Kind::Builtin(..)
             | Kind::Class(_)

@@ -233,6 +233,9 @@ fn wrap_uncached(
             source,
         );
     }
+    if let Some(p) = wrap_partial(out, &obj, &source, vm) {
+        return p;
+    }
     if obj.downcast_ref::<PyFunction>().is_some() {
         // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
         // each call (a nested helper) reuses the entry; what inlining reads from the function
@@ -301,6 +304,69 @@ fn wrap_literal_tuple_guards(
             out.guards.add(&s, Check::IdMatch { obj: x.clone() });
         }
     }
+}
+
+/// A `functools.partial` from the frame: its function, arguments and keywords wrapped through
+/// their own sources (`L['p'].func`, `L['p'].args[0]`, `L['p'].keywords['k']`).
+fn wrap_partial(
+    out: &mut OutputGraph,
+    obj: &PyObjectRef,
+    source: &Rc<Source>,
+    vm: &VirtualMachine,
+) -> Option<Vt> {
+    let cls = obj.class();
+    let is_partial = super::super::polyfills::module_of(cls.as_object(), vm).as_deref()
+        == Some("functools")
+        && &*cls.name() == "partial";
+    if !is_partial {
+        return None;
+    }
+    let func = obj.get_attr("func", vm).ok()?;
+    let args = obj.get_attr("args", vm).ok()?;
+    let args = args.downcast_ref::<PyTuple>()?.as_slice().to_vec();
+    let kw = obj.get_attr("keywords", vm).ok()?;
+    let kw = kw.downcast_ref::<PyDict>()?;
+    let mut keywords = Vec::new();
+    let mut keys = Vec::new();
+    for (k, v) in kw.items_vec() {
+        let name = k
+            .downcast_ref::<rustpython_vm::builtins::PyStr>()?
+            .to_str()?
+            .to_owned();
+        keys.push(ConstValue::Str(name.as_str().into()));
+        keywords.push((name, v));
+    }
+    out.guards.add(
+        source,
+        Check::TypeMatch {
+            ty: cls.to_owned().into(),
+        },
+    );
+    let args_src = source.attr("args");
+    out.guards.add(&args_src, Check::Length(args.len()));
+    let kw_src = source.attr("keywords");
+    out.guards.add(&kw_src, Check::DictKeys(keys));
+    let func = wrap(out, func, source.attr("func"), vm);
+    let args = args
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| wrap(out, a, args_src.item(Key::Int(i as i64)), vm))
+        .collect();
+    let keywords = keywords
+        .into_iter()
+        .map(|(k, v)| {
+            let vt = wrap(out, v, kw_src.item(Key::Str(k.as_str().into())), vm);
+            (k, vt)
+        })
+        .collect();
+    Some(Vt::with_source(
+        Kind::Partial(Rc::new(super::PartialVar {
+            func,
+            args,
+            keywords,
+        })),
+        source.clone(),
+    ))
 }
 
 /// Any other object: guarded by type; its attributes are read (and guarded) on access.

@@ -89,6 +89,17 @@ pub struct GenState {
     pub done: bool,
 }
 
+/// `functools.partial(func, *args, **keywords)`.
+#[derive(Clone, Debug)]
+pub struct PartialVar {
+    /// The wrapped callable.
+    pub func: Vt,
+    /// Stored positional arguments.
+    pub args: Vec<Vt>,
+    /// Stored keyword arguments.
+    pub keywords: Vec<(String, Vt)>,
+}
+
 /// A function created while tracing (`MAKE_FUNCTION`: a closure or a lambda).
 #[derive(Clone, Debug)]
 pub struct NestedFn {
@@ -134,6 +145,8 @@ pub enum Kind {
     Function(PyObjectRef),
     /// A function made during the trace.
     NestedFunction(Rc<NestedFn>),
+    /// A `functools.partial`.
+    Partial(Rc<PartialVar>),
     /// A method bound to its receiver: `(function, self)`.
     BoundMethod(Box<Vt>, Box<Vt>),
     /// A registry op reached through `torch.<name>`, `F.<name>`, ...
@@ -221,6 +234,7 @@ impl Vt {
             Kind::Function(_) => "UserFunctionVariable()".into(),
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
+            Kind::Partial(_) => "FunctoolsPartialVariable()".into(),
             Kind::TorchOp { .. } => "TorchInGraphFunctionVariable()".into(),
             Kind::Method(recv, name) => format!("GetAttrVariable({}, {name})", recv.describe()),
             Kind::Builtin(_, name) => format!("BuiltinVariable({name})"),
