@@ -274,6 +274,52 @@ impl Tracer<'_> {
                 let dt = Vt::constant(bridge::dtype_object(other.meta.dtype, vm));
                 return self.call_tensor_method(recv, "to", vec![dt], vec![]);
             }
+            "new_zeros" | "new_ones" | "new_empty" | "new_full" => {
+                // `torch.<factory>(size, dtype=x.dtype)`; the size is varargs or one sequence.
+                let factory = &name[4..];
+                let mut args = args;
+                let fill = if factory == "full" {
+                    if args.len() < 2 {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "new_full(size, fill_value)",
+                        ));
+                    }
+                    args.pop()
+                } else {
+                    None
+                };
+                let size = match args.as_slice() {
+                    [one]
+                        if one
+                            .as_const()
+                            .is_some_and(|c| c.try_to_value::<i64>(vm).is_err()) =>
+                    {
+                        one.clone()
+                    }
+                    [one] if !matches!(one.kind, Kind::Const(_)) => one.clone(),
+                    many => Vt::new(Kind::Tuple(many.to_vec())),
+                };
+                let mut kw: Vec<(String, Vt)> = kwargs
+                    .into_iter()
+                    .filter(|(k, _)| k != "device" && k != "requires_grad")
+                    .collect();
+                if !kw.iter().any(|(k, _)| k == "dtype") {
+                    kw.push((
+                        "dtype".into(),
+                        Vt::constant(bridge::dtype_object(t.meta.dtype, vm)),
+                    ));
+                }
+                let mut all = vec![size];
+                all.extend(fill);
+                let f = bridge::torch_attr(factory, vm).unwrap_or_else(|| vm.ctx.none());
+                return self.call_op_overloads(
+                    Op::overloads(factory),
+                    all,
+                    kw,
+                    FxTarget::Function(f),
+                );
+            }
             "to" => {
                 // Devices are all "cpu": drop them; a tensor argument means its dtype.
                 let mut rest = Vec::new();
