@@ -274,6 +274,41 @@ impl Tracer<'_> {
                 let dt = Vt::constant(bridge::dtype_object(other.meta.dtype, vm));
                 return self.call_tensor_method(recv, "to", vec![dt], vec![]);
             }
+            "expand_as" | "view_as" | "reshape_as" => {
+                // The `*_as` forms are the plain op with the other tensor's shape.
+                let other = args
+                    .first()
+                    .and_then(|a| a.as_tensor())
+                    .cloned()
+                    .ok_or_else(|| {
+                        GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            format!("Tensor.{name} of a non-tensor"),
+                        )
+                    })?;
+                let shape = Vt::constant(bridge::make_size(&other.meta.shape, vm));
+                return self.call_tensor_method(recv, &name[..name.len() - 3], vec![shape], vec![]);
+            }
+            "unbind" => {
+                let d = dim_arg(&args, &kwargs).ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        "unbind(dim) with a traced dim",
+                    )
+                })?;
+                let d = d.unwrap_or(0);
+                let n = t.meta.shape[wrap_dim(d)?];
+                let mut parts = Vec::with_capacity(n);
+                for i in 0..n {
+                    parts.push(self.call_tensor_method(
+                        recv.clone(),
+                        "select",
+                        vec![c_int(d), c_int(i as i64)],
+                        vec![],
+                    )?);
+                }
+                return Ok(Vt::new(Kind::Tuple(parts)));
+            }
             "new_zeros" | "new_ones" | "new_empty" | "new_full" => {
                 // `torch.<factory>(size, dtype=x.dtype)`; the size is varargs or one sequence.
                 let factory = &name[4..];
