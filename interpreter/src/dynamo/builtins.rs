@@ -149,6 +149,20 @@ impl Tracer<'_> {
         {
             return self.fold(obj, consts, kw);
         }
+        // Containers of constants fold too, on fresh copies of their values (`set([1, 2])`,
+        // `bool([1])`, `str((1, 2))`); only builtins that neither keep nor expose their
+        // argument's identity qualify.
+        if matches!(
+            name,
+            "bool" | "len" | "set" | "frozenset" | "str" | "repr" | "tuple" | "hash" | "format"
+        ) && let (Some(values), Some(kw)) = (
+            args.iter()
+                .map(|a| self.python_value(a))
+                .collect::<Option<Vec<_>>>(),
+            kw_consts.clone(),
+        ) {
+            return self.fold(obj, values, kw);
+        }
         // enumerate/zip/reversed pull lazily in Python: over an iterator that others share (or a
         // generator, whose body has effects) unrolling all of it up front could consume too much.
         if matches!(name, "enumerate" | "zip" | "reversed")

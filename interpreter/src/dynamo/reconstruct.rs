@@ -234,6 +234,8 @@ pub enum Replay {
     ListContents(Rc<Source>, Vec<Recon>),
     /// `source.clear(); source.update(items)`.
     DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
+    /// `source.clear(); source.update(items)` for a set.
+    SetContents(Rc<Source>, Vec<PyObjectRef>),
 }
 
 /// The recipes of a trace's side effects.
@@ -276,6 +278,12 @@ pub fn replays(
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
                     .collect::<Result<_, GraphBreak>>()?,
+            ),
+            SideEffect::SetContents { target, set } => Replay::SetContents(
+                target.clone(),
+                vm.extract_elements_with(set, Ok).map_err(|_| {
+                    GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "set contents")
+                })?,
             ),
             SideEffect::StoreCell { .. } => {
                 return Err(GraphBreak::new(
@@ -470,6 +478,11 @@ impl Builder<'_> {
                         .downcast_ref::<PyList>()
                         .ok_or_else(|| vm.new_type_error("expected a list"))?;
                     *list.borrow_vec_mut() = values;
+                }
+                Replay::SetContents(src, items) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    vm.call_method(&obj, "clear", ())?;
+                    vm.call_method(&obj, "update", (vm.ctx.new_list(items.clone()),))?;
                 }
                 Replay::DictContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;

@@ -37,6 +37,10 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
         || obj.class().is(vm.ctx.types.range_type)
         || obj.class().is(vm.ctx.types.slice_type)
         || obj.class().is(vm.ctx.types.complex_type)
+        || (obj.class().is(vm.ctx.types.frozenset_type)
+            && vm
+                .extract_elements_with(obj, Ok)
+                .is_ok_and(|items| items.iter().all(|i| is_literal(i, vm))))
 }
 
 /// Whether every element of a tuple is a literal (then the tuple is one constant).
@@ -107,8 +111,9 @@ pub fn wrap(
             .collect();
         return Vt::with_source(Kind::Tuple(items), source);
     }
-    let is_container =
-        obj.class().is(vm.ctx.types.list_type) || obj.class().is(vm.ctx.types.dict_type);
+    let is_container = obj.class().is(vm.ctx.types.list_type)
+        || obj.class().is(vm.ctx.types.dict_type)
+        || obj.class().is(vm.ctx.types.set_type);
     let addr = &*obj as *const PyObject as usize;
     if is_container && let Some((_, seen)) = out.containers.get(&addr) {
         let seen = seen.clone();
@@ -120,7 +125,7 @@ pub fn wrap(
         return seen;
     }
     let vt = wrap_uncached(out, obj.clone(), source, vm);
-    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_)) {
+    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_) | Kind::Set(_)) {
         out.containers.insert(addr, (obj, vt.clone()));
     }
     vt
@@ -199,17 +204,18 @@ fn wrap_uncached(
         && let Ok(items) = vm.extract_elements_with(&obj, Ok)
         && items.iter().all(|i| is_literal(i, vm))
     {
-        // A read-only copy, guarded by value (mutating it is a graph break).
-        if let Ok(copy) = vm.ctx.types.set_type.as_object().call((obj.clone(),), vm) {
+        // The trace works on a copy (mutations replay on the real set); the guard compares
+        // with a second copy that nothing mutates.
+        let copy = || vm.ctx.types.set_type.as_object().call((obj.clone(),), vm);
+        if let (Ok(work), Ok(snapshot)) = (copy(), copy()) {
             out.guards.add(
                 &source,
                 Check::TypeMatch {
                     ty: obj.class().to_owned().into(),
                 },
             );
-            out.guards
-                .add(&source, Check::ValueMatch { obj: copy.clone() });
-            return Vt::with_source(Kind::Set(copy), source);
+            out.guards.add(&source, Check::ValueMatch { obj: snapshot });
+            return Vt::with_source(Kind::Set(work), source);
         }
     }
     if super::named_tuple::fields(obj.class().as_object(), vm).is_some()

@@ -133,7 +133,8 @@ pub enum Kind {
     /// A dict.
     Dict(Rc<RefCell<DictVar>>),
     /// A set of constants: without a source, a real `set` made during the trace that only the
-    /// trace sees (operated on at trace time); with one, a copy of the frame's set (read-only).
+    /// trace sees (operated on at trace time); with one, the trace's copy of the frame's set
+    /// (its mutations are replayed on the real set).
     Set(PyObjectRef),
     /// `slice(start, stop, step)` with traced parts.
     Slice(Box<[Vt; 3]>),
