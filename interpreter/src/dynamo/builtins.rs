@@ -844,6 +844,20 @@ impl Tracer<'_> {
                 _ => Err(bad_args(name)),
             },
             Kind::Dict(d) => self.dict_method(&recv, d.clone(), name, args),
+            Kind::GradMode(mode) => match name {
+                "__enter__" => {
+                    let prev = self.out.grad_enabled;
+                    self.out.grad_stack.push(prev);
+                    self.out.grad_enabled = *mode;
+                    Ok(none())
+                }
+                "__exit__" => {
+                    let prev = self.out.grad_stack.pop().ok_or_else(|| bad_args(name))?;
+                    self.out.grad_enabled = prev;
+                    Ok(Vt::constant(vm.ctx.new_bool(false).into()))
+                }
+                _ => Err(bad_args(name)),
+            },
             Kind::Set(_) if kwargs.is_empty() => self.set_method(&recv, name, args),
             _ => Err(bad_args(name)),
         }

@@ -71,6 +71,11 @@ pub struct OutputGraph {
     /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
     /// so a mutation through one read is seen by the next and replayed once.
     pub containers: HashMap<usize, (PyObjectRef, Vt)>,
+    /// Grad mode at the instruction being traced (`with torch.no_grad():` changes it), and the
+    /// modes to restore as the enclosing blocks exit.
+    pub grad_enabled: bool,
+    /// See `grad_enabled`.
+    pub grad_stack: Vec<bool>,
 }
 
 impl OutputGraph {
@@ -88,6 +93,8 @@ impl OutputGraph {
             global_overlay: HashMap::new(),
             inplace_updates: HashMap::new(),
             containers: HashMap::new(),
+            grad_enabled: super::bridge::grad_enabled(),
+            grad_stack: Vec::new(),
         }
     }
 

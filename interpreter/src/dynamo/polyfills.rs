@@ -63,6 +63,9 @@ impl Tracer<'_> {
             "_functools" | "functools" if name == "reduce" && kwargs.is_empty() => {
                 Some(self.functools_reduce(args.to_vec()))
             }
+            "torch._C" if name == "is_grad_enabled" && args.is_empty() => Some(Ok(Vt::constant(
+                self.vm.ctx.new_bool(self.out.grad_enabled).into(),
+            ))),
             _ => None,
         }
     }
@@ -184,6 +187,12 @@ impl Tracer<'_> {
             .to_str()?
             .to_owned();
         match (module.as_str(), name.as_str()) {
+            // Constructing these has no effect; their `__enter__` sets the mode.
+            ("torch.autograd.grad_mode", "no_grad" | "enable_grad" | "inference_mode")
+                if args.is_empty() && kwargs.is_empty() =>
+            {
+                Some(Ok(Vt::new(Kind::GradMode(name == "enable_grad"))))
+            }
             ("functools", "partial") => Some(self.make_partial(args, kwargs)),
             ("itertools", "accumulate") => Some(self.itertools_accumulate(cls, args, kwargs)),
             ("itertools", "repeat") => Some(self.itertools_repeat(args, kwargs)),

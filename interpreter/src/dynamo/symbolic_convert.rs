@@ -248,6 +248,7 @@ impl<'g> Tracer<'g> {
             I::StoreGlobal { .. } => self.store_global(ins),
             I::LoadAttr { .. } => self.load_attr(ins),
             I::LoadSuperAttr { .. } => self.load_super_attr(ins),
+            I::LoadSpecial { .. } => self.load_special(ins),
             I::StoreAttr { .. } => self.store_attr(ins),
             I::DeleteAttr { .. } => self.delete_attr(ins),
             I::PushNull => {

@@ -91,10 +91,11 @@ impl Tracer<'_> {
         for (k, v) in &kwargs {
             kw.push((k.clone(), self.op_arg(v).ok_or_else(unsupported)?));
         }
-        let requires_grad = args
-            .iter()
-            .chain(kwargs.iter().map(|(_, v)| v))
-            .any(|v| v.as_tensor().is_some_and(|t| t.requires_grad));
+        let requires_grad = self.out.grad_enabled
+            && args
+                .iter()
+                .chain(kwargs.iter().map(|(_, v)| v))
+                .any(|v| v.as_tensor().is_some_and(|t| t.requires_grad));
         let (op, bound) = rynamo_shims::ops::bind_overload(overloads, positional, kw)
             .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("{name}(): {e}")))?;
         let outs = self.out.call_op(op, bound, target, requires_grad)?;

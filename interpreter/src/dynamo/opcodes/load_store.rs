@@ -363,6 +363,31 @@ impl Tracer<'_> {
         Err(unsupported("descriptors other than plain functions"))
     }
 
+    /// `LOAD_SPECIAL` (`__enter__` / `__exit__` of a `with`): pushes `(method, NULL)`. Only
+    /// context managers Dynamo models (grad mode) are traced; others break.
+    pub(crate) fn load_special(&mut self, ins: &Instr) -> Step {
+        let obj = self.pop()?;
+        let name = match ins.arg {
+            0 => "__enter__",
+            1 => "__exit__",
+            other => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOpcode,
+                    format!("LOAD_SPECIAL {other}"),
+                ));
+            }
+        };
+        if !matches!(obj.kind, Kind::GradMode(_)) {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                format!("`with` on {}", obj.describe()),
+            ));
+        }
+        self.push(Vt::new(Kind::Method(Box::new(obj), name.into())));
+        self.push(Vt::new(Kind::Null));
+        Ok(Flow::Next)
+    }
+
     pub(crate) fn store_attr(&mut self, ins: &Instr) -> Step {
         let name = self.name(ins.arg)?;
         let obj = self.pop()?;

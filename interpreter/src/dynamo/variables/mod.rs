@@ -148,6 +148,9 @@ pub enum Kind {
     NestedFunction(Rc<NestedFn>),
     /// A `functools.partial`.
     Partial(Rc<PartialVar>),
+    /// A grad-mode context manager (`torch.no_grad()`, `torch.enable_grad()`,
+    /// `torch.inference_mode()`): the grad mode its block runs under.
+    GradMode(bool),
     /// A method bound to its receiver: `(function, self)`.
     BoundMethod(Box<Vt>, Box<Vt>),
     /// A registry op reached through `torch.<name>`, `F.<name>`, ...
@@ -236,6 +239,7 @@ impl Vt {
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
             Kind::Partial(_) => "FunctoolsPartialVariable()".into(),
+            Kind::GradMode(_) => "GradModeVariable()".into(),
             Kind::TorchOp { .. } => "TorchInGraphFunctionVariable()".into(),
             Kind::Method(recv, name) => format!("GetAttrVariable({}, {name})", recv.describe()),
             Kind::Builtin(_, name) => format!("BuiltinVariable({name})"),
