@@ -146,7 +146,9 @@ impl ConvertFrame {
             Ok(p) => p,
             Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
         };
-        let exe = if graph.nodes().is_empty() {
+        // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
+        // included; dead-code elimination only shrinks what the backend gets.
+        let exe = if out.op_count() == 0 {
             None
         } else {
             match compile_graph(&graph, &out, &self.config, vm) {
@@ -286,12 +288,14 @@ impl ConvertFrame {
         gb::check_resumable(code, &bc, state)?;
         let live = gb::live_slots(code, &bc, state.pos);
         let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, vm)?;
-        let exe = if graph.nodes().is_empty() {
+        // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
+        let exe = if out.op_count() == 0 {
             None
         } else {
             Some(compile_graph(&graph, out, &self.config, vm)?)
         };
         let graph = Rc::new(graph);
+        let exe_compiled = exe.is_some();
         let plan_id = gb::register_plan(gb::BreakPlan {
             inputs,
             exe,
@@ -313,7 +317,7 @@ impl ConvertFrame {
         let new_code = gb::transformed_code(code, &bc, state, &live, &name, &fv.globals, vm)?;
         log_bytecode(code, &new_code, compile_id);
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
-        if !graph.nodes().is_empty() {
+        if exe_compiled {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
             stats::record_graph(
                 code,
