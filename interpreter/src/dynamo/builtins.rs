@@ -810,9 +810,22 @@ impl Tracer<'_> {
                             mutated: false,
                         })))));
                     }
-                    ("index" | "count", [_]) => {
+                    ("index" | "count", [v]) => {
+                        // On the items' values, when every item is a constant (or container
+                        // of them): Python compares by ==.
+                        let items = l_mut.items.clone();
                         drop(l_mut);
-                        return Err(bad_args(name));
+                        let values = items
+                            .iter()
+                            .map(|i| self.python_value(i))
+                            .collect::<Option<Vec<_>>>()
+                            .ok_or_else(|| bad_args(name))?;
+                        let needle = self.python_value(v).ok_or_else(|| bad_args(name))?;
+                        let list: PyObjectRef = vm.ctx.new_list(values).into();
+                        let f = list
+                            .get_attr(&vm.ctx.new_str(name), vm)
+                            .map_err(|_| bad_args(name))?;
+                        return self.fold(&f, vec![needle], vec![]);
                     }
                     _ => return Err(bad_args(name)),
                 };

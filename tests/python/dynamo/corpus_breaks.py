@@ -133,6 +133,11 @@ def break_with_frozenset_constant(x, mode="a"):
     return y
 
 
+def tensor_in_fstring(x):
+    s = f"{x.sum()}"
+    return x + 1, len(s) > 0
+
+
 def no_tensor_ops(x):
     return x
 
@@ -168,6 +173,7 @@ check(break_with_live_locals, x, 3, graphs=2)
 check(break_with_stack_values, x, graphs=2)
 check(str_of_shape_folds, x, graphs=1)
 check(break_with_frozenset_constant, x, graphs=2)
+check(tensor_in_fstring, x, graphs=2, breaks=1)
 check(no_tensor_ops, x, graphs=0)
 check(only_metadata, x, graphs=0)
 check(constant_result, x, graphs=0)

@@ -146,6 +146,15 @@ def min_max_key_default(xs, x):
     return x * len(longest) - len(shortest) + min([], default=7)
 
 
+def dict_zip(x):
+    d = dict(zip(["a", "b"], [x, x * 2]))
+    return d["b"] - d["a"]
+
+
+def type_name(x):
+    return x + len(type(x).__name__)
+
+
 def max_of_list_of_ints_from_shape(x):
     return x.reshape(-1)[: max(list(x.shape))]
 
@@ -177,5 +186,7 @@ check(callable_check, x)
 check(chr_ord, x)
 check(sum_with_start, [x, x * 2])
 check(min_max_key_default, ["ab", "c", "def"], x)
+check(dict_zip, x)
+check(type_name, x)
 check(max_of_list_of_ints_from_shape, x)
 done()

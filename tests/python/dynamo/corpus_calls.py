@@ -148,6 +148,15 @@ def str_methods(x, mode="Mean"):
     return x.sum()
 
 
+def kwargs_from_dict(x, **kw):
+    return x * kw.get("scale", 1) + len(kw)
+
+
+def str_method_chain(x, name="Conv_Layer"):
+    parts = name.lower().split("_")
+    return x + len(parts[0]) + parts.index("layer") + parts.count("conv")
+
+
 def lambda_call(x):
     f = lambda t, k=2: t * k  # noqa: E731
     return f(x) + f(x, 3)
@@ -194,6 +203,8 @@ check(list_methods, x)
 check(dict_methods, x)
 check(str_methods, x)
 check(str_methods, x, "sum")
+check(kwargs_from_dict, x, scale=2.0)
+check(str_method_chain, x)
 check(lambda_call, x)
 check(kwargs_passthrough, x, scale=3.0, shift=1.0)
 check(args_passthrough, x, y, 4.0)

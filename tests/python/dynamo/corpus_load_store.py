@@ -154,6 +154,26 @@ def subscript_negative(xs):
     return xs[-1] * xs[-2]
 
 
+def aug_subscript(x):
+    d = {"k": 1, "t": x}
+    d["k"] += 2
+    d["t"] *= 3
+    xs = [x, 1]
+    xs[1] -= 5
+    return d, xs
+
+
+def walrus(x):
+    if (n := x.shape[0]) > 2:
+        return x * n
+    return x
+
+
+def same_tensor_twice(x):
+    y = x + 1
+    return y, y, x
+
+
 def attr_str_const(x):
     if H.name == "h":
         return x + 1
@@ -184,5 +204,8 @@ check(subscript_tensor_arg, (x, y))
 check(subscript_dict_arg, {"x": x, "y": y})
 check(subscript_nested, {"pair": (x, y)})
 check(subscript_negative, [x, y, x * 2])
+check(aug_subscript, x)
+check(walrus, x)
+check(same_tensor_twice, x)
 check(attr_str_const, x)
 done()

@@ -8,6 +8,7 @@ LAST = None
 HISTORY = []
 REGISTRY = {}
 SEEN = set()
+GW = torch.ones(3)
 
 
 class State:
@@ -21,13 +22,14 @@ ST = State()
 
 
 def reset_globals():
-    global COUNTER, LAST, HISTORY, REGISTRY, ST, SEEN
+    global COUNTER, LAST, HISTORY, REGISTRY, ST, SEEN, GW
     COUNTER = 0
     LAST = None
     HISTORY = []
     REGISTRY = {}
     ST = State()
     SEEN = {1}
+    GW = torch.ones(3)
 
 
 def snapshot_globals():
@@ -38,6 +40,7 @@ def snapshot_globals():
         "REGISTRY": dict(REGISTRY),
         "ST": (ST.steps, ST.last, list(ST.log)),
         "SEEN": sorted(SEEN),
+        "GW": GW.clone(),
     }
 
 
@@ -97,6 +100,18 @@ def arg_set_mutation(s, x):
     t = s
     t -= {0}
     return x * len(s)
+
+
+def global_tensor_inplace(x):
+    GW.add_(x[0, :3])
+    return GW * 2
+
+
+def list_then_inplace(x):
+    y = x * 2
+    out = [y]
+    y.add_(1)
+    return out
 
 
 def object_attr_store(x):
@@ -202,6 +217,8 @@ check(arg_set_mutation, {0, 1}, xt)
 check_state(object_attr_store, (xt,), reset_globals, snapshot_globals)
 check_state(object_attr_list_append, (xt,), reset_globals, snapshot_globals)
 check_state(object_setattr_builtin, (xt,), reset_globals, snapshot_globals)
+check_state(global_tensor_inplace, (xt,), reset_globals, snapshot_globals)
+check(list_then_inplace, xt)
 check(nonlocal_in_closure, xt)
 check(arg_list_append, [xt], xt)
 check(arg_list_mutations, [xt, xt * 2, xt * 3])

@@ -208,6 +208,19 @@ def expand_as_view_as(x, row):
     return row.expand_as(x) + x, x.reshape(5, 4).view_as(x)
 
 
+def shape_arithmetic(x):
+    a = x.view(*x.shape)
+    b = x.reshape(x.shape[0], -1)
+    c = x.view(x.shape + (1,))
+    d = x.reshape(x.size()[1:] + x.size()[:1])
+    return a, b, c, d, len(x.shape), x.shape[-1], list(enumerate(x.shape))
+
+
+def return_view_of_mutated_input(x):
+    x.mul_(2)
+    return x[0]
+
+
 def randomness(x):
     return x + torch.rand(4, 5), torch.randn_like(x)
 
@@ -256,5 +269,7 @@ check(cat_stack, x, y)
 check(layer_norm_like, x)
 check(tensor_scalar_methods, x)
 check(expand_as_view_as, x, torch.randn(5), breaks=0)
+check(shape_arithmetic, x)
+check(return_view_of_mutated_input, x)
 check(randomness, x)
 done()
