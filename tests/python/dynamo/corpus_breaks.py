@@ -2,9 +2,49 @@
 counts as PyTorch. Unsupported constructs must break (or skip the frame), never miscompute."""
 import torch
 import torch._dynamo
-from _corpus import check, done
+from _corpus import check, check_state, done
 
 LOG = []
+EFFECTS = []
+PROBES = []
+G = 0
+
+
+class Box:
+    a = 0
+
+
+BOX = Box()
+
+
+@torch._dynamo.disable
+def probe(*things):
+    """Runs between the graphs: records what it sees of the Python state."""
+    PROBES.append([list(t) if isinstance(t, list) else t for t in things])
+
+
+def effects_visible_at_break(x):
+    global G
+    EFFECTS.append(1)
+    BOX.a = 5
+    G = 7
+    x.add_(1)
+    y = x * 2
+    probe(EFFECTS, BOX.a, G, x.clone(), y.clone())
+    EFFECTS.append(2)
+    return y + BOX.a + G
+
+
+def reset_effects():
+    global G
+    EFFECTS.clear()
+    PROBES.clear()
+    BOX.a = 0
+    G = 0
+
+
+def snapshot_effects():
+    return {"effects": list(EFFECTS), "probes": [list(p) for p in PROBES], "a": BOX.a, "G": G}
 
 
 def print_middle(x):
@@ -184,4 +224,6 @@ check(break_then_mutation, x, graphs=2)
 if LOG != [1, 2, 1, 2, 1, 2, 1, 2]:
     raise SystemExit(f"side effects around a break ran {LOG}")
 check(nested_breaks, x, graphs=3)
+# Side effects traced before a break are replayed before the unsupported call runs.
+check_state(effects_visible_at_break, (x,), reset_effects, snapshot_effects, graphs=2)
 done()

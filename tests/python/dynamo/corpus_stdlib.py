@@ -135,6 +135,11 @@ def dataclass_fields_consts(x):
     return x * len(names)
 
 
+def dataclass_construct(x):
+    cfg = Config(hidden=2)
+    return x * cfg.scale + cfg.hidden
+
+
 def namedtuple_attrs(x):
     return x * PT.x + PT.y
 
@@ -204,6 +209,10 @@ check(math_on_shapes, x)
 check(dataclass_attrs, x)
 check(dataclass_arg, Config(hidden=2, scale=3.0), x)
 check(dataclass_fields_consts, x)
+# UNSUPPORTED: making a user-class instance (a dataclass here) inside the compiled region is a
+# graph break (new objects are not tracked); the rest compiles in the resume function, so the
+# graph count is PyTorch's, with one break PyTorch does not have.
+check(dataclass_construct, x, graphs=1, breaks=1)
 check(namedtuple_attrs, x)
 check(namedtuple_arg, Point(x, y))
 check(namedtuple_unpack, Point(x, y))
