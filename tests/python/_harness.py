@@ -20,6 +20,8 @@ def clone(v):
         return type(v)(items) if type(v) is not tuple else tuple(items)
     if isinstance(v, dict):
         return {k: clone(x) for k, x in v.items()}
+    if isinstance(v, set):
+        return set(v)
     return v
 
 

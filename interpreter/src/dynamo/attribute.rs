@@ -123,6 +123,11 @@ impl Tracer<'_> {
                     None => wrap_unguarded(v, vm),
                 })
             }
+            Kind::Partial(p) => match name {
+                "func" => Ok(p.func.clone()),
+                "args" => Ok(Vt::new(Kind::Tuple(p.args.clone()))),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::BoundMethod(f, s) => match name {
                 "__self__" => Ok((**s).clone()),
                 "__func__" => Ok((**f).clone()),

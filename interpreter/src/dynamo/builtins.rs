@@ -127,6 +127,9 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
+            return r;
+        }
         if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
@@ -145,6 +148,20 @@ impl Tracer<'_> {
             && !matches!(name, "iter" | "enumerate" | "zip" | "reversed")
         {
             return self.fold(obj, consts, kw);
+        }
+        // Containers of constants fold too, on fresh copies of their values (`set([1, 2])`,
+        // `bool([1])`, `str((1, 2))`); only builtins that neither keep nor expose their
+        // argument's identity qualify.
+        if matches!(
+            name,
+            "bool" | "len" | "set" | "frozenset" | "str" | "repr" | "tuple" | "hash" | "format"
+        ) && let (Some(values), Some(kw)) = (
+            args.iter()
+                .map(|a| self.python_value(a))
+                .collect::<Option<Vec<_>>>(),
+            kw_consts.clone(),
+        ) {
+            return self.fold(obj, values, kw);
         }
         // enumerate/zip/reversed pull lazily in Python: over an iterator that others share (or a
         // generator, whose body has effects) unrolling all of it up front could consume too much.
@@ -355,6 +372,7 @@ impl Tracer<'_> {
                     Kind::Function(_)
                         | Kind::NestedFunction(_)
                         | Kind::BoundMethod(..)
+                        | Kind::Partial(_)
                         | Kind::TorchOp { .. }
                         | Kind::Builtin(..)
                         | Kind::Class(_)
@@ -793,9 +811,22 @@ impl Tracer<'_> {
                             mutated: false,
                         })))));
                     }
-                    ("index" | "count", [_]) => {
+                    ("index" | "count", [v]) => {
+                        // On the items' values, when every item is a constant (or container
+                        // of them): Python compares by ==.
+                        let items = l_mut.items.clone();
                         drop(l_mut);
-                        return Err(bad_args(name));
+                        let values = items
+                            .iter()
+                            .map(|i| self.python_value(i))
+                            .collect::<Option<Vec<_>>>()
+                            .ok_or_else(|| bad_args(name))?;
+                        let needle = self.python_value(v).ok_or_else(|| bad_args(name))?;
+                        let list: PyObjectRef = vm.ctx.new_list(values).into();
+                        let f = list
+                            .get_attr(&vm.ctx.new_str(name), vm)
+                            .map_err(|_| bad_args(name))?;
+                        return self.fold(&f, vec![needle], vec![]);
                     }
                     _ => return Err(bad_args(name)),
                 };

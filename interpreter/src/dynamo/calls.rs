@@ -96,7 +96,20 @@ impl Tracer<'_> {
             Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
                 .construct_named_tuple(&c, args, kwargs)
                 .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Class(c) => self
+                .call_stdlib_class(&c, &args, &kwargs)
+                .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Partial(p) => self.call_partial(&p, args, kwargs),
             Kind::Object(o) => {
+                if let Some(r) = self.call_getter(&o, args.clone()) {
+                    if let Some(src) = &callee.source {
+                        // The getter's keys were read off this object: it must stay the same.
+                        self.out
+                            .guards
+                            .add(src, super::guards::Check::IdMatch { obj: o.clone() });
+                    }
+                    return r;
+                }
                 let call = o.class().as_object().get_attr("__call__", self.vm).ok();
                 match call {
                     Some(f) if f.downcast_ref::<PyFunction>().is_some() => {

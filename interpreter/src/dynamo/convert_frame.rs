@@ -157,7 +157,9 @@ impl ConvertFrame {
             Ok(p) => p,
             Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
         };
-        let exe = if graph.nodes().is_empty() {
+        // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
+        // included; dead-code elimination only shrinks what the backend gets.
+        let exe = if out.op_count() == 0 {
             None
         } else {
             match compile_graph(&graph, &out, &self.config, vm) {
@@ -321,12 +323,14 @@ impl ConvertFrame {
             .filter(|&s| state.locals.get(s).is_some_and(Option::is_some))
             .collect();
         let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, vm)?;
-        let exe = if graph.nodes().is_empty() {
+        // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
+        let exe = if out.op_count() == 0 {
             None
         } else {
             Some(compile_graph(&graph, out, &self.config, vm)?)
         };
         let graph = Rc::new(graph);
+        let exe_compiled = exe.is_some();
         let plan_id = gb::register_plan(gb::BreakPlan {
             inputs,
             exe,
@@ -349,7 +353,7 @@ impl ConvertFrame {
         super::resume::register_replacement(&new_code, code);
         log_bytecode(code, Some(&new_code), compile_id);
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
-        if !graph.nodes().is_empty() {
+        if exe_compiled {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
             stats::record_graph(code, compile_id, &graph, out, &guards, started.elapsed());
         }

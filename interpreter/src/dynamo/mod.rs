@@ -31,6 +31,7 @@ pub mod logs;
 pub mod nonstrict;
 mod opcodes;
 pub mod output_graph;
+pub mod polyfills;
 pub mod py_module;
 pub mod reconstruct;
 pub mod resume;

@@ -46,6 +46,8 @@ pub enum Recon {
     Attr(Box<Recon>, PyObjectRef),
     /// A bound method: `(function, self)`.
     BoundMethod(Box<[Recon; 2]>),
+    /// `functools.partial(func, *args, **keywords)`.
+    Partial(Box<Recon>, Vec<Recon>, Vec<(String, Recon)>),
 }
 
 /// Collects the graph outputs a set of recipes needs.
@@ -183,6 +185,22 @@ pub fn recon_of(
             Box::new(recon_of(recv, out, outputs, vm)?),
             vm.ctx.new_str(&**name).into(),
         )),
+        Kind::Partial(p) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::Partial(
+                Box::new(recon_of(&p.func, out, outputs, vm)?),
+                p.args
+                    .iter()
+                    .map(|a| recon_of(a, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+                p.keywords
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                    .collect::<Result<_, GraphBreak>>()?,
+            ))
+        }
         Kind::BoundMethod(f, zelf) => {
             if let Some(src) = &vt.source {
                 return Ok(Recon::Source(src.clone()));
@@ -229,6 +247,8 @@ pub enum Replay {
     DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
     /// `torch._C._set_grad_enabled(mode)`.
     SetGradEnabled(bool),
+    /// `source.clear(); source.update(items)` for a set.
+    SetContents(Rc<Source>, Vec<PyObjectRef>),
 }
 
 /// The recipes of a trace's side effects.
@@ -277,6 +297,12 @@ pub fn replays(
                     .collect::<Result<_, GraphBreak>>()?,
             ),
             SideEffect::SetGradEnabled(mode) => Replay::SetGradEnabled(*mode),
+            SideEffect::SetContents { target, set } => Replay::SetContents(
+                target.clone(),
+                vm.extract_elements_with(set, Ok).map_err(|_| {
+                    GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "set contents")
+                })?,
+            ),
             SideEffect::StoreCell { .. } => {
                 return Err(GraphBreak::new(
                     GraphBreakKind::UntrackableStore,
@@ -401,6 +427,21 @@ impl Builder<'_> {
                     .map_err(|_| vm.new_type_error("attribute name"))?;
                 obj.get_attr(&name, vm)?
             }
+            Recon::Partial(f, args, kwargs) => {
+                let f = self.build(f, vm)?;
+                let mut all = vec![f];
+                for a in args {
+                    all.push(self.build(a, vm)?);
+                }
+                let mut pairs = Vec::with_capacity(kwargs.len());
+                for (k, v) in kwargs {
+                    pairs.push((k.clone(), self.build(v, vm)?));
+                }
+                let kw: rustpython_vm::function::KwArgs = pairs.into_iter().collect();
+                let partial =
+                    super::bridge::import_module("functools", vm)?.get_attr("partial", vm)?;
+                partial.call(rustpython_vm::function::FuncArgs::new(all, kw), vm)?
+            }
             Recon::BoundMethod(parts) => {
                 let f = self.build(&parts[0], vm)?;
                 let zelf = self.build(&parts[1], vm)?;
@@ -457,6 +498,11 @@ impl Builder<'_> {
                     *list.borrow_vec_mut() = values;
                 }
                 Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
+                Replay::SetContents(src, items) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    vm.call_method(&obj, "clear", ())?;
+                    vm.call_method(&obj, "update", (vm.ctx.new_list(items.clone()),))?;
+                }
                 Replay::DictContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
                     vm.call_method(&obj, "clear", ())?;
@@ -480,6 +526,9 @@ pub fn reads_frame(r: &Recon) -> bool {
         Recon::Slice(p) => p.iter().any(reads_frame),
         Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),
         Recon::BoundMethod(p) => p.iter().any(reads_frame),
+        Recon::Partial(f, a, k) => {
+            reads_frame(f) || a.iter().any(reads_frame) || k.iter().any(|(_, v)| reads_frame(v))
+        }
         _ => false,
     }
 }

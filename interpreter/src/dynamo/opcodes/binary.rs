@@ -78,6 +78,22 @@ impl Tracer<'_> {
                     mutated: false,
                 })))))
             }
+            (Kind::List(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::List(a), "mul")
+                if pyname == "mul" =>
+            {
+                let n = n
+                    .try_to_value::<i64>(self.vm)
+                    .map_err(|_| unsupported(pyname, &lhs, &rhs))?;
+                let src = a.borrow().items.clone();
+                let mut out = Vec::new();
+                for _ in 0..n.max(0) {
+                    out.extend(src.iter().cloned());
+                }
+                Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                    items: out,
+                    mutated: false,
+                })))))
+            }
             (Kind::Tuple(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::Tuple(a), "mul") => {
                 let n = n
                     .try_to_value::<i64>(self.vm)
@@ -393,6 +409,7 @@ impl Tracer<'_> {
             Kind::Function(_)
             | Kind::NestedFunction(_)
             | Kind::BoundMethod(..)
+            | Kind::Partial(_)
             | Kind::TorchOp { .. }
             | Kind::Builtin(..)
             | Kind::Class(_)

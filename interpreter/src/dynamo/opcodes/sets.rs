@@ -1,8 +1,8 @@
 //! Sets of constants. A set made during the trace is a real Python `set` that only the trace can
 //! see ([`Kind::Set`] without a source): building, adding, set algebra and membership run on it
 //! at trace time, and the value is rebuilt as a new set after the graph. A set read from the
-//! frame is a guarded copy (by value); mutating it is a graph break, since it would have to be
-//! replayed on the real object.
+//! frame is a copy guarded by value; mutating it mutates the copy and records a side effect that
+//! replays the final contents on the real set.
 
 use rustpython_vm::{AsObject, PyObjectRef};
 
@@ -123,11 +123,6 @@ impl Tracer<'_> {
             return None;
         }
         let (a, b) = (self.set_operand(lhs)?, self.set_operand(rhs)?);
-        if op.starts_with('i') && matches!(lhs.kind, Kind::Set(_)) && lhs.source.is_some() {
-            return Some(Err(unsupported(format!(
-                "in-place `{op}` on a set from the frame"
-            ))));
-        }
         let vm = self.vm;
         let r = vm
             .import("operator", 0)
@@ -135,7 +130,10 @@ impl Tracer<'_> {
             .and_then(|f| f.call((a.clone(), b), vm));
         Some(match r {
             // In-place operators return the receiver itself: keep its tracker (and identity).
-            Ok(r) if r.is(&a) => Ok(lhs.clone()),
+            Ok(r) if r.is(&a) => {
+                self.out.side_effects.record_set(lhs);
+                Ok(lhs.clone())
+            }
             Ok(r) => Ok(wrap_fresh(r, vm)),
             Err(_) => Err(unsupported(format!("`{op}` on sets"))),
         })
@@ -152,12 +150,6 @@ impl Tracer<'_> {
         let Kind::Set(s) = &recv.kind else {
             return Err(unsupported("set method"));
         };
-        if recv.source.is_some() && MUTATING.contains(&name) {
-            return Err(GraphBreak::new(
-                GraphBreakKind::UntrackableStore,
-                format!("set.{name} on a set from the frame"),
-            ));
-        }
         let mut objs = Vec::with_capacity(args.len());
         for a in &args {
             objs.push(match &a.kind {
@@ -175,6 +167,10 @@ impl Tracer<'_> {
         let r = vm
             .call_method(s, name, objs)
             .map_err(|e| unsupported(format!("set.{name} raised {}", e.class().name())))?;
+        if MUTATING.contains(&name) {
+            // A set from the frame: the trace's copy changed; replay it on the real set.
+            self.out.side_effects.record_set(recv);
+        }
         Ok(wrap_fresh(r, vm))
     }
 }

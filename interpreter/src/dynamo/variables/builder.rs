@@ -37,6 +37,11 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
         || obj.class().is(vm.ctx.types.range_type)
         || obj.class().is(vm.ctx.types.slice_type)
         || obj.class().is(vm.ctx.types.complex_type)
+        || obj.downcast_ref::<rynamo_shims::PySize>().is_some()
+        || (obj.class().is(vm.ctx.types.frozenset_type)
+            && vm
+                .extract_elements_with(obj, Ok)
+                .is_ok_and(|items| items.iter().all(|i| is_literal(i, vm))))
 }
 
 /// Whether every element of a tuple is a literal (then the tuple is one constant).
@@ -107,8 +112,9 @@ pub fn wrap(
             .collect();
         return Vt::with_source(Kind::Tuple(items), source);
     }
-    let is_container =
-        obj.class().is(vm.ctx.types.list_type) || obj.class().is(vm.ctx.types.dict_type);
+    let is_container = obj.class().is(vm.ctx.types.list_type)
+        || obj.class().is(vm.ctx.types.dict_type)
+        || obj.class().is(vm.ctx.types.set_type);
     let addr = &*obj as *const PyObject as usize;
     if is_container && let Some((_, seen)) = out.containers.get(&addr) {
         let seen = seen.clone();
@@ -120,7 +126,7 @@ pub fn wrap(
         return seen;
     }
     let vt = wrap_uncached(out, obj.clone(), source, vm);
-    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_)) {
+    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_) | Kind::Set(_)) {
         out.containers.insert(addr, (obj, vt.clone()));
     }
     vt
@@ -199,17 +205,18 @@ fn wrap_uncached(
         && let Ok(items) = vm.extract_elements_with(&obj, Ok)
         && items.iter().all(|i| is_literal(i, vm))
     {
-        // A read-only copy, guarded by value (mutating it is a graph break).
-        if let Ok(copy) = vm.ctx.types.set_type.as_object().call((obj.clone(),), vm) {
+        // The trace works on a copy (mutations replay on the real set); the guard compares
+        // with a second copy that nothing mutates.
+        let copy = || vm.ctx.types.set_type.as_object().call((obj.clone(),), vm);
+        if let (Ok(work), Ok(snapshot)) = (copy(), copy()) {
             out.guards.add(
                 &source,
                 Check::TypeMatch {
                     ty: obj.class().to_owned().into(),
                 },
             );
-            out.guards
-                .add(&source, Check::ValueMatch { obj: copy.clone() });
-            return Vt::with_source(Kind::Set(copy), source);
+            out.guards.add(&source, Check::ValueMatch { obj: snapshot });
+            return Vt::with_source(Kind::Set(work), source);
         }
     }
     if super::named_tuple::fields(obj.class().as_object(), vm).is_some()
@@ -232,6 +239,9 @@ fn wrap_uncached(
             Kind::NamedTuple(obj.class().to_owned().into(), items),
             source,
         );
+    }
+    if let Some(p) = wrap_partial(out, &obj, &source, vm) {
+        return p;
     }
     if obj.downcast_ref::<PyFunction>().is_some() {
         // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
@@ -309,6 +319,69 @@ fn wrap_literal_tuple_guards(
             out.guards.add(&s, Check::IdMatch { obj: x.clone() });
         }
     }
+}
+
+/// A `functools.partial` from the frame: its function, arguments and keywords wrapped through
+/// their own sources (`L['p'].func`, `L['p'].args[0]`, `L['p'].keywords['k']`).
+fn wrap_partial(
+    out: &mut OutputGraph,
+    obj: &PyObjectRef,
+    source: &Rc<Source>,
+    vm: &VirtualMachine,
+) -> Option<Vt> {
+    let cls = obj.class();
+    let is_partial = super::super::polyfills::module_of(cls.as_object(), vm).as_deref()
+        == Some("functools")
+        && &*cls.name() == "partial";
+    if !is_partial {
+        return None;
+    }
+    let func = obj.get_attr("func", vm).ok()?;
+    let args = obj.get_attr("args", vm).ok()?;
+    let args = args.downcast_ref::<PyTuple>()?.as_slice().to_vec();
+    let kw = obj.get_attr("keywords", vm).ok()?;
+    let kw = kw.downcast_ref::<PyDict>()?;
+    let mut keywords = Vec::new();
+    let mut keys = Vec::new();
+    for (k, v) in kw.items_vec() {
+        let name = k
+            .downcast_ref::<rustpython_vm::builtins::PyStr>()?
+            .to_str()?
+            .to_owned();
+        keys.push(ConstValue::Str(name.as_str().into()));
+        keywords.push((name, v));
+    }
+    out.guards.add(
+        source,
+        Check::TypeMatch {
+            ty: cls.to_owned().into(),
+        },
+    );
+    let args_src = source.attr("args");
+    out.guards.add(&args_src, Check::Length(args.len()));
+    let kw_src = source.attr("keywords");
+    out.guards.add(&kw_src, Check::DictKeys(keys));
+    let func = wrap(out, func, source.attr("func"), vm);
+    let args = args
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| wrap(out, a, args_src.item(Key::Int(i as i64)), vm))
+        .collect();
+    let keywords = keywords
+        .into_iter()
+        .map(|(k, v)| {
+            let vt = wrap(out, v, kw_src.item(Key::Str(k.as_str().into())), vm);
+            (k, vt)
+        })
+        .collect();
+    Some(Vt::with_source(
+        Kind::Partial(Rc::new(super::PartialVar {
+            func,
+            args,
+            keywords,
+        })),
+        source.clone(),
+    ))
 }
 
 /// Any other object: guarded by type; its attributes are read (and guarded) on access.

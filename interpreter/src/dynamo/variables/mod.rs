@@ -90,6 +90,17 @@ pub struct GenState {
     pub done: bool,
 }
 
+/// `functools.partial(func, *args, **keywords)`.
+#[derive(Clone, Debug)]
+pub struct PartialVar {
+    /// The wrapped callable.
+    pub func: Vt,
+    /// Stored positional arguments.
+    pub args: Vec<Vt>,
+    /// Stored keyword arguments.
+    pub keywords: Vec<(String, Vt)>,
+}
+
 /// A function created while tracing (`MAKE_FUNCTION`: a closure or a lambda).
 #[derive(Clone, Debug)]
 pub struct NestedFn {
@@ -123,7 +134,8 @@ pub enum Kind {
     /// A dict.
     Dict(Rc<RefCell<DictVar>>),
     /// A set of constants: without a source, a real `set` made during the trace that only the
-    /// trace sees (operated on at trace time); with one, a copy of the frame's set (read-only).
+    /// trace sees (operated on at trace time); with one, the trace's copy of the frame's set
+    /// (its mutations are replayed on the real set).
     Set(PyObjectRef),
     /// `slice(start, stop, step)` with traced parts.
     Slice(Box<[Vt; 3]>),
@@ -135,6 +147,8 @@ pub enum Kind {
     Function(PyObjectRef),
     /// A function made during the trace.
     NestedFunction(Rc<NestedFn>),
+    /// A `functools.partial`.
+    Partial(Rc<PartialVar>),
     /// A grad-mode context manager (`torch.no_grad()`, ...).
     GradMode(Rc<ctx_manager::GradModeVar>),
     /// A method bound to its receiver: `(function, self)`.
@@ -224,6 +238,7 @@ impl Vt {
             Kind::Function(_) => "UserFunctionVariable()".into(),
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
+            Kind::Partial(_) => "FunctoolsPartialVariable()".into(),
             Kind::TorchOp { .. } => "TorchInGraphFunctionVariable()".into(),
             Kind::Method(recv, name) => format!("GetAttrVariable({}, {name})", recv.describe()),
             Kind::Builtin(_, name) => format!("BuiltinVariable({name})"),
