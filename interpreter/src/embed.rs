@@ -139,7 +139,10 @@ impl Builder {
             builder = builder.add_native_module(def);
         }
         builder
-            .init_hook(|vm| crate::eval_frame::install(vm))
+            .init_hook(|vm| {
+                crate::backends::register_defaults();
+                crate::eval_frame::install(vm)
+            })
             .interpreter()
     }
 

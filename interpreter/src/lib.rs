@@ -12,6 +12,7 @@
 //! # Ok::<(), rynamo::Error>(())
 //! ```
 
+pub mod backends;
 pub mod cli;
 pub mod convert;
 pub mod dynamo;

@@ -116,13 +116,25 @@ pub fn compile_graph(
         BackendSpec::Native(name) => {
             let backend: Arc<dyn Backend> = match rynamo_backend::global().lookup(name) {
                 Ok(b) => b,
-                Err(_) if name == "inductor" || name == "aot_eager" => Arc::new(EagerBackend),
+                Err(_) if name == "inductor" => rynamo_backend::global()
+                    .lookup("dynasm")
+                    .unwrap_or_else(|_| Arc::new(EagerBackend)),
+                Err(_) if name == "aot_eager" => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
-            backend
+            let exe = backend
                 .compile(graph)
-                .map(Executor::Native)
-                .map_err(|e| format!("backend '{name}' failed to compile: {e}"))
+                .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
+            if super::logs::enabled(super::logs::Artifact::OutputCode) {
+                if let Some(code) = exe.debug_dump() {
+                    super::logs::log(
+                        super::logs::Artifact::OutputCode,
+                        None,
+                        &format!("Output code ({}):\n{code}", backend.name()),
+                    );
+                }
+            }
+            Ok(Executor::Native(exe))
         }
         BackendSpec::Callable(f) => {
             let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;

@@ -245,6 +245,8 @@ impl<'g> Tracer<'g> {
             I::LoadDeref { .. } => self.load_deref(ins),
             I::StoreDeref { .. } => self.store_deref(ins),
             I::LoadGlobal { .. } => self.load_global(ins),
+            I::ImportName { .. } => self.import_name(ins),
+            I::ImportFrom { .. } => self.import_from(ins),
             I::StoreGlobal { .. } => self.store_global(ins),
             I::LoadAttr { .. } => self.load_attr(ins),
             I::LoadSuperAttr { .. } => self.load_super_attr(ins),

@@ -36,4 +36,10 @@ pub trait Backend: Send + Sync {
 pub trait Executable: Send + Sync {
     /// Runs on tensors matching the graph inputs (dtype and shape); returns the graph outputs.
     fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>>;
+
+    /// The generated code, for `TORCH_LOGS=output_code` (a JIT's kernels); `None` when the
+    /// backend generates nothing worth printing.
+    fn debug_dump(&self) -> Option<String> {
+        None
+    }
 }

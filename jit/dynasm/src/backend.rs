@@ -133,6 +133,10 @@ impl DynasmExecutable {
 }
 
 impl Executable for DynasmExecutable {
+    fn debug_dump(&self) -> Option<String> {
+        Some(self.dump.clone())
+    }
+
     fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let Some(p) = &self.jit else {
             return self.eager.run(inputs);

@@ -3,7 +3,7 @@
 //! kernels compute (the same std/libm calls), so called elements match eager bit for bit.
 //! Every one is `extern "sysv64"`, takes and returns registers only, and cannot unwind.
 
-use rynamo_tensor::kernels::math::{div_floor, rem_float, softplus};
+use rynamo_tensor::kernels::math::{Flt, div_floor, rem_float, softplus};
 
 use crate::loop_ir::{Func1, Func2};
 
@@ -38,7 +38,8 @@ f1!(ceil_f32, f32, f32::ceil);
 f1!(trunc_f32, f32, f32::trunc);
 f1!(round_f32, f32, f32::round_ties_even);
 f1!(sigmoid_f32, f32, |v| 1.0 / (1.0 + (-v).exp()));
-f1!(mish_f32, f32, |v| v * softplus(v, 1.0, 20.0).tanh());
+// Eager's scalar function (its f32 tanh is the vectorisable one), so results agree bit for bit.
+f1!(mish_f32, f32, |v| v * softplus(v, 1.0, 20.0).tanh_v());
 f1!(exp_f64, f64, f64::exp);
 f1!(exp2_f64, f64, f64::exp2);
 f1!(expm1_f64, f64, f64::exp_m1);
@@ -61,7 +62,7 @@ f1!(ceil_f64, f64, f64::ceil);
 f1!(trunc_f64, f64, f64::trunc);
 f1!(round_f64, f64, f64::round_ties_even);
 f1!(sigmoid_f64, f64, |v| 1.0 / (1.0 + (-v).exp()));
-f1!(mish_f64, f64, |v| v * softplus(v, 1.0, 20.0).tanh());
+f1!(mish_f64, f64, |v| v * softplus(v, 1.0, 20.0).tanh_v());
 
 macro_rules! f2 {
     ($name:ident, $t:ty, $body:expr) => {

@@ -496,11 +496,16 @@ fn unary(b: &mut Body, n: &GNode, arg: &mut ArgFn<'_>, xt: Ty, oty: Ty) -> R<V> 
                     b.math(UOp::Erf, Func1::Erf, xk)
                 }
                 "tanh" => {
+                    // Eager's (and PyTorch's) operation order: `x * x * x` first, so f64
+                    // results agree to the last bit.
                     let c = b.f(ft, 0.044715);
-                    let k = b.f(ft, (2.0 / std::f64::consts::PI).sqrt());
-                    let cx = b.bin(BOp::Mul, c, x);
-                    let cxx = b.bin(BOp::Mul, cx, x);
-                    let cxxx = b.bin(BOp::Mul, cxx, x);
+                    let k = b.f(
+                        ft,
+                        std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5,
+                    );
+                    let xx = b.bin(BOp::Mul, x, x);
+                    let xxx = b.bin(BOp::Mul, xx, x);
+                    let cxxx = b.bin(BOp::Mul, c, xxx);
                     let inner = b.bin(BOp::Add, x, cxxx);
                     let ki = b.bin(BOp::Mul, k, inner);
                     b.math(UOp::Tanh, Func1::Tanh, ki)
@@ -539,8 +544,8 @@ fn unary(b: &mut Body, n: &GNode, arg: &mut ArgFn<'_>, xt: Ty, oty: Ty) -> R<V> 
                 Op::Sign => {
                     let (z, one, m1) = (b.f(ft, 0.0), b.f(ft, 1.0), b.f(ft, -1.0));
                     let (gt, lt) = (b.bin(BOp::Gt, x, z), b.bin(BOp::Lt, x, z));
-                    let xz = b.bin(BOp::Mul, x, z);
-                    let inner = b.sel(lt, m1, xz);
+                    // PyTorch's `(0 < x) - (x < 0)`: NaN and both zeros give +0.
+                    let inner = b.sel(lt, m1, z);
                     b.sel(gt, one, inner)
                 }
                 _ => {

@@ -39,6 +39,7 @@ mod op;
 pub mod passes;
 pub mod registry;
 mod rules;
+pub mod samples;
 pub mod schema;
 pub mod text;
 mod value;

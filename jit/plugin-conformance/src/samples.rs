@@ -35,11 +35,14 @@ pub fn strided(t: &Tensor) -> Tensor {
 
 impl B {
     fn input(&mut self, t: Tensor) -> Arg {
+        Value::Tensor(self.input_id(t))
+    }
+    fn input_id(&mut self, t: Tensor) -> rynamo_graph::ValueId {
         let t = if self.strided { strided(&t) } else { t };
         let name = format!("in{}", self.inputs.len());
         let v = self.b.input(&name, t.meta());
         self.inputs.push(t);
-        Value::Tensor(v)
+        v
     }
     fn randn(&mut self, shape: &[usize]) -> Tensor {
         randn(shape, None, Some(&self.g)).expect("invariant: randn of a valid shape")
@@ -286,6 +289,18 @@ fn build(op: Op, seed: u64, strided: bool, variant: u32) -> Option<Sample> {
         Contiguous => {
             let t = s.randn(&[3, 2]).t().expect("invariant: 2-d transpose");
             (vec![s.input(t)], vec![])
+        }
+        // Ops appended after the first table: the registry's shared sample call, its tensors
+        // made graph inputs.
+        _ if op >= Op::Fmod => {
+            let (p, k) = rynamo_graph::samples::sample(op);
+            let mut arg = |v: &rynamo_graph::IValue| {
+                v.try_map(|t| Ok::<_, ()>(s.input_id(t.clone())))
+                    .expect("invariant: mapping tensors cannot fail")
+            };
+            let pos = p.iter().map(&mut arg).collect();
+            let kws = k.iter().map(|(n, v)| (n.clone(), arg(v))).collect();
+            (pos, kws)
         }
         _ => (vec![s.f32(&[2, 3])], vec![]),
     };

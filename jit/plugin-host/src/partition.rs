@@ -32,10 +32,9 @@ pub struct Segment {
 /// at all when the graph mutates anything. Plugins compute into fresh buffers and cannot see host
 /// aliasing or the host RNG stream, so such nodes stay on the fallback.
 pub fn host_policy(g: &Graph) -> Vec<bool> {
-    let mutates = g
-        .nodes()
-        .iter()
-        .any(|n| n.op.flags().contains(OpFlags::INPLACE) || n.op.flags().contains(OpFlags::MUTATES_ARGS));
+    let mutates = g.nodes().iter().any(|n| {
+        n.op.flags().contains(OpFlags::INPLACE) || n.op.flags().contains(OpFlags::MUTATES_ARGS)
+    });
     g.nodes()
         .iter()
         .map(|n| {

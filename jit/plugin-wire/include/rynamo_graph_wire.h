@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 153 ops. */
+/* Op ids (the op table's order); 237 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -197,6 +197,90 @@
 #define RYNAMO_OP_LAYER_NORM 149 /* layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor */
 #define RYNAMO_OP_EMBEDDING 150 /* embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor */
 #define RYNAMO_OP_DROPOUT 151 /* dropout(Tensor input, float p=0.5, bool training=True) -> Tensor */
-#define RYNAMO_OP_HOST_CALL 152 /* host_call(Tensor[] inputs, int callee) -> Tensor[] */
+#define RYNAMO_OP_FMOD 152 /* fmod(Tensor self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_HYPOT 153 /* hypot(Tensor self, Tensor other) -> Tensor */
+#define RYNAMO_OP_BITWISE_LEFT_SHIFT 154 /* bitwise_left_shift(Tensor|Scalar self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_BITWISE_RIGHT_SHIFT 155 /* bitwise_right_shift(Tensor|Scalar self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_CLAMP_MIN 156 /* clamp_min(Tensor self, Tensor|Scalar min) -> Tensor */
+#define RYNAMO_OP_CLAMP_MAX 157 /* clamp_max(Tensor self, Tensor|Scalar max) -> Tensor */
+#define RYNAMO_OP_LERP 158 /* lerp(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor */
+#define RYNAMO_OP_ADDCMUL 159 /* addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor */
+#define RYNAMO_OP_ADDCDIV 160 /* addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor */
+#define RYNAMO_OP_NEG_ 161 /* neg_(Tensor self) -> Tensor */
+#define RYNAMO_OP_ABS_ 162 /* abs_(Tensor self) -> Tensor */
+#define RYNAMO_OP_EXP_ 163 /* exp_(Tensor self) -> Tensor */
+#define RYNAMO_OP_LOG_ 164 /* log_(Tensor self) -> Tensor */
+#define RYNAMO_OP_SQRT_ 165 /* sqrt_(Tensor self) -> Tensor */
+#define RYNAMO_OP_RSQRT_ 166 /* rsqrt_(Tensor self) -> Tensor */
+#define RYNAMO_OP_SIN_ 167 /* sin_(Tensor self) -> Tensor */
+#define RYNAMO_OP_COS_ 168 /* cos_(Tensor self) -> Tensor */
+#define RYNAMO_OP_TANH_ 169 /* tanh_(Tensor self) -> Tensor */
+#define RYNAMO_OP_SIGMOID_ 170 /* sigmoid_(Tensor self) -> Tensor */
+#define RYNAMO_OP_RELU_ 171 /* relu_(Tensor self) -> Tensor */
+#define RYNAMO_OP_FLOOR_ 172 /* floor_(Tensor self) -> Tensor */
+#define RYNAMO_OP_CEIL_ 173 /* ceil_(Tensor self) -> Tensor */
+#define RYNAMO_OP_ROUND_ 174 /* round_(Tensor self, *, int decimals=0) -> Tensor */
+#define RYNAMO_OP_TRUNC_ 175 /* trunc_(Tensor self) -> Tensor */
+#define RYNAMO_OP_RECIPROCAL_ 176 /* reciprocal_(Tensor self) -> Tensor */
+#define RYNAMO_OP_POW_ 177 /* pow_(Tensor self, Tensor|Scalar exponent) -> Tensor */
+#define RYNAMO_OP_REMAINDER_ 178 /* remainder_(Tensor self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_FMOD_ 179 /* fmod_(Tensor self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_FLOOR_DIVIDE_ 180 /* floor_divide_(Tensor self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_LERP_ 181 /* lerp_(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor */
+#define RYNAMO_OP_ADDCMUL_ 182 /* addcmul_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor */
+#define RYNAMO_OP_ADDCDIV_ 183 /* addcdiv_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor */
+#define RYNAMO_OP_INDEX_PUT_ 184 /* index_put_(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False) -> Tensor */
+#define RYNAMO_OP_SCATTER_ 185 /* scatter_(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor */
+#define RYNAMO_OP_SCATTER__VALUE 186 /* scatter_.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor */
+#define RYNAMO_OP_SCATTER_ADD_ 187 /* scatter_add_(Tensor self, int dim, Tensor index, Tensor src) -> Tensor */
+#define RYNAMO_OP_NORMAL_ 188 /* normal_(Tensor self, float mean=0, float std=1) -> Tensor */
+#define RYNAMO_OP_UNIFORM_ 189 /* uniform_(Tensor self, float from=0, float to=1) -> Tensor */
+#define RYNAMO_OP_NORM 190 /* norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_NORM_STR 191 /* norm.str(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_COUNT_NONZERO 192 /* count_nonzero(Tensor self, int[1]? dim=None) -> Tensor */
+#define RYNAMO_OP_CUMSUM 193 /* cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_CUMPROD 194 /* cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_SORT 195 /* sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices) */
+#define RYNAMO_OP_ARGSORT 196 /* argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor */
+#define RYNAMO_OP_TOPK 197 /* topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
+#define RYNAMO_OP_BADDBMM 198 /* baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+#define RYNAMO_OP_DOT 199 /* dot(Tensor self, Tensor tensor) -> Tensor */
+#define RYNAMO_OP_MV 200 /* mv(Tensor self, Tensor vec) -> Tensor */
+#define RYNAMO_OP_OUTER 201 /* outer(Tensor self, Tensor vec2) -> Tensor */
+#define RYNAMO_OP_EINSUM 202 /* einsum(str equation, Tensor[] tensors) -> Tensor */
+#define RYNAMO_OP_UNBIND 203 /* unbind(Tensor self, int dim=0) -> Tensor[] */
+#define RYNAMO_OP_REPEAT 204 /* repeat(Tensor self, int[] repeats) -> Tensor */
+#define RYNAMO_OP_TILE 205 /* tile(Tensor self, int[] dims) -> Tensor */
+#define RYNAMO_OP_FLIP 206 /* flip(Tensor self, int[] dims) -> Tensor */
+#define RYNAMO_OP_ROLL 207 /* roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor */
+#define RYNAMO_OP_TRIL 208 /* tril(Tensor self, int diagonal=0) -> Tensor */
+#define RYNAMO_OP_TRIU 209 /* triu(Tensor self, int diagonal=0) -> Tensor */
+#define RYNAMO_OP_GATHER 210 /* gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor */
+#define RYNAMO_OP_SCATTER 211 /* scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor */
+#define RYNAMO_OP_SCATTER_VALUE 212 /* scatter.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor */
+#define RYNAMO_OP_SCATTER_ADD 213 /* scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor */
+#define RYNAMO_OP_INDEX_SELECT 214 /* index_select(Tensor self, int dim, Tensor index) -> Tensor */
+#define RYNAMO_OP_NONZERO 215 /* nonzero(Tensor self) -> Tensor */
+#define RYNAMO_OP_NEW_ZEROS 216 /* new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_NEW_ONES 217 /* new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_NEW_EMPTY 218 /* new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_NEW_FULL 219 /* new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_CONV1D 220 /* conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor */
+#define RYNAMO_OP_CONV1D_PADDING 221 /* conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor */
+#define RYNAMO_OP_CONV2D 222 /* conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor */
+#define RYNAMO_OP_CONV2D_PADDING 223 /* conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor */
+#define RYNAMO_OP_MAX_POOL2D 224 /* max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor */
+#define RYNAMO_OP_MAX_POOL2D_WITH_INDICES 225 /* max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices) */
+#define RYNAMO_OP_AVG_POOL2D 226 /* avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+#define RYNAMO_OP_ADAPTIVE_AVG_POOL2D 227 /* adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor */
+#define RYNAMO_OP_BATCH_NORM 228 /* batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05) -> Tensor */
+#define RYNAMO_OP_GROUP_NORM 229 /* group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor */
+#define RYNAMO_OP_PAD 230 /* pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor */
+#define RYNAMO_OP_CROSS_ENTROPY 231 /* cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean', float label_smoothing=0.0) -> Tensor */
+#define RYNAMO_OP_NLL_LOSS 232 /* nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean') -> Tensor */
+#define RYNAMO_OP_MSE_LOSS 233 /* mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor */
+#define RYNAMO_OP_L1_LOSS 234 /* l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor */
+#define RYNAMO_OP_SCALED_DOT_PRODUCT_ATTENTION 235 /* scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor */
+#define RYNAMO_OP_HOST_CALL 236 /* host_call(Tensor[] inputs, int callee) -> Tensor[] */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

@@ -61,6 +61,37 @@ def equal(input, other):
     return input.shape == other.shape and _builtins.bool((input == other).all())
 
 
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|``; equal values (infinities of the
+    same sign included) are close, NaNs only with ``equal_nan``."""
+    if not isinstance(other, Tensor):
+        other = tensor(other, dtype=input.dtype)
+    if input.dtype != other.dtype:
+        names = {float32: "Float", float64: "Double", float16: "Half", bfloat16: "BFloat16",
+                 int64: "Long", int32: "Int", int8: "Char", uint8: "Byte", bool: "Bool"}
+        raise RuntimeError("%s did not match %s" % (names[input.dtype], names[other.dtype]))
+    if rtol < 0 or atol < 0:
+        raise ValueError(
+            "rtol must be greater than or equal to zero, but got %s" % rtol
+            if rtol < 0
+            else "atol must be greater than or equal to zero, but got %s" % atol
+        )
+    close = input == other
+    if not input.is_floating_point():
+        diff = (input.to(float64) - other.to(float64)).abs()
+        return close | (diff <= atol + rtol * other.to(float64).abs())
+    if equal_nan:
+        close = close | (input.isnan() & other.isnan())
+    finite = input.isfinite() & other.isfinite()
+    diff = (input - other).abs()
+    return close | (finite & (diff <= atol + rtol * other.abs()))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``input`` is close to ``other`` (``isclose(...).all()``)."""
+    return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
 def is_nonzero(input):
     if input.numel() != 1:
         raise RuntimeError(

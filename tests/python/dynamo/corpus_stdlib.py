@@ -186,6 +186,26 @@ def fstring_of_shape(x):
 
 
 x, y = torch.randn(4, 6), torch.randn(4, 6)
+
+
+def import_inside(x):
+    import math
+
+    return x * math.pi
+
+
+def from_import_inside(x):
+    from math import sqrt, tau
+
+    return x.mul(sqrt(2.0)) + tau
+
+
+def import_submodule_inside(x):
+    import torch.nn.functional as F
+    from torch.nn import functional
+
+    return F.relu(x) + functional.relu(-x)
+
 check(operator_on_tensors, x, y)
 check(operator_on_consts, x)
 check(operator_getitem, [x, y])
@@ -222,4 +242,7 @@ check(fstring_const, x)
 check(fstring_format_spec, x)
 check(str_format_method, x)
 check(fstring_of_shape, x)
+check(import_inside, x)
+check(from_import_inside, x)
+check(import_submodule_inside, x)
 done()

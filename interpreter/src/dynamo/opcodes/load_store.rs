@@ -191,7 +191,7 @@ impl Tracer<'_> {
         Ok(Flow::Next)
     }
 
-    fn name(&self, idx: u32) -> Result<String, GraphBreak> {
+    pub(crate) fn name(&self, idx: u32) -> Result<String, GraphBreak> {
         self.code
             .code
             .names

@@ -6,5 +6,6 @@ mod build;
 mod calls;
 mod control_flow;
 mod generators;
+mod imports;
 mod load_store;
 mod sets;

@@ -31,6 +31,10 @@ use crate::wire::{PyArg, PyCase, RefResult};
 /// Ops whose results are not checked against NumPy here, and where they are checked instead.
 const ELSEWHERE: &[(Op, &str)] = &[
     (
+        Op::HostCall,
+        "calls back into the embedder: no kernel of its own (graph tests::samples, Dynamo allow_in_graph tests)",
+    ),
+    (
         Op::Rand,
         "random samples: distribution tests in rynamo-tensor tests::random",
     ),
