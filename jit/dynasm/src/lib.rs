@@ -59,6 +59,11 @@
 
 #![warn(missing_docs)]
 
+#[allow(
+    clippy::useless_conversion,
+    reason = "dynasm's macro converts dynamic register operands with `.into()`"
+)]
+pub mod aarch64;
 mod backend;
 mod error;
 pub mod fuse;
