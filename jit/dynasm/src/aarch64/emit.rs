@@ -20,17 +20,18 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, Mem, SP, W, X9, X10, a64};
-use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Phase, Ty, UOp, V};
+use super::plan::{PhasePlan, plan_phase};
+use crate::loop_ir::{ColStride, Kernel, MAX_REDUCES, Phase, Ty, V};
 use crate::poly::{K, off};
-use crate::regalloc::{self, Loc};
+use crate::regalloc::Loc;
 
 pub(super) const ARGS: u8 = 19;
 pub(super) const COL: u8 = 24;
 const CONSTS: u8 = 22;
 const TABLE: u8 = 23;
-const ACCESS_REGS: [u8; 8] = [25, 26, 27, 28, 12, 13, 14, 15];
+pub(super) const ACCESS_REGS: [u8; 8] = [25, 26, 27, 28, 12, 13, 14, 15];
 pub(super) const SAVED_GP: [u8; 4] = [12, 13, 14, 15];
-const POOL: [u8; 20] = [
+pub(super) const POOL: [u8; 20] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 ];
 /// Reload registers for spilled operands (first, second, third operand; also the destination
@@ -85,16 +86,6 @@ impl Frame {
     }
 }
 
-/// Per-phase decisions.
-pub(super) struct PhasePlan {
-    vector: bool,
-    order: Vec<V>,
-    hoisted: usize,
-    alloc: regalloc::Alloc,
-    accs: Vec<(u8, u8)>,
-    bases: HashMap<u32, u8>,
-}
-
 /// Emits one kernel.
 pub struct Emitter<'k> {
     /// The assembler.
@@ -106,97 +97,6 @@ pub struct Emitter<'k> {
     bases: HashMap<u32, u8>,
     /// Whether bools are lane masks in the current phase.
     pub(super) masks: bool,
-}
-
-/// Whether `p` can run in vector mode.
-fn vectorizable(k: &Kernel, p: &Phase) -> bool {
-    let ty = |v: V| p.body[v as usize].ty;
-    let nodes_ok = p.body.iter().all(|n| {
-        matches!(n.ty, Ty::F32 | Ty::Bool)
-            && match n.inst {
-                Inst::Load(a) => {
-                    let acc = k.accesses[a as usize];
-                    acc.ty == Ty::F32 && acc.col != ColStride::Strided
-                }
-                Inst::Const(_) => n.ty == Ty::F32,
-                Inst::RowVal(s) => k.slots[s as usize] == Ty::F32,
-                Inst::Unary(UOp::Not, a) => ty(a) == Ty::Bool,
-                Inst::Unary(_, a) => ty(a) == Ty::F32,
-                Inst::Binary(BOp::And | BOp::Or | BOp::Xor, a, _) => ty(a) == Ty::Bool,
-                Inst::Binary(_, a, _) | Inst::Select(_, a, _) => ty(a) == Ty::F32,
-                Inst::Cast(a) => matches!((ty(a), n.ty), (Ty::F32, Ty::Bool) | (Ty::Bool, Ty::F32)),
-                Inst::Call1(..) | Inst::Call2(..) => false,
-            }
-    });
-    nodes_ok
-        && p.reduces.iter().all(|r| ty(r.value) == Ty::F32)
-        && p.stores.iter().all(|&(a, v)| {
-            let acc = k.accesses[a as usize];
-            acc.ty == Ty::F32 && acc.col == ColStride::Contig && ty(v) == Ty::F32
-        })
-}
-
-fn hoistable(k: &Kernel, p: &Phase) -> Vec<bool> {
-    let mut h = vec![false; p.body.len()];
-    for (i, n) in p.body.iter().enumerate() {
-        h[i] = match n.inst {
-            Inst::Const(_) | Inst::RowVal(_) => true,
-            Inst::Load(a) => k.accesses[a as usize].col == ColStride::Broadcast,
-            inst => inst.operands().iter().all(|&o| h[o as usize]),
-        };
-    }
-    h
-}
-
-fn plan_phase(k: &Kernel, p: &Phase) -> PhasePlan {
-    let vector = vectorizable(k, p);
-    let h = hoistable(k, p);
-    let mut order: Vec<V> = (0..p.body.len() as V).filter(|&v| h[v as usize]).collect();
-    let hoisted = order.len();
-    order.extend((0..p.body.len() as V).filter(|&v| !h[v as usize]));
-    let mut pos = vec![0; p.body.len()];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i;
-    }
-    let mut uses = vec![Vec::new(); p.body.len()];
-    for &v in &order {
-        for o in p.body[v as usize].inst.operands() {
-            uses[o as usize].push(pos[v as usize]);
-        }
-    }
-    for r in &p.reduces {
-        uses[r.value as usize].push(order.len());
-    }
-    for &(_, v) in &p.stores {
-        uses[v as usize].push(order.len());
-    }
-    let n_acc = 2 * p.reduces.len();
-    let (body_pool, acc_pool) = POOL.split_at(POOL.len() - n_acc);
-    let alloc = regalloc::allocate(p.body.len(), &order, hoisted, &uses, body_pool);
-    let accs = acc_pool.chunks(2).map(|c| (c[0], c[1])).collect();
-    let mut bases = HashMap::new();
-    let used = p
-        .body
-        .iter()
-        .filter_map(|n| match n.inst {
-            Inst::Load(a) => Some(a),
-            _ => None,
-        })
-        .chain(p.stores.iter().map(|s| s.0));
-    for a in used {
-        if !bases.contains_key(&a) && bases.len() < ACCESS_REGS.len() {
-            let r = ACCESS_REGS[bases.len()];
-            bases.insert(a, r);
-        }
-    }
-    PhasePlan {
-        vector,
-        order,
-        hoisted,
-        alloc,
-        accs,
-        bases,
-    }
 }
 
 /// Emits `k`; returns the assembler positioned after the code, and the entry offset.

@@ -1,7 +1,8 @@
 //! The AArch64 target: NEON, 4 f32 lanes, with scalar tails and scalar f64/i64/bool code.
 //!
 //! ```text
-//!   loop_ir::Kernel --[emit.rs: loops, addressing; isel.rs: instruction selection;
+//!   loop_ir::Kernel --[plan.rs: vector or scalar, hoisting, registers; emit.rs: loops,
+//!                      addressing; isel.rs: instruction selection;
 //!                      reduce.rs: reductions]--> dynasm Assembler (.arch aarch64)
 //!                   --[math.rs: vector exp/log/sin/cos/tanh/sigmoid/erf]
 //!                   --[finalize]--> ExecutableBuffer (W^X)  --[disasm.rs]--> listing
@@ -15,6 +16,7 @@ mod disasm;
 mod emit;
 mod isel;
 mod math;
+mod plan;
 mod reduce;
 
 use dynasmrt::aarch64::Assembler;
