@@ -4,7 +4,8 @@
 //! ```text
 //!   Graph --[passes: decompose, fold, fuse bias, CSE, DCE]--> Graph
 //!         --[fuse]--> Plan --[schedule]--> loop_ir::Kernel + geometry
-//!         --[Target::compile (x64: AVX2+FMA or SSE2; aarch64: NEON)]--> ExecutableBuffer (W^X, cached)
+//!         --[Target::compile (x64: AVX2+FMA or SSE2; aarch64: NEON)]--> ExecutableBuffer
+//!                                                              (W^X, cached)
 //!         --[runtime]--> rows split across threads, eager fallbacks in between
 //! ```
 //!
