@@ -1,7 +1,7 @@
 //! Scalar functions that kernels call per element: the library functions the JIT does not
 //! vectorise, and the slow paths of the vectorised ones. They compute exactly what the eager
 //! kernels compute (the same std/libm calls), so called elements match eager bit for bit.
-//! Every one is `extern "sysv64"`, takes and returns registers only, and cannot unwind.
+//! Every one is `extern "C"` (the platform ABI the emitters call), takes and returns registers only, and cannot unwind.
 
 use rynamo_tensor::kernels::math::{Flt, div_floor, rem_float, softplus};
 
@@ -9,7 +9,7 @@ use crate::loop_ir::{Func1, Func2};
 
 macro_rules! f1 {
     ($name:ident, $t:ty, $body:expr) => {
-        extern "sysv64" fn $name(x: $t) -> $t {
+        extern "C" fn $name(x: $t) -> $t {
             let f: fn($t) -> $t = $body;
             f(x)
         }
@@ -66,7 +66,7 @@ f1!(mish_f64, f64, |v| v * softplus(v, 1.0, 20.0).tanh_v());
 
 macro_rules! f2 {
     ($name:ident, $t:ty, $body:expr) => {
-        extern "sysv64" fn $name(x: $t, y: $t) -> $t {
+        extern "C" fn $name(x: $t, y: $t) -> $t {
             let f: fn($t, $t) -> $t = $body;
             f(x, y)
         }
@@ -87,9 +87,9 @@ pub fn func1(f: Func1, double: bool) -> usize {
     macro_rules! pick {
         ($a:ident, $b:ident) => {
             if double {
-                $b as extern "sysv64" fn(f64) -> f64 as usize
+                $b as extern "C" fn(f64) -> f64 as usize
             } else {
-                $a as extern "sysv64" fn(f32) -> f32 as usize
+                $a as extern "C" fn(f32) -> f32 as usize
             }
         };
     }
@@ -125,9 +125,9 @@ pub fn func2(f: Func2, double: bool) -> usize {
     macro_rules! pick {
         ($a:ident, $b:ident) => {
             if double {
-                $b as extern "sysv64" fn(f64, f64) -> f64 as usize
+                $b as extern "C" fn(f64, f64) -> f64 as usize
             } else {
-                $a as extern "sysv64" fn(f32, f32) -> f32 as usize
+                $a as extern "C" fn(f32, f32) -> f32 as usize
             }
         };
     }
@@ -144,7 +144,7 @@ pub fn func2(f: Func2, double: bool) -> usize {
 ///
 /// # Safety
 /// `p` points to `n` writable f32s.
-pub unsafe extern "sysv64" fn trig_lanes(p: *mut f32, n: usize, which: usize) {
+pub unsafe extern "C" fn trig_lanes(p: *mut f32, n: usize, which: usize) {
     // SAFETY: forwarded to the caller (the emitted code passes its 32-byte scratch area).
     let xs = unsafe { std::slice::from_raw_parts_mut(p, n) };
     for x in xs {

@@ -1,10 +1,11 @@
-//! The dynasm JIT: fuses a [`rynamo_graph::Graph`] into loop kernels and emits x86-64 machine code
-//! for them at run time, behind the `"dynasm"` [`rynamo_backend::Backend`].
+//! The dynasm JIT: fuses a [`rynamo_graph::Graph`] into loop kernels and emits x86-64 or AArch64
+//! machine code for them at run time, behind the `"dynasm"` [`rynamo_backend::Backend`].
 //!
 //! ```text
 //!   Graph --[passes: decompose, fold, fuse bias, CSE, DCE]--> Graph
 //!         --[fuse]--> Plan --[schedule]--> loop_ir::Kernel + geometry
-//!         --[Target::compile (x64: AVX2+FMA or SSE2)]--> ExecutableBuffer (W^X, cached)
+//!         --[Target::compile (x64: AVX2+FMA or SSE2; aarch64: NEON)]--> ExecutableBuffer
+//!                                                              (W^X, cached)
 //!         --[runtime]--> rows split across threads, eager fallbacks in between
 //! ```
 //!
@@ -25,11 +26,16 @@
 //! ```
 //!
 //! # What is lowered
-//! - Pointwise (f32 vectorised; f64, i64, bool scalar): the arithmetic, comparison, logical and
-//!   bitwise ops, `where`, `masked_fill`, `clamp`, casts (except float to int), the activations
-//!   (`relu`, `relu6`, `leaky_relu`, `elu`, `gelu` both forms, `silu`, `mish`, `softplus`,
-//!   `sigmoid`, `tanh`), `exp`/`log`/`sin`/`cos`/`erf` (vector polynomials on f32), the other
-//!   math functions as scalar library calls, rounding, `nan_to_num`, `is*` predicates.
+//! The same on both architectures: lowering to the loop IR ([`lower`], [`fuse`]) is shared, and
+//! each emitter (`x64/`, `aarch64/`) implements every loop-IR instruction, type and stride
+//! class, so a graph op that lowers on x86-64 lowers on AArch64 and vice versa.
+//! - Pointwise (f32 vectorised: 8 lanes AVX2, 4 lanes SSE2 and NEON; f64, i64, bool scalar):
+//!   the arithmetic, comparison, logical and bitwise ops, `where`, `masked_fill`, `clamp`, casts
+//!   (except float to int), the activations (`relu`, `relu6`, `leaky_relu`, `elu`, `gelu` both
+//!   forms, `silu`, `mish`, `softplus`, `sigmoid`, `tanh`), `exp`/`log`/`sin`/`cos`/`erf` (vector
+//!   polynomials on f32, the same algorithms and table on both architectures), the other math
+//!   functions as scalar library calls, rounding (vector `round`/`frint` on AVX2 and NEON,
+//!   library calls on SSE2), `nan_to_num`, `is*` predicates.
 //! - Views folded into index maps (permute, transpose, slices, select, expand, (un)squeeze,
 //!   diagonal, splitting reshapes, `as_strided`); merging reshapes of intermediates give their
 //!   input a buffer.
@@ -42,6 +48,9 @@
 //!   dims, ...) runs per node through the registry's eager kernels; graphs with in-place ops run
 //!   on the eager interpreter.
 //!
+//! Maximum errors of the vector math (ulps against an f64 reference) are in `tests/ulp.rs`; the
+//! NEON path measures like AVX2+FMA (both fuse multiply-adds).
+//!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
@@ -49,16 +58,35 @@
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes
 //!   (see `rynamo_graph::passes::PassCx`).
 //!
+//! # AArch64
+//! [`aarch64::NeonTarget`] builds on every host (dynasm assembles AArch64 anywhere), and
+//! [`target::host`] picks it on AArch64 machines. The tests run its code under qemu-user from an
+//! x86-64 machine (`.cargo/config.toml` sets the cross linker and the runner):
+//! ```text
+//!   rustup target add aarch64-unknown-linux-gnu
+//!   apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+//!   cargo test --ignore-rust-version --target aarch64-unknown-linux-gnu -p rynamo-dynasm
+//! ```
+//! `scripts/test` runs this step when the tools are present (`.ci/run` installs them). The dump's
+//! AArch64 listings come from `yaxpeax-arm` (pure Rust, so it builds for both targets with no C
+//! toolchain; `bad64` wraps a C decoder).
+//!
 //! # Adding an architecture
-//! Implement [`target::Target`] in a sibling of `x64/` (emitter, math, reductions). The loop IR,
-//! fusion, register allocation ([`regalloc`], given the target's register pool), the
-//! polynomial table ([`poly`]) and the runtime are shared; the argument-block layout and the
-//! kernel ABI (`extern "C" fn(*mut u64)`) are part of the contract (see `x64/emit.rs`).
+//! Implement [`target::Target`] in a sibling of `x64/` and `aarch64/` (emitter, math,
+//! reductions). The loop IR, fusion, register allocation ([`regalloc`], given the target's
+//! register pool), the polynomial table ([`poly`]) and the runtime are shared; the
+//! argument-block layout and the kernel ABI (`extern "C" fn(*mut u64)`) are part of the contract
+//! (see `x64/emit.rs`, `aarch64/emit.rs`).
 //!
 //! [`EagerBackend`]: rynamo_backend::EagerBackend
 
 #![warn(missing_docs)]
 
+#[allow(
+    clippy::useless_conversion,
+    reason = "dynasm's macro converts dynamic register operands with `.into()`"
+)]
+pub mod aarch64;
 mod backend;
 mod error;
 pub mod fuse;

@@ -73,13 +73,18 @@ pub trait Target: Send + Sync {
     fn disassemble(&self, code: &[u8], addr: u64) -> String;
 }
 
-/// The target for this machine (`RYNAMO_JIT_ISA=sse2` selects the x86-64 baseline).
+/// The target for this machine: x86-64 (AVX2+FMA, or SSE2; `RYNAMO_JIT_ISA=sse2` selects the
+/// baseline) or AArch64 NEON; `None` elsewhere (everything then runs eagerly).
 pub fn host() -> Option<Box<dyn Target>> {
     #[cfg(target_arch = "x86_64")]
     {
         Some(Box::new(crate::x64::X64Target::host()))
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        Some(Box::new(crate::aarch64::NeonTarget))
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         None
     }

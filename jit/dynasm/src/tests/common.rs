@@ -29,6 +29,7 @@ pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64, what: &st
 }
 
 /// The backends to test: the SSE2 path and (when the CPU has it) AVX2; `true` marks SSE2.
+#[cfg(target_arch = "x86_64")]
 pub fn targets() -> Vec<(DynasmBackend, bool)> {
     use crate::x64::{Isa, X64Target};
     let host = X64Target::host();
@@ -40,6 +41,15 @@ pub fn targets() -> Vec<(DynasmBackend, bool)> {
         v.push((DynasmBackend::with_target(Box::new(host)), false));
     }
     v
+}
+
+/// The backends to test: on AArch64 the NEON target (run natively or under qemu-user).
+#[cfg(target_arch = "aarch64")]
+pub fn targets() -> Vec<(DynasmBackend, bool)> {
+    vec![(
+        DynasmBackend::with_target(Box::new(crate::aarch64::NeonTarget)),
+        false,
+    )]
 }
 
 /// Compiles `g` with the JIT on every target (the JIT must take it) and checks it against eager

@@ -1,5 +1,5 @@
 //! Differential tests: every lowered op, dtype, broadcasting, views, non-contiguous inputs and
-//! awkward sizes, JIT (both x86-64 paths) against the eager interpreter.
+//! awkward sizes, JIT (both x86-64 paths, or NEON on AArch64) against the eager interpreter.
 
 use rynamo_graph::{GraphBuilder, Op, Value, ValueId};
 use rynamo_tensor::{DType, Scalar, Tensor, TensorMeta};

@@ -4,5 +4,6 @@
 mod cache;
 mod common;
 mod diff;
+mod pressure;
 mod random;
 mod ulp;

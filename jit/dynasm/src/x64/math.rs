@@ -236,9 +236,7 @@ fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
     let lanes = if w == W::Ps { e.a.lanes() as i32 } else { 1 };
     let (o, which) = (e.frame.call, i32::from(cos));
     x64!(e.a.ops ; lea rdi, [rsp + o] ; mov esi, lanes ; mov edx, which);
-    e.raw_call(
-        crate::helpers::trig_lanes as unsafe extern "sysv64" fn(*mut f32, usize, usize) as usize,
-    );
+    e.raw_call(crate::helpers::trig_lanes as unsafe extern "C" fn(*mut f32, usize, usize) as usize);
     e.restore_all();
     e.a.load(w, d, buf);
     e.a.bind(done);
