@@ -10,11 +10,12 @@ use rynamo_shims::Surface;
 use rynamo_shims::ops::surface_table;
 use rynamo_tensor::{DType, Tensor};
 
+use crate::diff_cases::{more_cases, more_pool};
 use crate::harness::Py;
 
 /// One argument of a case.
 #[derive(Clone, Copy)]
-enum A {
+pub(crate) enum A {
     /// Input tensor `i` of the pool.
     T(usize),
     I(i64),
@@ -27,13 +28,13 @@ enum A {
 }
 use A::*;
 
-struct Case {
+pub(crate) struct Case {
     name: &'static str,
     pos: Vec<A>,
     kw: Vec<(&'static str, A)>,
 }
 
-fn c(name: &'static str, pos: &[A], kw: &[(&'static str, A)]) -> Case {
+pub(crate) fn c(name: &'static str, pos: &[A], kw: &[(&'static str, A)]) -> Case {
     Case {
         name,
         pos: pos.to_vec(),
@@ -52,7 +53,7 @@ fn values(n: usize, seed: f64, lo: f64, hi: f64) -> Vec<f64> {
         .collect()
 }
 
-fn f32s(shape: &[usize], seed: f64, lo: f64, hi: f64) -> Tensor {
+pub(crate) fn f32s(shape: &[usize], seed: f64, lo: f64, hi: f64) -> Tensor {
     let n = shape.iter().product();
     let v: Vec<f32> = values(n, seed, lo, hi)
         .into_iter()
@@ -61,7 +62,7 @@ fn f32s(shape: &[usize], seed: f64, lo: f64, hi: f64) -> Tensor {
     Tensor::from_vec(v, shape).expect("shape fits")
 }
 
-fn i64s(shape: &[usize], seed: f64, lo: i64, hi: i64) -> Tensor {
+pub(crate) fn i64s(shape: &[usize], seed: f64, lo: i64, hi: i64) -> Tensor {
     let n = shape.iter().product();
     let v: Vec<i64> = values(n, seed, lo as f64, hi as f64 + 0.999)
         .into_iter()
@@ -70,11 +71,11 @@ fn i64s(shape: &[usize], seed: f64, lo: i64, hi: i64) -> Tensor {
     Tensor::from_vec(v, shape).expect("shape fits")
 }
 
-fn bools(shape: &[usize], seed: f64) -> Tensor {
+pub(crate) fn bools(shape: &[usize], seed: f64) -> Tensor {
     i64s(shape, seed, 0, 1).to_dtype(DType::Bool)
 }
 
-/// The input tensors cases refer to by index.
+/// The input tensors cases refer to by index; `diff_cases::more_pool` continues it at 22.
 fn pool() -> Vec<Tensor> {
     let mut special = vec![
         1.5f32,
@@ -85,7 +86,7 @@ fn pool() -> Vec<Tensor> {
         f32::NEG_INFINITY,
     ];
     special.extend([3.0, -1.0, 2.0, 0.25, -0.75, 4.0]);
-    vec![
+    let mut pool = vec![
         f32s(&[3, 4], 0.1, -2.0, 2.0),                          // 0
         f32s(&[3, 4], 1.3, -2.0, 2.0),                          // 1
         f32s(&[4], 2.2, -1.0, 1.0),                             // 2
@@ -96,7 +97,7 @@ fn pool() -> Vec<Tensor> {
         f32s(&[2, 4, 5], 2.9, -1.0, 1.0),                       // 7
         f32s(&[3, 4], 0.3, 0.1, 2.0),                           // 8: positive
         f32s(&[3, 4], 0.5, -0.9, 0.9),                          // 9: inside (-1, 1)
-        i64s(&[5], 1.7, 0, 3),                                  // 10: row indices of 3
+        i64s(&[5], 1.7, 0, 3),                                  // 10: row indices of 4
         f32s(&[3], 0.2, -1.0, 1.0),                             // 11
         Tensor::scalar(0.75f32),                                // 12
         Tensor::from_vec(special, &[3, 4]).expect("12 values"), // 13: non-finite
@@ -108,7 +109,9 @@ fn pool() -> Vec<Tensor> {
         f32s(&[5, 4], 2.6, -1.0, 1.0),                          // 19: linear weight
         f32s(&[5], 0.6, -1.0, 1.0),                             // 20: linear bias
         f32s(&[3, 1, 4], 1.6, -1.0, 1.0),                       // 21
-    ]
+    ];
+    pool.extend(more_pool());
+    pool
 }
 
 fn cases() -> Vec<Case> {
@@ -288,6 +291,7 @@ fn cases() -> Vec<Case> {
         c("embedding", &[T(10), T(3)], &[]),
         c("dropout", &[T(0)], &[("p", F(0.5))]),
     ]);
+    v.extend(more_cases());
     v
 }
 
@@ -394,7 +398,7 @@ fn run(py: &Py, pool: &[Tensor], case: &Case, surface: Surface) -> Result<(), St
     } else {
         py.tensors("_r")
     };
-    let check_values = !matches!(op, Op::Empty | Op::EmptyLike);
+    let check_values = !matches!(op, Op::Empty | Op::EmptyLike | Op::NewEmpty);
     let ok = got.len() == expected.len()
         && got
             .iter()

@@ -5,6 +5,7 @@
 mod harness;
 
 mod diff;
+mod diff_cases;
 mod package;
 mod repr;
 mod rust_api;

@@ -113,7 +113,7 @@ pub fn wrap(
         return Vt::with_source(Kind::Tuple(items), source);
     }
     let is_container = obj.class().is(vm.ctx.types.list_type)
-        || obj.class().is(vm.ctx.types.dict_type)
+        || is_dict(&obj, vm)
         || obj.class().is(vm.ctx.types.set_type);
     let addr = &*obj as *const PyObject as usize;
     if is_container && let Some((_, seen)) = out.containers.get(&addr) {
@@ -162,7 +162,7 @@ fn wrap_uncached(
             source,
         );
     }
-    if obj.class().is(vm.ctx.types.dict_type)
+    if is_dict(&obj, vm)
         && let Some(d) = obj.downcast_ref::<PyDict>()
     {
         let keys = d.keys_vec();
@@ -452,7 +452,7 @@ pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
             mutated: false,
         }))));
     }
-    if obj.class().is(vm.ctx.types.dict_type)
+    if is_dict(&obj, vm)
         && let Some(d) = obj.downcast_ref::<PyDict>()
         && d.keys_vec().iter().all(|k| ConstValue::of(k, vm).is_some())
     {
@@ -514,4 +514,19 @@ fn bound_method_parts(obj: &PyObject, vm: &VirtualMachine) -> Option<(PyObjectRe
     let func = obj.get_attr("__func__", vm).ok()?;
     let zelf = obj.get_attr("__self__", vm).ok()?;
     Some((func, zelf))
+}
+
+/// A `dict` or a `collections.OrderedDict` (exact types): tracked as a dict. Dicts keep insertion
+/// order, so the trace needs nothing OrderedDict-specific for the reads and stores it models
+/// (`nn.Module` keeps its hooks, parameters and submodules in OrderedDicts); its own methods
+/// (`move_to_end`, ...) are not modelled and break.
+fn is_dict(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    let cls = obj.class();
+    if cls.is(vm.ctx.types.dict_type) {
+        return true;
+    }
+    cls.name().to_string() == "OrderedDict"
+        && super::super::bridge::import_module("collections", vm)
+            .and_then(|m| m.get_attr("OrderedDict", vm))
+            .is_ok_and(|od| od.is(cls.as_object()))
 }

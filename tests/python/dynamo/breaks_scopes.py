@@ -1,0 +1,284 @@
+"""Graph-break corpus, breaks inside blocks. PyTorch 2.x resumes after a break only where it
+can rebuild every enclosing block: grad-mode `with` blocks are re-entered in the resume
+function, but a break inside a `for`/`while` loop, a `try` block or a user context manager
+skips the whole frame (functions it calls still compile as their own frames). Breaks after such
+blocks resume normally. Also frames with closures (cell variables, nested functions)."""
+import torch
+import torch._dynamo
+from _corpus import check, done
+
+
+def g(t):
+    u = t * 2
+    torch._dynamo.graph_break()
+    return u + 1
+
+
+class Ctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# --- grad-mode blocks: re-entered in the resume function ------------------------------------
+def no_grad_break(x):
+    with torch.no_grad():
+        y = x * 2
+        torch._dynamo.graph_break()
+        z = y + 1
+    return z * 3
+
+
+def no_grad_break_first(x):
+    # The op before the block keeps the first graph non-empty: PyTorch records the grad-mode
+    # switches as graph nodes, so a graph of only those would still reach the backend.
+    y = x * 2
+    with torch.no_grad():
+        torch._dynamo.graph_break()
+        z = y.sin()
+    return z + x
+
+
+def no_grad_break_in_callee(x):
+    with torch.no_grad():
+        z = g(x + 1)
+    return z * x
+
+
+def enable_grad_inside_no_grad(x):
+    with torch.no_grad():
+        a = x * 2
+        with torch.enable_grad():
+            b = x * 3
+            print("nested grad blocks")
+            c = b + a
+        d = c * 2
+    return d + 1
+
+
+def set_grad_enabled_block(x):
+    with torch.set_grad_enabled(False):
+        y = x.exp()
+        torch._dynamo.graph_break()
+    return y + x
+
+
+def break_after_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+    torch._dynamo.graph_break()
+    return y + x
+
+
+def return_inside_no_grad_after_break(x):
+    with torch.no_grad():
+        y = x * 2
+        print("inside the block")
+        return y + 1
+
+
+# --- loops: a break inside skips the frame; before or after a loop it resumes ----------------
+def for_range_break(x):
+    for i in range(3):
+        x = x + i
+        torch._dynamo.graph_break()
+    return x
+
+
+def for_over_tensor_break_in_callee(x):
+    out = []
+    for row in x:
+        out.append(g(row))
+    return torch.stack(out)
+
+
+def while_counter_break(x):
+    i = 0
+    while i < 2:
+        x = x * 2
+        print("iteration")
+        i += 1
+    return x + 1
+
+
+def nested_loop_break(x):
+    for i in range(2):
+        for j in range(2):
+            x = x + i * j
+            x.sum().item()
+    return x
+
+
+def break_after_loop(x):
+    for i in range(3):
+        x = x + i
+    torch._dynamo.graph_break()
+    return x * 2
+
+
+def loop_over_dict_then_break(x):
+    d = {"a": x, "b": x + 1}
+    for k, v in d.items():
+        d[k] = v * 2
+    print("after the loop")
+    return d
+
+
+def break_before_loop(x):
+    y = x + 1
+    torch._dynamo.graph_break()
+    for i in range(3):
+        y = y * 2
+    return y
+
+
+def loop_in_resume_then_break(x):
+    torch._dynamo.graph_break()
+    for i in range(2):
+        x = x - 1
+    print("after the loop")
+    return x.abs()
+
+
+# --- try blocks and user context managers: a break inside skips the frame ---------------------
+def try_block_break(x):
+    y = x + 1
+    try:
+        torch._dynamo.graph_break()
+        z = y * 2
+    except ValueError:
+        z = y
+    return z
+
+
+def try_finally_break(x):
+    y = x * 3
+    try:
+        print("in try")
+    finally:
+        y = y + 1
+    return y
+
+
+def break_after_try(x):
+    try:
+        y = x + 1
+    except RuntimeError:
+        y = x
+    torch._dynamo.graph_break()
+    return y * 2
+
+
+def user_ctx_break(x):
+    with Ctx():
+        y = x * 2
+        torch._dynamo.graph_break()
+    return y + 1
+
+
+def user_ctx_break_in_callee(x):
+    with Ctx():
+        y = g(x)
+    return y + 1
+
+
+# --- frames with closures ---------------------------------------------------------------------
+def cell_var_break(x):
+    k = 3
+
+    def add(t):
+        return t + k
+
+    y = x + 1
+    torch._dynamo.graph_break()
+    return y * k
+
+
+def closure_live_across_break(x):
+    k = 3
+
+    def add(t):
+        return t + k
+
+    y = add(x)
+    torch._dynamo.graph_break()
+    return add(y) * k
+
+
+def nested_fn_live_across_break(x):
+    def add(t):
+        return t + 3
+
+    y = add(x)
+    torch._dynamo.graph_break()
+    return add(y)
+
+
+def lambda_breaks_inside(x):
+    g = lambda t: print("in lambda") or t + 1  # noqa: E731
+    return g(x) * 2
+
+
+def nested_fn_breaks_inside(x):
+    def helper(t):
+        t = t + 1
+        torch._dynamo.graph_break()
+        return t * 2
+
+    return helper(x) - 1
+
+
+x = torch.randn(4, 5)
+xg = torch.randn(4, 5, requires_grad=True)
+
+check(no_grad_break, xg, graphs=2, breaks=1)
+check(no_grad_break_first, xg, graphs=2, breaks=1)
+check(no_grad_break_in_callee, xg, graphs=4, breaks=2)
+check(enable_grad_inside_no_grad, xg, graphs=2, breaks=1)
+check(set_grad_enabled_block, xg, graphs=2, breaks=1)
+# UNSUPPORTED: PyTorch's backedge scan stops at the first RETURN, so the with-block's exception
+# handler (placed after the return, jumping back) does not count as a loop: it resumes and
+# compiles 2 graphs. Rynamo sees that jump as a loop around the break and skips the frame.
+check(return_inside_no_grad_after_break, xg, graphs=2, breaks=1)
+check(break_after_no_grad, xg, graphs=0, breaks=1)
+
+check(for_range_break, x, graphs=0, breaks=1)
+check(for_over_tensor_break_in_callee, x, graphs=2, breaks=2)
+check(while_counter_break, x, graphs=0, breaks=1)
+check(nested_loop_break, x, graphs=0, breaks=1)
+check(break_after_loop, x, graphs=2, breaks=1)
+check(loop_over_dict_then_break, x, graphs=1, breaks=1)
+check(break_before_loop, x, graphs=2, breaks=1)
+check(loop_in_resume_then_break, x, graphs=2, breaks=2)
+
+check(try_block_break, x, graphs=0, breaks=1)
+check(try_finally_break, x, graphs=0, breaks=1)
+# UNSUPPORTED: as `break_after_no_grad`: PyTorch resumes after the try block (2 graphs);
+# Rynamo takes the handler's backward jump for a loop and skips the frame.
+check(break_after_try, x, graphs=0, breaks=1)
+# UNSUPPORTED: PyTorch traces `Ctx()` and skips the frame at the break under the user context
+# manager (1 break); Rynamo first breaks at the `Ctx()` constructor, then skips the resume
+# function at the unsupported context manager (2 breaks). Both compile nothing.
+check(user_ctx_break, x, graphs=0, breaks=2)
+# UNSUPPORTED: as `user_ctx_break`, one extra break at the `Ctx()` constructor (PyTorch: 2).
+check(user_ctx_break_in_callee, x, graphs=2, breaks=3)
+
+# UNSUPPORTED: PyTorch turns cell variables into free variables of the resume function and
+# compiles both sides (2 graphs); Rynamo skips a frame with cell variables when it breaks.
+check(cell_var_break, x, graphs=0, breaks=1)
+# UNSUPPORTED: PyTorch compiles `x + 3` before and `(y + 3) * 3` after the break (2 graphs);
+# Rynamo skips the frame (cell variables), so only `add` compiles, as its own frame.
+check(closure_live_across_break, x, graphs=1, breaks=1)
+# UNSUPPORTED: PyTorch rebuilds the nested function after the graph (2 graphs); Rynamo cannot
+# rebuild a NestedUserFunctionVariable, skips the frame, and compiles `add` as its own frame.
+check(nested_fn_live_across_break, x, graphs=1, breaks=1)
+# UNSUPPORTED: PyTorch breaks at the `helper(x)` call, compiles `helper` (2 graphs) and the
+# resume function `- 1` (3 graphs); Rynamo cannot rebuild the nested function on the stack and
+# skips the caller's frame (no `- 1` graph).
+check(nested_fn_breaks_inside, x, graphs=2, breaks=2)
+# UNSUPPORTED: PyTorch compiles the lambda's `t + 1` and the caller's `* 2` resume function
+# (2 graphs); Rynamo cannot rebuild the lambda on the stack and skips the caller's frame.
+check(lambda_breaks_inside, x, graphs=1, breaks=2)
+done()
