@@ -175,12 +175,13 @@ pub fn resume_blocker(
             }
         }
     }
-    // A backward jump after `pos` whose target is at or before it closes a loop around `pos`.
+    // A `JUMP_BACKWARD` after `pos` whose target is at or before it closes a loop around `pos`.
+    // `JUMP_BACKWARD_NO_INTERRUPT` is not a loop: the compiler emits it where an exception
+    // handler placed after the function's `return` (a `with` block's exit, an `except` body)
+    // jumps back to the code after its statement.
     for ins in &bc.instrs[pos..] {
-        if matches!(
-            ins.op,
-            Instruction::JumpBackward { .. } | Instruction::JumpBackwardNoInterrupt { .. }
-        ) && ins.jump_target().is_some_and(|t| t <= unit)
+        if matches!(ins.op, Instruction::JumpBackward { .. })
+            && ins.jump_target().is_some_and(|t| t <= unit)
         {
             return Some("inside a loop");
         }

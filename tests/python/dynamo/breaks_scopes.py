@@ -238,11 +238,10 @@ check(no_grad_break_first, xg, graphs=2, breaks=1)
 check(no_grad_break_in_callee, xg, graphs=4, breaks=2)
 check(enable_grad_inside_no_grad, xg, graphs=2, breaks=1)
 check(set_grad_enabled_block, xg, graphs=2, breaks=1)
-# UNSUPPORTED: PyTorch's backedge scan stops at the first RETURN, so the with-block's exception
-# handler (placed after the return, jumping back) does not count as a loop: it resumes and
-# compiles 2 graphs. Rynamo sees that jump as a loop around the break and skips the frame.
 check(return_inside_no_grad_after_break, xg, graphs=2, breaks=1)
-check(break_after_no_grad, xg, graphs=0, breaks=1)
+# The with-block's exception handler (after the return, jumping back with
+# JUMP_BACKWARD_NO_INTERRUPT) is not a loop: Dynamo resumes after the block.
+check(break_after_no_grad, xg, graphs=2, breaks=1)
 
 check(for_range_break, x, graphs=0, breaks=1)
 check(for_over_tensor_break_in_callee, x, graphs=2, breaks=2)
@@ -255,9 +254,7 @@ check(loop_in_resume_then_break, x, graphs=2, breaks=2)
 
 check(try_block_break, x, graphs=0, breaks=1)
 check(try_finally_break, x, graphs=0, breaks=1)
-# UNSUPPORTED: as `break_after_no_grad`: PyTorch resumes after the try block (2 graphs);
-# Rynamo takes the handler's backward jump for a loop and skips the frame.
-check(break_after_try, x, graphs=0, breaks=1)
+check(break_after_try, x, graphs=2, breaks=1)
 # UNSUPPORTED: PyTorch traces `Ctx()` and skips the frame at the break under the user context
 # manager (1 break); Rynamo first breaks at the `Ctx()` constructor, then skips the resume
 # function at the unsupported context manager (2 breaks). Both compile nothing.
