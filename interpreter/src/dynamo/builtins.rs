@@ -100,7 +100,6 @@ impl Tracer<'_> {
         let vm = self.vm;
         let kwargs = kwargs
             .into_iter()
-            .map(|(k, v)| (k, v))
             .collect::<rustpython_vm::function::KwArgs>();
         let r = f
             .call(rustpython_vm::function::FuncArgs::new(args, kwargs), vm)

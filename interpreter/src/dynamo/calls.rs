@@ -425,11 +425,11 @@ fn bind_arguments(
             }
         }
     }
-    for i in argc..argc + kwonly {
-        if locals[i].is_none() {
-            let name = c.varnames[i].as_str();
+    for (slot, name) in locals.iter_mut().zip(&c.varnames).skip(argc).take(kwonly) {
+        if slot.is_none() {
+            let name = name.as_str();
             match kwdefaults.iter().find(|(k, _)| k == name) {
-                Some((_, v)) => locals[i] = Some(v.clone()),
+                Some((_, v)) => *slot = Some(v.clone()),
                 None => {
                     return Err(type_err(format!(
                         "missing required keyword-only argument '{name}'"

@@ -88,19 +88,23 @@ pub enum Plan {
     Bytecode(rustpython_vm::PyRef<rustpython_vm::builtins::PyCode>),
 }
 
+/// What a whole-frame trace compiles: the graph, its inputs' sources, the side-effect replays
+/// and the recipe of the return value.
+pub type TraceRecipes = (Graph, Vec<Rc<Source>>, Vec<Replay>, Recon);
+
 /// Turns a finished trace into a plan (without compiling the graph yet).
 pub fn finish_trace(
     out: &OutputGraph,
     ret: &Vt,
     vm: &VirtualMachine,
-) -> Result<(Graph, Vec<Rc<Source>>, Vec<Replay>, Recon), GraphBreak> {
+) -> Result<TraceRecipes, GraphBreak> {
     let mut outputs = OutputSet::default();
     let replays = replays(out, &mut outputs, vm)?;
     let result = recon_of(ret, out, &mut outputs, vm)?;
     let mut graph = out.graph.graph().clone();
     graph.set_outputs(outputs.values.clone());
-    let mut cx = rynamo_graph::passes::PassCx::default();
-    rynamo_graph::passes::eliminate_dead_code(&mut graph, &mut cx);
+    let cx = rynamo_graph::passes::PassCx::default();
+    rynamo_graph::passes::eliminate_dead_code(&mut graph, &cx);
     let inputs = out.inputs.iter().map(|i| i.source.clone()).collect();
     Ok((graph, inputs, replays, result))
 }
@@ -125,14 +129,14 @@ pub fn compile_graph(
             let exe = backend
                 .compile(graph)
                 .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
-            if super::logs::enabled(super::logs::Artifact::OutputCode) {
-                if let Some(code) = exe.debug_dump() {
-                    super::logs::log(
-                        super::logs::Artifact::OutputCode,
-                        None,
-                        &format!("Output code ({}):\n{code}", backend.name()),
-                    );
-                }
+            if super::logs::enabled(super::logs::Artifact::OutputCode)
+                && let Some(code) = exe.debug_dump()
+            {
+                super::logs::log(
+                    super::logs::Artifact::OutputCode,
+                    None,
+                    &format!("Output code ({}):\n{code}", backend.name()),
+                );
             }
             Ok(Executor::Native(exe))
         }

@@ -377,6 +377,10 @@ impl ConvertFrame {
 
 /// Traces a whole frame: the graph state and the return value, or the first break (with the
 /// graph state at the break).
+#[allow(
+    clippy::result_large_err,
+    reason = "returned once per trace, and the caller consumes the graph state at once"
+)]
 fn trace(
     code: &PyRef<PyCode>,
     fv: &FrameValues,
@@ -566,14 +570,14 @@ pub fn bind_frame(
     }
     if kwonly > 0 {
         let kwdefaults = f.get_attr("__kwdefaults__", vm)?.downcast::<PyDict>().ok();
-        for i in argc..argc + kwonly {
-            if locals[i].is_none() {
-                let name = c.varnames[i].as_str();
+        for (slot, name) in locals.iter_mut().zip(&c.varnames).skip(argc).take(kwonly) {
+            if slot.is_none() {
+                let name = name.as_str();
                 match kwdefaults
                     .as_ref()
                     .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
                 {
-                    Some(v) => locals[i] = Some(v),
+                    Some(v) => *slot = Some(v),
                     None => return Ok(None),
                 }
             }
@@ -727,7 +731,7 @@ fn log_compiled(
     vm: &VirtualMachine,
 ) {
     if logs::enabled(Artifact::Guards) {
-        logs::log(Artifact::Guards, Some(compile_id), &guards.dump(vm));
+        logs::log(Artifact::Guards, Some(compile_id), &guards.dump());
     }
     if logs::enabled(Artifact::GraphCode) || logs::enabled(Artifact::Graph) {
         if let Ok(text) = super::fx::readable(graph, out, &super::resume::display_name(code), vm) {

@@ -149,21 +149,22 @@ fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> 
 /// Why a break cannot be turned into a resume (the frame is then skipped).
 pub type NotResumable = String;
 
-/// The recipes and graph for a break: `(graph, inputs, replays, values)`.
+/// What a break compiles: the graph, its inputs' sources, the side-effect replays and the
+/// recipes of the values handed to the resume function.
+pub type BreakRecipes = (
+    rynamo_graph::Graph,
+    Vec<Rc<Source>>,
+    Vec<Replay>,
+    Vec<Recon>,
+);
+
+/// The recipes and graph for a break.
 pub fn break_recipes(
     out: &OutputGraph,
     state: &BreakState,
     live: &[usize],
     vm: &VirtualMachine,
-) -> Result<
-    (
-        rynamo_graph::Graph,
-        Vec<Rc<Source>>,
-        Vec<Replay>,
-        Vec<Recon>,
-    ),
-    NotResumable,
-> {
+) -> Result<BreakRecipes, NotResumable> {
     let mut outputs = OutputSet::default();
     let replays = replays(out, &mut outputs, vm).map_err(|b| b.context)?;
     let mut values = Vec::new();
@@ -188,8 +189,8 @@ pub fn break_recipes(
     }
     let mut graph = out.graph.graph().clone();
     graph.set_outputs(outputs.values.clone());
-    let mut cx = rynamo_graph::passes::PassCx::default();
-    rynamo_graph::passes::eliminate_dead_code(&mut graph, &mut cx);
+    let cx = rynamo_graph::passes::PassCx::default();
+    rynamo_graph::passes::eliminate_dead_code(&mut graph, &cx);
     let inputs = out.inputs.iter().map(|i| i.source.clone()).collect();
     Ok((graph, inputs, replays, values))
 }

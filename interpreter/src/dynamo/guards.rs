@@ -555,7 +555,7 @@ impl GuardTree {
     }
 
     /// The tree in Dynamo's `TORCH_LOGS=guards` layout.
-    pub fn dump(&self, vm: &VirtualMachine) -> String {
+    pub fn dump(&self) -> String {
         let mut out = String::from("GUARDS:\n\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n");
         out.push_str("| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None\n");
         let _ = writeln!(
@@ -565,7 +565,7 @@ impl GuardTree {
         );
         for i in 0..self.nodes.len() {
             if self.nodes[i].parent.is_none() {
-                self.dump_node(i, 1, &mut out, vm);
+                self.dump_node(i, 1, &mut out);
             }
         }
         for (a, b) in &self.aliases {
@@ -586,7 +586,7 @@ impl GuardTree {
         out
     }
 
-    fn dump_node(&self, i: usize, depth: usize, out: &mut String, vm: &VirtualMachine) {
+    fn dump_node(&self, i: usize, depth: usize, out: &mut String) {
         let node = &self.nodes[i];
         let bar = "| ".repeat(depth);
         let accessor = match &node.access {
@@ -614,7 +614,7 @@ impl GuardTree {
         }
         for (j, child) in self.nodes.iter().enumerate() {
             if child.parent == Some(i) {
-                self.dump_node(j, depth + 1, out, vm);
+                self.dump_node(j, depth + 1, out);
             }
         }
     }

@@ -73,13 +73,13 @@ impl HostCallee for PyCallee {
                     super::fx::error_text(&e, vm)
                 ))
             })?;
-            flatten_tensors(&r, vm).map_err(rynamo_graph::Error::BadArgs)
+            flatten_tensors(&r).map_err(rynamo_graph::Error::BadArgs)
         })
     }
 }
 
 /// The tensors a function returned (a tensor, or a tuple/list of tensors).
-fn flatten_tensors(r: &PyObjectRef, vm: &VirtualMachine) -> Result<Vec<Tensor>, String> {
+fn flatten_tensors(r: &PyObjectRef) -> Result<Vec<Tensor>, String> {
     if let Some(t) = bridge::as_tensor(r) {
         return Ok(vec![t]);
     }
@@ -99,11 +99,7 @@ fn flatten_tensors(r: &PyObjectRef, vm: &VirtualMachine) -> Result<Vec<Tensor>, 
             bridge::as_tensor(i)
                 .ok_or_else(|| "an allow_in_graph function must return tensors".to_owned())
         })
-        .collect::<Result<_, _>>()
-        .map(|v: Vec<Tensor>| {
-            let _ = vm;
-            v
-        })
+        .collect::<Result<Vec<Tensor>, _>>()
 }
 
 impl Tracer<'_> {
@@ -165,8 +161,8 @@ impl Tracer<'_> {
                 ),
             )
         })?;
-        let outs = flatten_tensors(&r, vm)
-            .map_err(|m| GraphBreak::new(GraphBreakKind::UnsupportedCall, m))?;
+        let outs =
+            flatten_tensors(&r).map_err(|m| GraphBreak::new(GraphBreakKind::UnsupportedCall, m))?;
         let returns_sequence = bridge::as_tensor(&r).is_none();
         let metas: Vec<TensorMeta> = outs.iter().map(|t| t.meta()).collect();
         let callee = host::register(Arc::new(PyCallee {

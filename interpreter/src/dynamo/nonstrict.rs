@@ -96,7 +96,7 @@ impl Tracer<'_> {
                 }
             }
         }
-        self.from_example(&result, &mut ids)
+        self.tracker_of_result(&result, &mut ids)
     }
 
     /// The example Python value standing for a tracker (zero tensors of the traced metas).
@@ -189,7 +189,7 @@ impl Tracer<'_> {
     }
 
     /// The tracker for a value the function returned.
-    fn from_example(
+    fn tracker_of_result(
         &mut self,
         r: &PyObjectRef,
         ids: &mut HashMap<TensorKey, ValueId>,
@@ -211,7 +211,7 @@ impl Tracer<'_> {
             let items = tup
                 .as_slice()
                 .iter()
-                .map(|i| self.from_example(i, ids))
+                .map(|i| self.tracker_of_result(i, ids))
                 .collect::<Result<Vec<_>, _>>()?;
             return Ok(Vt::new(Kind::Tuple(items)));
         }
@@ -220,7 +220,7 @@ impl Tracer<'_> {
                 .borrow_vec()
                 .to_vec()
                 .iter()
-                .map(|i| self.from_example(i, ids))
+                .map(|i| self.tracker_of_result(i, ids))
                 .collect::<Result<Vec<_>, _>>()?;
             return Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                 items,
@@ -230,7 +230,7 @@ impl Tracer<'_> {
         if let Some(d) = r.downcast_ref::<PyDict>() {
             let mut items = Vec::new();
             for (k, v) in d.items_vec() {
-                items.push((k, self.from_example(&v, ids)?));
+                items.push((k, self.tracker_of_result(&v, ids)?));
             }
             return Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
                 items,

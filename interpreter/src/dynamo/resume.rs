@@ -61,10 +61,11 @@ impl ResumePoint {
     }
 }
 
+/// (code object address, resume point) → (the original, kept alive; its resume code).
+type ResumeCache = HashMap<(usize, ResumePoint), (PyRef<PyCode>, PyRef<PyCode>)>;
+
 thread_local! {
-    /// (code object address, resume point) → resume code. Keeps the original alive.
-    static CACHE: RefCell<HashMap<(usize, ResumePoint), (PyRef<PyCode>, PyRef<PyCode>)>> =
-        RefCell::new(HashMap::new());
+    static CACHE: RefCell<ResumeCache> = RefCell::new(HashMap::new());
 }
 
 thread_local! {

@@ -74,8 +74,11 @@ pub enum SideEffect {
 pub struct SideEffects {
     effects: Vec<SideEffect>,
     /// (object address, attribute) → the value stored during the trace.
-    attr_overlay: Vec<((usize, Rc<str>), Option<Vt>)>,
+    attr_overlay: Vec<(AttrKey, Option<Vt>)>,
 }
+
+/// An attribute of an object: (object address, attribute name).
+type AttrKey = (usize, Rc<str>);
 
 impl SideEffects {
     /// Records an effect.

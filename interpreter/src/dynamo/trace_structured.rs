@@ -289,7 +289,7 @@ pub fn frame_compiled(
     }
     let described = guards.describe();
     let codes: Vec<String> = described.iter().map(|(_, _, c)| c.clone()).collect();
-    self::guards(compile_id, &codes, &guards.dump(vm));
+    self::guards(compile_id, &codes, &guards.dump());
     metrics.guard_count = codes.len();
     metrics.op_count = graph.nodes().len();
     metrics.input_count = graph.inputs().len();

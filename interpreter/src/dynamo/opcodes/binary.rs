@@ -435,6 +435,10 @@ impl Tracer<'_> {
         }
     }
 
+    #[allow(
+        clippy::wrong_self_convention,
+        reason = "opcode handlers are named after their instruction (TO_BOOL)"
+    )]
     pub(crate) fn to_bool(&mut self, _ins: &Instr) -> Step {
         // Leave the value: the following jump or UNARY_NOT tests its truth (a tensor's truth is a
         // data-dependent branch, reported there with the jump's position).

@@ -89,9 +89,9 @@ impl Tracer<'_> {
                 )
             })?;
             s.push_str(
-                &c.str(self.vm)
+                c.str(self.vm)
                     .map_err(|_| GraphBreak::new(GraphBreakKind::UnsupportedOperation, "str()"))?
-                    .to_string(),
+                    .expect_str(),
             );
         }
         self.push(Vt::constant(self.vm.ctx.new_str(s).into()));

@@ -4,7 +4,7 @@
 use rynamo_tensor::{DType, IndexItem, Tensor};
 
 use crate::samples::sample;
-use crate::{IValue, MetaValue, Op, Value, registry};
+use crate::{IValue, MetaValue, Op, registry};
 
 #[test]
 fn every_op_runs_and_agrees_with_its_meta_rule() {
