@@ -185,7 +185,7 @@ fn in_place_operators_mutate_and_keep_identity() {
     check_err(
         "x = torch.tensor([1, 2]); x //= 0.5",
         "RuntimeError",
-        "result type torch.float32 can't be cast to the desired output type torch.int64",
+        "result type Float can't be cast to the desired output type Long",
     );
 }
 
