@@ -79,6 +79,12 @@ def check(fn, *args, graphs=1, calls=2, seed=0, **kwargs):
         _failures.append(f"{name}: raised {type(e).__name__}: {e}\n{traceback.format_exc()}")
 
 
+def expect(name, got, want):
+    """Records a failure unless `got == want`."""
+    if got != want:
+        _failures.append(f"{name}: got {got!r}, expected {want!r}")
+
+
 def done():
     """Reports and exits non-zero if any check failed."""
     if _failures:

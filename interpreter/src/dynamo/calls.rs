@@ -538,7 +538,7 @@ impl Tracer<'_> {
                 Ok(wrap_unguarded(r, vm))
             }
             Marker::Forbidden => Err(GraphBreak::new(
-                GraphBreakKind::UnsupportedCall,
+                GraphBreakKind::ForbiddenCallable,
                 format!("Attempt to trace forbidden callable {qual}"),
             )),
         }

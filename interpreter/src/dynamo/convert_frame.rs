@@ -242,6 +242,13 @@ impl ConvertFrame {
         let started = traced
             .as_ref()
             .map_or_else(std::time::Instant::now, |t| t.2);
+        if b.kind == super::exc::GraphBreakKind::ForbiddenCallable {
+            // Dynamo's `AssertionError`, raised to the caller whatever the settings.
+            return Ok(FrameAction::Raise(vm.new_exception_msg(
+                vm.ctx.exceptions.assertion_error.to_owned(),
+                b.context.clone().into(),
+            )));
+        }
         if self.config.fullgraph || config::error_on_graph_break() {
             let msg = render(&b);
             if tlog::enabled() {

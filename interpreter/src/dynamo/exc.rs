@@ -41,6 +41,8 @@ pub enum GraphBreakKind {
     UnsupportedConstruct,
     /// A `with` block whose context manager Dynamo does not model.
     UnsupportedContextManager,
+    /// A call of a `torch._dynamo.forbid_in_graph` function: an error, never a graph break.
+    ForbiddenCallable,
 }
 
 /// A hint that applies to breaks users cannot remove.
@@ -66,6 +68,7 @@ impl GraphBreakKind {
         Self::LoggingCall,
         Self::UnsupportedConstruct,
         Self::UnsupportedContextManager,
+        Self::ForbiddenCallable,
     ];
 
     /// The stable code (`GB0001`, ...). Never reused or renumbered.
@@ -86,6 +89,7 @@ impl GraphBreakKind {
             Self::LoggingCall => "GB0013",
             Self::UnsupportedConstruct => "GB0014",
             Self::UnsupportedContextManager => "GB0015",
+            Self::ForbiddenCallable => "GB0016",
         }
     }
 
@@ -107,6 +111,7 @@ impl GraphBreakKind {
             Self::LoggingCall => "Logging call",
             Self::UnsupportedConstruct => "Unsupported Python construct",
             Self::UnsupportedContextManager => "Unsupported context manager",
+            Self::ForbiddenCallable => "Attempt to trace a forbidden callable",
         }
     }
 
@@ -149,6 +154,9 @@ impl GraphBreakKind {
             Self::UnsupportedConstruct => "Dynamo does not support this Python construct here.",
             Self::UnsupportedContextManager => {
                 "Dynamo does not know how to enter this context manager; only grad-mode managers (`torch.no_grad()`, `torch.enable_grad()`, `torch.set_grad_enabled()`) are traced."
+            }
+            Self::ForbiddenCallable => {
+                "The function is marked `torch._dynamo.forbid_in_graph` (as `mark_dynamic` is): tracing a call to it raises AssertionError instead of breaking the graph."
             }
         }
     }
@@ -199,6 +207,9 @@ impl GraphBreakKind {
             Self::UnsupportedContextManager => vec![
                 "Avoid using the unsupported context manager in the compiled region, or move the `with` block into a function decorated with `torch.compiler.disable`.",
                 SUPPORTABLE,
+            ],
+            Self::ForbiddenCallable => vec![
+                "Call the function outside the compiled region, or guard the call with `if not torch.compiler.is_compiling():`.",
             ],
         }
     }
