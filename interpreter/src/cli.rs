@@ -34,6 +34,8 @@ pub struct Cli {
     pub mode: RunMode,
     /// `sys.argv`.
     pub argv: Vec<String>,
+    /// Plugin libraries named with `--plugin`.
+    pub plugins: Vec<String>,
     /// `-i`: inspect interactively after running.
     pub inspect: bool,
     /// `-q`
@@ -68,6 +70,8 @@ Rynamo is a Python interpreter with TorchDynamo built in: `import torch` and `to
 in PyTorch, on a Rust tensor runtime and JIT.
 
 Rynamo options:
+--plugin PATH : load a backend plugin (a shared library) at start-up; repeatable.
+                Also RYNAMO_PLUGINS=path1:path2. Select it with torch.compile(backend=NAME).
 --version, -V : print the Rynamo and Python versions and exit
 -h, --help    : print this help message and exit
 
@@ -93,7 +97,7 @@ file   : program read from script file
 -      : program read from stdin (default; interactive mode if a tty)
 arg ...: arguments passed to program in sys.argv[1:]
 
-Environment variables Rynamo reads: TORCH_LOGS, TORCH_TRACE, PYTHONPATH.
+Environment variables Rynamo reads: TORCH_LOGS, TORCH_TRACE, RYNAMO_PLUGINS, PYTHONPATH.
 ";
 
 /// The text `--version` prints.
@@ -123,6 +127,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, lexopt:
     let mut cli = Cli {
         mode: RunMode::Stdin,
         argv: vec![String::new()],
+        plugins: Vec::new(),
         inspect: false,
         quiet: false,
         unbuffered: false,
@@ -162,6 +167,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, lexopt:
                 return Ok(Parsed::Print(USAGE.to_owned()));
             }
             Short('V') | Long("version") => return Ok(Parsed::Print(version_text() + "\n")),
+            Long("plugin") => cli.plugins.push(parser.value()?.string()?),
             Short('B') => cli.dont_write_bytecode = true,
             Short('E') => cli.ignore_environment = true,
             Short('i') => cli.inspect = true,
@@ -252,6 +258,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    crate::plugins::load_from_env();
+    for plugin in &cli.plugins {
+        // The program still runs: graphs for a backend that failed to load fall back or error
+        // where they are compiled, with this message first.
+        if let Err(e) = crate::plugins::load(plugin) {
+            eprintln!("rynamo: --plugin {plugin}: {e}");
+        }
+    }
     let interp = Builder::new().settings(cli.settings()).build_raw();
     let code = interp.run(move |vm| run(vm, &cli));
     ExitCode::from(u8::try_from(code).unwrap_or(1))
@@ -367,6 +381,13 @@ mod tests {
         let cli = run_mode(&["-c", "print(1)", "-m", "x"]);
         assert_eq!(cli.mode, RunMode::Command("print(1)".into()));
         assert_eq!(cli.argv, ["-c", "-m", "x"]);
+    }
+
+    #[test]
+    fn plugins_are_collected() {
+        let cli = run_mode(&["--plugin", "a.so", "--plugin=b.so", "x.py"]);
+        assert_eq!(cli.plugins, ["a.so", "b.so"]);
+        assert_eq!(cli.mode, RunMode::Script("x.py".into()));
     }
 
     #[test]

@@ -145,6 +145,7 @@ impl Builder {
 
     /// Builds the interpreter.
     pub fn build(self) -> Interpreter {
+        crate::plugins::load_from_env();
         let inner = self.build_raw();
         let main = inner
             .enter(|vm| vm.new_scope_with_main())
@@ -216,6 +217,16 @@ impl Interpreter {
         })
     }
 
+    /// Loads a backend plugin (a shared library) and registers it; returns its backend name, for
+    /// `torch.compile(backend=name)`.
+    pub fn load_plugin(&self, path: impl AsRef<Path>) -> Result<String> {
+        crate::plugins::load(path).map_err(|message| Error::Python {
+            type_name: "RuntimeError".into(),
+            traceback: format!("RuntimeError: {message}\n"),
+            message,
+        })
+    }
+
     /// Looks up a global of `__main__`.
     pub fn get<T: FromPy>(&self, name: &str) -> Result<T> {
         self.with_vm(|vm, scope| {
@@ -272,6 +283,15 @@ mod tests {
         assert_eq!(interp.get::<i64>("counter").expect("exists"), 42);
         let dumped: String = interp.call("json.dumps", ((1, 2),)).expect("calls");
         assert_eq!(dumped, "[1, 2]");
+    }
+
+    #[test]
+    fn loading_a_missing_plugin_is_an_error() {
+        let interp = Interpreter::builder().build();
+        let err = interp
+            .load_plugin("/nonexistent/libp.so")
+            .expect_err("missing file");
+        assert!(err.to_string().contains("/nonexistent/libp.so"), "{err}");
     }
 
     #[test]

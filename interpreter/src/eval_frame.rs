@@ -84,6 +84,14 @@ pub trait FrameHandler {
     /// logged. To raise into user code on purpose, return `Ok(FrameAction::Raise(..))`.
     fn on_frame(&self, frame: &Frame<'_>, mode: Mode, vm: &VirtualMachine)
     -> PyResult<FrameAction>;
+
+    /// Whether an exception's traceback entry for a frame of `replacement` (code returned as
+    /// [`FrameAction::RunCode`]) should be hidden, given the code of the entry after it: true
+    /// when the next frame continues the same user function, so the traceback shows that
+    /// function once, at the line that raised.
+    fn hides_frame(&self, _replacement: &PyCode, _next: &PyCode) -> bool {
+        false
+    }
 }
 
 /// The thread-local callback state.
@@ -291,10 +299,42 @@ fn intercept(callable: &PyObject, args: FuncArgs, vm: &VirtualMachine) -> PyResu
         FrameAction::Return(value) => Ok(value),
         FrameAction::Raise(exc) => Err(exc),
         FrameAction::RunCode(new_code) => {
-            let replacement = function_with_code(func, new_code, vm)?;
+            let replacement = function_with_code(func, new_code.clone(), vm)?;
             orig_call()(&replacement, args, vm)
+                .map_err(|e| hide_replacement_frame(e, &new_code, &*handler, vm))
         }
     }
+}
+
+/// Drops the replacement code's own traceback entry when the handler says the frame after it
+/// continues the same user function (a resume function, which carries the user's function
+/// name): the traceback then shows the user's frames, not the generated code that called the
+/// compiled graph and the resume function.
+fn hide_replacement_frame(
+    exc: rustpython_vm::builtins::PyBaseExceptionRef,
+    new_code: &PyRef<PyCode>,
+    handler: &dyn FrameHandler,
+    vm: &VirtualMachine,
+) -> rustpython_vm::builtins::PyBaseExceptionRef {
+    let code_of = |tb: &rustpython_vm::builtins::PyTraceback| {
+        tb.frame
+            .as_object()
+            .get_attr("f_code", vm)
+            .ok()
+            .and_then(|c| c.downcast::<PyCode>().ok())
+    };
+    if let Some(tb) = exc.traceback() {
+        let next = tb.next.lock().clone();
+        let hide = code_of(&tb).is_some_and(|c| c.is(new_code))
+            && next
+                .as_ref()
+                .and_then(|n| code_of(n))
+                .is_some_and(|n| handler.hides_frame(new_code, &n));
+        if hide {
+            exc.set_traceback(next);
+        }
+    }
+    exc
 }
 
 /// A new function object running `code` with `func`'s globals, name, defaults, closure and

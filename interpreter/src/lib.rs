@@ -17,6 +17,7 @@ pub mod convert;
 pub mod dynamo;
 pub mod embed;
 pub mod eval_frame;
+pub mod plugins;
 
 pub use convert::{FromPy, IntoPy, IntoPyArgs};
 pub use embed::{Builder, Error, Interpreter, Result};

@@ -245,3 +245,46 @@ fn repl_on_a_terminal() {
     assert!(out.contains(">>> "), "{out}");
     assert!(out.contains("answer 42"), "{out}");
 }
+
+/// The reference plugin's cdylib (a dev-dependency, built next to the test binaries).
+fn reference_plugin() -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe");
+    let deps = exe.parent().expect("deps dir");
+    let file = format!(
+        "{}rynamo_plugin_reference{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    [deps.join(&file), deps.join("..").join(&file)]
+        .into_iter()
+        .find(|p| p.exists())
+        .expect("the reference plugin is built as a dev-dependency")
+}
+
+#[test]
+fn plugin_flag_and_env_register_backends() {
+    let plugin = reference_plugin();
+    let code = "import torch; print('reference' in torch._dynamo.list_backends())";
+    let o = run(&["--plugin", plugin.to_str().expect("utf8"), "-c", code]);
+    assert_eq!(stdout(&o), "True\n", "{}", stderr(&o));
+    let list = format!("/nonexistent/a.so:{}", plugin.display());
+    let o = rynamo()
+        .env("RYNAMO_PLUGINS", list)
+        .args(["-c", code])
+        .output()
+        .expect("runs");
+    assert_eq!(stdout(&o), "True\n");
+    // A plugin that cannot load is a warning; the program runs on.
+    assert!(
+        stderr(&o).contains("could not load plugin /nonexistent/a.so"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["--plugin", "/nonexistent/b.so", "-c", "print('still runs')"]);
+    assert_eq!(stdout(&o), "still runs\n");
+    assert!(
+        stderr(&o).contains("--plugin /nonexistent/b.so"),
+        "{}",
+        stderr(&o)
+    );
+}

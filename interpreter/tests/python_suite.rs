@@ -37,6 +37,9 @@ fn run(script: &Path, root: &Path) -> Result<(), Failed> {
         .env_remove("TORCH_LOGS")
         .env("PYTHONUNBUFFERED", "1")
         .env("PYTHONPATH", root);
+    if let Some(plugin) = reference_plugin() {
+        cmd.env("RYNAMO_TEST_PLUGIN", plugin);
+    }
     if let Some(env_line) = text.lines().next().and_then(|l| l.strip_prefix("# env:")) {
         for kv in env_line.split_whitespace() {
             if let Some((k, v)) = kv.split_once('=') {
@@ -68,6 +71,20 @@ fn run(script: &Path, root: &Path) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// The reference plugin's cdylib, built as a dev-dependency next to the test binaries.
+fn reference_plugin() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let deps = exe.parent()?;
+    let file = format!(
+        "{}rynamo_plugin_reference{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    [deps.join(&file), deps.join("..").join(&file)]
+        .into_iter()
+        .find(|p| p.exists())
 }
 
 fn main() {

@@ -14,9 +14,14 @@ def clone(v):
     if isinstance(v, list):
         return [clone(x) for x in v]
     if isinstance(v, tuple):
-        return tuple(clone(x) for x in v)
+        items = [clone(x) for x in v]
+        if hasattr(type(v), "_make"):  # a namedtuple keeps its class
+            return type(v)._make(items)
+        return type(v)(items) if type(v) is not tuple else tuple(items)
     if isinstance(v, dict):
         return {k: clone(x) for k, x in v.items()}
+    if isinstance(v, set):
+        return set(v)
     return v
 
 
@@ -47,13 +52,21 @@ def check(fn, *args, graphs=1, calls=2, seed=0, **kwargs):
     try:
         for _ in range(calls):
             a, k = clone(args), clone(kwargs)
+            grad_before = torch.is_grad_enabled()
             torch.manual_seed(seed)
             expected = fn(*a, **k)
+            grad_eager = torch.is_grad_enabled()
+            torch.set_grad_enabled(grad_before)
             a2, k2 = clone(args), clone(kwargs)
             torch.manual_seed(seed)
             got = opt(*a2, **k2)
+            grad_compiled = torch.is_grad_enabled()
+            torch.set_grad_enabled(grad_before)
             if not same(expected, got):
                 _failures.append(f"{name}: compiled {got!r} != eager {expected!r}")
+                return
+            if grad_eager != grad_compiled:
+                _failures.append(f"{name}: grad mode after the call is {grad_compiled}, eager leaves {grad_eager}")
                 return
             if not same(a, a2) or not same(k, k2):
                 _failures.append(f"{name}: arguments mutated differently: {a2!r} vs {a!r}")

@@ -52,9 +52,23 @@ impl Tracer<'_> {
                 }
                 Ok(wrap_unguarded(v, vm))
             }
-            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Iter(_) => {
+            Kind::NamedTuple(cls, items) => {
+                let (cls, items) = (cls.clone(), items.clone());
+                self.named_tuple_attr(&obj, &cls, &items, name)
+            }
+            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
+            Kind::GradMode(g) => match name {
+                "__enter__" | "__exit__" | "clone" => {
+                    Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
+                }
+                "prev" if g.prev.get().is_some() => Ok(Vt::constant(
+                    vm.ctx.new_bool(g.prev.get().unwrap_or_default()).into(),
+                )),
+                "mode" => Ok(Vt::constant(vm.ctx.new_bool(g.mode).into())),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::Module(m) => {
                 let v = m
                     .get_attr(&vm.ctx.new_str(name), vm)
@@ -81,7 +95,12 @@ impl Tracer<'_> {
                     && zelf.is(o)
                     && let Ok(func) = v.get_attr("__func__", vm)
                 {
-                    let f = wrap_unguarded(func, vm);
+                    // Guarded through the object, so rebinding the method on the class
+                    // recompiles instead of running the old body.
+                    let f = match &obj.source {
+                        Some(src) => wrap(self.out, func, src.attr(name).attr("__func__"), vm),
+                        None => wrap_unguarded(func, vm),
+                    };
                     return Ok(Vt::new(Kind::BoundMethod(
                         Box::new(f),
                         Box::new(obj.clone()),
@@ -104,6 +123,11 @@ impl Tracer<'_> {
                     None => wrap_unguarded(v, vm),
                 })
             }
+            Kind::Partial(p) => match name {
+                "func" => Ok(p.func.clone()),
+                "args" => Ok(Vt::new(Kind::Tuple(p.args.clone()))),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::BoundMethod(f, s) => match name {
                 "__self__" => Ok((**s).clone()),
                 "__func__" => Ok((**f).clone()),

@@ -31,6 +31,11 @@ pub fn grad_enabled() -> bool {
     rynamo_shims::state::is_grad_enabled()
 }
 
+/// `torch._C._set_grad_enabled(enabled)`.
+pub fn set_grad_enabled(enabled: bool) {
+    rynamo_shims::state::set_grad_enabled(enabled);
+}
+
 /// The dtype a `torch.dtype` object stands for.
 pub fn dtype_of(obj: &PyObject) -> Option<DType> {
     obj.downcast_ref::<rynamo_shims::PyDType>().map(|d| d.dtype)
@@ -209,4 +214,12 @@ pub fn import_module(name: &str, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     vm.import(&vm.ctx.new_str(name), 0)?;
     let modules = vm.sys_module.get_attr("modules", vm)?;
     modules.get_item(name, vm)
+}
+
+/// Whether `obj.<name>` is a true flag.
+pub fn flag(obj: &PyObject, name: &'static str, vm: &VirtualMachine) -> bool {
+    obj.get_attr(name, vm)
+        .ok()
+        .and_then(|v| v.try_to_bool(vm).ok())
+        .unwrap_or(false)
 }

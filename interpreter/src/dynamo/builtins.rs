@@ -14,7 +14,7 @@ use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 use super::bridge;
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
-use super::variables::builder::wrap_unguarded;
+use super::variables::builder::{wrap_fresh, wrap_unguarded};
 use super::variables::{IterVar, Kind, ListVar, Vt};
 
 /// Builtins that are pure functions of their (constant) arguments.
@@ -86,12 +86,12 @@ const IO_BUILTINS: &[&str] = &[
 
 impl Tracer<'_> {
     /// Constants of every tracker, if all are constants.
-    fn all_consts(&self, vts: &[Vt]) -> Option<Vec<PyObjectRef>> {
+    pub(crate) fn all_consts(&self, vts: &[Vt]) -> Option<Vec<PyObjectRef>> {
         vts.iter().map(|v| v.as_const().cloned()).collect()
     }
 
     /// Calls a real Python callable with constant arguments (trace-time folding).
-    fn fold(
+    pub(crate) fn fold(
         &self,
         f: &PyObjectRef,
         args: Vec<PyObjectRef>,
@@ -115,7 +115,7 @@ impl Tracer<'_> {
                     format!("constant folding raised {}: {msg}", e.class().name()),
                 )
             })?;
-        Ok(wrap_unguarded(r, vm))
+        Ok(wrap_fresh(r, vm))
     }
 
     /// `name(*args, **kwargs)` for a builtin function or type.
@@ -127,6 +127,9 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
+            return r;
+        }
         if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
@@ -146,15 +149,42 @@ impl Tracer<'_> {
         {
             return self.fold(obj, consts, kw);
         }
+        // Containers of constants fold too, on fresh copies of their values (`set([1, 2])`,
+        // `bool([1])`, `str((1, 2))`); only builtins that neither keep nor expose their
+        // argument's identity qualify.
+        if matches!(
+            name,
+            "bool" | "len" | "set" | "frozenset" | "str" | "repr" | "tuple" | "hash" | "format"
+        ) && let (Some(values), Some(kw)) = (
+            args.iter()
+                .map(|a| self.python_value(a))
+                .collect::<Option<Vec<_>>>(),
+            kw_consts.clone(),
+        ) {
+            return self.fold(obj, values, kw);
+        }
+        // enumerate/zip/reversed pull lazily in Python: over an iterator that others share (or a
+        // generator, whose body has effects) unrolling all of it up front could consume too much.
+        if matches!(name, "enumerate" | "zip" | "reversed")
+            && args
+                .iter()
+                .any(|a| matches!(a.kind, Kind::Iter(_) | Kind::Generator(_)))
+        {
+            return Err(GraphBreak::new(
+                GraphBreakKind::BuiltinCall,
+                format!("`{name}` over an iterator or generator object"),
+            ));
+        }
         match name {
             "len" => {
                 let [x] = args.as_slice() else {
                     return Err(bad_args(name));
                 };
                 let n = match &x.kind {
-                    Kind::Tuple(items) => items.len(),
+                    Kind::Tuple(items) | Kind::NamedTuple(_, items) => items.len(),
                     Kind::List(l) => l.borrow().items.len(),
                     Kind::Dict(d) => d.borrow().items.len(),
+                    Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
                     Kind::Tensor(t) => *t.meta.shape.first().ok_or_else(|| {
                         GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
                     })?,
@@ -232,6 +262,14 @@ impl Tracer<'_> {
                 let [it] = args.as_slice() else {
                     return Err(bad_args(name));
                 };
+                if let Kind::Generator(g) = &it.kind {
+                    return self.gen_next(&g.clone())?.ok_or_else(|| {
+                        GraphBreak::new(
+                            GraphBreakKind::UnsupportedConstruct,
+                            "next() on an exhausted generator (StopIteration)",
+                        )
+                    });
+                }
                 let Kind::Iter(it) = &it.kind else {
                     return Err(bad_args(name));
                 };
@@ -334,6 +372,7 @@ impl Tracer<'_> {
                     Kind::Function(_)
                         | Kind::NestedFunction(_)
                         | Kind::BoundMethod(..)
+                        | Kind::Partial(_)
                         | Kind::TorchOp { .. }
                         | Kind::Builtin(..)
                         | Kind::Class(_)
@@ -356,8 +395,8 @@ impl Tracer<'_> {
         &mut self,
         obj: &PyObjectRef,
         name: &str,
-        args: Vec<Vt>,
-        kwargs: Vec<(String, Vt)>,
+        mut args: Vec<Vt>,
+        mut kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         if name == "abs" {
@@ -369,35 +408,162 @@ impl Tracer<'_> {
             }
             return Err(bad_args(name));
         }
+        if matches!(name, "any" | "all") {
+            let [x] = args.as_slice() else {
+                return Err(bad_args(name));
+            };
+            return self.any_all(name == "any", x);
+        }
+        let mut kwarg = |k: &str| {
+            kwargs
+                .iter()
+                .position(|(n, _)| n == k)
+                .map(|i| kwargs.remove(i).1)
+        };
+        let key = kwarg("key");
+        let reverse = kwarg("reverse");
+        let default = kwarg("default");
+        let start = kwarg("start");
+        if !kwargs.is_empty() {
+            return Err(bad_args(name));
+        }
+        let start = match (name, start) {
+            ("sum", Some(s)) if args.len() == 1 => Some(s),
+            ("sum", None) if args.len() == 2 => args.pop(),
+            (_, Some(_)) => return Err(bad_args(name)),
+            _ => None,
+        };
+        // min/max take either one iterable or several values; the others one iterable.
         let items = match args.as_slice() {
             [x] => self.unpack_iterable(x)?,
-            many => many.to_vec(),
+            many if matches!(name, "min" | "max") && many.len() > 1 => many.to_vec(),
+            _ => return Err(bad_args(name)),
         };
-        if let (Some(consts), true) = (self.all_consts(&items), kwargs.is_empty()) {
-            let list = vm.ctx.new_list(consts).into();
-            return self.fold(obj, vec![list], vec![]);
-        }
+        let keys = match &key {
+            Some(k) if !k.as_const().is_some_and(|c| vm.is_none(c)) => {
+                let mut keys = Vec::with_capacity(items.len());
+                for it in &items {
+                    let kv = self.call_vt(k.clone(), vec![it.clone()], Vec::new())?;
+                    keys.push(kv.as_const().cloned().ok_or_else(|| bad_args(name))?);
+                }
+                Some(keys)
+            }
+            _ => None,
+        };
         match name {
             "sum" => {
                 // Python's sum: start (0) + each item, left to right.
-                let mut acc = Vt::constant(vm.ctx.new_int(0).into());
+                let mut acc = start.unwrap_or_else(|| Vt::constant(vm.ctx.new_int(0).into()));
+                if let (Some(c), Some(consts)) = (acc.as_const().cloned(), self.all_consts(&items))
+                {
+                    // Python's own sum (it compensates float rounding; `+` one by one does not).
+                    let list = vm.ctx.new_list(consts).into();
+                    return self.fold(obj, vec![list, c], vec![]);
+                }
                 for it in items {
                     acc = self.binary(0, acc, it)?;
                 }
                 Ok(acc)
             }
-            "any" | "all" if items.iter().any(|i| i.as_tensor().is_some()) => Err(GraphBreak::new(
-                GraphBreakKind::DataDependentBranch,
-                format!("{name}() over tensors needs their values"),
-            )),
-            "min" | "max" if items.iter().all(|i| i.as_tensor().is_some()) && items.len() == 2 => {
-                Err(GraphBreak::new(
-                    GraphBreakKind::DataDependentBranch,
-                    format!("{name}() of tensors compares their values"),
-                ))
+            "sorted" | "min" | "max" => {
+                let reverse = match &reverse {
+                    None => false,
+                    Some(r) => r
+                        .as_const()
+                        .and_then(|c| c.clone().try_to_bool(vm).ok())
+                        .ok_or_else(|| bad_args(name))?,
+                };
+                if name != "sorted" && reverse {
+                    return Err(bad_args(name));
+                }
+                // Order positions by the (constant) keys with Python's own sort or min/max, so
+                // ties and stability are exactly Python's; the items themselves may be anything.
+                let keys = match keys {
+                    Some(k) => k,
+                    None => self.all_consts(&items).ok_or_else(|| {
+                        GraphBreak::new(
+                            GraphBreakKind::DataDependentBranch,
+                            format!("{name}() of tensors compares their values"),
+                        )
+                    })?,
+                };
+                if items.is_empty() && name != "sorted" {
+                    return default.ok_or_else(|| {
+                        GraphBreak::new(
+                            GraphBreakKind::OpError,
+                            format!("{name}() of an empty sequence"),
+                        )
+                    });
+                }
+                let keys = vm.ctx.new_list(keys);
+                let getter = keys
+                    .as_object()
+                    .get_attr("__getitem__", vm)
+                    .map_err(|_| bad_args(name))?;
+                let positions: PyObjectRef = vm
+                    .ctx
+                    .new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect())
+                    .into();
+                let mut kw = vec![("key".to_owned(), getter)];
+                if name == "sorted" {
+                    kw.push(("reverse".to_owned(), vm.ctx.new_bool(reverse).into()));
+                }
+                let r = self.fold(obj, vec![positions], kw)?;
+                let pick = |p: &PyObjectRef| -> Result<Vt, GraphBreak> {
+                    let i = p.try_to_value::<usize>(vm).map_err(|_| bad_args(name))?;
+                    items.get(i).cloned().ok_or_else(|| bad_args(name))
+                };
+                match &r.kind {
+                    Kind::List(l) => {
+                        let picked = l
+                            .borrow()
+                            .items
+                            .iter()
+                            .map(|p| p.as_const().ok_or_else(|| bad_args(name)).and_then(pick))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                            items: picked,
+                            mutated: false,
+                        })))))
+                    }
+                    Kind::Const(p) => pick(p),
+                    _ => Err(bad_args(name)),
+                }
             }
             _ => Err(bad_args(name)),
         }
+    }
+
+    /// `any(x)` / `all(x)`: short-circuits like Python (a generator stops being resumed).
+    fn any_all(&mut self, any: bool, x: &Vt) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let decide = |this: &mut Self, v: &Vt| -> Result<bool, GraphBreak> {
+            if v.as_tensor().is_some() {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::DataDependentBranch,
+                    format!(
+                        "{}() over tensors needs their values",
+                        if any { "any" } else { "all" }
+                    ),
+                ));
+            }
+            this.truth(v)
+        };
+        if let Kind::Generator(g) = &x.kind {
+            let g = g.clone();
+            while let Some(v) = self.gen_next(&g)? {
+                if decide(self, &v)? == any {
+                    return Ok(Vt::constant(vm.ctx.new_bool(any).into()));
+                }
+            }
+            return Ok(Vt::constant(vm.ctx.new_bool(!any).into()));
+        }
+        for v in self.unpack_iterable(x)? {
+            if decide(self, &v)? == any {
+                return Ok(Vt::constant(vm.ctx.new_bool(any).into()));
+            }
+        }
+        Ok(Vt::constant(vm.ctx.new_bool(!any).into()))
     }
 
     fn build_dict_call(
@@ -449,8 +615,10 @@ impl Tracer<'_> {
             | Kind::Class(c)
             | Kind::Builtin(c, _) => c.class().to_owned().into(),
             Kind::Tuple(_) => vm.ctx.types.tuple_type.to_owned().into(),
+            Kind::NamedTuple(cls, _) => cls.clone(),
             Kind::List(_) => vm.ctx.types.list_type.to_owned().into(),
             Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
+            Kind::Set(_) => vm.ctx.types.set_type.to_owned().into(),
             Kind::Slice(_) => vm.ctx.types.slice_type.to_owned().into(),
             _ => return Err(bad_args("type")),
         })
@@ -475,7 +643,7 @@ impl Tracer<'_> {
     pub(crate) fn unpack_iterable(&mut self, x: &Vt) -> Result<Vec<Vt>, GraphBreak> {
         let vm = self.vm;
         match &x.kind {
-            Kind::Tuple(items) => Ok(items.clone()),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => Ok(items.clone()),
             Kind::List(l) => Ok(l.borrow().items.clone()),
             Kind::Dict(d) => Ok(d
                 .borrow()
@@ -483,6 +651,13 @@ impl Tracer<'_> {
                 .iter()
                 .map(|(k, _)| Vt::constant(k.clone()))
                 .collect()),
+            Kind::Generator(g) => self.gen_drain(&g.clone()),
+            Kind::Set(s) => {
+                let items = vm
+                    .extract_elements_with(s, Ok)
+                    .map_err(|_| bad_args("iter"))?;
+                Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
+            }
             Kind::Iter(it) => {
                 let mut it = it.borrow_mut();
                 let rest = it.items[it.pos..].to_vec();
@@ -543,7 +718,7 @@ impl Tracer<'_> {
 
     /// `iter(x)`: an unrolled iterator.
     pub(crate) fn make_iter(&mut self, x: Vt) -> Result<Vt, GraphBreak> {
-        if let Kind::Iter(_) = x.kind {
+        if let Kind::Iter(_) | Kind::Generator(_) = x.kind {
             return Ok(x);
         }
         let items = self.unpack_iterable(&x)?;
@@ -562,6 +737,7 @@ impl Tracer<'_> {
         let none = || Vt::constant(vm.ctx.none());
         match &recv.kind {
             Kind::Tensor(_) => self.call_tensor_method(recv.clone(), name, args, kwargs),
+            Kind::GradMode(g) => self.call_grad_ctx_method(&recv, &g.clone(), name),
             Kind::Const(c) => {
                 let f = c
                     .get_attr(&vm.ctx.new_str(name), vm)
@@ -635,9 +811,22 @@ impl Tracer<'_> {
                             mutated: false,
                         })))));
                     }
-                    ("index" | "count", [_]) => {
+                    ("index" | "count", [v]) => {
+                        // On the items' values, when every item is a constant (or container
+                        // of them): Python compares by ==.
+                        let items = l_mut.items.clone();
                         drop(l_mut);
-                        return Err(bad_args(name));
+                        let values = items
+                            .iter()
+                            .map(|i| self.python_value(i))
+                            .collect::<Option<Vec<_>>>()
+                            .ok_or_else(|| bad_args(name))?;
+                        let needle = self.python_value(v).ok_or_else(|| bad_args(name))?;
+                        let list: PyObjectRef = vm.ctx.new_list(values).into();
+                        let f = list
+                            .get_attr(&vm.ctx.new_str(name), vm)
+                            .map_err(|_| bad_args(name))?;
+                        return self.fold(&f, vec![needle], vec![]);
                     }
                     _ => return Err(bad_args(name)),
                 };
@@ -669,6 +858,7 @@ impl Tracer<'_> {
                 _ => Err(bad_args(name)),
             },
             Kind::Dict(d) => self.dict_method(&recv, d.clone(), name, args),
+            Kind::Set(_) if kwargs.is_empty() => self.set_method(&recv, name, args),
             _ => Err(bad_args(name)),
         }
     }

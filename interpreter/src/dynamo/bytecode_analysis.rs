@@ -155,12 +155,24 @@ impl Liveness {
     }
 }
 
-/// Why Dynamo cannot resume at an instruction, if it cannot.
-pub fn resume_blocker(code: &PyCode, bc: &Bytecode, pos: usize) -> Option<&'static str> {
+/// Why Dynamo cannot resume at an instruction, if it cannot. `with` blocks whose manager the
+/// resume function can re-enter are fine: `reenterable(depth)` says so for the manager whose
+/// `__exit__` sits at stack depth `depth - 2` (the handler's depth).
+pub fn resume_blocker(
+    code: &PyCode,
+    bc: &Bytecode,
+    pos: usize,
+    reenterable: impl Fn(u32) -> bool,
+) -> Option<&'static str> {
     let unit = bc.instrs[pos].index;
     for h in bytecode::decode_exception_table(&code.code.exceptiontable) {
         if unit >= h.start && unit < h.end {
-            return Some("inside a try/with block");
+            if !is_with_cleanup(bc, h.target) {
+                return Some("inside a try block");
+            }
+            if !reenterable(u32::from(h.depth)) {
+                return Some("inside a with block whose context manager Dynamo cannot re-enter");
+            }
         }
     }
     // A backward jump after `pos` whose target is at or before it closes a loop around `pos`.
@@ -174,6 +186,17 @@ pub fn resume_blocker(code: &PyCode, bc: &Bytecode, pos: usize) -> Option<&'stat
         }
     }
     None
+}
+
+/// Whether an exception handler is a `with` block's cleanup (`PUSH_EXC_INFO; WITH_EXCEPT_START`).
+fn is_with_cleanup(bc: &Bytecode, target: u32) -> bool {
+    bc.position(target).is_some_and(|p| {
+        matches!(bc.instrs[p].op, Instruction::PushExcInfo)
+            && bc
+                .instrs
+                .get(p + 1)
+                .is_some_and(|i| matches!(i.op, Instruction::WithExceptStart))
+    })
 }
 
 /// The variables a resume function at instruction `pos` must receive: live locals and cells, in

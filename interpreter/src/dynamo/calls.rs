@@ -21,6 +21,7 @@ use super::exc::{GraphBreak, GraphBreakKind};
 use super::source::{Key, Source};
 use super::symbolic_convert::{GlobalsSource, Tracer};
 use super::variables::builder::{wrap, wrap_unguarded};
+use super::variables::ctx_manager;
 use super::variables::{DictVar, Kind, NestedFn, Vt};
 
 /// A function to inline: its code, globals and closure, however it was reached.
@@ -51,6 +52,32 @@ impl Tracer<'_> {
                 .unwrap_or_else(|| "<callable>".into());
             return self.call_allowed_in_graph(&o.clone(), &name, args, kwargs);
         }
+        if let Kind::Class(c) = &callee.kind
+            && let Some(k) = ctx_manager::grad_ctx_kind(c, self.vm)
+        {
+            return self.construct_grad_ctx(&c.clone(), k, &args, &kwargs);
+        }
+        if let Kind::Function(o) | Kind::Object(o) | Kind::Builtin(o, _) = &callee.kind
+            && let Some(f) = ctx_manager::grad_fn(o, self.vm)
+            && kwargs.is_empty()
+        {
+            return self.call_grad_fn(f, &args);
+        }
+        if let Kind::Function(o) = &callee.kind
+            && bridge::flag(o, "_rynamo_call_at_trace_time", self.vm)
+        {
+            return self.call_at_trace_time(o, &args, &kwargs);
+        }
+        if let Kind::Function(o) | Kind::Object(o) = &callee.kind
+            && let Some(target) = super::nonstrict::nonstrict_target(o, self.vm)
+        {
+            let name = target
+                .get_attr("__name__", self.vm)
+                .ok()
+                .and_then(|n| n.str(self.vm).ok().map(|s| s.to_string()))
+                .unwrap_or_else(|| "<callable>".into());
+            return self.call_nonstrict(&target, &name, args, kwargs);
+        }
         match callee.kind.clone() {
             Kind::TorchOp {
                 overloads,
@@ -66,12 +93,33 @@ impl Tracer<'_> {
             Kind::Function(f) => self.call_function(&callee, &f, args, kwargs),
             Kind::NestedFunction(nf) => self.call_nested(&nf, args, kwargs),
             Kind::NNModule(m) => self.call_module(callee.clone(), &m, args, kwargs),
+            Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
+                .construct_named_tuple(&c, args, kwargs)
+                .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Class(c) => self
+                .call_stdlib_class(&c, &args, &kwargs)
+                .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Partial(p) => self.call_partial(&p, args, kwargs),
             Kind::Object(o) => {
+                if let Some(r) = self.call_getter(&o, args.clone()) {
+                    if let Some(src) = &callee.source {
+                        // The getter's keys were read off this object: it must stay the same.
+                        self.out
+                            .guards
+                            .add(src, super::guards::Check::IdMatch { obj: o.clone() });
+                    }
+                    return r;
+                }
                 let call = o.class().as_object().get_attr("__call__", self.vm).ok();
                 match call {
                     Some(f) if f.downcast_ref::<PyFunction>().is_some() => {
                         args.insert(0, callee.clone());
-                        let f = wrap_unguarded(f, self.vm);
+                        let f = match &callee.source {
+                            Some(src) => {
+                                wrap(self.out, f, src.attr("__class__").attr("__call__"), self.vm)
+                            }
+                            None => wrap_unguarded(f, self.vm),
+                        };
                         self.call_vt(f, args, kwargs)
                     }
                     _ => Err(unsupported_call(&callee)),
@@ -278,9 +326,7 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let flags = f.code.code.flags;
-        if flags
-            .intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR)
-        {
+        if flags.intersects(CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR) {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedConstruct,
                 format!("inlining generator or coroutine {}", f.code.code.obj_name),
@@ -295,6 +341,18 @@ impl Tracer<'_> {
             &f.closure,
             self.vm,
         )?;
+        if flags.contains(CodeFlags::GENERATOR) {
+            // Nothing of the body runs until the generator is first resumed.
+            return Ok(self.make_generator(super::variables::GenState {
+                code: f.code,
+                globals: f.globals,
+                globals_source: f.globals_source,
+                locals,
+                stack: Vec::new(),
+                pos: 0,
+                done: false,
+            }));
+        }
         let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;
         child.run()
     }
@@ -484,5 +542,62 @@ impl Tracer<'_> {
                 format!("Attempt to trace forbidden callable {qual}"),
             )),
         }
+    }
+}
+
+impl Tracer<'_> {
+    /// Calls a decorator-like helper (`nonstrict_trace(fn)` inside a compiled region) for real,
+    /// with Dynamo off: its arguments must be real objects (functions, constants).
+    fn call_at_trace_time(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let real = |v: &Vt| -> Option<PyObjectRef> {
+            match &v.kind {
+                Kind::Function(o)
+                | Kind::Const(o)
+                | Kind::Object(o)
+                | Kind::Builtin(o, _)
+                | Kind::Class(o) => Some(o.clone()),
+                _ => None,
+            }
+        };
+        let a: Option<Vec<PyObjectRef>> = args.iter().map(real).collect();
+        let k: Option<Vec<(String, PyObjectRef)>> = kwargs
+            .iter()
+            .map(|(n, v)| real(v).map(|o| (n.clone(), o)))
+            .collect();
+        let (Some(a), Some(k)) = (a, k) else {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                "trace-time helper called with traced values",
+            ));
+        };
+        let r = crate::eval_frame::with_callback_state(
+            crate::eval_frame::CallbackState::Disabled,
+            vm,
+            || {
+                f.call(
+                    rustpython_vm::function::FuncArgs::new(
+                        a,
+                        k.into_iter().collect::<rustpython_vm::function::KwArgs>(),
+                    ),
+                    vm,
+                )
+            },
+        )
+        .map_err(|e| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!(
+                    "trace-time helper raised: {}",
+                    super::fx::error_text(&e, vm)
+                ),
+            )
+        })?;
+        Ok(wrap_unguarded(r, vm))
     }
 }

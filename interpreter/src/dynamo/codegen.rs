@@ -366,7 +366,9 @@ impl CodeSpec {
             linetable: linetable.into_boxed_slice(),
             exceptiontable: asm.exceptiontable.into_boxed_slice(),
         };
-        vm.ctx.new_code(code)
+        // Through the VM's constant bag: the context-only one panics on frozenset constants
+        // (`x in {"a", "b"}` compiles to one), which resume functions copy from the original.
+        PyCode::new_ref_from_bytecode(vm, code)
     }
 
     /// `co_localspluskinds`: locals, then cells that are not also locals, then free variables.

@@ -164,6 +164,7 @@ impl DirectPlan {
             outputs: &outputs,
             wrapped: Vec::new(),
             frame,
+            shared: Vec::new(),
         };
         b.replay(&self.replays, vm)?;
         b.build(&self.result, vm)

@@ -26,6 +26,7 @@ use super::output_graph::OutputGraph;
 use super::source::{FrameValues, Source};
 use super::stats;
 use super::symbolic_convert::{GlobalsSource, TraceConfig, Tracer};
+use super::trace_structured::{self as tlog, Metrics};
 use super::variables::builder::wrap;
 use crate::eval_frame::{Frame, FrameAction, FrameHandler, Mode};
 
@@ -43,6 +44,9 @@ impl FrameHandler for ConvertFrame {
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
         let code = &frame.code;
+        if take_skip_once(code.as_object() as *const _ as usize) {
+            return Ok(FrameAction::RunUnchanged);
+        }
         let action = cache::action(code.as_object());
         if action == Action::Skip {
             return Ok(FrameAction::RunUnchanged);
@@ -79,7 +83,7 @@ impl FrameHandler for ConvertFrame {
                     let msg = format!(
                         "Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '{}', function name: '{}', line number: {}\n{}",
                         code.code.source_path,
-                        code.code.obj_name,
+                        super::resume::display_name(code),
                         first_line(code),
                         failures
                             .iter()
@@ -91,7 +95,8 @@ impl FrameHandler for ConvertFrame {
                 }
                 _ => {}
             }
-            log_recompile(code, &failures);
+            let next_id = cache::with(code, |c| c.frame_id.map(|f| (f, c.compiles)));
+            log_recompile(code, next_id, &failures);
             let limit = config::cache_size_limit();
             let ours = entries
                 .iter()
@@ -101,14 +106,17 @@ impl FrameHandler for ConvertFrame {
                 return limit_hit(code, limit, &failures, &self.config, vm);
             }
         }
-        self.compile_and_run(frame, code, fv, vm)
+        self.compile_and_run(code, fv, vm)
+    }
+
+    fn hides_frame(&self, replacement: &PyCode, next: &PyCode) -> bool {
+        super::resume::continues(replacement, next)
     }
 }
 
 impl ConvertFrame {
     fn compile_and_run(
         &self,
-        frame: &Frame<'_>,
         code: &PyRef<PyCode>,
         fv: FrameValues,
         vm: &VirtualMachine,
@@ -118,6 +126,9 @@ impl ConvertFrame {
         });
         let compile_id = (frame_id, cache::with(code, |c| c.compiles));
         let started = std::time::Instant::now();
+        if tlog::enabled() {
+            tlog::dynamo_start(compile_id, &tlog::caller_stack(code, vm));
+        }
         // Restart analysis: a break inside an inlined call (or one that left partial changes)
         // is retried as a break at the root call site.
         let mut break_at = HashMap::new();
@@ -146,27 +157,22 @@ impl ConvertFrame {
             Ok(p) => p,
             Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
         };
-        let exe = if graph.nodes().is_empty() {
+        // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
+        // included; dead-code elimination only shrinks what the backend gets.
+        let exe = if out.op_count() == 0 {
             None
         } else {
             match compile_graph(&graph, &out, &self.config, vm) {
                 Ok(e) => Some(e),
-                Err(msg) => return self.backend_failed(code, msg, vm),
+                Err(msg) => return self.backend_failed(code, compile_id, started, msg, vm),
             }
         };
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
+        log_bytecode(code, None, compile_id);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
         if exe.is_some() {
-            stats::record_graph(
-                code,
-                compile_id,
-                &graph,
-                &out,
-                &guards,
-                started.elapsed(),
-                vm,
-            );
+            stats::record_graph(code, compile_id, &graph, &out, &guards, started.elapsed());
         }
         let entry = Rc::new(CompiledEntry {
             guards,
@@ -184,26 +190,37 @@ impl ConvertFrame {
             c.entries.insert(0, entry.clone());
             c.compiles += 1;
         });
+        if let (Plan::Direct(p), true) = (&entry.plan, tlog::enabled()) {
+            let mut m = Metrics::of(code, started);
+            m.restart_reasons = break_at.values().map(GraphBreak::reason).collect();
+            tlog::frame_compiled(code, compile_id, &p.graph, &out, &entry.guards, m, vm);
+        }
         run_entry(&entry, &fv, vm)
     }
 
     fn backend_failed(
         &self,
         code: &PyRef<PyCode>,
+        compile_id: (u32, u32),
+        started: std::time::Instant,
         msg: String,
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
+        if tlog::enabled() {
+            let m = Metrics::of(code, started).failed("BackendCompilerFailed", &msg, None);
+            tlog::compilation_metrics(compile_id, &m);
+        }
         if self.config.fullgraph || !config::suppress_errors() {
             return Ok(FrameAction::Raise(vm.new_runtime_error(format!(
                 "backend compiler failed for {} ({}:{}):\n{msg}",
-                code.code.obj_name,
+                super::resume::display_name(code),
                 code.code.source_path,
                 first_line(code)
             ))));
         }
         eprintln!(
             "WON'T CONVERT {} {} line {}\n{msg}",
-            code.code.obj_name,
+            super::resume::display_name(code),
             code.code.source_path,
             first_line(code)
         );
@@ -222,11 +239,21 @@ impl ConvertFrame {
         vm: &VirtualMachine,
     ) -> PyResult<FrameAction> {
         let render = |b: &GraphBreak| b.render(|f, l| source_line(f, l, vm));
+        let started = traced
+            .as_ref()
+            .map_or_else(std::time::Instant::now, |t| t.2);
         if self.config.fullgraph || config::error_on_graph_break() {
+            let msg = render(&b);
+            if tlog::enabled() {
+                let m = Metrics::of(code, started).failed("Unsupported", &msg, b.user_stack.last());
+                tlog::compilation_metrics(compile_id, &m);
+            }
             return Ok(FrameAction::Raise(super::py_module::unsupported_error(
-                &render(&b),
-                vm,
+                &msg, vm,
             )));
+        }
+        if tlog::enabled() {
+            tlog::artifact(compile_id, "dynamo_graph_break_reason", &render(&b));
         }
         stats::record_break(code, &b);
         let where_ = b
@@ -238,8 +265,8 @@ impl ConvertFrame {
             Artifact::GraphBreaks,
             Some(compile_id),
             &format!(
-                "Graph break in user code at {where_}\nGraph Break Reason: {}\nUser code traceback:\n{}",
-                render(&b),
+                "Graph break in user code at {where_}\nGraph Break Reason: {}User code traceback:\n{}",
+                b.header(),
                 user_traceback(&b, vm)
             ),
         );
@@ -258,12 +285,17 @@ impl ConvertFrame {
                     Some(compile_id),
                     &format!(
                         "torchdynamo skips frame {} ({}:{}): {why}",
-                        code.code.obj_name,
+                        super::resume::display_name(code),
                         code.code.source_path,
                         first_line(code)
                     ),
                 );
                 cache::set_action(code, Action::Skip);
+                if tlog::enabled() {
+                    let m =
+                        Metrics::of(code, started).failed("SkipFrame", &why, b.user_stack.last());
+                    tlog::compilation_metrics(compile_id, &m);
+                }
                 Ok(FrameAction::RunUnchanged)
             }
         }
@@ -284,14 +316,21 @@ impl ConvertFrame {
         use super::graph_break as gb;
         let bc = super::bytecode::Bytecode::decode(code);
         gb::check_resumable(code, &bc, state)?;
-        let live = gb::live_slots(code, &bc, state.pos);
+        // A live variable still unbound at the break stays unbound in the resume function, as
+        // in the original (it is only read on a path that binds it first, or raises).
+        let live: Vec<usize> = gb::live_slots(code, &bc, state.pos)
+            .into_iter()
+            .filter(|&s| state.locals.get(s).is_some_and(Option::is_some))
+            .collect();
         let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, vm)?;
-        let exe = if graph.nodes().is_empty() {
+        // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
+        let exe = if out.op_count() == 0 {
             None
         } else {
             Some(compile_graph(&graph, out, &self.config, vm)?)
         };
         let graph = Rc::new(graph);
+        let exe_compiled = exe.is_some();
         let plan_id = gb::register_plan(gb::BreakPlan {
             inputs,
             exe,
@@ -311,19 +350,12 @@ impl ConvertFrame {
             )
             .map_err(|_| "cannot store the compiled graph in the frame's globals".to_owned())?;
         let new_code = gb::transformed_code(code, &bc, state, &live, &name, &fv.globals, vm)?;
-        log_bytecode(code, &new_code, compile_id);
+        super::resume::register_replacement(&new_code, code);
+        log_bytecode(code, Some(&new_code), compile_id);
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
-        if !graph.nodes().is_empty() {
+        if exe_compiled {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
-            stats::record_graph(
-                code,
-                compile_id,
-                &graph,
-                out,
-                &guards,
-                started.elapsed(),
-                vm,
-            );
+            stats::record_graph(code, compile_id, &graph, out, &guards, started.elapsed());
         }
         let entry = Rc::new(CompiledEntry {
             guards,
@@ -332,9 +364,13 @@ impl ConvertFrame {
             compile_id,
         });
         cache::with(code, |c| {
-            c.entries.insert(0, entry);
+            c.entries.insert(0, entry.clone());
             c.compiles += 1;
         });
+        if tlog::enabled() {
+            let m = Metrics::of(code, started);
+            tlog::frame_compiled(code, compile_id, &graph, out, &entry.guards, m, vm);
+        }
         Ok(FrameAction::RunCode(new_code))
     }
 }
@@ -414,7 +450,10 @@ fn user_traceback(b: &GraphBreak, vm: &VirtualMachine) -> String {
     s
 }
 
-fn log_bytecode(orig: &PyRef<PyCode>, new: &PyRef<PyCode>, compile_id: (u32, u32)) {
+/// `TORCH_LOGS=bytecode`: the frame's bytecode (a resume function's, prologue included) and the
+/// code that replaces it at a graph break. A frame captured whole has no replacement: its cache
+/// entry checks the guards and runs the graph directly.
+fn log_bytecode(orig: &PyRef<PyCode>, new: Option<&PyRef<PyCode>>, compile_id: (u32, u32)) {
     if !logs::enabled(Artifact::Bytecode) {
         return;
     }
@@ -432,19 +471,27 @@ fn log_bytecode(orig: &PyRef<PyCode>, new: &PyRef<PyCode>, compile_id: (u32, u32
         }
         s
     };
+    let modified = match new {
+        Some(new) => format!(
+            "MODIFIED BYTECODE {} {} line {}\n{}",
+            super::resume::display_name(new),
+            new.code.source_path,
+            first_line(new),
+            dis(new)
+        ),
+        None => {
+            "MODIFIED BYTECODE (none: the cache entry runs the compiled graph directly)\n".into()
+        }
+    };
     logs::log(
         Artifact::Bytecode,
         Some(compile_id),
         &format!(
-            "ORIGINAL BYTECODE {} {} line {}\n{}\nMODIFIED BYTECODE {} {} line {}\n{}",
-            orig.code.obj_name,
+            "ORIGINAL BYTECODE {} {} line {}\n{}\n{modified}",
+            super::resume::display_name(orig),
             orig.code.source_path,
             first_line(orig),
             dis(orig),
-            new.code.obj_name,
-            new.code.source_path,
-            first_line(new),
-            dis(new)
         ),
     );
 }
@@ -589,11 +636,15 @@ pub fn source_line(file: &str, line: u32, vm: &VirtualMachine) -> Option<String>
     (!s.trim().is_empty()).then(|| s.trim_end().to_owned())
 }
 
-fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
+fn log_recompile(
+    code: &PyRef<PyCode>,
+    compile_id: Option<(u32, u32)>,
+    failures: &[((u32, u32), String)],
+) {
     let verbose = logs::enabled(Artifact::RecompilesVerbose);
     let mut msg = format!(
         "Recompiling function {} in {}:{}\n    triggered by the following guard failure(s):",
-        code.code.obj_name,
+        super::resume::display_name(code),
         code.code.source_path,
         first_line(code)
     );
@@ -608,7 +659,28 @@ fn log_recompile(code: &PyRef<PyCode>, failures: &[((u32, u32), String)]) {
     } else {
         Artifact::Recompiles
     };
-    logs::log(a, None, &msg);
+    logs::log(a, compile_id, &msg);
+}
+
+thread_local! {
+    /// The code object whose next frame Dynamo skips (`disable(recursive=False)`).
+    static SKIP_ONCE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sets the code object (by address) whose next frame is skipped; returns the previous one.
+pub fn set_skip_once(code: Option<usize>) -> Option<usize> {
+    SKIP_ONCE.with(|s| s.replace(code))
+}
+
+fn take_skip_once(code: usize) -> bool {
+    SKIP_ONCE.with(|s| {
+        if s.get() == Some(code) {
+            s.set(None);
+            true
+        } else {
+            false
+        }
+    })
 }
 
 thread_local! {
@@ -629,7 +701,7 @@ fn limit_hit(
         .map_or_else(String::new, |(_, r)| r.clone());
     let msg = format!(
         "torch._dynamo hit config.recompile_limit ({limit})\n   function: '{}' ({}:{})\n   last reason: {last}\nTo log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\nTo diagnose recompilation issues, see https://pytorch.org/docs/main/torch.compiler_troubleshooting.html.",
-        code.code.obj_name,
+        super::resume::display_name(code),
         code.code.source_path,
         first_line(code)
     );
@@ -658,7 +730,7 @@ fn log_compiled(
         logs::log(Artifact::Guards, Some(compile_id), &guards.dump(vm));
     }
     if logs::enabled(Artifact::GraphCode) || logs::enabled(Artifact::Graph) {
-        if let Ok(text) = super::fx::readable(graph, out, &code.code.obj_name.to_string(), vm) {
+        if let Ok(text) = super::fx::readable(graph, out, &super::resume::display_name(code), vm) {
             logs::log(
                 Artifact::GraphCode,
                 Some(compile_id),
@@ -676,7 +748,7 @@ fn log_compiled(
         Some(compile_id),
         &format!(
             "Step 1: torchdynamo done tracing {} ({}:{})",
-            code.code.obj_name,
+            super::resume::display_name(code),
             code.code.source_path,
             first_line(code)
         ),

@@ -39,6 +39,8 @@ pub enum GraphBreakKind {
     LoggingCall,
     /// A construct Dynamo does not support yet (generators, `try` in an inlined function, ...).
     UnsupportedConstruct,
+    /// A `with` block whose context manager Dynamo does not model.
+    UnsupportedContextManager,
 }
 
 /// A hint that applies to breaks users cannot remove.
@@ -63,6 +65,7 @@ impl GraphBreakKind {
         Self::UnsupportedOperation,
         Self::LoggingCall,
         Self::UnsupportedConstruct,
+        Self::UnsupportedContextManager,
     ];
 
     /// The stable code (`GB0001`, ...). Never reused or renumbered.
@@ -82,6 +85,7 @@ impl GraphBreakKind {
             Self::UnsupportedOperation => "GB0012",
             Self::LoggingCall => "GB0013",
             Self::UnsupportedConstruct => "GB0014",
+            Self::UnsupportedContextManager => "GB0015",
         }
     }
 
@@ -102,6 +106,7 @@ impl GraphBreakKind {
             Self::UnsupportedOperation => "Unsupported operation",
             Self::LoggingCall => "Logging call",
             Self::UnsupportedConstruct => "Unsupported Python construct",
+            Self::UnsupportedContextManager => "Unsupported context manager",
         }
     }
 
@@ -142,6 +147,9 @@ impl GraphBreakKind {
                 "Dynamo does not trace logging calls; they run eagerly between two graphs."
             }
             Self::UnsupportedConstruct => "Dynamo does not support this Python construct here.",
+            Self::UnsupportedContextManager => {
+                "Dynamo does not know how to enter this context manager; only grad-mode managers (`torch.no_grad()`, `torch.enable_grad()`, `torch.set_grad_enabled()`) are traced."
+            }
         }
     }
 
@@ -188,6 +196,10 @@ impl GraphBreakKind {
                 "Move the logging call out of the compiled region, or log after the compiled function returns.",
             ],
             Self::UnsupportedConstruct => vec![SUPPORTABLE],
+            Self::UnsupportedContextManager => vec![
+                "Avoid using the unsupported context manager in the compiled region, or move the `with` block into a function decorated with `torch.compiler.disable`.",
+                SUPPORTABLE,
+            ],
         }
     }
 }
@@ -228,8 +240,9 @@ impl GraphBreak {
         )
     }
 
-    /// The full message in Dynamo's layout, with the user's source lines.
-    pub fn render(&self, source_line: impl Fn(&str, u32) -> Option<String>) -> String {
+    /// The message without the user stack: type, explanation, hints, context and the code's
+    /// reference (the `graph_breaks` log follows it with the user traceback).
+    pub fn header(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.kind.gb_type());
         let _ = writeln!(out, "  Explanation: {}", self.kind.explanation());
@@ -243,6 +256,12 @@ impl GraphBreak {
             self.kind.code(),
             self.kind.code().to_lowercase()
         );
+        out
+    }
+
+    /// The full message in Dynamo's layout, with the user's source lines.
+    pub fn render(&self, source_line: impl Fn(&str, u32) -> Option<String>) -> String {
+        let mut out = self.header();
         if !self.user_stack.is_empty() {
             out.push_str("from user code:\n");
             for (file, line, func) in &self.user_stack {

@@ -81,9 +81,12 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             args.pop();
         }
         let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
-        let info = view.fx.get(i);
+        let info = view.fx.get(i).and_then(Option::as_ref);
         let node = match info.map(|f| &f.target) {
-            Some(FxTarget::Host { func, args: host_args }) => {
+            Some(FxTarget::Host {
+                func,
+                args: host_args,
+            }) => {
                 let inputs = match n.args.first() {
                     Some(Value::TensorList(ts)) => ts.clone(),
                     _ => Vec::new(),
@@ -95,7 +98,11 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                         super::host_call::HostArg::Const(c) => Ok(c.clone()),
                     })
                     .collect::<PyResult<Vec<_>>>()?;
-                vm.call_method(&g, "call_function", (func.clone(), vm.ctx.new_tuple(call_args), vm.ctx.new_dict()))?
+                vm.call_method(
+                    &g,
+                    "call_function",
+                    (func.clone(), vm.ctx.new_tuple(call_args), vm.ctx.new_dict()),
+                )?
             }
             Some(FxTarget::Function(f)) if !vm.is_none(f) => {
                 vm.call_method(&g, "call_function", (f.clone(), args, kwargs))?

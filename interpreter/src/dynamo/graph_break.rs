@@ -29,7 +29,7 @@ use super::output_graph::OutputGraph;
 use super::reconstruct::{Builder, OutputSet, Recon, Replay, recon_of, replays};
 use super::resume::{ResumePoint, StackEntry, resume_code};
 use super::source::{FrameValues, Source};
-use super::variables::Vt;
+use super::variables::{Kind, Vt};
 
 /// The compiled frame's state just before the instruction that broke.
 #[derive(Clone, Debug)]
@@ -135,6 +135,7 @@ fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> 
         outputs: &outputs,
         wrapped: Vec::new(),
         frame: &frame,
+        shared: Vec::new(),
     };
     b.replay(&plan.replays, vm)?;
     let values = plan
@@ -199,7 +200,16 @@ pub fn check_resumable(
     bc: &Bytecode,
     state: &BreakState,
 ) -> Result<(), NotResumable> {
-    if let Some(why) = resume_blocker(code, bc, state.pos) {
+    let reenterable = |depth: u32| {
+        let d = depth as usize;
+        d >= 2
+            && matches!(
+                state.stack.get(d - 2).map(|v| &v.kind),
+                Some(Kind::Method(recv, name)) if &**name == "__exit__" && matches!(recv.kind, Kind::GradMode(_))
+            )
+            && state.stack.get(d - 1).is_some_and(|v| v.is_null())
+    };
+    if let Some(why) = resume_blocker(code, bc, state.pos, reenterable) {
         return Err(format!("graph break {why}"));
     }
     if !code.code.cellvars.is_empty() {
@@ -309,10 +319,17 @@ pub fn transformed_code(
     if state.stack.len() < pops {
         return Err("stack too short at the break".into());
     }
-    let kept = &state.stack[..state.stack.len() - pops];
-    if kept.iter().any(Vt::is_null) {
-        return Err("a NULL below the break's operands".into());
-    }
+    let n_kept = state.stack.len() - pops;
+    // The method forms of LOAD_GLOBAL / LOAD_ATTR push a NULL (or `self`) after the value; the
+    // plain form pushes the value (a bound method for LOAD_ATTR), and the resume function pushes
+    // the NULL itself, which calls the same way.
+    let (emit_arg, pushed_null) = match ins.op {
+        Instruction::LoadGlobal { .. } | Instruction::LoadAttr { .. } if ins.arg & 1 == 1 => {
+            (ins.arg & !1, true)
+        }
+        _ => (ins.arg, false),
+    };
+    let pushes = pushes - usize::from(pushed_null);
     let slots = super::bytecode_analysis::Slots::of(code);
     let mut spec = CodeSpec::of(code);
     let tmp_slot = spec.varnames.len() as u32;
@@ -352,13 +369,36 @@ pub fn transformed_code(
         asm.emit(Opcode::LoadSmallInt.as_instruction(), k);
         asm.emit(Opcode::BinaryOp.as_instruction(), 26);
     };
-    for v in &state.stack {
+    // Only the instruction's operands go on the stack; the values below them (which may include
+    // NULLs, e.g. a `with` block's `__exit__` and its NULL) go straight to the resume function.
+    let mut kept_items = Vec::new();
+    for (i, v) in state.stack.iter().enumerate() {
         if v.is_null() {
-            asm.emit(Opcode::PushNull.as_instruction(), 0);
+            if i >= n_kept {
+                asm.emit(Opcode::PushNull.as_instruction(), 0);
+            }
+            continue;
+        }
+        if i < n_kept {
+            kept_items.push(k);
         } else {
             item(&mut asm, k);
-            k += 1;
         }
+        k += 1;
+    }
+    let mut resume_stack: Vec<StackEntry> = state.stack[..n_kept]
+        .iter()
+        .map(|v| {
+            if v.is_null() {
+                StackEntry::Null
+            } else {
+                StackEntry::Value
+            }
+        })
+        .collect();
+    resume_stack.extend(std::iter::repeat_n(StackEntry::Value, pushes));
+    if pushed_null {
+        resume_stack.push(StackEntry::Null);
     }
     for &slot in live {
         item(&mut asm, k);
@@ -366,7 +406,6 @@ pub fn transformed_code(
         asm.emit(Opcode::StoreFast.as_instruction(), slot as u32);
     }
     // The unsupported instruction itself, then the continuation(s).
-    let post_stack = kept.len() + pushes;
     let live_names: Vec<String> = live.iter().map(|&s| slots.names[s].clone()).collect();
     let cont =
         |asm: &mut Assembler, spec: &mut CodeSpec, next_pos: usize| -> Result<(), NotResumable> {
@@ -376,7 +415,7 @@ pub fn transformed_code(
                 .ok_or_else(|| "no instruction to resume at".to_owned())?;
             let point = ResumePoint {
                 target: target.start,
-                stack: vec![StackEntry::Value; post_stack],
+                stack: resume_stack.clone(),
                 live: live_names.clone(),
             };
             let rcode = resume_code(code, &point, vm)?;
@@ -384,7 +423,7 @@ pub fn transformed_code(
             // same resume point uses the same code object (and so the same compiled entries).
             let gname = format!(
                 "{}_{:x}",
-                rcode.code.obj_name,
+                super::resume::display_name(&rcode),
                 rcode.as_object() as *const _ as usize
             );
             globals
@@ -393,8 +432,15 @@ pub fn transformed_code(
             let name_idx = spec.names.len() as u32;
             spec.names.push(gname);
             asm.set_line(target.line.unwrap_or(line));
-            // [stack...] -> (stack...,) ; resume fn ; swap ; NULL ; args = stack + live ; NULL ; CALL_FUNCTION_EX
-            asm.emit(Opcode::BuildTuple.as_instruction(), post_stack as u32);
+            // [pushed...] -> (kept values..., pushed...) ; resume fn ; swap ; NULL ;
+            // args = stack + live ; NULL ; CALL_FUNCTION_EX
+            asm.emit(Opcode::BuildTuple.as_instruction(), pushes as u32);
+            for &kk in &kept_items {
+                item(asm, kk);
+            }
+            asm.emit(Opcode::BuildTuple.as_instruction(), kept_items.len() as u32);
+            asm.emit(Opcode::Swap.as_instruction(), 2);
+            asm.emit(Opcode::BinaryOp.as_instruction(), 0);
             if nfree > 0 {
                 for j in 0..nfree {
                     asm.emit(
@@ -433,7 +479,7 @@ pub fn transformed_code(
             .ok_or_else(|| "bad jump target".to_owned())?;
         cont(&mut asm, &mut spec, t)?;
     } else {
-        asm.emit(ins.op, ins.arg);
+        asm.emit(ins.op, emit_arg);
         cont(&mut asm, &mut spec, state.pos + 1)?;
     }
     Ok(spec.build(asm.assemble(), vm))

@@ -137,6 +137,12 @@ pub enum Check {
     Length(usize),
     /// The dict's keys, in order (DICT_KEYS).
     DictKeys(Vec<ConstValue>),
+    /// `type(x) is type(obj) and x == obj` for an immutable value that is not a [`ConstValue`]
+    /// (a range, a big int, bytes, a complex, a slice, a device): EQUALS_MATCH on the object.
+    ValueMatch {
+        /// The value seen while tracing.
+        obj: PyObjectRef,
+    },
 }
 
 impl Check {
@@ -148,6 +154,7 @@ impl Check {
             Check::Tensor { .. } => "TENSOR_MATCH",
             Check::Length(_) => "LENGTH_CHECK",
             Check::DictKeys(_) => "DICT_KEYS_MATCH",
+            Check::ValueMatch { .. } => "EQUALS_MATCH",
         }
     }
 
@@ -168,6 +175,7 @@ impl Check {
                 meta.strides
             ),
             Check::Length(n) => format!("len({src}) == {n}"),
+            Check::ValueMatch { obj } => format!("{src} == {}", obj_repr(obj)),
             Check::DictKeys(keys) => format!(
                 "list({src}.keys()) == [{}]",
                 keys.iter()
@@ -214,6 +222,10 @@ impl Check {
                     ));
                 };
                 check_tensor(src, meta, *requires_grad, &actual, rg)
+            }
+            Check::ValueMatch { obj } => {
+                let ok = value.class().is(obj.class()) && vm.bool_eq(value, obj).unwrap_or(false);
+                if ok { Ok(()) } else { fail() }
             }
             Check::Length(n) => match value.length(vm) {
                 Ok(len) if len == *n => Ok(()),
@@ -299,6 +311,12 @@ fn dtype_c10(d: DType) -> &'static str {
     }
 }
 
+/// A value's repr for guard text, without a VM at hand (ranges, slices and the like print as
+/// their type name and address when it cannot be computed).
+fn obj_repr(obj: &PyObjectRef) -> String {
+    format!("<{} at {:#x}>", obj.class().name(), obj_id(obj))
+}
+
 fn obj_id(obj: &PyObjectRef) -> usize {
     obj.as_object() as *const PyObject as usize
 }
@@ -334,6 +352,9 @@ pub struct GuardSet {
     guards: Vec<Guard>,
     /// Pairs of sources that must be the same object (a tensor passed twice).
     aliases: Vec<(Rc<Source>, Rc<Source>)>,
+    /// Sources of the distinct tensor inputs: they must stay distinct objects, since the graph
+    /// treats them as independent (a later call passing one tensor twice must not reuse it).
+    distinct: Vec<Rc<Source>>,
 }
 
 impl GuardSet {
@@ -356,6 +377,12 @@ impl GuardSet {
         self.aliases.push((a.clone(), b.clone()));
     }
 
+    /// Requires the tensor at `source` to be a different object from every other such tensor
+    /// (Dynamo's NO_TENSOR_ALIASING guard).
+    pub fn add_distinct(&mut self, source: &Rc<Source>) {
+        self.distinct.push(source.clone());
+    }
+
     /// The guards, in the order they were added.
     pub fn guards(&self) -> &[Guard] {
         &self.guards
@@ -370,6 +397,7 @@ enum Access {
     Global(rustpython_vm::builtins::PyStrRef),
     Attr(rustpython_vm::builtins::PyStrRef),
     Item(PyObjectRef),
+    Const(PyObjectRef),
 }
 
 #[derive(Clone, Debug)]
@@ -385,6 +413,7 @@ struct Node {
 pub struct GuardTree {
     nodes: Vec<Node>,
     aliases: Vec<(usize, usize)>,
+    distinct: Vec<usize>,
     global: GlobalState,
 }
 
@@ -394,6 +423,7 @@ impl GuardTree {
         let mut tree = GuardTree {
             nodes: Vec::new(),
             aliases: Vec::new(),
+            distinct: Vec::new(),
             global,
         };
         for g in &set.guards {
@@ -403,6 +433,12 @@ impl GuardTree {
         for (a, b) in &set.aliases {
             let (na, nb) = (tree.node_for(a, vm), tree.node_for(b, vm));
             tree.aliases.push((na, nb));
+        }
+        if set.distinct.len() > 1 {
+            for s in &set.distinct {
+                let n = tree.node_for(s, vm);
+                tree.distinct.push(n);
+            }
         }
         tree
     }
@@ -419,6 +455,7 @@ impl GuardTree {
                 Some(self.node_for(base, vm)),
                 Access::Attr(vm.ctx.new_str(&**name)),
             ),
+            Source::Const(c) => (None, Access::Const(c.0.clone())),
             Source::Item(base, key) => {
                 let k = match key {
                     Key::Int(i) => vm.ctx.new_int(*i).into(),
@@ -438,7 +475,10 @@ impl GuardTree {
 
     /// Number of checks (for statistics and `explain`).
     pub fn len(&self) -> usize {
-        self.nodes.iter().map(|n| n.checks.len()).sum::<usize>() + self.aliases.len() + 1
+        self.nodes.iter().map(|n| n.checks.len()).sum::<usize>()
+            + self.aliases.len()
+            + usize::from(!self.distinct.is_empty())
+            + 1
     }
 
     /// Whether there are no checks beyond the global state.
@@ -464,6 +504,7 @@ impl GuardTree {
                 (Access::Global(name), _) => frame.global(name.expect_str(), vm).ok().flatten(),
                 (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok(),
                 (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok(),
+                (Access::Const(c), _) => Some(c.clone()),
                 (_, None) => None,
             };
             let src = node.source.to_string();
@@ -492,6 +533,24 @@ impl GuardTree {
                 ));
             }
         }
+        if !self.distinct.is_empty() {
+            let mut seen: Vec<(usize, usize)> = self
+                .distinct
+                .iter()
+                .filter_map(|n| {
+                    values[*n]
+                        .as_ref()
+                        .map(|v| (v.as_object() as *const PyObject as usize, *n))
+                })
+                .collect();
+            seen.sort_unstable();
+            if let Some(w) = seen.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(format!(
+                    "Duplicate tensors found: {} is {}",
+                    self.nodes[w[0].1].source, self.nodes[w[1].1].source
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -512,9 +571,17 @@ impl GuardTree {
         for (a, b) in &self.aliases {
             let _ = writeln!(
                 out,
-                "| +- NO_TENSOR_ALIASING: {} is {}",
+                "| +- DUPLICATE_INPUT: {} is {}",
                 self.nodes[*a].source, self.nodes[*b].source
             );
+        }
+        if !self.distinct.is_empty() {
+            let names: Vec<String> = self
+                .distinct
+                .iter()
+                .map(|n| self.nodes[*n].source.to_string())
+                .collect();
+            let _ = writeln!(out, "| +- NO_TENSOR_ALIASING: {}", names.join(", "));
         }
         out
     }
@@ -534,6 +601,7 @@ impl GuardTree {
             Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.expect_str()),
             Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.expect_str()),
             Access::Item(_) => "GetItemGuardAccessor".to_owned(),
+            Access::Const(_) => "ConstantSource".to_owned(),
         };
         let _ = writeln!(
             out,
@@ -552,7 +620,7 @@ impl GuardTree {
     }
 
     /// Each guard as `(source, kind, code)`, for `explain()`'s `out_guards`.
-    pub fn describe(&self, vm: &VirtualMachine) -> Vec<(String, &'static str, String)> {
+    pub fn describe(&self) -> Vec<(String, &'static str, String)> {
         let mut out = vec![(
             String::new(),
             "GRAD_MODE",

@@ -32,8 +32,6 @@ struct PyCallee {
     name: String,
     args: Vec<HostArg>,
     metas: Vec<TensorMeta>,
-    /// Whether the function returned a tuple/list (vs one tensor).
-    returns_sequence: bool,
 }
 
 impl std::fmt::Debug for PyCallee {
@@ -54,7 +52,10 @@ impl HostCallee for PyCallee {
     fn call(&self, inputs: &[Tensor]) -> rynamo_graph::Result<Vec<Tensor>> {
         use rustpython_vm::vm::thread;
         if !thread::current_vm_is_set() {
-            return Err(rynamo_graph::Error::BadArgs(format!("host_call {}: no Python interpreter on this thread", self.name)));
+            return Err(rynamo_graph::Error::BadArgs(format!(
+                "host_call {}: no Python interpreter on this thread",
+                self.name
+            )));
         }
         thread::with_current_vm(|vm| {
             let args: Vec<PyObjectRef> = self
@@ -65,10 +66,13 @@ impl HostCallee for PyCallee {
                     HostArg::Const(c) => c.clone(),
                 })
                 .collect();
-            let r = self
-                .func
-                .call(args, vm)
-                .map_err(|e| rynamo_graph::Error::BadArgs(format!("{} raised: {}", self.name, super::fx::error_text(&e, vm))))?;
+            let r = self.func.call(args, vm).map_err(|e| {
+                rynamo_graph::Error::BadArgs(format!(
+                    "{} raised: {}",
+                    self.name,
+                    super::fx::error_text(&e, vm)
+                ))
+            })?;
             flatten_tensors(&r, vm).map_err(rynamo_graph::Error::BadArgs)
         })
     }
@@ -84,11 +88,17 @@ fn flatten_tensors(r: &PyObjectRef, vm: &VirtualMachine) -> Result<Vec<Tensor>, 
     } else if let Some(l) = r.downcast_ref::<PyList>() {
         l.borrow_vec().to_vec()
     } else {
-        return Err(format!("an allow_in_graph function must return tensors, not {}", r.class().name()));
+        return Err(format!(
+            "an allow_in_graph function must return tensors, not {}",
+            r.class().name()
+        ));
     };
     items
         .iter()
-        .map(|i| bridge::as_tensor(i).ok_or_else(|| "an allow_in_graph function must return tensors".to_owned()))
+        .map(|i| {
+            bridge::as_tensor(i)
+                .ok_or_else(|| "an allow_in_graph function must return tensors".to_owned())
+        })
         .collect::<Result<_, _>>()
         .map(|v: Vec<Tensor>| {
             let _ = vm;
@@ -107,7 +117,10 @@ impl Tracer<'_> {
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         if !kwargs.is_empty() {
-            return Err(GraphBreak::new(GraphBreakKind::UnsupportedCall, format!("allow_in_graph function {name} called with keyword arguments")));
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!("allow_in_graph function {name} called with keyword arguments"),
+            ));
         }
         let mut template = Vec::with_capacity(args.len());
         let mut tensors = Vec::new();
@@ -117,7 +130,10 @@ impl Tracer<'_> {
                 Kind::Tensor(t) => {
                     template.push(HostArg::Tensor(tensors.len()));
                     tensors.push(self.out.current_value(t));
-                    examples.push(bridge::wrap_tensor(Tensor::zeros(&t.meta.shape, t.meta.dtype), vm));
+                    examples.push(bridge::wrap_tensor(
+                        Tensor::zeros(&t.meta.shape, t.meta.dtype),
+                        vm,
+                    ));
                 }
                 Kind::Const(c) => {
                     template.push(HostArg::Const(c.clone()));
@@ -126,17 +142,31 @@ impl Tracer<'_> {
                 _ => {
                     return Err(GraphBreak::new(
                         GraphBreakKind::UnsupportedCall,
-                        format!("allow_in_graph function {name} called with {} (only tensors and constants)", a.describe()),
+                        format!(
+                            "allow_in_graph function {name} called with {} (only tensors and constants)",
+                            a.describe()
+                        ),
                     ));
                 }
             }
         }
         // Output shapes: one call on zero-filled tensors, with Dynamo off.
-        let probe = crate::eval_frame::with_callback_state(crate::eval_frame::CallbackState::Disabled, vm, || func.call(examples, vm));
+        let probe = crate::eval_frame::with_callback_state(
+            crate::eval_frame::CallbackState::Disabled,
+            vm,
+            || func.call(examples, vm),
+        );
         let r = probe.map_err(|e| {
-            GraphBreak::new(GraphBreakKind::UnsupportedCall, format!("allow_in_graph function {name} raised on example inputs: {}", super::fx::error_text(&e, vm)))
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!(
+                    "allow_in_graph function {name} raised on example inputs: {}",
+                    super::fx::error_text(&e, vm)
+                ),
+            )
         })?;
-        let outs = flatten_tensors(&r, vm).map_err(|m| GraphBreak::new(GraphBreakKind::UnsupportedCall, m))?;
+        let outs = flatten_tensors(&r, vm)
+            .map_err(|m| GraphBreak::new(GraphBreakKind::UnsupportedCall, m))?;
         let returns_sequence = bridge::as_tensor(&r).is_none();
         let metas: Vec<TensorMeta> = outs.iter().map(|t| t.meta()).collect();
         let callee = host::register(Arc::new(PyCallee {
@@ -144,9 +174,10 @@ impl Tracer<'_> {
             name: name.to_owned(),
             args: template.clone(),
             metas,
-            returns_sequence,
         }));
-        let rg = args.iter().any(|a| a.as_tensor().is_some_and(|t| t.requires_grad));
+        let rg = args
+            .iter()
+            .any(|a| a.as_tensor().is_some_and(|t| t.requires_grad));
         let node_args = vec![Value::TensorList(tensors), Value::Int(callee)];
         let outs = self.out.call_op(
             Op::HostCall,
@@ -160,7 +191,9 @@ impl Tracer<'_> {
         Ok(if returns_sequence {
             Vt::new(Kind::Tuple(outs))
         } else {
-            outs.into_iter().next().ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedCall, "no output"))?
+            outs.into_iter()
+                .next()
+                .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedCall, "no output"))?
         })
     }
 }

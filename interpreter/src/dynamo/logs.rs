@@ -140,7 +140,7 @@ pub fn log(a: Artifact, compile_id: Option<(u32, u32)>, msg: &str) {
     if !enabled(a) {
         return;
     }
-    let now = chrono_like_now();
+    let now = glog_time();
     let pid = std::process::id();
     let level = if a == Artifact::DynamoDebug { 'V' } else { 'I' };
     let id = compile_id.map_or_else(String::new, |(f, c)| format!("[{f}/{c}] "));
@@ -155,7 +155,7 @@ pub fn log(a: Artifact, compile_id: Option<(u32, u32)>, msg: &str) {
 }
 
 /// `MMDD HH:MM:SS.micro` in UTC, without pulling in a date crate for one timestamp.
-fn chrono_like_now() -> String {
+pub(crate) fn glog_time() -> String {
     let d = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

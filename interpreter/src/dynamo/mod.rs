@@ -28,8 +28,10 @@ pub mod graph_break;
 pub mod guards;
 pub mod host_call;
 pub mod logs;
+pub mod nonstrict;
 mod opcodes;
 pub mod output_graph;
+pub mod polyfills;
 pub mod py_module;
 pub mod reconstruct;
 pub mod resume;
@@ -38,6 +40,7 @@ pub mod source;
 pub mod stats;
 pub mod symbolic_convert;
 pub mod tensor_ops;
+pub mod trace_structured;
 pub mod variables;
 
 #[cfg(test)]

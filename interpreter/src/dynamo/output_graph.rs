@@ -74,6 +74,12 @@ pub struct OutputGraph {
     /// In-place updates: a tensor whose value was `k` now reads `v` (followed transitively), so
     /// every alias of a mutated tensor sees the mutation.
     pub inplace_updates: HashMap<ValueId, ValueId>,
+    /// Lists and dicts read from the frame, by object address (the object is kept alive): the
+    /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
+    /// so a mutation through one read is seen by the next and replayed once.
+    pub containers: HashMap<usize, (PyObjectRef, Vt)>,
+    /// The grad mode the traced code sees at this point (grad-mode managers switch it).
+    pub grad_enabled: bool,
 }
 
 impl OutputGraph {
@@ -90,6 +96,8 @@ impl OutputGraph {
             user_stack: Vec::new(),
             global_overlay: HashMap::new(),
             inplace_updates: HashMap::new(),
+            containers: HashMap::new(),
+            grad_enabled: super::bridge::grad_enabled(),
         }
     }
 
@@ -120,6 +128,7 @@ impl OutputGraph {
             }
             None => {
                 let v = self.graph.input(&source.identifier(), meta.clone());
+                self.guards.add_distinct(source);
                 self.input_by_obj.insert(key, self.inputs.len());
                 self.inputs.push(GraphInput {
                     value: v,
@@ -137,6 +146,24 @@ impl OutputGraph {
             }),
             source.clone(),
         )
+    }
+
+    /// A graph input that is a constant baked in at trace time (no guard: it cannot change).
+    pub fn constant_input(
+        &mut self,
+        obj: &PyObject,
+        meta: TensorMeta,
+        source: &Rc<Source>,
+    ) -> ValueId {
+        let v = self.graph.input("const", meta);
+        self.input_by_obj
+            .insert(obj as *const PyObject as usize, self.inputs.len());
+        self.inputs.push(GraphInput {
+            value: v,
+            source: source.clone(),
+            example: obj.to_owned(),
+        });
+        v
     }
 
     /// Appends `op(args)` (bound, in schema order) and returns its outputs as trackers.
@@ -172,7 +199,7 @@ impl OutputGraph {
         match &vt.kind {
             Kind::Tensor(t) => Some(Value::Tensor(t.value)),
             Kind::Const(c) => const_arg(c, vm),
-            Kind::Tuple(items) => seq_arg(items, self, vm),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_arg(items, self, vm),
             Kind::List(l) => seq_arg(&l.borrow().items, self, vm),
             _ => None,
         }

@@ -57,7 +57,7 @@ mod dynamo_module {
     use rustpython_vm::builtins::{PyCode, PyStrRef};
     use rustpython_vm::function::FuncArgs;
     use rustpython_vm::pyclass;
-    use rustpython_vm::types::{Callable, GetDescriptor, PyTypeFlags};
+    use rustpython_vm::types::{Callable, GetDescriptor};
     use rustpython_vm::{
         AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, Traverse, VirtualMachine,
     };
@@ -87,13 +87,7 @@ mod dynamo_module {
     }
 
     #[pyclass(with(Callable, GetDescriptor), flags(HAS_DICT))]
-    impl PyCompiledFunction {
-        /// The wrapped callable.
-        #[pygetset]
-        fn _torchdynamo_orig_callable(zelf: &Py<Self>) -> PyObjectRef {
-            zelf.func.clone()
-        }
-    }
+    impl PyCompiledFunction {}
 
     impl Callable for PyCompiledFunction {
         type Args = FuncArgs;
@@ -214,6 +208,34 @@ mod dynamo_module {
     #[pyfunction]
     fn skip_code(code: PyRef<PyCode>) {
         cache::set_action(&code, cache::Action::Skip);
+    }
+
+    /// `call_skipping_frame(fn, args, kwargs)`: calls `fn`, with Dynamo skipping `fn`'s own frame
+    /// (not the frames it calls): `disable(recursive=False)`.
+    #[pyfunction]
+    fn call_skipping_frame(
+        func: PyObjectRef,
+        args: PyObjectRef,
+        kwargs: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        let code = func.get_attr("__code__", vm).ok();
+        let prev = super::super::convert_frame::set_skip_once(
+            code.map(|c| c.as_object() as *const PyObject as usize),
+        );
+        let a: Vec<PyObjectRef> = vm.extract_elements_with(&args, Ok)?;
+        let kw: rustpython_vm::function::KwArgs =
+            match kwargs.downcast::<rustpython_vm::builtins::PyDict>() {
+                Ok(d) => d
+                    .items_vec()
+                    .into_iter()
+                    .map(|(k, v)| (k.str(vm).map(|s| s.to_string()).unwrap_or_default(), v))
+                    .collect(),
+                Err(_) => Default::default(),
+            };
+        let r = func.call(FuncArgs::new(a, kw), vm);
+        super::super::convert_frame::set_skip_once(prev);
+        r
     }
 
     /// Sets the compile stance; returns the previous one.
@@ -355,6 +377,12 @@ mod dynamo_module {
     #[pyfunction]
     fn graph_break_registry() -> String {
         super::super::exc::registry_markdown()
+    }
+
+    /// `load_plugin(path)`: loads a backend plugin and returns its backend name.
+    #[pyfunction]
+    fn load_plugin(path: PyStrRef, vm: &VirtualMachine) -> PyResult<String> {
+        crate::plugins::load(path.expect_str()).map_err(|e| vm.new_runtime_error(e))
     }
 
     /// Names of the native backends (the Rust registry: `eager`, `dynasm`, loaded plugins).

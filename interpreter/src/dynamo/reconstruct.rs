@@ -27,12 +27,27 @@ pub enum Recon {
     Source(Rc<Source>),
     /// A new tuple.
     Tuple(Vec<Recon>),
+    /// A new named tuple of this class.
+    NamedTuple(PyObjectRef, Vec<Recon>),
     /// A new list.
     List(Vec<Recon>),
     /// A new dict.
     Dict(Vec<(PyObjectRef, Recon)>),
+    /// A new set of these constants.
+    Set(Vec<PyObjectRef>),
     /// A new slice.
     Slice(Box<[Recon; 3]>),
+    /// A container made during the trace that more than one place may refer to: built once as
+    /// shared object `id` (its items afterwards, so a container can hold itself).
+    Def(usize, Box<Recon>),
+    /// Shared object `id` again (the same Python object, so aliasing survives the graph).
+    Ref(usize),
+    /// `getattr(value, name)`: a method read off a rebuilt receiver (`x.sum().item`).
+    Attr(Box<Recon>, PyObjectRef),
+    /// A bound method: `(function, self)`.
+    BoundMethod(Box<[Recon; 2]>),
+    /// `functools.partial(func, *args, **keywords)`.
+    Partial(Box<Recon>, Vec<Recon>, Vec<(String, Recon)>),
 }
 
 /// Collects the graph outputs a set of recipes needs.
@@ -40,6 +55,8 @@ pub enum Recon {
 pub struct OutputSet {
     /// Graph values to output, in order.
     pub values: Vec<ValueId>,
+    /// Addresses of the trace-local containers given a [`Recon::Def`], by id.
+    shared: Vec<usize>,
 }
 
 impl OutputSet {
@@ -75,6 +92,18 @@ pub fn recon_of(
             Ok(Recon::Output(outputs.index(cur)))
         }
         Kind::Const(c) => Ok(Recon::Const(c.clone())),
+        Kind::NamedTuple(cls, items) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::NamedTuple(
+                cls.clone(),
+                items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
         Kind::Tuple(items) => Ok(Recon::Tuple(
             items
                 .iter()
@@ -86,25 +115,42 @@ pub fn recon_of(
                 // The frame's own list object (its contents are replayed as a side effect).
                 return Ok(Recon::Source(src.clone()));
             }
-            Ok(Recon::List(
-                l.borrow()
-                    .items
-                    .iter()
-                    .map(|i| recon_of(i, out, outputs, vm))
-                    .collect::<Result<_, _>>()?,
-            ))
+            shared(Rc::as_ptr(l) as usize, outputs, |outputs| {
+                Ok(Recon::List(
+                    l.borrow()
+                        .items
+                        .iter()
+                        .map(|i| recon_of(i, out, outputs, vm))
+                        .collect::<Result<_, _>>()?,
+                ))
+            })
         }
         Kind::Dict(d) => {
             if let Some(src) = &vt.source {
                 return Ok(Recon::Source(src.clone()));
             }
-            Ok(Recon::Dict(
-                d.borrow()
-                    .items
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
-                    .collect::<Result<_, GraphBreak>>()?,
-            ))
+            shared(Rc::as_ptr(d) as usize, outputs, |outputs| {
+                Ok(Recon::Dict(
+                    d.borrow()
+                        .items
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                        .collect::<Result<_, GraphBreak>>()?,
+                ))
+            })
+        }
+        Kind::Set(s) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            let items = vm.extract_elements_with(s, Ok).map_err(|_| {
+                GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "cannot rebuild a set")
+            })?;
+            shared(
+                &**s as *const rustpython_vm::PyObject as usize,
+                outputs,
+                |_| Ok(Recon::Set(items)),
+            )
         }
         Kind::Slice(parts) => Ok(Recon::Slice(Box::new([
             recon_of(&parts[0], out, outputs, vm)?,
@@ -124,11 +170,66 @@ pub fn recon_of(
                 None => Ok(Recon::Const(o.clone())),
             }
         }
+        Kind::GradMode(g) => match &vt.source {
+            Some(src) => Ok(Recon::Source(src.clone())),
+            None => super::variables::ctx_manager::rebuild(g, out.grad_enabled, vm)
+                .map(Recon::Const)
+                .map_err(|_| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "cannot rebuild a grad-mode manager",
+                    )
+                }),
+        },
+        Kind::Method(recv, name) => Ok(Recon::Attr(
+            Box::new(recon_of(recv, out, outputs, vm)?),
+            vm.ctx.new_str(&**name).into(),
+        )),
+        Kind::Partial(p) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::Partial(
+                Box::new(recon_of(&p.func, out, outputs, vm)?),
+                p.args
+                    .iter()
+                    .map(|a| recon_of(a, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+                p.keywords
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                    .collect::<Result<_, GraphBreak>>()?,
+            ))
+        }
+        Kind::BoundMethod(f, zelf) => {
+            if let Some(src) = &vt.source {
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::BoundMethod(Box::new([
+                recon_of(f, out, outputs, vm)?,
+                recon_of(zelf, out, outputs, vm)?,
+            ])))
+        }
         _ => Err(GraphBreak::new(
             GraphBreakKind::UnsupportedConstruct,
             format!("cannot rebuild {} after the graph", vt.describe()),
         )),
     }
+}
+
+/// The recipe of a trace-local container at `addr`: a [`Recon::Def`] the first time, a
+/// [`Recon::Ref`] to it after that (also from inside its own items).
+fn shared(
+    addr: usize,
+    outputs: &mut OutputSet,
+    items: impl FnOnce(&mut OutputSet) -> Result<Recon, GraphBreak>,
+) -> Result<Recon, GraphBreak> {
+    if let Some(id) = outputs.shared.iter().position(|a| *a == addr) {
+        return Ok(Recon::Ref(id));
+    }
+    outputs.shared.push(addr);
+    let id = outputs.shared.len() - 1;
+    Ok(Recon::Def(id, Box::new(items(outputs)?)))
 }
 
 /// A side effect with its values as recipes.
@@ -144,6 +245,10 @@ pub enum Replay {
     ListContents(Rc<Source>, Vec<Recon>),
     /// `source.clear(); source.update(items)`.
     DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
+    /// `torch._C._set_grad_enabled(mode)`.
+    SetGradEnabled(bool),
+    /// `source.clear(); source.update(items)` for a set.
+    SetContents(Rc<Source>, Vec<PyObjectRef>),
 }
 
 /// The recipes of a trace's side effects.
@@ -154,6 +259,10 @@ pub fn replays(
 ) -> Result<Vec<Replay>, GraphBreak> {
     let mut r = Vec::new();
     for e in out.side_effects.effects() {
+        if let SideEffect::SetGradEnabled(_) = e {
+            // Only the last grad-mode switch is observable after the graph.
+            r.retain(|p| !matches!(p, Replay::SetGradEnabled(_)));
+        }
         r.push(match e {
             SideEffect::StoreAttr {
                 target,
@@ -187,6 +296,13 @@ pub fn replays(
                     .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
                     .collect::<Result<_, GraphBreak>>()?,
             ),
+            SideEffect::SetGradEnabled(mode) => Replay::SetGradEnabled(*mode),
+            SideEffect::SetContents { target, set } => Replay::SetContents(
+                target.clone(),
+                vm.extract_elements_with(set, Ok).map_err(|_| {
+                    GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "set contents")
+                })?,
+            ),
             SideEffect::StoreCell { .. } => {
                 return Err(GraphBreak::new(
                     GraphBreakKind::UntrackableStore,
@@ -206,6 +322,8 @@ pub struct Builder<'a> {
     pub wrapped: Vec<Option<PyObjectRef>>,
     /// The frame.
     pub frame: &'a FrameValues,
+    /// Shared objects built so far, by [`Recon::Def`] id.
+    pub shared: Vec<Option<PyObjectRef>>,
 }
 
 impl Builder<'_> {
@@ -244,12 +362,93 @@ impl Builder<'_> {
                     .collect::<PyResult<Vec<_>>>()?;
                 vm.ctx.new_list(v).into()
             }
+            Recon::NamedTuple(cls, items) => {
+                let v = items
+                    .iter()
+                    .map(|i| self.build(i, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
+                super::variables::named_tuple::build(cls, v, vm)?
+            }
+            Recon::Set(items) => {
+                let list = vm.ctx.new_list(items.clone());
+                vm.ctx.types.set_type.as_object().call((list,), vm)?
+            }
             Recon::Dict(items) => {
                 let d = vm.ctx.new_dict();
                 for (k, v) in items {
                     d.set_item(&**k, self.build(v, vm)?, vm)?;
                 }
                 d.into()
+            }
+            Recon::Def(id, inner) => {
+                // Register the container before building its items (it may contain itself).
+                let (obj, fill): (PyObjectRef, bool) = match &**inner {
+                    Recon::List(_) => (vm.ctx.new_list(Vec::new()).into(), true),
+                    Recon::Dict(_) => (vm.ctx.new_dict().into(), true),
+                    other => (self.build(other, vm)?, false),
+                };
+                if self.shared.len() <= *id {
+                    self.shared.resize(*id + 1, None);
+                }
+                self.shared[*id] = Some(obj.clone());
+                if fill {
+                    match &**inner {
+                        Recon::List(items) => {
+                            let v = items
+                                .iter()
+                                .map(|i| self.build(i, vm))
+                                .collect::<PyResult<Vec<_>>>()?;
+                            if let Some(l) = obj.downcast_ref::<PyList>() {
+                                *l.borrow_vec_mut() = v;
+                            }
+                        }
+                        Recon::Dict(items) => {
+                            for (k, v) in items {
+                                let v = self.build(v, vm)?;
+                                obj.set_item(&**k, v, vm)?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                obj
+            }
+            Recon::Ref(id) => self
+                .shared
+                .get(*id)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| vm.new_runtime_error("shared object used before it was built"))?,
+            Recon::Attr(value, name) => {
+                let obj = self.build(value, vm)?;
+                let name = name
+                    .clone()
+                    .downcast::<PyStr>()
+                    .map_err(|_| vm.new_type_error("attribute name"))?;
+                obj.get_attr(&name, vm)?
+            }
+            Recon::Partial(f, args, kwargs) => {
+                let f = self.build(f, vm)?;
+                let mut all = vec![f];
+                for a in args {
+                    all.push(self.build(a, vm)?);
+                }
+                let mut pairs = Vec::with_capacity(kwargs.len());
+                for (k, v) in kwargs {
+                    pairs.push((k.clone(), self.build(v, vm)?));
+                }
+                let kw: rustpython_vm::function::KwArgs = pairs.into_iter().collect();
+                let partial =
+                    super::bridge::import_module("functools", vm)?.get_attr("partial", vm)?;
+                partial.call(rustpython_vm::function::FuncArgs::new(all, kw), vm)?
+            }
+            Recon::BoundMethod(parts) => {
+                let f = self.build(&parts[0], vm)?;
+                let zelf = self.build(&parts[1], vm)?;
+                rustpython_vm::PyPayload::into_pyobject(
+                    rustpython_vm::builtins::PyBoundMethod::new(zelf, f),
+                    vm,
+                )
             }
             Recon::Slice(parts) => {
                 let s = rustpython_vm::builtins::PySlice {
@@ -298,6 +497,12 @@ impl Builder<'_> {
                         .ok_or_else(|| vm.new_type_error("expected a list"))?;
                     *list.borrow_vec_mut() = values;
                 }
+                Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
+                Replay::SetContents(src, items) => {
+                    let obj = src.eval(self.frame, vm)?;
+                    vm.call_method(&obj, "clear", ())?;
+                    vm.call_method(&obj, "update", (vm.ctx.new_list(items.clone()),))?;
+                }
                 Replay::DictContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
                     vm.call_method(&obj, "clear", ())?;
@@ -316,9 +521,14 @@ impl Builder<'_> {
 pub fn reads_frame(r: &Recon) -> bool {
     match r {
         Recon::Source(_) => true,
-        Recon::Tuple(v) | Recon::List(v) => v.iter().any(reads_frame),
+        Recon::Tuple(v) | Recon::List(v) | Recon::NamedTuple(_, v) => v.iter().any(reads_frame),
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
         Recon::Slice(p) => p.iter().any(reads_frame),
+        Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),
+        Recon::BoundMethod(p) => p.iter().any(reads_frame),
+        Recon::Partial(f, a, k) => {
+            reads_frame(f) || a.iter().any(reads_frame) || k.iter().any(|(_, v)| reads_frame(v))
+        }
         _ => false,
     }
 }

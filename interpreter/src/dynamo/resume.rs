@@ -14,6 +14,10 @@
 //!
 //! **Invariant:** the same `(code, target, stack layout, live variables)` always yields the same
 //! code object (cached), so converging paths share one resume function and its compiled entries.
+//!
+//! The code object carries the user's function name (`co_name`, `co_qualname`), so tracebacks
+//! through a resume function show the user's function and lines; Dynamo's own name for it
+//! (`torch_dynamo_resume_in_f_at_7`, what logs and `explain` show) is [`display_name`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -51,7 +55,7 @@ impl ResumePoint {
     pub fn name(code: &PyCode, line: u32) -> String {
         format!(
             "torch_dynamo_resume_in_{}_at_{}",
-            original_name(code.code.obj_name.as_str()),
+            original_name(&display_name(code)),
             line
         )
     }
@@ -63,9 +67,52 @@ thread_local! {
         RefCell::new(HashMap::new());
 }
 
+thread_local! {
+    /// Resume code object address → Dynamo's name for it. The cache keeps the code alive.
+    static NAMES: RefCell<HashMap<usize, String>> = RefCell::new(HashMap::new());
+    /// Generated code (resume functions and graph-break replacements) → the user code it
+    /// stands for, and whether it continues that code after a break (a resume function, or the
+    /// replacement of one). Entries live as long as the caches that keep the code alive.
+    static LINEAGE: RefCell<HashMap<usize, (usize, bool)>> = RefCell::new(HashMap::new());
+}
+
+fn addr(code: &PyCode) -> usize {
+    code as *const PyCode as usize
+}
+
+fn origin(code: &PyCode) -> (usize, bool) {
+    LINEAGE
+        .with(|l| l.borrow().get(&addr(code)).copied())
+        .unwrap_or((addr(code), false))
+}
+
+/// Records that `replacement` is the graph-break replacement of `code`.
+pub fn register_replacement(replacement: &PyCode, code: &PyCode) {
+    let o = origin(code);
+    LINEAGE.with(|l| l.borrow_mut().insert(addr(replacement), o));
+}
+
+/// Whether a frame of `next` continues the user function that a frame of `replacement` runs
+/// (then a traceback shows only `next`'s entry for that function).
+pub fn continues(replacement: &PyCode, next: &PyCode) -> bool {
+    let (o1, _) = origin(replacement);
+    let (o2, resumed) = origin(next);
+    resumed && o1 == o2 && addr(replacement) != addr(next)
+}
+
 /// Forgets every resume function (`torch._dynamo.reset()`).
 pub fn reset() {
     CACHE.with(|c| c.borrow_mut().clear());
+    NAMES.with(|n| n.borrow_mut().clear());
+    LINEAGE.with(|l| l.borrow_mut().clear());
+}
+
+/// The name logs, `explain` and compile metrics use for a code object: its `co_name`, or for a
+/// resume function `torch_dynamo_resume_in_<fn>_at_<line>`.
+pub fn display_name(code: &PyCode) -> String {
+    NAMES
+        .with(|n| n.borrow().get(&addr(code)).cloned())
+        .unwrap_or_else(|| code.code.obj_name.to_string())
 }
 
 /// The resume function for `point` in `code` (generated once, then cached).
@@ -79,6 +126,15 @@ pub fn resume_code(
         return Ok(hit);
     }
     let made = generate(code, point, vm)?;
+    let bc = Bytecode::decode(code);
+    let line = bc
+        .position(point.target)
+        .and_then(|p| bc.instrs[p].line)
+        .unwrap_or(1);
+    let name = ResumePoint::name(code, line);
+    NAMES.with(|n| n.borrow_mut().insert(addr(&made), name));
+    let (root, _) = origin(code);
+    LINEAGE.with(|l| l.borrow_mut().insert(addr(&made), (root, true)));
     CACHE.with(|c| c.borrow_mut().insert(key, (code.clone(), made.clone())));
     Ok(made)
 }
@@ -181,10 +237,9 @@ fn generate(
     if orig.flags.contains(CodeFlags::NESTED) {
         flags |= CodeFlags::NESTED;
     }
-    let name = ResumePoint::name(code, line);
     let spec = CodeSpec {
-        name: name.clone(),
-        qualname: name,
+        name: orig.obj_name.to_string(),
+        qualname: orig.qualname.to_string(),
         arg_count,
         posonlyarg_count: 0,
         kwonlyarg_count: 0,

@@ -50,6 +50,13 @@ pub enum SideEffect {
         /// The dict as the trace left it.
         dict: Rc<RefCell<DictVar>>,
     },
+    /// A set from the frame now holds the items of `set` (the trace's copy of it).
+    SetContents {
+        /// The set's source.
+        target: Rc<Source>,
+        /// The trace's copy, as the trace left it.
+        set: PyObjectRef,
+    },
     /// A closure cell of the frame now holds `value` (`nonlocal x; x = value`).
     StoreCell {
         /// The cell variable's source.
@@ -57,6 +64,8 @@ pub enum SideEffect {
         /// The new value.
         value: Vt,
     },
+    /// `torch._C._set_grad_enabled(mode)`: a grad-mode manager entered or left.
+    SetGradEnabled(bool),
 }
 
 /// The effects of one trace, in program order, plus the attribute values the trace wrote, so
@@ -101,6 +110,24 @@ impl SideEffects {
             .rev()
             .find(|((a, n), _)| *a == addr && &**n == name)
             .map(|(_, v)| v.clone())
+    }
+
+    /// Records that the frame's set behind `vt` (a sourced set tracker) was mutated.
+    pub fn record_set(&mut self, vt: &Vt) {
+        use super::variables::Kind;
+        let (Some(src), Kind::Set(copy)) = (&vt.source, &vt.kind) else {
+            return;
+        };
+        let dup = self
+            .effects
+            .iter()
+            .any(|e| matches!(e, SideEffect::SetContents { set, .. } if set.is(copy)));
+        if !dup {
+            self.effects.push(SideEffect::SetContents {
+                target: src.clone(),
+                set: copy.clone(),
+            });
+        }
     }
 
     /// Records the final contents of every mutated list and dict that came from the frame.

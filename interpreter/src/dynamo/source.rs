@@ -50,6 +50,27 @@ pub enum Source {
     Attr(Rc<Source>, Rc<str>),
     /// A subscript: `L['xs'][0]`, `L['d']['k']`.
     Item(Rc<Source>, Key),
+    /// A constant baked in at trace time (a tensor created inside a `nonstrict_trace`d
+    /// function): not read from the frame, never guarded.
+    Const(ConstObj),
+}
+
+/// A constant object, compared by identity.
+#[derive(Clone, Debug)]
+pub struct ConstObj(pub PyObjectRef);
+
+impl PartialEq for ConstObj {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.is(&other.0)
+    }
+}
+
+impl Eq for ConstObj {}
+
+impl std::hash::Hash for ConstObj {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.0.as_object() as *const rustpython_vm::PyObject as usize).hash(state);
+    }
 }
 
 impl Source {
@@ -133,6 +154,7 @@ impl Source {
                 base.eval(frame, vm)?.get_attr(&vm.ctx.new_str(&**name), vm)
             }
             Source::Item(base, key) => base.eval(frame, vm)?.get_item(&*key.to_py(vm), vm),
+            Source::Const(c) => Ok(c.0.clone()),
         }
     }
 }
@@ -145,6 +167,11 @@ impl fmt::Display for Source {
             Source::Attr(base, name) => write!(f, "{base}.{name}"),
             Source::Item(base, Key::Int(i)) => write!(f, "{base}[{i}]"),
             Source::Item(base, Key::Str(s)) => write!(f, "{base}['{s}']"),
+            Source::Const(c) => write!(
+                f,
+                "___const_{:x}",
+                c.0.as_object() as *const rustpython_vm::PyObject as usize
+            ),
         }
     }
 }

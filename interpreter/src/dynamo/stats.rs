@@ -3,11 +3,12 @@
 //! ran (`explain`, `CompileCounter`, `compile_times`, the capture-coverage table).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
+use rustpython_vm::PyObjectRef;
 use rustpython_vm::builtins::PyCode;
-use rustpython_vm::{PyObjectRef, VirtualMachine};
 use rynamo_graph::Graph;
 
 use super::exc::GraphBreak;
@@ -20,8 +21,8 @@ use super::source::Source;
 pub struct FxView {
     /// The graph.
     pub graph: Rc<Graph>,
-    /// Per-node FX targets.
-    pub fx: Vec<FxInfo>,
+    /// Per-node FX targets, parallel to `graph`'s nodes (`None`: no traced node matches).
+    pub fx: Vec<Option<FxInfo>>,
     /// Graph inputs: source and the example object.
     pub inputs: Vec<(Rc<Source>, PyObjectRef)>,
     /// The traced function's name.
@@ -31,9 +32,31 @@ pub struct FxView {
 impl FxView {
     /// The view of a finished trace.
     pub fn of(graph: Rc<Graph>, out: &OutputGraph, fn_name: String) -> Self {
+        // Passes (dead-code elimination) drop nodes, so positions no longer line up with the
+        // traced graph's: match nodes by their first output's name, which passes keep.
+        let traced = out.graph.graph();
+        let by_name: HashMap<&str, usize> = traced
+            .nodes()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                n.outputs
+                    .first()
+                    .map(|o| (traced.value(*o).name.as_str(), i))
+            })
+            .collect();
+        let fx = graph
+            .nodes()
+            .iter()
+            .map(|n| {
+                let o = n.outputs.first()?;
+                let i = by_name.get(graph.value(*o).name.as_str())?;
+                out.fx.get(*i).cloned()
+            })
+            .collect();
         Self {
             graph,
-            fx: out.fx.clone(),
+            fx,
             inputs: out
                 .inputs
                 .iter()
@@ -89,13 +112,12 @@ pub fn record_graph(
     out: &OutputGraph,
     guards: &GuardTree,
     took: Duration,
-    vm: &VirtualMachine,
 ) {
-    let view = FxView::of(graph.clone(), out, code.code.obj_name.to_string());
+    let view = FxView::of(graph.clone(), out, super::resume::display_name(code));
     let rec = GraphRecord {
         compile_id,
         view,
-        guards: guards.describe(vm),
+        guards: guards.describe(),
         seconds: took.as_secs_f64(),
     };
     STATS.with(|s| {

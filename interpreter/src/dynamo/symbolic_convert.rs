@@ -32,6 +32,8 @@ pub enum Flow {
     Jump(usize),
     /// The frame returned this value.
     Return(Vt),
+    /// A generator frame yielded this value (it suspends after the instruction).
+    Yield(Vt),
 }
 
 /// The result of a handler.
@@ -92,6 +94,10 @@ pub struct Tracer<'g> {
     pub depth: usize,
     /// Positions of the instructions executed, in order (for the root: break reporting).
     pub last_instr: Option<Instr>,
+    /// Whether this frame runs a generator's body (`YIELD_VALUE` suspends it).
+    pub is_generator: bool,
+    /// The value the generator frame yielded when `run` stopped at a `YIELD_VALUE`.
+    pub yielded: Option<Vt>,
 }
 
 impl<'g> Tracer<'g> {
@@ -125,12 +131,14 @@ impl<'g> Tracer<'g> {
             builtins,
             depth,
             last_instr: None,
+            is_generator: false,
+            yielded: None,
         }
     }
 
     /// The function name, for messages and the user stack.
     pub fn fn_name(&self) -> String {
-        self.code.code.obj_name.to_string()
+        super::resume::display_name(&self.code)
     }
 
     /// The `(file, line, function)` of the instruction being traced.
@@ -195,6 +203,13 @@ impl<'g> Tracer<'g> {
             Flow::Next => self.pos += 1,
             Flow::Jump(p) => self.pos = p,
             Flow::Return(v) => return Ok(Some(v)),
+            Flow::Yield(v) => {
+                // Suspend after the yield; resuming sends None (popped by the next POP_TOP).
+                self.pos += 1;
+                self.push(Vt::constant(self.vm.ctx.none()));
+                self.yielded = Some(v.clone());
+                return Ok(Some(v));
+            }
         }
         Ok(None)
     }
@@ -232,6 +247,7 @@ impl<'g> Tracer<'g> {
             I::LoadGlobal { .. } => self.load_global(ins),
             I::StoreGlobal { .. } => self.store_global(ins),
             I::LoadAttr { .. } => self.load_attr(ins),
+            I::LoadSuperAttr { .. } => self.load_super_attr(ins),
             I::StoreAttr { .. } => self.store_attr(ins),
             I::DeleteAttr { .. } => self.delete_attr(ins),
             I::PushNull => {
@@ -245,6 +261,12 @@ impl<'g> Tracer<'g> {
             I::Copy { .. } => self.copy(ins),
             I::Swap { .. } => self.swap(ins),
             I::ReturnValue => Ok(Flow::Return(self.pop()?)),
+            I::ReturnGenerator if self.is_generator => {
+                // The value a first `send(None)` delivers; the following POP_TOP drops it.
+                self.push(Vt::constant(self.vm.ctx.none()));
+                Ok(Flow::Next)
+            }
+            I::YieldValue { .. } if self.is_generator => Ok(Flow::Yield(self.pop()?)),
             I::BinaryOp { .. } => self.binary_op(ins),
             I::BinarySlice => self.binary_slice(ins),
             I::StoreSlice => self.store_slice(ins),
@@ -265,6 +287,7 @@ impl<'g> Tracer<'g> {
             I::ListAppend { .. } => self.list_append(ins),
             I::ListExtend { .. } => self.list_extend(ins),
             I::SetAdd { .. } => self.set_add(ins),
+            I::SetUpdate { .. } => self.set_update(ins),
             I::MapAdd { .. } => self.map_add(ins),
             I::DictUpdate { .. } | I::DictMerge { .. } => self.dict_update(ins),
             I::UnpackSequence { .. } => self.unpack_sequence(ins),
@@ -282,6 +305,7 @@ impl<'g> Tracer<'g> {
             I::JumpForward { .. } | I::JumpBackward { .. } | I::JumpBackwardNoInterrupt { .. } => {
                 self.jump(ins)
             }
+            I::LoadSpecial { .. } => self.load_special(ins),
             I::GetIter => self.get_iter(ins),
             I::ForIter { .. } => self.for_iter(ins),
             I::EndFor | I::PopIter => {

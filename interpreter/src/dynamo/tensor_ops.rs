@@ -91,10 +91,11 @@ impl Tracer<'_> {
         for (k, v) in &kwargs {
             kw.push((k.clone(), self.op_arg(v).ok_or_else(unsupported)?));
         }
-        let requires_grad = args
-            .iter()
-            .chain(kwargs.iter().map(|(_, v)| v))
-            .any(|v| v.as_tensor().is_some_and(|t| t.requires_grad));
+        let requires_grad = self.out.grad_enabled
+            && args
+                .iter()
+                .chain(kwargs.iter().map(|(_, v)| v))
+                .any(|v| v.as_tensor().is_some_and(|t| t.requires_grad));
         let (op, bound) = rynamo_shims::ops::bind_overload(overloads, positional, kw)
             .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("{name}(): {e}")))?;
         let outs = self.out.call_op(op, bound, target, requires_grad)?;
@@ -107,6 +108,14 @@ impl Tracer<'_> {
                 self.out.set_current(t, o.value);
                 return Ok(args[0].clone());
             }
+        }
+        if let rynamo_graph::Returns::Tuple(_) = &op.schema().returns
+            && let Some(cls) = bridge::import_module("torch.return_types", self.vm)
+                .ok()
+                .and_then(|m| m.get_attr(op.py_name(), self.vm).ok())
+        {
+            // `torch.max(x, dim)` returns `torch.return_types.max`, as eagerly.
+            return Ok(Vt::new(Kind::NamedTuple(cls, outs)));
         }
         Ok(match outs.len() {
             1 => outs.into_iter().next().expect("invariant: one output"),
@@ -265,6 +274,87 @@ impl Tracer<'_> {
                     })?;
                 let dt = Vt::constant(bridge::dtype_object(other.meta.dtype, vm));
                 return self.call_tensor_method(recv, "to", vec![dt], vec![]);
+            }
+            "expand_as" | "view_as" | "reshape_as" => {
+                // The `*_as` forms are the plain op with the other tensor's shape.
+                let other = args
+                    .first()
+                    .and_then(|a| a.as_tensor())
+                    .cloned()
+                    .ok_or_else(|| {
+                        GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            format!("Tensor.{name} of a non-tensor"),
+                        )
+                    })?;
+                let shape = Vt::constant(bridge::make_size(&other.meta.shape, vm));
+                return self.call_tensor_method(recv, &name[..name.len() - 3], vec![shape], vec![]);
+            }
+            "unbind" => {
+                let d = dim_arg(&args, &kwargs).ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        "unbind(dim) with a traced dim",
+                    )
+                })?;
+                let d = d.unwrap_or(0);
+                let n = t.meta.shape[wrap_dim(d)?];
+                let mut parts = Vec::with_capacity(n);
+                for i in 0..n {
+                    parts.push(self.call_tensor_method(
+                        recv.clone(),
+                        "select",
+                        vec![c_int(d), c_int(i as i64)],
+                        vec![],
+                    )?);
+                }
+                return Ok(Vt::new(Kind::Tuple(parts)));
+            }
+            "new_zeros" | "new_ones" | "new_empty" | "new_full" => {
+                // `torch.<factory>(size, dtype=x.dtype)`; the size is varargs or one sequence.
+                let factory = &name[4..];
+                let mut args = args;
+                let fill = if factory == "full" {
+                    if args.len() < 2 {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "new_full(size, fill_value)",
+                        ));
+                    }
+                    args.pop()
+                } else {
+                    None
+                };
+                let size = match args.as_slice() {
+                    [one]
+                        if one
+                            .as_const()
+                            .is_some_and(|c| c.try_to_value::<i64>(vm).is_err()) =>
+                    {
+                        one.clone()
+                    }
+                    [one] if !matches!(one.kind, Kind::Const(_)) => one.clone(),
+                    many => Vt::new(Kind::Tuple(many.to_vec())),
+                };
+                let mut kw: Vec<(String, Vt)> = kwargs
+                    .into_iter()
+                    .filter(|(k, _)| k != "device" && k != "requires_grad")
+                    .collect();
+                if !kw.iter().any(|(k, _)| k == "dtype") {
+                    kw.push((
+                        "dtype".into(),
+                        Vt::constant(bridge::dtype_object(t.meta.dtype, vm)),
+                    ));
+                }
+                let mut all = vec![size];
+                all.extend(fill);
+                let f = bridge::torch_attr(factory, vm).unwrap_or_else(|| vm.ctx.none());
+                return self.call_op_overloads(
+                    Op::overloads(factory),
+                    all,
+                    kw,
+                    FxTarget::Function(f),
+                );
             }
             "to" => {
                 // Devices are all "cpu": drop them; a tensor argument means its dtype.

@@ -1,1 +1,84 @@
-//! The dynasm JIT: fusion, loop IR, and x86-64 / AArch64 kernel emitters.
+//! The dynasm JIT: fuses a [`rynamo_graph::Graph`] into loop kernels and emits x86-64 machine code
+//! for them at run time, behind the `"dynasm"` [`rynamo_backend::Backend`].
+//!
+//! ```text
+//!   Graph --[passes: decompose, fold, fuse bias, CSE, DCE]--> Graph
+//!         --[fuse]--> Plan --[schedule]--> loop_ir::Kernel + geometry
+//!         --[Target::compile (x64: AVX2+FMA or SSE2)]--> ExecutableBuffer (W^X, cached)
+//!         --[runtime]--> rows split across threads, eager fallbacks in between
+//! ```
+//!
+//! **Invariant:** compiling never fails for a verifiable graph; what the JIT does not lower runs
+//! through the registry's eager kernels, and results are checked against [`EagerBackend`] in the
+//! tests.
+//!
+//! ```
+//! use rynamo_backend::{Backend, Executable};
+//! use rynamo_dynasm::DynasmBackend;
+//! use rynamo_graph::parse;
+//! use rynamo_tensor::Tensor;
+//! let g = parse("graph(%x: f32[3]):\n  %0: f32[3] = mul(%x, 2.0)\n  %1: f32[3] = exp(%0)\n  return (%1)\n").unwrap();
+//! let exe = DynasmBackend::new().compile(&g).unwrap();
+//! let x = Tensor::from_vec(vec![0.0f32, 0.5, 1.0], &[3]).unwrap();
+//! let y = exe.run(&[x]).unwrap()[0].to_vec::<f32>();
+//! assert!((y[2] - 2f32.exp()).abs() < 1e-6);
+//! ```
+//!
+//! # What is lowered
+//! - Pointwise (f32 vectorised; f64, i64, bool scalar): the arithmetic, comparison, logical and
+//!   bitwise ops, `where`, `masked_fill`, `clamp`, casts (except float to int), the activations
+//!   (`relu`, `relu6`, `leaky_relu`, `elu`, `gelu` both forms, `silu`, `mish`, `softplus`,
+//!   `sigmoid`, `tanh`), `exp`/`log`/`sin`/`cos`/`erf` (vector polynomials on f32), the other
+//!   math functions as scalar library calls, rounding, `nan_to_num`, `is*` predicates.
+//! - Views folded into index maps (permute, transpose, slices, select, expand, (un)squeeze,
+//!   diagonal, splitting reshapes, `as_strided`); merging reshapes of intermediates give their
+//!   input a buffer.
+//! - Creation ops filled with a constant (`zeros`, `ones`, `full`, `*_like`, `scalar_tensor`).
+//! - Reductions `sum`, `mean`, `amax`, `amin`, `max()`, `min()` over any set of adjacent dims,
+//!   with keepdim; `softmax`, `log_softmax`, `layer_norm`, `var`, `std` by decomposition.
+//! - Matmuls run through the runtime's GEMM (eager kernels, the `gemm` crate), with a following
+//!   bias add folded into `addmm`.
+//! - Everything else (argmax, cat, indexing, RNG, int division, reductions over non-adjacent
+//!   dims, ...) runs per node through the registry's eager kernels; graphs with in-place ops run
+//!   on the eager interpreter.
+//!
+//! # Environment
+//! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
+//! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
+//!   stderr; [`DynasmExecutable::dump`] returns the same text.
+//! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes
+//!   (see `rynamo_graph::passes::PassCx`).
+//!
+//! # Adding an architecture
+//! Implement [`target::Target`] in a sibling of `x64/` (emitter, math, reductions). The loop IR,
+//! fusion, register allocation ([`regalloc`], given the target's register pool), the
+//! polynomial table ([`poly`]) and the runtime are shared; the argument-block layout and the
+//! kernel ABI (`extern "C" fn(*mut u64)`) are part of the contract (see `x64/emit.rs`).
+//!
+//! [`EagerBackend`]: rynamo_backend::EagerBackend
+
+#![warn(missing_docs)]
+
+mod backend;
+mod error;
+pub mod fuse;
+pub mod helpers;
+pub mod index_map;
+pub mod kernel_cache;
+pub mod loop_ir;
+pub mod lower;
+pub mod passes;
+pub mod pipeline;
+pub mod poly;
+pub mod regalloc;
+pub mod runtime;
+pub mod schedule;
+pub mod target;
+#[cfg(target_arch = "x86_64")]
+pub mod x64;
+
+#[cfg(test)]
+mod tests;
+
+pub use backend::{DynasmBackend, DynasmExecutable};
+pub use error::{Error, Result};

@@ -34,6 +34,24 @@ impl Schema {
                 positional.extend(tail);
             }
         }
+        // `torch.einsum("ij,jk", a, b)`: trailing tensors pack into a final `Tensor[]`.
+        if np > 0
+            && self.params[np - 1].ty == ParamType::TensorList
+            && positional.len() >= np
+            && positional[np - 1..]
+                .iter()
+                .all(|v| matches!(v, Value::Tensor(_)))
+        {
+            let tail = positional.split_off(np - 1);
+            positional.push(Value::TensorList(
+                tail.into_iter()
+                    .map(|v| match v {
+                        Value::Tensor(t) => t,
+                        _ => unreachable!("invariant: checked above"),
+                    })
+                    .collect(),
+            ));
+        }
         if positional.len() > np {
             return Err(Error::Bind(format!(
                 "{fname}() takes {np} positional argument{} but {} were given",

@@ -10,7 +10,9 @@
 //! 2. handle `Op::Name` in that rules module's `meta` and `eager` (usually one match arm each,
 //!    calling a `*_meta` rule and a kernel in `rynamo_tensor`);
 //! 3. give it a sample call in `tests/samples.rs` (every op is run there and checked against its
-//!    meta rule).
+//!    meta rule);
+//! 4. give it a spec in `tests/numpy_diff/spec_*.rs` (argument generator, NumPy reference, dtype
+//!    rule, tolerance), or list it in that suite's `ELSEWHERE` with the reason.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -60,6 +62,12 @@ impl OpFlags {
     pub const VIEW: OpFlags = OpFlags(1 << 6);
     /// Output shape may depend on data (boolean-mask indexing): meta can fail.
     pub const DATA_DEPENDENT: OpFlags = OpFlags(1 << 7);
+    /// Writes into tensor arguments other than a returned `self` (`batch_norm` updating its
+    /// running statistics in training): impure, and a mutation for CSE.
+    pub const MUTATES_ARGS: OpFlags = OpFlags(1 << 8);
+    /// Calls back into the embedding program (`host_call`): only the host can run it, so it is
+    /// never sent to a plugin or lowered by the JIT, and never removed as dead code.
+    pub const HOST: OpFlags = OpFlags(1 << 9);
 
     /// Union.
     pub const fn union(self, o: OpFlags) -> OpFlags {
@@ -69,9 +77,9 @@ impl OpFlags {
     pub const fn contains(self, o: OpFlags) -> bool {
         self.0 & o.0 == o.0
     }
-    /// Whether the op has effects beyond its outputs (in-place writes, RNG draws).
+    /// Whether the op may have effects beyond its outputs (in-place writes, RNG draws, host code).
     pub const fn is_impure(self) -> bool {
-        self.0 & (Self::INPLACE.0 | Self::RANDOM.0) != 0
+        self.0 & (Self::INPLACE.0 | Self::RANDOM.0 | Self::MUTATES_ARGS.0 | Self::HOST.0) != 0
     }
 }
 
@@ -291,8 +299,107 @@ ops! {
     LayerNorm = "layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], nn;
     Embedding = "embedding", "embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor", Extern, [NN_FUNCTIONAL], nn;
     Dropout = "dropout", "dropout(Tensor input, float p=0.5, bool training=True) -> Tensor", Extern, [NN_FUNCTIONAL RANDOM], nn;
-    // === Host calls (append new ops above this block only if they predate it) ===
-    HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [], host;
+
+    // === Appended (ORDER OP): more pointwise ===
+    Fmod = "fmod", "fmod(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
+    Hypot = "hypot", "hypot(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
+    BitwiseLeftShift = "bitwise_left_shift", "bitwise_left_shift(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
+    BitwiseRightShift = "bitwise_right_shift", "bitwise_right_shift(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
+    ClampMin = "clamp_min", "clamp_min(Tensor self, Tensor|Scalar min) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
+    ClampMax = "clamp_max", "clamp_max(Tensor self, Tensor|Scalar max) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
+    Lerp = "lerp", "lerp(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor", Pointwise, [FUNCTION METHOD], ternary;
+    Addcmul = "addcmul", "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [FUNCTION METHOD], ternary;
+    Addcdiv = "addcdiv", "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [FUNCTION METHOD], ternary;
+
+    // === Appended: more in place ===
+    Neg_ = "neg_", "neg_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Abs_ = "abs_", "abs_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Exp_ = "exp_", "exp_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Log_ = "log_", "log_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Sqrt_ = "sqrt_", "sqrt_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Rsqrt_ = "rsqrt_", "rsqrt_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Sin_ = "sin_", "sin_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Cos_ = "cos_", "cos_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Tanh_ = "tanh_", "tanh_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Sigmoid_ = "sigmoid_", "sigmoid_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Relu_ = "relu_", "relu_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD NN_FUNCTIONAL INPLACE], inplace;
+    Floor_ = "floor_", "floor_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Ceil_ = "ceil_", "ceil_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Round_ = "round_", "round_(Tensor self, *, int decimals=0) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Trunc_ = "trunc_", "trunc_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Reciprocal_ = "reciprocal_", "reciprocal_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
+    Pow_ = "pow_", "pow_(Tensor self, Tensor|Scalar exponent) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    Remainder_ = "remainder_", "remainder_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    Fmod_ = "fmod_", "fmod_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    FloorDivide_ = "floor_divide_", "floor_divide_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    Lerp_ = "lerp_", "lerp_(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    Addcmul_ = "addcmul_", "addcmul_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    Addcdiv_ = "addcdiv_", "addcdiv_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
+    IndexPut_ = "index_put_", "index_put_(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False) -> Tensor", Extern, [FUNCTION METHOD INPLACE], inplace;
+    Scatter_ = "scatter_", "scatter_(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", Extern, [METHOD INPLACE], inplace;
+    ScatterValue_ = "scatter_", "scatter_.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor", Extern, [METHOD INPLACE], inplace;
+    ScatterAdd_ = "scatter_add_", "scatter_add_(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", Extern, [METHOD INPLACE], inplace;
+    Normal_ = "normal_", "normal_(Tensor self, float mean=0, float std=1) -> Tensor", Extern, [METHOD INPLACE RANDOM], inplace;
+    Uniform_ = "uniform_", "uniform_(Tensor self, float from=0, float to=1) -> Tensor", Extern, [METHOD INPLACE RANDOM], inplace;
+
+    // === Appended: more reductions and scans ===
+    Norm = "norm", "norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
+    NormStr = "norm", "norm.str(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
+    CountNonzero = "count_nonzero", "count_nonzero(Tensor self, int[1]? dim=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
+    Cumsum = "cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", Extern, [FUNCTION METHOD], order;
+    Cumprod = "cumprod", "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", Extern, [FUNCTION METHOD], order;
+    Sort = "sort", "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+    Argsort = "argsort", "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor", Extern, [FUNCTION METHOD], order;
+    Topk = "topk", "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+
+    // === Appended: more linear algebra ===
+    Baddbmm = "baddbmm", "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
+    Dot = "dot", "dot(Tensor self, Tensor tensor) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
+    Mv = "mv", "mv(Tensor self, Tensor vec) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
+    Outer = "outer", "outer(Tensor self, Tensor vec2) -> Tensor", Extern, [FUNCTION METHOD], linalg;
+    Einsum = "einsum", "einsum(str equation, Tensor[] tensors) -> Tensor", Extern, [FUNCTION], linalg;
+
+    // === Appended: more shape ops ===
+    Unbind = "unbind", "unbind(Tensor self, int dim=0) -> Tensor[]", View, [FUNCTION METHOD VIEW], shape;
+    Repeat = "repeat", "repeat(Tensor self, int[] repeats) -> Tensor", Extern, [METHOD], rearrange;
+    Tile = "tile", "tile(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
+    Flip = "flip", "flip(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
+    Roll = "roll", "roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
+    Tril = "tril", "tril(Tensor self, int diagonal=0) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
+    Triu = "triu", "triu(Tensor self, int diagonal=0) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
+    Gather = "gather", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", Extern, [FUNCTION METHOD], indexing;
+    Scatter = "scatter", "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", Extern, [FUNCTION METHOD], indexing;
+    ScatterValue = "scatter", "scatter.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor", Extern, [FUNCTION METHOD], indexing;
+    ScatterAdd = "scatter_add", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", Extern, [FUNCTION METHOD], indexing;
+    IndexSelect = "index_select", "index_select(Tensor self, int dim, Tensor index) -> Tensor", Extern, [FUNCTION METHOD], indexing;
+    Nonzero = "nonzero", "nonzero(Tensor self) -> Tensor", Extern, [FUNCTION METHOD DATA_DEPENDENT], indexing;
+
+    // === Appended: more creation ===
+    NewZeros = "new_zeros", "new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
+    NewOnes = "new_ones", "new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
+    NewEmpty = "new_empty", "new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
+    NewFull = "new_full", "new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
+
+    // === Appended: more neural-network functions ===
+    Conv1d = "conv1d", "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
+    Conv1dPadding = "conv1d", "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
+    Conv2d = "conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
+    Conv2dPadding = "conv2d", "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
+    MaxPool2d = "max_pool2d", "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
+    MaxPool2dWithIndices = "max_pool2d_with_indices", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)", Extern, [NN_FUNCTIONAL], conv;
+    AvgPool2d = "avg_pool2d", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", Extern, [NN_FUNCTIONAL], conv;
+    AdaptiveAvgPool2d = "adaptive_avg_pool2d", "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", Extern, [NN_FUNCTIONAL], conv;
+    BatchNorm = "batch_norm", "batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05) -> Tensor", Extern, [NN_FUNCTIONAL MUTATES_ARGS], nn;
+    GroupNorm = "group_norm", "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], nn;
+    Pad = "pad", "pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor", Extern, [NN_FUNCTIONAL], nn;
+    CrossEntropy = "cross_entropy", "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean', float label_smoothing=0.0) -> Tensor", Extern, [NN_FUNCTIONAL], loss;
+    NllLoss = "nll_loss", "nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean') -> Tensor", Extern, [NN_FUNCTIONAL], loss;
+    MseLoss = "mse_loss", "mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor", Extern, [NN_FUNCTIONAL], loss;
+    L1Loss = "l1_loss", "l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor", Extern, [NN_FUNCTIONAL], loss;
+    ScaledDotProductAttention = "scaled_dot_product_attention", "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor", Extern, [NN_FUNCTIONAL RANDOM], loss;
+
+    // === Host calls ===
+    HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [HOST], host;
 }
 
 fn schemas() -> &'static [Schema] {

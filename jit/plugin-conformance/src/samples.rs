@@ -90,8 +90,10 @@ impl B {
 pub fn host_sends(op: Op) -> bool {
     let f = op.flags();
     !(f.contains(OpFlags::INPLACE)
+        || f.contains(OpFlags::MUTATES_ARGS)
         || f.contains(OpFlags::RANDOM)
-        || f.contains(OpFlags::DATA_DEPENDENT))
+        || f.contains(OpFlags::DATA_DEPENDENT)
+        || f.contains(OpFlags::HOST))
 }
 
 /// Whether the op's output values are unspecified (`empty`): compare dtype and shape only.

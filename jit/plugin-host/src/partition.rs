@@ -28,19 +28,22 @@ pub struct Segment {
     pub outputs: Vec<ValueId>,
 }
 
-/// The nodes the host lets a plugin run at all: not in-place, random or data-dependent, and none
+/// The nodes the host lets a plugin run at all: not in-place, random, data-dependent or host calls, and none
 /// at all when the graph mutates anything. Plugins compute into fresh buffers and cannot see host
 /// aliasing or the host RNG stream, so such nodes stay on the fallback.
 pub fn host_policy(g: &Graph) -> Vec<bool> {
     let mutates = g
         .nodes()
         .iter()
-        .any(|n| n.op.flags().contains(OpFlags::INPLACE));
+        .any(|n| n.op.flags().contains(OpFlags::INPLACE) || n.op.flags().contains(OpFlags::MUTATES_ARGS));
     g.nodes()
         .iter()
         .map(|n| {
             let f = n.op.flags();
-            !mutates && !f.contains(OpFlags::RANDOM) && !f.contains(OpFlags::DATA_DEPENDENT)
+            !mutates
+                && !f.contains(OpFlags::RANDOM)
+                && !f.contains(OpFlags::DATA_DEPENDENT)
+                && !f.contains(OpFlags::HOST)
         })
         .collect()
 }

@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 152 ops. */
+/* Op ids (the op table's order); 153 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -197,5 +197,6 @@
 #define RYNAMO_OP_LAYER_NORM 149 /* layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor */
 #define RYNAMO_OP_EMBEDDING 150 /* embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor */
 #define RYNAMO_OP_DROPOUT 151 /* dropout(Tensor input, float p=0.5, bool training=True) -> Tensor */
+#define RYNAMO_OP_HOST_CALL 152 /* host_call(Tensor[] inputs, int callee) -> Tensor[] */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

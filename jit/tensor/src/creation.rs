@@ -100,7 +100,8 @@ pub fn linspace(start: Scalar, end: Scalar, steps: i64, dtype: Option<DType>) ->
     let n = steps as usize;
     let (a, b) = (start.to_f64(), end.to_f64());
     let step = if n > 1 { (b - a) / (n - 1) as f64 } else { 0.0 };
-    let half = n / 2;
+    // One step is `start` (PyTorch special-cases it; the two-sided formula would give `end`).
+    let half = if n == 1 { 1 } else { n / 2 };
     let vals: Vec<f64> = (0..n)
         .map(|i| {
             if i < half {

@@ -103,7 +103,11 @@ pub enum Error {
     #[error("ZeroDivisionError")]
     ZeroDivision,
     /// An in-place result dtype that cannot be cast back into the destination.
-    #[error("result type {from} can't be cast to the desired output type {to}")]
+    #[error(
+        "result type {} can't be cast to the desired output type {}",
+        from.aten_name(),
+        to.aten_name()
+    )]
     CannotCast {
         /// Computed result type.
         from: DType,

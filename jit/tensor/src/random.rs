@@ -205,3 +205,58 @@ pub fn dropout(x: &Tensor, p: f64, training: bool, g: Option<&Generator>) -> Res
     )?;
     Ok(scaled.to_dtype(x.dtype()))
 }
+
+/// Checks of `x.normal_(mean, std)`.
+pub fn normal_check(x: &impl crate::Shaped, std: f64) -> Result<()> {
+    if std < 0.0 {
+        bail!(Runtime, "normal expects std >= 0.0, but found std {std}");
+    }
+    if !x.dtype().is_floating_point() {
+        return Err(crate::Error::NotImplementedFor {
+            op: "normal_kernel_cpu",
+            dtype: x.dtype().aten_name(),
+        });
+    }
+    Ok(())
+}
+
+/// `x.normal_(mean, std)`: fills `x` in place with normal samples.
+pub fn normal_(x: &Tensor, mean: f64, std: f64, g: Option<&Generator>) -> Result<()> {
+    normal_check(x, std)?;
+    let z = randn(x.shape(), Some(DType::Float64), g)?;
+    let v = z
+        .to_vec::<f64>()
+        .into_iter()
+        .map(|v| mean + std * v)
+        .collect();
+    x.copy_(&Tensor::from_vec::<f64>(v, x.shape())?)
+}
+
+/// Checks of `x.uniform_(from, to)`.
+pub fn uniform_check(x: &impl crate::Shaped, from: f64, to: f64) -> Result<()> {
+    if from > to {
+        bail!(
+            Runtime,
+            "uniform_ expects to return a [from, to) range, but found from={from} > to={to}"
+        );
+    }
+    if !x.dtype().is_floating_point() {
+        return Err(crate::Error::NotImplementedFor {
+            op: "check_uniform_bounds",
+            dtype: x.dtype().aten_name(),
+        });
+    }
+    Ok(())
+}
+
+/// `x.uniform_(from, to)`: fills `x` in place with samples from `[from, to)`.
+pub fn uniform_(x: &Tensor, from: f64, to: f64, g: Option<&Generator>) -> Result<()> {
+    uniform_check(x, from, to)?;
+    let u = rand(x.shape(), Some(DType::Float64), g)?;
+    let v = u
+        .to_vec::<f64>()
+        .into_iter()
+        .map(|v| from + (to - from) * v)
+        .collect();
+    x.copy_(&Tensor::from_vec::<f64>(v, x.shape())?)
+}

@@ -10,7 +10,7 @@ use super::super::bytecode::Instr;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::tensor_ops::BINARY_OPS;
-use super::super::variables::builder::wrap_unguarded;
+use super::super::variables::builder::wrap_fresh;
 use super::super::variables::{Kind, ListVar, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
@@ -37,7 +37,7 @@ impl Tracer<'_> {
                 format!("operator.{name} raised {}: {msg}", e.class().name()),
             )
         })?;
-        Ok(wrap_unguarded(r, vm))
+        Ok(wrap_fresh(r, vm))
     }
 
     /// `lhs <op> rhs` for `BINARY_OP` argument `which` (not subscription).
@@ -48,6 +48,9 @@ impl Tracer<'_> {
         }
         if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
             return self.fold_operator(pyname, vec![a.clone(), b.clone()]);
+        }
+        if let Some(r) = self.set_binary(pyname, &lhs, &rhs) {
+            return r;
         }
         // Sequence concatenation and repetition of tracked containers.
         let base = pyname.trim_start_matches('i');
@@ -72,6 +75,22 @@ impl Tracer<'_> {
                 }
                 Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                     items,
+                    mutated: false,
+                })))))
+            }
+            (Kind::List(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::List(a), "mul")
+                if pyname == "mul" =>
+            {
+                let n = n
+                    .try_to_value::<i64>(self.vm)
+                    .map_err(|_| unsupported(pyname, &lhs, &rhs))?;
+                let src = a.borrow().items.clone();
+                let mut out = Vec::new();
+                for _ in 0..n.max(0) {
+                    out.extend(src.iter().cloned());
+                }
+                Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+                    items: out,
                     mutated: false,
                 })))))
             }
@@ -150,7 +169,7 @@ impl Tracer<'_> {
             }
         };
         match &obj.kind {
-            Kind::Tuple(items) => seq_index(items, &index),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index),
             Kind::List(l) => {
                 let items = l.borrow().items.clone();
                 let r = seq_index(&items, &index)?;
@@ -245,7 +264,7 @@ impl Tracer<'_> {
         Ok(Flow::Next)
     }
 
-    fn setitem(&mut self, obj: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
+    pub(crate) fn setitem(&mut self, obj: Vt, index: Vt, value: Vt) -> Result<(), GraphBreak> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
@@ -378,15 +397,19 @@ impl Tracer<'_> {
                     "bool() of a constant raised",
                 )
             }),
-            Kind::Tuple(items) => Ok(!items.is_empty()),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => Ok(!items.is_empty()),
             Kind::List(l) => Ok(!l.borrow().items.is_empty()),
             Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
+            Kind::Set(s) => Ok(s.length(vm).map_err(|_| {
+                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "len() of a set")
+            })? > 0),
             Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| {
                 GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
             }),
             Kind::Function(_)
             | Kind::NestedFunction(_)
             | Kind::BoundMethod(..)
+            | Kind::Partial(_)
             | Kind::TorchOp { .. }
             | Kind::Builtin(..)
             | Kind::Class(_)
@@ -428,25 +451,65 @@ impl Tracer<'_> {
                 format!("COMPARE_OP {}", ins.arg),
             ));
         }
-        let v = if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
-            self.tensor_compare(which, lhs, rhs)?
-        } else if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
-            let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
-            self.fold_operator(name, vec![a.clone(), b.clone()])?
-        } else if which == 2 || which == 3 {
-            // == / != on tracked non-constants: identity where that decides it.
-            let same = same_object(&lhs, &rhs).ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
-            Vt::constant(
+        let v = self.compare(which, lhs, rhs)?;
+        self.push(v);
+        Ok(Flow::Next)
+    }
+
+    /// `lhs <op> rhs` for comparison `which` (`<` is 0 ... `>=` is 5).
+    pub(crate) fn compare(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
+        let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
+        if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
+            return self.tensor_compare(which, lhs, rhs);
+        }
+        if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
+            return self.fold_operator(name, vec![a.clone(), b.clone()]);
+        }
+        if let Some(r) = self.set_binary(name, &lhs, &rhs) {
+            return r;
+        }
+        // Containers of constants compare by value, as Python does (`xs == [1, 2]`).
+        if let (Some(a), Some(b)) = (self.python_value(&lhs), self.python_value(&rhs)) {
+            return self.fold_operator(name, vec![a, b]);
+        }
+        if which == 2 || which == 3 {
+            // == / != on objects whose equality is their identity.
+            let same = identity_equality(&lhs, &rhs, self.vm)
+                .ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
+            return Ok(Vt::constant(
                 self.vm
                     .ctx
                     .new_bool(if which == 2 { same } else { !same })
                     .into(),
-            )
-        } else {
-            return Err(unsupported("compare", &lhs, &rhs));
+            ));
+        }
+        Err(unsupported("compare", &lhs, &rhs))
+    }
+
+    /// A fresh Python value equal to a tracker made only of constants (tuples, lists, dicts,
+    /// sets and named tuples of them); `None` if it holds anything else.
+    pub(crate) fn python_value(&self, v: &Vt) -> Option<PyObjectRef> {
+        let vm = self.vm;
+        let items = |items: &[Vt]| -> Option<Vec<PyObjectRef>> {
+            items.iter().map(|i| self.python_value(i)).collect()
         };
-        self.push(v);
-        Ok(Flow::Next)
+        Some(match &v.kind {
+            Kind::Const(c) => c.clone(),
+            Kind::Tuple(t) => vm.ctx.new_tuple(items(t)?).into(),
+            Kind::List(l) => vm.ctx.new_list(items(&l.borrow().items)?).into(),
+            Kind::NamedTuple(cls, t) => {
+                super::super::variables::named_tuple::build(cls, items(t)?, vm).ok()?
+            }
+            Kind::Set(s) => s.clone(),
+            Kind::Dict(d) => {
+                let out = vm.ctx.new_dict();
+                for (k, x) in d.borrow().items.iter() {
+                    out.set_item(&**k, self.python_value(x)?, vm).ok()?;
+                }
+                out.into()
+            }
+            _ => return None,
+        })
     }
 
     pub(crate) fn is_op(&mut self, ins: &Instr) -> Step {
@@ -464,30 +527,90 @@ impl Tracer<'_> {
     pub(crate) fn contains_op(&mut self, ins: &Instr) -> Step {
         let container = self.pop()?;
         let item = self.pop()?;
+        let found = self.contains(&container, &item)?;
+        let r = if ins.arg == 1 { !found } else { found };
+        self.push(Vt::constant(self.vm.ctx.new_bool(r).into()));
+        Ok(Flow::Next)
+    }
+
+    /// `item in container`.
+    pub(crate) fn contains(&mut self, container: &Vt, item: &Vt) -> Result<bool, GraphBreak> {
+        let (container, item) = (container.clone(), item.clone());
         let vm = self.vm;
-        let found = match (&container.kind, item.as_const()) {
+        let iv = item
+            .as_const()
+            .cloned()
+            .or_else(|| self.python_value(&item));
+        let found = match (&container.kind, iv.as_ref()) {
             (Kind::Const(c), Some(i)) => vm
                 ._contains(c, i)
+                .map_err(|_| unsupported("in", &item, &container))?,
+            (Kind::Set(s), Some(i)) => vm
+                ._contains(s, i)
                 .map_err(|_| unsupported("in", &item, &container))?,
             (Kind::Dict(d), Some(i)) => d
                 .borrow()
                 .items
                 .iter()
                 .any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
-            (Kind::Tuple(items), Some(i)) => items.iter().any(|x| {
-                x.as_const()
-                    .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
-            }),
-            (Kind::List(l), Some(i)) => l.borrow().items.iter().any(|x| {
-                x.as_const()
-                    .is_some_and(|c| vm.bool_eq(c, i).unwrap_or(false))
-            }),
+            (Kind::Tuple(_) | Kind::NamedTuple(..) | Kind::List(_), Some(i)) => {
+                let items = match &container.kind {
+                    Kind::List(l) => l.borrow().items.clone(),
+                    Kind::Tuple(t) | Kind::NamedTuple(_, t) => t.clone(),
+                    _ => Vec::new(),
+                };
+                // In order, as Python does; an item whose value is unknown (a tensor) before
+                // any match leaves the answer unknown.
+                let mut found = false;
+                for x in &items {
+                    let Some(v) = self.python_value(x) else {
+                        return Err(unsupported("in", &item, &container));
+                    };
+                    if vm.bool_eq(&v, i).unwrap_or(false) {
+                        found = true;
+                        break;
+                    }
+                }
+                found
+            }
             _ => return Err(unsupported("in", &item, &container)),
         };
-        let r = if ins.arg == 1 { !found } else { found };
-        self.push(Vt::constant(vm.ctx.new_bool(r).into()));
-        Ok(Flow::Next)
+        Ok(found)
     }
+}
+
+/// `lhs == rhs` for values whose equality is identity (functions, classes, modules, builtins,
+/// user objects without their own `__eq__`); `None` when identity does not decide it.
+fn identity_equality(a: &Vt, b: &Vt, vm: &rustpython_vm::VirtualMachine) -> Option<bool> {
+    let identity_eq = |v: &Vt| match &v.kind {
+        Kind::Function(_)
+        | Kind::NestedFunction(_)
+        | Kind::Class(_)
+        | Kind::Module(_)
+        | Kind::Builtin(..)
+        | Kind::TorchOp { .. }
+        | Kind::NNModule(_) => true,
+        Kind::Object(o) => o
+            .class()
+            .as_object()
+            .get_attr("__eq__", vm)
+            .ok()
+            .zip(
+                vm.ctx
+                    .types
+                    .object_type
+                    .as_object()
+                    .get_attr("__eq__", vm)
+                    .ok(),
+            )
+            .is_some_and(|(mine, base)| mine.is(&base)),
+        Kind::Const(c) => vm.is_none(c),
+        _ => false,
+    };
+    if !identity_eq(a) || !identity_eq(b) {
+        return None;
+    }
+    same_object(a, b)
 }
 
 /// Whether two trackers are the same Python object, when that is knowable.
@@ -497,9 +620,22 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
         (K::Tensor(x), K::Tensor(y)) => Some(x.value == y.value),
         (K::List(x), K::List(y)) => Some(Rc::ptr_eq(x, y)),
         (K::Dict(x), K::Dict(y)) => Some(Rc::ptr_eq(x, y)),
+        (K::Set(x), K::Set(y)) => Some(x.is(y)),
         (
-            K::Object(x) | K::NNModule(x) | K::Function(x) | K::Class(x) | K::Module(x),
-            K::Object(y) | K::NNModule(y) | K::Function(y) | K::Class(y) | K::Module(y),
+            K::Object(x)
+            | K::NNModule(x)
+            | K::Function(x)
+            | K::Class(x)
+            | K::Module(x)
+            | K::Builtin(x, _)
+            | K::TorchOp { obj: x, .. },
+            K::Object(y)
+            | K::NNModule(y)
+            | K::Function(y)
+            | K::Class(y)
+            | K::Module(y)
+            | K::Builtin(y, _)
+            | K::TorchOp { obj: y, .. },
         ) => Some(x.is(y)),
         (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
         (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_))

@@ -4,8 +4,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::AsObject;
-
 use super::super::builtins::set_dict_item;
 use super::super::bytecode::Instr;
 use super::super::exc::{GraphBreak, GraphBreakKind};
@@ -45,24 +43,6 @@ impl Tracer<'_> {
             items,
             mutated: false,
         })))));
-        Ok(Flow::Next)
-    }
-
-    pub(crate) fn build_set(&mut self, ins: &Instr) -> Step {
-        let items = self.pop_n(ins.arg as usize)?;
-        let consts = items
-            .iter()
-            .map(|i| i.as_const().cloned())
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "set of non-constants")
-            })?;
-        let set_type = self.vm.ctx.types.frozenset_type.as_object();
-        let list = self.vm.ctx.new_list(consts);
-        let s = set_type.call((list,), self.vm).map_err(|_| {
-            GraphBreak::new(GraphBreakKind::UnsupportedOperation, "unhashable set item")
-        })?;
-        self.push(Vt::constant(s));
         Ok(Flow::Next)
     }
 
@@ -196,13 +176,6 @@ impl Tracer<'_> {
         let items = self.unpack_iterable(&v)?;
         l.borrow_mut().items.extend(items);
         Ok(Flow::Next)
-    }
-
-    pub(crate) fn set_add(&mut self, _ins: &Instr) -> Step {
-        Err(GraphBreak::new(
-            GraphBreakKind::UnsupportedOperation,
-            "set comprehension",
-        ))
     }
 
     pub(crate) fn map_add(&mut self, ins: &Instr) -> Step {

@@ -66,19 +66,22 @@ impl Tracer<'_> {
         let it = self.stack.last().cloned().ok_or_else(|| {
             GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "stack underflow")
         })?;
-        let Kind::Iter(state) = &it.kind else {
-            return Err(GraphBreak::new(
-                GraphBreakKind::UnsupportedOperation,
-                format!("FOR_ITER over {}", it.describe()),
-            ));
-        };
-        let next = {
-            let mut s = state.borrow_mut();
-            let v = s.items.get(s.pos).cloned();
-            if v.is_some() {
-                s.pos += 1;
+        let next = match &it.kind {
+            Kind::Iter(state) => {
+                let mut s = state.borrow_mut();
+                let v = s.items.get(s.pos).cloned();
+                if v.is_some() {
+                    s.pos += 1;
+                }
+                v
             }
-            v
+            Kind::Generator(g) => self.gen_next(g)?,
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    format!("FOR_ITER over {}", it.describe()),
+                ));
+            }
         };
         match next {
             Some(v) => {

@@ -277,6 +277,92 @@ impl Tracer<'_> {
         Ok(Flow::Next)
     }
 
+    /// `super().name` (`LOAD_SUPER_ATTR`, what the compiler emits for `super()` in a method): the
+    /// attribute is looked up in the receiver's MRO after the
+    /// defining class, and guarded at `type(self).__mro__[j].__dict__[name]`.
+    pub(crate) fn load_super_attr(&mut self, ins: &Instr) -> Step {
+        let vm = self.vm;
+        let name = self.name(ins.arg >> 2)?;
+        let load_method = ins.arg & 1 == 1;
+        let zelf = self.pop()?;
+        let class = self.pop()?;
+        let sup = self.pop()?;
+        let unsupported = |why: &str| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                format!("super().{name}: {why}"),
+            )
+        };
+        let is_super = matches!(&sup.kind, Kind::Builtin(o, _) if o.is(vm.ctx.types.super_type));
+        // Both forms (bit 1 of the argument) mean `super(class, self)` with the pushed class
+        // and receiver: RustPython's zero-argument `super()` reads the same two from the frame.
+        if !is_super {
+            return Err(unsupported("super is shadowed"));
+        }
+        let cls = match &class.kind {
+            Kind::Class(c) | Kind::Builtin(c, _) => c.clone(),
+            _ => return Err(unsupported("the class is not known")),
+        };
+        let obj = match &zelf.kind {
+            Kind::Object(o) | Kind::NNModule(o) => o.clone(),
+            _ => return Err(unsupported("the receiver is not a user object")),
+        };
+        let mro = obj
+            .class()
+            .as_object()
+            .get_attr("__mro__", vm)
+            .map_err(|_| unsupported("no MRO"))?;
+        let mro: Vec<rustpython_vm::PyObjectRef> = vm
+            .extract_elements_with(&mro, Ok)
+            .map_err(|_| unsupported("no MRO"))?;
+        let start = mro
+            .iter()
+            .position(|c| c.is(&cls))
+            .ok_or_else(|| unsupported("the class is not in the receiver's MRO"))?;
+        let found = mro.iter().enumerate().skip(start + 1).find_map(|(j, c)| {
+            let d = c.get_attr("__dict__", vm).ok()?;
+            let v = d.get_item(name.as_str(), vm).ok()?;
+            Some((j, v))
+        });
+        let Some((j, value)) = found else {
+            return Err(unsupported("attribute not found"));
+        };
+        let src = zelf.source.as_ref().map(|s| {
+            s.attr("__class__")
+                .attr("__mro__")
+                .item(super::super::source::Key::Int(j as i64))
+                .attr("__dict__")
+                .item(super::super::source::Key::Str(name.as_str().into()))
+        });
+        let wrap_value = |this: &mut Self, v: rustpython_vm::PyObjectRef| match &src {
+            Some(s) => wrap(this.out, v, s.clone(), vm),
+            None => wrap_unguarded(v, vm),
+        };
+        if value
+            .downcast_ref::<rustpython_vm::builtins::PyFunction>()
+            .is_some()
+        {
+            let f = wrap_value(self, value);
+            if load_method {
+                self.push(f);
+                self.push(zelf);
+            } else {
+                self.push(Vt::new(Kind::BoundMethod(Box::new(f), Box::new(zelf))));
+            }
+            return Ok(Flow::Next);
+        }
+        let is_plain_data = value.class().as_object().get_attr("__get__", vm).is_err();
+        if is_plain_data {
+            let v = wrap_value(self, value);
+            self.push(v);
+            if load_method {
+                self.push(Vt::new(Kind::Null));
+            }
+            return Ok(Flow::Next);
+        }
+        Err(unsupported("descriptors other than plain functions"))
+    }
+
     pub(crate) fn store_attr(&mut self, ins: &Instr) -> Step {
         let name = self.name(ins.arg)?;
         let obj = self.pop()?;

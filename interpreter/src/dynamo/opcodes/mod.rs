@@ -5,4 +5,6 @@ mod binary;
 mod build;
 mod calls;
 mod control_flow;
+mod generators;
 mod load_store;
+mod sets;

@@ -1,4 +1,5 @@
 //! Unit tests of the Dynamo core.
 
 mod codegen;
+mod exc;
 mod resume;

@@ -97,12 +97,13 @@ fn run_resume(
 ) -> String {
     let code = code_of(f, vm);
     let resume = resume_code(&code, point, vm).expect("generates");
+    // Tracebacks show the user's function name; logs show Dynamo's resume name.
+    assert_eq!(resume.code.obj_name.as_str(), code.code.obj_name.as_str());
     assert!(
-        resume
-            .code
-            .obj_name
-            .as_str()
-            .starts_with("torch_dynamo_resume_in_")
+        crate::dynamo::resume::display_name(&resume).starts_with(&format!(
+            "torch_dynamo_resume_in_{}_at_",
+            code.code.obj_name
+        ))
     );
     let pyf: &Py<PyFunction> = f.downcast_ref().expect("function");
     let rf = function_with_code(pyf, resume, vm).expect("function");

@@ -37,6 +37,11 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
         || obj.class().is(vm.ctx.types.range_type)
         || obj.class().is(vm.ctx.types.slice_type)
         || obj.class().is(vm.ctx.types.complex_type)
+        || obj.downcast_ref::<rynamo_shims::PySize>().is_some()
+        || (obj.class().is(vm.ctx.types.frozenset_type)
+            && vm
+                .extract_elements_with(obj, Ok)
+                .is_ok_and(|items| items.iter().all(|i| is_literal(i, vm))))
 }
 
 /// Whether every element of a tuple is a literal (then the tuple is one constant).
@@ -72,12 +77,10 @@ pub fn wrap(
         } else if obj.class().is(vm.ctx.types.tuple_type) {
             wrap_literal_tuple_guards(out, &obj, &source, vm);
         } else {
-            out.guards.add(
-                &source,
-                Check::TypeMatch {
-                    ty: obj.class().to_owned().into(),
-                },
-            );
+            // A range, big int, bytes, complex, slice or device: its value, not just its type
+            // (the trace unrolled `for i in range(n)` or folded arithmetic on it).
+            out.guards
+                .add(&source, Check::ValueMatch { obj: obj.clone() });
         }
         return Vt::with_source(Kind::Const(obj), source);
     }
@@ -109,6 +112,32 @@ pub fn wrap(
             .collect();
         return Vt::with_source(Kind::Tuple(items), source);
     }
+    let is_container = obj.class().is(vm.ctx.types.list_type)
+        || obj.class().is(vm.ctx.types.dict_type)
+        || obj.class().is(vm.ctx.types.set_type);
+    let addr = &*obj as *const PyObject as usize;
+    if is_container && let Some((_, seen)) = out.containers.get(&addr) {
+        let seen = seen.clone();
+        if let Some(first) = &seen.source
+            && *first != source
+        {
+            out.guards.add_alias(first, &source);
+        }
+        return seen;
+    }
+    let vt = wrap_uncached(out, obj.clone(), source, vm);
+    if is_container && matches!(vt.kind, Kind::List(_) | Kind::Dict(_) | Kind::Set(_)) {
+        out.containers.insert(addr, (obj, vt.clone()));
+    }
+    vt
+}
+
+fn wrap_uncached(
+    out: &mut OutputGraph,
+    obj: PyObjectRef,
+    source: Rc<Source>,
+    vm: &VirtualMachine,
+) -> Vt {
     if obj.class().is(vm.ctx.types.list_type)
         && let Some(l) = obj.downcast_ref::<PyList>()
     {
@@ -172,8 +201,58 @@ pub fn wrap(
         }
         return opaque(out, obj, source, vm);
     }
+    if obj.class().is(vm.ctx.types.set_type)
+        && let Ok(items) = vm.extract_elements_with(&obj, Ok)
+        && items.iter().all(|i| is_literal(i, vm))
+    {
+        // The trace works on a copy (mutations replay on the real set); the guard compares
+        // with a second copy that nothing mutates.
+        let copy = || vm.ctx.types.set_type.as_object().call((obj.clone(),), vm);
+        if let (Ok(work), Ok(snapshot)) = (copy(), copy()) {
+            out.guards.add(
+                &source,
+                Check::TypeMatch {
+                    ty: obj.class().to_owned().into(),
+                },
+            );
+            out.guards.add(&source, Check::ValueMatch { obj: snapshot });
+            return Vt::with_source(Kind::Set(work), source);
+        }
+    }
+    if super::named_tuple::fields(obj.class().as_object(), vm).is_some()
+        && let Some(t) = obj.downcast_ref::<PyTuple>()
+    {
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
+        out.guards.add(&source, Check::Length(t.len()));
+        let items = t
+            .as_slice()
+            .iter()
+            .enumerate()
+            .map(|(i, x)| wrap(out, x.clone(), source.item(Key::Int(i as i64)), vm))
+            .collect();
+        return Vt::with_source(
+            Kind::NamedTuple(obj.class().to_owned().into(), items),
+            source,
+        );
+    }
+    if let Some(p) = wrap_partial(out, &obj, &source, vm) {
+        return p;
+    }
     if obj.downcast_ref::<PyFunction>().is_some() {
-        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        // Dynamo's CLOSURE_MATCH: the code object, not the function, so a closure made anew on
+        // each call (a nested helper) reuses the entry; what inlining reads from the function
+        // (defaults, closure cells, globals) is guarded through its own sources.
+        match obj.get_attr("__code__", vm) {
+            Ok(code) => out
+                .guards
+                .add(&source.attr("__code__"), Check::IdMatch { obj: code }),
+            Err(_) => out.guards.add(&source, Check::IdMatch { obj: obj.clone() }),
+        }
         return Vt::with_source(Kind::Function(obj), source);
     }
     if obj.downcast_ref::<PyModule>().is_some() {
@@ -195,12 +274,20 @@ pub fn wrap(
         out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
         return Vt::with_source(Kind::NNModule(obj), source);
     }
+    if let Some(g) = super::ctx_manager::wrap_existing(out, &obj, &source, vm) {
+        return g;
+    }
     if let Some(bound) = bound_method_parts(&obj, vm) {
         let (func, zelf) = bound;
         let fsrc = source.attr("__func__");
         let ssrc = source.attr("__self__");
-        let f = wrap(out, func, fsrc, vm);
+        let f = wrap(out, func.clone(), fsrc, vm);
         let s = wrap(out, zelf, ssrc, vm);
+        if let Kind::GradMode(_) = s.kind
+            && let Some(name) = super::ctx_manager::method_name(&func, vm)
+        {
+            return Vt::with_source(Kind::Method(Box::new(s), name.into()), source);
+        }
         return Vt::with_source(Kind::BoundMethod(Box::new(f), Box::new(s)), source);
     }
     opaque(out, obj, source, vm)
@@ -232,6 +319,69 @@ fn wrap_literal_tuple_guards(
             out.guards.add(&s, Check::IdMatch { obj: x.clone() });
         }
     }
+}
+
+/// A `functools.partial` from the frame: its function, arguments and keywords wrapped through
+/// their own sources (`L['p'].func`, `L['p'].args[0]`, `L['p'].keywords['k']`).
+fn wrap_partial(
+    out: &mut OutputGraph,
+    obj: &PyObjectRef,
+    source: &Rc<Source>,
+    vm: &VirtualMachine,
+) -> Option<Vt> {
+    let cls = obj.class();
+    let is_partial = super::super::polyfills::module_of(cls.as_object(), vm).as_deref()
+        == Some("functools")
+        && &*cls.name() == "partial";
+    if !is_partial {
+        return None;
+    }
+    let func = obj.get_attr("func", vm).ok()?;
+    let args = obj.get_attr("args", vm).ok()?;
+    let args = args.downcast_ref::<PyTuple>()?.as_slice().to_vec();
+    let kw = obj.get_attr("keywords", vm).ok()?;
+    let kw = kw.downcast_ref::<PyDict>()?;
+    let mut keywords = Vec::new();
+    let mut keys = Vec::new();
+    for (k, v) in kw.items_vec() {
+        let name = k
+            .downcast_ref::<rustpython_vm::builtins::PyStr>()?
+            .to_str()?
+            .to_owned();
+        keys.push(ConstValue::Str(name.as_str().into()));
+        keywords.push((name, v));
+    }
+    out.guards.add(
+        source,
+        Check::TypeMatch {
+            ty: cls.to_owned().into(),
+        },
+    );
+    let args_src = source.attr("args");
+    out.guards.add(&args_src, Check::Length(args.len()));
+    let kw_src = source.attr("keywords");
+    out.guards.add(&kw_src, Check::DictKeys(keys));
+    let func = wrap(out, func, source.attr("func"), vm);
+    let args = args
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| wrap(out, a, args_src.item(Key::Int(i as i64)), vm))
+        .collect();
+    let keywords = keywords
+        .into_iter()
+        .map(|(k, v)| {
+            let vt = wrap(out, v, kw_src.item(Key::Str(k.as_str().into())), vm);
+            (k, vt)
+        })
+        .collect();
+    Some(Vt::with_source(
+        Kind::Partial(Rc::new(super::PartialVar {
+            func,
+            args,
+            keywords,
+        })),
+        source.clone(),
+    ))
 }
 
 /// Any other object: guarded by type; its attributes are read (and guarded) on access.
@@ -283,6 +433,43 @@ pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
         return Vt::new(Kind::BoundMethod(Box::new(f), Box::new(s)));
     }
     Vt::new(Kind::Object(obj))
+}
+
+/// Wraps a value a trace-time call just created (`sorted(...)`, `"a b".split()`, `dict(a=1)`):
+/// a new list or dict is nobody else's, so it becomes a tracked container whose items the
+/// trace can iterate and mutate; anything else is [`wrap_unguarded`].
+pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
+    if obj.class().is(vm.ctx.types.list_type)
+        && let Some(l) = obj.downcast_ref::<PyList>()
+    {
+        let items = l
+            .borrow_vec()
+            .iter()
+            .map(|x| wrap_fresh(x.clone(), vm))
+            .collect();
+        return Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
+            items,
+            mutated: false,
+        }))));
+    }
+    if obj.class().is(vm.ctx.types.dict_type)
+        && let Some(d) = obj.downcast_ref::<PyDict>()
+        && d.keys_vec().iter().all(|k| ConstValue::of(k, vm).is_some())
+    {
+        let items = d
+            .items_vec()
+            .into_iter()
+            .map(|(k, v)| (k, wrap_fresh(v, vm)))
+            .collect();
+        return Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
+            items,
+            mutated: false,
+        }))));
+    }
+    if obj.class().is(vm.ctx.types.set_type) {
+        return Vt::new(Kind::Set(obj));
+    }
+    wrap_unguarded(obj, vm)
 }
 
 /// The name of a builtin type (`list`, `dict`, `range`, `int`, ...), if `obj` is one.

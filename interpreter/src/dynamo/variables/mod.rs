@@ -8,6 +8,8 @@
 //! every other, and the side-effect log can replay them.
 
 pub mod builder;
+pub mod ctx_manager;
+pub mod named_tuple;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -68,6 +70,37 @@ pub struct IterVar {
     pub pos: usize,
 }
 
+/// A generator traced lazily: its suspended frame between resumptions, so the generator's body
+/// runs interleaved with its consumer exactly as in Python.
+#[derive(Clone, Debug)]
+pub struct GenState {
+    /// The generator function's code.
+    pub code: PyRef<PyCode>,
+    /// Its globals.
+    pub globals: rustpython_vm::builtins::PyDictRef,
+    /// Where sources for its globals come from.
+    pub globals_source: super::symbolic_convert::GlobalsSource,
+    /// Locals, cells and free variables at the suspension point.
+    pub locals: Vec<Option<Vt>>,
+    /// The value stack at the suspension point.
+    pub stack: Vec<Vt>,
+    /// The instruction to resume at.
+    pub pos: usize,
+    /// Whether it returned.
+    pub done: bool,
+}
+
+/// `functools.partial(func, *args, **keywords)`.
+#[derive(Clone, Debug)]
+pub struct PartialVar {
+    /// The wrapped callable.
+    pub func: Vt,
+    /// Stored positional arguments.
+    pub args: Vec<Vt>,
+    /// Stored keyword arguments.
+    pub keywords: Vec<(String, Vt)>,
+}
+
 /// A function created while tracing (`MAKE_FUNCTION`: a closure or a lambda).
 #[derive(Clone, Debug)]
 pub struct NestedFn {
@@ -93,18 +126,31 @@ pub enum Kind {
     Const(PyObjectRef),
     /// A tuple.
     Tuple(Vec<Vt>),
+    /// A named tuple: its class (a `collections.namedtuple` or a `torch.return_types` class)
+    /// and its items.
+    NamedTuple(PyObjectRef, Vec<Vt>),
     /// A list.
     List(Rc<RefCell<ListVar>>),
     /// A dict.
     Dict(Rc<RefCell<DictVar>>),
+    /// A set of constants: without a source, a real `set` made during the trace that only the
+    /// trace sees (operated on at trace time); with one, the trace's copy of the frame's set
+    /// (its mutations are replayed on the real set).
+    Set(PyObjectRef),
     /// `slice(start, stop, step)` with traced parts.
     Slice(Box<[Vt; 3]>),
     /// An iterator being unrolled.
     Iter(Rc<RefCell<IterVar>>),
+    /// A generator object of a traced generator function.
+    Generator(Rc<RefCell<GenState>>),
     /// A Python function to inline.
     Function(PyObjectRef),
     /// A function made during the trace.
     NestedFunction(Rc<NestedFn>),
+    /// A `functools.partial`.
+    Partial(Rc<PartialVar>),
+    /// A grad-mode context manager (`torch.no_grad()`, ...).
+    GradMode(Rc<ctx_manager::GradModeVar>),
     /// A method bound to its receiver: `(function, self)`.
     BoundMethod(Box<Vt>, Box<Vt>),
     /// A registry op reached through `torch.<name>`, `F.<name>`, ...
@@ -182,13 +228,17 @@ impl Vt {
             Kind::Tensor(_) => "TensorVariable()".into(),
             Kind::Const(c) => format!("ConstantVariable({})", c.class().name()),
             Kind::Tuple(_) => "TupleVariable()".into(),
+            Kind::NamedTuple(..) => "NamedTupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),
             Kind::Dict(_) => "ConstDictVariable()".into(),
+            Kind::Set(_) => "SetVariable()".into(),
             Kind::Slice(_) => "SliceVariable()".into(),
             Kind::Iter(_) => "ListIteratorVariable()".into(),
+            Kind::Generator(_) => "LocalGeneratorObjectVariable()".into(),
             Kind::Function(_) => "UserFunctionVariable()".into(),
             Kind::NestedFunction(_) => "NestedUserFunctionVariable()".into(),
             Kind::BoundMethod(..) => "UserMethodVariable()".into(),
+            Kind::Partial(_) => "FunctoolsPartialVariable()".into(),
             Kind::TorchOp { .. } => "TorchInGraphFunctionVariable()".into(),
             Kind::Method(recv, name) => format!("GetAttrVariable({}, {name})", recv.describe()),
             Kind::Builtin(_, name) => format!("BuiltinVariable({name})"),
@@ -197,6 +247,7 @@ impl Vt {
             Kind::Class(_) => "UserDefinedClassVariable()".into(),
             Kind::Object(o) => format!("UserDefinedObjectVariable({})", o.class().name()),
             Kind::Cell(_) => "CellVariable()".into(),
+            Kind::GradMode(g) => format!("GradModeVariable(mode={})", g.mode),
             Kind::Null => "NullVariable".into(),
         }
     }

@@ -26,7 +26,7 @@ pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {
         }
         let n = &g.nodes()[i];
         let flags = n.op.flags();
-        if flags.contains(OpFlags::INPLACE) {
+        if flags.contains(OpFlags::INPLACE) || flags.contains(OpFlags::MUTATES_ARGS) {
             mutations += 1;
         }
         if flags.is_impure() {

@@ -1,4 +1,4 @@
-//! Binary pointwise ops, `where`, `masked_fill`, `clamp`.
+//! Binary pointwise ops, `where`, `masked_fill`, `clamp` (and `clamp_min`/`clamp_max`).
 
 use rynamo_tensor::ops::pointwise;
 use rynamo_tensor::{BinaryOp, Scalar, Shaped, Tensor, TensorMeta};
@@ -24,9 +24,13 @@ pub(crate) fn kind<T>(op: Op, a: &Args<'_, T>) -> Result<Option<(BinaryOp, Scala
                 ))));
             }
         },
-        Op::FloorDivide => (B::DivFloor, one),
-        Op::Remainder => (B::Remainder, one),
-        Op::Pow => (B::Pow, one),
+        Op::FloorDivide | Op::FloorDivide_ => (B::DivFloor, one),
+        Op::Remainder | Op::Remainder_ => (B::Remainder, one),
+        Op::Pow | Op::Pow_ => (B::Pow, one),
+        Op::Fmod | Op::Fmod_ => (B::Fmod, one),
+        Op::Hypot => (B::Hypot, one),
+        Op::BitwiseLeftShift => (B::LeftShift, one),
+        Op::BitwiseRightShift => (B::RightShift, one),
         Op::Maximum | Op::MaxOther => (B::Maximum, one),
         Op::Minimum | Op::MinOther => (B::Minimum, one),
         Op::Eq => (B::Eq, one),
@@ -59,6 +63,8 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
             a.opt_tensor_or_scalar(1)?,
             a.opt_tensor_or_scalar(2)?,
         )?,
+        Op::ClampMin => pointwise::clamp_meta(a.tensor(0)?, Some(a.tensor_or_scalar(1)?), None)?,
+        Op::ClampMax => pointwise::clamp_meta(a.tensor(0)?, None, Some(a.tensor_or_scalar(1)?))?,
         Op::Where => {
             pointwise::where_meta(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?
         }
@@ -81,6 +87,8 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             a.opt_tensor_or_scalar(1)?,
             a.opt_tensor_or_scalar(2)?,
         )?,
+        Op::ClampMin => pointwise::clamp(a.tensor(0)?, Some(a.tensor_or_scalar(1)?), None)?,
+        Op::ClampMax => pointwise::clamp(a.tensor(0)?, None, Some(a.tensor_or_scalar(1)?))?,
         Op::Where => {
             pointwise::where_(a.tensor(0)?, a.tensor_or_scalar(1)?, a.tensor_or_scalar(2)?)?
         }

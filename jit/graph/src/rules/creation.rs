@@ -19,6 +19,14 @@ fn out_meta<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<TensorMeta> {
         ),
         Op::Full => cr::full_meta(a.ints(0)?, a.scalar(1)?, a.opt_dtype(2)?)?,
         Op::ZerosLike | Op::OnesLike | Op::EmptyLike => like(a.opt_dtype(1)?)?,
+        Op::NewZeros | Op::NewOnes | Op::NewEmpty => TensorMeta::contiguous(
+            a.opt_dtype(2)?.unwrap_or(a.tensor(0)?.dtype()),
+            &cr::sizes(a.ints(1)?)?,
+        ),
+        Op::NewFull => TensorMeta::contiguous(
+            a.opt_dtype(3)?.unwrap_or(a.tensor(0)?.dtype()),
+            &cr::sizes(a.ints(1)?)?,
+        ),
         Op::FullLike => like(a.opt_dtype(2)?)?,
         Op::Arange => cr::arange_meta(
             a.scalar(0)?,
@@ -61,9 +69,10 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let a = Args(args);
     let m = out_meta(op, &a)?;
     let t = match op {
-        Op::Zeros | Op::ZerosLike => Tensor::zeros(&m.shape, m.dtype),
-        Op::Empty | Op::EmptyLike => Tensor::empty(&m.shape, m.dtype),
-        Op::Ones | Op::OnesLike => Tensor::ones(&m.shape, m.dtype),
+        Op::Zeros | Op::ZerosLike | Op::NewZeros => Tensor::zeros(&m.shape, m.dtype),
+        Op::Empty | Op::EmptyLike | Op::NewEmpty => Tensor::empty(&m.shape, m.dtype),
+        Op::Ones | Op::OnesLike | Op::NewOnes => Tensor::ones(&m.shape, m.dtype),
+        Op::NewFull => Tensor::full(&m.shape, a.scalar(2)?, m.dtype),
         Op::Full => Tensor::full(&m.shape, a.scalar(1)?, m.dtype),
         Op::FullLike => Tensor::full(&m.shape, a.scalar(1)?, m.dtype),
         Op::Arange => cr::arange(a.scalar(0)?, a.opt_scalar(1)?, a.scalar(2)?, Some(m.dtype))?,

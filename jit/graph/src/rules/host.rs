@@ -18,7 +18,12 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let c = host::get(id)?;
     let out = c.call(&inputs)?;
     let want = c.output_metas();
-    if out.len() != want.len() || out.iter().zip(want).any(|(t, m)| t.dtype() != m.dtype || t.shape() != m.shape.as_slice()) {
+    if out.len() != want.len()
+        || out
+            .iter()
+            .zip(want)
+            .any(|(t, m)| t.dtype() != m.dtype || t.shape() != m.shape.as_slice())
+    {
         return Err(crate::Error::BadArgs(format!(
             "host_call {}: outputs changed dtype or shape since tracing",
             c.name()

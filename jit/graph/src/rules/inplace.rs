@@ -1,7 +1,8 @@
 //! In-place ops: each returns its (mutated) first argument, so the meta is that argument's.
 
-use rynamo_tensor::ops::{index, pointwise};
-use rynamo_tensor::{Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, can_cast, layout};
+use rynamo_tensor::ops::gather::{self, ScatterReduce};
+use rynamo_tensor::ops::{index, pointwise, ternary};
+use rynamo_tensor::{Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, can_cast, layout, random};
 
 use super::{meta_of, wrong_module};
 use crate::{Args, Error, IValue, Op, Result, Value};
@@ -40,11 +41,71 @@ fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
     Ok(())
 }
 
+/// PyTorch refuses in-place writes to a tensor whose elements share memory (a stride-0 dim of
+/// size > 1, as `expand` makes): the result would depend on the write order.
+fn check_no_internal_overlap<T: Shaped>(this: &T) -> Result<()> {
+    let overlap = this
+        .shape()
+        .iter()
+        .zip(this.strides())
+        .any(|(&n, &s)| n > 1 && s == 0);
+    if overlap {
+        return Err(rt(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The out-of-place op whose unary kernel an in-place unary op applies.
+fn unary_base(op: Op) -> Option<Op> {
+    Some(match op {
+        Op::Neg_ => Op::Neg,
+        Op::Abs_ => Op::Abs,
+        Op::Exp_ => Op::Exp,
+        Op::Log_ => Op::Log,
+        Op::Sqrt_ => Op::Sqrt,
+        Op::Rsqrt_ => Op::Rsqrt,
+        Op::Sin_ => Op::Sin,
+        Op::Cos_ => Op::Cos,
+        Op::Tanh_ => Op::Tanh,
+        Op::Sigmoid_ => Op::Sigmoid,
+        Op::Relu_ => Op::Relu,
+        Op::Floor_ => Op::Floor,
+        Op::Ceil_ => Op::Ceil,
+        Op::Round_ => Op::Round,
+        Op::Trunc_ => Op::Trunc,
+        Op::Reciprocal_ => Op::Reciprocal,
+        _ => return None,
+    })
+}
+
+fn scatter_reduce<T>(op: Op, a: &Args<'_, T>) -> Result<ScatterReduce> {
+    Ok(match op {
+        Op::ScatterAdd_ => ScatterReduce::Add,
+        _ => ScatterReduce::parse(a.opt_str(4)?)?,
+    })
+}
+
 pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
     let a = Args(args);
     let this = a.tensor(0)?;
+    check_no_internal_overlap(this)?;
+    if let Some(base) = unary_base(op) {
+        let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
+        let r = pointwise::unary_meta(k, this)?;
+        check_into(this, &r)?;
+        return Ok(vec![meta_of(this)]);
+    }
     match op {
-        Op::Add_ | Op::Sub_ | Op::Mul_ | Op::Div_ => {
+        Op::Add_
+        | Op::Sub_
+        | Op::Mul_
+        | Op::Div_
+        | Op::Pow_
+        | Op::Remainder_
+        | Op::Fmod_
+        | Op::FloorDivide_ => {
             let (b, _) = super::binary::expect_kind(op, &a)?;
             let r =
                 pointwise::binary_meta(b, TensorOrScalar::Tensor(this), a.tensor_or_scalar(1)?)?;
@@ -71,6 +132,36 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
         Op::SetItem => {
             index::plan(this, a.index(1)?)?;
         }
+        Op::Lerp_ => check_into(
+            this,
+            &ternary::lerp_meta(this, a.tensor(1)?, a.tensor_or_scalar(2)?)?,
+        )?,
+        Op::Addcmul_ | Op::Addcdiv_ => {
+            let k = super::ternary::addc_op(op).ok_or_else(|| wrong_module(op))?;
+            check_into(
+                this,
+                &ternary::addc_meta(k, this, a.tensor(1)?, a.tensor(2)?)?,
+            )?;
+        }
+        Op::IndexPut_ => {
+            gather::index_put_meta(this, &a.tensors(1)?, a.tensor(2)?)?;
+        }
+        Op::Scatter_ | Op::ScatterAdd_ => {
+            scatter_reduce(op, &a)?;
+            gather::scatter_meta(
+                op.name().trim_end_matches('_'),
+                this,
+                a.int(1)?,
+                a.tensor(2)?,
+                Some(a.tensor(3)?),
+            )?;
+        }
+        Op::ScatterValue_ => {
+            scatter_reduce(op, &a)?;
+            gather::scatter_meta("scatter", this, a.int(1)?, a.tensor(2)?, None)?;
+        }
+        Op::Normal_ => random::normal_check(this, a.float(2)?)?,
+        Op::Uniform_ => random::uniform_check(this, a.float(1)?, a.float(2)?)?,
         _ => return Err(wrong_module(op)),
     }
     Ok(vec![meta_of(this)])
@@ -79,8 +170,21 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
 pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let a = Args(args);
     let this = a.tensor(0)?;
+    check_no_internal_overlap(this)?;
+    if let Some(base) = unary_base(op) {
+        let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
+        pointwise::unary_(k, this)?;
+        return Ok(vec![this.clone()]);
+    }
     match op {
-        Op::Add_ | Op::Sub_ | Op::Mul_ | Op::Div_ => {
+        Op::Add_
+        | Op::Sub_
+        | Op::Mul_
+        | Op::Div_
+        | Op::Pow_
+        | Op::Remainder_
+        | Op::Fmod_
+        | Op::FloorDivide_ => {
             let (b, alpha) = super::binary::expect_kind(op, &a)?;
             pointwise::binary_(b, this, a.tensor_or_scalar(1)?, alpha)?;
         }
@@ -103,6 +207,30 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             this.copy_(&r)?;
         }
         Op::SetItem => index::setitem(this, a.index(1)?, a.tensor_or_scalar(2)?)?,
+        Op::Lerp_ => ternary::lerp_(this, a.tensor(1)?, a.tensor_or_scalar(2)?)?,
+        Op::Addcmul_ | Op::Addcdiv_ => {
+            let k = super::ternary::addc_op(op).ok_or_else(|| wrong_module(op))?;
+            ternary::addc_(k, this, a.tensor(1)?, a.tensor(2)?, a.scalar(3)?)?;
+        }
+        Op::IndexPut_ => {
+            gather::index_put_(this, &a.tensors(1)?, a.tensor(2)?, a.bool(3)?)?;
+        }
+        Op::Scatter_ | Op::ScatterAdd_ => gather::scatter_(
+            this,
+            a.int(1)?,
+            a.tensor(2)?,
+            TensorOrScalar::Tensor(a.tensor(3)?),
+            scatter_reduce(op, &a)?,
+        )?,
+        Op::ScatterValue_ => gather::scatter_(
+            this,
+            a.int(1)?,
+            a.tensor(2)?,
+            TensorOrScalar::Scalar(a.scalar(3)?),
+            scatter_reduce(op, &a)?,
+        )?,
+        Op::Normal_ => random::normal_(this, a.float(1)?, a.float(2)?, None)?,
+        Op::Uniform_ => random::uniform_(this, a.float(1)?, a.float(2)?, None)?,
         _ => return Err(wrong_module(op)),
     }
     Ok(vec![this.clone()])

@@ -4,13 +4,19 @@
 //! logic itself lives in `rynamo_tensor` (`*_meta` functions), shared by both.
 
 pub(crate) mod binary;
+pub(crate) mod conv;
 pub(crate) mod creation;
 pub(crate) mod host;
+pub(crate) mod indexing;
 pub(crate) mod inplace;
 pub(crate) mod linalg;
+pub(crate) mod loss;
 pub(crate) mod nn;
+pub(crate) mod order;
+pub(crate) mod rearrange;
 pub(crate) mod reduce;
 pub(crate) mod shape;
+pub(crate) mod ternary;
 pub(crate) mod unary;
 pub(crate) mod views;
 

@@ -78,6 +78,40 @@ fn plan<T>(op: Op, a: &Args<'_, T>) -> Result<Plan> {
             a.bool(3)?,
             None,
         ),
+        Op::Norm => p(
+            ReduceOp::Norm {
+                p: a.opt_scalar(1)?.map_or(2.0, Scalar::to_f64),
+            },
+            a.opt_ints(2)?.map(<[i64]>::to_vec),
+            a.bool(3)?,
+            a.opt_dtype(4)?,
+        ),
+        Op::NormStr => p(
+            ReduceOp::Norm {
+                p: match a.str(1)? {
+                    "fro" => 2.0,
+                    "nuc" => {
+                        return Err(Error::Tensor(rynamo_tensor::Error::NotImplemented(
+                            "norm(): the nuclear norm ('nuc') is not supported".into(),
+                        )));
+                    }
+                    s => {
+                        return Err(Error::Tensor(rynamo_tensor::Error::Runtime(format!(
+                            "linalg.matrix_norm: Order {s} not supported."
+                        ))));
+                    }
+                },
+            },
+            a.opt_ints(2)?.map(<[i64]>::to_vec),
+            a.bool(3)?,
+            a.opt_dtype(4)?,
+        ),
+        Op::CountNonzero => p(
+            ReduceOp::CountNonzero,
+            a.opt_ints(1)?.map(<[i64]>::to_vec),
+            false,
+            None,
+        ),
         _ => return Err(wrong_module(op)),
     })
 }

@@ -1,6 +1,6 @@
-//! `cat`, `stack`, `split`, `chunk`.
+//! `cat`, `stack`, `split`, `chunk`, `unbind`.
 
-use rynamo_tensor::ops::shape;
+use rynamo_tensor::ops::{rearrange, shape};
 use rynamo_tensor::{Layout, Shaped, Tensor, TensorMeta};
 
 use super::wrong_module;
@@ -12,6 +12,7 @@ fn split_layouts<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<Vec<Layout>> {
         Op::Split => shape::split_layouts(x, a.int(1)?, a.int(2)?)?,
         Op::SplitSizes => shape::split_with_sizes_layouts(x, a.ints(1)?, a.int(2)?)?,
         Op::Chunk => shape::chunk_layouts(x, a.int(1)?, a.int(2)?)?,
+        Op::Unbind => rearrange::unbind_layouts(x, a.int(1)?)?,
         _ => return Err(wrong_module(op)),
     })
 }

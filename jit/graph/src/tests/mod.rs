@@ -1,6 +1,8 @@
 //! Tests of the registry and the graph IR.
 
 mod bind;
+mod errors;
+mod errors_nn;
 mod graph_ir;
 mod passes;
 mod samples;

@@ -18,8 +18,10 @@ pub struct ReferenceExecutable(Arc<dyn rynamo_backend::Executable>);
 pub fn claims(node: &Node) -> bool {
     let f = node.op.flags();
     !(f.contains(OpFlags::INPLACE)
+        || f.contains(OpFlags::MUTATES_ARGS)
         || f.contains(OpFlags::RANDOM)
-        || f.contains(OpFlags::DATA_DEPENDENT))
+        || f.contains(OpFlags::DATA_DEPENDENT)
+        || f.contains(OpFlags::HOST))
 }
 
 fn backend_error(e: rynamo_backend::Error) -> Error {

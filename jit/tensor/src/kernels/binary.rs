@@ -40,6 +40,14 @@ pub enum BinaryOp {
     BitwiseOr,
     BitwiseXor,
     Atan2,
+    /// C's `fmod`: the result has the dividend's sign.
+    Fmod,
+    /// `sqrt(a^2 + b^2)` without undue overflow.
+    Hypot,
+    /// `a << b`; shifts of the bit width or more (or negative) give 0.
+    LeftShift,
+    /// Arithmetic `a >> b`; shifts of the bit width or more (or negative) fill with the sign.
+    RightShift,
 }
 
 impl BinaryOp {
@@ -70,6 +78,10 @@ impl BinaryOp {
             BitwiseOr => "bitwise_or",
             BitwiseXor => "bitwise_xor",
             Atan2 => "atan2",
+            Fmod => "fmod",
+            Hypot => "hypot",
+            LeftShift => "bitwise_left_shift",
+            RightShift => "bitwise_right_shift",
         }
     }
 
@@ -88,6 +100,7 @@ impl BinaryOp {
         matches!(
             self,
             Add | Mul
+                | Hypot
                 | Maximum
                 | Minimum
                 | Eq
@@ -114,6 +127,20 @@ impl BinaryOp {
                 Err(Error::NotImplementedFor {
                     op: self.kernel_name(),
                     dtype: "Bool",
+                })
+            }
+            Hypot if !common.is_floating_point() => Err(Error::NotImplementedFor {
+                op: self.kernel_name(),
+                dtype: common.aten_name(),
+            }),
+            Fmod if common == DType::Bool => Err(Error::NotImplementedFor {
+                op: self.kernel_name(),
+                dtype: "Bool",
+            }),
+            LeftShift | RightShift if common.is_floating_point() || common == DType::Bool => {
+                Err(Error::NotImplementedFor {
+                    op: self.kernel_name(),
+                    dtype: common.aten_name(),
                 })
             }
             BitwiseAnd | BitwiseOr | BitwiseXor if common.is_floating_point() => {
@@ -145,6 +172,10 @@ impl BinaryOp {
             BitwiseAnd => "bitwise_and_cpu",
             BitwiseOr => "bitwise_or_cpu",
             BitwiseXor => "bitwise_xor_cpu",
+            Fmod => "fmod_cpu",
+            Hypot => "hypot_cpu",
+            LeftShift => "lshift_cpu",
+            RightShift => "rshift_cpu",
             _ => "binary",
         }
     }
@@ -187,8 +218,8 @@ fn predicate<T: Element>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor) {
         Le => map2::<T, T, bool>(out, a, b, |x, y| x <= y),
         Gt => map2::<T, T, bool>(out, a, b, |x, y| x > y),
         Ge => map2::<T, T, bool>(out, a, b, |x, y| x >= y),
-        LogicalAnd => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() && y.to_bool()),
-        LogicalOr => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() || y.to_bool()),
+        LogicalAnd => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() & y.to_bool()),
+        LogicalOr => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() | y.to_bool()),
         LogicalXor => map2::<T, T, bool>(out, a, b, |x, y| x.to_bool() != y.to_bool()),
         _ => unreachable!("invariant: predicate op"),
     }
@@ -211,6 +242,8 @@ fn float_kernel<F: Flt>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alph
         Maximum => map2::<F, F, F>(out, a, b, max_nan),
         Minimum => map2::<F, F, F>(out, a, b, min_nan),
         Atan2 => map2::<F, F, F>(out, a, b, |x, y| x.atan2(y)),
+        Fmod => map2::<F, F, F>(out, a, b, |x, y| x % y),
+        Hypot => map2::<F, F, F>(out, a, b, |x, y| x.hypot(y)),
         _ => unreachable!("invariant: out_dtype rejected op for floats"),
     }
 }
@@ -240,7 +273,7 @@ fn int_kernel<T: Int>(
     use BinaryOp::*;
     let al = T::from_i64(alpha);
     let zero = T::ZERO;
-    if matches!(op, DivTrunc | DivFloor | Remainder) && any::<T>(b, |v| v == zero) {
+    if matches!(op, DivTrunc | DivFloor | Remainder | Fmod) && any::<T>(b, |v| v == zero) {
         return Err(Error::ZeroDivision);
     }
     if op == Pow && any::<T>(b, |v| v < zero) {
@@ -262,7 +295,7 @@ fn int_kernel<T: Int>(
         DivFloor => map2::<T, T, T>(out, a, b, |x, y| {
             let (x, y) = (x.to_i64(), y.to_i64());
             let q = x.wrapping_div(y);
-            T::from_i64(if (x % y != 0) && ((x < 0) != (y < 0)) {
+            T::from_i64(if (x.wrapping_rem(y) != 0) && ((x < 0) != (y < 0)) {
                 q - 1
             } else {
                 q
@@ -293,6 +326,36 @@ fn int_kernel<T: Int>(
         BitwiseAnd => map2::<T, T, T>(out, a, b, |x, y| x & y),
         BitwiseOr => map2::<T, T, T>(out, a, b, |x, y| x | y),
         BitwiseXor => map2::<T, T, T>(out, a, b, |x, y| x ^ y),
+        // MIN % -1 is 0 (wrapping_rem), as C++ on the values PyTorch computes.
+        Fmod => map2::<T, T, T>(out, a, b, |x, y| {
+            T::from_i64(x.to_i64().wrapping_rem(y.to_i64()))
+        }),
+        LeftShift => {
+            let bits = (std::mem::size_of::<T>() * 8) as i64;
+            map2::<T, T, T>(out, a, b, move |x, y| {
+                let s = y.to_i64();
+                if (0..bits).contains(&s) {
+                    x << s as usize
+                } else {
+                    zero
+                }
+            })
+        }
+        RightShift => {
+            let bits = (std::mem::size_of::<T>() * 8) as i64;
+            let signed = T::min_value() < zero;
+            map2::<T, T, T>(out, a, b, move |x, y| {
+                let s = y.to_i64();
+                if (0..bits).contains(&s) {
+                    x >> s as usize
+                } else if signed {
+                    // Out-of-range shifts fill with the sign bit.
+                    x >> (bits - 1) as usize
+                } else {
+                    zero
+                }
+            })
+        }
         _ => unreachable!("invariant: out_dtype handled this op"),
     }
     Ok(())
@@ -301,9 +364,9 @@ fn int_kernel<T: Int>(
 fn bool_kernel(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, alpha: bool) -> Result<()> {
     use BinaryOp::*;
     match op {
-        Add => map2::<bool, bool, bool>(out, a, b, move |x, y| x || (alpha && y)),
-        Mul | BitwiseAnd | Minimum => map2::<bool, bool, bool>(out, a, b, |x, y| x && y),
-        BitwiseOr | Maximum => map2::<bool, bool, bool>(out, a, b, |x, y| x || y),
+        Add => map2::<bool, bool, bool>(out, a, b, move |x, y| x | (alpha & y)),
+        Mul | BitwiseAnd | Minimum => map2::<bool, bool, bool>(out, a, b, |x, y| x & y),
+        BitwiseOr | Maximum => map2::<bool, bool, bool>(out, a, b, |x, y| x | y),
         BitwiseXor => map2::<bool, bool, bool>(out, a, b, |x, y| x != y),
         _ => bail!(Runtime, "\"{}\" not implemented for 'Bool'", op.name()),
     }

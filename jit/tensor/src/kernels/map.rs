@@ -5,8 +5,23 @@
 //! layout equals the output's (exact in-place), and copied first otherwise; so slice-based fast
 //! paths never alias a `&mut` slice.
 
+use super::simd::with_wide;
 use crate::iter::{Geometry, SendPtr};
 use crate::{Element, Tensor};
+
+#[inline(always)]
+fn apply1<A: Copy, O>(os: &mut [O], xs: &[A], f: &impl Fn(A) -> O) {
+    for (o, &x) in os.iter_mut().zip(xs) {
+        *o = f(x);
+    }
+}
+
+#[inline(always)]
+fn apply2<A: Copy, B: Copy, O>(os: &mut [O], xs: &[A], ys: &[B], f: &impl Fn(A, B) -> O) {
+    for ((o, &x), &y) in os.iter_mut().zip(xs).zip(ys) {
+        *o = f(x, y);
+    }
+}
 
 /// Returns the input to read from and whether it is exactly the output (same storage and layout).
 fn prepare(out: &Tensor, x: &Tensor) -> (Tensor, bool) {
@@ -38,9 +53,7 @@ pub fn map1<A: Element, O: Element>(out: &Tensor, a: &Tensor, f: impl Fn(A) -> O
             if so == 1 && sa == 1 && !alias {
                 let os = std::slice::from_raw_parts_mut(o, len);
                 let xs = std::slice::from_raw_parts(x, len);
-                for (o, &x) in os.iter_mut().zip(xs) {
-                    *o = f(x);
-                }
+                with_wide(|| apply1(os, xs, &f));
             } else {
                 for i in 0..len as isize {
                     *o.offset(i * so) = f(*x.offset(i * sa));
@@ -78,25 +91,19 @@ pub fn map2<A: Element, B: Element, O: Element>(
                     let os = std::slice::from_raw_parts_mut(o, len);
                     let xs = std::slice::from_raw_parts(x, len);
                     let ys = std::slice::from_raw_parts(y, len);
-                    for ((o, &x), &y) in os.iter_mut().zip(xs).zip(ys) {
-                        *o = f(x, y);
-                    }
+                    with_wide(|| apply2(os, xs, ys, &f));
                 }
                 (1, 1, 0, false) => {
                     let os = std::slice::from_raw_parts_mut(o, len);
                     let xs = std::slice::from_raw_parts(x, len);
                     let y = *y;
-                    for (o, &x) in os.iter_mut().zip(xs) {
-                        *o = f(x, y);
-                    }
+                    with_wide(|| apply1(os, xs, &|x| f(x, y)));
                 }
                 (1, 0, 1, false) => {
                     let os = std::slice::from_raw_parts_mut(o, len);
                     let ys = std::slice::from_raw_parts(y, len);
                     let x = *x;
-                    for (o, &y) in os.iter_mut().zip(ys) {
-                        *o = f(x, y);
-                    }
+                    with_wide(|| apply1(os, ys, &|y| f(x, y)));
                 }
                 _ => {
                     for i in 0..len as isize {
@@ -145,12 +152,62 @@ pub fn map3<A: Element, B: Element, C: Element, O: Element>(
                 let xs = std::slice::from_raw_parts(x, len);
                 let ys = std::slice::from_raw_parts(y, len);
                 let zs = std::slice::from_raw_parts(z, len);
-                for (((o, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
-                    *o = f(x, y, z);
-                }
+                with_wide(|| {
+                    for (((o, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
+                        *o = f(x, y, z);
+                    }
+                });
             } else {
                 for i in 0..len as isize {
                     *o.offset(i * so) = f(*x.offset(i * sa), *y.offset(i * sb), *z.offset(i * sc));
+                }
+            }
+        }
+    });
+}
+
+/// Block length of [`map1_patched`]'s contiguous path.
+const PATCH_BLOCK: usize = 256;
+
+/// `out[i] = f(a[i])`, except `g(a[i])` where `rare(a[i])`: `f` is a branch-free fast path that
+/// is wrong for rare inputs (huge arguments of `sin`), `g` the exact fallback. Contiguous runs
+/// compute `f` over a block (vectorised), then patch the block's rare lanes, if any.
+pub fn map1_patched<A: Element, O: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    f: impl Fn(A) -> O + Sync,
+    rare: impl Fn(A) -> bool + Sync,
+    g: impl Fn(A) -> O + Sync,
+) {
+    debug_assert_eq!(out.shape(), a.shape());
+    let (a, alias) = prepare(out, a);
+    let geo = Geometry::new(out.shape(), [out.strides(), a.strides()]);
+    let [so, sa] = geo.inner_strides();
+    let (po, pa) = (SendPtr(out.data_ptr::<O>()), SendPtr(a.data_ptr::<A>()));
+    geo.par_for_each_run(|[oo, oa], len| {
+        // SAFETY: as in `map1`.
+        unsafe {
+            let (o, x) = (po.at(oo), pa.at(oa).cast_const());
+            if so == 1 && sa == 1 && !alias {
+                let os = std::slice::from_raw_parts_mut(o, len);
+                let xs = std::slice::from_raw_parts(x, len);
+                for (ob, xb) in os.chunks_mut(PATCH_BLOCK).zip(xs.chunks(PATCH_BLOCK)) {
+                    let any = with_wide(|| {
+                        apply1(ob, xb, &f);
+                        xb.iter().fold(false, |acc, &v| acc | rare(v))
+                    });
+                    if any {
+                        for (o, &v) in ob.iter_mut().zip(xb) {
+                            if rare(v) {
+                                *o = g(v);
+                            }
+                        }
+                    }
+                }
+            } else {
+                for i in 0..len as isize {
+                    let v = *x.offset(i * sa);
+                    *o.offset(i * so) = if rare(v) { g(v) } else { f(v) };
                 }
             }
         }

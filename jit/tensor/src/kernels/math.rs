@@ -14,6 +14,17 @@ pub trait Flt: Element + Float + std::ops::AddAssign {
     fn c(v: f64) -> Self;
     /// `exp`, in a branch-free form the compiler vectorises (f32; f64 uses libm's `exp`).
     fn exp_v(self) -> Self;
+    /// `ln`, vectorisable (f32; f64 uses libm).
+    fn ln_v(self) -> Self;
+    /// `sin`, vectorisable for inputs where [`Flt::trig_rare`] is false (f32; f64 uses libm).
+    fn sin_v(self) -> Self;
+    /// `cos`, as [`Flt::sin_v`].
+    fn cos_v(self) -> Self;
+    /// Inputs the vectorisable `sin_v`/`cos_v` get wrong (huge, infinite): the kernels patch
+    /// them with the exact `sin`/`cos`.
+    fn trig_rare(self) -> bool;
+    /// `tanh`, vectorisable (f32; f64 uses libm).
+    fn tanh_v(self) -> Self;
 }
 
 impl Flt for f32 {
@@ -33,6 +44,26 @@ impl Flt for f32 {
     fn exp_v(self) -> Self {
         exp_f32(self)
     }
+    #[inline(always)]
+    fn ln_v(self) -> Self {
+        super::vmath::log_f32(self)
+    }
+    #[inline(always)]
+    fn sin_v(self) -> Self {
+        super::vmath::sin_f32(self)
+    }
+    #[inline(always)]
+    fn cos_v(self) -> Self {
+        super::vmath::cos_f32(self)
+    }
+    #[inline(always)]
+    fn trig_rare(self) -> bool {
+        super::vmath::trig_rare(self)
+    }
+    #[inline(always)]
+    fn tanh_v(self) -> Self {
+        super::vmath::tanh_f32(self)
+    }
 }
 
 impl Flt for f64 {
@@ -51,6 +82,26 @@ impl Flt for f64 {
     #[inline(always)]
     fn exp_v(self) -> Self {
         self.exp()
+    }
+    #[inline(always)]
+    fn ln_v(self) -> Self {
+        self.ln()
+    }
+    #[inline(always)]
+    fn sin_v(self) -> Self {
+        self.sin()
+    }
+    #[inline(always)]
+    fn cos_v(self) -> Self {
+        self.cos()
+    }
+    #[inline(always)]
+    fn trig_rare(self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn tanh_v(self) -> Self {
+        self.tanh()
     }
 }
 
@@ -147,11 +198,12 @@ pub fn gelu_erf<F: Flt>(x: F) -> F {
     F::c(0.5) * x * (F::one() + (x * F::c(std::f64::consts::FRAC_1_SQRT_2)).erf())
 }
 
-/// Tanh-approximated GELU.
+/// Tanh-approximated GELU, in PyTorch's operation order (`x * x * x` first).
 #[inline(always)]
 pub fn gelu_tanh<F: Flt>(x: F) -> F {
-    let k = F::c((2.0 / std::f64::consts::PI).sqrt());
-    F::c(0.5) * x * (F::one() + (k * (x + F::c(0.044715) * x * x * x)).tanh())
+    let beta = F::c(std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5);
+    let inner = beta * (x + F::c(0.044715) * (x * x * x));
+    F::c(0.5) * x * (F::one() + inner.tanh_v())
 }
 
 /// Python/PyTorch floor division for floats (`aten::div_floor_floating`).
@@ -190,7 +242,7 @@ pub fn rem_float<F: Flt>(a: F, b: F) -> F {
 /// NaN-propagating maximum.
 #[inline(always)]
 pub fn max_nan<T: Element>(a: T, b: T) -> T {
-    if a.partial_cmp(&a).is_none() || a > b {
+    if a.partial_cmp(&a).is_none() | (a > b) {
         a
     } else {
         b
@@ -200,7 +252,7 @@ pub fn max_nan<T: Element>(a: T, b: T) -> T {
 /// NaN-propagating minimum.
 #[inline(always)]
 pub fn min_nan<T: Element>(a: T, b: T) -> T {
-    if a.partial_cmp(&a).is_none() || a < b {
+    if a.partial_cmp(&a).is_none() | (a < b) {
         a
     } else {
         b

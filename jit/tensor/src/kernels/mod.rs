@@ -4,4 +4,6 @@ pub mod binary;
 pub mod copy;
 pub mod map;
 pub mod math;
+pub mod simd;
 pub mod unary;
+pub mod vmath;

@@ -76,6 +76,17 @@ pub struct IndexPlan<'a, T> {
     pub view: Layout,
     /// `(first view dim, index tensor)`; a boolean mask covers `mask.ndim()` dims from there.
     pub advanced: Vec<(usize, &'a T)>,
+    /// `(view dim, value)` of each Python bool: PyTorch unsqueezes a dim for it and indexes that
+    /// dim with `[0]` (True) or `[]` (False) as an advanced index, so bools take part in the
+    /// advanced-index placement rule like tensors.
+    pub bools: Vec<(usize, bool)>,
+}
+
+impl<T> IndexPlan<'_, T> {
+    /// Whether any advanced index (tensor or bool) is present.
+    pub fn has_advanced(&self) -> bool {
+        !self.advanced.is_empty() || !self.bools.is_empty()
+    }
 }
 
 fn consumed<T: Shaped>(it: &IndexItem<T>) -> usize {
@@ -114,6 +125,7 @@ pub fn plan<'a, S: Shaped, T: Shaped>(
     };
     let mut d = 0usize;
     let mut advanced = Vec::new();
+    let mut bools = Vec::new();
     for it in items {
         match it {
             IndexItem::Int(i) => g.l = views::select(&g, d as i64, *i)?,
@@ -125,13 +137,13 @@ pub fn plan<'a, S: Shaped, T: Shaped>(
                 g.l = views::slice(&g, d as i64, *start, *stop, step)?;
                 d += 1;
             }
-            IndexItem::None | IndexItem::Bool(true) => {
+            IndexItem::None => {
                 g.l = views::unsqueeze(&g, d as i64)?;
                 d += 1;
             }
-            IndexItem::Bool(false) => {
+            IndexItem::Bool(b) => {
                 g.l = views::unsqueeze(&g, d as i64)?;
-                g.l = views::slice(&g, d as i64, Some(0), Some(0), 1)?;
+                bools.push((d, *b));
                 d += 1;
             }
             IndexItem::Ellipsis => d += x.ndim() - used,
@@ -164,12 +176,13 @@ pub fn plan<'a, S: Shaped, T: Shaped>(
     Ok(IndexPlan {
         view: g.l,
         advanced,
+        bools,
     })
 }
 
 /// Output shape of advanced indexing. `dims` are the view dims indexed (one per index tensor, at
 /// least one), `bshape` the broadcast index shape.
-fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize> {
+pub(crate) fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize> {
     let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
     let rest: Vec<usize> = (0..view.len())
         .filter(|d| !dims.contains(d))
@@ -190,22 +203,29 @@ fn advanced_shape(view: &[usize], dims: &[usize], bshape: &[usize]) -> Vec<usize
 
 /// Whether the result puts the broadcast index dims somewhere other than first: adjacent advanced
 /// dims that do not start at dim 0.
-fn needs_move(dims: &[usize]) -> bool {
+pub(crate) fn needs_move(dims: &[usize]) -> bool {
     dims.windows(2).all(|w| w[1] == w[0] + 1) && dims[0] > 0
 }
 
 /// Shape/dtype rule of `x[items]`. Boolean masks make the shape data-dependent: an error here.
 pub fn getitem_meta<S: Shaped>(x: &S, items: &[IndexItem<S>]) -> Result<TensorMeta> {
     let p = plan(x, items)?;
-    if p.advanced.is_empty() {
+    if !p.has_advanced() {
         return Ok(TensorMeta::from_layout(x.dtype(), &p.view));
     }
     if p.advanced.iter().any(|(_, t)| t.dtype() == DType::Bool) {
         return Err(Error::DataDependent("boolean mask indexing".into()));
     }
-    let shapes: Vec<&[usize]> = p.advanced.iter().map(|(_, t)| t.shape()).collect();
+    let mut entries: Vec<(usize, Vec<usize>)> = p
+        .advanced
+        .iter()
+        .map(|(d, t)| (*d, t.shape().to_vec()))
+        .chain(p.bools.iter().map(|&(d, b)| (d, vec![usize::from(b)])))
+        .collect();
+    entries.sort_by_key(|e| e.0);
+    let shapes: Vec<&[usize]> = entries.iter().map(|(_, s)| s.as_slice()).collect();
     let b = broadcast_all(&shapes).map_err(|_| shape_mismatch(&shapes))?;
-    let dims: Vec<usize> = p.advanced.iter().map(|(d, _)| *d).collect();
+    let dims: Vec<usize> = entries.iter().map(|(d, _)| *d).collect();
     Ok(TensorMeta::contiguous(
         x.dtype(),
         &advanced_shape(&p.view.shape, &dims, &b),
@@ -220,9 +240,18 @@ fn shape_mismatch(shapes: &[&[usize]]) -> Error {
     ))
 }
 
-/// Expands masks into integer indices; returns `(view dim, int64 index)` pairs, one per dim.
-fn int_indices(view: &Layout, adv: &[(usize, &Tensor)]) -> Result<Vec<(usize, Tensor)>> {
+/// Expands masks into integer indices; returns `(view dim, int64 index)` pairs, one per dim, in
+/// dim order (Python bools become `[0]` or `[]`).
+pub(crate) fn int_indices(
+    view: &Layout,
+    adv: &[(usize, &Tensor)],
+    bools: &[(usize, bool)],
+) -> Result<Vec<(usize, Tensor)>> {
     let mut out = Vec::new();
+    for &(d, b) in bools {
+        let n = usize::from(b);
+        out.push((d, Tensor::zeros(&[n], DType::Int64)));
+    }
     for &(d, t) in adv {
         if t.dtype() == DType::Bool {
             for (k, col) in nonzero_columns(t).into_iter().enumerate() {
@@ -247,6 +276,7 @@ fn int_indices(view: &Layout, adv: &[(usize, &Tensor)]) -> Result<Vec<(usize, Te
             out.push((d, Tensor::from_vec(vals, idx.shape())?));
         }
     }
+    out.sort_by_key(|e| e.0);
     Ok(out)
 }
 
@@ -272,7 +302,10 @@ fn nonzero_columns(mask: &Tensor) -> Vec<Tensor> {
 }
 
 /// Broadcasts the index tensors and returns, per index position, the element offset into the view.
-fn gather_offsets(view: &Layout, idx: &[(usize, Tensor)]) -> Result<(Vec<usize>, Vec<isize>)> {
+pub(crate) fn gather_offsets(
+    view: &Layout,
+    idx: &[(usize, Tensor)],
+) -> Result<(Vec<usize>, Vec<isize>)> {
     let shapes: Vec<&[usize]> = idx.iter().map(|(_, t)| t.shape()).collect();
     let b = broadcast_all(&shapes).map_err(|_| shape_mismatch(&shapes))?;
     let n = numel(&b);
@@ -320,7 +353,7 @@ unsafe fn copy_block(
 }
 
 /// A zero-dim boolean tensor index behaves like the Python bool it holds.
-fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<Tensor>>> {
+pub(crate) fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<Tensor>>> {
     items
         .iter()
         .map(|it| match it {
@@ -337,10 +370,10 @@ pub fn getitem(x: &Tensor, items: &[IndexItem<Tensor>]) -> Result<Tensor> {
     let items = &scalar_masks(items)?;
     let p = plan(x, items)?;
     let view = x.with_layout(p.view.clone());
-    if p.advanced.is_empty() {
+    if !p.has_advanced() {
         return Ok(view);
     }
-    let idx = int_indices(&p.view, &p.advanced)?;
+    let idx = int_indices(&p.view, &p.advanced, &p.bools)?;
     let (b, offs) = gather_offsets(&p.view, &idx)?;
     let dims: Vec<usize> = idx.iter().map(|(d, _)| *d).collect();
     let rest: Vec<usize> = (0..p.view.shape.len())
@@ -390,14 +423,14 @@ pub fn setitem(
     let items = &scalar_masks(items)?;
     let p = plan(x, items)?;
     let view = x.with_layout(p.view.clone());
-    if p.advanced.is_empty() {
+    if !p.has_advanced() {
         match value {
             TensorOrScalar::Scalar(s) => view.fill_(s),
             TensorOrScalar::Tensor(t) => view.copy_(t)?,
         }
         return Ok(());
     }
-    let idx = int_indices(&p.view, &p.advanced)?;
+    let idx = int_indices(&p.view, &p.advanced, &p.bools)?;
     let (b, offs) = gather_offsets(&p.view, &idx)?;
     let dims: Vec<usize> = idx.iter().map(|(d, _)| *d).collect();
     let rest: Vec<usize> = (0..p.view.shape.len())

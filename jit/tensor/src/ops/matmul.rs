@@ -13,7 +13,7 @@ use crate::{DType, Element, Error, Result, Scalar, Tensor, TensorMeta};
 /// Multiply-adds below which one gemm call stays single-threaded.
 const PAR_FLOPS: usize = 1 << 18;
 
-fn same_dtype(a: DType, b: DType) -> Result<()> {
+pub(crate) fn same_dtype(a: DType, b: DType) -> Result<()> {
     if a != b {
         bail!(
             Runtime,
@@ -256,7 +256,12 @@ pub fn linear(x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
 
 /// `out[i] = a[i] @ b[i]` over the leading batch dims (all three already share them). With
 /// `acc = Some((beta, alpha))`, `out = beta * out + alpha * a @ b`.
-fn batched_gemm(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, f64)>) -> Result<()> {
+pub(crate) fn batched_gemm(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    acc: Option<(f64, f64)>,
+) -> Result<()> {
     match out.dtype() {
         DType::Float32 => gemm_typed::<f32>(out, a, b, acc),
         DType::Float64 => gemm_typed::<f64>(out, a, b, acc),
@@ -410,5 +415,70 @@ fn int_gemm<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, 
                 }
             }
         }
+    }
+}
+
+/// `c = (accumulate ? c : 0) + a @ b` on raw strided matrices (`m x k` times `k x n`), for the
+/// kernels that build their own operands (convolution). `T` must be f32 or f64.
+///
+/// # Safety
+/// Every pointer must address an in-bounds matrix of its shape and strides; `c` must not overlap
+/// `a` or `b`, and nothing else may access `c` meanwhile.
+#[allow(clippy::too_many_arguments, reason = "a raw GEMM signature")]
+pub(crate) unsafe fn gemm_raw<T: Element>(
+    (m, n, k): (usize, usize, usize),
+    c: *mut T,
+    (c_rs, c_cs): (isize, isize),
+    accumulate: bool,
+    a: *const T,
+    (a_rs, a_cs): (isize, isize),
+    b: *const T,
+    (b_rs, b_cs): (isize, isize),
+    parallel: bool,
+) {
+    debug_assert!(matches!(T::DTYPE, DType::Float32 | DType::Float64));
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        // gemm leaves `c` untouched when k == 0; the product is zero.
+        if !accumulate {
+            for i in 0..m as isize {
+                for j in 0..n as isize {
+                    // SAFETY: (i, j) is inside the m x n matrix `c`.
+                    unsafe { *c.offset(i * c_rs + j * c_cs) = T::ZERO };
+                }
+            }
+        }
+        return;
+    }
+    let par = if parallel && m * n * k >= PAR_FLOPS {
+        Parallelism::Rayon(0)
+    } else {
+        Parallelism::None
+    };
+    // SAFETY: forwarded from the caller; gemm reads `c` only when `accumulate`.
+    unsafe {
+        gemm::gemm::<T>(
+            m,
+            n,
+            k,
+            c,
+            c_cs,
+            c_rs,
+            accumulate,
+            a,
+            a_cs,
+            a_rs,
+            b,
+            b_cs,
+            b_rs,
+            T::ONE,
+            T::ONE,
+            false,
+            false,
+            false,
+            par,
+        )
     }
 }

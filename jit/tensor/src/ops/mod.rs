@@ -2,9 +2,23 @@
 //! so the graph's meta rules call the very same functions) with eager entry points that allocate
 //! their outputs from those rules.
 
+pub mod attention;
+pub mod conv;
+pub mod einsum;
+pub mod gather;
 pub mod index;
+pub mod linalg;
+pub mod loss;
 pub mod matmul;
 pub mod nn;
+pub mod norm;
+pub mod pad;
 pub mod pointwise;
+pub mod pool;
+pub mod rearrange;
 pub mod reduce;
+mod reduce_fast;
+pub mod scan;
 pub mod shape;
+pub mod sort;
+pub mod ternary;

@@ -6,6 +6,7 @@ use crate::error::bail;
 use crate::iter::PAR_THRESHOLD;
 use crate::kernels::copy::copy_cast;
 use crate::kernels::math::Flt;
+use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, wrap_dim};
 use crate::ops::reduce::sum_f64;
 use crate::views::{dims_to_end, permute};
@@ -47,15 +48,14 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
                 std::slice::from_raw_parts_mut(out_p.data_ptr::<F>(), n),
             )
         };
+        let run = |(a, b): (&[F], &mut [F])| with_wide(|| f(a, b));
         if n >= PAR_THRESHOLD {
             src.par_chunks(row)
                 .zip(dst.par_chunks_mut(row))
                 .with_min_len(PAR_THRESHOLD / row + 1)
-                .for_each(|(a, b)| f(a, b));
+                .for_each(run);
         } else {
-            src.chunks(row)
-                .zip(dst.chunks_mut(row))
-                .for_each(|(a, b)| f(a, b));
+            src.chunks(row).zip(dst.chunks_mut(row)).for_each(run);
         }
     }
     if nd == 0 || dim == nd - 1 {
@@ -71,11 +71,24 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
     out
 }
 
+/// The NaN-propagating maximum of a row, over 8 independent lanes (vectorisable).
+fn row_max<F: Flt>(a: &[F]) -> F {
+    let pick = |m: F, v: F| if (v > m) | v.is_nan() { v } else { m };
+    let mut acc = [F::neg_infinity(); 8];
+    let chunks = a.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] = pick(acc[k], c[k]);
+        }
+    }
+    acc.iter()
+        .chain(tail)
+        .fold(F::neg_infinity(), |m, &v| pick(m, v))
+}
+
 fn softmax_row<F: Flt>(a: &[F], b: &mut [F], log: bool) {
-    let m = a.iter().copied().fold(
-        F::neg_infinity(),
-        |m, v| if v > m || v.is_nan() { v } else { m },
-    );
+    let m = row_max(a);
     // Two passes (exp, then a lane-wise sum) so the exp loop has no carried dependency.
     for (o, &v) in b.iter_mut().zip(a.iter()) {
         *o = (v - m).exp_v();
@@ -220,6 +233,7 @@ fn ln_kernel<F: Flt>(
             *o = y;
         }
     };
+    let row = |r| with_wide(|| row(r));
     if n >= PAR_THRESHOLD {
         src.par_chunks(inner)
             .zip(dst.par_chunks_mut(inner))

@@ -47,6 +47,25 @@ pub fn operand_as(x: TensorOrScalar<&Tensor>, dtype: DType, shape: &[usize]) -> 
     broadcast_to(&t, shape)
 }
 
+/// Like [`operand_as`], but rounding through `via` first when `via` is a half type: PyTorch casts
+/// operands to the result dtype before computing in float32, so a float scalar or an int tensor
+/// meeting a float16 tensor is rounded to float16 first.
+pub fn operand_via(
+    x: TensorOrScalar<&Tensor>,
+    via: DType,
+    dtype: DType,
+    shape: &[usize],
+) -> Result<Tensor> {
+    if via == dtype || !matches!(via, DType::Float16 | DType::BFloat16) {
+        return operand_as(x, dtype, shape);
+    }
+    let t = match x {
+        TensorOrScalar::Tensor(t) => t.to_dtype(via).to_dtype(dtype),
+        TensorOrScalar::Scalar(s) => Tensor::from_scalar(s, via).to_dtype(dtype),
+    };
+    broadcast_to(&t, shape)
+}
+
 /// A stride-0 view of `t` with `shape`.
 pub fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if t.shape() == shape {
@@ -133,9 +152,14 @@ pub fn binary(
     }
     let common = result_type(&[a.operand(), b.operand()]);
     let c = op.compute_dtype(common)?;
+    let via = if op.is_predicate() {
+        common
+    } else {
+        meta.dtype
+    };
     let (ac, bc) = (
-        operand_as(a, c, &meta.shape)?,
-        operand_as(b, c, &meta.shape)?,
+        operand_via(a, via, c, &meta.shape)?,
+        operand_via(b, via, c, &meta.shape)?,
     );
     let out = Tensor::empty(&meta.shape, meta.dtype);
     let kernel_out = if op.is_predicate() { DType::Bool } else { c };
@@ -202,8 +226,13 @@ pub fn binary_(
     check_alpha(meta.dtype, alpha)?;
     let common = result_type(&[a.operand(), other.operand()]);
     let c = op.compute_dtype(common)?;
-    let ac = this.to_dtype(c);
-    let bc = operand_as(other, c, this.shape())?;
+    let via = if op.is_predicate() {
+        common
+    } else {
+        meta.dtype
+    };
+    let ac = operand_via(a, via, c, this.shape())?;
+    let bc = operand_via(other, via, c, this.shape())?;
     let kernel_out = if op.is_predicate() { DType::Bool } else { c };
     if kernel_out == this.dtype() {
         binary_into(op, this, &ac, &bc, alpha)?;
@@ -290,9 +319,9 @@ fn clamp_into(
 ) -> Result<()> {
     let c = dt.compute_dtype();
     let shape = out.shape().to_vec();
-    let xc = broadcast_to(&x.to_dtype(c), &shape)?;
-    let lo = min.map(|m| operand_as(m, c, &shape)).transpose()?;
-    let hi = max.map(|m| operand_as(m, c, &shape)).transpose()?;
+    let xc = operand_via(TensorOrScalar::Tensor(x), dt, c, &shape)?;
+    let lo = min.map(|m| operand_via(m, dt, c, &shape)).transpose()?;
+    let hi = max.map(|m| operand_via(m, dt, c, &shape)).transpose()?;
     let target = if out.dtype() == c {
         out.clone()
     } else {
@@ -390,4 +419,24 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: TensorOrScalar<&Tensor>) ->
         map2::<T, bool, T>(&out, &xs, &ms, move |x, m| if m { fill } else { x });
     });
     Ok(out)
+}
+
+/// Checks that an out-of-place result `result` could be written back into `this` (in-place
+/// forms): same shape, and a dtype that casts without losing its category.
+pub fn check_inplace(this: &impl Shaped, result: &TensorMeta) -> Result<()> {
+    if result.shape != this.shape() {
+        bail!(
+            Runtime,
+            "output with shape {:?} doesn't match the broadcast shape {:?}",
+            this.shape(),
+            result.shape
+        );
+    }
+    if !can_cast(result.dtype, this.dtype()) {
+        return Err(Error::CannotCast {
+            from: result.dtype,
+            to: this.dtype(),
+        });
+    }
+    Ok(())
 }

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::bail;
 use crate::iter::PAR_THRESHOLD;
+use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, numel, wrap_dim, wrap_dims};
 use crate::views::{dims_to_end, permute};
 use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all};
@@ -39,6 +40,12 @@ pub enum ReduceOp {
     LogSumExp,
     Argmax,
     Argmin,
+    /// Vector p-norm (`p = inf` is the max magnitude, `p = 0` the non-zero count).
+    Norm {
+        p: f64,
+    },
+    /// Number of non-zero elements (int64).
+    CountNonzero,
 }
 
 impl ReduceOp {
@@ -57,6 +64,8 @@ impl ReduceOp {
             ReduceOp::LogSumExp => "logsumexp",
             ReduceOp::Argmax => "argmax",
             ReduceOp::Argmin => "argmin",
+            ReduceOp::Norm { .. } => "norm",
+            ReduceOp::CountNonzero => "count_nonzero",
         }
     }
 
@@ -79,8 +88,15 @@ impl ReduceOp {
             )),
             ReduceOp::LogSumExp if x.is_floating_point() => Ok(x),
             ReduceOp::LogSumExp => Ok(DEFAULT_FLOAT),
+            // uint8 keeps its dtype (a PyTorch legacy that NumPy does not share).
+            ReduceOp::All | ReduceOp::Any if x == DType::UInt8 => Ok(DType::UInt8),
             ReduceOp::All | ReduceOp::Any => Ok(DType::Bool),
-            ReduceOp::Argmax | ReduceOp::Argmin => Ok(DType::Int64),
+            ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::CountNonzero => Ok(DType::Int64),
+            ReduceOp::Norm { .. } if x.is_floating_point() => Ok(x),
+            ReduceOp::Norm { .. } => Err(Error::Runtime(format!(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                x.aten_name()
+            ))),
         }
     }
 
@@ -140,6 +156,16 @@ pub fn reduce_meta(
             );
         }
     }
+    if let ReduceOp::Norm { p } = op
+        && p.is_infinite()
+        && (ds.iter().any(|&d| x.shape()[d] == 0) || (ds.is_empty() && x.numel() == 0))
+    {
+        bail!(
+            Runtime,
+            "linalg.vector_norm cannot compute the {} norm on an empty tensor because the operation does not have an identity",
+            if p > 0.0 { "inf" } else { "-inf" }
+        );
+    }
     let dt = op.out_dtype(x.dtype(), dtype)?;
     Ok(TensorMeta::contiguous(
         dt,
@@ -163,10 +189,11 @@ pub fn rows<T: Element, R: Send>(
     }
     // SAFETY: `xc` is contiguous with n_out * n_red elements of type T, only read here.
     let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<T>(), n_out * n_red) };
+    let f = |r: &[T]| with_wide(|| f(r));
     if n_out * n_red >= PAR_THRESHOLD && n_out > 1 {
         data.par_chunks(n_red)
             .with_min_len(PAR_THRESHOLD / n_red + 1)
-            .map(&f)
+            .map(f)
             .collect()
     } else {
         data.chunks(n_red).map(f).collect()
@@ -247,6 +274,30 @@ fn arg_best<T: Element>(xs: &[T], max: bool) -> i64 {
     best as i64
 }
 
+/// The p-norm of a row, in f64.
+fn vector_norm<T: Element>(xs: &[T], p: f64) -> f64 {
+    let abs = xs.iter().map(|v| v.to_f64().abs());
+    if p == 2.0 {
+        abs.map(|a| a * a).sum::<f64>().sqrt()
+    } else if p == 1.0 {
+        abs.sum()
+    } else if p == f64::INFINITY {
+        abs.fold(
+            f64::NEG_INFINITY,
+            |m, a| if (a > m) | a.is_nan() { a } else { m },
+        )
+    } else if p == f64::NEG_INFINITY {
+        abs.fold(
+            f64::INFINITY,
+            |m, a| if (a < m) | a.is_nan() { a } else { m },
+        )
+    } else if p == 0.0 {
+        abs.map(|a| if a != 0.0 { 1.0 } else { 0.0 }).sum()
+    } else {
+        abs.map(|a| a.powf(p)).sum::<f64>().powf(1.0 / p)
+    }
+}
+
 fn finish(vals: Vec<f64>, meta: &TensorMeta) -> Tensor {
     Tensor::from_vec(vals, &meta.shape)
         .expect("invariant: one value per output element")
@@ -278,17 +329,24 @@ pub fn reduce(
         }));
         return Ok(Tensor::from_vec(vals, &meta.shape)?.to_dtype(meta.dtype));
     }
+    if let Some(t) = super::reduce_fast::try_reduce(op, &src, &ds, &meta) {
+        return Ok(t);
+    }
     let out = dispatch_all!(src.dtype(), T => {
         match op {
             ReduceOp::Argmax | ReduceOp::Argmin => {
                 let v = rows::<T, i64>(&src, &ds, |r| arg_best(r, op == ReduceOp::Argmax));
                 Tensor::from_vec(v, &meta.shape)?
             }
+            ReduceOp::CountNonzero => {
+                let v = rows::<T, i64>(&src, &ds, |r| r.iter().filter(|v| v.to_bool()).count() as i64);
+                Tensor::from_vec(v, &meta.shape)?
+            }
             ReduceOp::All | ReduceOp::Any => {
                 let v = rows::<T, bool>(&src, &ds, |r| {
                     if op == ReduceOp::All { r.iter().all(|v| v.to_bool()) } else { r.iter().any(|v| v.to_bool()) }
                 });
-                Tensor::from_vec(v, &meta.shape)?
+                Tensor::from_vec(v, &meta.shape)?.to_dtype(meta.dtype)
             }
             ReduceOp::Amax | ReduceOp::Amin => {
                 // Kept in T: exact for every dtype, including int64 beyond 2^53.
@@ -302,6 +360,7 @@ pub fn reduce(
                     ReduceOp::Prod => r.iter().fold(1.0, |a, v| a * v.to_f64()),
                     ReduceOp::Var { correction } => moments(r, correction),
                     ReduceOp::Std { correction } => moments(r, correction).sqrt(),
+                    ReduceOp::Norm { p } => vector_norm(r, p),
                     ReduceOp::LogSumExp => {
                         let m = r.iter().fold(f64::NEG_INFINITY, |a, v| a.max(v.to_f64()));
                         if m.is_infinite() {

@@ -7,6 +7,7 @@ mod kernels;
 mod linalg;
 mod promotion;
 mod prop;
+mod random;
 mod views;
 
 use crate::{Scalar, Tensor, TensorOrScalar};

@@ -26,6 +26,14 @@ from .decorators import (
 )
 from .eval_frame import OptimizedModule, explain, optimize, optimize_assert, reset
 
+import _rynamo_dynamo as _C
+
+
+def load_plugin(path):
+    """Loads a backend plugin (a shared library built against Rynamo's plugin ABI) and returns its
+    backend name, for `torch.compile(backend=name)`."""
+    return _C.load_plugin(str(path))
+
 __all__ = [
     "allow_in_graph",
     "assume_constant_result",
@@ -40,6 +48,7 @@ __all__ = [
     "graph_break",
     "is_compiling",
     "list_backends",
+    "load_plugin",
     "lookup_backend",
     "mark_dynamic",
     "mark_static",

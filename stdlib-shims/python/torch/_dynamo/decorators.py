@@ -26,7 +26,8 @@ def disable(fn=None, recursive=True, *, reason=None):
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            return fn(*args, **kwargs)
+            # fn's own frame runs without Dynamo; the functions it calls are still compiled.
+            return _C.call_skipping_frame(fn, args, kwargs)
 
         _C.skip_code(wrapper.__code__)
     wrapper._torchdynamo_disable = True
@@ -129,6 +130,10 @@ def nonstrict_trace(traceable_fn):
     wrapped._rynamo_nonstrict_trace = True
     wrapped._torchdynamo_orig_callable = traceable_fn
     return wrapped
+
+
+# Called inside a compiled region, the decorator itself runs at trace time.
+nonstrict_trace._rynamo_call_at_trace_time = True
 
 
 def assume_constant_result(fn):

@@ -46,6 +46,7 @@ class _OptimizeContext:
         except (AttributeError, TypeError):
             pass
         compiled._torchdynamo_inline = fn
+        compiled._torchdynamo_orig_callable = fn
         return compiled
 
     def __enter__(self):

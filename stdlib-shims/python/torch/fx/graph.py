@@ -13,7 +13,13 @@ _INFIX = {
     operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lshift: "<<",
     operator.rshift: ">>", operator.lt: "<", operator.le: "<=", operator.eq: "==",
     operator.ne: "!=", operator.gt: ">", operator.ge: ">=",
+}
+# In-place operators are statements, not expressions: FX emits `a += b;  iadd = a`.
+_INPLACE = {
     operator.iadd: "+=", operator.isub: "-=", operator.imul: "*=", operator.itruediv: "/=",
+    operator.ifloordiv: "//=", operator.imod: "%=", operator.ipow: "**=", operator.imatmul: "@=",
+    operator.iand: "&=", operator.ior: "|=", operator.ixor: "^=", operator.ilshift: "<<=",
+    operator.irshift: ">>=",
 }
 _UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
 _ILLEGAL = set(dir(builtins)) | set(keyword.kwlist) | {"torch", "operator"}
@@ -171,7 +177,14 @@ class Graph:
                 line = f"return {arg_expr(n.args[0])}"
             else:
                 lhs = f'{n.name}: "{ann}"' if (annotate and ann) else n.name
-                if n.op == "call_function" and n.target in _INFIX and len(n.args) == 2 and not n.kwargs:
+                if n.op == "call_function" and n.target in _INPLACE and len(n.args) == 2 and not n.kwargs:
+                    target = arg_expr(n.args[0])
+                    lhs, rhs = f"{target} {_INPLACE[n.target]} {arg_expr(n.args[1])};  {lhs}", target
+                elif n.op == "call_function" and n.target is operator.setitem and len(n.args) == 3:
+                    # A statement too: store, then name the mutated tensor.
+                    target = arg_expr(n.args[0])
+                    lhs, rhs = f"{target}[{arg_expr(n.args[1])}] = {arg_expr(n.args[2])};  {lhs}", target
+                elif n.op == "call_function" and n.target in _INFIX and len(n.args) == 2 and not n.kwargs:
                     rhs = f"{arg_expr(n.args[0])} {_INFIX[n.target]} {arg_expr(n.args[1])}"
                 elif n.op == "call_function" and n.target in _UNARY and len(n.args) == 1:
                     rhs = f"{_UNARY[n.target]}{arg_expr(n.args[0])}"

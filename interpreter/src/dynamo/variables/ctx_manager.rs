@@ -1,0 +1,304 @@
+//! Grad-mode context managers: `torch.no_grad()`, `torch.enable_grad()` and
+//! `torch.set_grad_enabled(mode)` (Dynamo's `GradModeVariable` in `variables/ctx_manager.py`),
+//! plus `torch.is_grad_enabled()` / `torch._C._set_grad_enabled()`.
+//!
+//! The tracer keeps the grad mode the traced code would see ([`OutputGraph::grad_enabled`]):
+//! entering a block switches it, `is_grad_enabled()` folds to it, and every switch is a side
+//! effect, so after the graph runs the runtime grad mode is what eager execution would have left.
+//! `with` blocks of these managers are re-entered by resume functions: at a break inside one,
+//! the block's `__exit__` on the stack is rebuilt as the bound method of a real manager whose
+//! `prev` is the mode before the block, so the resumed code restores it on exit as eager would.
+//!
+//! **Invariant:** the grad mode at frame entry is guarded (`GLOBAL_STATE`), so every mode the
+//! trace computes is a constant for the cache entry.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyResult, VirtualMachine};
+
+use super::super::bridge;
+use super::super::exc::{GraphBreak, GraphBreakKind};
+use super::super::output_graph::OutputGraph;
+use super::super::side_effects::SideEffect;
+use super::super::source::Source;
+use super::super::symbolic_convert::Tracer;
+use super::{Kind, Vt};
+
+/// Which grad-mode manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradCtxKind {
+    /// `torch.no_grad()`.
+    NoGrad,
+    /// `torch.enable_grad()`.
+    EnableGrad,
+    /// `torch.set_grad_enabled(mode)`: sets the mode when constructed, restores it on exit.
+    SetGradEnabled,
+}
+
+impl GradCtxKind {
+    const ALL: [(GradCtxKind, &'static str); 3] = [
+        (GradCtxKind::NoGrad, "no_grad"),
+        (GradCtxKind::EnableGrad, "enable_grad"),
+        (GradCtxKind::SetGradEnabled, "set_grad_enabled"),
+    ];
+}
+
+/// A grad-mode manager object seen by the trace.
+#[derive(Debug)]
+pub struct GradModeVar {
+    /// Its class (`torch.no_grad`, ...).
+    pub cls: PyObjectRef,
+    /// Which manager.
+    pub kind: GradCtxKind,
+    /// The grad mode inside its block.
+    pub mode: bool,
+    /// The grad mode its `__exit__` restores (set by `__enter__`, or at construction for
+    /// `set_grad_enabled`).
+    pub prev: Cell<Option<bool>>,
+}
+
+/// The manager kind of a class, if it is one of the grad-mode managers.
+pub fn grad_ctx_kind(cls: &PyObject, vm: &VirtualMachine) -> Option<GradCtxKind> {
+    GradCtxKind::ALL.iter().find_map(|(k, name)| {
+        bridge::torch_attr(name, vm)
+            .filter(|c| c.is(cls))
+            .map(|_| *k)
+    })
+}
+
+/// `torch._C` grad-mode functions the trace evaluates itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradFn {
+    /// `torch.is_grad_enabled()`.
+    IsEnabled,
+    /// `torch._C._set_grad_enabled(mode)`.
+    SetEnabled,
+}
+
+/// Which grad-mode function `f` is, if any.
+pub fn grad_fn(f: &PyObject, vm: &VirtualMachine) -> Option<GradFn> {
+    let c = bridge::import_module("torch._C", vm).ok()?;
+    let is = |name: &str| c.get_attr(&vm.ctx.new_str(name), vm).is_ok_and(|g| g.is(f));
+    if is("is_grad_enabled") {
+        Some(GradFn::IsEnabled)
+    } else if is("_set_grad_enabled") {
+        Some(GradFn::SetEnabled)
+    } else {
+        None
+    }
+}
+
+/// Wraps an existing grad-mode manager object read from `source` (a decorator's `self`, a
+/// manager made before the compiled call): guarded by type and by the attributes the trace reads.
+pub fn wrap_existing(
+    out: &mut OutputGraph,
+    obj: &PyObjectRef,
+    source: &Rc<Source>,
+    vm: &VirtualMachine,
+) -> Option<Vt> {
+    let kind = grad_ctx_kind(obj.class().as_object(), vm)?;
+    let flag = |name: &str| {
+        obj.get_attr(&vm.ctx.new_str(name), vm)
+            .ok()
+            .and_then(|v| v.try_to_bool(vm).ok())
+    };
+    let mode = match kind {
+        GradCtxKind::NoGrad => false,
+        GradCtxKind::EnableGrad => true,
+        GradCtxKind::SetGradEnabled => {
+            let m = flag("mode")?;
+            let _ = super::builder::wrap(out, vm.ctx.new_bool(m).into(), source.attr("mode"), vm);
+            m
+        }
+    };
+    out.guards.add(
+        source,
+        super::super::guards::Check::TypeMatch {
+            ty: obj.class().to_owned().into(),
+        },
+    );
+    // An entered manager (a resume function's `__exit__` receiver) restores `prev`.
+    let prev = flag("prev");
+    if let Some(p) = prev {
+        let _ = super::builder::wrap(out, vm.ctx.new_bool(p).into(), source.attr("prev"), vm);
+    }
+    Some(Vt::with_source(
+        Kind::GradMode(Rc::new(GradModeVar {
+            cls: obj.class().to_owned().into(),
+            kind,
+            mode,
+            prev: Cell::new(prev),
+        })),
+        source.clone(),
+    ))
+}
+
+/// The name of a grad-mode manager's method the trace models (`__enter__`, `__exit__`, `clone`).
+pub fn method_name(func: &PyObject, vm: &VirtualMachine) -> Option<&'static str> {
+    let name = func.get_attr("__name__", vm).ok()?;
+    let name = name.str(vm).ok()?;
+    ["__enter__", "__exit__", "clone"]
+        .into_iter()
+        .find(|n| *n == name.to_string())
+}
+
+/// A real manager object equivalent to `g` (for values rebuilt after the graph): made without
+/// running `__init__` (`set_grad_enabled.__init__` would switch the mode), with `prev` and `mode`
+/// set as the traced `__enter__` left them.
+pub fn rebuild(g: &GradModeVar, current: bool, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    let obj = vm.call_method(
+        vm.ctx.types.object_type.as_object(),
+        "__new__",
+        (g.cls.clone(),),
+    )?;
+    obj.set_attr("prev", vm.ctx.new_bool(g.prev.get().unwrap_or(current)), vm)?;
+    obj.set_attr("mode", vm.ctx.new_bool(g.mode), vm)?;
+    Ok(obj)
+}
+
+fn bad(msg: impl Into<String>) -> GraphBreak {
+    GraphBreak::new(GraphBreakKind::UnsupportedConstruct, msg)
+}
+
+impl Tracer<'_> {
+    /// Switches the traced grad mode (a side effect replayed after the graph).
+    fn set_grad(&mut self, enabled: bool) {
+        self.out.grad_enabled = enabled;
+        self.out
+            .side_effects
+            .push(SideEffect::SetGradEnabled(enabled));
+    }
+
+    /// `torch.no_grad()`, `torch.enable_grad()`, `torch.set_grad_enabled(mode)`.
+    pub(crate) fn construct_grad_ctx(
+        &mut self,
+        cls: &PyObjectRef,
+        kind: GradCtxKind,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let mode = match kind {
+            GradCtxKind::NoGrad | GradCtxKind::EnableGrad => {
+                if !args.is_empty() || !kwargs.is_empty() {
+                    // `torch.no_grad(fn)` decorates: not a manager.
+                    return Err(bad("grad-mode manager called with arguments"));
+                }
+                kind == GradCtxKind::EnableGrad
+            }
+            GradCtxKind::SetGradEnabled => {
+                let arg = match (args, kwargs) {
+                    ([a], []) => a,
+                    ([], [(k, a)]) if k == "mode" => a,
+                    _ => return Err(bad("set_grad_enabled takes one argument")),
+                };
+                arg.as_const()
+                    .and_then(|c| c.clone().try_to_bool(self.vm).ok())
+                    .ok_or_else(|| bad("set_grad_enabled on a non-constant mode"))?
+            }
+        };
+        let g = GradModeVar {
+            cls: cls.clone(),
+            kind,
+            mode,
+            prev: Cell::new(None),
+        };
+        if kind == GradCtxKind::SetGradEnabled {
+            // Eager switches the mode at construction already.
+            g.prev.set(Some(self.out.grad_enabled));
+            self.set_grad(mode);
+        }
+        Ok(Vt::new(Kind::GradMode(Rc::new(g))))
+    }
+
+    /// `torch.is_grad_enabled()` / `torch._C._set_grad_enabled(mode)`.
+    pub(crate) fn call_grad_fn(&mut self, f: GradFn, args: &[Vt]) -> Result<Vt, GraphBreak> {
+        match (f, args) {
+            (GradFn::IsEnabled, []) => Ok(Vt::constant(
+                self.vm.ctx.new_bool(self.out.grad_enabled).into(),
+            )),
+            (GradFn::SetEnabled, [m]) => {
+                let mode = m
+                    .as_const()
+                    .and_then(|c| c.clone().try_to_bool(self.vm).ok())
+                    .ok_or_else(|| bad("_set_grad_enabled on a non-constant mode"))?;
+                self.set_grad(mode);
+                Ok(Vt::constant(self.vm.ctx.none()))
+            }
+            _ => Err(bad("grad-mode function called with unexpected arguments")),
+        }
+    }
+
+    /// `__enter__`, `__exit__` and `clone` of a grad-mode manager.
+    pub(crate) fn call_grad_ctx_method(
+        &mut self,
+        recv: &Vt,
+        g: &Rc<GradModeVar>,
+        name: &str,
+    ) -> Result<Vt, GraphBreak> {
+        let none = Vt::constant(self.vm.ctx.none());
+        match name {
+            "__enter__" => {
+                // `set_grad_enabled` recorded `prev` when it was constructed (and switched).
+                let prev = match (g.kind, g.prev.get()) {
+                    (GradCtxKind::SetGradEnabled, Some(p)) => p,
+                    _ => self.out.grad_enabled,
+                };
+                g.prev.set(Some(prev));
+                if let Some(src) = &recv.source {
+                    // The real object's `__exit__` reads `prev` if it runs after a break.
+                    self.out.side_effects.push(SideEffect::StoreAttr {
+                        target: src.clone(),
+                        name: "prev".into(),
+                        value: Vt::constant(self.vm.ctx.new_bool(prev).into()),
+                    });
+                }
+                self.set_grad(g.mode);
+                Ok(none)
+            }
+            "__exit__" => {
+                let prev = g
+                    .prev
+                    .get()
+                    .ok_or_else(|| bad("__exit__ of a grad-mode manager that was not entered"))?;
+                self.set_grad(prev);
+                Ok(none)
+            }
+            "clone" => Ok(Vt::new(Kind::GradMode(Rc::new(GradModeVar {
+                cls: g.cls.clone(),
+                kind: g.kind,
+                mode: g.mode,
+                prev: Cell::new(None),
+            })))),
+            _ => Err(bad(format!("grad-mode manager method {name}"))),
+        }
+    }
+
+    /// `LOAD_SPECIAL`: `__enter__` / `__exit__` of a `with` statement's manager. Only managers
+    /// Dynamo models (and can rebuild at a break) are traced; any other is a graph break.
+    pub(crate) fn load_special(
+        &mut self,
+        ins: &super::super::bytecode::Instr,
+    ) -> Result<super::super::symbolic_convert::Flow, GraphBreak> {
+        let name = match ins.arg {
+            0 => "__enter__",
+            1 => "__exit__",
+            _ => return Err(bad("async with")),
+        };
+        let recv = self
+            .stack
+            .last()
+            .cloned()
+            .ok_or_else(|| bad("empty stack"))?;
+        if !matches!(recv.kind, Kind::GradMode(_)) {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedContextManager,
+                format!("with {}", recv.describe()),
+            ));
+        }
+        self.pop()?;
+        self.push(Vt::new(Kind::Method(Box::new(recv), name.into())));
+        self.push(Vt::new(Kind::Null));
+        Ok(super::super::symbolic_convert::Flow::Next)
+    }
+}

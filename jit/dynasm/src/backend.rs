@@ -1,0 +1,187 @@
+//! [`DynasmBackend`]: the `"dynasm"` [`Backend`]. Compiling never fails for a verifiable graph:
+//! nodes the JIT does not lower run through their eager kernels, and a graph the JIT cannot
+//! plan at all (or one with in-place ops) runs on the eager interpreter.
+
+use std::sync::Arc;
+
+use rynamo_backend::{Backend, EagerBackend, Error as BackendError, Executable, Support};
+use rynamo_graph::{Graph, registry};
+use rynamo_tensor::Tensor;
+
+use crate::pipeline::{self, Program};
+use crate::schedule::Step;
+use crate::target::{self, Target};
+use crate::{Error, fuse, runtime};
+
+/// The dynasm JIT backend.
+pub struct DynasmBackend {
+    target: Option<Box<dyn Target>>,
+}
+
+impl Default for DynasmBackend {
+    fn default() -> Self {
+        DynasmBackend::new()
+    }
+}
+
+impl std::fmt::Debug for DynasmBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DynasmBackend({})",
+            self.target.as_ref().map_or("none", |t| t.name())
+        )
+    }
+}
+
+impl DynasmBackend {
+    /// For this machine (`RYNAMO_JIT_ISA=sse2` picks the SSE2 path on x86-64).
+    pub fn new() -> DynasmBackend {
+        DynasmBackend {
+            target: target::host(),
+        }
+    }
+
+    /// For an explicit target.
+    pub fn with_target(target: Box<dyn Target>) -> DynasmBackend {
+        DynasmBackend {
+            target: Some(target),
+        }
+    }
+
+    /// The target's name.
+    pub fn target_name(&self) -> &'static str {
+        self.target.as_ref().map_or("none", |t| t.name())
+    }
+
+    /// Compiles to the concrete executable (for inspection: [`DynasmExecutable::dump`]).
+    pub fn compile_exe(&self, graph: &Graph) -> Result<DynasmExecutable, BackendError> {
+        let eager = EagerBackend.compile(graph)?;
+        let jit = match &self.target {
+            Some(t) if !fuse::has_mutation(graph) => pipeline::compile(graph, t.as_ref()),
+            Some(_) => Err(Error::Lower("graph mutates its inputs".into())),
+            None => Err(Error::NoTarget),
+        };
+        let dump = match (&jit, &self.target) {
+            (Ok(p), Some(t)) => pipeline::dump(p, t.as_ref()),
+            (Err(e), _) => format!("// whole graph on the eager interpreter: {e}\n"),
+            _ => String::new(),
+        };
+        if std::env::var("RYNAMO_JIT_DUMP").is_ok_and(|v| v == "1") {
+            eprint!("{dump}");
+        }
+        Ok(DynasmExecutable {
+            jit: jit.ok(),
+            eager,
+            dump,
+            n_nodes: graph.nodes().len() as u64,
+        })
+    }
+}
+
+impl Backend for DynasmBackend {
+    fn name(&self) -> &str {
+        "dynasm"
+    }
+
+    fn supports(&self, _graph: &Graph) -> Support {
+        Support::Full
+    }
+
+    fn compile(&self, graph: &Graph) -> Result<Arc<dyn Executable>, BackendError> {
+        Ok(Arc::new(self.compile_exe(graph)?))
+    }
+}
+
+/// A compiled graph.
+pub struct DynasmExecutable {
+    jit: Option<Program>,
+    eager: Arc<dyn Executable>,
+    dump: String,
+    n_nodes: u64,
+}
+
+impl DynasmExecutable {
+    /// The kernels' loop IR and disassembly, and which nodes run eagerly.
+    pub fn dump(&self) -> &str {
+        &self.dump
+    }
+
+    /// Whether the JIT runs this graph (false: the eager interpreter does).
+    pub fn is_jitted(&self) -> bool {
+        self.jit.is_some()
+    }
+
+    /// Addresses of the kernels' machine code, in step order (equal addresses: shared code).
+    pub fn code_addresses(&self) -> Vec<u64> {
+        self.jit.as_ref().map_or_else(Vec::new, |p| {
+            p.launches.iter().flatten().map(|l| l.code.addr()).collect()
+        })
+    }
+
+    /// `(kernel steps, eager node steps)`.
+    pub fn step_counts(&self) -> (usize, usize) {
+        self.jit.as_ref().map_or((0, 0), |p| {
+            let k = p
+                .steps
+                .iter()
+                .filter(|s| matches!(s, Step::Kernel(_)))
+                .count();
+            (k, p.steps.len() - k)
+        })
+    }
+}
+
+impl Executable for DynasmExecutable {
+    fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
+        let Some(p) = &self.jit else {
+            return self.eager.run(inputs);
+        };
+        let g = &p.graph;
+        if inputs.len() != g.inputs().len() {
+            return self.eager.run(inputs);
+        }
+        let mut env: Vec<Option<Tensor>> = vec![None; g.values().len()];
+        for (&v, t) in g.inputs().iter().zip(inputs) {
+            let m = &g.value(v).meta;
+            if t.dtype() != m.dtype || t.shape() != m.shape.as_slice() {
+                // The eager interpreter words the error as PyTorch would.
+                return self.eager.run(inputs);
+            }
+            let t = if runtime::layout_matches(t, m) {
+                t.clone()
+            } else if rynamo_tensor::layout::is_contiguous(&m.shape, &m.strides) {
+                t.contiguous()
+            } else {
+                return self.eager.run(inputs);
+            };
+            env[v.0 as usize] = Some(t);
+        }
+        for (i, (s, l)) in p.steps.iter().zip(&p.launches).enumerate() {
+            match (s, l) {
+                (Step::Node(n), _) => {
+                    runtime::run_node(g, *n, &mut env).map_err(BackendError::Graph)?
+                }
+                (Step::Kernel(k), Some(l)) => {
+                    runtime::alloc_outputs(g, k, &mut env);
+                    runtime::launch(k, l, &env);
+                }
+                (Step::Kernel(_), None) => unreachable!("invariant: kernel steps have code"),
+            }
+            for (v, &last) in p.last_use.iter().enumerate() {
+                if last == i && !g.inputs().contains(&rynamo_graph::ValueId(v as u32)) {
+                    env[v] = None;
+                }
+            }
+        }
+        registry::counters::add_in_graph(self.n_nodes);
+        g.outputs()
+            .iter()
+            .map(|o| {
+                env[o.0 as usize].clone().ok_or_else(|| {
+                    BackendError::InvalidGraph(format!("output {o} was not computed"))
+                })
+            })
+            .collect()
+    }
+}

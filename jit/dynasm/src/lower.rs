@@ -1,0 +1,622 @@
+//! Lowering graph nodes to loop-IR instructions: one function per op family, with PyTorch's type
+//! promotion (the same `result_type`/`compute_dtype` rules the eager kernels use) made explicit as
+//! casts, and the eager kernels' evaluation order kept so results agree to the last bit wherever
+//! the operations are exact.
+
+use std::collections::HashMap;
+
+use rynamo_graph::{Args, Graph, Node as GNode, Op, Value, ValueId};
+use rynamo_tensor::ops::pointwise::TensorOrScalar;
+use rynamo_tensor::{BinaryOp, DType, Scalar, TensorMeta, result_type};
+
+use crate::fuse::ty_of;
+use crate::loop_ir::{BOp, Func1, Func2, Inst, Node, Ty, UOp, V};
+
+/// A run-time constant value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ConstVal {
+    /// f32.
+    F32(f32),
+    /// f64.
+    F64(f64),
+    /// i64.
+    I64(i64),
+    /// bool.
+    Bool(bool),
+}
+
+impl ConstVal {
+    /// The constant as `ty`, converting a Python scalar as the eager kernels do.
+    pub fn from_scalar(s: Scalar, ty: Ty) -> ConstVal {
+        match ty {
+            Ty::F32 => ConstVal::F32(s.to_f64() as f32),
+            Ty::F64 => ConstVal::F64(s.to_f64()),
+            Ty::I64 => ConstVal::I64(s.to_i64()),
+            Ty::Bool => ConstVal::Bool(s.to_bool()),
+        }
+    }
+    fn key(self) -> (u8, u64) {
+        match self {
+            ConstVal::F32(v) => (0, u64::from(v.to_bits())),
+            ConstVal::F64(v) => (1, v.to_bits()),
+            ConstVal::I64(v) => (2, v as u64),
+            ConstVal::Bool(v) => (3, u64::from(v)),
+        }
+    }
+    /// Its type.
+    pub fn ty(self) -> Ty {
+        match self {
+            ConstVal::F32(_) => Ty::F32,
+            ConstVal::F64(_) => Ty::F64,
+            ConstVal::I64(_) => Ty::I64,
+            ConstVal::Bool(_) => Ty::Bool,
+        }
+    }
+}
+
+/// Why a node or kernel cannot be lowered.
+pub type Unsupported = String;
+type R<T> = Result<T, Unsupported>;
+
+/// One phase body under construction, plus the kernel-wide constant table.
+#[derive(Debug, Default)]
+pub struct Body {
+    /// Instructions.
+    pub nodes: Vec<Node>,
+    /// Kernel constants (shared by all phases).
+    pub consts: Vec<ConstVal>,
+    const_idx: HashMap<(u8, u64), u32>,
+    cse: HashMap<Node, V>,
+}
+
+impl Body {
+    /// Starts a new phase, keeping the constants.
+    pub fn next_phase(&mut self) -> Vec<Node> {
+        self.cse.clear();
+        std::mem::take(&mut self.nodes)
+    }
+    /// Appends (or reuses) a node.
+    pub fn push(&mut self, inst: Inst, ty: Ty) -> V {
+        let n = Node { inst, ty };
+        if let Some(&v) = self.cse.get(&n) {
+            return v;
+        }
+        let v = self.nodes.len() as V;
+        self.nodes.push(n);
+        self.cse.insert(n, v);
+        v
+    }
+    /// The type of a value.
+    pub fn ty(&self, v: V) -> Ty {
+        self.nodes[v as usize].ty
+    }
+    /// A constant.
+    pub fn konst(&mut self, c: ConstVal) -> V {
+        let next = self.consts.len() as u32;
+        let idx = *self.const_idx.entry(c.key()).or_insert(next);
+        if idx == next {
+            self.consts.push(c);
+        }
+        self.push(Inst::Const(idx), c.ty())
+    }
+    fn f(&mut self, ty: Ty, v: f64) -> V {
+        let c = match ty {
+            Ty::F32 => ConstVal::F32(v as f32),
+            Ty::F64 => ConstVal::F64(v),
+            Ty::I64 => ConstVal::I64(v as i64),
+            Ty::Bool => ConstVal::Bool(v != 0.0),
+        };
+        self.konst(c)
+    }
+    /// `v` converted to `to`.
+    pub fn cast(&mut self, v: V, to: Ty) -> V {
+        if self.ty(v) == to {
+            v
+        } else {
+            self.push(Inst::Cast(v), to)
+        }
+    }
+    fn bin(&mut self, op: BOp, a: V, b: V) -> V {
+        let ty = if op.is_compare() {
+            Ty::Bool
+        } else {
+            self.ty(a)
+        };
+        self.push(Inst::Binary(op, a, b), ty)
+    }
+    fn un(&mut self, op: UOp, a: V) -> V {
+        let ty = if op == UOp::IsNan {
+            Ty::Bool
+        } else {
+            self.ty(a)
+        };
+        self.push(Inst::Unary(op, a), ty)
+    }
+    fn sel(&mut self, c: V, a: V, b: V) -> V {
+        let ty = self.ty(a);
+        self.push(Inst::Select(c, a, b), ty)
+    }
+    fn call1(&mut self, f: Func1, a: V) -> V {
+        let ty = self.ty(a);
+        self.push(Inst::Call1(f, a), ty)
+    }
+    fn call2(&mut self, f: Func2, a: V, b: V) -> V {
+        let ty = self.ty(a);
+        self.push(Inst::Call2(f, a, b), ty)
+    }
+    /// Vectorised on f32, a library call on f64.
+    fn math(&mut self, op: UOp, f: Func1, a: V) -> V {
+        if self.ty(a) == Ty::F32 {
+            self.un(op, a)
+        } else {
+            self.call1(f, a)
+        }
+    }
+}
+
+fn is_float(t: Ty) -> bool {
+    matches!(t, Ty::F32 | Ty::F64)
+}
+
+fn operand<'a>(g: &'a Graph, a: &Value<ValueId>) -> Option<TensorOrScalar<&'a TensorMeta>> {
+    match a {
+        Value::Tensor(v) => Some(TensorOrScalar::Tensor(&g.value(*v).meta)),
+        Value::Scalar(s) => Some(TensorOrScalar::Scalar(*s)),
+        _ => None,
+    }
+}
+
+/// Whether [`lower_pointwise`] handles `n` (a dry run on placeholder operands).
+pub fn pointwise_supported(g: &Graph, n: &GNode) -> bool {
+    let mut b = Body::default();
+    let mut load = |b: &mut Body, v: ValueId| -> R<V> {
+        let ty = ty_of(g.value(v).meta.dtype).ok_or("dtype")?;
+        Ok(b.push(Inst::Load(v.0), ty))
+    };
+    lower_pointwise(&mut b, g, n, &mut load).is_ok()
+}
+
+/// Lowers pointwise node `n`; `input(b, v)` yields its tensor operand `v` (already mapped to the
+/// output index and broadcast).
+pub fn lower_pointwise(
+    b: &mut Body,
+    g: &Graph,
+    n: &GNode,
+    input: &mut dyn FnMut(&mut Body, ValueId) -> R<V>,
+) -> R<V> {
+    let out = &g.value(n.outputs[0]).meta;
+    let oty = ty_of(out.dtype).ok_or("output dtype")?;
+    let a = Args(&n.args);
+    let mut arg = |b: &mut Body, i: usize, ty: Ty| -> R<V> {
+        let v = match &n.args[i] {
+            Value::Tensor(v) => input(b, *v)?,
+            Value::Scalar(s) => b.konst(ConstVal::from_scalar(*s, ty)),
+            _ => return Err(format!("argument {i} of {}", n.op)),
+        };
+        Ok(b.cast(v, ty))
+    };
+    let e = |x: rynamo_graph::Error| x.to_string();
+    let r = match n.op {
+        Op::Contiguous | Op::Clone | Op::To | Op::Type => arg(b, 0, oty)?,
+        Op::Where => {
+            let c = arg(b, 0, Ty::Bool)?;
+            let (x, y) = (arg(b, 1, oty)?, arg(b, 2, oty)?);
+            b.sel(c, x, y)
+        }
+        Op::MaskedFill => {
+            let x = arg(b, 0, oty)?;
+            let m = arg(b, 1, Ty::Bool)?;
+            let v = arg(b, 2, oty)?;
+            b.sel(m, v, x)
+        }
+        Op::Clamp | Op::Clip => {
+            let ops: Vec<_> = (0..3).filter_map(|i| operand(g, &n.args[i])).collect();
+            let c = ty_of(result_type(
+                &ops.iter().map(|o| o.operand()).collect::<Vec<_>>(),
+            ))
+            .ok_or("clamp dtype")?;
+            let mut x = arg(b, 0, c)?;
+            if !matches!(n.args[1], Value::None) {
+                let lo = arg(b, 1, c)?;
+                x = b.bin(BOp::Max, x, lo);
+            }
+            if !matches!(n.args[2], Value::None) {
+                let hi = arg(b, 2, c)?;
+                x = b.bin(BOp::Min, x, hi);
+            }
+            b.cast(x, oty)
+        }
+        Op::Zeros | Op::Empty | Op::ZerosLike | Op::EmptyLike => b.f(oty, 0.0),
+        Op::Ones | Op::OnesLike => b.f(oty, 1.0),
+        Op::Full | Op::FullLike => b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, oty)),
+        Op::ScalarTensor => b.konst(ConstVal::from_scalar(a.scalar(0).map_err(e)?, oty)),
+        op if binary_kind(op).is_some() => binary(b, g, n, &mut arg, oty)?,
+        _ => {
+            let Value::Tensor(x) = &n.args[0] else {
+                return Err(format!("{} takes a tensor", n.op));
+            };
+            let xt = ty_of(g.value(*x).meta.dtype).ok_or("input dtype")?;
+            unary(b, n, &mut arg, xt, oty)?
+        }
+    };
+    Ok(b.cast(r, oty))
+}
+
+fn binary_kind(op: Op) -> Option<BinaryOp> {
+    use BinaryOp as B;
+    Some(match op {
+        Op::Add => B::Add,
+        Op::Sub => B::Sub,
+        Op::Mul => B::Mul,
+        Op::Div => B::Div,
+        Op::FloorDivide => B::DivFloor,
+        Op::Remainder => B::Remainder,
+        Op::Pow => B::Pow,
+        Op::Maximum | Op::MaxOther => B::Maximum,
+        Op::Minimum | Op::MinOther => B::Minimum,
+        Op::Eq => B::Eq,
+        Op::Ne => B::Ne,
+        Op::Lt => B::Lt,
+        Op::Le => B::Le,
+        Op::Gt => B::Gt,
+        Op::Ge => B::Ge,
+        Op::LogicalAnd => B::LogicalAnd,
+        Op::LogicalOr => B::LogicalOr,
+        Op::LogicalXor => B::LogicalXor,
+        Op::BitwiseAnd => B::BitwiseAnd,
+        Op::BitwiseOr => B::BitwiseOr,
+        Op::BitwiseXor => B::BitwiseXor,
+        Op::Atan2 => B::Atan2,
+        _ => return None,
+    })
+}
+
+type ArgFn<'a> = dyn FnMut(&mut Body, usize, Ty) -> R<V> + 'a;
+
+fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R<V> {
+    use BinaryOp as B;
+    let a = Args(&n.args);
+    let mut op = binary_kind(n.op).ok_or("binary")?;
+    if n.op == Op::Div {
+        op = match a.opt_str(2).map_err(|e| e.to_string())? {
+            None => B::Div,
+            Some("trunc") => B::DivTrunc,
+            Some("floor") => B::DivFloor,
+            Some(m) => return Err(format!("rounding mode {m}")),
+        };
+    }
+    let (x, y) = (
+        operand(g, &n.args[0]).ok_or("lhs")?,
+        operand(g, &n.args[1]).ok_or("rhs")?,
+    );
+    let common = result_type(&[x.operand(), y.operand()]);
+    let c = ty_of(op.compute_dtype(common).map_err(|e| e.to_string())?).ok_or("compute dtype")?;
+    let alpha = match n.op {
+        Op::Add | Op::Sub => Some(a.scalar(2).map_err(|e| e.to_string())?),
+        _ => None,
+    };
+    // Mirrors `pow_fast_path`: `x ** k` for a few k is a cheaper exact op in eager too.
+    if op == B::Pow
+        && let (TensorOrScalar::Tensor(xm), TensorOrScalar::Scalar(e)) = (x, y)
+        && common == xm.dtype
+        && xm.dtype != DType::Bool
+    {
+        let e = e.to_f64();
+        if e == 1.0 || e == 2.0 || (is_float(c) && (e == 0.5 || e == -1.0)) {
+            let v = arg(b, 0, c)?;
+            return Ok(match e {
+                1.0 => v,
+                2.0 => b.bin(BOp::Mul, v, v),
+                0.5 => b.un(UOp::Sqrt, v),
+                _ => {
+                    let one = b.f(c, 1.0);
+                    b.bin(BOp::Div, one, v)
+                }
+            });
+        }
+    }
+    let (l, r) = (arg(b, 0, c)?, arg(b, 1, c)?);
+    let fl = is_float(c);
+    let v = match (op, c) {
+        (B::Add | B::Sub, Ty::Bool) => {
+            if op == B::Sub || !alpha.is_some_and(Scalar::to_bool) {
+                return if op == B::Sub {
+                    Err("bool sub".into())
+                } else {
+                    Ok(l)
+                };
+            }
+            b.bin(BOp::Or, l, r)
+        }
+        (B::Add | B::Sub, _) => {
+            let al = alpha.unwrap_or(Scalar::Int(1));
+            let one = match al {
+                Scalar::Int(1) => true,
+                s => s.to_f64() == 1.0 && fl,
+            };
+            let r = if one {
+                r
+            } else {
+                let k = b.konst(ConstVal::from_scalar(al, c));
+                b.bin(BOp::Mul, k, r)
+            };
+            b.bin(if op == B::Add { BOp::Add } else { BOp::Sub }, l, r)
+        }
+        (B::Mul, Ty::Bool) => b.bin(BOp::And, l, r),
+        (B::Mul, _) => b.bin(BOp::Mul, l, r),
+        (B::Div, _) if fl => b.bin(BOp::Div, l, r),
+        (B::DivTrunc, _) if fl => {
+            let q = b.bin(BOp::Div, l, r);
+            b.un(UOp::Trunc, q)
+        }
+        (B::DivFloor, _) if fl => b.call2(Func2::DivFloor, l, r),
+        (B::Remainder, _) if fl => b.call2(Func2::Remainder, l, r),
+        (B::Pow, _) if fl => b.call2(Func2::Pow, l, r),
+        (B::Atan2, _) if fl => b.call2(Func2::Atan2, l, r),
+        (B::Maximum, Ty::Bool) => b.bin(BOp::Or, l, r),
+        (B::Minimum, Ty::Bool) => b.bin(BOp::And, l, r),
+        (B::Maximum, _) => b.bin(BOp::Max, l, r),
+        (B::Minimum, _) => b.bin(BOp::Min, l, r),
+        (B::Eq, _) => b.bin(BOp::Eq, l, r),
+        (B::Ne, _) => b.bin(BOp::Ne, l, r),
+        (B::Lt, _) => b.bin(BOp::Lt, l, r),
+        (B::Le, _) => b.bin(BOp::Le, l, r),
+        (B::Gt, _) => b.bin(BOp::Gt, l, r),
+        (B::Ge, _) => b.bin(BOp::Ge, l, r),
+        (B::LogicalAnd | B::LogicalOr | B::LogicalXor, _) => {
+            let (l, r) = (b.cast(l, Ty::Bool), b.cast(r, Ty::Bool));
+            let bop = match op {
+                B::LogicalAnd => BOp::And,
+                B::LogicalOr => BOp::Or,
+                _ => BOp::Xor,
+            };
+            b.bin(bop, l, r)
+        }
+        (B::BitwiseAnd, Ty::I64 | Ty::Bool) => b.bin(BOp::And, l, r),
+        (B::BitwiseOr, Ty::I64 | Ty::Bool) => b.bin(BOp::Or, l, r),
+        (B::BitwiseXor, Ty::I64 | Ty::Bool) => b.bin(BOp::Xor, l, r),
+        _ => return Err(format!("{} on {c:?}", n.op)),
+    };
+    Ok(b.cast(v, oty))
+}
+
+fn unary(b: &mut Body, n: &GNode, arg: &mut ArgFn<'_>, xt: Ty, oty: Ty) -> R<V> {
+    let a = Args(&n.args);
+    let e = |x: rynamo_graph::Error| x.to_string();
+    let ft = oty;
+    let float = is_float(ft);
+    let calls: Option<Func1> = match n.op {
+        Op::Exp2 => Some(Func1::Exp2),
+        Op::Expm1 => Some(Func1::Expm1),
+        Op::Log2 => Some(Func1::Log2),
+        Op::Log10 => Some(Func1::Log10),
+        Op::Log1p => Some(Func1::Log1p),
+        Op::Tan => Some(Func1::Tan),
+        Op::Asin => Some(Func1::Asin),
+        Op::Acos => Some(Func1::Acos),
+        Op::Atan => Some(Func1::Atan),
+        Op::Sinh => Some(Func1::Sinh),
+        Op::Cosh => Some(Func1::Cosh),
+        Op::Mish => Some(Func1::Mish),
+        _ => None,
+    };
+    if let Some(f) = calls {
+        if !float {
+            return Err("float op".into());
+        }
+        let x = arg(b, 0, ft)?;
+        return Ok(b.call1(f, x));
+    }
+    let v = match n.op {
+        Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Tanh | Op::Erf if float => {
+            let x = arg(b, 0, ft)?;
+            let (u, f) = match n.op {
+                Op::Exp => (UOp::Exp, Func1::Exp),
+                Op::Log => (UOp::Log, Func1::Log),
+                Op::Sin => (UOp::Sin, Func1::Sin),
+                Op::Cos => (UOp::Cos, Func1::Cos),
+                Op::Tanh => (UOp::Tanh, Func1::Tanh),
+                _ => (UOp::Erf, Func1::Erf),
+            };
+            b.math(u, f, x)
+        }
+        Op::Sigmoid if float => {
+            let x = arg(b, 0, ft)?;
+            b.math(UOp::Sigmoid, Func1::Sigmoid, x)
+        }
+        Op::Sqrt | Op::Rsqrt | Op::Reciprocal if float => {
+            let x = arg(b, 0, ft)?;
+            let one = b.f(ft, 1.0);
+            match n.op {
+                Op::Sqrt => b.un(UOp::Sqrt, x),
+                Op::Rsqrt => {
+                    let s = b.un(UOp::Sqrt, x);
+                    b.bin(BOp::Div, one, s)
+                }
+                _ => b.bin(BOp::Div, one, x),
+            }
+        }
+        Op::Neg if xt != Ty::Bool => {
+            let x = arg(b, 0, oty)?;
+            if float {
+                b.un(UOp::Neg, x)
+            } else {
+                let z = b.f(oty, 0.0);
+                b.bin(BOp::Sub, z, x)
+            }
+        }
+        Op::Abs if float => {
+            let x = arg(b, 0, oty)?;
+            b.un(UOp::Abs, x)
+        }
+        Op::Abs if oty == Ty::I64 => {
+            let x = arg(b, 0, oty)?;
+            let z = b.f(oty, 0.0);
+            let neg = b.bin(BOp::Sub, z, x);
+            let lt = b.bin(BOp::Lt, x, z);
+            b.sel(lt, neg, x)
+        }
+        Op::Relu | Op::Relu6 if xt != Ty::Bool => {
+            let x = arg(b, 0, oty)?;
+            let r = if float {
+                b.un(UOp::Relu, x)
+            } else {
+                let z = b.f(oty, 0.0);
+                b.bin(BOp::Max, x, z)
+            };
+            if n.op == Op::Relu6 {
+                let six = b.f(oty, 6.0);
+                b.bin(BOp::Min, r, six)
+            } else {
+                r
+            }
+        }
+        Op::LeakyRelu | Op::Elu if float => {
+            let x = arg(b, 0, ft)?;
+            let z = b.f(ft, 0.0);
+            let pos = b.bin(BOp::Gt, x, z);
+            let k = b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, ft));
+            let neg = if n.op == Op::LeakyRelu {
+                b.bin(BOp::Mul, x, k)
+            } else {
+                let m = b.call1(Func1::Expm1, x);
+                b.bin(BOp::Mul, k, m)
+            };
+            b.sel(pos, x, neg)
+        }
+        Op::Gelu if float => {
+            let x = arg(b, 0, ft)?;
+            let half = b.f(ft, 0.5);
+            let one = b.f(ft, 1.0);
+            let hx = b.bin(BOp::Mul, half, x);
+            let t = match a.str(1).map_err(e)? {
+                "none" => {
+                    let k = b.f(ft, std::f64::consts::FRAC_1_SQRT_2);
+                    let xk = b.bin(BOp::Mul, x, k);
+                    b.math(UOp::Erf, Func1::Erf, xk)
+                }
+                "tanh" => {
+                    let c = b.f(ft, 0.044715);
+                    let k = b.f(ft, (2.0 / std::f64::consts::PI).sqrt());
+                    let cx = b.bin(BOp::Mul, c, x);
+                    let cxx = b.bin(BOp::Mul, cx, x);
+                    let cxxx = b.bin(BOp::Mul, cxx, x);
+                    let inner = b.bin(BOp::Add, x, cxxx);
+                    let ki = b.bin(BOp::Mul, k, inner);
+                    b.math(UOp::Tanh, Func1::Tanh, ki)
+                }
+                s => return Err(format!("gelu approximate={s}")),
+            };
+            let s = b.bin(BOp::Add, one, t);
+            b.bin(BOp::Mul, hx, s)
+        }
+        Op::Silu if float => {
+            let x = arg(b, 0, ft)?;
+            let s = b.math(UOp::Sigmoid, Func1::Sigmoid, x);
+            b.bin(BOp::Mul, x, s)
+        }
+        Op::Softplus if float => {
+            let x = arg(b, 0, ft)?;
+            let beta = b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, ft));
+            let thr = b.konst(ConstVal::from_scalar(a.scalar(2).map_err(e)?, ft));
+            let xb = b.bin(BOp::Mul, x, beta);
+            let big = b.bin(BOp::Gt, xb, thr);
+            let ex = b.math(UOp::Exp, Func1::Exp, xb);
+            let l = b.call1(Func1::Log1p, ex);
+            let q = b.bin(BOp::Div, l, beta);
+            b.sel(big, x, q)
+        }
+        Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::Frac | Op::Sign if float => {
+            let x = arg(b, 0, ft)?;
+            match n.op {
+                Op::Floor => b.un(UOp::Floor, x),
+                Op::Ceil => b.un(UOp::Ceil, x),
+                Op::Trunc => b.un(UOp::Trunc, x),
+                Op::Frac => {
+                    let t = b.un(UOp::Trunc, x);
+                    b.bin(BOp::Sub, x, t)
+                }
+                Op::Sign => {
+                    let (z, one, m1) = (b.f(ft, 0.0), b.f(ft, 1.0), b.f(ft, -1.0));
+                    let (gt, lt) = (b.bin(BOp::Gt, x, z), b.bin(BOp::Lt, x, z));
+                    let xz = b.bin(BOp::Mul, x, z);
+                    let inner = b.sel(lt, m1, xz);
+                    b.sel(gt, one, inner)
+                }
+                _ => {
+                    let d = a.int(1).map_err(e)?;
+                    if d == 0 {
+                        b.un(UOp::Round, x)
+                    } else {
+                        let ten = b.f(ft, 10f64.powi(d.unsigned_abs() as i32));
+                        if d > 0 {
+                            let s = b.bin(BOp::Mul, x, ten);
+                            let r = b.un(UOp::Round, s);
+                            b.bin(BOp::Div, r, ten)
+                        } else {
+                            let s = b.bin(BOp::Div, x, ten);
+                            let r = b.un(UOp::Round, s);
+                            b.bin(BOp::Mul, r, ten)
+                        }
+                    }
+                }
+            }
+        }
+        Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::NanToNum if !float => arg(b, 0, oty)?,
+        Op::Sign if oty == Ty::I64 => {
+            let x = arg(b, 0, oty)?;
+            let (z, one, m1) = (b.f(oty, 0.0), b.f(oty, 1.0), b.f(oty, -1.0));
+            let (gt, lt) = (b.bin(BOp::Gt, x, z), b.bin(BOp::Lt, x, z));
+            let inner = b.sel(lt, m1, z);
+            b.sel(gt, one, inner)
+        }
+        Op::Sign if oty == Ty::Bool => arg(b, 0, oty)?,
+        Op::Square if oty != Ty::Bool => {
+            let x = arg(b, 0, oty)?;
+            b.bin(BOp::Mul, x, x)
+        }
+        Op::LogicalNot => {
+            let x = arg(b, 0, xt)?;
+            let z = b.f(xt, 0.0);
+            b.bin(BOp::Eq, x, z)
+        }
+        Op::BitwiseNot if matches!(oty, Ty::I64 | Ty::Bool) => {
+            let x = arg(b, 0, oty)?;
+            b.un(UOp::Not, x)
+        }
+        Op::IsNan | Op::IsInf | Op::IsFinite => {
+            if !is_float(xt) {
+                return Ok(b.f(Ty::Bool, f64::from(n.op == Op::IsFinite)));
+            }
+            let x = arg(b, 0, xt)?;
+            if n.op == Op::IsNan {
+                b.un(UOp::IsNan, x)
+            } else {
+                let ax = b.un(UOp::Abs, x);
+                let inf = b.f(xt, f64::INFINITY);
+                b.bin(if n.op == Op::IsInf { BOp::Eq } else { BOp::Lt }, ax, inf)
+            }
+        }
+        Op::NanToNum if float => {
+            let x = arg(b, 0, ft)?;
+            let max = if ft == Ty::F32 {
+                f64::from(f32::MAX)
+            } else {
+                f64::MAX
+            };
+            let nan = a.opt_float(1).map_err(e)?.unwrap_or(0.0);
+            let pos = a.opt_float(2).map_err(e)?.unwrap_or(max);
+            let neg = a.opt_float(3).map_err(e)?.unwrap_or(-max);
+            let (cn, cp, cm) = (b.f(ft, nan), b.f(ft, pos), b.f(ft, neg));
+            let (pinf, ninf) = (b.f(ft, f64::INFINITY), b.f(ft, f64::NEG_INFINITY));
+            let isn = b.un(UOp::IsNan, x);
+            let isp = b.bin(BOp::Eq, x, pinf);
+            let ism = b.bin(BOp::Eq, x, ninf);
+            let v = b.sel(ism, cm, x);
+            let v = b.sel(isp, cp, v);
+            b.sel(isn, cn, v)
+        }
+        _ => return Err(format!("{} on {xt:?} -> {oty:?}", n.op)),
+    };
+    Ok(v)
+}

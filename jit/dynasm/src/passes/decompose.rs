@@ -1,0 +1,226 @@
+//! Rewrites composite ops into the primitives the fuser lowers: softmax and log_softmax into
+//! max / exp / sum / normalise (three phases of one row kernel), layer_norm into mean / variance /
+//! affine, var and std into two reductions. The eager kernels' evaluation order is kept (for
+//! example softmax multiplies by the reciprocal of the sum, as eager does).
+
+use std::collections::HashMap;
+
+use rynamo_graph::passes::PassCx;
+use rynamo_graph::{Arg, Args, Graph, Op, Value, ValueId, registry};
+use rynamo_tensor::{DType, Scalar, layout::wrap_dims};
+
+/// Appends nodes to a graph under construction, computing metas with the registry.
+pub struct Rebuild {
+    /// The new graph.
+    pub g: Graph,
+    /// Old value -> new value.
+    pub map: HashMap<ValueId, ValueId>,
+    next: usize,
+}
+
+impl Rebuild {
+    /// A new graph with `old`'s inputs.
+    pub fn new(old: &Graph) -> Rebuild {
+        let mut g = Graph::new();
+        let mut map = HashMap::new();
+        for &i in old.inputs() {
+            let info = old.value(i);
+            map.insert(i, g.add_input(info.name.clone(), info.meta.clone()));
+        }
+        Rebuild { g, map, next: 0 }
+    }
+
+    /// Old args in new ids.
+    pub fn args(&self, args: &[Arg]) -> Vec<Arg> {
+        args.iter()
+            .map(|a| {
+                a.try_map(|v| Ok::<_, ()>(self.map[v]))
+                    .expect("invariant: defined before use")
+            })
+            .collect()
+    }
+
+    /// Appends `op(args)` (new ids); `None` when the meta rule rejects it.
+    pub fn call(&mut self, op: Op, args: Vec<Arg>) -> Option<ValueId> {
+        let metas = registry::meta(op, &self.g.arg_metas(&args).ok()?).ok()?;
+        let outs: Vec<ValueId> = metas
+            .into_iter()
+            .map(|m| {
+                self.next += 1;
+                self.g.add_value(format!("jit{}", self.next), m)
+            })
+            .collect();
+        let first = *outs.first()?;
+        self.g.push_node(op, args, outs);
+        Some(first)
+    }
+
+    /// Copies an old node unchanged.
+    pub fn copy(&mut self, old: &Graph, i: usize) {
+        let n = &old.nodes()[i];
+        let outs: Vec<ValueId> = n
+            .outputs
+            .iter()
+            .map(|&o| {
+                let info = old.value(o);
+                let nv = self.g.add_value(info.name.clone(), info.meta.clone());
+                self.map.insert(o, nv);
+                nv
+            })
+            .collect();
+        let args = self.args(&n.args);
+        self.g.push_node(n.op, args, outs);
+    }
+
+    /// Finishes with `old`'s outputs.
+    pub fn finish(mut self, old: &Graph) -> Graph {
+        let outs = old.outputs().iter().map(|o| self.map[o]).collect();
+        self.g.set_outputs(outs);
+        self.g
+    }
+}
+
+fn t(v: ValueId) -> Arg {
+    Value::Tensor(v)
+}
+
+/// `sum`/`mean`/`amax` over `dims` with keepdim.
+fn reduce(r: &mut Rebuild, op: Op, x: ValueId, dims: &[i64], keepdim: bool) -> Option<ValueId> {
+    let mut args = vec![t(x), Value::IntList(dims.to_vec()), Value::Bool(keepdim)];
+    if matches!(op, Op::Sum | Op::Mean) {
+        args.push(Value::None);
+    }
+    r.call(op, args)
+}
+
+fn bin(r: &mut Rebuild, op: Op, a: Arg, b: Arg) -> Option<ValueId> {
+    let mut args = vec![a, b];
+    if matches!(op, Op::Add | Op::Sub) {
+        args.push(Value::Scalar(Scalar::Int(1)));
+    }
+    r.call(op, args)
+}
+
+fn expand(r: &mut Rebuild, old: &Graph, i: usize) -> Option<ValueId> {
+    let n = &old.nodes()[i];
+    let a = Args(&n.args);
+    let x = r.map[a.tensor(0).ok()?];
+    let xm = r.g.value(x).meta.clone();
+    if !xm.dtype.is_floating_point() || xm.shape.is_empty() {
+        return None;
+    }
+    match n.op {
+        Op::Softmax | Op::LogSoftmax => {
+            let mut x = x;
+            if let Some(d) = a.opt_dtype(2).ok()?
+                && d != xm.dtype
+            {
+                x = r.call(Op::To, vec![t(x), Value::DType(d), Value::Bool(false)])?;
+            }
+            let dim = vec![a.int(1).ok()?];
+            let m = reduce(r, Op::Amax, x, &dim, true)?;
+            let s1 = bin(r, Op::Sub, t(x), t(m))?;
+            let e = r.call(Op::Exp, vec![t(s1)])?;
+            let s = reduce(r, Op::Sum, e, &dim, true)?;
+            if n.op == Op::Softmax {
+                let inv = r.call(Op::Reciprocal, vec![t(s)])?;
+                bin(r, Op::Mul, t(e), t(inv))
+            } else {
+                let ls = r.call(Op::Log, vec![t(s)])?;
+                bin(r, Op::Sub, t(s1), t(ls))
+            }
+        }
+        Op::LayerNorm => {
+            let k = a.ints(1).ok()?.len() as i64;
+            let dims: Vec<i64> = (-k..0).collect();
+            let mean = reduce(r, Op::Mean, x, &dims, true)?;
+            let d = bin(r, Op::Sub, t(x), t(mean))?;
+            let sq = bin(r, Op::Mul, t(d), t(d))?;
+            let var = reduce(r, Op::Mean, sq, &dims, true)?;
+            let ve = bin(
+                r,
+                Op::Add,
+                t(var),
+                Value::Scalar(Scalar::Float(a.float(4).ok()?)),
+            )?;
+            let rstd = r.call(Op::Rsqrt, vec![t(ve)])?;
+            let mut y = bin(r, Op::Mul, t(d), t(rstd))?;
+            if let Some(w) = a.opt_tensor(2).ok()? {
+                y = bin(r, Op::Mul, t(y), t(r.map[w]))?;
+            }
+            if let Some(b) = a.opt_tensor(3).ok()? {
+                y = bin(r, Op::Add, t(y), t(r.map[b]))?;
+            }
+            Some(y)
+        }
+        Op::Var | Op::Std => {
+            let dims: Vec<i64> = match a.opt_ints(1).ok()? {
+                None | Some([]) => (0..xm.shape.len() as i64).collect(),
+                Some(ds) => ds.to_vec(),
+            };
+            let wrapped = wrap_dims(&dims, xm.shape.len()).ok()?;
+            let count: usize = wrapped.iter().map(|&d| xm.shape[d]).product();
+            let unbiased = a.opt_bool(2).ok()?;
+            let corr = a.opt_scalar(4).ok()?;
+            if unbiased.is_some() && corr.is_some() {
+                return None;
+            }
+            let c = corr
+                .map(Scalar::to_f64)
+                .or(unbiased.map(|u| f64::from(u8::from(u))))
+                .unwrap_or(1.0);
+            let keepdim = a.bool(3).ok()?;
+            let mean = reduce(r, Op::Mean, x, &dims, true)?;
+            let d = bin(r, Op::Sub, t(x), t(mean))?;
+            let sq = bin(r, Op::Mul, t(d), t(d))?;
+            let ss = reduce(r, Op::Sum, sq, &dims, keepdim)?;
+            let div = (count as f64 - c).max(0.0);
+            let var = r.call(
+                Op::Div,
+                vec![t(ss), Value::Scalar(Scalar::Float(div)), Value::None],
+            )?;
+            if n.op == Op::Std {
+                r.call(Op::Sqrt, vec![t(var)])
+            } else {
+                Some(var)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The pass.
+pub fn decompose(g: &mut Graph, _cx: &PassCx) {
+    if !g.nodes().iter().any(|n| {
+        matches!(
+            n.op,
+            Op::Softmax | Op::LogSoftmax | Op::LayerNorm | Op::Var | Op::Std
+        )
+    }) {
+        return;
+    }
+    let old = std::mem::take(g);
+    let mut r = Rebuild::new(&old);
+    for i in 0..old.nodes().len() {
+        let n = &old.nodes()[i];
+        let mark = (r.g.values().len(), r.g.nodes().len());
+        match expand(&mut r, &old, i) {
+            Some(v)
+                if r.g.value(v).meta.dtype == old.value(n.outputs[0]).meta.dtype
+                    && r.g.value(v).meta.shape == old.value(n.outputs[0]).meta.shape =>
+            {
+                r.map.insert(n.outputs[0], v);
+            }
+            _ => {
+                // Roll back any partial expansion, then copy the node as is.
+                r.g.nodes_mut().truncate(mark.1);
+                let _ = mark.0;
+                r.copy(&old, i);
+            }
+        }
+    }
+    let mut out = r.finish(&old);
+    out.compact();
+    *g = out;
+    let _ = DType::Float32;
+}

@@ -1,0 +1,67 @@
+//! Constant folding: a pointwise node whose tensor operands are all constant-filled creations
+//! (`zeros`, `ones`, `full`, `*_like`, `scalar_tensor`) is evaluated once, here, with its eager
+//! kernel on one element, and becomes a `full` of the result (which kernels then inline as a
+//! constant).
+
+use std::collections::HashMap;
+
+use rynamo_graph::passes::PassCx;
+use rynamo_graph::{Args, Graph, IValue, Lowering, Op, Value, ValueId, registry};
+use rynamo_tensor::{Scalar, Tensor};
+
+fn const_value(op: Op, args: &[rynamo_graph::Arg]) -> Option<Scalar> {
+    let a = Args(args);
+    match op {
+        Op::Zeros | Op::ZerosLike => Some(Scalar::Int(0)),
+        Op::Ones | Op::OnesLike => Some(Scalar::Int(1)),
+        Op::Full | Op::FullLike => a.scalar(1).ok(),
+        Op::ScalarTensor => a.scalar(0).ok(),
+        _ => None,
+    }
+}
+
+/// The pass.
+pub fn fold_constants(g: &mut Graph, _cx: &PassCx) {
+    let mut consts: HashMap<ValueId, Tensor> = HashMap::new();
+    for i in 0..g.nodes().len() {
+        let n = g.nodes()[i].clone();
+        let out = n.outputs[0];
+        let meta = g.value(out).meta.clone();
+        if let Some(s) = const_value(n.op, &n.args) {
+            consts.insert(out, Tensor::from_scalar(s, meta.dtype));
+            continue;
+        }
+        let tensors: Vec<ValueId> = n.inputs().collect();
+        if n.op.lowering() != Lowering::Pointwise
+            || n.op.flags().is_impure()
+            || tensors.is_empty()
+            || n.outputs.len() != 1
+            || !tensors.iter().all(|v| consts.contains_key(v))
+        {
+            continue;
+        }
+        let args: Option<Vec<IValue>> = n
+            .args
+            .iter()
+            .map(|a| a.try_map(|v| consts.get(v).cloned().ok_or(())).ok())
+            .collect();
+        let Some(Ok(r)) = args.map(|a| registry::call_uncounted(n.op, &a)) else {
+            continue;
+        };
+        let Some(Ok(s)) = r.first().map(Tensor::item) else {
+            continue;
+        };
+        if r[0].dtype() != meta.dtype {
+            continue;
+        }
+        consts.insert(out, r[0].clone());
+        let size = meta.shape.iter().map(|&d| d as i64).collect();
+        let node = &mut g.nodes_mut()[i];
+        node.op = Op::Full;
+        node.args = vec![
+            Value::IntList(size),
+            Value::Scalar(s),
+            Value::DType(meta.dtype),
+        ];
+    }
+}

@@ -1,0 +1,118 @@
+//! The whole JIT, in order. Read this to know what runs.
+//!
+//! ```text
+//!   Graph --[decompose]--> [fold constants] --[fuse bias]--> [CSE] --[DCE]-->   (graph passes,
+//!         --[fuse]------> Plan (kernels, buffers)                                verified after
+//!         --[schedule]--> Vec<Step> (loop IR + geometry)                         each in debug)
+//!         --[emit]------> machine code per kernel (through the kernel cache)
+//! ```
+
+use std::sync::Arc;
+
+use rynamo_graph::passes::{PassCx, eliminate_common_subexpressions, eliminate_dead_code};
+use rynamo_graph::{Graph, verify};
+
+use crate::schedule::Step;
+use crate::target::Target;
+use crate::{Error, Result, fuse, kernel_cache, passes, runtime, schedule};
+
+/// A compiled graph: the optimised graph, its steps, and the code of each kernel step.
+pub struct Program {
+    /// The graph after the passes (the steps refer to its values).
+    pub graph: Graph,
+    /// Steps in order.
+    pub steps: Vec<Step>,
+    /// Per step: code and constants of kernel steps.
+    pub launches: Vec<Option<runtime::Launch>>,
+    /// Step after which each value is dead.
+    pub last_use: Vec<usize>,
+}
+
+/// Runs the graph passes on a copy of `g`.
+pub fn optimize(g: &Graph) -> Result<Graph> {
+    let mut g = g.clone();
+    let mut cx = PassCx::default();
+    let v = |e: Vec<rynamo_graph::VerifyError>| {
+        Error::Verify(
+            e.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    };
+    cx.run(&mut g, "decompose", passes::decompose).map_err(v)?;
+    cx.run(&mut g, "fold constants", passes::fold_constants)
+        .map_err(v)?;
+    cx.run(&mut g, "fuse bias", passes::fuse_bias).map_err(v)?;
+    cx.run(
+        &mut g,
+        "eliminate common subexpressions",
+        eliminate_common_subexpressions,
+    )
+    .map_err(v)?;
+    // NOTE: after CSE and the rewrites above, whose replaced nodes are dead.
+    cx.run(&mut g, "eliminate dead code", eliminate_dead_code)
+        .map_err(v)?;
+    Ok(g)
+}
+
+/// Compiles `g` for `target`.
+pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
+    verify(g).map_err(|e| {
+        Error::Verify(
+            e.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    })?;
+    let graph = optimize(g)?;
+    let plan = fuse::plan(&graph);
+    let steps = schedule::schedule(&graph, &plan)?;
+    let launches = steps
+        .iter()
+        .map(|s| match s {
+            Step::Kernel(k) => Ok(Some(runtime::Launch {
+                code: kernel_cache::get_or_compile(target, &k.ir)?,
+                pool: runtime::pool(&k.consts),
+            })),
+            Step::Node(_) => Ok(None),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let last_use = runtime::last_uses(&graph, &steps);
+    Ok(Program {
+        graph,
+        steps,
+        launches,
+        last_use,
+    })
+}
+
+/// Text of every kernel: its loop IR and a disassembly (what `RYNAMO_JIT_DUMP=1` prints).
+pub fn dump(p: &Program, target: &dyn Target) -> String {
+    let mut out = String::new();
+    for (i, (s, l)) in p.steps.iter().zip(&p.launches).enumerate() {
+        match (s, l) {
+            (Step::Kernel(k), Some(l)) => {
+                out.push_str(&format!(
+                    "// step {i}: kernel, batch {:?} x rows {} x cols {} ({})\n{}",
+                    k.batch,
+                    k.rows,
+                    k.cols,
+                    l.code.target(),
+                    k.ir
+                ));
+                out.push_str(&target.disassemble(l.code.code(), l.code.addr()));
+            }
+            (Step::Node(n), _) => {
+                let node = &p.graph.nodes()[n.0 as usize];
+                out.push_str(&format!("// step {i}: eager `{}`\n", node.op));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Shared handle.
+pub type SharedProgram = Arc<Program>;

@@ -1,0 +1,252 @@
+//! Polynomial coefficients and constants of the vectorised f32 math functions, shared by every
+//! target's emitter. The table is 32-byte aligned with each constant broadcast to 8 lanes, so an
+//! emitter reads entry `k` as a full vector at `table + 32 * k` (NEON reads the first 16 bytes).
+//!
+//! Where the coefficients come from (no fitted constants are copied from anywhere):
+//! - exp: Taylor series of `e^r` to degree 7 on `|r| <= ln2/2` (remainder < 2^-27).
+//! - log: `log m = 2 atanh s` with `s = (m-1)/(m+1)`, `|s| <= 0.1716`, odd series to `s^11`.
+//! - sin/cos: reduction by `pi/2` in f64 (two-part constant), then Taylor series to degree 9 / 10
+//!   on `|r| <= pi/4` in f32.
+//! - tanh: Taylor series (Bernoulli numbers) to degree 15 below `|x| = 0.5`; `1 - 2/(e^{2x}+1)`
+//!   above.
+//! - erf: Taylor series to degree 21 below `|x| = 1`; above, `1 - e^{-x^2} Q(x)` with `Q` the
+//!   Chebyshev interpolant of `erfc(x) e^{x^2}` on `[1, 4]`, computed here at start-up in f64 from
+//!   `libm::erfc` and evaluated with Clenshaw's recurrence.
+
+use std::sync::OnceLock;
+
+macro_rules! consts {
+    ($($name:ident,)*) => {
+        /// Table entries.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[allow(missing_docs, reason = "names follow the formulas in the module docs")]
+        #[repr(usize)]
+        pub enum K { $($name),* , ErfCheb0 }
+        const NAMED: usize = K::ErfCheb0 as usize;
+    };
+}
+
+consts! {
+    Zero, One, Half, Two, AllOnes, NegZero, AbsMask, Inf, NegInf, Nan, NegZeroD, AbsMaskD, FltMin, Pow2_23, Sqrt2, Log2e, Ln2Hi, Ln2Lo, NegLn2Hi, NegLn2Lo,
+    ExpHi, ExpLo, Exp2, Exp3, Exp4, Exp5, Exp6, Exp7,
+    Log3, Log5, Log7, Log9, Log11, LogNeg23, Int127, IntOne, IntTwo, MantMask,
+    TwoOverPi, NegPio2HiD, NegPio2LoD, TrigLimit, Sin3, Sin5, Sin7, Sin9, Cos2, Cos4, Cos6, Cos8, Cos10,
+    TanhSmall, Tanh3, Tanh5, Tanh7, Tanh9, Tanh11, Tanh13, Tanh15,
+    ErfSmall, ErfBig, ErfT0, ErfT1, ErfT2, ErfT3, ErfT4, ErfT5, ErfT6, ErfT7, ErfT8, ErfT9, ErfT10,
+    ErfA, ErfB,
+}
+
+/// Chebyshev coefficients of `erfc(x) e^{x^2}` on `[1, 4]` (degree).
+pub const ERF_CHEB_DEGREE: usize = 16;
+/// Entries in the table.
+pub const LEN: usize = NAMED + ERF_CHEB_DEGREE + 1;
+/// Trig arguments above this magnitude take the scalar library path (the f64 reduction by
+/// `pi/2 = hi + lo` is exact for quotients below 2^20).
+pub const TRIG_LIMIT: f32 = 1.0e6;
+
+/// The table: `LEN` entries of 8 lanes.
+#[repr(C, align(32))]
+pub struct Table(pub [[u32; 8]; LEN]);
+
+impl Table {
+    /// Address of the first entry.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.0.as_ptr().cast()
+    }
+}
+
+/// Byte offset of entry `k`.
+pub const fn off(k: K) -> i32 {
+    (k as usize * 32) as i32
+}
+
+/// Byte offset of the `i`-th erf Chebyshev coefficient.
+pub const fn cheb_off(i: usize) -> i32 {
+    ((NAMED + i) * 32) as i32
+}
+
+fn f(v: f64) -> u32 {
+    (v as f32).to_bits()
+}
+
+fn fact(n: u32) -> f64 {
+    (1..=n).map(f64::from).product()
+}
+
+/// Chebyshev coefficients `c_0..c_n` of `g` on `[a, b]` (interpolation at Chebyshev nodes).
+pub fn chebyshev(g: impl Fn(f64) -> f64, a: f64, b: f64, n: usize) -> Vec<f64> {
+    let m = 64;
+    let nodes: Vec<f64> = (0..m)
+        .map(|k| (std::f64::consts::PI * (k as f64 + 0.5) / m as f64).cos())
+        .collect();
+    let vals: Vec<f64> = nodes
+        .iter()
+        .map(|t| g(0.5 * (b - a) * t + 0.5 * (b + a)))
+        .collect();
+    (0..=n)
+        .map(|j| {
+            let s: f64 = nodes
+                .iter()
+                .zip(&vals)
+                .map(|(t, v)| v * (j as f64 * t.acos()).cos())
+                .sum();
+            s * 2.0 / m as f64 * if j == 0 { 0.5 } else { 1.0 }
+        })
+        .collect()
+}
+
+/// Clenshaw evaluation of a Chebyshev series at `t` in `[-1, 1]` (reference for tests).
+pub fn clenshaw(c: &[f64], t: f64) -> f64 {
+    let (mut b1, mut b2) = (0.0, 0.0);
+    for &ck in c.iter().skip(1).rev() {
+        let b0 = 2.0 * t * b1 - b2 + ck;
+        b2 = b1;
+        b1 = b0;
+    }
+    t * b1 - b2 + c[0]
+}
+
+fn build() -> Table {
+    let mut t = [[0u32; 8]; LEN];
+    use K::*;
+    let two_over_sqrt_pi = 2.0 / std::f64::consts::PI.sqrt();
+    let ln2 = std::f64::consts::LN_2;
+    let ln2_hi = f64::from(f32::from_bits(f(ln2) & 0xffff_f000));
+    let pio2 = std::f64::consts::FRAC_PI_2;
+    let named: &[(K, u32)] = &[
+        (One, f(1.0)),
+        (Half, f(0.5)),
+        (Two, f(2.0)),
+        (AllOnes, u32::MAX),
+        (NegZero, 0x8000_0000),
+        (AbsMask, 0x7fff_ffff),
+        (Inf, f32::INFINITY.to_bits()),
+        (NegInf, f32::NEG_INFINITY.to_bits()),
+        (Nan, f32::NAN.to_bits()),
+        (FltMin, f32::MIN_POSITIVE.to_bits()),
+        (Pow2_23, f(8_388_608.0)),
+        (Sqrt2, f(std::f64::consts::SQRT_2)),
+        (Log2e, f(std::f64::consts::LOG2_E)),
+        (Ln2Hi, f(ln2_hi)),
+        (Ln2Lo, f(ln2 - ln2_hi)),
+        (NegLn2Hi, f(-ln2_hi)),
+        (NegLn2Lo, f(-(ln2 - ln2_hi))),
+        (ExpHi, f(89.0)),
+        (ExpLo, f(-104.0)),
+        (Exp2, f(1.0 / fact(2))),
+        (Exp3, f(1.0 / fact(3))),
+        (Exp4, f(1.0 / fact(4))),
+        (Exp5, f(1.0 / fact(5))),
+        (Exp6, f(1.0 / fact(6))),
+        (Exp7, f(1.0 / fact(7))),
+        (Log3, f(1.0 / 3.0)),
+        (Log5, f(1.0 / 5.0)),
+        (Log7, f(1.0 / 7.0)),
+        (Log9, f(1.0 / 9.0)),
+        (Log11, f(1.0 / 11.0)),
+        (LogNeg23, f(-23.0)),
+        (Int127, 127),
+        (IntOne, 1),
+        (IntTwo, 2),
+        (MantMask, 0x007f_ffff),
+        (TwoOverPi, f(2.0 / std::f64::consts::PI)),
+        (TrigLimit, TRIG_LIMIT.to_bits()),
+        (Sin3, f(-1.0 / fact(3))),
+        (Sin5, f(1.0 / fact(5))),
+        (Sin7, f(-1.0 / fact(7))),
+        (Sin9, f(1.0 / fact(9))),
+        (Cos2, f(-1.0 / fact(2))),
+        (Cos4, f(1.0 / fact(4))),
+        (Cos6, f(-1.0 / fact(6))),
+        (Cos8, f(1.0 / fact(8))),
+        (Cos10, f(-1.0 / fact(10))),
+        (TanhSmall, f(0.5)),
+        (Tanh3, f(-1.0 / 3.0)),
+        (Tanh5, f(2.0 / 15.0)),
+        (Tanh7, f(-17.0 / 315.0)),
+        (Tanh9, f(62.0 / 2835.0)),
+        (Tanh11, f(-1382.0 / 155_925.0)),
+        (Tanh13, f(21844.0 / 6_081_075.0)),
+        (Tanh15, f(-929_569.0 / 638_512_875.0)),
+        (ErfSmall, f(1.0)),
+        (ErfBig, f(4.0)),
+        (ErfA, f(2.0 / 3.0)),
+        (ErfB, f(-5.0 / 3.0)),
+    ];
+    for &(k, bits) in named {
+        t[k as usize] = [bits; 8];
+    }
+    // pi/2 as hi + lo in f64: hi keeps 33 bits so q * hi is exact for q < 2^20; lo adds the
+    // part of pi/2 below f64 precision (pi/2 - f64(pi/2) = 6.123233995736766e-17).
+    let hi = f64::from_bits(pio2.to_bits() & !((1u64 << 20) - 1));
+    let lo = (pio2 - hi) + 6.123_233_995_736_766e-17;
+    let pair = |v: f64| {
+        let b = v.to_bits();
+        let (l, h) = (b as u32, (b >> 32) as u32);
+        [l, h, l, h, l, h, l, h]
+    };
+    t[NegPio2HiD as usize] = pair(-hi);
+    t[NegPio2LoD as usize] = pair(-lo);
+    // f64 masks: (low, high) word pairs.
+    t[NegZeroD as usize] = [
+        0,
+        0x8000_0000,
+        0,
+        0x8000_0000,
+        0,
+        0x8000_0000,
+        0,
+        0x8000_0000,
+    ];
+    t[AbsMaskD as usize] = [
+        u32::MAX,
+        0x7fff_ffff,
+        u32::MAX,
+        0x7fff_ffff,
+        u32::MAX,
+        0x7fff_ffff,
+        u32::MAX,
+        0x7fff_ffff,
+    ];
+    // erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), as x * P(x^2).
+    for n in 0..=10u32 {
+        let c = two_over_sqrt_pi * if n % 2 == 0 { 1.0 } else { -1.0 }
+            / (fact(n) * f64::from(2 * n + 1));
+        t[ErfT0 as usize + n as usize] = [f(c); 8];
+    }
+    let q = chebyshev(|x| libm::erfc(x) * (x * x).exp(), 1.0, 4.0, ERF_CHEB_DEGREE);
+    for (i, c) in q.iter().enumerate() {
+        t[NAMED + i] = [f(*c); 8];
+    }
+    Table(t)
+}
+
+/// The process-wide table.
+pub fn table() -> &'static Table {
+    static T: OnceLock<Box<Table>> = OnceLock::new();
+    T.get_or_init(|| Box::new(build()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erfc_scaled_interpolant_is_accurate_in_f64() {
+        let c = chebyshev(|x| libm::erfc(x) * (x * x).exp(), 1.0, 4.0, ERF_CHEB_DEGREE);
+        for i in 0..=300 {
+            let x = 1.0 + 3.0 * f64::from(i) / 300.0;
+            let t = (2.0 * x - 5.0) / 3.0;
+            let want = libm::erfc(x) * (x * x).exp();
+            assert!((clenshaw(&c, t) - want).abs() < 1e-9 * want, "x={x}");
+        }
+    }
+
+    #[test]
+    fn table_is_aligned_and_broadcast() {
+        let t = table();
+        assert_eq!(t.as_ptr() as usize % 32, 0);
+        assert_eq!(f32::from_bits(t.0[K::Half as usize][7]), 0.5);
+        assert_eq!(t.0[K::Int127 as usize][3], 127);
+    }
+}

@@ -1,0 +1,232 @@
+//! Running a compiled program: a buffer per graph value, steps in order, kernels launched over
+//! their rows (split across rayon threads when the work is large enough).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use rynamo_graph::{Graph, IValue, registry};
+use rynamo_tensor::Tensor;
+
+use crate::lower::ConstVal;
+use crate::schedule::{KernelStep, Step};
+use crate::target::CompiledKernel;
+
+/// Default work (elements times the kernel's per-element cost estimate,
+/// [`crate::loop_ir::Kernel::cost_per_element`]) below which a kernel stays on the calling
+/// thread. Measured with `cargo run --release --example par_threshold -p rynamo-dynasm`, which
+/// times the same kernel never split and always split over sizes 2^8..2^20: on the shared
+/// 2-core dev machine (load average ~8 from parallel builds), an `exp` kernel first gains from
+/// splitting between 1.4 M and 2.8 M cost-weighted elements (ratio 1.35 -> 0.91), and a
+/// memory-bound `add` never clearly does; 2^21 is that crossover. Re-measure on a quiet machine.
+pub const PAR_WORK: usize = 1 << 21;
+
+static PAR_WORK_NOW: AtomicUsize = AtomicUsize::new(PAR_WORK);
+
+/// Sets the split threshold (for measuring it; `usize::MAX` never splits, 0 always does).
+pub fn set_par_work(work: usize) {
+    PAR_WORK_NOW.store(work, Ordering::Relaxed);
+}
+
+/// Pointwise kernels over one long row are re-tiled into rows of at most this many columns (and
+/// at least `MIN_TILE`), so that they can be split across threads.
+const TILE: usize = 8192;
+const MIN_TILE: usize = 1024;
+
+/// A kernel ready to launch: code plus its constant pool.
+pub struct Launch {
+    /// The code.
+    pub code: Arc<CompiledKernel>,
+    /// Constants, one 32-byte broadcast slot each.
+    pub pool: Vec<[u32; 8]>,
+}
+
+/// Builds the constant pool.
+pub fn pool(consts: &[ConstVal]) -> Vec<[u32; 8]> {
+    consts
+        .iter()
+        .map(|c| {
+            let q = |b: u64| {
+                let (lo, hi) = (b as u32, (b >> 32) as u32);
+                [lo, hi, lo, hi, lo, hi, lo, hi]
+            };
+            match *c {
+                ConstVal::F32(v) => [v.to_bits(); 8],
+                ConstVal::F64(v) => q(v.to_bits()),
+                ConstVal::I64(v) => q(v as u64),
+                ConstVal::Bool(v) => q(u64::from(v)),
+            }
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr(*mut u8);
+// SAFETY: launch chunks write disjoint rows of the output buffers; inputs are only read.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above.
+unsafe impl Sync for SendPtr {}
+
+/// Launches kernel `k` on the tensors in `env`.
+pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
+    let nbatch: usize = k.batch.iter().product();
+    let total = nbatch * k.rows;
+    if total == 0 {
+        return;
+    }
+    let na = k.geom.len();
+    let mut bases = Vec::with_capacity(na);
+    let mut es = Vec::with_capacity(na);
+    for g in &k.geom {
+        let t = env[g.value.0 as usize]
+            .as_ref()
+            .expect("invariant: scheduled after its producer");
+        let size = t.dtype().itemsize() as isize;
+        // SAFETY: the access's offset and strides stay inside the tensor (they come from its
+        // layout through an in-bounds affine map).
+        let p = unsafe {
+            t.storage()
+                .as_ptr()
+                .offset((t.offset() as isize + g.offset) * size)
+        };
+        bases.push(SendPtr(p));
+        es.push(size);
+    }
+    let consts = l.pool.as_ptr() as u64;
+    let table = crate::poly::table().as_ptr() as u64;
+    let entry = l.code.entry();
+    let (mut rows, mut cols) = (k.rows, k.cols);
+    let mut rs: Vec<isize> = k.geom.iter().map(|g| g.rs).collect();
+    let mut tail = None;
+    if !k.ir.has_reductions() && k.batch.is_empty() && k.rows == 1 && k.cols >= 2 * MIN_TILE {
+        let threads = rayon::current_num_threads().max(1);
+        let tile = (k.cols / (4 * threads)).clamp(MIN_TILE, TILE) & !15;
+        rows = k.cols / tile;
+        cols = tile;
+        tail = Some((rows * tile, k.cols - rows * tile));
+        rs = k.geom.iter().map(|g| g.cs * tile as isize).collect();
+    }
+    let run = |base_off: &dyn Fn(usize) -> isize,
+               r0: usize,
+               r1: usize,
+               rows: usize,
+               cols: usize,
+               col0: usize| {
+        let mut args = vec![0u64; 4 + 3 * na];
+        let mut r = r0;
+        while r < r1 {
+            let (b, i) = (r / rows, r % rows);
+            let n = (rows - i).min(r1 - r);
+            args[0] = n as u64;
+            args[1] = cols as u64;
+            args[2] = consts;
+            args[3] = table;
+            for a in 0..na {
+                let g = &k.geom[a];
+                let elems = base_off_batch(k, a, b)
+                    + i as isize * rs[a]
+                    + col0 as isize * g.cs
+                    + base_off(a);
+                args[4 + 3 * a] = bases[a].0.wrapping_offset(elems * es[a]) as u64;
+                args[5 + 3 * a] = (rs[a] * es[a]) as u64;
+                args[6 + 3 * a] = (g.cs * es[a]) as u64;
+            }
+            // SAFETY: the argument block follows the kernel ABI; every pointer and stride
+            // describes rows inside live tensors held by `env` for the duration of the call.
+            unsafe { entry(args.as_mut_ptr()) };
+            r += n;
+        }
+    };
+    let zero = |_: usize| 0isize;
+    let rows_total = nbatch * rows;
+    let work = rows_total * cols * k.ir.cost_per_element();
+    let threads = rayon::current_num_threads();
+    if work >= PAR_WORK_NOW.load(Ordering::Relaxed) && threads > 1 && rows_total > 1 {
+        let chunks = (threads * 4).min(rows_total);
+        let per = rows_total.div_ceil(chunks);
+        (0..chunks).into_par_iter().for_each(|c| {
+            let (r0, r1) = ((c * per).min(rows_total), ((c + 1) * per).min(rows_total));
+            run(&zero, r0, r1, rows, cols, 0);
+        });
+    } else {
+        run(&zero, 0, rows_total, rows, cols, 0);
+    }
+    if let Some((col0, n)) = tail {
+        run(&zero, 0, 1, 1, n, col0);
+    }
+}
+
+fn base_off_batch(k: &KernelStep, a: usize, b: usize) -> isize {
+    let mut rem = b;
+    let mut off = 0isize;
+    for (d, &n) in k.batch.iter().enumerate().rev() {
+        off += (rem % n) as isize * k.geom[a].batch[d];
+        rem /= n;
+    }
+    off
+}
+
+/// Runs a node through the registry's eager kernel.
+pub fn run_node(
+    g: &Graph,
+    id: rynamo_graph::NodeId,
+    env: &mut [Option<Tensor>],
+) -> Result<(), rynamo_graph::Error> {
+    let n = &g.nodes()[id.0 as usize];
+    let args: Vec<IValue> = n
+        .args
+        .iter()
+        .map(|a| {
+            a.try_map(|v| {
+                env[v.0 as usize].clone().ok_or_else(|| {
+                    rynamo_graph::Error::Graph(format!("{v} used before it was computed"))
+                })
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let outs = registry::call_uncounted(n.op, &args)?;
+    for (&o, t) in n.outputs.iter().zip(outs) {
+        env[o.0 as usize] = Some(t);
+    }
+    Ok(())
+}
+
+/// Allocates a kernel's outputs.
+pub fn alloc_outputs(g: &Graph, k: &KernelStep, env: &mut [Option<Tensor>]) {
+    for &v in &k.outputs {
+        let m = &g.value(v).meta;
+        env[v.0 as usize] = Some(Tensor::empty(&m.shape, m.dtype));
+    }
+}
+
+/// Steps after which each value is dead (so its buffer can go), given the graph outputs.
+pub fn last_uses(g: &Graph, steps: &[Step]) -> Vec<usize> {
+    let mut last = vec![0usize; g.values().len()];
+    for (i, s) in steps.iter().enumerate() {
+        match s {
+            Step::Node(n) => {
+                for v in g.nodes()[n.0 as usize].inputs() {
+                    last[v.0 as usize] = i;
+                }
+            }
+            Step::Kernel(k) => {
+                for a in &k.geom {
+                    last[a.value.0 as usize] = i;
+                }
+            }
+        }
+    }
+    for &o in g.outputs() {
+        last[o.0 as usize] = usize::MAX;
+    }
+    last
+}
+
+/// Whether a run-time input matches the layout the program was compiled for (strides of size-1
+/// dims do not matter).
+pub fn layout_matches(t: &Tensor, m: &rynamo_tensor::TensorMeta) -> bool {
+    t.shape()
+        .iter()
+        .zip(t.strides().iter().zip(&m.strides))
+        .all(|(&n, (a, b))| n <= 1 || a == b)
+}

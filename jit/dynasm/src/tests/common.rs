@@ -1,0 +1,69 @@
+//! Shared helpers: run a graph on the JIT and on the eager oracle and compare.
+
+use rynamo_backend::{Backend, EagerBackend, Executable};
+use rynamo_graph::{Graph, parse};
+use rynamo_tensor::{Tensor, random};
+
+use crate::DynasmBackend;
+
+/// Random normal f32 data.
+pub fn randn(shape: &[usize], seed: u64) -> Tensor {
+    random::randn(shape, None, Some(&random::Generator::new(seed))).unwrap()
+}
+
+/// Compares elementwise: equal dtype and shape; floats within `atol + rtol |want|` (NaNs
+/// match NaNs, infinities match exactly), everything else exactly.
+#[track_caller]
+pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64, what: &str) {
+    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    let (g, w) = (got.to_vec::<f64>(), want.to_vec::<f64>());
+    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+        let ok = if want.dtype().is_floating_point() {
+            (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * b.abs()
+        } else {
+            a == b
+        };
+        assert!(ok, "{what}: element {i}: got {a}, want {b}");
+    }
+}
+
+/// The backends to test: the SSE2 path and (when the CPU has it) AVX2; `true` marks SSE2.
+pub fn targets() -> Vec<(DynasmBackend, bool)> {
+    use crate::x64::{Isa, X64Target};
+    let host = X64Target::host();
+    let mut v = vec![(
+        DynasmBackend::with_target(Box::new(X64Target { isa: Isa::Sse2 })),
+        true,
+    )];
+    if host.isa == Isa::Avx2 {
+        v.push((DynasmBackend::with_target(Box::new(host)), false));
+    }
+    v
+}
+
+/// Compiles `g` with the JIT on every target (the JIT must take it) and checks it against eager
+/// on `inputs`. Returns the last target's executable.
+#[track_caller]
+pub fn check_graph(g: &Graph, inputs: &[Tensor], rtol: f64, atol: f64) -> crate::DynasmExecutable {
+    let want = EagerBackend.compile(g).unwrap().run(inputs).unwrap();
+    let mut last = None;
+    for (b, _) in targets() {
+        let exe = b.compile_exe(g).unwrap();
+        assert!(exe.is_jitted(), "not jitted:\n{}", exe.dump());
+        let got = exe.run(inputs).unwrap();
+        assert_eq!(got.len(), want.len());
+        for (i, (a, w)) in got.iter().zip(&want).enumerate() {
+            let what = format!("{}: output {i} of\n{g}\n{}", b.target_name(), exe.dump());
+            assert_close(a, w, rtol, atol, &what);
+        }
+        last = Some(exe);
+    }
+    last.expect("invariant: at least one target")
+}
+
+/// [`check_graph`] on graph text.
+#[track_caller]
+pub fn check(src: &str, inputs: &[Tensor], rtol: f64, atol: f64) -> crate::DynasmExecutable {
+    check_graph(&parse(src).unwrap(), inputs, rtol, atol)
+}

@@ -1,0 +1,8 @@
+//! Tests: differential against the eager interpreter, ULP bounds of the vector math, random
+//! fused graphs, the kernel cache and the dump.
+
+mod cache;
+mod common;
+mod diff;
+mod random;
+mod ulp;

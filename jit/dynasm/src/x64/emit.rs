@@ -1,0 +1,692 @@
+//! Kernel emission for x86-64: the row loop, each phase's column loops, instruction selection
+//! and reductions. See [`crate::loop_ir`] for the loop structure.
+//!
+//! Registers (SysV):
+//! ```text
+//!   rbx  argument block          r12  rows left         r14  constant pool
+//!   rbp  caller's frame          r13  column limit      r15  math table
+//!   rcx  column index            rax, rdx  scratch
+//!   rsi rdi r8-r11  base pointers of the phase's first six accesses (others are re-read)
+//!   xmm0-9  allocatable          xmm10  SSE2 fix-ups      xmm11-15  math temporaries
+//!                                                         (xmm13-15 also reload spilled operands)
+//! ```
+//! Argument block (u64 words): `[nrows, ncols, consts, table, (ptr, rs, cs) per access]`, strides in
+//! bytes; the kernel advances each `ptr` by its `rs` after every row.
+
+use std::collections::HashMap;
+
+use dynasmrt::{DynasmApi, DynasmLabelApi};
+
+use super::asm::{Asm, F, Mem, W, x64};
+use super::math;
+use crate::helpers;
+use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Node, Phase, Ty, UOp, V};
+use crate::poly::{K, off};
+use crate::regalloc::{self, Loc};
+
+pub(super) const RAX: u8 = 0;
+pub(super) const RDX: u8 = 2;
+pub(super) const RSP: u8 = 4;
+const R14: u8 = 14;
+const R15: u8 = 15;
+const ACCESS_REGS: [u8; 6] = [6, 7, 8, 9, 10, 11];
+const SAVED_GP: [u8; 7] = [1, 6, 7, 8, 9, 10, 11];
+const POOL: [u8; 10] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+fn ptr_off(a: usize) -> i32 {
+    (32 + 24 * a) as i32
+}
+fn rs_off(a: usize) -> i32 {
+    (40 + 24 * a) as i32
+}
+fn cs_off(a: usize) -> i32 {
+    (48 + 24 * a) as i32
+}
+
+/// Stack frame offsets (from the 32-byte aligned rsp).
+#[derive(Clone, Copy, Debug)]
+pub struct Frame {
+    pub(super) rows: i32,
+    spill: i32,
+    /// Math scratch (4 vectors).
+    pub math: i32,
+    save: i32,
+    gp_save: i32,
+    /// Argument/result scratch for calls (1 vector).
+    pub call: i32,
+    size: i32,
+}
+
+impl Frame {
+    fn new(row_slots: usize, spills: u32) -> Frame {
+        let rows = 0;
+        let spill = rows + 32 * row_slots as i32;
+        let math = spill + 32 * spills as i32;
+        let save = math + 32 * 4;
+        let gp_save = save + 32 * 16;
+        let call = gp_save + 64;
+        Frame {
+            rows,
+            spill,
+            math,
+            save,
+            gp_save,
+            call,
+            size: call + 32,
+        }
+    }
+}
+
+/// Per-phase decisions.
+struct PhasePlan {
+    vector: bool,
+    order: Vec<V>,
+    hoisted: usize,
+    alloc: regalloc::Alloc,
+    accs: Vec<(u8, u8)>,
+    bases: HashMap<u32, u8>,
+}
+
+/// Emits one kernel.
+pub struct Emitter<'k> {
+    /// The assembler.
+    pub a: Asm,
+    k: &'k Kernel,
+    /// Frame layout.
+    pub frame: Frame,
+    locs: Vec<Option<Loc>>,
+    bases: HashMap<u32, u8>,
+    /// Whether bools are lane masks in the current phase.
+    masks: bool,
+}
+
+/// Whether `p` can run in vector mode on `isa`.
+fn vectorizable(k: &Kernel, p: &Phase, avx: bool) -> bool {
+    let ty = |v: V| p.body[v as usize].ty;
+    let nodes_ok = p.body.iter().all(|n| {
+        let f32_or_mask = matches!(n.ty, Ty::F32 | Ty::Bool);
+        f32_or_mask
+            && match n.inst {
+                Inst::Load(a) => {
+                    let acc = k.accesses[a as usize];
+                    acc.ty == Ty::F32 && acc.col != ColStride::Strided
+                }
+                Inst::Const(_) => n.ty == Ty::F32,
+                Inst::RowVal(s) => k.slots[s as usize] == Ty::F32,
+                Inst::Unary(op, a) => match op {
+                    UOp::Floor | UOp::Ceil | UOp::Trunc | UOp::Round => avx,
+                    UOp::Not => ty(a) == Ty::Bool,
+                    _ => ty(a) == Ty::F32,
+                },
+                Inst::Binary(op, a, _) => match op {
+                    BOp::And | BOp::Or | BOp::Xor => ty(a) == Ty::Bool,
+                    _ => ty(a) == Ty::F32,
+                },
+                Inst::Select(_, a, _) => ty(a) == Ty::F32,
+                Inst::Cast(a) => matches!((ty(a), n.ty), (Ty::F32, Ty::Bool) | (Ty::Bool, Ty::F32)),
+                Inst::Call1(..) | Inst::Call2(..) => false,
+            }
+    });
+    nodes_ok
+        && p.reduces.iter().all(|r| ty(r.value) == Ty::F32)
+        && p.stores.iter().all(|&(a, v)| {
+            let acc = k.accesses[a as usize];
+            acc.ty == Ty::F32 && acc.col == ColStride::Contig && ty(v) == Ty::F32
+        })
+}
+
+fn hoistable(k: &Kernel, p: &Phase) -> Vec<bool> {
+    let mut h = vec![false; p.body.len()];
+    for (i, n) in p.body.iter().enumerate() {
+        h[i] = match n.inst {
+            Inst::Const(_) | Inst::RowVal(_) => true,
+            Inst::Load(a) => k.accesses[a as usize].col == ColStride::Broadcast,
+            inst => inst.operands().iter().all(|&o| h[o as usize]),
+        };
+    }
+    h
+}
+
+fn plan_phase(k: &Kernel, p: &Phase, avx: bool) -> PhasePlan {
+    let vector = vectorizable(k, p, avx);
+    let h = hoistable(k, p);
+    let mut order: Vec<V> = (0..p.body.len() as V).filter(|&v| h[v as usize]).collect();
+    let hoisted = order.len();
+    order.extend((0..p.body.len() as V).filter(|&v| !h[v as usize]));
+    let mut pos = vec![0; p.body.len()];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut uses = vec![Vec::new(); p.body.len()];
+    for &v in &order {
+        for o in p.body[v as usize].inst.operands() {
+            uses[o as usize].push(pos[v as usize]);
+        }
+    }
+    for r in &p.reduces {
+        uses[r.value as usize].push(order.len());
+    }
+    for &(_, v) in &p.stores {
+        uses[v as usize].push(order.len());
+    }
+    let n_acc = 2 * p.reduces.len();
+    let (body_pool, acc_pool) = POOL.split_at(POOL.len() - n_acc);
+    let alloc = regalloc::allocate(p.body.len(), &order, hoisted, &uses, body_pool);
+    let accs = acc_pool.chunks(2).map(|c| (c[0], c[1])).collect();
+    let mut bases = HashMap::new();
+    let used = p
+        .body
+        .iter()
+        .filter_map(|n| match n.inst {
+            Inst::Load(a) => Some(a),
+            _ => None,
+        })
+        .chain(p.stores.iter().map(|s| s.0));
+    for a in used {
+        if !bases.contains_key(&a) && bases.len() < ACCESS_REGS.len() {
+            let r = ACCESS_REGS[bases.len()];
+            bases.insert(a, r);
+        }
+    }
+    PhasePlan {
+        vector,
+        order,
+        hoisted,
+        alloc,
+        accs,
+        bases,
+    }
+}
+
+/// Emits `k`; returns the assembler positioned after the code, and the entry offset.
+pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), String> {
+    let avx = a.avx();
+    for p in &k.phases {
+        if p.reduces.len() > MAX_REDUCES {
+            return Err("too many reductions in one phase".into());
+        }
+    }
+    let plans: Vec<PhasePlan> = k.phases.iter().map(|p| plan_phase(k, p, avx)).collect();
+    let spills = plans.iter().map(|p| p.alloc.slots).max().unwrap_or(0);
+    let frame = Frame::new(k.slots.len(), spills);
+    let entry = a.ops.offset();
+    let size = frame.size + 32;
+    x64!(a.ops
+        ; push rbp ; mov rbp, rsp ; push rbx ; push r12 ; push r13 ; push r14 ; push r15
+        ; sub rsp, size ; and rsp, -32
+        ; mov rbx, rdi ; mov r14, [rbx + 16] ; mov r15, [rbx + 24] ; mov r12, [rbx]
+    );
+    let (row, done) = (a.label(), a.label());
+    x64!(a.ops ; test r12, r12 ; jz =>done);
+    a.bind(row);
+    let mut e = Emitter {
+        a,
+        k,
+        frame,
+        locs: Vec::new(),
+        bases: HashMap::new(),
+        masks: false,
+    };
+    for (p, plan) in k.phases.iter().zip(&plans) {
+        e.phase(p, plan)?;
+    }
+    for i in 0..k.accesses.len() {
+        let (po, ro) = (ptr_off(i), rs_off(i));
+        x64!(e.a.ops ; mov rax, [rbx + ro] ; add [rbx + po], rax);
+    }
+    x64!(e.a.ops ; dec r12 ; jnz =>row);
+    e.a.bind(done);
+    if avx {
+        x64!(e.a.ops ; vzeroupper);
+    }
+    x64!(e.a.ops ; lea rsp, [rbp - 40] ; pop r15 ; pop r14 ; pop r13 ; pop r12 ; pop rbx ; pop rbp ; ret);
+    Ok((e.a, entry))
+}
+
+impl Emitter<'_> {
+    pub(super) fn mem(&self, base: u8, disp: i32) -> Mem {
+        Mem { base, disp }
+    }
+
+    /// Table entry `k`.
+    pub fn tab(&self, k: K) -> Mem {
+        Mem {
+            base: R15,
+            disp: off(k),
+        }
+    }
+
+    fn phase(&mut self, p: &Phase, plan: &PhasePlan) -> Result<(), String> {
+        self.locs = plan.alloc.locs.clone();
+        self.bases = plan.bases.clone();
+        self.masks = plan.vector;
+        for (&acc, &r) in &plan.bases {
+            let o = ptr_off(acc as usize);
+            x64!(self.a.ops ; mov Rq(r), [rbx + o]);
+        }
+        for &v in &plan.order[..plan.hoisted] {
+            self.inst(p, v, plan.vector)?;
+        }
+        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+            self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
+        }
+        x64!(self.a.ops ; xor ecx, ecx);
+        if plan.vector {
+            let w = self.a.lanes() as i32;
+            let (top, out) = (self.a.label(), self.a.label());
+            x64!(self.a.ops ; mov r13, [rbx + 8] ; and r13, -w);
+            self.a.bind(top);
+            x64!(self.a.ops ; cmp rcx, r13 ; jae =>out);
+            self.body(p, plan, true)?;
+            x64!(self.a.ops ; add rcx, w ; jmp =>top);
+            self.a.bind(out);
+        }
+        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+            self.acc_collapse(r.op, p.body[r.value as usize].ty, a0, a1);
+        }
+        let (top, out) = (self.a.label(), self.a.label());
+        x64!(self.a.ops ; mov r13, [rbx + 8]);
+        self.a.bind(top);
+        x64!(self.a.ops ; cmp rcx, r13 ; jae =>out);
+        self.body(p, plan, false)?;
+        x64!(self.a.ops ; inc rcx ; jmp =>top);
+        self.a.bind(out);
+        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+            self.acc_finish(r.op, p.body[r.value as usize].ty, a0, a1, r.slot);
+        }
+        for &(acc, slot) in &p.row_stores {
+            let (po, so) = (ptr_off(acc as usize), self.frame.rows + 32 * slot as i32);
+            if self.k.slots[slot as usize] == Ty::F32 {
+                x64!(self.a.ops ; mov rax, [rbx + po] ; mov edx, [rsp + so] ; mov [rax], edx);
+            } else {
+                x64!(self.a.ops ; mov rax, [rbx + po] ; mov rdx, [rsp + so] ; mov [rax], rdx);
+            }
+        }
+        Ok(())
+    }
+
+    fn body(&mut self, p: &Phase, plan: &PhasePlan, vec: bool) -> Result<(), String> {
+        for &v in &plan.order[plan.hoisted..] {
+            self.inst(p, v, vec)?;
+        }
+        for &(acc, v) in &p.stores {
+            let r = self.src(v, 13, vec);
+            let m = self.addr(acc, vec);
+            match self.k.accesses[acc as usize].ty {
+                Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
+                Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
+                Ty::Bool => {
+                    self.a.movq_to_gp(RDX, r);
+                    x64!(self.a.ops ; mov [rax], dl);
+                }
+            }
+        }
+        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+            let x = self.src(r.value, 13, vec);
+            self.acc_step(r.op, p.body[r.value as usize].ty, a0, a1, x, vec);
+        }
+        Ok(())
+    }
+
+    /// The address of access `a` at the current column, in `[rax]` (or the base for broadcasts).
+    fn addr(&mut self, a: u32, _vec: bool) -> Mem {
+        let acc = self.k.accesses[a as usize];
+        let base = match self.bases.get(&a) {
+            Some(&r) => r,
+            None => {
+                let o = ptr_off(a as usize);
+                x64!(self.a.ops ; mov rax, [rbx + o]);
+                RAX
+            }
+        };
+        let es = acc.ty.size();
+        match acc.col {
+            ColStride::Broadcast => self.mem(base, 0),
+            ColStride::Contig => {
+                match es {
+                    1 => x64!(self.a.ops ; lea rax, [Rq(base) + rcx]),
+                    4 => x64!(self.a.ops ; lea rax, [Rq(base) + rcx * 4]),
+                    _ => x64!(self.a.ops ; lea rax, [Rq(base) + rcx * 8]),
+                }
+                self.mem(RAX, 0)
+            }
+            ColStride::Strided => {
+                let co = cs_off(a as usize);
+                x64!(self.a.ops ; mov rdx, rcx ; imul rdx, [rbx + co] ; lea rax, [Rq(base) + rdx]);
+                self.mem(RAX, 0)
+            }
+        }
+    }
+
+    fn w(&self, ty: Ty, vec: bool) -> W {
+        match ty {
+            Ty::F32 if vec => W::Ps,
+            Ty::F32 => W::Ss,
+            Ty::Bool if self.masks && vec => W::Ps,
+            Ty::Bool if self.masks => W::Ss,
+            _ => W::Sd,
+        }
+    }
+
+    /// The register holding `v`, reloading a spilled value into `reload`.
+    fn src(&mut self, v: V, reload: u8, vec: bool) -> u8 {
+        match self.locs[v as usize] {
+            Some(Loc::Reg(r)) => r,
+            Some(Loc::Slot(s)) => {
+                let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
+                self.a.load(if vec { W::Ps } else { W::Sd }, reload, m);
+                reload
+            }
+            None => reload,
+        }
+    }
+
+    fn dst(&self, v: V) -> u8 {
+        match self.locs[v as usize] {
+            Some(Loc::Reg(r)) => r,
+            _ => 13,
+        }
+    }
+
+    fn commit(&mut self, v: V, r: u8) {
+        if let Some(Loc::Slot(s)) = self.locs[v as usize] {
+            let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
+            self.a.store(W::Ps, m, r);
+        }
+    }
+
+    fn mask_to_01(&mut self, d: u8) {
+        if !self.masks {
+            self.a.mask01(d);
+            self.a.movq_from_gp(d, RAX);
+        }
+    }
+
+    fn inst(&mut self, p: &Phase, v: V, vec: bool) -> Result<(), String> {
+        let Node { inst, ty } = p.body[v as usize];
+        let w = self.w(ty, vec);
+        let d = self.dst(v);
+        let ty_of = |x: V| p.body[x as usize].ty;
+        match inst {
+            Inst::Load(a) => {
+                let acc = self.k.accesses[a as usize];
+                let m = self.addr(a, vec);
+                match acc.ty {
+                    Ty::F32 if vec && acc.col == ColStride::Broadcast => self.a.bcast(W::Ps, d, m),
+                    Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),
+                    Ty::F64 | Ty::I64 => self.a.load(W::Sd, d, m),
+                    Ty::Bool => {
+                        let (b, o) = (m.base, m.disp);
+                        x64!(self.a.ops ; movzx edx, BYTE [Rq(b) + o]);
+                        self.a.movq_from_gp(d, RDX);
+                    }
+                }
+            }
+            Inst::Const(c) => {
+                let m = self.mem(R14, 32 * c as i32);
+                match ty {
+                    Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),
+                    _ => self.a.load(W::Sd, d, m),
+                }
+            }
+            Inst::RowVal(s) => {
+                let m = self.mem(RSP, self.frame.rows + 32 * s as i32);
+                match ty {
+                    Ty::F32 if vec => self.a.bcast(W::Ps, d, m),
+                    Ty::F32 => self.a.load(W::Ss, d, m),
+                    _ => self.a.load(W::Sd, d, m),
+                }
+            }
+            Inst::Unary(op, x) => {
+                let xt = ty_of(x);
+                let xw = self.w(xt, vec);
+                let r = self.src(x, 15, vec);
+                self.unary(op, xt, xw, d, r)?;
+                if op == UOp::IsNan {
+                    self.mask_to_01(d);
+                }
+            }
+            Inst::Binary(op, x, y) => {
+                let xt = ty_of(x);
+                let xw = self.w(xt, vec);
+                let (rx, ry) = (self.src(x, 14, vec), self.src(y, 15, vec));
+                self.binary(op, xt, xw, d, rx, ry);
+            }
+            Inst::Select(c, x, y) => {
+                let (rc, rx, ry) = (
+                    self.src(c, 13, vec),
+                    self.src(x, 14, vec),
+                    self.src(y, 15, vec),
+                );
+                if self.masks {
+                    self.a.blend(w, d, ry, rx, rc);
+                } else {
+                    self.a.movq_to_gp(RAX, rc);
+                    x64!(self.a.ops ; neg rax);
+                    self.a.movq_from_gp(12, RAX);
+                    self.a.blend(W::Sd, d, ry, rx, 12);
+                }
+            }
+            Inst::Cast(x) => {
+                let xt = ty_of(x);
+                let r = self.src(x, 15, vec);
+                self.cast(xt, ty, vec, d, r)?;
+            }
+            Inst::Call1(f, x) => {
+                let r = self.src(x, 13, vec);
+                let double = ty == Ty::F64;
+                self.call(helpers::func1(f, double), &[r], double, d);
+            }
+            Inst::Call2(f, x, y) => {
+                let (rx, ry) = (self.src(x, 14, vec), self.src(y, 15, vec));
+                let double = ty == Ty::F64;
+                self.call(helpers::func2(f, double), &[rx, ry], double, d);
+            }
+        }
+        self.commit(v, d);
+        Ok(())
+    }
+
+    fn unary(&mut self, op: UOp, xt: Ty, w: W, d: u8, r: u8) -> Result<(), String> {
+        let double = xt == Ty::F64;
+        match op {
+            UOp::Neg => {
+                let m = self.tab(if double { K::NegZeroD } else { K::NegZero });
+                self.a.fm(F::Xor, w, d, r, m);
+            }
+            UOp::Abs => {
+                let m = self.tab(if double { K::AbsMaskD } else { K::AbsMask });
+                self.a.fm(F::And, w, d, r, m);
+            }
+            UOp::Sqrt => self.a.sqrt(w, d, r),
+            UOp::Relu => {
+                self.a.zero(11);
+                self.a.f(F::Max, w, d, 11, r);
+            }
+            UOp::IsNan => self.a.cmp(w, 3, d, r, r),
+            UOp::Floor | UOp::Ceil | UOp::Trunc | UOp::Round => {
+                let (mode, f) = match op {
+                    UOp::Floor => (1, crate::loop_ir::Func1::Floor),
+                    UOp::Ceil => (2, crate::loop_ir::Func1::Ceil),
+                    UOp::Trunc => (3, crate::loop_ir::Func1::Trunc),
+                    _ => (0, crate::loop_ir::Func1::Round),
+                };
+                if self.a.avx() {
+                    self.a.round(w, d, r, mode);
+                } else {
+                    self.call(helpers::func1(f, double), &[r], double, d);
+                }
+            }
+            UOp::Not => {
+                if self.masks {
+                    let m = self.tab(K::AllOnes);
+                    self.a.fm(F::Xor, w, d, r, m);
+                } else {
+                    self.a.movq_to_gp(RAX, r);
+                    if xt == Ty::Bool {
+                        x64!(self.a.ops ; xor rax, 1);
+                    } else {
+                        x64!(self.a.ops ; not rax);
+                    }
+                    self.a.movq_from_gp(d, RAX);
+                }
+            }
+            UOp::Exp | UOp::Log | UOp::Sin | UOp::Cos | UOp::Tanh | UOp::Sigmoid | UOp::Erf => {
+                if xt != Ty::F32 {
+                    return Err(format!("{op:?} on {xt:?}"));
+                }
+                math::emit(self, op, w, d, r);
+            }
+        }
+        Ok(())
+    }
+
+    fn binary(&mut self, op: BOp, xt: Ty, w: W, d: u8, a: u8, b: u8) {
+        let float = matches!(xt, Ty::F32 | Ty::F64) || (self.masks && xt == Ty::Bool);
+        if float {
+            match op {
+                BOp::Add => self.a.f(F::Add, w, d, a, b),
+                BOp::Sub => self.a.f(F::Sub, w, d, a, b),
+                BOp::Mul => self.a.f(F::Mul, w, d, a, b),
+                BOp::Div => self.a.f(F::Div, w, d, a, b),
+                BOp::And => self.a.f(F::And, w, d, a, b),
+                BOp::Or => self.a.f(F::Or, w, d, a, b),
+                BOp::Xor => self.a.f(F::Xor, w, d, a, b),
+                BOp::Max | BOp::Min => {
+                    // maxps returns its second operand when either is NaN: put `a` second, then
+                    // patch lanes where `b` is NaN.
+                    let f = if op == BOp::Max { F::Max } else { F::Min };
+                    self.a.f(f, w, 11, b, a);
+                    self.a.cmp(w, 3, 12, b, b);
+                    self.a.blend(w, d, 11, b, 12);
+                }
+                BOp::Eq | BOp::Ne | BOp::Lt | BOp::Le | BOp::Gt | BOp::Ge => {
+                    let (imm, x, y) = match op {
+                        BOp::Eq => (0, a, b),
+                        BOp::Ne => (4, a, b),
+                        BOp::Lt => (1, a, b),
+                        BOp::Le => (2, a, b),
+                        BOp::Gt => (1, b, a),
+                        _ => (2, b, a),
+                    };
+                    self.a.cmp(w, imm, d, x, y);
+                    self.mask_to_01(d);
+                }
+            }
+            return;
+        }
+        self.a.movq_to_gp(RAX, a);
+        self.a.movq_to_gp(RDX, b);
+        match op {
+            BOp::Add => x64!(self.a.ops ; add rax, rdx),
+            BOp::Sub => x64!(self.a.ops ; sub rax, rdx),
+            BOp::Mul => x64!(self.a.ops ; imul rax, rdx),
+            BOp::And => x64!(self.a.ops ; and rax, rdx),
+            BOp::Or => x64!(self.a.ops ; or rax, rdx),
+            BOp::Xor => x64!(self.a.ops ; xor rax, rdx),
+            BOp::Max => x64!(self.a.ops ; cmp rax, rdx ; cmovl rax, rdx),
+            BOp::Min => x64!(self.a.ops ; cmp rax, rdx ; cmovg rax, rdx),
+            BOp::Div => x64!(self.a.ops ; ud2),
+            BOp::Eq => x64!(self.a.ops ; cmp rax, rdx ; sete al ; movzx eax, al),
+            BOp::Ne => x64!(self.a.ops ; cmp rax, rdx ; setne al ; movzx eax, al),
+            BOp::Lt => x64!(self.a.ops ; cmp rax, rdx ; setl al ; movzx eax, al),
+            BOp::Le => x64!(self.a.ops ; cmp rax, rdx ; setle al ; movzx eax, al),
+            BOp::Gt => x64!(self.a.ops ; cmp rax, rdx ; setg al ; movzx eax, al),
+            BOp::Ge => x64!(self.a.ops ; cmp rax, rdx ; setge al ; movzx eax, al),
+        }
+        self.a.movq_from_gp(d, RAX);
+    }
+
+    fn cast(&mut self, from: Ty, to: Ty, vec: bool, d: u8, r: u8) -> Result<(), String> {
+        let avx = self.a.avx();
+        match (from, to) {
+            (Ty::F32, Ty::Bool) | (Ty::F64, Ty::Bool) => {
+                let w = self.w(from, vec);
+                self.a.zero(11);
+                self.a.cmp(w, 4, d, r, 11);
+                self.mask_to_01(d);
+            }
+            (Ty::Bool, Ty::F32) if self.masks => {
+                let m = self.tab(K::One);
+                self.a.fm(F::And, self.w(Ty::F32, vec), d, r, m);
+            }
+            (Ty::F32, Ty::F64) if avx => x64!(self.a.ops ; vcvtss2sd Rx(d), Rx(r), Rx(r)),
+            (Ty::F32, Ty::F64) => x64!(self.a.ops ; cvtss2sd Rx(d), Rx(r)),
+            (Ty::F64, Ty::F32) if avx => x64!(self.a.ops ; vcvtsd2ss Rx(d), Rx(r), Rx(r)),
+            (Ty::F64, Ty::F32) => x64!(self.a.ops ; cvtsd2ss Rx(d), Rx(r)),
+            (Ty::I64 | Ty::Bool, Ty::F32) => {
+                self.a.movq_to_gp(RAX, r);
+                if avx {
+                    x64!(self.a.ops ; vcvtsi2ss Rx(d), Rx(d), rax);
+                } else {
+                    x64!(self.a.ops ; cvtsi2ss Rx(d), rax);
+                }
+            }
+            (Ty::I64 | Ty::Bool, Ty::F64) => {
+                self.a.movq_to_gp(RAX, r);
+                if avx {
+                    x64!(self.a.ops ; vcvtsi2sd Rx(d), Rx(d), rax);
+                } else {
+                    x64!(self.a.ops ; cvtsi2sd Rx(d), rax);
+                }
+            }
+            (Ty::Bool, Ty::I64) => self.a.mov(d, r),
+            (Ty::I64, Ty::Bool) => {
+                self.a.movq_to_gp(RAX, r);
+                x64!(self.a.ops ; test rax, rax ; setne al ; movzx eax, al);
+                self.a.movq_from_gp(d, RAX);
+            }
+            (f, t) if f == t => self.a.mov(d, r),
+            (f, t) => return Err(format!("cast {f:?} -> {t:?}")),
+        }
+        Ok(())
+    }
+
+    /// Calls a scalar helper with every register saved; the result lands in `d`.
+    pub fn call(&mut self, f: usize, args: &[u8], double: bool, d: u8) {
+        self.save_all();
+        let w = if double { W::Sd } else { W::Ss };
+        for (i, &r) in args.iter().enumerate() {
+            let m = self.mem(RSP, self.frame.save + 32 * i32::from(r));
+            self.a.load(w, i as u8, m);
+        }
+        let res = self.mem(RSP, self.frame.call);
+        self.raw_call(f);
+        self.a.store(W::Sd, res, 0);
+        self.restore_all();
+        self.a.load(w, d, res);
+    }
+
+    /// Calls `f` with rdi/rsi/rdx already set by the caller (after [`Emitter::save_all`]).
+    pub fn raw_call(&mut self, f: usize) {
+        if self.a.avx() {
+            x64!(self.a.ops ; vzeroupper);
+        }
+        let f = f as i64;
+        x64!(self.a.ops ; mov rax, QWORD f ; call rax);
+    }
+
+    /// Saves every vector register and the live caller-saved GP registers.
+    pub fn save_all(&mut self) {
+        for r in 0..16u8 {
+            let m = self.mem(RSP, self.frame.save + 32 * i32::from(r));
+            self.a.store(W::Ps, m, r);
+        }
+        for (i, &g) in SAVED_GP.iter().enumerate() {
+            let o = self.frame.gp_save + 8 * i as i32;
+            x64!(self.a.ops ; mov [rsp + o], Rq(g));
+        }
+    }
+
+    /// Restores what [`Emitter::save_all`] saved.
+    pub fn restore_all(&mut self) {
+        for r in 0..16u8 {
+            let m = self.mem(RSP, self.frame.save + 32 * i32::from(r));
+            self.a.load(W::Ps, r, m);
+        }
+        for (i, &g) in SAVED_GP.iter().enumerate() {
+            let o = self.frame.gp_save + 8 * i as i32;
+            x64!(self.a.ops ; mov Rq(g), [rsp + o]);
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! Vectorised f32 math on x86-64: exp, log, sin, cos, tanh, sigmoid and erf, in packed (8 or 4
+//! lanes) or scalar form with the same operation sequence, so a vector lane and a scalar tail
+//! element get identical results. Algorithms and coefficients are in [`crate::poly`].
+//!
+//! Register contract: temporaries are xmm11-15 (`T0..T4`) plus four scratch vectors in the frame;
+//! the source is read before any temporary is written and the destination is written last, so
+//! either may be a temporary or alias each other.
+
+use dynasmrt::{DynasmApi, DynasmLabelApi};
+
+use super::asm::{F, I, Mem, W, x64};
+use super::emit::Emitter;
+use crate::loop_ir::UOp;
+use crate::poly::{self, K};
+
+const T0: u8 = 11;
+const T1: u8 = 12;
+const T2: u8 = 13;
+const T3: u8 = 14;
+const T4: u8 = 15;
+
+/// Emits `d = op(src)`.
+pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
+    match op {
+        UOp::Exp => exp_into(e, w, d, src),
+        UOp::Log => log(e, w, d, src),
+        UOp::Sin => trig(e, w, d, src, false),
+        UOp::Cos => trig(e, w, d, src, true),
+        UOp::Tanh => tanh(e, w, d, src),
+        UOp::Sigmoid => sigmoid(e, w, d, src),
+        UOp::Erf => erf(e, w, d, src),
+        _ => unreachable!("invariant: only transcendentals reach math::emit"),
+    }
+}
+
+fn scratch(e: &Emitter<'_>, i: i32) -> Mem {
+    Mem {
+        base: 4,
+        disp: e.frame.math + 32 * i,
+    }
+}
+
+fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
+    let m = e.tab(k);
+    e.a.load(w, d, m);
+}
+
+/// Round to nearest into `kf` (float) and `ki` (int32) from `x` (already scaled).
+fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
+    if e.a.avx() {
+        e.a.round(w, kf, x, 0);
+        e.a.cvt_f2i(w, ki, kf, true);
+    } else {
+        e.a.cvt_f2i(w, ki, x, false);
+        e.a.cvt_i2f(w, kf, ki);
+    }
+}
+
+/// `out = e^src`: range reduction by `k ln2`, degree-7 Taylor polynomial, scaling by `2^k` in two
+/// halves so results down in the denormals round once.
+pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
+    e.a.mov(T0, src);
+    ld(e, w, T1, K::ExpHi);
+    e.a.f(F::Min, w, T0, T1, T0);
+    ld(e, w, T1, K::ExpLo);
+    e.a.f(F::Max, w, T0, T1, T0);
+    let m = e.tab(K::Log2e);
+    e.a.fm(F::Mul, w, T1, T0, m);
+    round_both(e, w, T1, T2, T1);
+    ld(e, w, T4, K::NegLn2Hi);
+    e.a.fma(w, T3, T1, T4, T0);
+    ld(e, w, T4, K::NegLn2Lo);
+    e.a.fma(w, T3, T1, T4, T3);
+    ld(e, w, T4, K::Exp7);
+    for k in [K::Exp6, K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T4, T4, T3, m);
+    }
+    e.a.shift(w, 2, T1, T2, 1);
+    e.a.i(I::Sub, w, T2, T2, T1);
+    let m = e.tab(K::Int127);
+    e.a.im(I::Add, w, T1, T1, m);
+    e.a.im(I::Add, w, T2, T2, m);
+    e.a.shift(w, 0, T1, T1, 23);
+    e.a.shift(w, 0, T2, T2, 23);
+    e.a.f(F::Mul, w, T4, T4, T1);
+    e.a.f(F::Mul, w, out, T4, T2);
+}
+
+/// `1/(1+e)` for `x >= 0` and `e * (1/(1+e))` below, with `e = exp(-|x|) <= 1`: no overflow,
+/// accurate down into the denormals, one division.
+fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
+    let x = scratch(e, 0);
+    e.a.store(w, x, src);
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T0, src, m);
+    let m = e.tab(K::NegZero);
+    e.a.fm(F::Xor, w, T0, T0, m);
+    exp_into(e, w, T4, T0);
+    let m = e.tab(K::One);
+    e.a.fm(F::Add, w, T3, T4, m);
+    ld(e, w, T2, K::One);
+    e.a.f(F::Div, w, T3, T2, T3);
+    e.a.f(F::Mul, w, T4, T4, T3);
+    e.a.load(w, T0, x);
+    e.a.zero(T1);
+    e.a.cmp(w, 1, T1, T0, T1);
+    e.a.blend(w, d, T3, T4, T1);
+}
+
+fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
+    let x = scratch(e, 0);
+    e.a.store(w, x, src);
+    e.a.mov(T0, src);
+    // Denormals: scale by 2^23 and take 23 off the exponent.
+    let m = e.tab(K::FltMin);
+    e.a.cmp_m(w, 1, T1, T0, m);
+    let m = e.tab(K::Pow2_23);
+    e.a.fm(F::Mul, w, T2, T0, m);
+    e.a.blend(w, T0, T0, T2, T1);
+    let m = e.tab(K::LogNeg23);
+    e.a.fm(F::And, w, T1, T1, m);
+    // Exponent and mantissa in [1, 2), then [sqrt(1/2), sqrt(2)).
+    e.a.shift(w, 1, T2, T0, 23);
+    let m = e.tab(K::Int127);
+    e.a.im(I::Sub, w, T2, T2, m);
+    let m = e.tab(K::MantMask);
+    e.a.fm(F::And, w, T3, T0, m);
+    let m = e.tab(K::One);
+    e.a.fm(F::Or, w, T3, T3, m);
+    let m = e.tab(K::Sqrt2);
+    e.a.cmp_m(w, 6, T4, T3, m);
+    let m = e.tab(K::Half);
+    e.a.fm(F::Mul, w, T0, T3, m);
+    e.a.blend(w, T3, T3, T0, T4);
+    let m = e.tab(K::IntOne);
+    e.a.fm(F::And, w, T0, T4, m);
+    e.a.i(I::Add, w, T2, T2, T0);
+    e.a.cvt_i2f(w, T2, T2);
+    e.a.f(F::Add, w, T2, T2, T1);
+    // s = (m-1)/(m+1); log m = 2s + 2 s z P(z).
+    let one = e.tab(K::One);
+    e.a.fm(F::Sub, w, T0, T3, one);
+    e.a.fm(F::Add, w, T1, T3, one);
+    e.a.f(F::Div, w, T0, T0, T1);
+    e.a.f(F::Mul, w, T1, T0, T0);
+    ld(e, w, T3, K::Log11);
+    for k in [K::Log9, K::Log7, K::Log5, K::Log3] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T3, T3, T1, m);
+    }
+    e.a.f(F::Mul, w, T3, T3, T1);
+    e.a.f(F::Mul, w, T3, T3, T0);
+    e.a.f(F::Add, w, T3, T3, T3);
+    let m = e.tab(K::Ln2Lo);
+    e.a.fm(F::Mul, w, T4, T2, m);
+    e.a.f(F::Add, w, T3, T3, T4);
+    e.a.f(F::Add, w, T0, T0, T0);
+    e.a.f(F::Add, w, T3, T3, T0);
+    let m = e.tab(K::Ln2Hi);
+    e.a.fm(F::Mul, w, T4, T2, m);
+    e.a.f(F::Add, w, T3, T3, T4);
+    // Specials: x < 0 -> NaN, 0 -> -inf, inf -> inf, NaN -> NaN.
+    e.a.load(w, T0, x);
+    e.a.zero(T1);
+    e.a.cmp(w, 1, T2, T0, T1);
+    ld(e, w, T4, K::Nan);
+    e.a.blend(w, T3, T3, T4, T2);
+    e.a.cmp(w, 0, T2, T0, T1);
+    ld(e, w, T4, K::NegInf);
+    e.a.blend(w, T3, T3, T4, T2);
+    ld(e, w, T1, K::Inf);
+    e.a.cmp(w, 0, T2, T0, T1);
+    e.a.blend(w, T3, T3, T1, T2);
+    e.a.cmp(w, 3, T2, T0, T0);
+    e.a.blend(w, d, T3, T0, T2);
+}
+
+fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
+    let (slow, done) = (e.a.label(), e.a.label());
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T0, src, m);
+    let m = e.tab(K::TrigLimit);
+    e.a.cmp_m(w, 6, T0, T0, m);
+    e.a.any_lane(w, T0);
+    x64!(e.a.ops ; jnz =>slow);
+    e.a.mov(T0, src);
+    let m = e.tab(K::TwoOverPi);
+    e.a.fm(F::Mul, w, T1, T0, m);
+    round_both(e, w, T1, T2, T1);
+    // q = -0 would turn x = -0 into +0 below; -0 + 0 = +0.
+    let m = e.tab(K::Zero);
+    e.a.fm(F::Add, w, T1, T1, m);
+    reduce_pio2(e, w);
+    e.a.cvt_f2i(w, T2, T1, true);
+    if cos {
+        let m = e.tab(K::IntOne);
+        e.a.im(I::Add, w, T2, T2, m);
+    }
+    e.a.f(F::Mul, w, T1, T0, T0);
+    ld(e, w, T3, K::Sin9);
+    for k in [K::Sin7, K::Sin5, K::Sin3] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T3, T3, T1, m);
+    }
+    e.a.f(F::Mul, w, T3, T3, T1);
+    e.a.fma(w, T3, T3, T0, T0);
+    ld(e, w, T4, K::Cos10);
+    for k in [K::Cos8, K::Cos6, K::Cos4, K::Cos2, K::One] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T4, T4, T1, m);
+    }
+    // r + r z P(z) is +0 for r = -0; keep the signed zero.
+    if !cos {
+        e.a.zero(T1);
+        e.a.cmp(w, 0, T1, T0, T1);
+        e.a.blend(w, T3, T3, T0, T1);
+    }
+    // Quadrant: odd -> cos polynomial; bit 1 -> negate.
+    let m = e.tab(K::IntOne);
+    e.a.fm(F::And, w, T0, T2, m);
+    e.a.im(I::CmpEq, w, T0, T0, m);
+    e.a.blend(w, T1, T3, T4, T0);
+    let m = e.tab(K::IntTwo);
+    e.a.fm(F::And, w, T0, T2, m);
+    e.a.shift(w, 0, T0, T0, 30);
+    e.a.f(F::Xor, w, d, T1, T0);
+    x64!(e.a.ops ; jmp =>done);
+    e.a.bind(slow);
+    let buf = Mem {
+        base: 4,
+        disp: e.frame.call,
+    };
+    e.a.store(w, buf, src);
+    e.save_all();
+    let lanes = if w == W::Ps { e.a.lanes() as i32 } else { 1 };
+    let (o, which) = (e.frame.call, i32::from(cos));
+    x64!(e.a.ops ; lea rdi, [rsp + o] ; mov esi, lanes ; mov edx, which);
+    e.raw_call(
+        crate::helpers::trig_lanes as unsafe extern "sysv64" fn(*mut f32, usize, usize) as usize,
+    );
+    e.restore_all();
+    e.a.load(w, d, buf);
+    e.a.bind(done);
+}
+
+/// `T0 = x - q * pi/2` computed in f64 (exact product with the 33-bit `hi`), from `x` in `T0` and
+/// the float quotient `q` in `T1` (kept); uses `T2..T4` and, on SSE2, xmm10.
+fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
+    let (hi, lo) = (
+        crate::poly::off(K::NegPio2HiD),
+        crate::poly::off(K::NegPio2LoD),
+    );
+    match (e.a.avx(), w) {
+        // NOTE: dynasm 5.1 encodes vfmadd231pd as the ps form, so multiply then add; q * hi is
+        // exact anyway, and q * lo is far below the result's ulp.
+        (true, W::Ps) => x64!(e.a.ops
+            ; vcvtps2pd Ry(T2), Rx(T0) ; vcvtps2pd Ry(T3), Rx(T1)
+            ; vmulpd ymm10, Ry(T3), [r15 + hi] ; vaddpd Ry(T2), Ry(T2), ymm10
+            ; vmulpd ymm10, Ry(T3), [r15 + lo] ; vaddpd Ry(T2), Ry(T2), ymm10
+            ; vcvtpd2ps Rx(T2), Ry(T2)
+            ; vextractf128 Rx(T3), Ry(T0), 1 ; vcvtps2pd Ry(T3), Rx(T3)
+            ; vextractf128 Rx(T4), Ry(T1), 1 ; vcvtps2pd Ry(T4), Rx(T4)
+            ; vmulpd ymm10, Ry(T4), [r15 + hi] ; vaddpd Ry(T3), Ry(T3), ymm10
+            ; vmulpd ymm10, Ry(T4), [r15 + lo] ; vaddpd Ry(T3), Ry(T3), ymm10
+            ; vcvtpd2ps Rx(T3), Ry(T3)
+            ; vinsertf128 Ry(T0), Ry(T2), Rx(T3), 1),
+        (true, _) => x64!(e.a.ops
+            ; vcvtss2sd Rx(T2), Rx(T2), Rx(T0) ; vcvtss2sd Rx(T3), Rx(T3), Rx(T1)
+            ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + hi] ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + lo]
+            ; vcvtsd2ss Rx(T0), Rx(T0), Rx(T2)),
+        (false, W::Ps) => x64!(e.a.ops
+            ; cvtps2pd Rx(T2), Rx(T0) ; cvtps2pd Rx(T3), Rx(T1)
+            ; movapd xmm10, Rx(T3) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T2), xmm10
+            ; mulpd Rx(T3), [r15 + lo] ; addpd Rx(T2), Rx(T3) ; cvtpd2ps Rx(T2), Rx(T2)
+            ; movhlps Rx(T3), Rx(T0) ; cvtps2pd Rx(T3), Rx(T3) ; movhlps Rx(T4), Rx(T1) ; cvtps2pd Rx(T4), Rx(T4)
+            ; movapd xmm10, Rx(T4) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T3), xmm10
+            ; mulpd Rx(T4), [r15 + lo] ; addpd Rx(T3), Rx(T4) ; cvtpd2ps Rx(T3), Rx(T3)
+            ; movlhps Rx(T2), Rx(T3) ; movaps Rx(T0), Rx(T2)),
+        (false, _) => x64!(e.a.ops
+            ; cvtss2sd Rx(T2), Rx(T0) ; cvtss2sd Rx(T3), Rx(T1)
+            ; movsd xmm10, Rx(T3) ; mulsd xmm10, QWORD [r15 + hi] ; addsd Rx(T2), xmm10
+            ; mulsd Rx(T3), QWORD [r15 + lo] ; addsd Rx(T2), Rx(T3) ; cvtsd2ss Rx(T0), Rx(T2)),
+    }
+}
+
+fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
+    let (x, big) = (scratch(e, 0), scratch(e, 1));
+    e.a.store(w, x, src);
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T0, src, m);
+    e.a.f(F::Add, w, T1, T0, T0);
+    exp_into(e, w, T4, T1);
+    let m = e.tab(K::One);
+    e.a.fm(F::Add, w, T4, T4, m);
+    ld(e, w, T3, K::Two);
+    e.a.f(F::Div, w, T3, T3, T4);
+    ld(e, w, T4, K::One);
+    e.a.f(F::Sub, w, T4, T4, T3);
+    e.a.store(w, big, T4);
+    e.a.load(w, T0, x);
+    e.a.f(F::Mul, w, T1, T0, T0);
+    ld(e, w, T3, K::Tanh15);
+    for k in [K::Tanh13, K::Tanh11, K::Tanh9, K::Tanh7, K::Tanh5, K::Tanh3] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T3, T3, T1, m);
+    }
+    e.a.f(F::Mul, w, T3, T3, T1);
+    e.a.fma(w, T3, T3, T0, T0);
+    // x + x z P(z) is +0 for x = -0; keep the signed zero.
+    e.a.zero(T1);
+    e.a.cmp(w, 0, T1, T0, T1);
+    e.a.blend(w, T3, T3, T0, T1);
+    let m = e.tab(K::NegZero);
+    e.a.fm(F::And, w, T2, T0, m);
+    e.a.load(w, T4, big);
+    e.a.f(F::Or, w, T4, T4, T2);
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T1, T0, m);
+    let m = e.tab(K::TanhSmall);
+    e.a.cmp_m(w, 1, T1, T1, m);
+    e.a.blend(w, d, T4, T3, T1);
+}
+
+fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
+    let (x, a, tmp) = (scratch(e, 0), scratch(e, 1), scratch(e, 2));
+    e.a.store(w, x, src);
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T0, src, m);
+    e.a.store(w, a, T0);
+    // e^{-a^2} with a^2 = hi + lo exactly (FMA), as e^{-hi} (1 - lo).
+    e.a.f(F::Mul, w, T1, T0, T0);
+    if e.a.avx() {
+        let m = e.tab(K::NegZero);
+        e.a.fm(F::Xor, w, T2, T1, m);
+        e.a.fma(w, T2, T0, T0, T2);
+    } else {
+        e.a.zero(T2);
+    }
+    e.a.store(w, tmp, T2);
+    let m = e.tab(K::NegZero);
+    e.a.fm(F::Xor, w, T1, T1, m);
+    exp_into(e, w, T4, T1);
+    e.a.load(w, T3, tmp);
+    ld(e, w, T2, K::One);
+    e.a.f(F::Sub, w, T2, T2, T3);
+    e.a.f(F::Mul, w, T4, T4, T2);
+    e.a.store(w, tmp, T4);
+    // Q(t) by Clenshaw, t = (2a - 5) / 3.
+    e.a.load(w, T0, a);
+    let m = e.tab(K::ErfA);
+    e.a.fm(F::Mul, w, T0, T0, m);
+    let m = e.tab(K::ErfB);
+    e.a.fm(F::Add, w, T0, T0, m);
+    e.a.f(F::Add, w, T1, T0, T0);
+    e.a.zero(T2);
+    e.a.zero(T3);
+    for k in (1..=poly::ERF_CHEB_DEGREE).rev() {
+        let m = Mem {
+            base: 15,
+            disp: poly::cheb_off(k),
+        };
+        e.a.fma_m(w, T4, T1, T2, m);
+        e.a.f(F::Sub, w, T4, T4, T3);
+        e.a.mov(T3, T2);
+        e.a.mov(T2, T4);
+    }
+    e.a.f(F::Mul, w, T4, T0, T2);
+    e.a.f(F::Sub, w, T4, T4, T3);
+    let m = Mem {
+        base: 15,
+        disp: poly::cheb_off(0),
+    };
+    e.a.fm(F::Add, w, T4, T4, m);
+    e.a.load(w, T3, tmp);
+    e.a.f(F::Mul, w, T4, T4, T3);
+    ld(e, w, T3, K::One);
+    e.a.f(F::Sub, w, T4, T3, T4);
+    // a >= 4 -> 1.
+    e.a.load(w, T0, a);
+    ld(e, w, T2, K::ErfBig);
+    e.a.cmp(w, 2, T1, T2, T0);
+    ld(e, w, T2, K::One);
+    e.a.blend(w, T4, T4, T2, T1);
+    e.a.store(w, tmp, T4);
+    // Small: x P(x^2).
+    e.a.load(w, T0, x);
+    e.a.f(F::Mul, w, T1, T0, T0);
+    ld(e, w, T3, K::ErfT10);
+    for k in [
+        K::ErfT9,
+        K::ErfT8,
+        K::ErfT7,
+        K::ErfT6,
+        K::ErfT5,
+        K::ErfT4,
+        K::ErfT3,
+        K::ErfT2,
+        K::ErfT1,
+        K::ErfT0,
+    ] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T3, T3, T1, m);
+    }
+    e.a.f(F::Mul, w, T3, T3, T0);
+    let m = e.tab(K::NegZero);
+    e.a.fm(F::And, w, T2, T0, m);
+    e.a.load(w, T4, tmp);
+    e.a.f(F::Or, w, T4, T4, T2);
+    e.a.load(w, T1, a);
+    let m = e.tab(K::ErfSmall);
+    e.a.cmp_m(w, 1, T1, T1, m);
+    e.a.blend(w, d, T4, T3, T1);
+}

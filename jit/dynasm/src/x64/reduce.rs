@@ -1,0 +1,179 @@
+//! Reductions on x86-64: accumulator set-up, the per-element step (vector and scalar), the
+//! collapse of vector lanes into lane 0 between the vector loop and the tail, and the final
+//! scaling/NaN fix-up into the row slot.
+//!
+//! f32 sums accumulate in two f64 vectors (as the eager kernels accumulate in f64); max/min keep
+//! a separate NaN flag because `maxps` drops NaNs in its first operand.
+
+use dynasmrt::{DynasmApi, DynasmLabelApi};
+
+use super::asm::{F, W, x64};
+use super::emit::{Emitter, RAX, RDX, RSP};
+use crate::loop_ir::{RedOp, Ty};
+use crate::poly::K;
+
+impl Emitter<'_> {
+    pub(super) fn acc_init(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8) {
+        self.a.zero(a0);
+        self.a.zero(a1);
+        match (op, ty) {
+            (RedOp::Max | RedOp::Min, Ty::F32) => {
+                let m = self.tab(if op == RedOp::Max { K::NegInf } else { K::Inf });
+                self.a.bcast(W::Ps, a0, m);
+            }
+            (RedOp::Max | RedOp::Min, Ty::F64) => {
+                let bits = if op == RedOp::Max {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+                .to_bits() as i64;
+                x64!(self.a.ops ; mov rax, QWORD bits);
+                self.a.movq_from_gp(a0, RAX);
+            }
+            (RedOp::Max | RedOp::Min, _) => {
+                let bits = if op == RedOp::Max { i64::MIN } else { i64::MAX };
+                x64!(self.a.ops ; mov rax, QWORD bits);
+                self.a.movq_from_gp(a0, RAX);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn acc_step(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8, x: u8, vec: bool) {
+        let avx = self.a.avx();
+        match (op, ty) {
+            (RedOp::Sum | RedOp::Mean, Ty::F32) => {
+                if vec && avx {
+                    x64!(self.a.ops
+                        ; vcvtps2pd Ry(11), Rx(x) ; vaddpd Ry(a0), Ry(a0), Ry(11)
+                        ; vextractf128 Rx(11), Ry(x), 1 ; vcvtps2pd Ry(11), Rx(11) ; vaddpd Ry(a1), Ry(a1), Ry(11));
+                } else if vec {
+                    x64!(self.a.ops
+                        ; cvtps2pd Rx(11), Rx(x) ; addpd Rx(a0), Rx(11)
+                        ; movhlps Rx(11), Rx(x) ; cvtps2pd Rx(11), Rx(11) ; addpd Rx(a1), Rx(11));
+                } else if avx {
+                    x64!(self.a.ops ; vcvtss2sd Rx(11), Rx(11), Rx(x) ; vaddsd Rx(a0), Rx(a0), Rx(11));
+                } else {
+                    x64!(self.a.ops ; cvtss2sd Rx(11), Rx(x) ; addsd Rx(a0), Rx(11));
+                }
+            }
+            (RedOp::Sum | RedOp::Mean, Ty::F64) => self.a.f(F::Add, W::Sd, a0, a0, x),
+            (RedOp::Sum | RedOp::Mean, _) => {
+                if avx {
+                    x64!(self.a.ops ; vpaddq Rx(a0), Rx(a0), Rx(x));
+                } else {
+                    x64!(self.a.ops ; paddq Rx(a0), Rx(x));
+                }
+            }
+            (RedOp::Max | RedOp::Min, Ty::F32 | Ty::F64) => {
+                let w = match (ty, vec) {
+                    (Ty::F32, true) => W::Ps,
+                    (Ty::F32, false) => W::Ss,
+                    _ => W::Sd,
+                };
+                let f = if op == RedOp::Max { F::Max } else { F::Min };
+                self.a.f(f, w, a0, a0, x);
+                self.a.cmp(w, 3, 11, x, x);
+                self.a.f(F::Or, w, a1, a1, 11);
+            }
+            (RedOp::Max | RedOp::Min, _) => {
+                self.a.movq_to_gp(RAX, a0);
+                self.a.movq_to_gp(RDX, x);
+                if op == RedOp::Max {
+                    x64!(self.a.ops ; cmp rax, rdx ; cmovl rax, rdx);
+                } else {
+                    x64!(self.a.ops ; cmp rax, rdx ; cmovg rax, rdx);
+                }
+                self.a.movq_from_gp(a0, RAX);
+            }
+        }
+    }
+
+    /// Folds the vector accumulators into lane 0 (VEX scalar ops in the tail would zero the
+    /// upper lanes, so this runs between the vector loop and the tail).
+    pub(super) fn acc_collapse(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8) {
+        let avx = self.a.avx();
+        match (op, ty) {
+            (RedOp::Sum | RedOp::Mean, Ty::F32 | Ty::F64) => {
+                if avx {
+                    x64!(self.a.ops
+                        ; vaddpd Ry(a0), Ry(a0), Ry(a1) ; vextractf128 Rx(11), Ry(a0), 1
+                        ; vaddpd Rx(a0), Rx(a0), Rx(11) ; vunpckhpd Rx(11), Rx(a0), Rx(a0)
+                        ; vaddsd Rx(a0), Rx(a0), Rx(11));
+                } else {
+                    x64!(self.a.ops
+                        ; addpd Rx(a0), Rx(a1) ; movapd Rx(11), Rx(a0) ; unpckhpd Rx(11), Rx(11)
+                        ; addsd Rx(a0), Rx(11));
+                }
+            }
+            (RedOp::Max | RedOp::Min, Ty::F32) => {
+                let max = op == RedOp::Max;
+                if avx {
+                    x64!(self.a.ops ; vextractf128 Rx(11), Ry(a0), 1);
+                    if max {
+                        x64!(self.a.ops ; vmaxps Rx(a0), Rx(a0), Rx(11) ; vmovhlps Rx(11), Rx(a0), Rx(a0) ; vmaxps Rx(a0), Rx(a0), Rx(11)
+                            ; vshufps Rx(11), Rx(a0), Rx(a0), 1 ; vmaxss Rx(a0), Rx(a0), Rx(11));
+                    } else {
+                        x64!(self.a.ops ; vminps Rx(a0), Rx(a0), Rx(11) ; vmovhlps Rx(11), Rx(a0), Rx(a0) ; vminps Rx(a0), Rx(a0), Rx(11)
+                            ; vshufps Rx(11), Rx(a0), Rx(a0), 1 ; vminss Rx(a0), Rx(a0), Rx(11));
+                    }
+                } else if max {
+                    x64!(self.a.ops ; movhlps Rx(11), Rx(a0) ; maxps Rx(a0), Rx(11) ; movaps Rx(11), Rx(a0)
+                        ; shufps Rx(11), Rx(11), 1 ; maxss Rx(a0), Rx(11));
+                } else {
+                    x64!(self.a.ops ; movhlps Rx(11), Rx(a0) ; minps Rx(a0), Rx(11) ; movaps Rx(11), Rx(a0)
+                        ; shufps Rx(11), Rx(11), 1 ; minss Rx(a0), Rx(11));
+                }
+                self.a.any_lane(W::Ps, a1);
+                x64!(self.a.ops ; setnz al ; movzx eax, al ; neg rax);
+                self.a.movq_from_gp(a1, RAX);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn acc_finish(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8, slot: u32) {
+        let avx = self.a.avx();
+        let so = self.frame.rows + 32 * slot as i32;
+        let m = self.mem(RSP, so);
+        match (op, ty) {
+            (RedOp::Sum | RedOp::Mean, Ty::F32 | Ty::F64) => {
+                if op == RedOp::Mean {
+                    if avx {
+                        x64!(self.a.ops ; vcvtsi2sd Rx(11), Rx(11), QWORD [rbx + 8] ; vdivsd Rx(a0), Rx(a0), Rx(11));
+                    } else {
+                        x64!(self.a.ops ; cvtsi2sd Rx(11), QWORD [rbx + 8] ; divsd Rx(a0), Rx(11));
+                    }
+                }
+                if ty == Ty::F32 {
+                    if avx {
+                        x64!(self.a.ops ; vcvtsd2ss Rx(a0), Rx(a0), Rx(a0));
+                    } else {
+                        x64!(self.a.ops ; cvtsd2ss Rx(a0), Rx(a0));
+                    }
+                    self.a.store(W::Ss, m, a0);
+                } else {
+                    self.a.store(W::Sd, m, a0);
+                }
+            }
+            (RedOp::Max | RedOp::Min, Ty::F32 | Ty::F64) => {
+                // Only lane 0 of the NaN flag is meaningful after the collapse.
+                let ok = self.a.label();
+                self.a.mask01(a1);
+                x64!(self.a.ops ; test eax, eax ; jz =>ok);
+                let nan = if ty == Ty::F32 {
+                    i64::from(f32::NAN.to_bits())
+                } else {
+                    f64::NAN.to_bits() as i64
+                };
+                x64!(self.a.ops ; mov rax, QWORD nan);
+                self.a.movq_from_gp(a0, RAX);
+                self.a.bind(ok);
+                self.a
+                    .store(if ty == Ty::F32 { W::Ss } else { W::Sd }, m, a0);
+            }
+            _ => self.a.store(W::Sd, m, a0),
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! `batch_norm` (training with running-stat updates, and eval) and `group_norm`. Statistics are
+//! two-pass in f64; channels (or groups) run in parallel.
+
+use rayon::prelude::*;
+
+use crate::error::bail;
+use crate::iter::SendPtr;
+use crate::layout::{Shaped, numel};
+use crate::ops::reduce::sum_f64;
+use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
+
+fn float_only(x: &impl Shaped, kernel: &'static str) -> Result<()> {
+    if !x.dtype().is_floating_point() {
+        return Err(Error::NotImplementedFor {
+            op: kernel,
+            dtype: x.dtype().aten_name(),
+        });
+    }
+    Ok(())
+}
+
+/// Shape/dtype rule of `batch_norm(input, running_mean, running_var, weight, bias, training)`.
+pub fn batch_norm_meta<S: Shaped>(
+    x: &S,
+    running_mean: Option<&S>,
+    running_var: Option<&S>,
+    weight: Option<&S>,
+    bias: Option<&S>,
+    training: bool,
+) -> Result<TensorMeta> {
+    if x.ndim() < 2 {
+        bail!(
+            Value,
+            "Expected 2D or higher input to batch_norm (got {}D input)",
+            x.ndim()
+        );
+    }
+    let c = x.shape()[1];
+    for (name, t) in [
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ] {
+        if let Some(t) = t
+            && t.numel() != c
+        {
+            bail!(
+                Runtime,
+                "{name} should contain {c} elements not {}",
+                t.numel()
+            );
+        }
+    }
+    if !training && (running_mean.is_none() || running_var.is_none()) {
+        bail!(
+            Runtime,
+            "running_mean and running_var must be defined in evaluation mode"
+        );
+    }
+    if training && x.shape()[0] * numel(&x.shape()[2..]) == 1 {
+        bail!(
+            Value,
+            "Expected more than 1 value per channel when training, got input size {:?}",
+            x.shape()
+        );
+    }
+    float_only(x, "batch_norm")?;
+    Ok(TensorMeta::contiguous(x.dtype(), x.shape()))
+}
+
+/// Per-channel mean and biased variance of `x` viewed as `[n, c, s]`.
+fn channel_stats<F: Element>(x: &[F], n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
+    (0..c)
+        .into_par_iter()
+        .map(|ch| {
+            let rows = (0..n).map(|i| &x[(i * c + ch) * s..(i * c + ch + 1) * s]);
+            let cnt = (n * s) as f64;
+            let mean = rows.clone().map(sum_f64).sum::<f64>() / cnt;
+            let ss: f64 = rows
+                .map(|r| r.iter().map(|v| (v.to_f64() - mean).powi(2)).sum::<f64>())
+                .sum();
+            (mean, ss / cnt)
+        })
+        .collect()
+}
+
+/// `y = (x - mean[c]) * scale[c] + shift[c]` over `[n, c, s]` (`scale`, `shift` folded per channel).
+fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, coef: &[(f64, f64)]) {
+    let (px, po) = (SendPtr(x.data_ptr::<F>()), SendPtr(out.data_ptr::<F>()));
+    (0..n * c).into_par_iter().for_each(|p| {
+        let (a, b) = coef[p % c];
+        // SAFETY: plane `p` of two contiguous [n, c, s] tensors; planes are disjoint.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(px.at((p * s) as isize), s),
+                std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
+            )
+        };
+        let (a, b) = (F::from_f64(a), F::from_f64(b));
+        for (o, &v) in dst.iter_mut().zip(src) {
+            *o = F::from_f64(v.to_f64() * a.to_f64() + b.to_f64());
+        }
+    });
+}
+
+/// `batch_norm`: normalises each channel by batch statistics (`training`, also updating the
+/// running stats in place with `momentum`, the variance unbiased) or by the running stats.
+#[allow(clippy::too_many_arguments, reason = "PyTorch's batch_norm arguments")]
+pub fn batch_norm(
+    x: &Tensor,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> Result<Tensor> {
+    let meta = batch_norm_meta(x, running_mean, running_var, weight, bias, training)?;
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let s = numel(&x.shape()[2..]);
+    let xc = x.to_dtype(DType::Float64).contiguous();
+    // SAFETY: `xc` is a contiguous f64 tensor with n * c * s elements, only read here.
+    let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<f64>(), n * c * s) };
+    let stats: Vec<(f64, f64)> = if training {
+        let st = channel_stats(data, n, c, s);
+        let cnt = (n * s) as f64;
+        if let (Some(rm), Some(rv)) = (running_mean, running_var) {
+            let upd = |t: &Tensor, f: &dyn Fn(usize, f64) -> f64| -> Result<()> {
+                let old = t.to_vec::<f64>();
+                let new: Vec<f64> = old.iter().enumerate().map(|(i, &o)| f(i, o)).collect();
+                t.copy_(&Tensor::from_vec(new, t.shape())?)
+            };
+            upd(rm, &|i, o| (1.0 - momentum) * o + momentum * st[i].0)?;
+            upd(rv, &|i, o| {
+                (1.0 - momentum) * o + momentum * st[i].1 * cnt / (cnt - 1.0)
+            })?;
+        }
+        st
+    } else {
+        let rm = running_mean
+            .expect("invariant: checked by the meta rule")
+            .to_vec::<f64>();
+        let rv = running_var
+            .expect("invariant: checked by the meta rule")
+            .to_vec::<f64>();
+        rm.into_iter().zip(rv).collect()
+    };
+    let w = weight.map(|t| t.to_vec::<f64>());
+    let b = bias.map(|t| t.to_vec::<f64>());
+    let coef: Vec<(f64, f64)> = (0..c)
+        .map(|ch| {
+            let (mean, var) = stats[ch];
+            let scale = w.as_ref().map_or(1.0, |w| w[ch]) / (var + eps).sqrt();
+            (scale, b.as_ref().map_or(0.0, |b| b[ch]) - mean * scale)
+        })
+        .collect();
+    let out = Tensor::empty(x.shape(), DType::Float64);
+    affine::<f64>(&xc, &out, n, c, s, &coef);
+    Ok(out.to_dtype(meta.dtype))
+}
+
+/// Shape/dtype rule of `group_norm(input, num_groups, weight, bias)`.
+pub fn group_norm_meta<S: Shaped>(
+    x: &S,
+    groups: i64,
+    weight: Option<&S>,
+    bias: Option<&S>,
+) -> Result<TensorMeta> {
+    if x.ndim() < 2 {
+        bail!(
+            Runtime,
+            "Expected at least 2 dimensions for input tensor but received {}",
+            x.ndim()
+        );
+    }
+    let c = x.shape()[1];
+    if groups <= 0 || !c.is_multiple_of(groups as usize) {
+        bail!(
+            Runtime,
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape {:?} and num_groups={groups}",
+            x.shape()
+        );
+    }
+    for (name, t) in [("weight", weight), ("bias", bias)] {
+        if let Some(t) = t
+            && (t.ndim() != 1 || t.numel() != c)
+        {
+            bail!(
+                Runtime,
+                "Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {:?} and input of shape {:?}",
+                t.shape(),
+                x.shape()
+            );
+        }
+    }
+    float_only(x, "GroupNormKernelImpl")?;
+    Ok(TensorMeta::contiguous(x.dtype(), x.shape()))
+}
+
+/// `group_norm`: each sample's channels split into `groups`; each group normalised by its own
+/// mean and biased variance, then the per-channel affine.
+pub fn group_norm(
+    x: &Tensor,
+    groups: i64,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    eps: f64,
+) -> Result<Tensor> {
+    let meta = group_norm_meta(x, groups, weight, bias)?;
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let g = groups as usize;
+    let s = numel(&x.shape()[2..]);
+    let xc = x.to_dtype(DType::Float64).contiguous();
+    let per = c / g * s;
+    // SAFETY: `xc` is a contiguous f64 tensor with n * c * s elements, only read here.
+    let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<f64>(), n * c * s) };
+    let stats: Vec<(f64, f64)> = (0..n * g)
+        .into_par_iter()
+        .map(|k| {
+            let r = &data[k * per..(k + 1) * per];
+            let mean = sum_f64(r) / per as f64;
+            let var = r.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / per as f64;
+            (mean, var)
+        })
+        .collect();
+    let w = weight.map(|t| t.to_vec::<f64>());
+    let b = bias.map(|t| t.to_vec::<f64>());
+    // Fold into per-(sample, channel) coefficients and reuse the [n*c, 1, s] affine kernel.
+    let coef: Vec<(f64, f64)> = (0..n * c)
+        .map(|p| {
+            let (i, ch) = (p / c, p % c);
+            let (mean, var) = stats[i * g + ch / (c / g)];
+            let scale = w.as_ref().map_or(1.0, |w| w[ch]) / (var + eps).sqrt();
+            (scale, b.as_ref().map_or(0.0, |b| b[ch]) - mean * scale)
+        })
+        .collect();
+    let out = Tensor::empty(x.shape(), DType::Float64);
+    if n * c > 0 {
+        affine::<f64>(&xc, &out, 1, n * c, s, &coef);
+    }
+    Ok(out.to_dtype(meta.dtype))
+}

@@ -1,0 +1,386 @@
+//! 2-D pooling: `max_pool2d` (with indices), `avg_pool2d`, `adaptive_avg_pool2d`. Planes
+//! (`batch x channel`) run in parallel; each window is a direct loop.
+
+use rayon::prelude::*;
+
+use crate::error::bail;
+use crate::iter::SendPtr;
+use crate::layout::Shaped;
+use crate::{DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all};
+
+/// Window geometry of a pooling op.
+#[derive(Clone, Copy, Debug)]
+struct Win {
+    k: [usize; 2],
+    s: [usize; 2],
+    p: [usize; 2],
+    d: [usize; 2],
+    hw: [usize; 2],
+    out: [usize; 2],
+    planes: usize,
+}
+
+fn pair(v: &[i64], op: &str, what: &str) -> Result<[i64; 2]> {
+    match v {
+        [a] => Ok([*a, *a]),
+        [a, b] => Ok([*a, *b]),
+        _ => bail!(
+            Runtime,
+            "{op}: {what} must either be a single int, or a tuple of two ints"
+        ),
+    }
+}
+
+fn check_input(x: &impl Shaped, op: &str) -> Result<()> {
+    if !(x.ndim() == 3 || x.ndim() == 4) || x.shape()[x.ndim() - 3..].contains(&0) {
+        bail!(
+            Runtime,
+            "{op}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got: {:?}",
+            x.shape()
+        );
+    }
+    Ok(())
+}
+
+/// Output size of one pooled dim (PyTorch's `pooling_output_shape`).
+fn pooled(size: usize, k: usize, p: usize, s: usize, d: usize, ceil: bool) -> i64 {
+    let num = size as i64 + 2 * p as i64 - d as i64 * (k as i64 - 1) - 1;
+    let s = s as i64;
+    let mut out = if ceil {
+        (num + s - 1).div_euclid(s)
+    } else {
+        num.div_euclid(s)
+    } + 1;
+    // The last window must start inside the input or the left padding.
+    if ceil && (out - 1) * s >= size as i64 + p as i64 {
+        out -= 1;
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments, reason = "PyTorch's pooling arguments")]
+fn window(
+    x: &impl Shaped,
+    op: &str,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    ceil: bool,
+) -> Result<Win> {
+    let k = pair(kernel, op, "kernel_size")?;
+    let s = if stride.is_empty() {
+        k
+    } else {
+        pair(stride, op, "stride")?
+    };
+    let p = pair(padding, op, "padding")?;
+    let d = pair(dilation, op, "dilation")?;
+    if k.iter().any(|&v| v <= 0) {
+        bail!(
+            Runtime,
+            "kernel size should be greater than zero, but got kH: {} kW: {}",
+            k[0],
+            k[1]
+        );
+    }
+    if s.iter().any(|&v| v <= 0) {
+        bail!(
+            Runtime,
+            "stride should be greater than zero, but got dH: {} dW: {}",
+            s[0],
+            s[1]
+        );
+    }
+    if d.iter().any(|&v| v <= 0) {
+        bail!(
+            Runtime,
+            "dilation should be greater than zero, but got dilationH: {} dilationW: {}",
+            d[0],
+            d[1]
+        );
+    }
+    for i in 0..2 {
+        let eff = d[i] * (k[i] - 1) + 1;
+        if p[i] < 0 || p[i] > eff / 2 {
+            bail!(
+                Runtime,
+                "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation={}",
+                p[i],
+                k[i],
+                d[i]
+            );
+        }
+    }
+    check_input(x, op)?;
+    let nd = x.ndim();
+    let (c, h, w) = (x.shape()[nd - 3], x.shape()[nd - 2], x.shape()[nd - 1]);
+    let u = |a: [i64; 2]| [a[0] as usize, a[1] as usize];
+    let (k, s, p, d) = (u(k), u(s), u(p), u(d));
+    let oh = pooled(h, k[0], p[0], s[0], d[0], ceil);
+    let ow = pooled(w, k[1], p[1], s[1], d[1], ceil);
+    if oh < 1 || ow < 1 {
+        bail!(
+            Runtime,
+            "Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size is too small"
+        );
+    }
+    Ok(Win {
+        k,
+        s,
+        p,
+        d,
+        hw: [h, w],
+        out: [oh as usize, ow as usize],
+        planes: x.numel() / (h * w),
+    })
+}
+
+fn out_shape(x: &impl Shaped, out: [usize; 2]) -> Vec<usize> {
+    let mut s = x.shape().to_vec();
+    let nd = s.len();
+    s[nd - 2] = out[0];
+    s[nd - 1] = out[1];
+    s
+}
+
+/// Shape/dtype rule of `max_pool2d`: (values, int64 indices).
+#[allow(clippy::too_many_arguments, reason = "PyTorch's pooling arguments")]
+pub fn max_pool2d_meta(
+    x: &impl Shaped,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    ceil: bool,
+) -> Result<(TensorMeta, TensorMeta)> {
+    let w = window(x, "max_pool2d", kernel, stride, padding, dilation, ceil)?;
+    if x.dtype() == DType::Bool {
+        return Err(Error::NotImplementedFor {
+            op: "max_pool2d",
+            dtype: "Bool",
+        });
+    }
+    let s = out_shape(x, w.out);
+    Ok((
+        TensorMeta::contiguous(x.dtype(), &s),
+        TensorMeta::contiguous(DType::Int64, &s),
+    ))
+}
+
+/// `max_pool2d(x, ...)` with the flat `h * w` index of each maximum (the first one; NaN wins).
+pub fn max_pool2d(
+    x: &Tensor,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    ceil: bool,
+) -> Result<(Tensor, Tensor)> {
+    let (vm, im) = max_pool2d_meta(x, kernel, stride, padding, dilation, ceil)?;
+    let w = window(x, "max_pool2d", kernel, stride, padding, dilation, ceil)?;
+    let xc = x.contiguous();
+    let (vals, idx) = (
+        Tensor::empty(&vm.shape, vm.dtype),
+        Tensor::empty(&im.shape, im.dtype),
+    );
+    dispatch_all!(x.dtype(), T => max_kernel::<T>(&w, &xc, &vals, &idx));
+    Ok((vals, idx))
+}
+
+fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
+    let [h, wd] = w.hw;
+    let [oh, ow] = w.out;
+    let (px, pv, pi) = (
+        SendPtr(x.data_ptr::<T>()),
+        SendPtr(vals.data_ptr::<T>()),
+        SendPtr(idx.data_ptr::<i64>()),
+    );
+    (0..w.planes).into_par_iter().for_each(|pl| {
+        // SAFETY: plane `pl` of the contiguous input and of both outputs; planes are disjoint.
+        let (src, v, ix) = unsafe {
+            (
+                std::slice::from_raw_parts(px.at((pl * h * wd) as isize), h * wd),
+                std::slice::from_raw_parts_mut(pv.at((pl * oh * ow) as isize), oh * ow),
+                std::slice::from_raw_parts_mut(pi.at((pl * oh * ow) as isize), oh * ow),
+            )
+        };
+        for y in 0..oh {
+            for xo in 0..ow {
+                let (mut best, mut bi): (Option<T>, i64) = (None, -1);
+                for i in 0..w.k[0] {
+                    let ih = (y * w.s[0] + i * w.d[0]) as isize - w.p[0] as isize;
+                    if ih < 0 || ih >= h as isize {
+                        continue;
+                    }
+                    for j in 0..w.k[1] {
+                        let iw = (xo * w.s[1] + j * w.d[1]) as isize - w.p[1] as isize;
+                        if iw < 0 || iw >= wd as isize {
+                            continue;
+                        }
+                        let at = ih as usize * wd + iw as usize;
+                        let val = src[at];
+                        let nan = val.partial_cmp(&val).is_none();
+                        let take = match best {
+                            None => true,
+                            // PyTorch's `val > max || isnan(val)`: a later NaN replaces an
+                            // earlier one.
+                            Some(b) => val > b || nan,
+                        };
+                        if take {
+                            best = Some(val);
+                            bi = at as i64;
+                        }
+                    }
+                }
+                v[y * ow + xo] = best.unwrap_or(T::ZERO);
+                ix[y * ow + xo] = bi;
+            }
+        }
+    });
+}
+
+/// Shape/dtype rule of `avg_pool2d`.
+pub fn avg_pool2d_meta(
+    x: &impl Shaped,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    ceil: bool,
+    divisor: Option<i64>,
+) -> Result<TensorMeta> {
+    let w = window(x, "avg_pool2d", kernel, stride, padding, &[1], ceil)?;
+    if divisor == Some(0) {
+        bail!(Runtime, "divisor must be not zero");
+    }
+    if !x.dtype().is_floating_point() && x.dtype() != DType::Int64 {
+        return Err(Error::NotImplementedFor {
+            op: "avg_pool2d_out_frame",
+            dtype: x.dtype().aten_name(),
+        });
+    }
+    Ok(TensorMeta::contiguous(x.dtype(), &out_shape(x, w.out)))
+}
+
+/// `avg_pool2d(x, ...)`: window sums in f64 divided by the window size (padding counted when
+/// `count_include_pad`), or by `divisor`.
+#[allow(clippy::too_many_arguments, reason = "PyTorch's pooling arguments")]
+pub fn avg_pool2d(
+    x: &Tensor,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    ceil: bool,
+    count_include_pad: bool,
+    divisor: Option<i64>,
+) -> Result<Tensor> {
+    let meta = avg_pool2d_meta(x, kernel, stride, padding, ceil, divisor)?;
+    let w = window(x, "avg_pool2d", kernel, stride, padding, &[1], ceil)?;
+    let [h, wd] = w.hw;
+    let windows = |y: usize, xo: usize| {
+        let hs = (y * w.s[0]) as i64 - w.p[0] as i64;
+        let ws = (xo * w.s[1]) as i64 - w.p[1] as i64;
+        let he = (hs + w.k[0] as i64).min((h + w.p[0]) as i64);
+        let we = (ws + w.k[1] as i64).min((wd + w.p[1]) as i64);
+        let pool = (he - hs) * (we - ws);
+        let (hs, ws) = (hs.max(0) as usize, ws.max(0) as usize);
+        let (he, we) = (he.min(h as i64) as usize, we.min(wd as i64) as usize);
+        let div = match divisor {
+            Some(d) => d as f64,
+            None if count_include_pad => pool as f64,
+            None => ((he - hs) * (we - ws)) as f64,
+        };
+        (hs, he, ws, we, div)
+    };
+    Ok(plane_map(x, &meta, w.planes, w.hw, w.out, |src, y, xo| {
+        let (hs, he, ws, we, div) = windows(y, xo);
+        let mut s = 0.0;
+        for row in src[hs * wd..he * wd].chunks(wd) {
+            s += row[ws..we].iter().sum::<f64>();
+        }
+        s / div
+    }))
+}
+
+/// Runs `f(plane as f64, y, x)` for every output position of every plane; returns `meta`.
+fn plane_map(
+    x: &Tensor,
+    meta: &TensorMeta,
+    planes: usize,
+    [h, w]: [usize; 2],
+    [oh, ow]: [usize; 2],
+    f: impl Fn(&[f64], usize, usize) -> f64 + Sync,
+) -> Tensor {
+    let xf = x.to_dtype(DType::Float64).contiguous();
+    let out = Tensor::empty(&meta.shape, DType::Float64);
+    let (px, po) = (
+        SendPtr(xf.data_ptr::<f64>()),
+        SendPtr(out.data_ptr::<f64>()),
+    );
+    (0..planes).into_par_iter().for_each(|pl| {
+        // SAFETY: plane `pl` of the contiguous f64 input and output; planes are disjoint.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(px.at((pl * h * w) as isize), h * w),
+                std::slice::from_raw_parts_mut(po.at((pl * oh * ow) as isize), oh * ow),
+            )
+        };
+        for y in 0..oh {
+            for xo in 0..ow {
+                dst[y * ow + xo] = f(src, y, xo);
+            }
+        }
+    });
+    out.to_dtype(meta.dtype)
+}
+
+/// Shape/dtype rule of `adaptive_avg_pool2d(x, output_size)`.
+pub fn adaptive_avg_pool2d_meta(x: &impl Shaped, output_size: &[i64]) -> Result<TensorMeta> {
+    let o = pair(output_size, "adaptive_avg_pool2d", "output_size")?;
+    if o.iter().any(|&v| v < 0) {
+        bail!(
+            Runtime,
+            "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
+            o[0],
+            o[1]
+        );
+    }
+    check_input(x, "adaptive_avg_pool2d")?;
+    if !x.dtype().is_floating_point() {
+        return Err(Error::NotImplementedFor {
+            op: "adaptive_avg_pool2d",
+            dtype: x.dtype().aten_name(),
+        });
+    }
+    Ok(TensorMeta::contiguous(
+        x.dtype(),
+        &out_shape(x, [o[0] as usize, o[1] as usize]),
+    ))
+}
+
+/// `adaptive_avg_pool2d(x, output_size)`: output cell `i` averages input rows
+/// `[floor(i * h / oh), ceil((i + 1) * h / oh))` (and likewise for columns).
+pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    let meta = adaptive_avg_pool2d_meta(x, output_size)?;
+    let nd = x.ndim();
+    let (h, w) = (x.shape()[nd - 2], x.shape()[nd - 1]);
+    let (oh, ow) = (meta.shape[nd - 2], meta.shape[nd - 1]);
+    let planes = x.numel() / (h * w);
+    let range = |i: usize, o: usize, n: usize| (i * n / o, ((i + 1) * n).div_ceil(o));
+    Ok(plane_map(
+        x,
+        &meta,
+        planes,
+        [h, w],
+        [oh, ow],
+        |src, y, xo| {
+            let (hs, he) = range(y, oh, h);
+            let (ws, we) = range(xo, ow, w);
+            let mut s = 0.0;
+            for row in src[hs * w..he * w].chunks(w) {
+                s += row[ws..we].iter().sum::<f64>();
+            }
+            s / ((he - hs) * (we - ws)) as f64
+        },
+    ))
+}
