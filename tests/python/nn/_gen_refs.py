@@ -28,7 +28,7 @@ def enc(a):
 
 
 def case(name, **kw):
-    REFS[name] = {k: (enc(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    REFS[name] = {k: (enc(v) if isinstance(v, (np.ndarray, np.generic)) else v) for k, v in kw.items()}
 
 
 def f64(a):
@@ -233,7 +233,7 @@ for name, shape, k, s, p, d, ceil in [
     ("max_pool2d_basic", (2, 3, 6, 6), (2, 2), (2, 2), (0, 0), (1, 1), False),
     ("max_pool2d_pad", (1, 2, 7, 5), (3, 3), (2, 2), (1, 1), (1, 1), False),
     ("max_pool2d_ceil", (1, 2, 7, 8), (3, 2), (2, 3), (1, 0), (1, 1), True),
-    ("max_pool2d_dilation", (1, 1, 9, 9), (3, 3), (1, 2), (2, 1), (2, 2), False),
+    ("max_pool2d_dilation", (1, 1, 9, 9), (3, 3), (1, 2), (1, 1), (2, 2), False),
 ]:
     x = t(shape)
     out, ind = max_pool2d_ref(x, k, s, p, d, ceil)

@@ -1,60 +1,83 @@
 """``torch.nn.functional``.
 
-Every registry op flagged ``NN_FUNCTIONAL`` is bound natively (``relu``, ``gelu``, ``softmax``,
-``linear``, ``layer_norm``, ``embedding``, ``dropout``, ...; ``inplace=`` is accepted where PyTorch
-has it). The Python functions here are PyTorch's argument adapters and compositions (losses,
-pooling, attention, ...). Where the registry has an op of the same name whose schema takes
-PyTorch's arguments, the native op is used and the composition in ``_functional_impl`` is not.
+Every registry op flagged ``NN_FUNCTIONAL`` is bound natively (``relu``, ``gelu``, ``linear``,
+``layer_norm``, ``conv2d``, ``pad``, ``batch_norm``, ``group_norm``, ``cross_entropy``,
+``nll_loss``, ``mse_loss``, ``scaled_dot_product_attention``, ...; ``inplace=`` is accepted where
+PyTorch has it). The Python functions here are PyTorch's argument adapters (``stride=None``,
+``output_size`` with ``None``, ``return_indices``, implicit softmax dims, ...) and the
+compositions that have no op of their own.
 
 These functions are plain Python on purpose: Dynamo inlines them when compiled code calls them.
 """
 
 import math as _math
+import warnings as _warnings
 
 import torch
 from torch._C import _nn as _native
 from torch.nn import _attention
-from torch.nn import _functional_impl as _impl
 from torch.nn import _reduction as _Reduction
 
 globals().update(_native)
 
+# === Softmax ===
 
-def _native_or(name, composition):
-    """The registry op ``name`` when one is registered, else the Python composition."""
-    return _native.get(name, composition)
+_softmax = _native["softmax"]
+_log_softmax = _native["log_softmax"]
 
 
-# === Convolution, pooling, padding ===
+def _get_softmax_dim(name, ndim, stacklevel):
+    """PyTorch's implicit dim (deprecated there, with the same warning)."""
+    _warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
-conv1d = _native_or("conv1d", _impl.conv1d)
-conv2d = _native_or("conv2d", _impl.conv2d)
-pad = _native_or("pad", _impl.pad)
-adaptive_avg_pool2d = _impl.adaptive_avg_pool2d
-adaptive_avg_pool1d = _impl.adaptive_avg_pool1d
 
-_max_pool2d = _native.get("max_pool2d")
-_max_pool2d_with_indices = _native.get("max_pool2d_with_indices")
-_avg_pool2d = _native.get("avg_pool2d")
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return _softmax(-input, dim, dtype)
+
+
+# === Pooling ===
+
+_max_pool2d = _native["max_pool2d"]
+_max_pool2d_with_indices = _native["max_pool2d_with_indices"]
+_avg_pool2d = _native["avg_pool2d"]
+_adaptive_avg_pool2d = _native["adaptive_avg_pool2d"]
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if stride is None:
         stride = []
     if return_indices:
-        if _max_pool2d_with_indices is not None:
-            return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-        return _impl.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-    if _max_pool2d is not None:
-        return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _impl.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+        return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True):
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    if stride is None:
+        stride = []
+    return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The 2-D pooling over a height-1 view of ``(N, C, L)`` or ``(C, L)``."""
     stride = kernel_size if stride is None else stride
     out = max_pool2d(
         input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)),
@@ -65,21 +88,33 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out.squeeze(-2)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
     if stride is None:
         stride = []
-    if _avg_pool2d is not None:
-        return _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return _impl.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     stride = kernel_size if stride is None else stride
-    out = avg_pool2d(
+    out = _avg_pool2d(
         input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)),
         ceil_mode, count_include_pad,
     )
     return out.squeeze(-2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """``output_size`` is an int or a pair whose ``None`` entries keep the input's size."""
+    if isinstance(output_size, (list, tuple)):
+        oh = input.shape[-2] if output_size[0] is None else output_size[0]
+        ow = input.shape[-1] if output_size[1] is None else output_size[1]
+        output_size = (oh, ow)
+    return _adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
 
 
 def _single(v):
@@ -89,10 +124,6 @@ def _single(v):
 
 
 # === Normalization ===
-
-batch_norm = _native_or("batch_norm", _impl.batch_norm)
-group_norm = _native_or("group_norm", _impl.group_norm)
-
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
@@ -218,18 +249,20 @@ def prelu(input, weight):
     return torch.where(input >= 0, input, weight * input)
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    return softmax(-input, _softmax_dim(input, dim), dtype=dtype)
-
-
-def _softmax_dim(input, dim):
-    if dim is not None:
-        return dim
-    # PyTorch's implicit choice (deprecated there, with a warning).
-    return 0 if input.dim() in (0, 1, 3) else 1
-
-
 # === Dropout ===
+
+_dropout = _native["dropout"]
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability ``p`` and scales the rest by ``1 / (1 - p)``. Outside
+    training (or with ``p == 0``) the input itself is returned, as in PyTorch."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    return _dropout(input, p, training, inplace=inplace)
+
 
 
 def _feature_dropout(input, p, training, inplace, batched_dim):
@@ -327,12 +360,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 # === Losses ===
 
-cross_entropy = _native_or("cross_entropy", _impl.cross_entropy)
-nll_loss = _native_or("nll_loss", _impl.nll_loss)
-mse_loss = _native_or("mse_loss", _impl.mse_loss)
-l1_loss = _native_or("l1_loss", _impl.l1_loss)
-
-
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)
@@ -416,9 +443,6 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 
 # === Attention ===
-
-scaled_dot_product_attention = _native_or("scaled_dot_product_attention", _impl.scaled_dot_product_attention)
-
 
 multi_head_attention_forward = _attention.multi_head_attention_forward
 _canonical_mask = _attention._canonical_mask

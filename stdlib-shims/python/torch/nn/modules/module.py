@@ -316,7 +316,7 @@ class Module:
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, torch.Tensor):
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.Tensor or None expected)"
+                    f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.nn.Buffer, torch.Tensor or None expected)"
                 )
             buffers[name] = value
             return
