@@ -164,15 +164,11 @@ pub(crate) fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         MaxOther | MinOther | Maximum | Minimum | Atan2 => (vec![t(&x), t(&y)], vec![]),
         Eq | Ne | Lt | Le | Gt | Ge => (vec![t(&x), V::Float(0.0)], vec![]),
         Mul => (vec![V::Int(2), t(&x)], vec![]),
-<<<<<<< HEAD
         HostCall => {
             let id = crate::host::register(std::sync::Arc::new(Negate(vec![x.meta()])));
             (vec![V::TensorList(vec![x.clone()]), V::Int(id)], vec![])
         }
-        _ => (vec![t(&x)], vec![]),
-=======
         _ => sample_more(op),
->>>>>>> tensor2
     };
     (p, k)
 }
