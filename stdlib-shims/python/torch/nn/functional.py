@@ -229,7 +229,8 @@ def tanhshrink(input):
 
 
 def softshrink(input, lambd=0.5):
-    return torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0))
+    # `input * 0` in the dead zone: PyTorch's kernel keeps the sign of zero there (-0. for x < 0).
+    return torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, input * 0))
 
 
 def hardshrink(input, lambd=0.5):
