@@ -21,8 +21,10 @@ from torch.nn.parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
 
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
+# Hook tables are plain dicts (ordered; PyTorch uses OrderedDict): `__call__` tests and iterates
+# them, and Dynamo traces plain dicts natively when it inlines `__call__`.
+_global_forward_pre_hooks = {}
+_global_forward_hooks = {}
 # Whether any global forward hook is registered: `Module.__call__` and Dynamo read it instead of
 # the two dicts.
 _global_hooks_active = False
@@ -59,6 +61,15 @@ def register_module_forward_hook(hook):
     return handle
 
 
+def _move_to_front(d, key):
+    """``OrderedDict.move_to_end(key, last=False)`` for a plain dict."""
+    value = d.pop(key)
+    rest = list(d.items())
+    d.clear()
+    d[key] = value
+    d.update(rest)
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -86,16 +97,16 @@ class Module:
         setattr_(self, "_parameters", {})
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
-        setattr_(self, "_backward_pre_hooks", OrderedDict())
-        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", {})
+        setattr_(self, "_backward_hooks", {})
         setattr_(self, "_is_full_backward_hook", None)
-        setattr_(self, "_forward_hooks", OrderedDict())
-        setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_forward_pre_hooks", OrderedDict())
-        setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_state_dict_hooks", OrderedDict())
-        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
-        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks", {})
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_pre_hooks", {})
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_state_dict_hooks", {})
+        setattr_(self, "_load_state_dict_pre_hooks", {})
+        setattr_(self, "_load_state_dict_post_hooks", {})
         setattr_(self, "_modules", {})
         if self.call_super_init:
             super().__init__(*args, **kwargs)
@@ -107,13 +118,14 @@ class Module:
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or _global_hooks_active):
             return self.forward(*args, **kwargs)
-        for hook in list(_global_forward_pre_hooks.values()):
-            new_args = hook(self, args)
-            if new_args is not None:
-                args = new_args if isinstance(new_args, tuple) else (new_args,)
-        with_kwargs = self._forward_pre_hooks_with_kwargs
+        # Iterating over snapshots: a hook may remove itself or another hook.
+        if _global_hooks_active:
+            for hook in list(_global_forward_pre_hooks.values()):
+                new_args = hook(self, args)
+                if new_args is not None:
+                    args = new_args if isinstance(new_args, tuple) else (new_args,)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in with_kwargs:
+            if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
@@ -127,13 +139,13 @@ class Module:
                 if new_args is not None:
                     args = new_args if isinstance(new_args, tuple) else (new_args,)
         result = self.forward(*args, **kwargs)
-        for hook in list(_global_forward_hooks.values()):
-            new_result = hook(self, args, result)
-            if new_result is not None:
-                result = new_result
-        with_kwargs = self._forward_hooks_with_kwargs
+        if _global_hooks_active:
+            for hook in list(_global_forward_hooks.values()):
+                new_result = hook(self, args, result)
+                if new_result is not None:
+                    result = new_result
         for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in with_kwargs:
+            if hook_id in self._forward_hooks_with_kwargs:
                 new_result = hook(self, args, kwargs, result)
             else:
                 new_result = hook(self, args, result)
@@ -149,7 +161,7 @@ class Module:
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+            _move_to_front(self._forward_pre_hooks, handle.id)
         return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -160,7 +172,7 @@ class Module:
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
+            _move_to_front(self._forward_hooks, handle.id)
         return handle
 
     def compile(self, *args, **kwargs):
@@ -339,7 +351,7 @@ class Module:
         for name in ("_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
                      "_state_dict_hooks", "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
             if name not in self.__dict__:
-                object.__setattr__(self, name, OrderedDict())
+                object.__setattr__(self, name, {})
         if "_non_persistent_buffers_set" not in self.__dict__:
             object.__setattr__(self, "_non_persistent_buffers_set", set())
 

@@ -1,0 +1,73 @@
+# nn modules under torch.compile: compiled output equals eager output, and each model compiles to
+# the number of graphs PyTorch produces (one: Dynamo inlines `forward`, the functional wrappers
+# and, when hooks exist, `Module.__call__`). The built-in layers are called from a user function
+# or a user module: compiling a `torch.nn` layer itself (`torch.compile(nn.Sequential(...))`)
+# starts in a frozen `torch.nn` frame, which Rynamo's Dynamo skips for now (PyTorch traces it).
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from _harness import check, done
+
+torch.manual_seed(0)
+
+mlp = nn.Sequential(nn.Linear(6, 16), nn.GELU(approximate="tanh"), nn.Dropout(0.2), nn.LayerNorm(16),
+                    nn.Linear(16, 4)).eval()
+x = torch.randn(5, 6)
+check(lambda t: mlp(t), x)
+
+
+class Cnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.bn(self.conv(x))))
+        return self.head(torch.flatten(self.gap(x), 1))
+
+
+cnn = Cnn().eval()
+img = torch.randn(2, 3, 8, 8)
+check(cnn, img)
+
+
+def loss_fn(x, target):
+    return F.cross_entropy(mlp(x), target, label_smoothing=0.1)
+
+
+check(loss_fn, x, torch.tensor([0, 3, 1, 2, 2]))
+
+emb = nn.Embedding(10, 4, padding_idx=0)
+check(lambda idx: emb(idx).sum(-1), torch.tensor([[0, 3, 9], [1, 1, 2]]))
+
+layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True).eval()
+src = torch.randn(2, 5, 8)
+check(lambda t: layer(t), src)
+mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+pad = torch.tensor([[False, False, False, True, True], [False, False, False, False, False]])
+check(lambda q: mha(q, q, q, key_padding_mask=pad), src)
+check(lambda q: mha(q, q, q, need_weights=False)[0], src)
+
+# Training-mode batch norm updates its running statistics inside the graph.
+bn_eager = nn.BatchNorm1d(4)
+bn_compiled = nn.BatchNorm1d(4)
+opt = torch.compile(bn_compiled, backend="eager")
+for _ in range(2):
+    batch = torch.randn(6, 4)
+    a = bn_eager(batch)
+    b = opt(batch)
+    assert bool((a == b).all()), (a, b)
+assert bool((bn_eager.running_mean == bn_compiled.running_mean).all())
+assert bool((bn_eager.running_var == bn_compiled.running_var).all())
+assert int(bn_compiled.num_batches_tracked) == 2
+
+# A forward hook is part of the traced call.
+hooked = nn.Linear(6, 3)
+hooked.register_forward_hook(lambda m, args, out: out * 2)
+hooked.register_forward_pre_hook(lambda m, args: (args[0] + 1,))
+check(lambda t: hooked(t), x)
+done()
