@@ -293,6 +293,15 @@ c = R["pixel_shuffle"]
 check("pixel_shuffle", F.pixel_shuffle(T(c["x"]), 2), c["out"])
 check("pixel_unshuffle", F.pixel_unshuffle(F.pixel_shuffle(T(c["x"]), 2), 2), ("ref", c["x"][1], c["x"][2]))
 
+# === Activations bound to registry ops ===
+x = T(R["act_relu"]["x"])
+for name, module in [("act_relu", nn.ReLU()), ("act_gelu", nn.GELU()), ("act_gelu_tanh", nn.GELU("tanh")),
+                     ("act_silu", nn.SiLU()), ("act_mish", nn.Mish()), ("act_elu", nn.ELU(0.8)),
+                     ("act_leaky_relu", nn.LeakyReLU(0.05)), ("act_softplus", nn.Softplus(2.0, 5.0)),
+                     ("act_tanh", nn.Tanh()), ("act_sigmoid", nn.Sigmoid()), ("act_relu6", nn.ReLU6()),
+                     ("act_softmax_dim0", nn.Softmax(dim=0)), ("act_log_softmax", nn.LogSoftmax(dim=1))]:
+    check(name, module(x), R[name]["out"])
+
 unused = [n for n in R if not any(k == n or k.startswith(n + " ") for k in checked)]
 if unused:
     failures.append(f"reference cases never checked: {unused}")
