@@ -52,6 +52,26 @@ pad = torch.tensor([[False, False, False, True, True], [False, False, False, Fal
 check(lambda q: mha(q, q, q, key_padding_mask=pad), src)
 check(lambda q: mha(q, q, q, need_weights=False)[0], src)
 
+
+
+class Unrolled(nn.Module):
+    """An LSTM cell unrolled over the time steps in a Python loop, then a GRU cell step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTMCell(6, 5)
+        self.gru = nn.GRUCell(5, 5)
+        self.rnn = nn.RNNCell(5, 3, nonlinearity="relu")
+
+    def forward(self, seq):
+        h = c = torch.zeros(seq.shape[1], 5)
+        for t in range(seq.shape[0]):
+            h, c = self.lstm(seq[t], (h, c))
+        return self.rnn(self.gru(c, h))
+
+
+check(Unrolled(), torch.randn(4, 3, 6))
+
 # Training-mode batch norm updates its running statistics inside the graph.
 bn_eager = nn.BatchNorm1d(4)
 bn_compiled = nn.BatchNorm1d(4)

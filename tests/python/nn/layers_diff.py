@@ -302,6 +302,18 @@ for name, module in [("act_relu", nn.ReLU()), ("act_gelu", nn.GELU()), ("act_gel
                      ("act_softmax_dim0", nn.Softmax(dim=0)), ("act_log_softmax", nn.LogSoftmax(dim=1))]:
     check(name, module(x), R[name]["out"])
 
+# === Recurrent cells ===
+c = R["rnn_cell"]
+check("rnn_cell", load(nn.RNNCell(3, 4), c["params"])(T(c["x"]), T(c["h"])), c["out"])
+check("rnn_cell unbatched", load(nn.RNNCell(3, 4), c["params"])(T(c["x"])[1], T(c["h"])[1]),
+      ("ref", [4], c["out"][2][4:]))
+c = R["lstm_cell"]
+h1, c1 = load(nn.LSTMCell(3, 4), c["params"])(T(c["x"]), (T(c["h"]), T(c["c"])))
+check("lstm_cell", h1, c["out"])
+check("lstm_cell c", c1, c["out_c"])
+c = R["gru_cell"]
+check("gru_cell", load(nn.GRUCell(3, 4), c["params"])(T(c["x"]), T(c["h"])), c["out"])
+
 unused = [n for n in R if not any(k == n or k.startswith(n + " ") for k in checked)]
 if unused:
     failures.append(f"reference cases never checked: {unused}")
