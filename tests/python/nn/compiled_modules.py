@@ -72,6 +72,58 @@ class Unrolled(nn.Module):
 
 check(Unrolled(), torch.randn(4, 3, 6))
 
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = x.view(-1, self.num_flat_features(x))
+        return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+    def num_flat_features(self, x):
+        num = 1
+        for s in x.size()[1:]:
+            num *= s
+        return num
+
+
+check(LeNet(), torch.randn(2, 1, 32, 32))
+
+
+class BasicBlock(nn.Module):
+    """ResNet's block, in training mode (batch statistics, running stats updated)."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out += self.downsample(x)
+        return self.relu(out)
+
+
+check(BasicBlock(3, 4, 2), torch.randn(2, 3, 8, 8))
+
+acts = nn.Sequential(nn.LeakyReLU(0.1, inplace=True), nn.ELU(0.5, inplace=True), nn.SiLU(inplace=True),
+                     nn.Mish(inplace=True), nn.ReLU6(inplace=True), nn.Hardtanh(-0.5, 0.5, inplace=True))
+check(lambda t: acts(t * 3), x)
+
 # Training-mode batch norm updates its running statistics inside the graph.
 bn_eager = nn.BatchNorm1d(4)
 bn_compiled = nn.BatchNorm1d(4)
