@@ -383,7 +383,9 @@ def one_hot(tensor, num_classes=-1):
         if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max().item()) + 1
-    if tensor.numel() > 0:
+    # The range checks read the data: eager only (under torch.compile PyTorch skips them too,
+    # and they would break the graph).
+    if tensor.numel() > 0 and not torch.compiler.is_compiling():
         if bool((tensor < 0).any()):
             raise RuntimeError("Class values must be non-negative.")
         if bool((tensor >= num_classes).any()):
