@@ -44,6 +44,9 @@ check(loss_fn, x, torch.tensor([0, 3, 1, 2, 2]))
 emb = nn.Embedding(10, 4, padding_idx=0)
 check(lambda idx: emb(idx).sum(-1), torch.tensor([[0, 3, 9], [1, 1, 2]]))
 
+emb_renorm = nn.Embedding(10, 4, max_norm=1.0)
+check(lambda idx: emb_renorm(idx) * 2, torch.tensor([[0, 3, 9], [1, 1, 2]]))
+
 layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True).eval()
 src = torch.randn(2, 5, 8)
 check(lambda t: layer(t), src)

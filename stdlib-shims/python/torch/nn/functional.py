@@ -366,13 +366,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescales in place the rows of ``weight`` that ``input`` picks and whose ``norm_type``
+    norm exceeds ``max_norm`` (PyTorch's ``embedding_renorm_``), without reading data on the
+    host, so that it stays in one graph under torch.compile."""
     with torch.no_grad():
-        for i in sorted(set(input.reshape(-1).tolist())):
-            row = weight[i]
-            norm = float(row.abs().pow(norm_type).sum().pow(1.0 / norm_type))
-            if norm > max_norm:
-                weight[i] = row * (max_norm / (norm + 1e-7))
-
+        n = weight.shape[0]
+        picked = (input.reshape(-1, 1) == torch.arange(n)).any(0).unsqueeze(1)
+        norms = weight.abs().pow(norm_type).sum(1, keepdim=True).pow(1.0 / norm_type)
+        scale = max_norm / (norms + 1e-7)
+        weight.copy_(torch.where(picked & (norms > max_norm), weight * scale, weight))
 
 
 def one_hot(tensor, num_classes=-1):
