@@ -126,6 +126,10 @@ check(BasicBlock(3, 4, 2), torch.randn(2, 3, 8, 8))
 check(lambda t: F.one_hot(t, 5) * 2, torch.tensor([1, 4, 0]))
 check(lambda t: F.normalize(F.pad(t, (1, 1), mode="reflect"), dim=-1), torch.randn(1, 2, 5))
 
+# Training-mode dropout draws the same mask compiled as eager (same seed).
+dropper = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.ReLU(), nn.Dropout(0.5, inplace=True))
+check(lambda t: dropper(t), x)
+
 acts = nn.Sequential(nn.LeakyReLU(0.1, inplace=True), nn.ELU(0.5, inplace=True), nn.SiLU(inplace=True),
                      nn.Mish(inplace=True), nn.ReLU6(inplace=True), nn.Hardtanh(-0.5, 0.5, inplace=True))
 check(lambda t: acts(t * 3), x)

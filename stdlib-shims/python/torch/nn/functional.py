@@ -310,7 +310,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    return _dropout(input, p, training, inplace=inplace)
+    if inplace:
+        return input.copy_(_dropout(input, p, training))
+    return _dropout(input, p, training)
 
 
 
