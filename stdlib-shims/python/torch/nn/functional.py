@@ -190,10 +190,22 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return out
 
 
+def _machine_eps(dtype):
+    """``torch.finfo(dtype).eps`` as constants (Dynamo folds the comparisons; it does not trace
+    ``finfo``)."""
+    if dtype == torch.float64:
+        return 2.220446049250313e-16
+    if dtype == torch.float16:
+        return 0.0009765625
+    if dtype == torch.bfloat16:
+        return 0.0078125
+    return 1.1920928955078125e-07
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     dims = list(range(-len(normalized_shape), 0))
     if eps is None:
-        eps = torch.finfo(input.dtype).eps
+        eps = _machine_eps(input.dtype)
     out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
     if weight is not None:
         out = out * weight
