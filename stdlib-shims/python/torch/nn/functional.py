@@ -20,54 +20,6 @@ from torch.nn import _reduction as _Reduction
 
 globals().update(_native)
 
-# === Activations with `inplace=` ===
-# Python adapters over the registry ops (the native bindings accept `inplace=` too, but Dynamo
-# traces these plain functions: `inplace=True` becomes an explicit `copy_` into the input).
-
-_relu = _native["relu"]
-_relu6 = _native["relu6"]
-_leaky_relu = _native["leaky_relu"]
-_elu = _native["elu"]
-_silu = _native["silu"]
-_mish = _native["mish"]
-
-
-def relu(input, inplace=False):
-    if inplace:
-        return torch.relu_(input)
-    return _relu(input)
-
-
-def relu6(input, inplace=False):
-    if inplace:
-        return input.copy_(_relu6(input))
-    return _relu6(input)
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    if inplace:
-        return input.copy_(_leaky_relu(input, negative_slope))
-    return _leaky_relu(input, negative_slope)
-
-
-def elu(input, alpha=1.0, inplace=False):
-    if inplace:
-        return input.copy_(_elu(input, alpha))
-    return _elu(input, alpha)
-
-
-def silu(input, inplace=False):
-    if inplace:
-        return input.copy_(_silu(input))
-    return _silu(input)
-
-
-def mish(input, inplace=False):
-    if inplace:
-        return input.copy_(_mish(input))
-    return _mish(input)
-
-
 # === Softmax ===
 
 _softmax = _native["softmax"]
