@@ -27,3 +27,5 @@ for layer in layers:
     print(layer)
 print(nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.Conv2d(20, 64, 5), nn.ReLU()))
 print(nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)]))
+print(nn.Transformer(8, 2, 1, 2, 16))
+print(nn.Transformer.generate_square_subsequent_mask(3))

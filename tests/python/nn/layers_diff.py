@@ -228,6 +228,36 @@ load_tensors(enc, state).eval()
 mask = torch.where(torch.arange(5).reshape(1, 5) > torch.arange(5).reshape(5, 1), float("-inf"), 0.0)
 check("encoder_stack_causal", enc(T(c["x"]), mask=mask), c["out"], rtol=1e-4, atol=1e-4)
 
+
+
+def decoder_state(p, cross, prefix=""):
+    P = {k: T(v) for k, v in p.items()}
+    s = encoder_state(p, prefix)
+    s.update(mha_state(cross, prefix + "multihead_attn."))
+    s.update({prefix + "norm3.weight": P["n3w"], prefix + "norm3.bias": P["n3b"]})
+    return s
+
+
+for name in ("decoder_post_relu", "decoder_pre_gelu"):
+    c = R[name]
+    m = nn.TransformerDecoderLayer(8, c["heads"], c["ff"], activation=c["activation"], norm_first=c["norm_first"])
+    load_tensors(m, decoder_state(c["params"], c["cross"])).eval()
+    causal = nn.Transformer.generate_square_subsequent_mask(4)
+    out = m(T(c["tgt"]), T(c["memory"]), tgt_mask=causal, memory_key_padding_mask=T(c["mem_kpm"]))
+    check(name, out, c["out"], rtol=1e-4, atol=1e-4)
+    stack = load_tensors(nn.TransformerDecoder(m, 1), decoder_state(c["params"], c["cross"], "layers.0.")).eval()
+    out = stack(T(c["tgt"]), T(c["memory"]), tgt_mask=causal, memory_key_padding_mask=T(c["mem_kpm"]))
+    check(name + " (TransformerDecoder)", out, c["out"], rtol=1e-4, atol=1e-4)
+c = R["transformer_full"]
+tr = nn.Transformer(8, c["heads"], 1, 1, c["ff"])
+state = {"encoder." + k: v for k, v in encoder_state(c["enc"], "layers.0.").items()}
+state.update({"decoder." + k: v for k, v in decoder_state(c["dec"], c["cross"], "layers.0.").items()})
+N = {k: T(v) for k, v in c["norms"].items()}
+state.update({"encoder.norm.weight": N["ew"], "encoder.norm.bias": N["eb"], "decoder.norm.weight": N["dw"],
+              "decoder.norm.bias": N["db"]})
+load_tensors(tr, state).eval()
+check("transformer_full", tr(T(c["src"]), T(c["tgt"])), c["out"], rtol=1e-4, atol=1e-4)
+
 # === Losses ===
 c = R["ce_mean"]
 check("ce_mean", F.cross_entropy(T(c["x"]), T(c["target"])), c["out"])

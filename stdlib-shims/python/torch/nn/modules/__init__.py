@@ -24,7 +24,9 @@ from torch.nn.modules.pooling import (  # noqa: F401
 )
 from torch.nn.modules.rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
 from torch.nn.modules.sparse import Embedding  # noqa: F401
-from torch.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
+from torch.nn.modules.transformer import (  # noqa: F401
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+)
 
 # `from torch.nn.modules import *` (in `torch/nn/__init__.py`) exports the layers only: without
 # this list it would also bind the submodules, `utils` among them, over `torch.nn.utils`.
