@@ -125,11 +125,14 @@ def _single(v):
 
 # === Normalization ===
 
+_batch_norm = _native["batch_norm"]
+
+
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     """Normalizes each (sample, channel) plane over its spatial dims."""
     if not use_input_stats:
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+        return _batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     dims = list(range(2, input.dim()))
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, unbiased=False, keepdim=True)
