@@ -1,0 +1,37 @@
+# Every layer family under torch.compile, called from a user function: compiled equals eager, one graph
+# each (as PyTorch). The modules are built outside the compiled functions.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from _harness import check, done
+torch.manual_seed(0)
+logits = torch.randn(4, 5); tgt = torch.tensor([0, 4, 2, -100])
+ce = nn.CrossEntropyLoss(weight=torch.rand(5), label_smoothing=0.05)
+check(lambda a, b: ce(a, b), logits, tgt)
+nll, mse, l1, sl1, hub, bce = nn.NLLLoss(reduction="sum"), nn.MSELoss(), nn.L1Loss(), nn.SmoothL1Loss(), nn.HuberLoss(), nn.BCEWithLogitsLoss()
+check(lambda a, b: nll(F.log_softmax(a, 1), b), logits, tgt)
+check(lambda a: mse(a, torch.zeros(4, 5)) + l1(a, torch.ones(4, 5)), logits)
+check(lambda a: sl1(a, a * 0.5) + hub(a, a.flip(0)) + bce(a, torch.sigmoid(a)), logits)
+c1 = nn.Conv1d(3, 4, 3, padding="same", padding_mode="reflect")
+check(lambda t: c1(t), torch.randn(2, 3, 7))
+c2 = nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3, dilation=1)
+ap = nn.AvgPool2d(2, ceil_mode=True)
+check(lambda t: ap(c2(t)), torch.randn(2, 3, 9, 9))
+mp1, ap1 = nn.MaxPool1d(2), nn.AvgPool1d(2)
+check(lambda t: mp1(t) + ap1(t), torch.randn(2, 3, 8))
+aap = nn.AdaptiveAvgPool2d((None, 3))
+check(lambda t: aap(t), torch.randn(2, 3, 6, 6))
+fl, ufl = nn.Flatten(), nn.Unflatten(1, (2, 3))
+check(lambda t: fl(ufl(t)), torch.randn(4, 6))
+sm, lsm, smin = nn.Softmax(dim=1), nn.LogSoftmax(dim=1), nn.Softmin(1)
+check(lambda t: sm(t) + lsm(t) + smin(t), logits)
+pr, glu, hs = nn.PReLU(5), nn.GLU(), nn.Hardswish()
+check(lambda t: pr(t) + glu(torch.cat([t, t], 1)) + hs(t), logits)
+rms, ln = nn.RMSNorm(5), nn.LayerNorm(5, bias=False)
+check(lambda t: rms(t) + ln(t), logits)
+bil = nn.Bilinear(5, 5, 2)
+check(lambda t: bil(t, t), logits)
+check(lambda t: F.instance_norm(t), torch.randn(2, 3, 4, 4))
+d2 = nn.Dropout2d(0.5)
+check(lambda t: d2(t), torch.randn(2, 3, 4, 4))
+done()
