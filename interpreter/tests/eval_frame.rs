@@ -121,6 +121,9 @@ def key(v):
 def gen(n):
     for i in range(n):
         yield i
+
+async def co(n):
+    return n * 2
 "#;
 
 #[test]
@@ -194,6 +197,14 @@ fn calls_from_builtins_and_generator_expressions() {
 fn generators_pass_through_untouched() {
     let (seen, result) = seen(SETUP, "result = list(gen(3))");
     assert_eq!(result, "[0, 1, 2]");
+    assert!(seen.is_empty(), "{seen:?}");
+}
+
+#[test]
+fn coroutines_pass_through_untouched() {
+    let body = "c = co(21)\ntry:\n    c.send(None)\nexcept StopIteration as e:\n    result = e.value";
+    let (seen, result) = seen(SETUP, body);
+    assert_eq!(result, "42");
     assert!(seen.is_empty(), "{seen:?}");
 }
 
