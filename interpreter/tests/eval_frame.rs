@@ -202,7 +202,8 @@ fn generators_pass_through_untouched() {
 
 #[test]
 fn coroutines_pass_through_untouched() {
-    let body = "c = co(21)\ntry:\n    c.send(None)\nexcept StopIteration as e:\n    result = e.value";
+    let body =
+        "c = co(21)\ntry:\n    c.send(None)\nexcept StopIteration as e:\n    result = e.value";
     let (seen, result) = seen(SETUP, body);
     assert_eq!(result, "42");
     assert!(seen.is_empty(), "{seen:?}");

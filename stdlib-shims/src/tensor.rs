@@ -73,6 +73,15 @@ impl PyTensor {
         self.inner.read().meta()
     }
 
+    /// Whether dtype, shape and strides equal `m` (without building a [`TensorMeta`]: guards
+    /// call this on every compiled call).
+    pub fn matches_meta(&self, m: &TensorMeta) -> bool {
+        let t = self.inner.read();
+        t.dtype() == m.dtype
+            && t.shape() == m.shape.as_slice()
+            && t.strides() == m.strides.as_slice()
+    }
+
     /// The `requires_grad` flag.
     pub fn requires_grad(&self) -> bool {
         self.requires_grad.load(Ordering::Relaxed)

@@ -16,6 +16,13 @@ pub fn tensor_meta(obj: &PyObject) -> Option<(TensorMeta, bool)> {
     Some((t.meta(), t.requires_grad()))
 }
 
+/// Whether `obj` is a tensor with exactly `meta` and `requires_grad`: the allocation-free pass
+/// path of TENSOR_MATCH (`None` when `obj` is not a tensor).
+pub fn tensor_matches(obj: &PyObject, meta: &TensorMeta, requires_grad: bool) -> Option<bool> {
+    let t = obj.downcast_ref::<rynamo_shims::tensor::PyTensor>()?;
+    Some(t.requires_grad() == requires_grad && t.matches_meta(meta))
+}
+
 /// The tensor a tensor object holds (an alias, no copy).
 pub fn as_tensor(obj: &PyObject) -> Option<Tensor> {
     rynamo_shims::tensor::as_tensor(obj)

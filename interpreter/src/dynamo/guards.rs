@@ -187,8 +187,14 @@ impl Check {
     }
 
     /// `Ok` when `value` passes; otherwise the failure in PyTorch's recompile-reason wording.
-    fn check(&self, value: &PyObject, src: &str, vm: &VirtualMachine) -> Result<(), String> {
-        let fail = || Err(self.code(src));
+    /// `src` is only formatted on failure: the passing path allocates nothing.
+    fn check(
+        &self,
+        value: &PyObject,
+        src: &dyn std::fmt::Display,
+        vm: &VirtualMachine,
+    ) -> Result<(), String> {
+        let fail = || Err(self.code(&src.to_string()));
         match self {
             Check::TypeMatch { ty } => {
                 if value.class().as_object().is(ty) {
@@ -215,6 +221,9 @@ impl Check {
                 meta,
                 requires_grad,
             } => {
+                if bridge::tensor_matches(value, meta, *requires_grad) == Some(true) {
+                    return Ok(());
+                }
                 let Some((actual, rg)) = bridge::tensor_meta(value) else {
                     return Err(format!(
                         "expected type of '{src}' to be a tensor type, ' but found {}",
@@ -247,7 +256,7 @@ impl Check {
 
 /// TENSOR_MATCH, with Dynamo's failure messages.
 fn check_tensor(
-    src: &str,
+    src: &dyn std::fmt::Display,
     want: &TensorMeta,
     want_rg: bool,
     got: &TensorMeta,
@@ -495,7 +504,9 @@ impl GuardTree {
         if GlobalState::current() != self.global {
             return Err("GLOBAL_STATE changed: grad_mode ".to_owned());
         }
-        let mut values: Vec<Option<PyObjectRef>> = Vec::with_capacity(self.nodes.len());
+        // On the stack for ordinary frames: this runs on every compiled call.
+        let mut values: smallvec::SmallVec<[Option<PyObjectRef>; 16]> =
+            smallvec::SmallVec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let parent = node.parent.and_then(|p| values[p].clone());
             let value = match (&node.access, parent) {
@@ -507,11 +518,11 @@ impl GuardTree {
                 (Access::Const(c), _) => Some(c.clone()),
                 (_, None) => None,
             };
-            let src = node.source.to_string();
+            let src = &node.source;
             match &value {
                 Some(v) => {
                     for c in &node.checks {
-                        c.check(v, &src, vm)?;
+                        c.check(v, src, vm)?;
                     }
                 }
                 None if !node.checks.is_empty() => {
