@@ -69,3 +69,13 @@ print(utils.clip_grad_norm_(lin.parameters(), 1.0), lin.weight.grad[0], lin.bias
 utils.clip_grad_value_(lin.parameters(), 0.1)
 print(lin.weight.grad[0], lin.bias.grad)
 print(F.instance_norm(img, torch.zeros(2), torch.ones(2), use_input_stats=False)[0, 1, 0])
+
+print("== interpolate")
+small = torch.tensor([[[[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]]]])
+print(F.interpolate(small, scale_factor=2))
+print(F.interpolate(small, size=(3, 5)))
+print(F.interpolate(small, size=(3, 4), mode="bilinear"))
+print(F.interpolate(small, scale_factor=(1.5, 2.5), mode="bilinear", align_corners=True))
+print(F.interpolate(small, scale_factor=1.7, mode="bilinear", recompute_scale_factor=True))
+print(F.interpolate(small[0], size=7, mode="linear"), F.interpolate(small[0], scale_factor=0.5))
+print(nn.Upsample(scale_factor=2, mode="bilinear")(small).shape, nn.Upsample(size=(4, 4)), nn.Upsample(scale_factor=(2, 3)))

@@ -16,6 +16,7 @@ import warnings as _warnings
 import torch
 from torch._C import _nn as _native
 from torch.nn import _attention
+from torch.nn import _interpolate
 from torch.nn import _reduction as _Reduction
 
 globals().update(_native)
@@ -472,6 +473,14 @@ _none_or_dtype = _attention._none_or_dtype
 
 
 # === Vision ===
+
+interpolate = _interpolate.interpolate
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
 
 
 def pixel_shuffle(input, upscale_factor):

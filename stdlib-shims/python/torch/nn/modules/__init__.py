@@ -20,7 +20,7 @@ from torch.nn.modules.loss import (  # noqa: F401
 )
 from torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from torch.nn.modules.pooling import (  # noqa: F401
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d, Upsample,
 )
 from torch.nn.modules.rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
 from torch.nn.modules.sparse import Embedding  # noqa: F401
