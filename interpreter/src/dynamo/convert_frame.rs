@@ -627,10 +627,13 @@ pub fn bind_frame(
 
 /// Frames of the frozen standard library and of the `torch` package itself are never compiled
 /// as frames of their own (Dynamo's skipfiles); calls into them from user code are still inlined
-/// where Dynamo can trace them. Frozen modules are named by module, not by a `.py` path.
+/// where Dynamo can trace them. `torch.nn` is the exception, as in Dynamo's inline list: a
+/// compiled built-in layer (`torch.compile(nn.Sequential(...))`) traces its `forward`. Frozen
+/// modules are named by module, not by a `.py` path.
 fn is_skipped_file(code: &PyCode) -> bool {
     let path = code.code.source_path.as_str();
-    !(path.ends_with(".py") || path.starts_with('<'))
+    let traced_torch = path == "torch.nn" || path.starts_with("torch.nn.");
+    !(path.ends_with(".py") || path.starts_with('<') || traced_torch)
 }
 
 fn first_line(code: &PyCode) -> u32 {
