@@ -78,6 +78,13 @@ impl Tracer<'_> {
                 .unwrap_or_else(|| "<callable>".into());
             return self.call_nonstrict(&target, &name, args, kwargs);
         }
+        if let Kind::Builtin(o, name) = &callee.kind
+            && &**name == "tensor"
+            && bridge::torch_attr("tensor", self.vm).is_some_and(|t| t.is(o))
+            && let Some(r) = self.call_tensor_literal(&o.clone(), &args, &kwargs)
+        {
+            return r;
+        }
         match callee.kind.clone() {
             Kind::TorchOp {
                 overloads,

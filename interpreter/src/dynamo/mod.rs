@@ -39,6 +39,7 @@ pub mod side_effects;
 pub mod source;
 pub mod stats;
 pub mod symbolic_convert;
+pub mod tensor_literal;
 pub mod tensor_ops;
 pub mod trace_structured;
 pub mod variables;

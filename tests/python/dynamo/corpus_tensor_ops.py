@@ -226,6 +226,24 @@ def randomness(x):
 
 
 x, y = torch.randn(4, 5), torch.randn(4, 5)
+
+
+def tensor_literal(x):
+    return x * torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def tensor_literal_kwargs(x):
+    return x + torch.tensor([[1, 2, 3, 4, 5]], dtype=torch.float64).sum()
+
+
+def tensor_literal_from_args(x, k):
+    return x[:2] * torch.tensor([k, 2 * k])
+
+
+def tensor_literal_returned(x):
+    # A fresh tensor per call, as in eager (the harness compares two calls).
+    return torch.tensor(3.5), x + 1
+
 check(pointwise_unary, x)
 check(pointwise_unary_domain, x)
 check(pointwise_torch_fns, x, y)
@@ -251,9 +269,7 @@ check(setitem_with_tensor_value, x, torch.randn(5))
 check(matmul_family, torch.randn(3, 4), torch.randn(4, 2), torch.randn(2, 3, 4))
 check(matmul_broadcast, torch.randn(2, 3, 4), torch.randn(4, 5))
 check(creation_ops, x, breaks=0)
-# UNSUPPORTED: torch.tensor(<constant data>) is a graph break (the registry has no op that
-# embeds constant data); PyTorch puts it in the graph. The count is 1 either way.
-check(tensor_from_constant_list, x, breaks=1)
+check(tensor_from_constant_list, x)
 check(creation_with_dtype, x)
 check(creation_from_shape, x)
 check(new_methods, x)
@@ -272,4 +288,8 @@ check(expand_as_view_as, x, torch.randn(5), breaks=0)
 check(shape_arithmetic, x)
 check(return_view_of_mutated_input, x)
 check(randomness, x)
+check(tensor_literal, torch.randn(5))
+check(tensor_literal_kwargs, torch.randn(5))
+check(tensor_literal_from_args, torch.randn(5), 3)
+check(tensor_literal_returned, torch.randn(5))
 done()

@@ -1,0 +1,75 @@
+//! `torch.tensor(data, ...)` with constant data inside a compiled region (Dynamo traces it as a
+//! graph call with constant arguments): one `host_call` node that runs the real `torch.tensor`
+//! on the constants each time the graph runs, so every call gets a fresh tensor, as in eager.
+
+use rustpython_vm::PyObjectRef;
+use rustpython_vm::function::{FuncArgs, KwArgs};
+
+use super::exc::GraphBreak;
+use super::symbolic_convert::Tracer;
+use super::variables::{Kind, Vt};
+
+/// The Python value of a tracker built only from constants (numbers, bools, nested lists and
+/// tuples of them), or `None`.
+fn constant_value(vt: &Vt, vm: &rustpython_vm::VirtualMachine) -> Option<PyObjectRef> {
+    match &vt.kind {
+        Kind::Const(c) => Some(c.clone()),
+        Kind::Tuple(items) => {
+            let items = items
+                .iter()
+                .map(|i| constant_value(i, vm))
+                .collect::<Option<Vec<_>>>()?;
+            Some(vm.ctx.new_tuple(items).into())
+        }
+        Kind::List(l) => {
+            let items = l
+                .borrow()
+                .items
+                .iter()
+                .map(|i| constant_value(i, vm))
+                .collect::<Option<Vec<_>>>()?;
+            Some(vm.ctx.new_list(items).into())
+        }
+        _ => None,
+    }
+}
+
+impl Tracer<'_> {
+    /// `torch.tensor(...)` when every argument is a constant; `None` to fall through (data from
+    /// tensors or other trackers is not a literal).
+    pub(crate) fn call_tensor_literal(
+        &mut self,
+        tensor_fn: &PyObjectRef,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Option<Result<Vt, GraphBreak>> {
+        let vm = self.vm;
+        let pos = args
+            .iter()
+            .map(|a| constant_value(a, vm))
+            .collect::<Option<Vec<_>>>()?;
+        let kw = kwargs
+            .iter()
+            .map(|(k, v)| constant_value(v, vm).map(|v| (k.clone(), v)))
+            .collect::<Option<Vec<_>>>()?;
+        // Keyword arguments are bound into a `functools.partial`, the callee the node calls.
+        let func = if kw.is_empty() {
+            tensor_fn.clone()
+        } else {
+            let partial = super::bridge::import_module("functools", vm)
+                .and_then(|m| m.get_attr("partial", vm))
+                .ok()?;
+            partial
+                .call(
+                    FuncArgs {
+                        args: vec![tensor_fn.clone()],
+                        kwargs: kw.into_iter().collect::<KwArgs>(),
+                    },
+                    vm,
+                )
+                .ok()?
+        };
+        let args = pos.into_iter().map(Vt::constant).collect();
+        Some(self.call_allowed_in_graph(&func, "tensor", args, Vec::new()))
+    }
+}
