@@ -594,13 +594,38 @@ impl Tracer<'_> {
         args: Vec<Vt>,
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
+        let mut kwargs = kwargs;
+        // `F.relu(x, inplace=True)` and friends: the op, then its result copied into the input
+        // (what the eager surface does); `inplace=False` is the plain op.
+        let mut inplace = false;
+        if surface == Surface::NnFunctional
+            && let Some(i) = kwargs.iter().position(|(k, _)| k == "inplace")
+        {
+            let (_, flag) = kwargs.remove(i);
+            inplace = flag
+                .as_const()
+                .and_then(|c| c.clone().try_to_bool(self.vm).ok())
+                .ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedOperation,
+                        "inplace= must be a constant bool",
+                    )
+                })?;
+        }
         let target = match surface {
             Surface::Method => {
                 FxTarget::Method(overloads.first().map_or("?", |o| o.py_name()).into())
             }
             _ => FxTarget::Function(obj),
         };
-        self.call_op_overloads(overloads, args, kwargs, target)
+        let input = args.first().cloned();
+        let out = self.call_op_overloads(overloads, args, kwargs, target)?;
+        match input {
+            Some(x) if inplace && x.as_tensor().is_some() => {
+                self.call_method(x, "copy_", vec![out], Vec::new())
+            }
+            _ => Ok(out),
+        }
     }
 }
 

@@ -244,6 +244,14 @@ def tensor_literal_returned(x):
     # A fresh tensor per call, as in eager (the harness compares two calls).
     return torch.tensor(3.5), x + 1
 
+
+
+def functional_inplace(x):
+    y = x * 2
+    torch.nn.functional.relu(y, inplace=True)
+    z = torch.nn.functional.silu(x, inplace=False)
+    return y + z, torch.nn.functional.leaky_relu(x.clone(), 0.1, inplace=True)
+
 check(pointwise_unary, x)
 check(pointwise_unary_domain, x)
 check(pointwise_torch_fns, x, y)
@@ -292,4 +300,5 @@ check(tensor_literal, torch.randn(5))
 check(tensor_literal_kwargs, torch.randn(5))
 check(tensor_literal_from_args, torch.randn(5), 3)
 check(tensor_literal_returned, torch.randn(5))
+check(functional_inplace, torch.randn(6))
 done()
