@@ -176,6 +176,22 @@ impl Tracer<'_> {
         kwargs: &[(String, Vt)],
     ) -> Option<Result<Vt, GraphBreak>> {
         let vm = self.vm;
+        // `torch.finfo(dtype)` / `torch.iinfo(dtype)` of a constant dtype: immutable facts about
+        // the dtype, made for real while tracing (their attributes are constants).
+        if ["finfo", "iinfo"]
+            .iter()
+            .any(|n| super::bridge::torch_attr(n, vm).is_some_and(|c| c.is(cls)))
+            && kwargs.is_empty()
+        {
+            let consts = args
+                .iter()
+                .map(|a| a.as_const().cloned())
+                .collect::<Option<Vec<_>>>()?;
+            return cls
+                .call(consts, vm)
+                .ok()
+                .map(|info| Ok(super::variables::builder::wrap_unguarded(info, vm)));
+        }
         let module = module_of(cls, vm)?;
         let name = cls
             .get_attr("__name__", vm)

@@ -252,6 +252,12 @@ def functional_inplace(x):
     z = torch.nn.functional.silu(x, inplace=False)
     return y + z, torch.nn.functional.leaky_relu(x.clone(), 0.1, inplace=True)
 
+
+
+def finfo_iinfo(x):
+    eps = torch.finfo(x.dtype).eps
+    return (x + eps) * (torch.iinfo(torch.int32).max > 0), torch.finfo(torch.float16).max
+
 check(pointwise_unary, x)
 check(pointwise_unary_domain, x)
 check(pointwise_torch_fns, x, y)
@@ -301,4 +307,5 @@ check(tensor_literal_kwargs, torch.randn(5))
 check(tensor_literal_from_args, torch.randn(5), 3)
 check(tensor_literal_returned, torch.randn(5))
 check(functional_inplace, torch.randn(6))
+check(finfo_iinfo, torch.randn(4))
 done()
