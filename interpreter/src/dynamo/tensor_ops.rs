@@ -387,6 +387,22 @@ impl Tracer<'_> {
                     FxTarget::Method("to".into()),
                 );
             }
+            "new_tensor" => {
+                // `x.new_tensor(data)`: `torch.tensor(data)` with the receiver's dtype.
+                if let (Some(t), Some(tensor_fn)) = (
+                    recv.as_tensor(),
+                    super::bridge::torch_attr("tensor", self.vm),
+                ) {
+                    let mut kwargs = kwargs.clone();
+                    if !kwargs.iter().any(|(k, _)| k == "dtype") {
+                        let d = super::bridge::dtype_object(t.meta.dtype, self.vm);
+                        kwargs.push(("dtype".into(), Vt::constant(d)));
+                    }
+                    if let Some(r) = self.call_tensor_literal(&tensor_fn, &args, &kwargs) {
+                        return r;
+                    }
+                }
+            }
             _ => {}
         }
         let overloads: Vec<Op> = Op::overloads(name)

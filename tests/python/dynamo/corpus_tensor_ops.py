@@ -258,6 +258,11 @@ def finfo_iinfo(x):
     eps = torch.finfo(x.dtype).eps
     return (x + eps) * (torch.iinfo(torch.int32).max > 0), torch.finfo(torch.float16).max
 
+
+
+def new_tensor_literal(x):
+    return x.double().new_tensor([1, 2, 3, 4]) + x.new_tensor([0.5]).sum()
+
 check(pointwise_unary, x)
 check(pointwise_unary_domain, x)
 check(pointwise_torch_fns, x, y)
@@ -308,4 +313,5 @@ check(tensor_literal_from_args, torch.randn(5), 3)
 check(tensor_literal_returned, torch.randn(5))
 check(functional_inplace, torch.randn(6))
 check(finfo_iinfo, torch.randn(4))
+check(new_tensor_literal, torch.randn(4))
 done()
