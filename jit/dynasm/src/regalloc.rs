@@ -5,7 +5,9 @@
 //! does not get a register lives in a stack slot for its whole life (no splitting): the emitter
 //! reloads it into a scratch register at each use.
 
-use crate::loop_ir::V;
+use std::collections::HashMap;
+
+use crate::loop_ir::{ColStride, Inst, Kernel, Phase, V};
 
 /// Where a value lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,5 +117,95 @@ mod tests {
         let a = allocate(3, &[0, 1, 2], 1, &uses, &[0, 1, 2]);
         assert_ne!(a.locs[0], a.locs[1]);
         assert_ne!(a.locs[0], a.locs[2]);
+    }
+}
+
+/// Per-phase decisions, the same for every target: emission order (hoisted values first),
+/// register allocation from the target's pool, reduction accumulator pairs, and the base
+/// registers of the first accesses.
+#[derive(Clone, Debug)]
+pub struct PhasePlan {
+    /// Whether the phase runs in vector mode.
+    pub vector: bool,
+    /// Emission order: the first `hoisted` values run once before the loop.
+    pub order: Vec<V>,
+    /// How many of `order` are hoisted.
+    pub hoisted: usize,
+    /// Locations.
+    pub alloc: Alloc,
+    /// Two accumulator registers per reduction.
+    pub accs: Vec<(u8, u8)>,
+    /// Access -> base register (accesses past the register budget have none).
+    pub bases: HashMap<u32, u8>,
+}
+
+/// Values computable once before the loop: constants, row values, broadcast loads, and what
+/// depends only on those.
+fn hoistable(k: &Kernel, p: &Phase) -> Vec<bool> {
+    let mut h = vec![false; p.body.len()];
+    for (i, n) in p.body.iter().enumerate() {
+        h[i] = match n.inst {
+            Inst::Const(_) | Inst::RowVal(_) => true,
+            Inst::Load(a) => k.accesses[a as usize].col == ColStride::Broadcast,
+            inst => inst.operands().iter().all(|&o| h[o as usize]),
+        };
+    }
+    h
+}
+
+/// Plans phase `p` of `k` for a target with register `pool` (the last `2 * reductions` go to
+/// accumulators) and `access_regs` for access base pointers.
+pub fn plan_phase(
+    k: &Kernel,
+    p: &Phase,
+    vector: bool,
+    pool: &[u8],
+    access_regs: &[u8],
+) -> PhasePlan {
+    let h = hoistable(k, p);
+    let mut order: Vec<V> = (0..p.body.len() as V).filter(|&v| h[v as usize]).collect();
+    let hoisted = order.len();
+    order.extend((0..p.body.len() as V).filter(|&v| !h[v as usize]));
+    let mut pos = vec![0; p.body.len()];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut uses = vec![Vec::new(); p.body.len()];
+    for &v in &order {
+        for o in p.body[v as usize].inst.operands() {
+            uses[o as usize].push(pos[v as usize]);
+        }
+    }
+    for r in &p.reduces {
+        uses[r.value as usize].push(order.len());
+    }
+    for &(_, v) in &p.stores {
+        uses[v as usize].push(order.len());
+    }
+    let n_acc = 2 * p.reduces.len();
+    let (body_pool, acc_pool) = pool.split_at(pool.len() - n_acc);
+    let alloc = allocate(p.body.len(), &order, hoisted, &uses, body_pool);
+    let accs = acc_pool.chunks(2).map(|c| (c[0], c[1])).collect();
+    let mut bases = HashMap::new();
+    let used = p
+        .body
+        .iter()
+        .filter_map(|n| match n.inst {
+            Inst::Load(a) => Some(a),
+            _ => None,
+        })
+        .chain(p.stores.iter().map(|s| s.0));
+    for a in used {
+        if !bases.contains_key(&a) && bases.len() < access_regs.len() {
+            bases.insert(a, access_regs[bases.len()]);
+        }
+    }
+    PhasePlan {
+        vector,
+        order,
+        hoisted,
+        alloc,
+        accs,
+        bases,
     }
 }

@@ -22,7 +22,7 @@ use super::math;
 use crate::helpers;
 use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Node, Phase, Ty, UOp, V};
 use crate::poly::{K, off};
-use crate::regalloc::{self, Loc};
+use crate::regalloc::{self, Loc, PhasePlan};
 
 pub(super) const RAX: u8 = 0;
 pub(super) const RDX: u8 = 2;
@@ -77,16 +77,6 @@ impl Frame {
     }
 }
 
-/// Per-phase decisions.
-struct PhasePlan {
-    vector: bool,
-    order: Vec<V>,
-    hoisted: usize,
-    alloc: regalloc::Alloc,
-    accs: Vec<(u8, u8)>,
-    bases: HashMap<u32, u8>,
-}
-
 /// Emits one kernel.
 pub struct Emitter<'k> {
     /// The assembler.
@@ -135,69 +125,6 @@ fn vectorizable(k: &Kernel, p: &Phase, avx: bool) -> bool {
         })
 }
 
-fn hoistable(k: &Kernel, p: &Phase) -> Vec<bool> {
-    let mut h = vec![false; p.body.len()];
-    for (i, n) in p.body.iter().enumerate() {
-        h[i] = match n.inst {
-            Inst::Const(_) | Inst::RowVal(_) => true,
-            Inst::Load(a) => k.accesses[a as usize].col == ColStride::Broadcast,
-            inst => inst.operands().iter().all(|&o| h[o as usize]),
-        };
-    }
-    h
-}
-
-fn plan_phase(k: &Kernel, p: &Phase, avx: bool) -> PhasePlan {
-    let vector = vectorizable(k, p, avx);
-    let h = hoistable(k, p);
-    let mut order: Vec<V> = (0..p.body.len() as V).filter(|&v| h[v as usize]).collect();
-    let hoisted = order.len();
-    order.extend((0..p.body.len() as V).filter(|&v| !h[v as usize]));
-    let mut pos = vec![0; p.body.len()];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i;
-    }
-    let mut uses = vec![Vec::new(); p.body.len()];
-    for &v in &order {
-        for o in p.body[v as usize].inst.operands() {
-            uses[o as usize].push(pos[v as usize]);
-        }
-    }
-    for r in &p.reduces {
-        uses[r.value as usize].push(order.len());
-    }
-    for &(_, v) in &p.stores {
-        uses[v as usize].push(order.len());
-    }
-    let n_acc = 2 * p.reduces.len();
-    let (body_pool, acc_pool) = POOL.split_at(POOL.len() - n_acc);
-    let alloc = regalloc::allocate(p.body.len(), &order, hoisted, &uses, body_pool);
-    let accs = acc_pool.chunks(2).map(|c| (c[0], c[1])).collect();
-    let mut bases = HashMap::new();
-    let used = p
-        .body
-        .iter()
-        .filter_map(|n| match n.inst {
-            Inst::Load(a) => Some(a),
-            _ => None,
-        })
-        .chain(p.stores.iter().map(|s| s.0));
-    for a in used {
-        if !bases.contains_key(&a) && bases.len() < ACCESS_REGS.len() {
-            let r = ACCESS_REGS[bases.len()];
-            bases.insert(a, r);
-        }
-    }
-    PhasePlan {
-        vector,
-        order,
-        hoisted,
-        alloc,
-        accs,
-        bases,
-    }
-}
-
 /// Emits `k`; returns the assembler positioned after the code, and the entry offset.
 pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), String> {
     let avx = a.avx();
@@ -206,7 +133,11 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
             return Err("too many reductions in one phase".into());
         }
     }
-    let plans: Vec<PhasePlan> = k.phases.iter().map(|p| plan_phase(k, p, avx)).collect();
+    let plans: Vec<PhasePlan> = k
+        .phases
+        .iter()
+        .map(|p| regalloc::plan_phase(k, p, vectorizable(k, p, avx), &POOL, &ACCESS_REGS))
+        .collect();
     let spills = plans.iter().map(|p| p.alloc.slots).max().unwrap_or(0);
     let frame = Frame::new(k.slots.len(), spills);
     let entry = a.ops.offset();
