@@ -103,9 +103,12 @@ impl Tracer<'_> {
             Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
                 .construct_named_tuple(&c, args, kwargs)
                 .unwrap_or_else(|| Err(unsupported_call(&callee))),
-            Kind::Class(c) => self
-                .call_stdlib_class(&c, &args, &kwargs)
-                .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Class(c) => match self.call_stdlib_class(&c, &args, &kwargs) {
+                Some(r) => r,
+                None => self
+                    .construct_user_object(&c, args, kwargs)
+                    .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            },
             Kind::Partial(p) => self.call_partial(&p, args, kwargs),
             Kind::Object(o) => {
                 if let Some(r) = self.call_getter(&o, args.clone()) {

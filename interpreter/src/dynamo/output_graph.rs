@@ -78,6 +78,9 @@ pub struct OutputGraph {
     /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
     /// so a mutation through one read is seen by the next and replayed once.
     pub containers: HashMap<usize, (PyObjectRef, Vt)>,
+    /// Objects of user classes made during the trace: placeholder address -> (placeholder,
+    /// class). Their attributes live in the side-effect overlay (`variables/user_defined.rs`).
+    pub new_objects: HashMap<usize, (PyObjectRef, PyObjectRef)>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
 }
@@ -97,6 +100,7 @@ impl OutputGraph {
             global_overlay: HashMap::new(),
             inplace_updates: HashMap::new(),
             containers: HashMap::new(),
+            new_objects: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
         }
     }

@@ -48,6 +48,9 @@ pub enum Recon {
     BoundMethod(Box<[Recon; 2]>),
     /// `functools.partial(func, *args, **keywords)`.
     Partial(Box<Recon>, Vec<Recon>, Vec<(String, Recon)>),
+    /// A new instance of a user class (`cls.__new__(cls)`, then its attributes set in order):
+    /// an object made in the trace (always inside a [`Recon::Def`]).
+    NewObject(PyObjectRef, Vec<(PyObjectRef, Recon)>),
 }
 
 /// Collects the graph outputs a set of recipes needs.
@@ -157,6 +160,24 @@ pub fn recon_of(
             recon_of(&parts[1], out, outputs, vm)?,
             recon_of(&parts[2], out, outputs, vm)?,
         ]))),
+        Kind::Object(o)
+            if vt.source.is_none()
+                && out
+                    .new_objects
+                    .contains_key(&(o.as_object() as *const _ as usize)) =>
+        {
+            let addr = o.as_object() as *const _ as usize;
+            let cls = out.new_objects[&addr].1.clone();
+            shared(addr, outputs, |outputs| {
+                let attrs = out
+                    .side_effects
+                    .attrs_of(addr)
+                    .iter()
+                    .map(|(n, v)| Ok((vm.ctx.new_str(&**n).into(), recon_of(v, out, outputs, vm)?)))
+                    .collect::<Result<_, GraphBreak>>()?;
+                Ok(Recon::NewObject(cls, attrs))
+            })
+        }
         Kind::Function(o)
         | Kind::Module(o)
         | Kind::NNModule(o)
@@ -327,6 +348,24 @@ pub struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// Sets a rebuilt object's attributes, in the order the trace stored them.
+    fn set_attrs(
+        &mut self,
+        obj: &PyObjectRef,
+        attrs: &[(PyObjectRef, Recon)],
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        for (name, v) in attrs {
+            let v = self.build(v, vm)?;
+            let name = name
+                .clone()
+                .downcast::<rustpython_vm::builtins::PyStr>()
+                .map_err(|_| vm.new_type_error("attribute name must be a string"))?;
+            obj.set_attr(&name, v, vm)?;
+        }
+        Ok(())
+    }
+
     /// Builds a value.
     pub fn build(&mut self, r: &Recon, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         Ok(match r {
@@ -385,6 +424,7 @@ impl Builder<'_> {
                 let (obj, fill): (PyObjectRef, bool) = match &**inner {
                     Recon::List(_) => (vm.ctx.new_list(Vec::new()).into(), true),
                     Recon::Dict(_) => (vm.ctx.new_dict().into(), true),
+                    Recon::NewObject(cls, _) => (new_instance(cls, vm)?, true),
                     other => (self.build(other, vm)?, false),
                 };
                 if self.shared.len() <= *id {
@@ -408,9 +448,16 @@ impl Builder<'_> {
                                 obj.set_item(&**k, v, vm)?;
                             }
                         }
+                        Recon::NewObject(_, attrs) => self.set_attrs(&obj, attrs, vm)?,
                         _ => {}
                     }
                 }
+                obj
+            }
+            Recon::NewObject(cls, attrs) => {
+                // `recon_of` always wraps it in a `Def`; built the same way if not.
+                let obj = new_instance(cls, vm)?;
+                self.set_attrs(&obj, attrs, vm)?;
                 obj
             }
             Recon::Ref(id) => self
@@ -526,6 +573,7 @@ pub fn reads_frame(r: &Recon) -> bool {
         Recon::Slice(p) => p.iter().any(reads_frame),
         Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),
         Recon::BoundMethod(p) => p.iter().any(reads_frame),
+        Recon::NewObject(_, attrs) => attrs.iter().any(|(_, v)| reads_frame(v)),
         Recon::Partial(f, a, k) => {
             reads_frame(f) || a.iter().any(reads_frame) || k.iter().any(|(_, v)| reads_frame(v))
         }
@@ -536,4 +584,14 @@ pub fn reads_frame(r: &Recon) -> bool {
 /// Marks an object as used (keeps `AsObject` in scope for callers).
 pub fn touch(o: &PyObjectRef) -> &rustpython_vm::PyObject {
     o.as_object()
+}
+
+/// `cls.__new__(cls)`: an instance whose attributes the recipe sets next.
+fn new_instance(cls: &PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    vm.ctx
+        .types
+        .object_type
+        .as_object()
+        .get_attr("__new__", vm)?
+        .call((cls.clone(),), vm)
 }

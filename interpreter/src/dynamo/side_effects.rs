@@ -115,6 +115,29 @@ impl SideEffects {
             .map(|(_, v)| v.clone())
     }
 
+    /// The attributes stored on the object at `addr` during the trace, in first-store order,
+    /// with their final values (deleted ones left out).
+    pub fn attrs_of(&self, addr: usize) -> Vec<(Rc<str>, Vt)> {
+        let mut names: Vec<Rc<str>> = Vec::new();
+        for ((a, n), _) in &self.attr_overlay {
+            if *a == addr && !names.iter().any(|m| m == n) {
+                names.push(n.clone());
+            }
+        }
+        names
+            .into_iter()
+            .filter_map(|n| {
+                let last = self
+                    .attr_overlay
+                    .iter()
+                    .rev()
+                    .find(|((a, m), _)| *a == addr && *m == n)
+                    .and_then(|(_, v)| v.clone())?;
+                Some((n, last))
+            })
+            .collect()
+    }
+
     /// Records that the frame's set behind `vt` (a sourced set tracker) was mutated.
     pub fn record_set(&mut self, vt: &Vt) {
         use super::variables::Kind;

@@ -247,9 +247,8 @@ check(static_method_break, x, graphs=2, breaks=2)
 check(class_method_break, x, graphs=3, breaks=2)
 check(method_on_arg, x, Scaler(5), graphs=3, breaks=2)
 check(bound_method_local, x, graphs=3, breaks=2)
-# UNSUPPORTED: PyTorch traces `Scaler(2)` (a new user object, rebuilt at the break) and breaks
-# twice; Rynamo breaks at the constructor call too (3 breaks), with the same graphs and result.
-check(method_of_local_instance, x, graphs=3, breaks=3)
+# `Scaler(2)` is traced (a new user object, rebuilt at the break).
+check(method_of_local_instance, x, graphs=3, breaks=2)
 # A new shape recompiles the caller, the callee and both resume functions.
 check_calls(call_middle, [(x,), (torch.randn(3),)], graphs=8)
 done()

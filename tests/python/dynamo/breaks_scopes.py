@@ -255,12 +255,9 @@ check(loop_in_resume_then_break, x, graphs=2, breaks=2)
 check(try_block_break, x, graphs=0, breaks=1)
 check(try_finally_break, x, graphs=0, breaks=1)
 check(break_after_try, x, graphs=2, breaks=1)
-# UNSUPPORTED: PyTorch traces `Ctx()` and skips the frame at the break under the user context
-# manager (1 break); Rynamo first breaks at the `Ctx()` constructor, then skips the resume
-# function at the unsupported context manager (2 breaks). Both compile nothing.
-check(user_ctx_break, x, graphs=0, breaks=2)
-# UNSUPPORTED: as `user_ctx_break`, one extra break at the `Ctx()` constructor (PyTorch: 2).
-check(user_ctx_break_in_callee, x, graphs=2, breaks=3)
+# `Ctx()` is traced; the frame is skipped at the unsupported context manager.
+check(user_ctx_break, x, graphs=0, breaks=1)
+check(user_ctx_break_in_callee, x, graphs=2, breaks=2)
 
 # UNSUPPORTED: PyTorch turns cell variables into free variables of the resume function and
 # compiles both sides (2 graphs); Rynamo skips a frame with cell variables when it breaks.

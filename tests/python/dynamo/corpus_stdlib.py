@@ -229,10 +229,8 @@ check(math_on_shapes, x)
 check(dataclass_attrs, x)
 check(dataclass_arg, Config(hidden=2, scale=3.0), x)
 check(dataclass_fields_consts, x)
-# UNSUPPORTED: making a user-class instance (a dataclass here) inside the compiled region is a
-# graph break (new objects are not tracked); the rest compiles in the resume function, so the
-# graph count is PyTorch's, with one break PyTorch does not have.
-check(dataclass_construct, x, graphs=1, breaks=1)
+# A dataclass instance made inside the compiled region is traced (`__init__` inlined).
+check(dataclass_construct, x)
 check(namedtuple_attrs, x)
 check(namedtuple_arg, Point(x, y))
 check(namedtuple_unpack, Point(x, y))

@@ -385,6 +385,18 @@ impl Tracer<'_> {
         name: &str,
         value: Option<Vt>,
     ) -> Result<(), GraphBreak> {
+        if let (Kind::Object(o), None) = (&obj.kind, &obj.source)
+            && self
+                .out
+                .new_objects
+                .contains_key(&(o.as_object() as *const _ as usize))
+        {
+            // An object made in the trace: its attributes are rebuilt with it, not replayed.
+            self.out
+                .side_effects
+                .set_attr(o.as_object(), name, value.clone());
+            return Ok(());
+        }
         let target = match (&obj.kind, &obj.source) {
             (Kind::NNModule(o) | Kind::Object(o), Some(src)) => (o.clone(), src.clone()),
             _ => {

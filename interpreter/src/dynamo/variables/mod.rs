@@ -10,6 +10,7 @@
 pub mod builder;
 pub mod ctx_manager;
 pub mod named_tuple;
+pub mod user_defined;
 
 use std::cell::RefCell;
 use std::rc::Rc;

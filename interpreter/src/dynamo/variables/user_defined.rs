@@ -1,0 +1,111 @@
+//! Instances of user classes made inside the compiled region (Dynamo's
+//! `UserDefinedObjectVariable` for a new object): `Point(x, y)`, a dataclass output, a small
+//! helper object. The trace makes a placeholder with `object.__new__(cls)` and inlines
+//! `__init__` on it; attribute stores go to the side-effect overlay, never to the placeholder.
+//! When the object outlives the trace (returned, stored, live at a break) it is rebuilt for
+//! real on every run: `cls.__new__(cls)`, then its attributes set in order, so each call gets a
+//! fresh object as in eager.
+//!
+//! **Invariant:** a placeholder never reaches user code: every recipe for it is
+//! [`Recon::NewObject`](super::super::reconstruct::Recon::NewObject).
+
+use rustpython_vm::builtins::{PyFunction, PyType};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+
+use super::super::exc::{GraphBreak, GraphBreakKind};
+use super::super::symbolic_convert::Tracer;
+use super::builder::wrap_unguarded;
+use super::{Kind, Vt};
+
+/// Whether instances of `cls` can be made in the trace: a plain Python class (metaclass `type`,
+/// `object.__new__`, no attribute hooks), not an `nn.Module` or an exception.
+fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    let Some(ty) = cls.downcast_ref::<PyType>() else {
+        return false;
+    };
+    // A class statement's class (heap type) whose metaclass is `type`.
+    if !cls.class().is(vm.ctx.types.type_type)
+        || !ty
+            .slots
+            .flags
+            .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE)
+    {
+        return false;
+    }
+    let object_attr =
+        |name: &'static str| vm.ctx.types.object_type.as_object().get_attr(name, vm).ok();
+    let same_as_object = |name: &'static str| match (cls.get_attr(name, vm).ok(), object_attr(name))
+    {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    };
+    let hooks_free = same_as_object("__new__")
+        && same_as_object("__setattr__")
+        && same_as_object("__getattribute__")
+        && same_as_object("__delattr__")
+        && cls.get_attr("__getattr__", vm).is_err();
+    let excluded = cls
+        .real_is_subclass(vm.ctx.exceptions.base_exception_type.as_object(), vm)
+        .unwrap_or(true)
+        || super::super::bridge::torch_attr("nn", vm)
+            .and_then(|nn| nn.get_attr("Module", vm).ok())
+            .is_some_and(|m| cls.real_is_subclass(&m, vm).unwrap_or(true));
+    hooks_free && !excluded
+}
+
+impl Tracer<'_> {
+    /// `cls(*args, **kwargs)` for a plain user class: a tracked new object; `None` when the
+    /// class is not one Dynamo can construct (the caller reports the call as unsupported).
+    pub(crate) fn construct_user_object(
+        &mut self,
+        cls: &PyObjectRef,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Option<Result<Vt, GraphBreak>> {
+        let vm = self.vm;
+        if !is_plain_class(cls, vm) {
+            return None;
+        }
+        let init = cls.get_attr("__init__", vm).ok()?;
+        let object_init = vm
+            .ctx
+            .types
+            .object_type
+            .as_object()
+            .get_attr("__init__", vm)
+            .ok()?;
+        let python_init = init.downcast_ref::<PyFunction>().is_some();
+        let trivial_init = init.is(&object_init) && args.is_empty() && kwargs.is_empty();
+        if !(python_init || trivial_init) {
+            return None;
+        }
+        let placeholder = vm
+            .ctx
+            .types
+            .object_type
+            .as_object()
+            .get_attr("__new__", vm)
+            .and_then(|new| new.call((cls.clone(),), vm))
+            .ok()?;
+        self.out.new_objects.insert(
+            placeholder.as_object() as *const _ as usize,
+            (placeholder.clone(), cls.clone()),
+        );
+        let obj = Vt::new(Kind::Object(placeholder));
+        if python_init {
+            let mut all = vec![obj.clone()];
+            all.extend(args);
+            let r = match self.call_vt(wrap_unguarded(init, vm), all, kwargs) {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            if !r.as_const().is_some_and(|c| vm.is_none(c)) {
+                return Some(Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedCall,
+                    "__init__() should return None",
+                )));
+            }
+        }
+        Some(Ok(obj))
+    }
+}
