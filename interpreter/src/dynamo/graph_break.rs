@@ -213,9 +213,19 @@ pub fn check_resumable(
     if let Some(why) = resume_blocker(code, bc, state.pos, reenterable) {
         return Err(format!("graph break {why}"));
     }
-    if !code.code.cellvars.is_empty() {
+    // Cell variables reach the resume function as values in fresh cells, and nested functions
+    // live at the break are rebuilt over fresh cells too: sound as long as nothing assigns a
+    // cell variable after the break (the two sides would then see different cells).
+    if !code.code.cellvars.is_empty()
+        && bc.instrs[state.pos + 1..].iter().any(|i| {
+            matches!(
+                i.op,
+                Instruction::StoreDeref { .. } | Instruction::DeleteDeref { .. }
+            )
+        })
+    {
         return Err(
-            "graph break in a function with cell variables (captured by inner functions)".into(),
+            "graph break in a function that assigns a captured variable after the break".into(),
         );
     }
     let ins = &bc.instrs[state.pos];
@@ -337,7 +347,7 @@ pub fn transformed_code(
     spec.varnames.push("___tmp".into());
     let nfree = orig.freevars.len();
     // Instructions that name cell slots would shift with the added local.
-    if nfree > 0 && is_deref_op(ins.op) {
+    if (nfree > 0 || !orig.cellvars.is_empty()) && is_deref_op(ins.op) {
         return Err("graph break on a closure-variable instruction".into());
     }
     let compiled_idx = spec.names.len() as u32;
@@ -401,10 +411,13 @@ pub fn transformed_code(
     if pushed_null {
         resume_stack.push(StackEntry::Null);
     }
+    // Slots past the original locals (cells that are not parameters) moved up by `___tmp`.
+    let nlocals = orig.varnames.len();
+    let shifted = |slot: usize| (if slot >= nlocals { slot + 1 } else { slot }) as u32;
     for &slot in live {
         item(&mut asm, k);
         k += 1;
-        asm.emit(Opcode::StoreFast.as_instruction(), slot as u32);
+        asm.emit(Opcode::StoreFast.as_instruction(), shifted(slot));
     }
     // The unsupported instruction itself, then the continuation(s).
     let live_names: Vec<String> = live.iter().map(|&s| slots.names[s].clone()).collect();
@@ -460,7 +473,7 @@ pub fn transformed_code(
             asm.emit(Opcode::PushNull.as_instruction(), 0);
             asm.emit(Opcode::Swap.as_instruction(), 2);
             for &slot in live {
-                asm.emit(Opcode::LoadFast.as_instruction(), slot as u32);
+                asm.emit(Opcode::LoadFast.as_instruction(), shifted(slot));
             }
             asm.emit(Opcode::BuildTuple.as_instruction(), live.len() as u32);
             asm.emit(Opcode::BinaryOp.as_instruction(), 0);

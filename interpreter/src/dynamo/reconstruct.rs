@@ -48,6 +48,23 @@ pub enum Recon {
     BoundMethod(Box<[Recon; 2]>),
     /// `functools.partial(func, *args, **keywords)`.
     Partial(Box<Recon>, Vec<Recon>, Vec<(String, Recon)>),
+    /// A function made during the trace: `FunctionType(code, globals, name, defaults, closure)`
+    /// with `__kwdefaults__` set; closure entries are [`Recon::Cell`]s (inside `Def`s, so two
+    /// functions sharing a cell share the rebuilt one).
+    Function {
+        /// Its code object.
+        code: PyObjectRef,
+        /// The globals it closes over.
+        globals: PyObjectRef,
+        /// Positional defaults.
+        defaults: Vec<Recon>,
+        /// Keyword-only defaults.
+        kwdefaults: Vec<(String, Recon)>,
+        /// Closure cells.
+        closure: Vec<Recon>,
+    },
+    /// A new closure cell holding the value (empty for `None`).
+    Cell(Option<Box<Recon>>),
     /// A new instance of a user class (`cls.__new__(cls)`, then its attributes set in order):
     /// an object made in the trace (always inside a [`Recon::Def`]).
     NewObject(PyObjectRef, Vec<(PyObjectRef, Recon)>),
@@ -160,6 +177,51 @@ pub fn recon_of(
             recon_of(&parts[1], out, outputs, vm)?,
             recon_of(&parts[2], out, outputs, vm)?,
         ]))),
+        Kind::NestedFunction(nf) if vt.source.is_none() => {
+            if nf.outer_cells {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    "cannot rebuild a nested function that closes over the frame's own closure",
+                ));
+            }
+            if assigns_free_variables(&nf.code) {
+                // Its `nonlocal` writes would go to the rebuilt cells, not the frame's.
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    "cannot rebuild a nested function that assigns nonlocal variables",
+                ));
+            }
+            shared(Rc::as_ptr(nf) as *const () as usize, outputs, |outputs| {
+                let closure = nf
+                    .closure
+                    .iter()
+                    .map(|c| {
+                        shared(Rc::as_ptr(c) as *const () as usize, outputs, |outputs| {
+                            let content = c.borrow().clone();
+                            Ok(Recon::Cell(match content {
+                                Some(v) => Some(Box::new(recon_of(&v, out, outputs, vm)?)),
+                                None => None,
+                            }))
+                        })
+                    })
+                    .collect::<Result<_, GraphBreak>>()?;
+                Ok(Recon::Function {
+                    code: nf.code.clone().into(),
+                    globals: nf.globals.clone(),
+                    defaults: nf
+                        .defaults
+                        .iter()
+                        .map(|d| recon_of(d, out, outputs, vm))
+                        .collect::<Result<_, _>>()?,
+                    kwdefaults: nf
+                        .kwdefaults
+                        .iter()
+                        .map(|(k, d)| Ok((k.clone(), recon_of(d, out, outputs, vm)?)))
+                        .collect::<Result<_, GraphBreak>>()?,
+                    closure,
+                })
+            })
+        }
         Kind::Object(o)
             if vt.source.is_none()
                 && out
@@ -425,6 +487,7 @@ impl Builder<'_> {
                     Recon::List(_) => (vm.ctx.new_list(Vec::new()).into(), true),
                     Recon::Dict(_) => (vm.ctx.new_dict().into(), true),
                     Recon::NewObject(cls, _) => (new_instance(cls, vm)?, true),
+                    Recon::Cell(_) => (new_cell(None, vm)?, true),
                     other => (self.build(other, vm)?, false),
                 };
                 if self.shared.len() <= *id {
@@ -449,10 +512,62 @@ impl Builder<'_> {
                             }
                         }
                         Recon::NewObject(_, attrs) => self.set_attrs(&obj, attrs, vm)?,
+                        Recon::Cell(Some(v)) => {
+                            let v = self.build(v, vm)?;
+                            obj.set_attr("cell_contents", v, vm)?;
+                        }
                         _ => {}
                     }
                 }
                 obj
+            }
+            Recon::Cell(v) => {
+                let v = match v {
+                    Some(v) => Some(self.build(v, vm)?),
+                    None => None,
+                };
+                new_cell(v, vm)?
+            }
+            Recon::Function {
+                code,
+                globals,
+                defaults,
+                kwdefaults,
+                closure,
+            } => {
+                let defaults = defaults
+                    .iter()
+                    .map(|d| self.build(d, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let closure = closure
+                    .iter()
+                    .map(|c| self.build(c, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let defaults: PyObjectRef = if defaults.is_empty() {
+                    vm.ctx.none()
+                } else {
+                    vm.ctx.new_tuple(defaults).into()
+                };
+                let closure: PyObjectRef = if closure.is_empty() {
+                    vm.ctx.none()
+                } else {
+                    vm.ctx.new_tuple(closure).into()
+                };
+                let name = code.get_attr("co_name", vm)?;
+                let f = vm
+                    .ctx
+                    .types
+                    .function_type
+                    .as_object()
+                    .call((code.clone(), globals.clone(), name, defaults, closure), vm)?;
+                if !kwdefaults.is_empty() {
+                    let d = vm.ctx.new_dict();
+                    for (k, v) in kwdefaults {
+                        d.set_item(k.as_str(), self.build(v, vm)?, vm)?;
+                    }
+                    f.set_attr("__kwdefaults__", d, vm)?;
+                }
+                f
             }
             Recon::NewObject(cls, attrs) => {
                 // `recon_of` always wraps it in a `Def`; built the same way if not.
@@ -594,4 +709,40 @@ fn new_instance(cls: &PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef>
         .as_object()
         .get_attr("__new__", vm)?
         .call((cls.clone(),), vm)
+}
+
+/// A new closure cell (`types.CellType(value)`, or an empty one).
+fn new_cell(value: Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    let cell_type = super::bridge::import_module("types", vm)?.get_attr("CellType", vm)?;
+    match value {
+        Some(v) => cell_type.call((v,), vm),
+        None => cell_type.call((), vm),
+    }
+}
+
+/// Whether `code` stores to or deletes one of its free variables (a `nonlocal` write that must
+/// reach the enclosing frame's cell), or defines closures of its own (which might; not decoded,
+/// so refused too).
+fn assigns_free_variables(code: &rustpython_vm::builtins::PyCode) -> bool {
+    let c = &code.code;
+    let merged = c
+        .cellvars
+        .iter()
+        .filter(|n| c.varnames.iter().any(|v| v == *n))
+        .count();
+    let first_free = c.varnames.len() + c.cellvars.len() - merged;
+    let bc = super::bytecode::Bytecode::decode(code);
+    let writes = bc.instrs.iter().any(|i| {
+        matches!(
+            i.op,
+            rustpython_vm::bytecode::Instruction::StoreDeref { .. }
+                | rustpython_vm::bytecode::Instruction::DeleteDeref { .. }
+        ) && i.arg as usize >= first_free
+    });
+    writes
+        || c.constants.iter().any(|k| {
+            let k: &rustpython_vm::PyObject = std::borrow::Borrow::borrow(k);
+            k.downcast_ref::<rustpython_vm::builtins::PyCode>()
+                .is_some_and(|inner| !inner.code.freevars.is_empty())
+        })
 }

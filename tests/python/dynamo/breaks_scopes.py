@@ -259,20 +259,46 @@ check(break_after_try, x, graphs=2, breaks=1)
 check(user_ctx_break, x, graphs=0, breaks=1)
 check(user_ctx_break_in_callee, x, graphs=2, breaks=2)
 
-# UNSUPPORTED: PyTorch turns cell variables into free variables of the resume function and
-# compiles both sides (2 graphs); Rynamo skips a frame with cell variables when it breaks.
-check(cell_var_break, x, graphs=0, breaks=1)
-# UNSUPPORTED: PyTorch compiles `x + 3` before and `(y + 3) * 3` after the break (2 graphs);
-# Rynamo skips the frame (cell variables), so only `add` compiles, as its own frame.
-check(closure_live_across_break, x, graphs=1, breaks=1)
-# UNSUPPORTED: PyTorch rebuilds the nested function after the graph (2 graphs); Rynamo cannot
-# rebuild a NestedUserFunctionVariable, skips the frame, and compiles `add` as its own frame.
-check(nested_fn_live_across_break, x, graphs=1, breaks=1)
-# UNSUPPORTED: PyTorch breaks at the `helper(x)` call, compiles `helper` (2 graphs) and the
-# resume function `- 1` (3 graphs); Rynamo cannot rebuild the nested function on the stack and
-# skips the caller's frame (no `- 1` graph).
-check(nested_fn_breaks_inside, x, graphs=2, breaks=2)
-# UNSUPPORTED: PyTorch compiles the lambda's `t + 1` and the caller's `* 2` resume function
-# (2 graphs); Rynamo cannot rebuild the lambda on the stack and skips the caller's frame.
-check(lambda_breaks_inside, x, graphs=1, breaks=2)
+# Cell variables go to the resume function in fresh cells; nested functions live at the break
+# are rebuilt over fresh cells (nothing assigns a captured variable after the break).
+check(cell_var_break, x, graphs=2, breaks=1)
+check(closure_live_across_break, x, graphs=2, breaks=1)
+check(nested_fn_live_across_break, x, graphs=2, breaks=1)
+check(nested_fn_breaks_inside, x, graphs=3, breaks=2)
+check(lambda_breaks_inside, x, graphs=2, breaks=2)
+
+
+def nonlocal_after_break(x):
+    k = 1
+
+    def read(t):
+        return t * k
+
+    y = read(x)
+    torch._dynamo.graph_break()
+    k = 2  # assigned after the break: the frame is skipped (the resume side would see another cell)
+    return read(y)
+
+
+def nonlocal_writer_live(x):
+    k = 1
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+
+    y = x * bump()
+    torch._dynamo.graph_break()
+    return y * bump()
+
+
+# UNSUPPORTED: PyTorch shares the cell with its resume function (2 graphs: before and after);
+# Rynamo skips the frame (the captured variable is assigned after the break) and compiles
+# `read` as its own frame twice (k changes: a recompile), also 2 graphs, 1 break.
+check(nonlocal_after_break, x, graphs=2, breaks=1)
+# UNSUPPORTED: PyTorch traces `bump`'s nonlocal write and resumes (2 graphs, 1 break); Rynamo
+# cannot rebuild a nested function that assigns nonlocal variables, skips the frame, and `bump`
+# breaks on its own (a store into a real closure cell): 0 graphs, 2 breaks.
+check(nonlocal_writer_live, x, graphs=0, breaks=2)
 done()

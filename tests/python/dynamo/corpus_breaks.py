@@ -207,10 +207,7 @@ check(data_dependent_if, x, graphs=2)
 check(data_dependent_if, -x.abs() - 1, graphs=2)
 check(data_dependent_while, x.abs() + 0.5, graphs=0)
 check(call_disabled, x, graphs=2)
-# UNSUPPORTED: `helper` is a nested function, so the caller has a cell variable and a break at
-# its call site skips the caller (only `helper` compiles: 2 graphs); PyTorch also compiles the
-# caller's resume function (3 graphs).
-check(break_in_inlined_call, x, graphs=2)
+check(break_in_inlined_call, x, graphs=3)
 check(break_inside_loop, x, graphs=0)
 check(break_with_live_locals, x, 3, graphs=2)
 check(break_with_stack_values, x, graphs=2)

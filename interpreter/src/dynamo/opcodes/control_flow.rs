@@ -118,6 +118,7 @@ impl Tracer<'_> {
             defaults: Vec::new(),
             kwdefaults: Vec::new(),
             closure: Vec::new(),
+            outer_cells: false,
             globals: self.globals.clone().into(),
         };
         self.push(Vt::new(Kind::NestedFunction(Rc::new(nf))));
@@ -164,6 +165,7 @@ impl Tracer<'_> {
             // closure: a tuple of cells
             8 => {
                 let cells = self.unpack_iterable(&attr)?;
+                nf.outer_cells = cells.iter().any(|c| c.source.is_some());
                 nf.closure = cells
                     .into_iter()
                     .map(|c| match c.kind {

@@ -113,6 +113,9 @@ pub struct NestedFn {
     pub kwdefaults: Vec<(String, Vt)>,
     /// Its closure cells.
     pub closure: Vec<Rc<RefCell<Option<Vt>>>>,
+    /// Whether some closure cell is a real cell of the frame's own closure (not one the trace
+    /// made): such a function cannot be rebuilt at a graph break.
+    pub outer_cells: bool,
     /// The globals it closes over (the defining frame's).
     pub globals: PyObjectRef,
 }
