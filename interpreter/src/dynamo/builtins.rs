@@ -162,6 +162,12 @@ impl Tracer<'_> {
         ) {
             return self.fold(obj, values, kw);
         }
+        if name == "zip"
+            && kwargs.is_empty()
+            && let Some(r) = self.zip_with_polyfill_generators(&args)
+        {
+            return r;
+        }
         // enumerate/zip/reversed pull lazily in Python: over an iterator that others share (or a
         // generator, whose body has effects) unrolling all of it up front could consume too much.
         if matches!(name, "enumerate" | "zip" | "reversed")
@@ -997,6 +1003,49 @@ pub fn set_dict_item(
 }
 
 /// An unrolled iterator over `items`.
+impl Tracer<'_> {
+    /// `zip` over sequences and Dynamo's own polyfill generators (`itertools.count`: pure, so
+    /// pulling their items up front, round by round as zip does, is unobservable); `None` for
+    /// anything else. At least one argument must be a finite sequence.
+    fn zip_with_polyfill_generators(&mut self, args: &[Vt]) -> Option<Result<Vt, GraphBreak>> {
+        let is_polyfill = |g: &Rc<RefCell<super::variables::GenState>>| {
+            g.borrow().code.code.source_path.as_str() == "torch._dynamo.polyfills"
+        };
+        let mut finite = false;
+        for a in args {
+            match &a.kind {
+                Kind::Generator(g) if is_polyfill(g) => {}
+                Kind::Tuple(_) | Kind::List(_) => finite = true,
+                _ => return None,
+            }
+        }
+        if !finite {
+            return None;
+        }
+        let mut rows = Vec::new();
+        'rounds: for i in 0.. {
+            let mut row = Vec::with_capacity(args.len());
+            for a in args {
+                let item = match &a.kind {
+                    Kind::Tuple(items) => items.get(i).cloned(),
+                    Kind::List(l) => l.borrow().items.get(i).cloned(),
+                    Kind::Generator(g) => match self.gen_next(g) {
+                        Ok(item) => item,
+                        Err(e) => return Some(Err(e)),
+                    },
+                    _ => None,
+                };
+                match item {
+                    Some(item) => row.push(item),
+                    None => break 'rounds,
+                }
+            }
+            rows.push(Vt::new(Kind::Tuple(row)));
+        }
+        Some(Ok(iter_of(rows)))
+    }
+}
+
 pub fn iter_of(items: Vec<Vt>) -> Vt {
     Vt::new(Kind::Iter(Rc::new(RefCell::new(IterVar { items, pos: 0 }))))
 }

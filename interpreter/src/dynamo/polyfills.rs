@@ -203,6 +203,17 @@ impl Tracer<'_> {
             ("functools", "partial") => Some(self.make_partial(args, kwargs)),
             ("itertools", "accumulate") => Some(self.itertools_accumulate(cls, args, kwargs)),
             ("itertools", "repeat") => Some(self.itertools_repeat(args, kwargs)),
+            // Infinite: its Python polyfill, a generator Dynamo runs lazily.
+            ("itertools", "count") => {
+                let f = super::bridge::import_module("torch._dynamo.polyfills", vm)
+                    .and_then(|m| m.get_attr("count", vm))
+                    .ok()?;
+                Some(self.call_vt(
+                    super::variables::builder::wrap_unguarded(f, vm),
+                    args.to_vec(),
+                    kwargs.to_vec(),
+                ))
+            }
             ("itertools", other) => {
                 let spec = ITERTOOLS.iter().find(|(n, _)| *n == other)?;
                 Some(self.itertools_tokens(cls, other, spec.1, args, kwargs))
