@@ -86,6 +86,15 @@ impl Tracer<'_> {
                 if let Some(stored) = self.out.side_effects.get_attr(o.as_object(), name) {
                     return stored.ok_or_else(|| attr_error(&obj, name));
                 }
+                if obj.source.is_none()
+                    && let Some(info) = self
+                        .out
+                        .new_objects
+                        .get(&(o.as_object() as *const _ as usize))
+                        .cloned()
+                {
+                    return self.new_object_class_attr(&obj, &info, name);
+                }
                 let v = o
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|_| attr_error(&obj, name))?;

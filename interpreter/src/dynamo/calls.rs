@@ -106,7 +106,7 @@ impl Tracer<'_> {
             Kind::Class(c) => match self.call_stdlib_class(&c, &args, &kwargs) {
                 Some(r) => r,
                 None => self
-                    .construct_user_object(&c, args, kwargs)
+                    .construct_user_object(&c, callee.source.clone(), args, kwargs)
                     .unwrap_or_else(|| Err(unsupported_call(&callee))),
             },
             Kind::Partial(p) => self.call_partial(&p, args, kwargs),

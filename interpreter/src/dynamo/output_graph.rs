@@ -80,7 +80,7 @@ pub struct OutputGraph {
     pub containers: HashMap<usize, (PyObjectRef, Vt)>,
     /// Objects of user classes made during the trace: placeholder address -> (placeholder,
     /// class). Their attributes live in the side-effect overlay (`variables/user_defined.rs`).
-    pub new_objects: HashMap<usize, (PyObjectRef, PyObjectRef)>,
+    pub new_objects: HashMap<usize, NewObject>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
 }
@@ -274,4 +274,15 @@ fn seq_arg(items: &[Vt], out: &OutputGraph, vm: &rustpython_vm::VirtualMachine) 
         ));
     }
     None
+}
+
+/// An object of a user class made during the trace (`variables/user_defined.rs`).
+#[derive(Clone, Debug)]
+pub struct NewObject {
+    /// The placeholder `object.__new__(cls)` the trace works on (never seen by user code).
+    pub placeholder: PyObjectRef,
+    /// Its class.
+    pub cls: PyObjectRef,
+    /// Where the class was read from, so class attributes read through the object are guarded.
+    pub cls_source: Option<Rc<Source>>,
 }

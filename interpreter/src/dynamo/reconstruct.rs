@@ -229,7 +229,7 @@ pub fn recon_of(
                     .contains_key(&(o.as_object() as *const _ as usize)) =>
         {
             let addr = o.as_object() as *const _ as usize;
-            let cls = out.new_objects[&addr].1.clone();
+            let cls = out.new_objects[&addr].cls.clone();
             shared(addr, outputs, |outputs| {
                 let attrs = out
                     .side_effects

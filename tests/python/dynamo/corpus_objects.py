@@ -104,6 +104,40 @@ def passed_to_disabled(a):
     return disabled_reader(p) * 2
 
 
+
+class Scaled:
+    factor = 1.0
+
+    def __init__(self):
+        self.factor = 2.0  # shadows the class attribute
+
+    @property
+    def doubled(self):
+        return self.factor * 2
+
+    @staticmethod
+    def shift(v):
+        return v + 1
+
+    @classmethod
+    def by_class(cls, v):
+        return v * cls.factor
+
+
+def property_and_descriptors(a):
+    s = Scaled()
+    return a * s.doubled, s.shift(a), Scaled.shift(a), s.by_class(a)
+
+
+class Knob:
+    k = 2.0
+
+    def __init__(self, t):
+        self.t = t
+
+    def apply(self):
+        return self.t * self.k
+
 x, y = torch.randn(4), torch.randn(4)
 check(method_on_new, x, y)
 check(returned, x, y)
@@ -115,6 +149,14 @@ check(aliased_in_list, x)
 check(stored_in_global_list, x, graphs=2)
 check(live_across_break, x, graphs=2, breaks=1)
 check(passed_to_disabled, x, graphs=2, breaks=1)
+
+check(property_and_descriptors, x)
+
+# A class attribute read through a new object is guarded: changing it recompiles.
+opt = torch.compile(lambda t: Knob(t).apply(), backend="eager")
+assert torch.equal(opt(x), x * 2.0)
+Knob.k = 5.0
+assert torch.equal(opt(x), x * 5.0)
 
 # Every call returns a new object, as in eager.
 opt = torch.compile(returned_object_is_fresh, backend="eager")

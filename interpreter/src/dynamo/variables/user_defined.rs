@@ -12,7 +12,11 @@
 use rustpython_vm::builtins::{PyFunction, PyType};
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
+use std::rc::Rc;
+
 use super::super::exc::{GraphBreak, GraphBreakKind};
+use super::super::output_graph::NewObject;
+use super::super::source::Source;
 use super::super::symbolic_convert::Tracer;
 use super::builder::wrap_unguarded;
 use super::{Kind, Vt};
@@ -59,6 +63,7 @@ impl Tracer<'_> {
     pub(crate) fn construct_user_object(
         &mut self,
         cls: &PyObjectRef,
+        cls_source: Option<Rc<Source>>,
         args: Vec<Vt>,
         kwargs: Vec<(String, Vt)>,
     ) -> Option<Result<Vt, GraphBreak>> {
@@ -89,7 +94,11 @@ impl Tracer<'_> {
             .ok()?;
         self.out.new_objects.insert(
             placeholder.as_object() as *const _ as usize,
-            (placeholder.clone(), cls.clone()),
+            NewObject {
+                placeholder: placeholder.clone(),
+                cls: cls.clone(),
+                cls_source,
+            },
         );
         let obj = Vt::new(Kind::Object(placeholder));
         if python_init {
@@ -107,5 +116,69 @@ impl Tracer<'_> {
             }
         }
         Some(Ok(obj))
+    }
+}
+
+impl Tracer<'_> {
+    /// `obj.name` on an object made in the trace (not in the attribute overlay): resolved on the
+    /// class without running descriptors on the placeholder, whose attributes are not set.
+    /// Methods bind to the tracker, properties run their getter traced, static and class methods
+    /// unwrap; other descriptors break.
+    pub(crate) fn new_object_class_attr(
+        &mut self,
+        obj: &Vt,
+        info: &NewObject,
+        name: &str,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let missing = || {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!(
+                    "attribute '{name}' of a new {} object",
+                    info.cls.class().name()
+                ),
+            )
+        };
+        let cls = info.cls.downcast_ref::<PyType>().ok_or_else(missing)?;
+        let raw = cls.get_attr(vm.ctx.intern_str(name)).ok_or_else(missing)?;
+        let wrapped = |tr: &mut Self, v: PyObjectRef| match &info.cls_source {
+            Some(src) => super::builder::wrap(tr.out, v, src.attr(name), vm),
+            None => wrap_unguarded(v, vm),
+        };
+        let ty = raw.class();
+        if raw.downcast_ref::<PyFunction>().is_some() {
+            let f = wrapped(self, raw);
+            return Ok(Vt::new(Kind::BoundMethod(
+                Box::new(f),
+                Box::new(obj.clone()),
+            )));
+        }
+        if ty.is(vm.ctx.types.property_type) {
+            let fget = raw.get_attr("fget", vm).map_err(|_| missing())?;
+            if vm.is_none(&fget) {
+                return Err(missing());
+            }
+            return self.call_vt(wrap_unguarded(fget, vm), vec![obj.clone()], Vec::new());
+        }
+        if ty.is(vm.ctx.types.staticmethod_type) {
+            let f = raw.get_attr("__func__", vm).map_err(|_| missing())?;
+            return Ok(wrap_unguarded(f, vm));
+        }
+        if ty.is(vm.ctx.types.classmethod_type) {
+            let f = raw.get_attr("__func__", vm).map_err(|_| missing())?;
+            let cls_vt = match &info.cls_source {
+                Some(src) => super::builder::wrap(self.out, info.cls.clone(), src.clone(), vm),
+                None => wrap_unguarded(info.cls.clone(), vm),
+            };
+            return Ok(Vt::new(Kind::BoundMethod(
+                Box::new(wrap_unguarded(f, vm)),
+                Box::new(cls_vt),
+            )));
+        }
+        if ty.get_attr(vm.ctx.intern_str("__get__")).is_some() {
+            return Err(missing());
+        }
+        Ok(wrapped(self, raw))
     }
 }
