@@ -59,6 +59,19 @@ pub use ops::{
 pub use size::{PySize, new_size};
 pub use tensor::{PyTensor, as_tensor, wrap_tensor};
 
+mod frozen_sources {
+    include!(concat!(env!("OUT_DIR"), "/frozen_sources.rs"));
+}
+
+/// The source text of a frozen module of the `torch` package (`"torch.nn.modules.linear"`), for
+/// messages and printed graphs that quote the line being run (frozen code has no file).
+pub fn frozen_source(module: &str) -> Option<&'static str> {
+    frozen_sources::FROZEN_SOURCES
+        .iter()
+        .find(|(name, _)| *name == module)
+        .map(|(_, text)| *text)
+}
+
 /// Adds the native modules and the frozen `torch` package to an interpreter builder.
 pub fn register(builder: rustpython_vm::InterpreterBuilder) -> rustpython_vm::InterpreterBuilder {
     init_types();

@@ -642,6 +642,12 @@ fn first_line(code: &PyCode) -> u32 {
 
 /// A source line from the user's file, for messages.
 pub fn source_line(file: &str, line: u32, vm: &VirtualMachine) -> Option<String> {
+    if !file.ends_with(".py")
+        && let Some(text) = rynamo_shims::frozen_source(file)
+    {
+        let l = text.lines().nth((line as usize).checked_sub(1)?)?;
+        return (!l.trim().is_empty()).then(|| l.trim_end().to_owned());
+    }
     let linecache = vm.import("linecache", 0).ok()?;
     let text = vm
         .call_method(&linecache, "getline", (file.to_owned(), line))
