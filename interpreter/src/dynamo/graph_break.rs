@@ -206,7 +206,7 @@ pub fn check_resumable(
         d >= 2
             && matches!(
                 state.stack.get(d - 2).map(|v| &v.kind),
-                Some(Kind::Method(recv, name)) if &**name == "__exit__" && matches!(recv.kind, Kind::GradMode(_))
+                Some(Kind::Method(recv, name)) if &**name == "__exit__" && matches!(&recv.kind, Kind::GradMode(g) if g.kind != super::variables::ctx_manager::GradCtxKind::InferenceMode)
             )
             && state.stack.get(d - 1).is_some_and(|v| v.is_null())
     };

@@ -133,4 +133,25 @@ try:
 except torch._dynamo.exc.Unsupported as e:
     assert "Unsupported context manager" in str(e) and "GB0015" in str(e), str(e)
 check(generic_with, x, graphs=0)
+
+
+def inference_block(x):
+    with torch.inference_mode():
+        y = x * 2
+        inside = torch.is_grad_enabled()
+    return y + 1, inside, torch.is_grad_enabled()
+
+
+def inference_block_with_break(x):
+    with torch.inference_mode():
+        y = x * 2
+        torch._dynamo.graph_break()
+    return y + 1
+
+
+xg = torch.randn(6, requires_grad=True)
+check(inference_block, xg)
+# UNSUPPORTED: the inference flag is not modelled, so a break inside an inference_mode block
+# skips the frame (PyTorch resumes inside the block: 2 graphs).
+check(inference_block_with_break, xg, graphs=0)
 done()

@@ -34,13 +34,17 @@ pub enum GradCtxKind {
     EnableGrad,
     /// `torch.set_grad_enabled(mode)`: sets the mode when constructed, restores it on exit.
     SetGradEnabled,
+    /// `torch.inference_mode()`: grad mode off inside (the inference flag itself is not
+    /// modelled, so a graph break inside its block skips the frame instead of resuming).
+    InferenceMode,
 }
 
 impl GradCtxKind {
-    const ALL: [(GradCtxKind, &'static str); 3] = [
+    const ALL: [(GradCtxKind, &'static str); 4] = [
         (GradCtxKind::NoGrad, "no_grad"),
         (GradCtxKind::EnableGrad, "enable_grad"),
         (GradCtxKind::SetGradEnabled, "set_grad_enabled"),
+        (GradCtxKind::InferenceMode, "inference_mode"),
     ];
 }
 
@@ -98,6 +102,10 @@ pub fn wrap_existing(
     vm: &VirtualMachine,
 ) -> Option<Vt> {
     let kind = grad_ctx_kind(obj.class().as_object(), vm)?;
+    if kind == GradCtxKind::InferenceMode {
+        // Its `prev` holds the inference flag too, which the trace does not model.
+        return None;
+    }
     let flag = |name: &str| {
         obj.get_attr(&vm.ctx.new_str(name), vm)
             .ok()
@@ -111,6 +119,7 @@ pub fn wrap_existing(
             let _ = super::builder::wrap(out, vm.ctx.new_bool(m).into(), source.attr("mode"), vm);
             m
         }
+        GradCtxKind::InferenceMode => return None,
     };
     out.guards.add(
         source,
@@ -147,6 +156,11 @@ pub fn method_name(func: &PyObject, vm: &VirtualMachine) -> Option<&'static str>
 /// running `__init__` (`set_grad_enabled.__init__` would switch the mode), with `prev` and `mode`
 /// set as the traced `__enter__` left them.
 pub fn rebuild(g: &GradModeVar, current: bool, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    if g.kind == GradCtxKind::InferenceMode {
+        // Only ever rebuilt before it is entered (breaks inside its block skip the frame);
+        // its `__init__` just records the mode.
+        return g.cls.call((true,), vm);
+    }
     let obj = vm.call_method(
         vm.ctx.types.object_type.as_object(),
         "__new__",
@@ -185,6 +199,20 @@ impl Tracer<'_> {
                     return Err(bad("grad-mode manager called with arguments"));
                 }
                 kind == GradCtxKind::EnableGrad
+            }
+            GradCtxKind::InferenceMode => {
+                let on = match (args, kwargs) {
+                    ([], []) => true,
+                    ([a], []) | ([], [(_, a)]) => a
+                        .as_const()
+                        .and_then(|c| c.clone().try_to_bool(self.vm).ok())
+                        .ok_or_else(|| bad("inference_mode on a non-constant mode"))?,
+                    _ => return Err(bad("inference_mode takes one argument")),
+                };
+                if !on {
+                    return Err(bad("inference_mode(False)"));
+                }
+                false
             }
             GradCtxKind::SetGradEnabled => {
                 let arg = match (args, kwargs) {
