@@ -1,7 +1,447 @@
-"""``torch.nn.functional``: every registry op flagged ``NN_FUNCTIONAL``, bound natively
-(``inplace=`` is accepted where PyTorch has it)."""
+"""``torch.nn.functional``.
 
-from torch._C import _nn as _ops
+Every registry op flagged ``NN_FUNCTIONAL`` is bound natively (``relu``, ``gelu``, ``softmax``,
+``linear``, ``layer_norm``, ``embedding``, ``dropout``, ...; ``inplace=`` is accepted where PyTorch
+has it). The Python functions here are PyTorch's argument adapters and compositions (losses,
+pooling, attention, ...). Where the registry has an op of the same name whose schema takes
+PyTorch's arguments, the native op is used and the composition in ``_functional_impl`` is not.
 
-globals().update(_ops)
-del _ops
+These functions are plain Python on purpose: Dynamo inlines them when compiled code calls them.
+"""
+
+import math as _math
+
+import torch
+from torch._C import _nn as _native
+from torch.nn import _attention
+from torch.nn import _functional_impl as _impl
+from torch.nn import _reduction as _Reduction
+
+globals().update(_native)
+
+
+def _native_or(name, composition):
+    """The registry op ``name`` when one is registered, else the Python composition."""
+    return _native.get(name, composition)
+
+
+# === Convolution, pooling, padding ===
+
+conv1d = _native_or("conv1d", _impl.conv1d)
+conv2d = _native_or("conv2d", _impl.conv2d)
+pad = _native_or("pad", _impl.pad)
+adaptive_avg_pool2d = _impl.adaptive_avg_pool2d
+adaptive_avg_pool1d = _impl.adaptive_avg_pool1d
+
+_max_pool2d = _native.get("max_pool2d")
+_max_pool2d_with_indices = _native.get("max_pool2d_with_indices")
+_avg_pool2d = _native.get("avg_pool2d")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if stride is None:
+        stride = []
+    if return_indices:
+        if _max_pool2d_with_indices is not None:
+            return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return _impl.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    if _max_pool2d is not None:
+        return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _impl.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    stride = kernel_size if stride is None else stride
+    out = max_pool2d(
+        input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)),
+        (1, _single(dilation)), ceil_mode, return_indices,
+    )
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if stride is None:
+        stride = []
+    if _avg_pool2d is not None:
+        return _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _impl.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    stride = kernel_size if stride is None else stride
+    out = avg_pool2d(
+        input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)),
+        ceil_mode, count_include_pad,
+    )
+    return out.squeeze(-2)
+
+
+def _single(v):
+    if isinstance(v, (tuple, list)):
+        return v[0]
+    return v
+
+
+# === Normalization ===
+
+batch_norm = _native_or("batch_norm", _impl.batch_norm)
+group_norm = _native_or("group_norm", _impl.group_norm)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalizes each (sample, channel) plane over its spatial dims."""
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    dims = list(range(2, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, unbiased=False, keepdim=True)
+    out = (input - mean) * torch.rsqrt(var + eps)
+    shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    dims = list(range(-len(normalized_shape), 0))
+    if eps is None:
+        eps = torch.finfo(input.dtype).eps
+    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        out = out * weight
+    return out
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    if p == 2:
+        norm = (input * input).sum(dim, keepdim=True).sqrt()
+    elif p == 1:
+        norm = input.abs().sum(dim, keepdim=True)
+    elif p == _math.inf:
+        norm = input.abs().amax(dim, keepdim=True)
+    else:
+        norm = input.abs().pow(p).sum(dim, keepdim=True).pow(1.0 / p)
+    result = input / norm.clamp(min=eps)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+# === Activations that are compositions or need PyTorch's arguments ===
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = torch.where(input > threshold, input, value)
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if inplace:
+        return input.clamp_(min_val, max_val)
+    return input.clamp(min_val, max_val)
+
+
+def hardsigmoid(input, inplace=False):
+    out = (input + 3.0).clamp(0.0, 6.0) / 6.0
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def hardswish(input, inplace=False):
+    out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def selu(input, inplace=False):
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    out = scale * torch.where(input > 0, input, alpha * torch.expm1(input))
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def celu(input, alpha=1.0, inplace=False):
+    out = torch.where(input > 0, input, alpha * torch.expm1(input / alpha))
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def logsigmoid(input):
+    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
+    return torch.clamp(input, max=0) - torch.log1p(torch.exp(-input.abs()))
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - torch.tanh(input)
+
+
+def softshrink(input, lambd=0.5):
+    return torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0))
+
+
+def hardshrink(input, lambd=0.5):
+    return torch.where(input.abs() > lambd, input, 0.0)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    a, b = input.chunk(2, dim)
+    return a * torch.sigmoid(b)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and input.dim() >= 2:
+        weight = weight.reshape([1, -1] + [1] * (input.dim() - 2))
+    return torch.where(input >= 0, input, weight * input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return softmax(-input, _softmax_dim(input, dim), dtype=dtype)
+
+
+def _softmax_dim(input, dim):
+    if dim is not None:
+        return dim
+    # PyTorch's implicit choice (deprecated there, with a warning).
+    return 0 if input.dim() in (0, 1, 3) else 1
+
+
+# === Dropout ===
+
+
+def _feature_dropout(input, p, training, inplace, batched_dim):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    batched = input.dim() == batched_dim
+    shape = list(input.shape[:2] if batched else input.shape[:1]) + [1] * (input.dim() - (2 if batched else 1))
+    if p == 1.0:
+        mask = torch.zeros(shape, dtype=input.dtype)
+    else:
+        mask = (torch.rand(shape) >= p).to(input.dtype) / (1.0 - p)
+    out = input * mask
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 4)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5)
+
+
+# === Sparse ===
+
+_embedding = _native["embedding"]
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of ``weight`` picked by the indices in ``input``. With ``max_norm``, the picked rows
+    whose ``norm_type`` norm exceeds it are first rescaled in place, as in PyTorch."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _embedding(input, weight, padding_idx)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    with torch.no_grad():
+        for i in sorted(set(input.reshape(-1).tolist())):
+            row = weight[i]
+            norm = float(row.abs().pow(norm_type).sum().pow(1.0 / norm_type))
+            if norm > max_norm:
+                weight[i] = row * (max_norm / (norm + 1e-7))
+
+
+
+def one_hot(tensor, num_classes=-1):
+    """``(..., num_classes)`` int64 indicators of ``tensor``'s class indices."""
+    if tensor.dtype != torch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
+    if tensor.numel() > 0:
+        if bool((tensor < 0).any()):
+            raise RuntimeError("Class values must be non-negative.")
+        if bool((tensor >= num_classes).any()):
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return (tensor.unsqueeze(-1) == torch.arange(num_classes)).to(torch.int64)
+
+
+# === Distances ===
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    diff = (x1 - x2 + eps).abs()
+    if p == 2:
+        return (diff * diff).sum(-1, keepdim=keepdim).sqrt()
+    return diff.pow(p).sum(-1, keepdim=keepdim).pow(1.0 / p)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    n1 = (x1 * x1).sum(dim).sqrt().clamp(min=eps)
+    n2 = (x2 * x2).sum(dim).sqrt().clamp(min=eps)
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
+# === Losses ===
+
+cross_entropy = _native_or("cross_entropy", _impl.cross_entropy)
+nll_loss = _native_or("nll_loss", _impl.nll_loss)
+mse_loss = _native_or("mse_loss", _impl.mse_loss)
+l1_loss = _native_or("l1_loss", _impl.l1_loss)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    diff = (input - target).abs()
+    if beta == 0.0:
+        loss = diff
+    else:
+        loss = torch.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
+    return _Reduction.apply(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    diff = (input - target).abs()
+    loss = torch.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return _Reduction.apply(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+            "is deprecated. Please ensure they have the same size."
+        )
+    # PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
+    log_p = torch.clamp(torch.log(input), min=-100)
+    log_1mp = torch.clamp(torch.log(1 - input), min=-100)
+    loss = -(target * log_p + (1 - target) * log_1mp)
+    if weight is not None:
+        loss = loss * weight
+    return _Reduction.apply(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    # log(1 + exp(-x)) computed stably; pos_weight scales the positive term.
+    log_sig_neg = torch.clamp(-input, min=0) + torch.log1p(torch.exp(-input.abs()))
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * log_sig_neg
+    else:
+        loss = (1 - target) * input + log_sig_neg
+    if weight is not None:
+        loss = loss * weight
+    return _Reduction.apply(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if log_target:
+        loss = torch.exp(target) * (target - input)
+    else:
+        loss = torch.where(target > 0, target * (torch.log(target) - input), 0.0)
+    if reduction == "batchmean":
+        if input.dim() == 0:
+            return loss.sum()
+        return loss.sum() / input.shape[0]
+    return _Reduction.apply(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    return _Reduction.apply(torch.log1p(torch.exp(-target * input)), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    loss = torch.where(target == 1, 1 - cos, torch.clamp(cos - margin, min=0))
+    return _Reduction.apply(loss, reduction)
+
+
+# === Attention ===
+
+scaled_dot_product_attention = _native_or("scaled_dot_product_attention", _impl.scaled_dot_product_attention)
+
+
+multi_head_attention_forward = _attention.multi_head_attention_forward
+_canonical_mask = _attention._canonical_mask
+_none_or_dtype = _attention._none_or_dtype
+
+
+# === Vision ===
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = upscale_factor
+    *batch, c, h, w = input.shape
+    oc = c // (r * r)
+    x = input.reshape(list(batch) + [oc, r, r, h, w])
+    nb = len(batch)
+    x = x.permute(list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2])
+    return x.reshape(list(batch) + [oc, h * r, w * r])
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = downscale_factor
+    *batch, c, h, w = input.shape
+    nb = len(batch)
+    x = input.reshape(list(batch) + [c, h // r, r, w // r, r])
+    x = x.permute(list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3])
+    return x.reshape(list(batch) + [c * r * r, h // r, w // r])

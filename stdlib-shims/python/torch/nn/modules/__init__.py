@@ -1,0 +1,26 @@
+"""The layer classes of ``torch.nn``, one file per family as in PyTorch."""
+
+from torch.nn.modules.module import Module  # noqa: F401  (first: every layer subclasses it)
+from torch.nn.modules.activation import (  # noqa: F401
+    CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid,
+    LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softmin,
+    Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold,
+)
+from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
+from torch.nn.modules.container import (  # noqa: F401
+    ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
+)
+from torch.nn.modules.conv import Conv1d, Conv2d  # noqa: F401
+from torch.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: F401
+from torch.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
+from torch.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
+from torch.nn.modules.loss import (  # noqa: F401
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
+    SmoothL1Loss,
+)
+from torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
+from torch.nn.modules.pooling import (  # noqa: F401
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+)
+from torch.nn.modules.sparse import Embedding  # noqa: F401
+from torch.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401

@@ -1,0 +1,35 @@
+"""``nn.Parameter``: a tensor that a ``Module`` registers as a parameter when assigned."""
+
+import torch
+
+
+class Parameter(torch.Tensor):
+    """A ``torch.Tensor`` subclass sharing ``data``'s storage, with ``requires_grad=True`` by
+    default. Ops on parameters return plain tensors, as in PyTorch."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = torch.empty(0)
+        return torch.Tensor._make_subclass(cls, data, requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (self.data, self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+class Buffer(torch.Tensor):
+    """``nn.Buffer``: marks a tensor as a buffer when assigned to a ``Module`` attribute
+    (``persistent=False`` keeps it out of ``state_dict``). Assignment stores a plain tensor."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = torch.empty(0)
+        t = torch.Tensor._make_subclass(cls, data, data.requires_grad)
+        t.persistent = persistent
+        return t
