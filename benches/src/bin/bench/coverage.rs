@@ -58,7 +58,7 @@ impl Row {
 pub fn run(env: &Env) -> Result<Vec<Row>, Error> {
     let dir = env.root.join("benches").join("models");
     let mut rows = Vec::new();
-    stream_json(&env.rynamo, &["coverage.py"], &dir, |v| {
+    stream_json(&env.coverage_rynamo, &["coverage.py"], &dir, |v| {
         if let Some(r) = Row::from_json(&v) {
             eprintln!(
                 "  coverage {:<24} {}",

@@ -19,6 +19,8 @@ pub struct Env {
     pub root: PathBuf,
     /// The `rynamo` binary that runs the Python drivers.
     pub rynamo: PathBuf,
+    /// The `rynamo` binary that runs the coverage suite.
+    pub coverage_rynamo: PathBuf,
     /// `python3` with NumPy, if one is usable.
     pub numpy_python: Option<PathBuf>,
 }

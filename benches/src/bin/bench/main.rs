@@ -4,7 +4,7 @@
 //! a Markdown table, `target/bench/results.json`, a comparison with an earlier run, an SVG.
 //!
 //! Usage: `bench [--reps N] [--only W1,W4] [--coverage] [--coverage-only] [--no-w9]
-//! [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--root DIR]`.
+//! [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]`.
 
 mod coverage;
 mod drivers;
@@ -41,7 +41,7 @@ pub enum Error {
     Json(PathBuf, serde_json::Error),
 }
 
-const USAGE: &str = "usage: bench [--reps N] [--only W1,W4] [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--root DIR]";
+const USAGE: &str = "usage: bench [--reps N] [--only W1,W4] [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]";
 
 struct Options {
     reps: usize,
@@ -53,6 +53,7 @@ struct Options {
     compare: Option<PathBuf>,
     plot: Option<PathBuf>,
     rynamo: Option<PathBuf>,
+    coverage_rynamo: Option<PathBuf>,
     root: PathBuf,
 }
 
@@ -68,6 +69,7 @@ fn parse_args() -> Result<Options, lexopt::Error> {
         compare: None,
         plot: None,
         rynamo: None,
+        coverage_rynamo: None,
         // The workspace root, two levels above this crate's manifest at build time.
         root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
     };
@@ -90,6 +92,7 @@ fn parse_args() -> Result<Options, lexopt::Error> {
             Long("plot") => o.plot = Some(PathBuf::from("target/bench/results.svg")),
             Long("plot-to") => o.plot = Some(parser.value()?.into()),
             Long("rynamo") => o.rynamo = Some(parser.value()?.into()),
+            Long("coverage-rynamo") => o.coverage_rynamo = Some(parser.value()?.into()),
             Long("root") => o.root = parser.value()?.into(),
             Long("help") | Short('h') => {
                 println!("{USAGE}");
@@ -142,6 +145,16 @@ fn run(o: &Options) -> Result<(), Error> {
         .rynamo
         .clone()
         .unwrap_or_else(|| root.join("target").join("release").join("rynamo"));
+    // The drivers run in their own folders: the binary's path must not be relative.
+    let rynamo = rynamo
+        .canonicalize()
+        .map_err(|e| Error::Io(rynamo.clone(), e))?;
+    // Op counts do not depend on the build profile, so the coverage suite may run on another
+    // binary (a debug build with newer Python sources, say); by default the timed one.
+    let coverage_rynamo = match &o.coverage_rynamo {
+        Some(p) => p.canonicalize().map_err(|e| Error::Io(p.clone(), e))?,
+        None => rynamo.clone(),
+    };
     let mut notes = Vec::new();
     let numpy_python = if o.numpy && o.workloads {
         match drivers::find_numpy() {
@@ -156,9 +169,17 @@ fn run(o: &Options) -> Result<(), Error> {
     } else {
         None
     };
+    notes.push(format!("workloads timed with {}", rynamo.display()));
+    if o.coverage {
+        notes.push(format!(
+            "coverage suite run with {}",
+            coverage_rynamo.display()
+        ));
+    }
     let env = Env {
         root: root.clone(),
         rynamo,
+        coverage_rynamo,
         numpy_python,
     };
     let start = std::time::Instant::now();
@@ -213,7 +234,7 @@ fn run(o: &Options) -> Result<(), Error> {
     if o.coverage {
         eprintln!(
             "coverage suite: benches/models/ under {}",
-            env.rynamo.display()
+            env.coverage_rynamo.display()
         );
         let rows = coverage::run(&env)?;
         out["coverage"] = coverage::to_json(&rows);
