@@ -149,6 +149,13 @@ impl PyOpFunction {
             .collect();
         vm.ctx.new_tuple(names).into()
     }
+
+    /// Pickled, and so deep-copied, by reference like a builtin function: a module holding
+    /// `F.relu` (`TransformerEncoderLayer.activation`) must survive `copy.deepcopy`.
+    #[pymethod]
+    fn __reduce__(zelf: &Py<Self>) -> &'static str {
+        zelf.name
+    }
 }
 
 impl Callable for PyOpFunction {

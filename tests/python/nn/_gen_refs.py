@@ -28,7 +28,7 @@ def enc(a):
 
 
 def case(name, **kw):
-    REFS[name] = {k: (enc(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    REFS[name] = {k: (enc(v) if isinstance(v, (np.ndarray, np.generic)) else v) for k, v in kw.items()}
 
 
 def f64(a):
@@ -233,7 +233,7 @@ for name, shape, k, s, p, d, ceil in [
     ("max_pool2d_basic", (2, 3, 6, 6), (2, 2), (2, 2), (0, 0), (1, 1), False),
     ("max_pool2d_pad", (1, 2, 7, 5), (3, 3), (2, 2), (1, 1), (1, 1), False),
     ("max_pool2d_ceil", (1, 2, 7, 8), (3, 2), (2, 3), (1, 0), (1, 1), True),
-    ("max_pool2d_dilation", (1, 1, 9, 9), (3, 3), (1, 2), (2, 1), (2, 2), False),
+    ("max_pool2d_dilation", (1, 1, 9, 9), (3, 3), (1, 2), (1, 1), (2, 2), False),
 ]:
     x = t(shape)
     out, ind = max_pool2d_ref(x, k, s, p, d, ceil)
@@ -560,6 +560,97 @@ bil_w, bil_b = t((3, 4, 5)), t((3,))
 x1, x2 = t((2, 4)), t((2, 5))
 case("bilinear", a=x1, b=x2, weight=bil_w, bias=bil_b,
      out=np.einsum("ni,oij,nj->no", f64(x1), f64(bil_w), f64(x2)) + f64(bil_b))
+
+# === Activations bound to registry ops (appended last: earlier cases keep their inputs) ===
+x = t((3, 7), 2.5)
+xf = f64(x)
+erf = np.vectorize(math.erf)
+case("act_relu", x=x, out=np.maximum(xf, 0))
+case("act_gelu", x=x, out=0.5 * xf * (1 + erf(xf / math.sqrt(2))))
+case("act_gelu_tanh", x=x, out=0.5 * xf * (1 + np.tanh(math.sqrt(2 / math.pi) * (xf + 0.044715 * xf ** 3))))
+case("act_silu", x=x, out=xf / (1 + np.exp(-xf)))
+case("act_mish", x=x, out=xf * np.tanh(np.log1p(np.exp(xf))))
+case("act_elu", x=x, out=np.where(xf > 0, xf, 0.8 * np.expm1(xf)))
+case("act_leaky_relu", x=x, out=np.where(xf > 0, xf, 0.05 * xf))
+case("act_softplus", x=x, out=np.where(2 * xf > 5, xf, np.log1p(np.exp(2 * xf)) / 2))
+case("act_tanh", x=x, out=np.tanh(xf))
+case("act_sigmoid", x=x, out=1 / (1 + np.exp(-xf)))
+case("act_relu6", x=x, out=np.clip(xf, 0, 6))
+case("act_softmax_dim0", x=x, out=softmax(xf, 0))
+case("act_log_softmax", x=x, out=log_softmax(xf, 1))
+
+# === Recurrent cells (one step; weights stacked in PyTorch's gate order) ===
+def sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+I, H = 3, 4
+xs, h0, c0 = t((2, I)), t((2, H)), t((2, H))
+for name, chunks in (("rnn_cell", 1), ("lstm_cell", 4), ("gru_cell", 3)):
+    wih, whh, bih, bhh = t((chunks * H, I)), t((chunks * H, H)), t((chunks * H,)), t((chunks * H,))
+    gi = f64(xs) @ f64(wih).T + f64(bih)
+    gh = f64(h0) @ f64(whh).T + f64(bhh)
+    params = {"weight_ih": enc(wih), "weight_hh": enc(whh), "bias_ih": enc(bih), "bias_hh": enc(bhh)}
+    if name == "rnn_cell":
+        case(name, x=xs, h=h0, out=np.tanh(gi + gh), params=params)
+    elif name == "lstm_cell":
+        g = gi + gh
+        c1 = sig(g[:, H:2 * H]) * f64(c0) + sig(g[:, :H]) * np.tanh(g[:, 2 * H:3 * H])
+        case(name, x=xs, h=h0, c=c0, out=sig(g[:, 3 * H:]) * np.tanh(c1), out_c=c1, params=params)
+    else:
+        r = sig(gi[:, :H] + gh[:, :H])
+        z = sig(gi[:, H:2 * H] + gh[:, H:2 * H])
+        n = np.tanh(gi[:, 2 * H:] + r * gh[:, 2 * H:])
+        case(name, x=xs, h=h0, out=(1 - z) * n + z * f64(h0), params=params)
+
+# === Transformer decoder ===
+def decoder_layer_ref(x, mem, p, pc, heads, norm_first, act, tgt_mask=None, mem_kpm=None):
+    """Sequence-first (T, N, E) target, (S, N, E) memory; ``pc`` holds the cross-attention's weights."""
+    def ln(a, i):
+        return layer_norm_ref(a, (a.shape[-1],), p[f"n{i}w"], p[f"n{i}b"], 1e-5)
+
+    def ff(a):
+        h = f64(a) @ f64(p["w1"]).T + f64(p["b1"])
+        h = np.maximum(h, 0) if act == "relu" else gelu(h)
+        return h @ f64(p["w2"]).T + f64(p["b2"])
+
+    def sa(a):
+        return mha_ref(a, a, a, p, heads, tgt_mask)[0]
+
+    def ca(a):
+        return mha_ref(a, mem, mem, pc, heads, None, mem_kpm)[0]
+
+    x = f64(x)
+    if norm_first:
+        x = x + sa(ln(x, 1))
+        x = x + ca(ln(x, 2))
+        return x + ff(ln(x, 3))
+    x = ln(x + sa(x), 1)
+    x = ln(x + ca(x), 2)
+    return ln(x + ff(x), 3)
+
+
+for name, norm_first, act in [("decoder_post_relu", False, "relu"), ("decoder_pre_gelu", True, "gelu")]:
+    p = layer_params(E, FF)
+    p.update(n3w=t((E,)), n3b=t((E,)))
+    pc = mha_params(E)
+    tgt, mem = t((4, 2, E)), t((5, 2, E))
+    tmask = np.triu(np.full((4, 4), -np.inf), 1)
+    mkpm = np.zeros((2, 5), dtype=bool)
+    mkpm[0, 4] = mkpm[1, 0] = True
+    ref = decoder_layer_ref(tgt, mem, p, pc, H, norm_first, act, tmask, mkpm)
+    case(name, tgt=tgt, memory=mem, out=ref, mem_kpm=mkpm, params={k: enc(v) for k, v in p.items()},
+         cross={k: enc(v) for k, v in pc.items()}, heads=H, ff=FF, norm_first=norm_first, activation=act)
+
+pe, pd, pc = layer_params(E, FF), layer_params(E, FF), mha_params(E)
+pd.update(n3w=t((E,)), n3b=t((E,)))
+norms = dict(ew=t((E,)), eb=t((E,)), dw=t((E,)), db=t((E,)))
+src, tgt = t((5, 2, E)), t((3, 2, E))
+memory = layer_norm_ref(encoder_layer_ref(src, pe, H, False, "relu"), (E,), norms["ew"], norms["eb"], 1e-5)
+ref = layer_norm_ref(decoder_layer_ref(tgt, memory, pd, pc, H, False, "relu"), (E,), norms["dw"], norms["db"], 1e-5)
+case("transformer_full", src=src, tgt=tgt, out=ref, enc={k: enc(v) for k, v in pe.items()},
+     dec={k: enc(v) for k, v in pd.items()}, cross={k: enc(v) for k, v in pc.items()},
+     norms={k: enc(v) for k, v in norms.items()}, heads=H, ff=FF)
 
 with open("_refs.py", "w") as f:
     f.write("# @generated by tests/python/nn/_gen_refs.py -- do not edit\n")

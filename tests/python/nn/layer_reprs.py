@@ -21,8 +21,11 @@ layers = [
     nn.Flatten(0, 2), nn.Unflatten(1, (2, 3)), nn.CrossEntropyLoss(), nn.NLLLoss(), nn.MSELoss(), nn.L1Loss(),
     nn.BCELoss(), nn.BCEWithLogitsLoss(), nn.SmoothL1Loss(), nn.HuberLoss(), nn.KLDivLoss(),
     nn.MultiheadAttention(8, 2), nn.MultiheadAttention(8, 2, kdim=4, vdim=6, bias=False),
+    nn.RNNCell(3, 4), nn.RNNCell(3, 4, bias=False, nonlinearity="relu"), nn.LSTMCell(5, 2), nn.GRUCell(2, 2),
 ]
 for layer in layers:
     print(layer)
 print(nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.Conv2d(20, 64, 5), nn.ReLU()))
 print(nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)]))
+print(nn.Transformer(8, 2, 1, 2, 16))
+print(nn.Transformer.generate_square_subsequent_mask(3))

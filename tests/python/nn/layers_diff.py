@@ -228,6 +228,36 @@ load_tensors(enc, state).eval()
 mask = torch.where(torch.arange(5).reshape(1, 5) > torch.arange(5).reshape(5, 1), float("-inf"), 0.0)
 check("encoder_stack_causal", enc(T(c["x"]), mask=mask), c["out"], rtol=1e-4, atol=1e-4)
 
+
+
+def decoder_state(p, cross, prefix=""):
+    P = {k: T(v) for k, v in p.items()}
+    s = encoder_state(p, prefix)
+    s.update(mha_state(cross, prefix + "multihead_attn."))
+    s.update({prefix + "norm3.weight": P["n3w"], prefix + "norm3.bias": P["n3b"]})
+    return s
+
+
+for name in ("decoder_post_relu", "decoder_pre_gelu"):
+    c = R[name]
+    m = nn.TransformerDecoderLayer(8, c["heads"], c["ff"], activation=c["activation"], norm_first=c["norm_first"])
+    load_tensors(m, decoder_state(c["params"], c["cross"])).eval()
+    causal = nn.Transformer.generate_square_subsequent_mask(4)
+    out = m(T(c["tgt"]), T(c["memory"]), tgt_mask=causal, memory_key_padding_mask=T(c["mem_kpm"]))
+    check(name, out, c["out"], rtol=1e-4, atol=1e-4)
+    stack = load_tensors(nn.TransformerDecoder(m, 1), decoder_state(c["params"], c["cross"], "layers.0.")).eval()
+    out = stack(T(c["tgt"]), T(c["memory"]), tgt_mask=causal, memory_key_padding_mask=T(c["mem_kpm"]))
+    check(name + " (TransformerDecoder)", out, c["out"], rtol=1e-4, atol=1e-4)
+c = R["transformer_full"]
+tr = nn.Transformer(8, c["heads"], 1, 1, c["ff"])
+state = {"encoder." + k: v for k, v in encoder_state(c["enc"], "layers.0.").items()}
+state.update({"decoder." + k: v for k, v in decoder_state(c["dec"], c["cross"], "layers.0.").items()})
+N = {k: T(v) for k, v in c["norms"].items()}
+state.update({"encoder.norm.weight": N["ew"], "encoder.norm.bias": N["eb"], "decoder.norm.weight": N["dw"],
+              "decoder.norm.bias": N["db"]})
+load_tensors(tr, state).eval()
+check("transformer_full", tr(T(c["src"]), T(c["tgt"])), c["out"], rtol=1e-4, atol=1e-4)
+
 # === Losses ===
 c = R["ce_mean"]
 check("ce_mean", F.cross_entropy(T(c["x"]), T(c["target"])), c["out"])
@@ -292,6 +322,27 @@ check("pairwise_distance", F.pairwise_distance(T(c["a"]), T(c["b"])), c["out"])
 c = R["pixel_shuffle"]
 check("pixel_shuffle", F.pixel_shuffle(T(c["x"]), 2), c["out"])
 check("pixel_unshuffle", F.pixel_unshuffle(F.pixel_shuffle(T(c["x"]), 2), 2), ("ref", c["x"][1], c["x"][2]))
+
+# === Activations bound to registry ops ===
+x = T(R["act_relu"]["x"])
+for name, module in [("act_relu", nn.ReLU()), ("act_gelu", nn.GELU()), ("act_gelu_tanh", nn.GELU("tanh")),
+                     ("act_silu", nn.SiLU()), ("act_mish", nn.Mish()), ("act_elu", nn.ELU(0.8)),
+                     ("act_leaky_relu", nn.LeakyReLU(0.05)), ("act_softplus", nn.Softplus(2.0, 5.0)),
+                     ("act_tanh", nn.Tanh()), ("act_sigmoid", nn.Sigmoid()), ("act_relu6", nn.ReLU6()),
+                     ("act_softmax_dim0", nn.Softmax(dim=0)), ("act_log_softmax", nn.LogSoftmax(dim=1))]:
+    check(name, module(x), R[name]["out"])
+
+# === Recurrent cells ===
+c = R["rnn_cell"]
+check("rnn_cell", load(nn.RNNCell(3, 4), c["params"])(T(c["x"]), T(c["h"])), c["out"])
+check("rnn_cell unbatched", load(nn.RNNCell(3, 4), c["params"])(T(c["x"])[1], T(c["h"])[1]),
+      ("ref", [4], c["out"][2][4:]))
+c = R["lstm_cell"]
+h1, c1 = load(nn.LSTMCell(3, 4), c["params"])(T(c["x"]), (T(c["h"]), T(c["c"])))
+check("lstm_cell", h1, c["out"])
+check("lstm_cell c", c1, c["out_c"])
+c = R["gru_cell"]
+check("gru_cell", load(nn.GRUCell(3, 4), c["params"])(T(c["x"]), T(c["h"])), c["out"])
 
 unused = [n for n in R if not any(k == n or k.startswith(n + " ") for k in checked)]
 if unused:

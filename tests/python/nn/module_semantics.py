@@ -144,12 +144,20 @@ bad_hook.register_forward_pre_hook(lambda m, a, kw: 3, with_kwargs=True)
 show_error(lambda: bad_hook(1))
 from torch.nn.modules import module as module_mod
 
-print(module_mod._global_hooks_active)
+
+def global_hooks():
+    # `_global_hooks_active` is Rynamo's summary flag (what Dynamo reads); PyTorch has only the dicts.
+    active = bool(module_mod._global_forward_hooks) or bool(module_mod._global_forward_pre_hooks)
+    assert getattr(module_mod, "_global_hooks_active", active) == active
+    return active
+
+
+print(global_hooks())
 seen = []
 with nn.modules.module.register_module_forward_hook(lambda m, a, o: seen.append(type(m).__name__)):
-    print(module_mod._global_hooks_active)
+    print(global_hooks())
     nn.Sequential(nn.Identity(), nn.ReLU())(torch.ones(1))
-print(seen, module_mod._global_hooks_active)
+print(seen, global_hooks())
 print(nn.Identity()(torch.ones(1)).shape)
 
 print("== modes and conversions")
@@ -173,7 +181,7 @@ model.requires_grad_(False)
 print([q.requires_grad for q in model.parameters()])
 model.requires_grad_()
 lin = model[0]
-lin.weight.grad = torch.ones(2, 2)
+lin.weight.grad = torch.ones(2, 2, dtype=lin.weight.dtype)
 model.zero_grad()
 print(lin.weight.grad)
 lin.weight.grad = torch.ones(2, 2, dtype=torch.float16)

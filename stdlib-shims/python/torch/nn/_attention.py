@@ -83,9 +83,9 @@ def _in_projection(query, key, value, w, b, w_q, w_k, w_v, separate):
 
 def multi_head_attention_forward(
     query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
-    add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights,
-    attn_mask, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
-    average_attn_weights, is_causal,
+    add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
+    need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+    v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True, is_causal=False,
 ):
     F = torch.nn.functional
     is_batched = _check_shapes(query, key, value, key_padding_mask, attn_mask, num_heads)

@@ -1,60 +1,84 @@
 """``torch.nn.functional``.
 
-Every registry op flagged ``NN_FUNCTIONAL`` is bound natively (``relu``, ``gelu``, ``softmax``,
-``linear``, ``layer_norm``, ``embedding``, ``dropout``, ...; ``inplace=`` is accepted where PyTorch
-has it). The Python functions here are PyTorch's argument adapters and compositions (losses,
-pooling, attention, ...). Where the registry has an op of the same name whose schema takes
-PyTorch's arguments, the native op is used and the composition in ``_functional_impl`` is not.
+Every registry op flagged ``NN_FUNCTIONAL`` is bound natively (``relu``, ``gelu``, ``linear``,
+``layer_norm``, ``conv2d``, ``pad``, ``batch_norm``, ``group_norm``, ``cross_entropy``,
+``nll_loss``, ``mse_loss``, ``scaled_dot_product_attention``, ...; ``inplace=`` is accepted where
+PyTorch has it). The Python functions here are PyTorch's argument adapters (``stride=None``,
+``output_size`` with ``None``, ``return_indices``, implicit softmax dims, ...) and the
+compositions that have no op of their own.
 
 These functions are plain Python on purpose: Dynamo inlines them when compiled code calls them.
 """
 
 import math as _math
+import warnings as _warnings
 
 import torch
 from torch._C import _nn as _native
 from torch.nn import _attention
-from torch.nn import _functional_impl as _impl
+from torch.nn import _interpolate
 from torch.nn import _reduction as _Reduction
 
 globals().update(_native)
 
+# === Softmax ===
 
-def _native_or(name, composition):
-    """The registry op ``name`` when one is registered, else the Python composition."""
-    return _native.get(name, composition)
+_softmax = _native["softmax"]
+_log_softmax = _native["log_softmax"]
 
 
-# === Convolution, pooling, padding ===
+def _get_softmax_dim(name, ndim, stacklevel):
+    """PyTorch's implicit dim (deprecated there, with the same warning)."""
+    _warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
-conv1d = _native_or("conv1d", _impl.conv1d)
-conv2d = _native_or("conv2d", _impl.conv2d)
-pad = _native_or("pad", _impl.pad)
-adaptive_avg_pool2d = _impl.adaptive_avg_pool2d
-adaptive_avg_pool1d = _impl.adaptive_avg_pool1d
 
-_max_pool2d = _native.get("max_pool2d")
-_max_pool2d_with_indices = _native.get("max_pool2d_with_indices")
-_avg_pool2d = _native.get("avg_pool2d")
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return _softmax(-input, dim, dtype)
+
+
+# === Pooling ===
+
+_max_pool2d = _native["max_pool2d"]
+_max_pool2d_with_indices = _native["max_pool2d_with_indices"]
+_avg_pool2d = _native["avg_pool2d"]
+_adaptive_avg_pool2d = _native["adaptive_avg_pool2d"]
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if stride is None:
         stride = []
     if return_indices:
-        if _max_pool2d_with_indices is not None:
-            return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-        return _impl.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-    if _max_pool2d is not None:
-        return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _impl.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+        return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True):
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    if stride is None:
+        stride = []
+    return _max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The 2-D pooling over a height-1 view of ``(N, C, L)`` or ``(C, L)``."""
     stride = kernel_size if stride is None else stride
     out = max_pool2d(
         input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)),
@@ -65,21 +89,33 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out.squeeze(-2)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
     if stride is None:
         stride = []
-    if _avg_pool2d is not None:
-        return _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return _impl.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     stride = kernel_size if stride is None else stride
-    out = avg_pool2d(
+    out = _avg_pool2d(
         input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)),
         ceil_mode, count_include_pad,
     )
     return out.squeeze(-2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """``output_size`` is an int or a pair whose ``None`` entries keep the input's size."""
+    if isinstance(output_size, (list, tuple)):
+        oh = input.shape[-2] if output_size[0] is None else output_size[0]
+        ow = input.shape[-1] if output_size[1] is None else output_size[1]
+        output_size = (oh, ow)
+    return _adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
 
 
 def _single(v):
@@ -90,15 +126,14 @@ def _single(v):
 
 # === Normalization ===
 
-batch_norm = _native_or("batch_norm", _impl.batch_norm)
-group_norm = _native_or("group_norm", _impl.group_norm)
+_batch_norm = _native["batch_norm"]
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     """Normalizes each (sample, channel) plane over its spatial dims."""
     if not use_input_stats:
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+        return _batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     dims = list(range(2, input.dim()))
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, unbiased=False, keepdim=True)
@@ -111,10 +146,22 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return out
 
 
+def _machine_eps(dtype):
+    """``torch.finfo(dtype).eps`` as constants (Dynamo folds the comparisons; it does not trace
+    ``finfo``)."""
+    if dtype == torch.float64:
+        return 2.220446049250313e-16
+    if dtype == torch.float16:
+        return 0.0009765625
+    if dtype == torch.bfloat16:
+        return 0.0078125
+    return 1.1920928955078125e-07
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     dims = list(range(-len(normalized_shape), 0))
     if eps is None:
-        eps = torch.finfo(input.dtype).eps
+        eps = _machine_eps(input.dtype)
     out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
     if weight is not None:
         out = out * weight
@@ -198,7 +245,8 @@ def tanhshrink(input):
 
 
 def softshrink(input, lambd=0.5):
-    return torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0))
+    # `input * 0` in the dead zone: PyTorch's kernel keeps the sign of zero there (-0. for x < 0).
+    return torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, input * 0))
 
 
 def hardshrink(input, lambd=0.5):
@@ -218,18 +266,22 @@ def prelu(input, weight):
     return torch.where(input >= 0, input, weight * input)
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    return softmax(-input, _softmax_dim(input, dim), dtype=dtype)
-
-
-def _softmax_dim(input, dim):
-    if dim is not None:
-        return dim
-    # PyTorch's implicit choice (deprecated there, with a warning).
-    return 0 if input.dim() in (0, 1, 3) else 1
-
-
 # === Dropout ===
+
+_dropout = _native["dropout"]
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability ``p`` and scales the rest by ``1 / (1 - p)``. Outside
+    training (or with ``p == 0``) the input itself is returned, as in PyTorch."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if inplace:
+        return input.copy_(_dropout(input, p, training))
+    return _dropout(input, p, training)
+
 
 
 def _feature_dropout(input, p, training, inplace, batched_dim):
@@ -284,13 +336,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescales in place the rows of ``weight`` that ``input`` picks and whose ``norm_type``
+    norm exceeds ``max_norm`` (PyTorch's ``embedding_renorm_``), without reading data on the
+    host, so that it stays in one graph under torch.compile."""
     with torch.no_grad():
-        for i in sorted(set(input.reshape(-1).tolist())):
-            row = weight[i]
-            norm = float(row.abs().pow(norm_type).sum().pow(1.0 / norm_type))
-            if norm > max_norm:
-                weight[i] = row * (max_norm / (norm + 1e-7))
-
+        n = weight.shape[0]
+        picked = (input.reshape(-1, 1) == torch.arange(n)).any(0).unsqueeze(1)
+        norms = weight.abs().pow(norm_type).sum(1, keepdim=True).pow(1.0 / norm_type)
+        scale = max_norm / (norms + 1e-7)
+        weight.copy_(torch.where(picked & (norms > max_norm), weight * scale, weight))
 
 
 def one_hot(tensor, num_classes=-1):
@@ -301,7 +355,9 @@ def one_hot(tensor, num_classes=-1):
         if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max().item()) + 1
-    if tensor.numel() > 0:
+    # The range checks read the data: eager only (under torch.compile PyTorch skips them too,
+    # and they would break the graph).
+    if tensor.numel() > 0 and not torch.compiler.is_compiling():
         if bool((tensor < 0).any()):
             raise RuntimeError("Class values must be non-negative.")
         if bool((tensor >= num_classes).any()):
@@ -326,12 +382,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 # === Losses ===
-
-cross_entropy = _native_or("cross_entropy", _impl.cross_entropy)
-nll_loss = _native_or("nll_loss", _impl.nll_loss)
-mse_loss = _native_or("mse_loss", _impl.mse_loss)
-l1_loss = _native_or("l1_loss", _impl.l1_loss)
-
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if size_average is not None or reduce is not None:
@@ -417,15 +467,20 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 # === Attention ===
 
-scaled_dot_product_attention = _native_or("scaled_dot_product_attention", _impl.scaled_dot_product_attention)
-
-
 multi_head_attention_forward = _attention.multi_head_attention_forward
 _canonical_mask = _attention._canonical_mask
 _none_or_dtype = _attention._none_or_dtype
 
 
 # === Vision ===
+
+interpolate = _interpolate.interpolate
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
 
 
 def pixel_shuffle(input, upscale_factor):

@@ -10,6 +10,9 @@ class Parameter(torch.Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = torch.empty(0)
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            # `_make_subclass`'s wording (capitalised), not `requires_grad_`'s.
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         return torch.Tensor._make_subclass(cls, data, requires_grad)
 
     def __repr__(self):

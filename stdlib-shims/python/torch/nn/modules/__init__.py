@@ -20,7 +20,14 @@ from torch.nn.modules.loss import (  # noqa: F401
 )
 from torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from torch.nn.modules.pooling import (  # noqa: F401
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d, Upsample,
 )
+from torch.nn.modules.rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
 from torch.nn.modules.sparse import Embedding  # noqa: F401
-from torch.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
+from torch.nn.modules.transformer import (  # noqa: F401
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+)
+
+# `from torch.nn.modules import *` (in `torch/nn/__init__.py`) exports the layers only: without
+# this list it would also bind the submodules, `utils` among them, over `torch.nn.utils`.
+__all__ = [name for name in dir() if name[:1].isupper()]

@@ -12,13 +12,24 @@ def _inplace_repr(inplace, sep=""):
     return sep + "inplace=True" if inplace else ""
 
 
+def _store(input, out, inplace):
+    """``out``, or ``out`` written into ``input`` when ``inplace``. The layers do this
+    themselves rather than pass ``inplace=`` to the native ``F`` op, so that Dynamo traces an
+    explicit ``copy_``."""
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
 class ReLU(Module):
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
+        if self.inplace:
+            return torch.relu_(input)
+        return F.relu(input)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
@@ -45,7 +56,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def forward(self, input):
-        return F.relu6(input, inplace=self.inplace)
+        return _store(input, F.relu6(input), self.inplace)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
@@ -58,7 +69,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, inplace=self.inplace)
+        return _store(input, F.leaky_relu(input, self.negative_slope), self.inplace)
 
     def extra_repr(self):
         return f"negative_slope={self.negative_slope}{_inplace_repr(self.inplace, ', ')}"
@@ -71,7 +82,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.elu(input, self.alpha, inplace=self.inplace)
+        return _store(input, F.elu(input, self.alpha), self.inplace)
 
     def extra_repr(self):
         return f"alpha={self.alpha}{_inplace_repr(self.inplace, ', ')}"
@@ -120,7 +131,7 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
+        return _store(input, F.silu(input), self.inplace)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
@@ -132,7 +143,7 @@ class Mish(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.mish(input, inplace=self.inplace)
+        return _store(input, F.mish(input), self.inplace)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
@@ -268,7 +279,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, F._softmax_dim(input, self.dim))
+        return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -280,7 +291,7 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.log_softmax(input, F._softmax_dim(input, self.dim))
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"

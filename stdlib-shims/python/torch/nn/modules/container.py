@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 import torch
-from torch.nn.modules._hooks import _addindent
+from torch.nn.modules._hooks import _addindent, _typename
 from torch.nn.modules.module import Module
 from torch.nn.parameter import Parameter
 
@@ -278,11 +278,13 @@ class ModuleDict(Module):
             self[m[0]] = m[1]
 
 
-def _param_line(key, p):
+def _param_line(key, p, dtype_name):
+    """One line of ``ParameterList``/``ParameterDict``'s repr. PyTorch names the dtype
+    (``torch.float32``) in the list and the tensor type (``torch.FloatTensor``) in the dict."""
     if isinstance(p, torch.Tensor):
         size = "x".join(str(s) for s in p.size())
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        return f"  ({key}): {kind} containing: [{p.dtype} of size {size}]"
+        return f"  ({key}): {kind} containing: [{dtype_name(p)} of size {size}]"
     return f"  ({key}): Object of type: {type(p).__name__}"
 
 
@@ -332,7 +334,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join([_param_line(k, p) for k, p in enumerate(self)])
+        return "\n".join([_param_line(k, p, lambda t: t.dtype) for k, p in enumerate(self)])
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -399,7 +401,7 @@ class ParameterDict(Module):
                 self[key] = value
 
     def extra_repr(self):
-        return "\n".join([_param_line(k, p) for k, p in self.items()])
+        return "\n".join([_param_line(k, p, _typename) for k, p in self.items()])
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")

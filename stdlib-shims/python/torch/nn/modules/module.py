@@ -16,12 +16,15 @@ from collections.abc import Mapping
 
 import torch
 from torch.nn.modules._hooks import RemovableHandle, _addindent, _IncompatibleKeys, _typename
+from torch.nn.modules._module_utils import _check_name, _copy_into, _load_recursive, _parse_to, _remove_from
 from torch.nn.parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
 
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
+# Hook tables are plain dicts (ordered; PyTorch uses OrderedDict): `__call__` tests and iterates
+# them, and Dynamo traces plain dicts natively when it inlines `__call__`.
+_global_forward_pre_hooks = {}
+_global_forward_hooks = {}
 # Whether any global forward hook is registered: `Module.__call__` and Dynamo read it instead of
 # the two dicts.
 _global_hooks_active = False
@@ -58,18 +61,17 @@ def register_module_forward_hook(hook):
     return handle
 
 
+def _move_to_front(d, key):
+    """``OrderedDict.move_to_end(key, last=False)`` for a plain dict."""
+    value = d.pop(key)
+    rest = list(d.items())
+    d.clear()
+    d[key] = value
+    d.update(rest)
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-def _check_name(kind, name, module):
-    """The checks `register_buffer`/`register_parameter` share."""
-    if not isinstance(name, str):
-        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
-    if "." in name:
-        raise KeyError(f"{kind} name can't contain \".\"")
-    if name == "":
-        raise KeyError(f"{kind} name can't be empty string \"\"")
 
 
 class Module:
@@ -95,16 +97,16 @@ class Module:
         setattr_(self, "_parameters", {})
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
-        setattr_(self, "_backward_pre_hooks", OrderedDict())
-        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", {})
+        setattr_(self, "_backward_hooks", {})
         setattr_(self, "_is_full_backward_hook", None)
-        setattr_(self, "_forward_hooks", OrderedDict())
-        setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_forward_pre_hooks", OrderedDict())
-        setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_state_dict_hooks", OrderedDict())
-        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
-        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks", {})
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_pre_hooks", {})
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_state_dict_hooks", {})
+        setattr_(self, "_load_state_dict_pre_hooks", {})
+        setattr_(self, "_load_state_dict_post_hooks", {})
         setattr_(self, "_modules", {})
         if self.call_super_init:
             super().__init__(*args, **kwargs)
@@ -116,13 +118,14 @@ class Module:
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or _global_hooks_active):
             return self.forward(*args, **kwargs)
-        for hook in list(_global_forward_pre_hooks.values()):
-            new_args = hook(self, args)
-            if new_args is not None:
-                args = new_args if isinstance(new_args, tuple) else (new_args,)
-        with_kwargs = self._forward_pre_hooks_with_kwargs
+        # Iterating over snapshots: a hook may remove itself or another hook.
+        if _global_hooks_active:
+            for hook in list(_global_forward_pre_hooks.values()):
+                new_args = hook(self, args)
+                if new_args is not None:
+                    args = new_args if isinstance(new_args, tuple) else (new_args,)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in with_kwargs:
+            if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
@@ -136,13 +139,13 @@ class Module:
                 if new_args is not None:
                     args = new_args if isinstance(new_args, tuple) else (new_args,)
         result = self.forward(*args, **kwargs)
-        for hook in list(_global_forward_hooks.values()):
-            new_result = hook(self, args, result)
-            if new_result is not None:
-                result = new_result
-        with_kwargs = self._forward_hooks_with_kwargs
+        if _global_hooks_active:
+            for hook in list(_global_forward_hooks.values()):
+                new_result = hook(self, args, result)
+                if new_result is not None:
+                    result = new_result
         for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in with_kwargs:
+            if hook_id in self._forward_hooks_with_kwargs:
                 new_result = hook(self, args, kwargs, result)
             else:
                 new_result = hook(self, args, result)
@@ -158,7 +161,7 @@ class Module:
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+            _move_to_front(self._forward_pre_hooks, handle.id)
         return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -169,7 +172,7 @@ class Module:
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
+            _move_to_front(self._forward_hooks, handle.id)
         return handle
 
     def compile(self, *args, **kwargs):
@@ -316,7 +319,7 @@ class Module:
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, torch.Tensor):
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.Tensor or None expected)"
+                    f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.nn.Buffer, torch.Tensor or None expected)"
                 )
             buffers[name] = value
             return
@@ -348,7 +351,7 @@ class Module:
         for name in ("_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
                      "_state_dict_hooks", "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
             if name not in self.__dict__:
-                object.__setattr__(self, name, OrderedDict())
+                object.__setattr__(self, name, {})
         if "_non_persistent_buffers_set" not in self.__dict__:
             object.__setattr__(self, "_non_persistent_buffers_set", set())
 
@@ -661,90 +664,3 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
-
-
-def _remove_from(name, *dicts_or_sets):
-    for d in dicts_or_sets:
-        if name in d:
-            if isinstance(d, dict):
-                del d[name]
-            else:
-                d.discard(name)
-
-
-def _copy_into(module, name, param, key, value, assign, error_msgs):
-    """Loads one state-dict entry into ``param`` (``module.<name>``), recording errors."""
-    if not isinstance(value, torch.Tensor):
-        error_msgs.append(
-            f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object '
-            f"from checkpoint but received {type(value)}"
-        )
-        return
-    if len(param.shape) == 0 and len(value.shape) == 1:
-        value = value[0]
-    if value.shape != param.shape:
-        error_msgs.append(
-            f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
-            f"the shape in current model is {param.shape}."
-        )
-        return
-    if assign:
-        if isinstance(param, Parameter):
-            if not isinstance(value, Parameter):
-                value = Parameter(value, requires_grad=param.requires_grad)
-            module._parameters[name] = value
-        else:
-            module._buffers[name] = value
-        return
-    try:
-        with torch.no_grad():
-            param.copy_(value)
-    except Exception as ex:
-        error_msgs.append(
-            f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} '
-            f"and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {ex.args}."
-        )
-
-
-def _load_recursive(module, state_dict, prefix, metadata, strict, assign, missing, unexpected, errors):
-    local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-    if assign:
-        local_metadata["assign_to_params_buffers"] = True
-    module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing, unexpected, errors)
-    for name, child in module._modules.items():
-        if child is not None:
-            child_prefix = prefix + name + "."
-            child_state = {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}
-            _load_recursive(child, child_state, child_prefix, metadata, strict, assign, missing, unexpected, errors)
-    incompatible = _IncompatibleKeys(missing, unexpected)
-    for hook in module._load_state_dict_post_hooks.values():
-        hook(module, incompatible)
-
-
-def _parse_to(args, kwargs):
-    """``(device, dtype, non_blocking)`` from ``Module.to``'s overloads: ``to(device, dtype)``,
-    ``to(dtype)``, ``to(tensor)``, and the keywords ``device=``, ``dtype=``, ``non_blocking=``."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
-    kwargs.pop("copy", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword {next(iter(kwargs))!r}")
-    rest = list(args)
-    if rest and isinstance(rest[0], torch.Tensor):
-        t = rest.pop(0)
-        device, dtype = t.device, t.dtype
-    elif rest and isinstance(rest[0], torch.dtype):
-        dtype = rest.pop(0)
-    elif rest and (isinstance(rest[0], (str, int, torch.device)) and not isinstance(rest[0], bool)):
-        device = torch.device(rest.pop(0))
-        if rest and isinstance(rest[0], torch.dtype):
-            dtype = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        non_blocking = rest.pop(0)
-    if rest:
-        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(args)!r}")
-    if isinstance(device, (str, int)):
-        device = torch.device(device)
-    return device, dtype, non_blocking
