@@ -7,9 +7,8 @@
 
 use std::time::Duration;
 
-use rayon::prelude::*;
 use rynamo_backend::{Backend, EagerBackend, Executable};
-use rynamo_benches::{alternate_medians, time};
+use rynamo_benches::{alternate_medians, roofline, time};
 use rynamo_dynasm::DynasmBackend;
 use rynamo_graph::{Graph, GraphBuilder, Op, Value, ValueId};
 use rynamo_tensor::{DType, Tensor, TensorMeta, random};
@@ -156,81 +155,9 @@ fn w8() -> (Graph, Vec<Tensor>) {
     (b.0.finish(vec![o]), inputs)
 }
 
-/// Bandwidth in GB/s of a copy and a triad over `n` f32 per array, split over rayon's threads.
-fn roofline_bandwidth(n: usize) -> (f64, f64) {
-    let a: Vec<f32> = vec![1.0; n];
-    let mut b: Vec<f32> = vec![2.0; n];
-    let c: Vec<f32> = vec![3.0; n];
-    let chunk = n / rayon::current_num_threads().max(1) / 4;
-    let copy = |b: &mut Vec<f32>| {
-        b.par_chunks_mut(chunk)
-            .zip(a.par_chunks(chunk))
-            .for_each(|(d, s)| d.copy_from_slice(s));
-    };
-    let triad = |b: &mut Vec<f32>| {
-        b.par_chunks_mut(chunk)
-            .zip(a.par_chunks(chunk).zip(c.par_chunks(chunk)))
-            .for_each(|(d, (x, y))| {
-                d.iter_mut()
-                    .zip(x.iter().zip(y))
-                    .for_each(|(d, (x, y))| *d = x + 3.0 * y)
-            });
-    };
-    copy(&mut b);
-    triad(&mut b);
-    let meds = alternate_medians(2, REPS, |i| {
-        if i == 0 {
-            time(|| copy(&mut b))
-        } else {
-            time(|| triad(&mut b))
-        }
-    });
-    let bytes = (n * 4) as f64;
-    (
-        2.0 * bytes / meds[0].as_secs_f64() / 1e9,
-        3.0 * bytes / meds[1].as_secs_f64() / 1e9,
-    )
-}
-
-/// FP32 GFLOP/s of an `n`^3 GEMM through the gemm crate on all threads.
-fn roofline_gemm(n: usize) -> f64 {
-    let a = vec![1.0f32; n * n];
-    let b = vec![0.5f32; n * n];
-    let mut c = vec![0.0f32; n * n];
-    let run = |c: &mut Vec<f32>| {
-        // SAFETY: three n x n row-major matrices of the right length; c is exclusively ours.
-        unsafe {
-            gemm::gemm(
-                n,
-                n,
-                n,
-                c.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                a.as_ptr(),
-                1,
-                n as isize,
-                b.as_ptr(),
-                1,
-                n as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                gemm::Parallelism::Rayon(0),
-            );
-        }
-    };
-    run(&mut c);
-    let med = alternate_medians(1, REPS, |_| time(|| run(&mut c)))[0];
-    2.0 * (n as f64).powi(3) / med.as_secs_f64() / 1e9
-}
-
 fn main() {
-    let (copy_gbs, triad_gbs) = roofline_bandwidth(16 << 20);
-    let peak = roofline_gemm(2048);
+    let (copy_gbs, triad_gbs) = roofline::bandwidth(16 << 20, REPS);
+    let peak = roofline::gemm_peak(2048, REPS);
     println!(
         "machine: {} threads; bandwidth copy {copy_gbs:.1} GB/s, triad {triad_gbs:.1} GB/s (64 MiB arrays); GEMM peak {peak:.0} GFLOP/s\n",
         rayon::current_num_threads()

@@ -3,6 +3,12 @@
 //! Every figure is a ratio measured side by side in one run: configurations alternate within
 //! each repetition, and the median of the repetitions is reported. Benchmarks print; they never
 //! fail CI.
+//!
+//! - [`roofline`]: the machine's limits (bandwidth, GEMM peak) measured alongside.
+//! - The `bench` binary (`src/bin/bench/`, run by `scripts/bench`): W1-W9 in every
+//!   configuration, the capture-coverage table of `benches/models/`, JSON, comparison, SVG.
+
+pub mod roofline;
 
 use std::time::{Duration, Instant};
 
