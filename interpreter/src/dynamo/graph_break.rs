@@ -345,6 +345,10 @@ pub fn transformed_code(
     let mut spec = CodeSpec::of(code);
     let tmp_slot = spec.varnames.len() as u32;
     spec.varnames.push("___tmp".into());
+    // Slots past the original locals (cells that are not parameters, free variables) moved up
+    // by `___tmp`.
+    let nlocals = orig.varnames.len();
+    let shifted = |slot: usize| (if slot >= nlocals { slot + 1 } else { slot }) as u32;
     let nfree = orig.freevars.len();
     // Instructions that name cell slots would shift with the added local.
     if (nfree > 0 || !orig.cellvars.is_empty()) && is_deref_op(ins.op) {
@@ -366,11 +370,7 @@ pub fn transformed_code(
     }
     let first_free = slots.names.len() - nfree;
     for k in 0..nfree {
-        // Free slots sit after the new local: +1.
-        asm.emit(
-            Opcode::LoadFast.as_instruction(),
-            (first_free + k + 1) as u32,
-        );
+        asm.emit(Opcode::LoadFast.as_instruction(), shifted(first_free + k));
     }
     asm.emit(Opcode::Call.as_instruction(), (nparams + nfree) as u32);
     asm.emit(Opcode::StoreFast.as_instruction(), tmp_slot);
@@ -411,9 +411,6 @@ pub fn transformed_code(
     if pushed_null {
         resume_stack.push(StackEntry::Null);
     }
-    // Slots past the original locals (cells that are not parameters) moved up by `___tmp`.
-    let nlocals = orig.varnames.len();
-    let shifted = |slot: usize| (if slot >= nlocals { slot + 1 } else { slot }) as u32;
     for &slot in live {
         item(&mut asm, k);
         k += 1;
@@ -457,10 +454,7 @@ pub fn transformed_code(
             asm.emit(Opcode::BinaryOp.as_instruction(), 0);
             if nfree > 0 {
                 for j in 0..nfree {
-                    asm.emit(
-                        Opcode::LoadFast.as_instruction(),
-                        (first_free + j + 1) as u32,
-                    );
+                    asm.emit(Opcode::LoadFast.as_instruction(), shifted(first_free + j));
                 }
                 asm.emit(Opcode::BuildTuple.as_instruction(), nfree as u32);
             }

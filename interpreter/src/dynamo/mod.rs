@@ -21,6 +21,7 @@ pub mod calls;
 pub mod codegen;
 pub mod compile;
 pub mod config;
+pub mod container_methods;
 pub mod convert_frame;
 pub mod exc;
 pub mod fx;

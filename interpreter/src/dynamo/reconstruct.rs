@@ -725,12 +725,7 @@ fn new_cell(value: Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyObjec
 /// so refused too).
 fn assigns_free_variables(code: &rustpython_vm::builtins::PyCode) -> bool {
     let c = &code.code;
-    let merged = c
-        .cellvars
-        .iter()
-        .filter(|n| c.varnames.iter().any(|v| v == *n))
-        .count();
-    let first_free = c.varnames.len() + c.cellvars.len() - merged;
+    let first_free = super::bytecode_analysis::Slots::of(code).names.len() - c.freevars.len();
     let bc = super::bytecode::Bytecode::decode(code);
     let writes = bc.instrs.iter().any(|i| {
         matches!(

@@ -27,11 +27,7 @@ impl Tracer<'_> {
         })?;
         let vm = self.vm;
         let r = f.call(args, vm).map_err(|e| {
-            let msg = e
-                .as_object()
-                .str(vm)
-                .map(|s| s.to_string())
-                .unwrap_or_default();
+            let msg = super::super::fx::error_text(&e, vm);
             GraphBreak::new(
                 GraphBreakKind::OpError,
                 format!("operator.{name} raised {}: {msg}", e.class().name()),
@@ -294,7 +290,7 @@ impl Tracer<'_> {
                     .cloned()
                     .ok_or_else(|| unsupported("setitem", &obj, &index))?;
                 let mut dm = d.borrow_mut();
-                super::super::builtins::set_dict_item(&mut dm.items, key, value, vm);
+                super::super::container_methods::set_dict_item(&mut dm.items, key, value, vm);
                 dm.mutated = true;
                 drop(dm);
                 self.out.side_effects.record_container(&obj);

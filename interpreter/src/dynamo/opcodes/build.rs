@@ -4,8 +4,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::super::builtins::set_dict_item;
 use super::super::bytecode::Instr;
+use super::super::container_methods::set_dict_item;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::variables::builder::wrap_unguarded;

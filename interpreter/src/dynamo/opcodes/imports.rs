@@ -41,10 +41,7 @@ impl Tracer<'_> {
         let module = vm
             .import_from(&vm.ctx.new_str(name.as_str()), fromlist.clone(), level)
             .map_err(|e| {
-                let msg = rustpython_vm::AsObject::as_object(&e)
-                    .str(vm)
-                    .map(|s| s.to_string())
-                    .unwrap_or_default();
+                let msg = super::super::fx::error_text(&e, vm);
                 unsupported(format!("import {name} failed while tracing: {msg}"))
             })?;
         let v = self.module_vt(module);
