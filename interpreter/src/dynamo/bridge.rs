@@ -43,6 +43,16 @@ pub fn set_grad_enabled(enabled: bool) {
     rynamo_shims::state::set_grad_enabled(enabled);
 }
 
+/// `torch.is_inference_mode_enabled()`.
+pub fn inference_mode() -> bool {
+    rynamo_shims::state::is_inference_mode_enabled()
+}
+
+/// `torch._C._set_inference_mode(enabled)`.
+pub fn set_inference_mode(enabled: bool) {
+    rynamo_shims::state::set_inference_mode(enabled);
+}
+
 /// The dtype a `torch.dtype` object stands for.
 pub fn dtype_of(obj: &PyObject) -> Option<DType> {
     obj.downcast_ref::<rynamo_shims::PyDType>().map(|d| d.dtype)

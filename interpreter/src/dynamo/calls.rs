@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyCode, PyDict, PyDictRef, PyFunction, PyTuple};
 use rustpython_vm::bytecode::CodeFlags;
-use rustpython_vm::{AsObject, PyObjectRef, PyRef};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef};
 
 use super::bridge;
 use super::exc::{GraphBreak, GraphBreakKind};
@@ -233,19 +233,27 @@ impl Tracer<'_> {
                 .iter()
                 .enumerate()
                 .map(|(i, cell)| {
-                    let content = cell.get_attr("cell_contents", vm).ok();
                     let cell_src = src
                         .as_ref()
                         .map(|s| s.attr("__closure__").item(Key::Int(i as i64)));
-                    let vt = content.map(|c| match &cell_src {
-                        Some(cs) => wrap(self.out, c, cs.attr("cell_contents"), vm),
-                        None => wrap_unguarded(c, vm),
-                    });
-                    // The cell is real (shared with other closures): a source marks it so that a
-                    // nonlocal store into it breaks instead of being lost.
-                    let cell_src = cell_src
-                        .unwrap_or_else(|| Rc::new(Source::Global("__closure_cell__".into())));
-                    Vt::with_source(Kind::Cell(Rc::new(RefCell::new(vt))), cell_src)
+                    let addr = cell.as_object() as *const PyObject as usize;
+                    let symbolic = match self.out.cells.get(&addr) {
+                        Some((_, c)) => c.clone(),
+                        None => {
+                            let content = cell.get_attr("cell_contents", vm).ok();
+                            let vt = content.map(|c| match &cell_src {
+                                Some(cs) => wrap(self.out, c, cs.attr("cell_contents"), vm),
+                                None => wrap_unguarded(c, vm),
+                            });
+                            let c = Rc::new(RefCell::new(vt));
+                            self.out.cells.insert(addr, (cell.clone(), c.clone()));
+                            c
+                        }
+                    };
+                    // The cell is real (shared with other closures): its source is where a
+                    // nonlocal store into it is replayed; without one, such a store breaks.
+                    let cell_src = cell_src.unwrap_or_else(|| Rc::new(Source::unreachable_cell()));
+                    Vt::with_source(Kind::Cell(symbolic), cell_src)
                 })
                 .collect(),
             None => Vec::new(),

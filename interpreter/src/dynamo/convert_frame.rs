@@ -329,7 +329,8 @@ impl ConvertFrame {
             .into_iter()
             .filter(|&s| state.locals.get(s).is_some_and(Option::is_some))
             .collect();
-        let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, vm)?;
+        let cells = gb::cell_slots(code);
+        let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, &cells, vm)?;
         // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
         let exe = if out.op_count() == 0 {
             None
@@ -356,7 +357,8 @@ impl ConvertFrame {
                 vm,
             )
             .map_err(|_| "cannot store the compiled graph in the frame's globals".to_owned())?;
-        let new_code = gb::transformed_code(code, &bc, state, &live, &name, &fv.globals, vm)?;
+        let new_code =
+            gb::transformed_code(code, &bc, state, &live, &cells, &name, &fv.globals, vm)?;
         super::resume::register_replacement(&new_code, code);
         log_bytecode(code, Some(&new_code), compile_id);
         let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
@@ -402,6 +404,7 @@ fn trace(
     let mut out = OutputGraph::new(FrameValues {
         locals: fv.locals.clone(),
         cells: fv.cells.clone(),
+        closure: fv.closure.clone(),
         globals: fv.globals.clone(),
         builtins: fv.builtins.clone(),
     });
@@ -418,14 +421,31 @@ fn trace(
         }
     }
     let first_free = slots.names.len() - nfree;
-    for (k, v) in fv.cells.iter().enumerate() {
-        if let Some(v) = v {
+    // Free variables are real cells (shared with the enclosing frame and other closures): one
+    // symbolic cell per cell object, so a `nonlocal` store here or in an inlined closure over
+    // the same cell is seen by every later read, and is replayed into the cell after the graph.
+    for (k, cell) in fv.closure.iter().enumerate() {
+        let name: Rc<str> = slots.names[first_free + k].as_str().into();
+        let content = fv.cells.get(k).cloned().flatten().map(|v| {
             let src = Rc::new(Source::Deref {
-                name: slots.names[first_free + k].as_str().into(),
+                name: name.clone(),
                 index: k as u32,
             });
-            locals[first_free + k] = Some(wrap(&mut out, v.clone(), src, vm));
-        }
+            wrap(&mut out, v, src, vm)
+        });
+        let symbolic = Rc::new(std::cell::RefCell::new(content));
+        out.cells.insert(
+            cell.as_object() as *const rustpython_vm::PyObject as usize,
+            (cell.clone(), symbolic.clone()),
+        );
+        let src = Rc::new(Source::Closure {
+            name,
+            index: k as u32,
+        });
+        locals[first_free + k] = Some(super::variables::Vt::with_source(
+            super::variables::Kind::Cell(symbolic),
+            src,
+        ));
     }
     let globals = fv.globals.clone();
     let builtins = fv.builtins.clone();
@@ -598,14 +618,14 @@ pub fn bind_frame(
     if has_varkw {
         locals[next] = Some(varkw.into());
     }
-    let cells = match f.get_attr("__closure__", vm)?.downcast::<PyTuple>() {
-        Ok(t) => t
-            .as_slice()
-            .iter()
-            .map(|cell| cell.get_attr("cell_contents", vm).ok())
-            .collect(),
+    let closure: Vec<PyObjectRef> = match f.get_attr("__closure__", vm)?.downcast::<PyTuple>() {
+        Ok(t) => t.as_slice().to_vec(),
         Err(_) => Vec::new(),
     };
+    let cells = closure
+        .iter()
+        .map(|cell| cell.get_attr("cell_contents", vm).ok())
+        .collect();
     let globals: PyDictRef = f
         .get_attr("__globals__", vm)?
         .downcast()
@@ -620,6 +640,7 @@ pub fn bind_frame(
     Ok(Some(FrameValues {
         locals,
         cells,
+        closure,
         globals,
         builtins,
     }))

@@ -104,15 +104,16 @@ fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> 
         .ok_or_else(|| vm.new_runtime_error("compiled graph was reset; call the function again"))?;
     let mut locals: Vec<Option<PyObjectRef>> =
         args.iter().take(plan.nparams).cloned().map(Some).collect();
-    let cells = args
+    let closure: Vec<PyObjectRef> = args.iter().skip(plan.nparams).cloned().collect();
+    let cells = closure
         .iter()
-        .skip(plan.nparams)
         .map(|c| c.get_attr("cell_contents", vm).ok())
         .collect();
     locals.resize(locals.len().max(plan.nparams), None);
     let frame = FrameValues {
         locals,
         cells,
+        closure,
         globals: plan.globals.clone(),
         builtins: plan.builtins.clone(),
     };
@@ -163,6 +164,7 @@ pub fn break_recipes(
     out: &OutputGraph,
     state: &BreakState,
     live: &[usize],
+    cells: &[usize],
     vm: &VirtualMachine,
 ) -> Result<BreakRecipes, NotResumable> {
     let mut outputs = OutputSet::default();
@@ -178,14 +180,17 @@ pub fn break_recipes(
             .cloned()
             .flatten()
             .ok_or_else(|| "a live variable is unbound at the break".to_owned())?;
-        let v = match &v.kind {
-            super::variables::Kind::Cell(c) => c
-                .borrow()
-                .clone()
-                .ok_or_else(|| "an empty cell is live".to_owned())?,
-            _ => v,
-        };
         values.push(recon_of(&v, out, &mut outputs, vm).map_err(|b| b.context)?);
+    }
+    // The frame's cells themselves (not their values): the resume function takes them as its
+    // closure, so it shares them with every nested function rebuilt from the trace.
+    for &slot in cells {
+        match state.locals.get(slot).cloned().flatten().map(|v| v.kind) {
+            Some(Kind::Cell(c)) => values.push(
+                super::reconstruct::cell_recon(&c, out, &mut outputs, vm).map_err(|b| b.context)?,
+            ),
+            _ => return Err("a cell variable has no cell at the break".into()),
+        }
     }
     let mut graph = out.graph.graph().clone();
     graph.set_outputs(outputs.values.clone());
@@ -206,27 +211,12 @@ pub fn check_resumable(
         d >= 2
             && matches!(
                 state.stack.get(d - 2).map(|v| &v.kind),
-                Some(Kind::Method(recv, name)) if &**name == "__exit__" && matches!(&recv.kind, Kind::GradMode(g) if g.kind != super::variables::ctx_manager::GradCtxKind::InferenceMode)
+                Some(Kind::Method(recv, name)) if &**name == "__exit__" && matches!(&recv.kind, Kind::GradMode(_))
             )
             && state.stack.get(d - 1).is_some_and(|v| v.is_null())
     };
     if let Some(why) = resume_blocker(code, bc, state.pos, reenterable) {
         return Err(format!("graph break {why}"));
-    }
-    // Cell variables reach the resume function as values in fresh cells, and nested functions
-    // live at the break are rebuilt over fresh cells too: sound as long as nothing assigns a
-    // cell variable after the break (the two sides would then see different cells).
-    if !code.code.cellvars.is_empty()
-        && bc.instrs[state.pos + 1..].iter().any(|i| {
-            matches!(
-                i.op,
-                Instruction::StoreDeref { .. } | Instruction::DeleteDeref { .. }
-            )
-        })
-    {
-        return Err(
-            "graph break in a function that assigns a captured variable after the break".into(),
-        );
     }
     let ins = &bc.instrs[state.pos];
     if matches!(ins.op, Instruction::ReturnValue) {
@@ -235,10 +225,22 @@ pub fn check_resumable(
     Ok(())
 }
 
-/// The live slots to hand to the continuation(s) of the instruction at `pos` (excluding free
-/// variables, which come from the closure).
+/// The slots of the frame's cell variables, in `co_cellvars` order (the resume function's
+/// closure starts with them).
+pub fn cell_slots(code: &PyCode) -> Vec<usize> {
+    let slots = super::bytecode_analysis::Slots::of(code);
+    code.code
+        .cellvars
+        .iter()
+        .filter_map(|c| slots.names.iter().position(|n| n == c.as_str()))
+        .collect()
+}
+
+/// The live slots to hand to the continuation(s) of the instruction at `pos` as arguments
+/// (excluding cell and free variables, which reach it as its closure).
 pub fn live_slots(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<usize> {
     let slots = super::bytecode_analysis::Slots::of(code);
+    let cells = cell_slots(code);
     let mut names: Vec<String> = Vec::new();
     for next in continuations(bc, pos) {
         for n in live_for_resume(code, bc, next) {
@@ -250,6 +252,7 @@ pub fn live_slots(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<usize> {
     let mut out: Vec<usize> = names
         .iter()
         .filter_map(|n| slots.names.iter().position(|s| s == n))
+        .filter(|s| !cells.contains(s))
         .collect();
     out.sort_unstable();
     out
@@ -319,6 +322,7 @@ pub fn transformed_code(
     bc: &Bytecode,
     state: &BreakState,
     live: &[usize],
+    cells: &[usize],
     compiled_name: &str,
     globals: &rustpython_vm::builtins::PyDictRef,
     vm: &VirtualMachine,
@@ -411,7 +415,9 @@ pub fn transformed_code(
     if pushed_null {
         resume_stack.push(StackEntry::Null);
     }
-    for &slot in live {
+    // Live values, then the rebuilt cells, each into its own slot (a cell slot holds the cell
+    // itself, as after MAKE_CELL).
+    for &slot in live.iter().chain(cells) {
         item(&mut asm, k);
         k += 1;
         asm.emit(Opcode::StoreFast.as_instruction(), shifted(slot));
@@ -452,15 +458,20 @@ pub fn transformed_code(
             asm.emit(Opcode::BuildTuple.as_instruction(), kept_items.len() as u32);
             asm.emit(Opcode::Swap.as_instruction(), 2);
             asm.emit(Opcode::BinaryOp.as_instruction(), 0);
-            if nfree > 0 {
+            // Its closure: the frame's cells, then its free variables' cells.
+            let nclosure = cells.len() + nfree;
+            if nclosure > 0 {
+                for &slot in cells {
+                    asm.emit(Opcode::LoadFast.as_instruction(), shifted(slot));
+                }
                 for j in 0..nfree {
                     asm.emit(Opcode::LoadFast.as_instruction(), shifted(first_free + j));
                 }
-                asm.emit(Opcode::BuildTuple.as_instruction(), nfree as u32);
+                asm.emit(Opcode::BuildTuple.as_instruction(), nclosure as u32);
             }
             asm.emit(Opcode::LoadGlobal.as_instruction(), name_idx << 1);
             asm.emit(Opcode::MakeFunction.as_instruction(), 0);
-            if nfree > 0 {
+            if nclosure > 0 {
                 asm.emit(Opcode::SetFunctionAttribute.as_instruction(), 8);
             }
             asm.emit(Opcode::Swap.as_instruction(), 2);

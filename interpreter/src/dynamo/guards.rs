@@ -344,6 +344,8 @@ pub struct Guard {
 pub struct GlobalState {
     /// `torch.is_grad_enabled()` when the entry was traced.
     pub grad_enabled: bool,
+    /// `torch.is_inference_mode_enabled()` when the entry was traced.
+    pub inference_mode: bool,
 }
 
 impl GlobalState {
@@ -351,6 +353,7 @@ impl GlobalState {
     pub fn current() -> Self {
         Self {
             grad_enabled: bridge::grad_enabled(),
+            inference_mode: bridge::inference_mode(),
         }
     }
 }
@@ -403,6 +406,7 @@ impl GuardSet {
 enum Access {
     Local(u32),
     Deref(u32),
+    Closure(u32),
     Global(rustpython_vm::builtins::PyStrRef),
     Attr(rustpython_vm::builtins::PyStrRef),
     Item(PyObjectRef),
@@ -459,6 +463,7 @@ impl GuardTree {
         let (parent, access) = match &**source {
             Source::Local { index, .. } => (None, Access::Local(*index)),
             Source::Deref { index, .. } => (None, Access::Deref(*index)),
+            Source::Closure { index, .. } => (None, Access::Closure(*index)),
             Source::Global(name) => (None, Access::Global(vm.ctx.new_str(&**name))),
             Source::Attr(base, name) => (
                 Some(self.node_for(base, vm)),
@@ -512,6 +517,7 @@ impl GuardTree {
             let value = match (&node.access, parent) {
                 (Access::Local(i), _) => frame.locals.get(*i as usize).cloned().flatten(),
                 (Access::Deref(i), _) => frame.cells.get(*i as usize).cloned().flatten(),
+                (Access::Closure(i), _) => frame.closure.get(*i as usize).cloned(),
                 (Access::Global(name), _) => frame.global(name.expect_str(), vm).ok().flatten(),
                 (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok(),
                 (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok(),
@@ -609,6 +615,7 @@ impl GuardTree {
                 }
             ),
             Access::Deref(idx) => format!("FrameLocalsGuardAccessor(cell_idx={idx})"),
+            Access::Closure(idx) => format!("ClosureGuardAccessor(index={idx})"),
             Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.expect_str()),
             Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.expect_str()),
             Access::Item(_) => "GetItemGuardAccessor".to_owned(),

@@ -2,6 +2,7 @@
 //! (each with the source to read it from), its guards, the Python side effects to replay, and
 //! the FX view of each node (what a user backend sees).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -83,6 +84,12 @@ pub struct OutputGraph {
     pub new_objects: HashMap<usize, NewObject>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
+    /// Whether inference mode is on at this point (`inference_mode` blocks switch it).
+    pub inference_mode: bool,
+    /// Real closure cells read during the trace, by object address (the cell is kept alive): every
+    /// inlined closure over the same cell shares one symbolic cell, so a `nonlocal` store through
+    /// one is seen by the others' later reads.
+    pub cells: HashMap<usize, (PyObjectRef, Rc<RefCell<Option<Vt>>>)>,
 }
 
 impl OutputGraph {
@@ -102,6 +109,8 @@ impl OutputGraph {
             containers: HashMap::new(),
             new_objects: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
+            inference_mode: super::bridge::inference_mode(),
+            cells: HashMap::new(),
         }
     }
 

@@ -184,26 +184,14 @@ pub fn recon_of(
                     "cannot rebuild a nested function that closes over the frame's own closure",
                 ));
             }
-            if assigns_free_variables(&nf.code) {
-                // Its `nonlocal` writes would go to the rebuilt cells, not the frame's.
-                return Err(GraphBreak::new(
-                    GraphBreakKind::UnsupportedConstruct,
-                    "cannot rebuild a nested function that assigns nonlocal variables",
-                ));
-            }
+            // Its cells are rebuilt once each and shared with every other rebuilt closure and
+            // with a resume function (which gets the frame's cells as its closure), so its
+            // `nonlocal` writes reach the same cells as the frame's own.
             shared(Rc::as_ptr(nf) as *const () as usize, outputs, |outputs| {
                 let closure = nf
                     .closure
                     .iter()
-                    .map(|c| {
-                        shared(Rc::as_ptr(c) as *const () as usize, outputs, |outputs| {
-                            let content = c.borrow().clone();
-                            Ok(Recon::Cell(match content {
-                                Some(v) => Some(Box::new(recon_of(&v, out, outputs, vm)?)),
-                                None => None,
-                            }))
-                        })
-                    })
+                    .map(|c| cell_recon(c, out, outputs, vm))
                     .collect::<Result<_, GraphBreak>>()?;
                 Ok(Recon::Function {
                     code: nf.code.clone().into(),
@@ -330,6 +318,8 @@ pub enum Replay {
     DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
     /// `torch._C._set_grad_enabled(mode)`.
     SetGradEnabled(bool),
+    /// `torch._C._set_inference_mode(mode)`.
+    SetInferenceMode(bool),
     /// `source.clear(); source.update(items)` for a set.
     SetContents(Rc<Source>, Vec<PyObjectRef>),
 }
@@ -342,9 +332,12 @@ pub fn replays(
 ) -> Result<Vec<Replay>, GraphBreak> {
     let mut r = Vec::new();
     for e in out.side_effects.effects() {
+        // Only the last grad-mode (inference-mode) switch is observable after the graph.
         if let SideEffect::SetGradEnabled(_) = e {
-            // Only the last grad-mode switch is observable after the graph.
             r.retain(|p| !matches!(p, Replay::SetGradEnabled(_)));
+        }
+        if let SideEffect::SetInferenceMode(_) = e {
+            r.retain(|p| !matches!(p, Replay::SetInferenceMode(_)));
         }
         r.push(match e {
             SideEffect::StoreAttr {
@@ -380,18 +373,13 @@ pub fn replays(
                     .collect::<Result<_, GraphBreak>>()?,
             ),
             SideEffect::SetGradEnabled(mode) => Replay::SetGradEnabled(*mode),
+            SideEffect::SetInferenceMode(mode) => Replay::SetInferenceMode(*mode),
             SideEffect::SetContents { target, set } => Replay::SetContents(
                 target.clone(),
                 vm.extract_elements_with(set, Ok).map_err(|_| {
                     GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "set contents")
                 })?,
             ),
-            SideEffect::StoreCell { .. } => {
-                return Err(GraphBreak::new(
-                    GraphBreakKind::UntrackableStore,
-                    "closure cell store",
-                ));
-            }
         });
     }
     Ok(r)
@@ -660,6 +648,7 @@ impl Builder<'_> {
                     *list.borrow_vec_mut() = values;
                 }
                 Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
+                Replay::SetInferenceMode(mode) => bridge::set_inference_mode(*mode),
                 Replay::SetContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
                     vm.call_method(&obj, "clear", ())?;
@@ -711,6 +700,23 @@ fn new_instance(cls: &PyObjectRef, vm: &VirtualMachine) -> PyResult<PyObjectRef>
         .call((cls.clone(),), vm)
 }
 
+/// The recipe of a cell made during the trace: built once per trace cell (a [`Recon::Def`]),
+/// so every closure and resume function that holds it gets the same Python cell.
+pub fn cell_recon(
+    cell: &Rc<std::cell::RefCell<Option<Vt>>>,
+    out: &OutputGraph,
+    outputs: &mut OutputSet,
+    vm: &VirtualMachine,
+) -> Result<Recon, GraphBreak> {
+    shared(Rc::as_ptr(cell) as *const () as usize, outputs, |outputs| {
+        let content = cell.borrow().clone();
+        Ok(Recon::Cell(match content {
+            Some(v) => Some(Box::new(recon_of(&v, out, outputs, vm)?)),
+            None => None,
+        }))
+    })
+}
+
 /// A new closure cell (`types.CellType(value)`, or an empty one).
 fn new_cell(value: Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     let cell_type = super::bridge::import_module("types", vm)?.get_attr("CellType", vm)?;
@@ -718,26 +724,4 @@ fn new_cell(value: Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyObjec
         Some(v) => cell_type.call((v,), vm),
         None => cell_type.call((), vm),
     }
-}
-
-/// Whether `code` stores to or deletes one of its free variables (a `nonlocal` write that must
-/// reach the enclosing frame's cell), or defines closures of its own (which might; not decoded,
-/// so refused too).
-fn assigns_free_variables(code: &rustpython_vm::builtins::PyCode) -> bool {
-    let c = &code.code;
-    let first_free = super::bytecode_analysis::Slots::of(code).names.len() - c.freevars.len();
-    let bc = super::bytecode::Bytecode::decode(code);
-    let writes = bc.instrs.iter().any(|i| {
-        matches!(
-            i.op,
-            rustpython_vm::bytecode::Instruction::StoreDeref { .. }
-                | rustpython_vm::bytecode::Instruction::DeleteDeref { .. }
-        ) && i.arg as usize >= first_free
-    });
-    writes
-        || c.constants.iter().any(|k| {
-            let k: &rustpython_vm::PyObject = std::borrow::Borrow::borrow(k);
-            k.downcast_ref::<rustpython_vm::builtins::PyCode>()
-                .is_some_and(|inner| !inner.code.freevars.is_empty())
-        })
 }

@@ -3,12 +3,14 @@
 //!
 //! The resume function is the original code with a prologue:
 //! ```text
-//!   COPY_FREE_VARS / MAKE_CELL        (the frame's closure and cells, as the original's start)
+//!   COPY_FREE_VARS                    (the closure: the original's cells, then its free variables)
 //!   RESUME 0
 //!   LOAD_FAST ___stack0 ...           (rebuild the value stack; PUSH_NULL where it held NULL)
 //!   JUMP_FORWARD <resume target>      (into the copied original body)
 //! ```
-//! Its parameters are the stack values, then the live variables. Every instruction that names a
+//! Its parameters are the stack values, then the live variables; the original's cells come in as
+//! its closure (the same cell objects, so nested functions and the resume function share every
+//! `nonlocal` write). Every instruction that names a
 //! local or cell slot is renumbered for the new layout, so the body runs exactly as the original
 //! would from that point.
 //!
@@ -162,9 +164,12 @@ fn generate(
     let mut varnames: Vec<String> = (0..n_stack_params)
         .map(|i| format!("___stack{i}"))
         .collect();
+    let is_closure_var = |name: &str| {
+        orig.freevars.iter().any(|f| f.as_str() == name)
+            || orig.cellvars.iter().any(|c| c.as_str() == name)
+    };
     for name in &point.live {
-        if old.names.iter().any(|n| n == name) && !orig.freevars.iter().any(|f| f.as_str() == name)
-        {
+        if old.names.iter().any(|n| n == name) && !is_closure_var(name) {
             varnames.push(name.clone());
         } else {
             return Err(format!("cannot pass '{name}' to a resume function"));
@@ -172,19 +177,20 @@ fn generate(
     }
     let arg_count = varnames.len() as u32;
     for name in orig.varnames.iter() {
-        if !varnames.iter().any(|v| v == name.as_str()) {
+        if !varnames.iter().any(|v| v == name.as_str()) && !is_closure_var(name.as_str()) {
             varnames.push(name.to_string());
         }
     }
-    let cellvars: Vec<String> = orig.cellvars.iter().map(|c| c.to_string()).collect();
-    let freevars: Vec<String> = orig.freevars.iter().map(|c| c.to_string()).collect();
+    // The original's cells are free variables here: the caller passes the frame's cells as the
+    // closure, so both sides (and every nested function) share them.
+    let freevars: Vec<String> = orig
+        .cellvars
+        .iter()
+        .chain(orig.freevars.iter())
+        .map(|c| c.to_string())
+        .collect();
     let new_slots = {
         let mut names = varnames.clone();
-        for c in &cellvars {
-            if !varnames.contains(c) {
-                names.push(c.clone());
-            }
-        }
         names.extend(freevars.iter().cloned());
         names
     };
@@ -202,16 +208,9 @@ fn generate(
     let mut errors = Vec::new();
     let mut asm = Assembler::new(line);
     let labels = body_labels(&mut asm, &bc);
-    // Prologue, as the original's start: free variables, cells, RESUME.
+    // Prologue: the closure (the original's cells and free variables), RESUME.
     if !freevars.is_empty() {
         asm.emit(Opcode::CopyFreeVars.as_instruction(), freevars.len() as u32);
-    }
-    for c in &cellvars {
-        let slot = new_slots
-            .iter()
-            .position(|n| n == c)
-            .expect("invariant: cells are in the layout");
-        asm.emit(Opcode::MakeCell.as_instruction(), slot as u32);
     }
     asm.emit(Opcode::Resume.as_instruction(), 0);
     let mut next_param = 0u32;
@@ -246,7 +245,7 @@ fn generate(
         kwonlyarg_count: 0,
         flags,
         varnames,
-        cellvars,
+        cellvars: Vec::new(),
         freevars,
         ..CodeSpec::of(code)
     };

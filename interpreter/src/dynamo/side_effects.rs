@@ -57,15 +57,10 @@ pub enum SideEffect {
         /// The trace's copy, as the trace left it.
         set: PyObjectRef,
     },
-    /// A closure cell of the frame now holds `value` (`nonlocal x; x = value`).
-    StoreCell {
-        /// The cell variable's source.
-        target: Rc<Source>,
-        /// The new value.
-        value: Vt,
-    },
     /// `torch._C._set_grad_enabled(mode)`: a grad-mode manager entered or left.
     SetGradEnabled(bool),
+    /// `torch._C._set_inference_mode(mode)`: an `inference_mode` block entered or left.
+    SetInferenceMode(bool),
 }
 
 /// The effects of one trace, in program order, plus the attribute values the trace wrote, so

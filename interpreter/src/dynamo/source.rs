@@ -44,6 +44,14 @@ pub enum Source {
         /// Its slot.
         index: u32,
     },
+    /// A free variable's cell itself (not its contents): where a `nonlocal` store into the
+    /// frame's closure is replayed. `index` is its position in the function's `__closure__`.
+    Closure {
+        /// The variable name.
+        name: Rc<str>,
+        /// Its position in the closure.
+        index: u32,
+    },
     /// A module global (falling back to builtins when absent): `G['w']`.
     Global(Rc<str>),
     /// An attribute: `L['self'].weight`.
@@ -54,6 +62,8 @@ pub enum Source {
     /// function): not read from the frame, never guarded.
     Const(ConstObj),
 }
+
+const UNREACHABLE_CELL: &str = "__closure_cell__";
 
 /// A constant object, compared by identity.
 #[derive(Clone, Debug)]
@@ -74,6 +84,17 @@ impl std::hash::Hash for ConstObj {
 }
 
 impl Source {
+    /// The marker source of a real closure cell reached through a function that has no source:
+    /// the cell cannot be found again after the graph, so a `nonlocal` store into it breaks.
+    pub fn unreachable_cell() -> Source {
+        Source::Global(UNREACHABLE_CELL.into())
+    }
+
+    /// Whether this is [`Source::unreachable_cell`].
+    pub fn is_unreachable_cell(&self) -> bool {
+        matches!(self, Source::Global(n) if &**n == UNREACHABLE_CELL)
+    }
+
     /// `base.attr`.
     pub fn attr(self: &Rc<Self>, name: &str) -> Rc<Source> {
         Rc::new(Source::Attr(self.clone(), name.into()))
@@ -144,6 +165,14 @@ impl Source {
                         vm.ctx.new_str(&**name),
                     )
                 }),
+            Source::Closure { name, index } => {
+                frame.closure.get(*index as usize).cloned().ok_or_else(|| {
+                    vm.new_name_error(
+                        format!("no closure cell for '{name}'"),
+                        vm.ctx.new_str(&**name),
+                    )
+                })
+            }
             Source::Global(name) => {
                 if let Some(v) = frame.globals.get_item_opt(&**name, vm)? {
                     return Ok(v);
@@ -163,6 +192,7 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::Local { name, .. } | Source::Deref { name, .. } => write!(f, "L['{name}']"),
+            Source::Closure { name, .. } => write!(f, "L['{name}'].__cell__"),
             Source::Global(name) => write!(f, "G['{name}']"),
             Source::Attr(base, name) => write!(f, "{base}.{name}"),
             Source::Item(base, Key::Int(i)) => write!(f, "{base}[{i}]"),
@@ -182,6 +212,8 @@ pub struct FrameValues {
     pub locals: Vec<Option<PyObjectRef>>,
     /// Cell then free variable contents (`None`: empty cell).
     pub cells: Vec<Option<PyObjectRef>>,
+    /// The free variables' cells themselves (the function's `__closure__`).
+    pub closure: Vec<PyObjectRef>,
     /// The function's globals.
     pub globals: PyDictRef,
     /// The builtins dict.

@@ -6,6 +6,7 @@ blocks resume normally. Also frames with closures (cell variables, nested functi
 import torch
 import torch._dynamo
 from _corpus import check, done
+from torch._dynamo.testing import CompileCounter
 
 
 def g(t):
@@ -259,8 +260,8 @@ check(break_after_try, x, graphs=2, breaks=1)
 check(user_ctx_break, x, graphs=0, breaks=1)
 check(user_ctx_break_in_callee, x, graphs=2, breaks=2)
 
-# Cell variables go to the resume function in fresh cells; nested functions live at the break
-# are rebuilt over fresh cells (nothing assigns a captured variable after the break).
+# Cell variables reach the resume function as its closure; nested functions live at the break
+# are rebuilt over the same cells.
 check(cell_var_break, x, graphs=2, breaks=1)
 check(closure_live_across_break, x, graphs=2, breaks=1)
 check(nested_fn_live_across_break, x, graphs=2, breaks=1)
@@ -276,7 +277,7 @@ def nonlocal_after_break(x):
 
     y = read(x)
     torch._dynamo.graph_break()
-    k = 2  # assigned after the break: the frame is skipped (the resume side would see another cell)
+    k = 2  # assigned after the break: the resume function shares the cell with `read`
     return read(y)
 
 
@@ -290,15 +291,66 @@ def nonlocal_writer_live(x):
 
     y = x * bump()
     torch._dynamo.graph_break()
-    return y * bump()
+    return y * bump(), k
 
 
-# UNSUPPORTED: PyTorch shares the cell with its resume function (2 graphs: before and after);
-# Rynamo skips the frame (the captured variable is assigned after the break) and compiles
-# `read` as its own frame twice (k changes: a recompile), also 2 graphs, 1 break.
+def nonlocal_counter_read_after(x):
+    n = 0
+
+    def inc():
+        nonlocal n
+        n += 1
+
+    inc()
+    y = x * n
+    torch._dynamo.graph_break()
+    inc()
+    inc()
+    return y + n  # the resume function reads the cell its nested function wrote
+
+
+def nonlocal_writer_first_op_break(x):
+    k = 1
+
+    def bump():
+        nonlocal k
+        k += 10
+
+    torch._dynamo.graph_break()
+    bump()
+    return x + k
+
+
+# The resume function takes the frame's cells as its closure (as PyTorch's does), so nested
+# functions rebuilt from the trace, the resume function and `nonlocal` writes share one cell.
 check(nonlocal_after_break, x, graphs=2, breaks=1)
-# UNSUPPORTED: PyTorch traces `bump`'s nonlocal write and resumes (2 graphs, 1 break); Rynamo
-# cannot rebuild a nested function that assigns nonlocal variables, skips the frame, and `bump`
-# breaks on its own (a store into a real closure cell): 0 graphs, 2 breaks.
-check(nonlocal_writer_live, x, graphs=0, breaks=2)
+check(nonlocal_writer_live, x, graphs=2, breaks=1)
+check(nonlocal_counter_read_after, x, graphs=2, breaks=1)
+# Nothing is traced before the break: no graph for it, as in PyTorch.
+check(nonlocal_writer_first_op_break, x, graphs=1, breaks=1)
+
+
+def make_accumulator():
+    total = 0
+
+    def acc(t):
+        nonlocal total
+        total += 1
+        return t * total
+
+    return acc
+
+
+# A compiled closure that writes its own free variable: the store is replayed into the real
+# cell after the graph; `total` is a constant of each graph, so every new value recompiles (as
+# in PyTorch, which specialises closure ints).
+torch._dynamo.reset()
+cnt = CompileCounter()
+eager_acc, compiled_acc = make_accumulator(), torch.compile(make_accumulator(), backend=cnt)
+for _ in range(3):
+    want, got = eager_acc(x), compiled_acc(x)
+    assert torch.equal(want, got), (want, got)
+assert eager_acc.__closure__[0].cell_contents == 3
+assert compiled_acc._torchdynamo_orig_callable.__closure__[0].cell_contents == 3
+assert cnt.frame_count == 3, cnt.frame_count
 done()

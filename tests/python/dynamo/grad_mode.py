@@ -149,9 +149,34 @@ def inference_block_with_break(x):
     return y + 1
 
 
+def inference_flags_across_break(x):
+    before = torch.is_inference_mode_enabled()
+    with torch.inference_mode():
+        y = x * 2
+        inside = (torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+        torch._dynamo.graph_break()
+        z = y + 1
+        still = (torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+    after = (torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+    return z * 3, before, inside, still, after
+
+
+def nested_inference_in_no_grad(x):
+    with torch.no_grad():
+        with torch.inference_mode():
+            y = x.sin()
+            torch._dynamo.graph_break()
+            y = y + 1
+        z = y * 2
+    return z, torch.is_inference_mode_enabled(), torch.is_grad_enabled()
+
+
 xg = torch.randn(6, requires_grad=True)
 check(inference_block, xg)
-# UNSUPPORTED: the inference flag is not modelled, so a break inside an inference_mode block
-# skips the frame (PyTorch resumes inside the block: 2 graphs).
-check(inference_block_with_break, xg, graphs=0)
+# A break inside an inference_mode block resumes inside the block, as in PyTorch: the resume
+# function gets a manager whose `prev` is the (inference, grad) pair before the block.
+check(inference_block_with_break, xg, graphs=2)
+check(inference_flags_across_break, xg, graphs=2)
+check(nested_inference_in_no_grad, xg, graphs=2)
+assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
 done()

@@ -174,11 +174,23 @@ impl Tracer<'_> {
             }) => {
                 *c.borrow_mut() = Some(v);
             }
-            // A real closure cell (its contents are visible elsewhere).
+            // A real closure cell (its contents are visible elsewhere): the store is a side
+            // effect on the cell, replayed after the graph; every closure over the same cell in
+            // this trace shares the symbolic cell, so later reads see the new value.
             Some(Vt {
-                kind: Kind::Cell(_),
-                source: Some(_),
-            }) => return Err(untrackable()),
+                kind: Kind::Cell(c),
+                source: Some(src),
+            }) => {
+                if src.is_unreachable_cell() {
+                    return Err(untrackable());
+                }
+                *c.borrow_mut() = Some(v.clone());
+                self.out.side_effects.push(SideEffect::StoreAttr {
+                    target: src,
+                    name: "cell_contents".into(),
+                    value: v,
+                });
+            }
             _ => {
                 let first_free = self.slots.names.len() - self.code.code.freevars.len();
                 if self.depth == 0 && slot >= first_free {

@@ -1,6 +1,7 @@
 //! Grad-mode context managers: `torch.no_grad()`, `torch.enable_grad()` and
-//! `torch.set_grad_enabled(mode)` (Dynamo's `GradModeVariable` in `variables/ctx_manager.py`),
-//! plus `torch.is_grad_enabled()` / `torch._C._set_grad_enabled()`.
+//! `torch.set_grad_enabled(mode)` and `torch.inference_mode()` (Dynamo's `GradModeVariable` and
+//! `InferenceModeVariable` in `variables/ctx_manager.py`), plus `torch.is_grad_enabled()`,
+//! `torch._C._set_grad_enabled()` and `torch.is_inference_mode_enabled()`.
 //!
 //! The tracer keeps the grad mode the traced code would see ([`OutputGraph::grad_enabled`]):
 //! entering a block switches it, `is_grad_enabled()` folds to it, and every switch is a side
@@ -9,8 +10,8 @@
 //! the block's `__exit__` on the stack is rebuilt as the bound method of a real manager whose
 //! `prev` is the mode before the block, so the resumed code restores it on exit as eager would.
 //!
-//! **Invariant:** the grad mode at frame entry is guarded (`GLOBAL_STATE`), so every mode the
-//! trace computes is a constant for the cache entry.
+//! **Invariant:** the grad and inference modes at frame entry are guarded (`GLOBAL_STATE`), so
+//! every mode the trace computes is a constant for the cache entry.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -34,8 +35,8 @@ pub enum GradCtxKind {
     EnableGrad,
     /// `torch.set_grad_enabled(mode)`: sets the mode when constructed, restores it on exit.
     SetGradEnabled,
-    /// `torch.inference_mode()`: grad mode off inside (the inference flag itself is not
-    /// modelled, so a graph break inside its block skips the frame instead of resuming).
+    /// `torch.inference_mode()`: inference mode on and grad mode off inside; its `prev` is the
+    /// pair `(inference mode, grad mode)` before the block.
     InferenceMode,
 }
 
@@ -60,6 +61,8 @@ pub struct GradModeVar {
     /// The grad mode its `__exit__` restores (set by `__enter__`, or at construction for
     /// `set_grad_enabled`).
     pub prev: Cell<Option<bool>>,
+    /// For `inference_mode`: the inference mode its `__exit__` restores (set by `__enter__`).
+    pub prev_inference: Cell<Option<bool>>,
 }
 
 /// The manager kind of a class, if it is one of the grad-mode managers.
@@ -78,6 +81,8 @@ pub enum GradFn {
     IsEnabled,
     /// `torch._C._set_grad_enabled(mode)`.
     SetEnabled,
+    /// `torch.is_inference_mode_enabled()`.
+    IsInferenceEnabled,
 }
 
 /// Which grad-mode function `f` is, if any.
@@ -88,6 +93,8 @@ pub fn grad_fn(f: &PyObject, vm: &VirtualMachine) -> Option<GradFn> {
         Some(GradFn::IsEnabled)
     } else if is("_set_grad_enabled") {
         Some(GradFn::SetEnabled)
+    } else if is("is_inference_mode_enabled") {
+        Some(GradFn::IsInferenceEnabled)
     } else {
         None
     }
@@ -102,15 +109,14 @@ pub fn wrap_existing(
     vm: &VirtualMachine,
 ) -> Option<Vt> {
     let kind = grad_ctx_kind(obj.class().as_object(), vm)?;
-    if kind == GradCtxKind::InferenceMode {
-        // Its `prev` holds the inference flag too, which the trace does not model.
-        return None;
-    }
     let flag = |name: &str| {
         obj.get_attr(&vm.ctx.new_str(name), vm)
             .ok()
             .and_then(|v| v.try_to_bool(vm).ok())
     };
+    if kind == GradCtxKind::InferenceMode {
+        return wrap_inference_mode(out, obj, source, vm);
+    }
     let mode = match kind {
         GradCtxKind::NoGrad => false,
         GradCtxKind::EnableGrad => true,
@@ -119,7 +125,7 @@ pub fn wrap_existing(
             let _ = super::builder::wrap(out, vm.ctx.new_bool(m).into(), source.attr("mode"), vm);
             m
         }
-        GradCtxKind::InferenceMode => return None,
+        GradCtxKind::InferenceMode => unreachable!("handled above"),
     };
     out.guards.add(
         source,
@@ -138,6 +144,63 @@ pub fn wrap_existing(
             kind,
             mode,
             prev: Cell::new(prev),
+            prev_inference: Cell::new(None),
+        })),
+        source.clone(),
+    ))
+}
+
+/// An existing `inference_mode` object: guarded on its type, its `mode` (only `True` is
+/// traced) and, once entered, the `(inference, grad)` pair its `__exit__` restores.
+fn wrap_inference_mode(
+    out: &mut OutputGraph,
+    obj: &PyObjectRef,
+    source: &Rc<Source>,
+    vm: &VirtualMachine,
+) -> Option<Vt> {
+    let mode = obj.get_attr("mode", vm).ok()?;
+    if !mode.clone().try_to_bool(vm).ok()? {
+        return None;
+    }
+    let _ = super::builder::wrap(out, mode, source.attr("mode"), vm);
+    out.guards.add(
+        source,
+        super::super::guards::Check::TypeMatch {
+            ty: obj.class().to_owned().into(),
+        },
+    );
+    let (prev_inference, prev) = match obj.get_attr("prev", vm) {
+        Ok(p) => {
+            let pair: Vec<PyObjectRef> = p.try_to_value(vm).ok()?;
+            let [inf, grad] = <[PyObjectRef; 2]>::try_from(pair).ok()?;
+            let prev_src = source.attr("prev");
+            let flags = (
+                inf.clone().try_to_bool(vm).ok()?,
+                grad.clone().try_to_bool(vm).ok()?,
+            );
+            let _ = super::builder::wrap(
+                out,
+                inf,
+                prev_src.item(super::super::source::Key::Int(0)),
+                vm,
+            );
+            let _ = super::builder::wrap(
+                out,
+                grad,
+                prev_src.item(super::super::source::Key::Int(1)),
+                vm,
+            );
+            (Some(flags.0), Some(flags.1))
+        }
+        Err(_) => (None, None),
+    };
+    Some(Vt::with_source(
+        Kind::GradMode(Rc::new(GradModeVar {
+            cls: obj.class().to_owned().into(),
+            kind: GradCtxKind::InferenceMode,
+            mode: false,
+            prev: Cell::new(prev),
+            prev_inference: Cell::new(prev_inference),
         })),
         source.clone(),
     ))
@@ -156,16 +219,22 @@ pub fn method_name(func: &PyObject, vm: &VirtualMachine) -> Option<&'static str>
 /// running `__init__` (`set_grad_enabled.__init__` would switch the mode), with `prev` and `mode`
 /// set as the traced `__enter__` left them.
 pub fn rebuild(g: &GradModeVar, current: bool, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-    if g.kind == GradCtxKind::InferenceMode {
-        // Only ever rebuilt before it is entered (breaks inside its block skip the frame);
-        // its `__init__` just records the mode.
-        return g.cls.call((true,), vm);
-    }
     let obj = vm.call_method(
         vm.ctx.types.object_type.as_object(),
         "__new__",
         (g.cls.clone(),),
     )?;
+    if g.kind == GradCtxKind::InferenceMode {
+        obj.set_attr("mode", vm.ctx.new_bool(true), vm)?;
+        if let (Some(inf), Some(grad)) = (g.prev_inference.get(), g.prev.get()) {
+            let pair = vm.ctx.new_tuple(vec![
+                vm.ctx.new_bool(inf).into(),
+                vm.ctx.new_bool(grad).into(),
+            ]);
+            obj.set_attr("prev", pair, vm)?;
+        }
+        return Ok(obj);
+    }
     obj.set_attr("prev", vm.ctx.new_bool(g.prev.get().unwrap_or(current)), vm)?;
     obj.set_attr("mode", vm.ctx.new_bool(g.mode), vm)?;
     Ok(obj)
@@ -176,6 +245,14 @@ fn bad(msg: impl Into<String>) -> GraphBreak {
 }
 
 impl Tracer<'_> {
+    /// Switches the traced inference mode (a side effect replayed after the graph).
+    fn set_inference(&mut self, enabled: bool) {
+        self.out.inference_mode = enabled;
+        self.out
+            .side_effects
+            .push(SideEffect::SetInferenceMode(enabled));
+    }
+
     /// Switches the traced grad mode (a side effect replayed after the graph).
     fn set_grad(&mut self, enabled: bool) {
         self.out.grad_enabled = enabled;
@@ -230,6 +307,7 @@ impl Tracer<'_> {
             kind,
             mode,
             prev: Cell::new(None),
+            prev_inference: Cell::new(None),
         };
         if kind == GradCtxKind::SetGradEnabled {
             // Eager switches the mode at construction already.
@@ -244,6 +322,9 @@ impl Tracer<'_> {
         match (f, args) {
             (GradFn::IsEnabled, []) => Ok(Vt::constant(
                 self.vm.ctx.new_bool(self.out.grad_enabled).into(),
+            )),
+            (GradFn::IsInferenceEnabled, []) => Ok(Vt::constant(
+                self.vm.ctx.new_bool(self.out.inference_mode).into(),
             )),
             (GradFn::SetEnabled, [m]) => {
                 let mode = m
@@ -273,13 +354,31 @@ impl Tracer<'_> {
                     _ => self.out.grad_enabled,
                 };
                 g.prev.set(Some(prev));
+                let inference = g.kind == GradCtxKind::InferenceMode;
+                if inference {
+                    g.prev_inference.set(Some(self.out.inference_mode));
+                }
                 if let Some(src) = &recv.source {
                     // The real object's `__exit__` reads `prev` if it runs after a break.
+                    let value: PyObjectRef = if inference {
+                        self.vm
+                            .ctx
+                            .new_tuple(vec![
+                                self.vm.ctx.new_bool(self.out.inference_mode).into(),
+                                self.vm.ctx.new_bool(prev).into(),
+                            ])
+                            .into()
+                    } else {
+                        self.vm.ctx.new_bool(prev).into()
+                    };
                     self.out.side_effects.push(SideEffect::StoreAttr {
                         target: src.clone(),
                         name: "prev".into(),
-                        value: Vt::constant(self.vm.ctx.new_bool(prev).into()),
+                        value: Vt::constant(value),
                     });
+                }
+                if inference {
+                    self.set_inference(true);
                 }
                 self.set_grad(g.mode);
                 Ok(none)
@@ -289,6 +388,9 @@ impl Tracer<'_> {
                     .prev
                     .get()
                     .ok_or_else(|| bad("__exit__ of a grad-mode manager that was not entered"))?;
+                if let Some(inf) = g.prev_inference.get() {
+                    self.set_inference(inf);
+                }
                 self.set_grad(prev);
                 Ok(none)
             }
@@ -297,6 +399,7 @@ impl Tracer<'_> {
                 kind: g.kind,
                 mode: g.mode,
                 prev: Cell::new(None),
+                prev_inference: Cell::new(None),
             })))),
             _ => Err(bad(format!("grad-mode manager method {name}"))),
         }
