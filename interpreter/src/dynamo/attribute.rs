@@ -59,6 +59,10 @@ impl Tracer<'_> {
             Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
+            Kind::Exception(e) => match name {
+                "args" => Ok(Vt::new(Kind::Tuple(e.args.clone()))),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::GradMode(g) => match name {
                 "__enter__" | "__exit__" | "clone" => {
                     Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))

@@ -126,6 +126,16 @@ impl Tracer<'_> {
         if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
             return r;
         }
+        if let ("str" | "repr", [Vt {
+            kind: Kind::Exception(e),
+            ..
+        }]) = (name, args.as_slice())
+            && kwargs.is_empty()
+            && let Some(real) = e.materialize(vm)
+        {
+            // An exception made from constants formats to a constant.
+            return self.fold(obj, vec![real], Vec::new());
+        }
         if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
@@ -622,12 +632,13 @@ impl Tracer<'_> {
             Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
             Kind::Set(_) => vm.ctx.types.set_type.to_owned().into(),
             Kind::Slice(_) => vm.ctx.types.slice_type.to_owned().into(),
+            Kind::Exception(e) => e.cls.clone(),
             _ => return Err(bad_args("type")),
         })
     }
 
     /// A class (or tuple of classes) argument of `isinstance`.
-    fn class_object(&self, cls: &Vt) -> Result<PyObjectRef, GraphBreak> {
+    pub(crate) fn class_object(&self, cls: &Vt) -> Result<PyObjectRef, GraphBreak> {
         match &cls.kind {
             Kind::Class(c) | Kind::Builtin(c, _) | Kind::Const(c) => Ok(c.clone()),
             Kind::Tuple(items) => {

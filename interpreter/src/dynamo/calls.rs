@@ -85,6 +85,19 @@ impl Tracer<'_> {
         {
             return r;
         }
+        if let Kind::Class(c) | Kind::Builtin(c, _) = &callee.kind
+            && super::variables::exceptions::is_plain_exception_class(c, self.vm)
+        {
+            if !kwargs.is_empty() {
+                return Err(unsupported_call(&callee));
+            }
+            return Ok(Vt::new(Kind::Exception(Rc::new(
+                super::variables::exceptions::ExcVar {
+                    cls: c.clone(),
+                    args,
+                },
+            ))));
+        }
         match callee.kind.clone() {
             Kind::TorchOp {
                 overloads,

@@ -144,7 +144,14 @@ impl ConvertFrame {
                         && !break_at.contains_key(&state.pos)
                         && break_at.len() < 64
                     {
-                        break_at.insert(state.pos, GraphBreak { state: None, ..b });
+                        break_at.insert(
+                            state.pos,
+                            GraphBreak {
+                                state: None,
+                                raised: None,
+                                ..b
+                            },
+                        );
                         continue;
                     }
                     return self.on_graph_break(code, compile_id, b, Some((out, fv, started)), vm);

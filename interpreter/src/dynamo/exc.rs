@@ -43,6 +43,8 @@ pub enum GraphBreakKind {
     UnsupportedContextManager,
     /// A call of a `torch._dynamo.forbid_in_graph` function: an error, never a graph break.
     ForbiddenCallable,
+    /// An exception raised in traced code that no traced frame handles.
+    ObservedException,
 }
 
 /// A hint that applies to breaks users cannot remove.
@@ -69,6 +71,7 @@ impl GraphBreakKind {
         Self::UnsupportedConstruct,
         Self::UnsupportedContextManager,
         Self::ForbiddenCallable,
+        Self::ObservedException,
     ];
 
     /// The stable code (`GB0001`, ...). Never reused or renumbered.
@@ -90,6 +93,7 @@ impl GraphBreakKind {
             Self::UnsupportedConstruct => "GB0014",
             Self::UnsupportedContextManager => "GB0015",
             Self::ForbiddenCallable => "GB0016",
+            Self::ObservedException => "GB0017",
         }
     }
 
@@ -112,6 +116,7 @@ impl GraphBreakKind {
             Self::UnsupportedConstruct => "Unsupported Python construct",
             Self::UnsupportedContextManager => "Unsupported context manager",
             Self::ForbiddenCallable => "Attempt to trace a forbidden callable",
+            Self::ObservedException => "Observed exception",
         }
     }
 
@@ -157,6 +162,9 @@ impl GraphBreakKind {
             }
             Self::ForbiddenCallable => {
                 "The function is marked `torch._dynamo.forbid_in_graph` (as `mark_dynamic` is): tracing a call to it raises AssertionError instead of breaking the graph."
+            }
+            Self::ObservedException => {
+                "Dynamo found no exception handler at the top-level compiled function when encountering an exception. Exception will propagate outside the compiled region."
             }
         }
     }
@@ -211,6 +219,10 @@ impl GraphBreakKind {
             Self::ForbiddenCallable => vec![
                 "Call the function outside the compiled region, or guard the call with `if not torch.compiler.is_compiling():`.",
             ],
+            Self::ObservedException => vec![
+                "Dynamo has detected that tracing the code will result in an error when running in eager. Please double check that your code doesn't contain a similar error when actually running eager/uncompiled.",
+                "Catch the exception inside the compiled function if it is expected.",
+            ],
         }
     }
 }
@@ -227,6 +239,9 @@ pub struct GraphBreak {
     /// The compiled frame's state just before the instruction that broke (set by the root
     /// tracer; boxed so a break stays small while it propagates).
     pub state: Option<Box<super::graph_break::BreakState>>,
+    /// For [`GraphBreakKind::ObservedException`]: the exception being raised, which a handler
+    /// further up the traced stack may still catch (then it is no break at all).
+    pub raised: Option<super::variables::Vt>,
 }
 
 impl GraphBreak {
@@ -237,7 +252,18 @@ impl GraphBreak {
             context: context.into(),
             user_stack: Vec::new(),
             state: None,
+            raised: None,
         }
+    }
+
+    /// An exception raised in traced code, on its way to a handler.
+    pub fn raised(exc: super::variables::Vt) -> Self {
+        let mut b = Self::new(
+            GraphBreakKind::ObservedException,
+            format!("raised {}", exc.describe()),
+        );
+        b.raised = Some(exc);
+        b
     }
 
     /// The one-line reason `explain()` and the `graph_breaks` log show.

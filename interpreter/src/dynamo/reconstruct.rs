@@ -37,6 +37,8 @@ pub enum Recon {
     Set(Vec<PyObjectRef>),
     /// A new slice.
     Slice(Box<[Recon; 3]>),
+    /// A new exception: `cls(*args)`.
+    Exception(PyObjectRef, Vec<Recon>),
     /// A container made during the trace that more than one place may refer to: built once as
     /// shared object `id` (its items afterwards, so a container can hold itself).
     Def(usize, Box<Recon>),
@@ -172,6 +174,13 @@ pub fn recon_of(
                 |_| Ok(Recon::Set(items)),
             )
         }
+        Kind::Exception(e) => Ok(Recon::Exception(
+            e.cls.clone(),
+            e.args
+                .iter()
+                .map(|a| recon_of(a, out, outputs, vm))
+                .collect::<Result<_, _>>()?,
+        )),
         Kind::Slice(parts) => Ok(Recon::Slice(Box::new([
             recon_of(&parts[0], out, outputs, vm)?,
             recon_of(&parts[1], out, outputs, vm)?,
@@ -600,6 +609,13 @@ impl Builder<'_> {
                     vm,
                 )
             }
+            Recon::Exception(cls, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self.build(a, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
+                cls.call(args, vm)?
+            }
             Recon::Slice(parts) => {
                 let s = rustpython_vm::builtins::PySlice {
                     start: Some(self.build(&parts[0], vm)?),
@@ -672,7 +688,9 @@ impl Builder<'_> {
 pub fn reads_frame(r: &Recon) -> bool {
     match r {
         Recon::Source(_) => true,
-        Recon::Tuple(v) | Recon::List(v) | Recon::NamedTuple(_, v) => v.iter().any(reads_frame),
+        Recon::Tuple(v) | Recon::List(v) | Recon::NamedTuple(_, v) | Recon::Exception(_, v) => {
+            v.iter().any(reads_frame)
+        }
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
         Recon::Slice(p) => p.iter().any(reads_frame),
         Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),

@@ -98,6 +98,8 @@ pub struct Tracer<'g> {
     pub is_generator: bool,
     /// The value the generator frame yielded when `run` stopped at a `YIELD_VALUE`.
     pub yielded: Option<Vt>,
+    /// The exceptions being handled (`except` blocks entered and not yet left), innermost last.
+    pub exc_info: Vec<Vt>,
 }
 
 impl<'g> Tracer<'g> {
@@ -133,6 +135,7 @@ impl<'g> Tracer<'g> {
             last_instr: None,
             is_generator: false,
             yielded: None,
+            exc_info: Vec::new(),
         }
     }
 
@@ -174,7 +177,7 @@ impl<'g> Tracer<'g> {
         self.out.user_stack.truncate(self.depth);
         self.out.user_stack.push(self.frame_summary());
         if self.depth > 0 {
-            let flow = self.dispatch(&ins).map_err(|b| self.graph_break(b))?;
+            let flow = self.dispatch_or_unwind(&ins).map_err(|b| self.graph_break(b))?;
             return self.advance(flow);
         }
         // The compiled frame: keep the state before the instruction, so a break can rebuild it.
@@ -190,7 +193,7 @@ impl<'g> Tracer<'g> {
             b.state = Some(Box::new(state));
             return Err(b);
         }
-        let flow = self.dispatch(&ins).map_err(|b| {
+        let flow = self.dispatch_or_unwind(&ins).map_err(|b| {
             let mut b = self.graph_break(b);
             b.state = Some(Box::new(state));
             b
@@ -220,6 +223,20 @@ impl<'g> Tracer<'g> {
             b.user_stack = self.out.user_stack.clone();
         }
         b
+    }
+
+    /// Executes `ins`; an exception it raises goes to this frame's handler when there is one.
+    fn dispatch_or_unwind(&mut self, ins: &Instr) -> Step {
+        match self.dispatch(ins) {
+            Err(b) if b.raised.is_some() => {
+                let exc = b.raised.clone().expect("invariant: checked just above");
+                match self.unwind(ins, exc) {
+                    Some(flow) => Ok(flow),
+                    None => Err(b),
+                }
+            }
+            other => other,
+        }
     }
 
     fn dispatch(&mut self, ins: &Instr) -> Step {
@@ -308,6 +325,12 @@ impl<'g> Tracer<'g> {
                 self.jump(ins)
             }
             I::LoadSpecial { .. } => self.load_special(ins),
+            I::RaiseVarargs { .. } => self.raise_varargs(ins),
+            I::Reraise { .. } => self.reraise(ins),
+            I::PushExcInfo => self.push_exc_info(ins),
+            I::PopExcept => self.pop_except(ins),
+            I::CheckExcMatch => self.check_exc_match(ins),
+            I::WithExceptStart => self.with_except_start(ins),
             I::GetIter => self.get_iter(ins),
             I::ForIter { .. } => self.for_iter(ins),
             I::EndFor | I::PopIter => {

@@ -141,6 +141,12 @@ impl Tracer<'_> {
     }
 
     fn const_or_break(&self, v: &Vt, what: &str) -> Result<rustpython_vm::PyObjectRef, GraphBreak> {
+        if let Kind::Exception(e) = &v.kind
+            && let Some(real) = e.materialize(self.vm)
+        {
+            // Formatting an exception made from constants gives a constant.
+            return Ok(real);
+        }
         v.as_const().cloned().ok_or_else(|| {
             let kind = if v.as_tensor().is_some() {
                 GraphBreakKind::TensorToPython

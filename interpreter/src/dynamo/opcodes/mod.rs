@@ -5,6 +5,7 @@ mod binary;
 mod build;
 mod calls;
 mod control_flow;
+mod exceptions;
 mod generators;
 mod imports;
 mod load_store;

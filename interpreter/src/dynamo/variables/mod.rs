@@ -9,6 +9,7 @@
 
 pub mod builder;
 pub mod ctx_manager;
+pub mod exceptions;
 pub mod named_tuple;
 pub mod user_defined;
 
@@ -182,6 +183,8 @@ pub enum Kind {
     Object(PyObjectRef),
     /// A closure cell made during the trace.
     Cell(Rc<RefCell<Option<Vt>>>),
+    /// An exception instance made during the trace (`ValueError("bad")`).
+    Exception(Rc<exceptions::ExcVar>),
     /// The NULL `LOAD_GLOBAL`/`LOAD_ATTR` push before a callable.
     Null,
 }
@@ -251,6 +254,7 @@ impl Vt {
             Kind::Class(_) => "UserDefinedClassVariable()".into(),
             Kind::Object(o) => format!("UserDefinedObjectVariable({})", o.class().name()),
             Kind::Cell(_) => "CellVariable()".into(),
+            Kind::Exception(e) => format!("ExceptionVariable({})", e.class_name()),
             Kind::GradMode(g) => format!("GradModeVariable(mode={})", g.mode),
             Kind::Null => "NullVariable".into(),
         }
