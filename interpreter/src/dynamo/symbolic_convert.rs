@@ -325,6 +325,12 @@ impl<'g> Tracer<'g> {
                 self.jump(ins)
             }
             I::LoadSpecial { .. } => self.load_special(ins),
+            I::GetLen => self.get_len(ins),
+            I::MatchSequence => self.match_sequence(ins),
+            I::MatchMapping => self.match_mapping(ins),
+            I::MatchKeys => self.match_keys(ins),
+            I::MatchClass { .. } => self.match_class(ins),
+            I::DeleteDeref { .. } => self.delete_deref(ins),
             I::RaiseVarargs { .. } => self.raise_varargs(ins),
             I::Reraise { .. } => self.reraise(ins),
             I::PushExcInfo => self.push_exc_info(ins),

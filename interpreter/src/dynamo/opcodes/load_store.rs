@@ -203,6 +203,41 @@ impl Tracer<'_> {
         Ok(Flow::Next)
     }
 
+    /// `DELETE_DEREF`: empties a cell (`del k` of a captured variable, or `nonlocal k; del k`).
+    pub(crate) fn delete_deref(&mut self, ins: &Instr) -> Step {
+        match self.locals.get(ins.arg as usize).cloned().flatten() {
+            Some(Vt {
+                kind: Kind::Cell(c),
+                source,
+            }) => {
+                if c.borrow().is_none() {
+                    return Err(GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "del of an empty closure cell (NameError)",
+                    ));
+                }
+                if let Some(src) = source {
+                    if src.is_unreachable_cell() {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UntrackableStore,
+                            "del of a closure cell that outlives the frame",
+                        ));
+                    }
+                    self.out.side_effects.push(SideEffect::DeleteAttr {
+                        target: src,
+                        name: "cell_contents".into(),
+                    });
+                }
+                *c.borrow_mut() = None;
+                Ok(Flow::Next)
+            }
+            _ => Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "DELETE_DEREF on a slot without a cell",
+            )),
+        }
+    }
+
     pub(crate) fn name(&self, idx: u32) -> Result<String, GraphBreak> {
         self.code
             .code

@@ -9,4 +9,5 @@ mod exceptions;
 mod generators;
 mod imports;
 mod load_store;
+mod pattern_match;
 mod sets;
