@@ -126,10 +126,15 @@ impl Tracer<'_> {
         if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
             return r;
         }
-        if let ("str" | "repr", [Vt {
-            kind: Kind::Exception(e),
-            ..
-        }]) = (name, args.as_slice())
+        if let (
+            "str" | "repr",
+            [
+                Vt {
+                    kind: Kind::Exception(e),
+                    ..
+                },
+            ],
+        ) = (name, args.as_slice())
             && kwargs.is_empty()
             && let Some(real) = e.materialize(vm)
         {

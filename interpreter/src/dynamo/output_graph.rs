@@ -70,8 +70,9 @@ pub struct OutputGraph {
     pub frame: FrameValues,
     /// The user stack at the instruction being traced (outermost first): `(file, line, function)`.
     pub user_stack: Vec<(String, u32, String)>,
-    /// Globals of the compiled frame's module stored during the trace (later loads see them).
-    pub global_overlay: HashMap<String, Vt>,
+    /// Globals of the compiled frame's module stored (`Some`) or deleted (`None`) during the
+    /// trace: later loads see them.
+    pub global_overlay: HashMap<String, Option<Vt>>,
     /// In-place updates: a tensor whose value was `k` now reads `v` (followed transitively), so
     /// every alias of a mutated tensor sees the mutation.
     pub inplace_updates: HashMap<ValueId, ValueId>,

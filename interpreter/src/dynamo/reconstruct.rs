@@ -321,6 +321,8 @@ pub enum Replay {
     DelAttr(Rc<Source>, PyObjectRef),
     /// `globals[name] = value`.
     SetGlobal(PyObjectRef, Recon),
+    /// `del globals[name]`.
+    DelGlobal(PyObjectRef),
     /// `source[:] = items`.
     ListContents(Rc<Source>, Vec<Recon>),
     /// `source.clear(); source.update(items)`.
@@ -361,6 +363,7 @@ pub fn replays(
             SideEffect::DeleteAttr { target, name } => {
                 Replay::DelAttr(target.clone(), vm.ctx.new_str(&**name).into())
             }
+            SideEffect::DeleteGlobal { name } => Replay::DelGlobal(vm.ctx.new_str(&**name).into()),
             SideEffect::StoreGlobal { name, value } => Replay::SetGlobal(
                 vm.ctx.new_str(&**name).into(),
                 recon_of(value, out, outputs, vm)?,
@@ -652,6 +655,7 @@ impl Builder<'_> {
                     let value = self.build(v, vm)?;
                     self.frame.globals.set_item(&**name, value, vm)?;
                 }
+                Replay::DelGlobal(name) => self.frame.globals.del_item(&**name, vm)?,
                 Replay::ListContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
                     let values = items

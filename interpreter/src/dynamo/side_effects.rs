@@ -29,6 +29,11 @@ pub enum SideEffect {
         /// The attribute.
         name: Rc<str>,
     },
+    /// `del g` of a module global (`global g`).
+    DeleteGlobal {
+        /// The global's name.
+        name: Rc<str>,
+    },
     /// `global name; name = value`.
     StoreGlobal {
         /// The global's name.

@@ -177,7 +177,9 @@ impl<'g> Tracer<'g> {
         self.out.user_stack.truncate(self.depth);
         self.out.user_stack.push(self.frame_summary());
         if self.depth > 0 {
-            let flow = self.dispatch_or_unwind(&ins).map_err(|b| self.graph_break(b))?;
+            let flow = self
+                .dispatch_or_unwind(&ins)
+                .map_err(|b| self.graph_break(b))?;
             return self.advance(flow);
         }
         // The compiled frame: keep the state before the instruction, so a break can rebuild it.
@@ -331,6 +333,7 @@ impl<'g> Tracer<'g> {
             I::MatchKeys => self.match_keys(ins),
             I::MatchClass { .. } => self.match_class(ins),
             I::DeleteDeref { .. } => self.delete_deref(ins),
+            I::DeleteGlobal { .. } => self.delete_global(ins),
             I::RaiseVarargs { .. } => self.raise_varargs(ins),
             I::Reraise { .. } => self.reraise(ins),
             I::PushExcInfo => self.push_exc_info(ins),

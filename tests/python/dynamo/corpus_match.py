@@ -1,11 +1,11 @@
-"""Correctness corpus: `match` statements and `del` of captured variables. PyTorch 2.x traces
+"""Correctness corpus: `match` statements and `del` of captured variables and globals. PyTorch 2.x traces
 `match` on Python structure (sequence, mapping, class and literal patterns) like `if` on
 constants: one graph, no break."""
 import dataclasses
 
 import torch
 import torch._dynamo
-from _corpus import check, done
+from _corpus import check, check_state, done
 
 
 @dataclasses.dataclass
@@ -104,7 +104,38 @@ def del_captured(x):
     return y
 
 
+scale = 2.0
+temp = None
+
+
+def del_global_then_rebind(x):
+    global scale
+    y = x * scale
+    del scale
+    scale = 5.0
+    return y + scale
+
+
+def del_global(x):
+    global temp
+    y = x + (temp is None)
+    del temp
+    return y
+
+
+def reset_globals():
+    global scale, temp
+    scale, temp = 2.0, None
+
+
+def global_state():
+    g = globals()
+    return (g.get("scale", "<deleted>"), "temp" in g)
+
+
 x = torch.randn(3, 4)
+check_state(del_global_then_rebind, (x,), reset_globals, global_state)
+check_state(del_global, (x,), reset_globals, global_state)
 check(sequence_patterns, x)
 check(mapping_patterns, x)
 check(class_patterns, x)

@@ -253,7 +253,13 @@ impl Tracer<'_> {
         if matches!(self.globals_source, GlobalsSource::Frame)
             && let Some(v) = self.out.global_overlay.get(name)
         {
-            return Ok(v.clone());
+            // A global the trace deleted: eager raises NameError here.
+            return v.clone().ok_or_else(|| {
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    format!("load of global '{name}' after `del` (NameError)"),
+                )
+            });
         }
         let value = match self.globals.get_item_opt(name, vm) {
             Ok(Some(v)) => Some(v),
@@ -308,7 +314,40 @@ impl Tracer<'_> {
             value: v.clone(),
         });
         // Later loads in this trace see the new value: shadow it in a trace-local overlay.
-        self.out.global_overlay.insert(name, v);
+        self.out.global_overlay.insert(name, Some(v));
+        Ok(Flow::Next)
+    }
+
+    /// `DELETE_GLOBAL`: `global g; del g`, replayed after the graph.
+    pub(crate) fn delete_global(&mut self, ins: &Instr) -> Step {
+        let name = self.name(ins.arg)?;
+        let untrackable = |why: &str| {
+            GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                format!("del of global '{name}' {why}"),
+            )
+        };
+        if !matches!(self.globals_source, GlobalsSource::Frame) {
+            return Err(untrackable("of another module"));
+        }
+        let bound = match self.out.global_overlay.get(&name) {
+            Some(v) => v.is_some(),
+            None => self
+                .globals
+                .get_item_opt(name.as_str(), self.vm)
+                .ok()
+                .flatten()
+                .is_some(),
+        };
+        if !bound {
+            return Err(untrackable("that is not bound (NameError)"));
+        }
+        // The deletion depends on the global existing: guard that it does.
+        self.global_vt(&name)?;
+        self.out.side_effects.push(SideEffect::DeleteGlobal {
+            name: name.as_str().into(),
+        });
+        self.out.global_overlay.insert(name, None);
         Ok(Flow::Next)
     }
 

@@ -48,7 +48,11 @@ impl Tracer<'_> {
 
     /// `GET_LEN`: pushes `len(TOS)`, keeping TOS.
     pub(crate) fn get_len(&mut self, _ins: &Instr) -> Step {
-        let subject = self.stack.last().cloned().ok_or_else(|| unsupported("GET_LEN"))?;
+        let subject = self
+            .stack
+            .last()
+            .cloned()
+            .ok_or_else(|| unsupported("GET_LEN"))?;
         let len = self.builtin("len")?;
         let n = self.call_vt(len, vec![subject], Vec::new())?;
         self.push(n);
@@ -57,7 +61,10 @@ impl Tracer<'_> {
 
     /// `MATCH_SEQUENCE`: pushes whether TOS is a sequence for `case [a, b]:` (not str/bytes).
     pub(crate) fn match_sequence(&mut self, _ins: &Instr) -> Step {
-        let subject = self.stack.last().ok_or_else(|| unsupported("MATCH_SEQUENCE"))?;
+        let subject = self
+            .stack
+            .last()
+            .ok_or_else(|| unsupported("MATCH_SEQUENCE"))?;
         let vm = self.vm;
         let hit = match &subject.kind {
             Kind::Tuple(_) | Kind::NamedTuple(..) | Kind::List(_) => true,
@@ -75,7 +82,10 @@ impl Tracer<'_> {
 
     /// `MATCH_MAPPING`: pushes whether TOS is a mapping for `case {"k": v}:`.
     pub(crate) fn match_mapping(&mut self, _ins: &Instr) -> Step {
-        let subject = self.stack.last().ok_or_else(|| unsupported("MATCH_MAPPING"))?;
+        let subject = self
+            .stack
+            .last()
+            .ok_or_else(|| unsupported("MATCH_MAPPING"))?;
         let hit = match &subject.kind {
             Kind::Dict(_) => true,
             Kind::Tuple(_)
@@ -115,15 +125,20 @@ impl Tracer<'_> {
 
     fn contains_key(&mut self, subject: &Vt, key: &Vt) -> Result<bool, GraphBreak> {
         let Kind::Dict(d) = &subject.kind else {
-            return Err(unsupported(format!("mapping pattern on {}", subject.describe())));
+            return Err(unsupported(format!(
+                "mapping pattern on {}",
+                subject.describe()
+            )));
         };
         let key = key
             .as_const()
             .ok_or_else(|| unsupported("mapping pattern with a non-constant key"))?;
         let vm = self.vm;
-        let found = d.borrow().items.iter().any(|(k, _)| {
-            vm.bool_eq(k, key).unwrap_or(false)
-        });
+        let found = d
+            .borrow()
+            .items
+            .iter()
+            .any(|(k, _)| vm.bool_eq(k, key).unwrap_or(false));
         Ok(found)
     }
 
@@ -170,7 +185,9 @@ impl Tracer<'_> {
                         .try_to_value(self.vm)
                         .map_err(|_| unsupported("__match_args__ is not a tuple"))?;
                     if m.len() < count {
-                        return Err(unsupported("more positional sub-patterns than __match_args__"));
+                        return Err(unsupported(
+                            "more positional sub-patterns than __match_args__",
+                        ));
                     }
                     for a in m.into_iter().take(count) {
                         let a = a
@@ -182,7 +199,11 @@ impl Tracer<'_> {
                 None if builtin && MATCH_SELF.contains(&cls_name.as_str()) && count == 1 => {
                     values.push(subject.clone());
                 }
-                None => return Err(unsupported("positional class pattern without __match_args__")),
+                None => {
+                    return Err(unsupported(
+                        "positional class pattern without __match_args__",
+                    ));
+                }
             }
         }
         let kw: Vec<PyObjectRef> = names
