@@ -317,6 +317,10 @@ fn pops_pushes(ins: &Instr) -> Option<(usize, usize)> {
 
 /// Builds the frame's new code for a break at `state.pos`. `compiled_name` is the global the
 /// compiled prefix is stored under.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a break hands this many parts to the new code"
+)]
 pub fn transformed_code(
     code: &PyRef<PyCode>,
     bc: &Bytecode,
@@ -378,26 +382,29 @@ pub fn transformed_code(
     }
     asm.emit(Opcode::Call.as_instruction(), (nparams + nfree) as u32);
     asm.emit(Opcode::StoreFast.as_instruction(), tmp_slot);
-    let mut k = 0u32;
     let item = |asm: &mut Assembler, k: u32| {
         asm.emit(Opcode::LoadFast.as_instruction(), tmp_slot);
         asm.emit(Opcode::LoadSmallInt.as_instruction(), k);
         asm.emit(Opcode::BinaryOp.as_instruction(), 26);
     };
-    // Only the instruction's operands go on the stack; the values below them (which may include
-    // NULLs, e.g. a `with` block's `__exit__` and its NULL) go straight to the resume function.
+    // Where each value sits in the compiled prefix's result: the non-NULL stack values in order
+    // (those below the instruction's operands are "kept": they go straight to the resume
+    // function), then the live variables, then the cells.
+    let mut k = 0u32;
     let mut kept_items = Vec::new();
+    // The operands, bottom first: `None` for a NULL.
+    let mut operands: Vec<Option<u32>> = Vec::new();
     for (i, v) in state.stack.iter().enumerate() {
         if v.is_null() {
             if i >= n_kept {
-                asm.emit(Opcode::PushNull.as_instruction(), 0);
+                operands.push(None);
             }
             continue;
         }
         if i < n_kept {
             kept_items.push(k);
         } else {
-            item(&mut asm, k);
+            operands.push(Some(k));
         }
         k += 1;
     }
@@ -422,10 +429,14 @@ pub fn transformed_code(
         k += 1;
         asm.emit(Opcode::StoreFast.as_instruction(), shifted(slot));
     }
-    // The unsupported instruction itself, then the continuation(s).
     let live_names: Vec<String> = live.iter().map(|&s| slots.names[s].clone()).collect();
-    let cont =
-        |asm: &mut Assembler, spec: &mut CodeSpec, next_pos: usize| -> Result<(), NotResumable> {
+    let nclosure = cells.len() + nfree;
+    // The resume function for the continuation at `next_pos`, generated once and kept in the
+    // frame's globals (so every path to the same resume point calls the same code object, and
+    // so the same compiled entries). Without a closure it is one function object made here;
+    // with one it is made per call over this call's cells.
+    let resume_global =
+        |spec: &mut CodeSpec, next_pos: usize| -> Result<(u32, u32), NotResumable> {
             let target = bc
                 .instrs
                 .get(next_pos)
@@ -436,70 +447,94 @@ pub fn transformed_code(
                 live: live_names.clone(),
             };
             let rcode = resume_code(code, &point, vm)?;
-            // The resume code object goes through globals, not co_consts, so that every path to the
-            // same resume point uses the same code object (and so the same compiled entries).
             let gname = format!(
                 "{}_{:x}",
                 super::resume::display_name(&rcode),
                 rcode.as_object() as *const _ as usize
             );
+            let value: PyObjectRef = if nclosure == 0 {
+                vm.ctx
+                    .types
+                    .function_type
+                    .as_object()
+                    .call((rcode.clone(), globals.clone()), vm)
+                    .map_err(|_| "cannot make the resume function".to_owned())?
+            } else {
+                rcode.clone().into()
+            };
             globals
-                .set_item(gname.as_str(), rcode.clone().into(), vm)
+                .set_item(gname.as_str(), value, vm)
                 .map_err(|_| "cannot store the resume function".to_owned())?;
             let name_idx = spec.names.len() as u32;
             spec.names.push(gname);
-            asm.set_line(target.line.unwrap_or(line));
-            // [pushed...] -> (kept values..., pushed...) ; resume fn ; swap ; NULL ;
-            // args = stack + live ; NULL ; CALL_FUNCTION_EX
-            asm.emit(Opcode::BuildTuple.as_instruction(), pushes as u32);
-            for &kk in &kept_items {
-                item(asm, kk);
-            }
-            asm.emit(Opcode::BuildTuple.as_instruction(), kept_items.len() as u32);
-            asm.emit(Opcode::Swap.as_instruction(), 2);
-            asm.emit(Opcode::BinaryOp.as_instruction(), 0);
+            Ok((name_idx, target.line.unwrap_or(line)))
+        };
+    // `resume_fn, NULL, kept values...` (then the caller adds the pushed values and the live
+    // variables and calls it with one CALL).
+    let call_prefix = |asm: &mut Assembler, name_idx: u32| {
+        if nclosure == 0 {
+            asm.emit(Opcode::LoadGlobal.as_instruction(), (name_idx << 1) | 1);
+        } else {
             // Its closure: the frame's cells, then its free variables' cells.
-            let nclosure = cells.len() + nfree;
-            if nclosure > 0 {
-                for &slot in cells {
-                    asm.emit(Opcode::LoadFast.as_instruction(), shifted(slot));
-                }
-                for j in 0..nfree {
-                    asm.emit(Opcode::LoadFast.as_instruction(), shifted(first_free + j));
-                }
-                asm.emit(Opcode::BuildTuple.as_instruction(), nclosure as u32);
-            }
-            asm.emit(Opcode::LoadGlobal.as_instruction(), name_idx << 1);
-            asm.emit(Opcode::MakeFunction.as_instruction(), 0);
-            if nclosure > 0 {
-                asm.emit(Opcode::SetFunctionAttribute.as_instruction(), 8);
-            }
-            asm.emit(Opcode::Swap.as_instruction(), 2);
-            asm.emit(Opcode::PushNull.as_instruction(), 0);
-            asm.emit(Opcode::Swap.as_instruction(), 2);
-            for &slot in live {
+            for &slot in cells {
                 asm.emit(Opcode::LoadFast.as_instruction(), shifted(slot));
             }
-            asm.emit(Opcode::BuildTuple.as_instruction(), live.len() as u32);
-            asm.emit(Opcode::BinaryOp.as_instruction(), 0);
+            for j in 0..nfree {
+                asm.emit(Opcode::LoadFast.as_instruction(), shifted(first_free + j));
+            }
+            asm.emit(Opcode::BuildTuple.as_instruction(), nclosure as u32);
+            asm.emit(Opcode::LoadGlobal.as_instruction(), name_idx << 1);
+            asm.emit(Opcode::MakeFunction.as_instruction(), 0);
+            asm.emit(Opcode::SetFunctionAttribute.as_instruction(), 8);
             asm.emit(Opcode::PushNull.as_instruction(), 0);
-            asm.emit(Opcode::CallFunctionEx.as_instruction(), 0);
-            asm.emit(Opcode::ReturnValue.as_instruction(), 0);
-            Ok(())
-        };
+        }
+        for &kk in &kept_items {
+            item(asm, kk);
+        }
+    };
+    let call_suffix = |asm: &mut Assembler, npushed: usize| {
+        for &slot in live {
+            asm.emit(Opcode::LoadFast.as_instruction(), shifted(slot));
+        }
+        let nargs = kept_items.len() + npushed + live.len();
+        asm.emit(Opcode::Call.as_instruction(), nargs as u32);
+        asm.emit(Opcode::ReturnValue.as_instruction(), 0);
+    };
+    let push_operands = |asm: &mut Assembler| {
+        for o in &operands {
+            match o {
+                Some(kk) => item(asm, *kk),
+                None => asm.emit(Opcode::PushNull.as_instruction(), 0),
+            }
+        }
+    };
     if is_cond_jump(ins.op) {
+        // The jump pops its operand and pushes nothing: each side calls its own resume function.
+        push_operands(&mut asm);
         let other = asm.label();
         asm.emit_jump(ins.op, other);
-        cont(&mut asm, &mut spec, state.pos + 1)?;
+        let (fall, fall_line) = resume_global(&mut spec, state.pos + 1)?;
+        asm.set_line(fall_line);
+        call_prefix(&mut asm, fall);
+        call_suffix(&mut asm, 0);
         asm.bind(other);
         let t = ins
             .jump_target()
             .and_then(|t| bc.position(t))
             .ok_or_else(|| "bad jump target".to_owned())?;
-        cont(&mut asm, &mut spec, t)?;
+        let (taken, taken_line) = resume_global(&mut spec, t)?;
+        asm.set_line(taken_line);
+        call_prefix(&mut asm, taken);
+        call_suffix(&mut asm, 0);
     } else {
+        // resume_fn, NULL, kept..., operands -> the instruction -> resume_fn, NULL, kept...,
+        // pushed..., live... -> CALL.
+        let (next, next_line) = resume_global(&mut spec, state.pos + 1)?;
+        call_prefix(&mut asm, next);
+        push_operands(&mut asm);
         asm.emit(ins.op, emit_arg);
-        cont(&mut asm, &mut spec, state.pos + 1)?;
+        asm.set_line(next_line);
+        call_suffix(&mut asm, pushes);
     }
     Ok(spec.build(asm.assemble(), vm))
 }

@@ -2,7 +2,6 @@
 //! (each with the source to read it from), its guards, the Python side effects to replay, and
 //! the FX view of each node (what a user backend sees).
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -14,7 +13,7 @@ use super::exc::{GraphBreak, GraphBreakKind};
 use super::guards::{Check, GuardSet};
 use super::side_effects::SideEffects;
 use super::source::{FrameValues, Source};
-use super::variables::{Kind, TensorVar, Vt};
+use super::variables::{Kind, SymbolicCell, TensorVar, Vt};
 
 /// A graph input: a tensor read from the frame on every call.
 #[derive(Clone, Debug)]
@@ -90,7 +89,7 @@ pub struct OutputGraph {
     /// Real closure cells read during the trace, by object address (the cell is kept alive): every
     /// inlined closure over the same cell shares one symbolic cell, so a `nonlocal` store through
     /// one is seen by the others' later reads.
-    pub cells: HashMap<usize, (PyObjectRef, Rc<RefCell<Option<Vt>>>)>,
+    pub cells: HashMap<usize, (PyObjectRef, SymbolicCell)>,
 }
 
 impl OutputGraph {

@@ -121,6 +121,9 @@ pub struct NestedFn {
     pub globals: PyObjectRef,
 }
 
+/// A closure cell as the trace sees it (shared by every tracker of the same cell).
+pub type SymbolicCell = Rc<RefCell<Option<Vt>>>;
+
 /// What kind of value a tracker stands for.
 #[derive(Clone, Debug)]
 pub enum Kind {
