@@ -421,6 +421,21 @@ struct Node {
     checks: Vec<Check>,
 }
 
+/// A guard node's value during a check: borrowed from the frame, or read off a parent.
+enum NodeValue<'a> {
+    Frame(&'a PyObjectRef),
+    Read(PyObjectRef),
+}
+
+impl NodeValue<'_> {
+    fn obj(&self) -> &PyObject {
+        match self {
+            NodeValue::Frame(o) => o,
+            NodeValue::Read(o) => o,
+        }
+    }
+}
+
 /// The guards of one cache entry, as an evaluable tree.
 #[derive(Clone, Debug)]
 pub struct GuardTree {
@@ -509,23 +524,39 @@ impl GuardTree {
         if GlobalState::current() != self.global {
             return Err("GLOBAL_STATE changed: grad_mode ".to_owned());
         }
-        // On the stack for ordinary frames: this runs on every compiled call.
-        let mut values: smallvec::SmallVec<[Option<PyObjectRef>; 16]> =
+        // On the stack for ordinary frames: this runs on every compiled call. Values read
+        // straight from the frame are borrowed (no reference-count traffic); only attribute and
+        // item reads make new references.
+        let mut values: smallvec::SmallVec<[Option<NodeValue<'_>>; 16]> =
             smallvec::SmallVec::with_capacity(self.nodes.len());
         for node in &self.nodes {
-            let parent = node.parent.and_then(|p| values[p].clone());
+            let parent = node
+                .parent
+                .and_then(|p| values[p].as_ref().map(NodeValue::obj));
             let value = match (&node.access, parent) {
-                (Access::Local(i), _) => frame.locals.get(*i as usize).cloned().flatten(),
-                (Access::Deref(i), _) => frame.cells.get(*i as usize).cloned().flatten(),
-                (Access::Closure(i), _) => frame.closure.get(*i as usize).cloned(),
-                (Access::Global(name), _) => frame.global(name.expect_str(), vm).ok().flatten(),
-                (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok(),
-                (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok(),
-                (Access::Const(c), _) => Some(c.clone()),
+                (Access::Local(i), _) => frame
+                    .locals
+                    .get(*i as usize)
+                    .and_then(Option::as_ref)
+                    .map(NodeValue::Frame),
+                (Access::Deref(i), _) => frame
+                    .cells
+                    .get(*i as usize)
+                    .and_then(Option::as_ref)
+                    .map(NodeValue::Frame),
+                (Access::Closure(i), _) => frame.closure.get(*i as usize).map(NodeValue::Frame),
+                (Access::Global(name), _) => frame
+                    .global(name.expect_str(), vm)
+                    .ok()
+                    .flatten()
+                    .map(NodeValue::Read),
+                (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok().map(NodeValue::Read),
+                (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok().map(NodeValue::Read),
+                (Access::Const(c), _) => Some(NodeValue::Frame(c)),
                 (_, None) => None,
             };
             let src = &node.source;
-            match &value {
+            match value.as_ref().map(NodeValue::obj) {
                 Some(v) => {
                     for c in &node.checks {
                         c.check(v, src, vm)?;
@@ -540,7 +571,7 @@ impl GuardTree {
         }
         for (a, b) in &self.aliases {
             let same = match (&values[*a], &values[*b]) {
-                (Some(x), Some(y)) => x.is(y),
+                (Some(x), Some(y)) => x.obj().is(y.obj()),
                 _ => false,
             };
             if !same {
@@ -551,13 +582,13 @@ impl GuardTree {
             }
         }
         if !self.distinct.is_empty() {
-            let mut seen: Vec<(usize, usize)> = self
+            let mut seen: smallvec::SmallVec<[(usize, usize); 8]> = self
                 .distinct
                 .iter()
                 .filter_map(|n| {
                     values[*n]
                         .as_ref()
-                        .map(|v| (v.as_object() as *const PyObject as usize, *n))
+                        .map(|v| (v.obj() as *const PyObject as usize, *n))
                 })
                 .collect();
             seen.sort_unstable();
