@@ -382,6 +382,7 @@ impl Tracer<'_> {
                 stack: Vec::new(),
                 pos: 0,
                 done: false,
+                returned: None,
             }));
         }
         let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;

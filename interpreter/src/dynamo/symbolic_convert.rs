@@ -328,6 +328,9 @@ impl<'g> Tracer<'g> {
             }
             I::LoadSpecial { .. } => self.load_special(ins),
             I::GetLen => self.get_len(ins),
+            I::GetYieldFromIter => self.get_yield_from_iter(ins),
+            I::Send { .. } => self.send(ins),
+            I::EndSend => self.end_send(ins),
             I::MatchSequence => self.match_sequence(ins),
             I::MatchMapping => self.match_mapping(ins),
             I::MatchKeys => self.match_keys(ins),

@@ -108,6 +108,23 @@ def user_generator_loop(x):
     return acc
 
 
+def delegate(t):
+    yield t + 1
+    yield t * 2
+    return t.sum()
+
+
+def delegating(t):
+    total = yield from delegate(t)
+    yield total
+    yield from [t - 1, t - 2]
+    yield from (t.cos(),)
+
+
+def yield_from_generators(x):
+    return [y.sin() for y in delegating(x)]
+
+
 def generator_next_and_rest(x):
     g = squares(x, 4)
     first = next(g)
@@ -269,6 +286,7 @@ check(early_return, x, 2)
 check(assert_const, x)
 check(try_no_raise, x)
 check(with_no_grad, x)
+check(yield_from_generators, x)
 check(grad_mode_queries, x)
 check(calls_decorated, x)
 # A branch on an argument: a new value of the flag recompiles, a seen one reuses its entry.

@@ -6,8 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::super::bytecode::Instr;
 use super::super::exc::{GraphBreak, GraphBreakKind};
-use super::super::symbolic_convert::Tracer;
+use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::variables::{GenState, Kind, Vt};
 
 /// Most items one generator may yield while traced (an endless generator is a break, not a hang).
@@ -29,7 +30,7 @@ impl Tracer<'_> {
         child.stack = st.stack;
         child.pos = st.pos;
         child.is_generator = true;
-        child.run()?;
+        let ran = child.run()?;
         let yielded = child.yielded.take();
         let (locals, stack, pos) = (
             std::mem::take(&mut child.locals),
@@ -47,11 +48,75 @@ impl Tracer<'_> {
             }
             None => {
                 s.done = true;
+                s.returned = Some(ran);
                 s.locals.clear();
                 s.stack.clear();
                 Ok(None)
             }
         }
+    }
+
+    /// `GET_YIELD_FROM_ITER`: the iterator `yield from` delegates to (a generator stays itself).
+    pub(crate) fn get_yield_from_iter(&mut self, ins: &Instr) -> Step {
+        if matches!(self.stack.last().map(|v| &v.kind), Some(Kind::Generator(_))) {
+            return Ok(Flow::Next);
+        }
+        self.get_iter(ins)
+    }
+
+    /// `SEND delta`: `[iter, sent] -> [iter, item]` while the delegate yields; once it is
+    /// exhausted, `[iter, returned value]` and a jump to the `END_SEND`.
+    pub(crate) fn send(&mut self, ins: &Instr) -> Step {
+        let sent = self.pop()?;
+        if !sent.as_const().is_some_and(|c| self.vm.is_none(c)) {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedConstruct,
+                "send() of a value into a delegated generator",
+            ));
+        }
+        let it = self
+            .stack
+            .last()
+            .cloned()
+            .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "SEND"))?;
+        let (next, returned) = match &it.kind {
+            Kind::Generator(g) => {
+                let n = self.gen_next(g)?;
+                (n, g.borrow().returned.clone())
+            }
+            Kind::Iter(state) => {
+                let mut s = state.borrow_mut();
+                let v = s.items.get(s.pos).cloned();
+                if v.is_some() {
+                    s.pos += 1;
+                }
+                (v, None)
+            }
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    format!("yield from {}", it.describe()),
+                ));
+            }
+        };
+        match next {
+            Some(v) => {
+                self.push(v);
+                Ok(Flow::Next)
+            }
+            None => {
+                self.push(returned.unwrap_or_else(|| Vt::constant(self.vm.ctx.none())));
+                Ok(Flow::Jump(self.target_pos(ins)?))
+            }
+        }
+    }
+
+    /// `END_SEND`: `[iter, value] -> [value]`.
+    pub(crate) fn end_send(&mut self, _ins: &Instr) -> Step {
+        let v = self.pop()?;
+        self.pop()?;
+        self.push(v);
+        Ok(Flow::Next)
     }
 
     /// Everything a generator still yields (a consumer that exhausts it, as `list(gen)` does).

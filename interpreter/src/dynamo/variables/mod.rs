@@ -90,6 +90,8 @@ pub struct GenState {
     pub pos: usize,
     /// Whether it returned.
     pub done: bool,
+    /// What it returned (the value of a `yield from` over it).
+    pub returned: Option<Vt>,
 }
 
 /// `functools.partial(func, *args, **keywords)`.
