@@ -187,10 +187,15 @@ pub fn recon_of(
             recon_of(&parts[2], out, outputs, vm)?,
         ]))),
         Kind::NestedFunction(nf) if vt.source.is_none() => {
-            if nf.outer_cells {
+            if nf
+                .cell_sources
+                .iter()
+                .flatten()
+                .any(|s| s.is_unreachable_cell())
+            {
                 return Err(GraphBreak::new(
                     GraphBreakKind::UnsupportedConstruct,
-                    "cannot rebuild a nested function that closes over the frame's own closure",
+                    "cannot rebuild a nested function that closes over an unreachable closure cell",
                 ));
             }
             // Its cells are rebuilt once each and shared with every other rebuilt closure and
@@ -200,7 +205,12 @@ pub fn recon_of(
                 let closure = nf
                     .closure
                     .iter()
-                    .map(|c| cell_recon(c, out, outputs, vm))
+                    .zip(nf.cell_sources.iter().chain(std::iter::repeat(&None)))
+                    .map(|(c, src)| match src {
+                        // A real cell: the same cell object, read again after the graph.
+                        Some(src) => Ok(Recon::Source(src.clone())),
+                        None => cell_recon(c, out, outputs, vm),
+                    })
                     .collect::<Result<_, GraphBreak>>()?;
                 Ok(Recon::Function {
                     code: nf.code.clone().into(),

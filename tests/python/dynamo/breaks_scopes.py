@@ -321,11 +321,58 @@ def nonlocal_writer_first_op_break(x):
     return x + k
 
 
+def param_captured_then_assigned(x):
+    def g():
+        return x * 2
+
+    y = g()
+    torch._dynamo.graph_break()
+    x = x + 1  # a parameter that is also a cell: the resume function writes the shared cell
+    return g() + y
+
+
+def nested_closure_over_outer_cell(x):
+    s = 3
+
+    def middle(t):
+        k = t + s
+
+        def inner():
+            return k * s  # one cell of `middle`'s own, one of `outer`'s
+
+        a = inner()
+        torch._dynamo.graph_break()
+        k = k - 1
+        return inner() + a
+
+    return middle(x)
+
+
+def nonlocal_accumulator_two_breaks(x):
+    acc = x
+
+    def add(v):
+        nonlocal acc
+        acc = acc + v
+
+    add(1)
+    torch._dynamo.graph_break()
+    add(2)
+    torch._dynamo.graph_break()
+    add(3)
+    return acc
+
+
 # The resume function takes the frame's cells as its closure (as PyTorch's does), so nested
 # functions rebuilt from the trace, the resume function and `nonlocal` writes share one cell.
 check(nonlocal_after_break, x, graphs=2, breaks=1)
 check(nonlocal_writer_live, x, graphs=2, breaks=1)
 check(nonlocal_counter_read_after, x, graphs=2, breaks=1)
+check(param_captured_then_assigned, x, graphs=2, breaks=1)
+# `middle` is inlined, breaks, and is compiled as its own frame (nothing traced before the call
+# in the outer frame): 2 graphs; `inner` is rebuilt over `middle`'s cell and the real outer cell.
+check(nested_closure_over_outer_cell, x, graphs=2, breaks=2)
+check(nonlocal_accumulator_two_breaks, x, graphs=3, breaks=2)
 # Nothing is traced before the break: no graph for it, as in PyTorch.
 check(nonlocal_writer_first_op_break, x, graphs=1, breaks=1)
 

@@ -118,7 +118,7 @@ impl Tracer<'_> {
             defaults: Vec::new(),
             kwdefaults: Vec::new(),
             closure: Vec::new(),
-            outer_cells: false,
+            cell_sources: Vec::new(),
             globals: self.globals.clone().into(),
         };
         self.push(Vt::new(Kind::NestedFunction(Rc::new(nf))));
@@ -165,7 +165,7 @@ impl Tracer<'_> {
             // closure: a tuple of cells
             8 => {
                 let cells = self.unpack_iterable(&attr)?;
-                nf.outer_cells = cells.iter().any(|c| c.source.is_some());
+                nf.cell_sources = cells.iter().map(|c| c.source.clone()).collect();
                 nf.closure = cells
                     .into_iter()
                     .map(|c| match c.kind {

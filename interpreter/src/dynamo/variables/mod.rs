@@ -116,9 +116,10 @@ pub struct NestedFn {
     pub kwdefaults: Vec<(String, Vt)>,
     /// Its closure cells.
     pub closure: Vec<Rc<RefCell<Option<Vt>>>>,
-    /// Whether some closure cell is a real cell of the frame's own closure (not one the trace
-    /// made): such a function cannot be rebuilt at a graph break.
-    pub outer_cells: bool,
+    /// Where each closure cell that is a real cell (the frame's free variables, an inlined
+    /// function's closure) can be read again; `None` for cells the trace made. A rebuilt function
+    /// closes over the real cell itself.
+    pub cell_sources: Vec<Option<Rc<Source>>>,
     /// The globals it closes over (the defining frame's).
     pub globals: PyObjectRef,
 }
