@@ -573,7 +573,9 @@ pub fn bind_frame(
             return Ok(None);
         }
     }
-    let varkw = vm.ctx.new_dict();
+    // This runs on every compiled call: nothing is allocated or looked up that the call does
+    // not need (no `**kwargs` dict without the parameter, no defaults when every slot is bound).
+    let varkw = has_varkw.then(|| vm.ctx.new_dict());
     for (k, v) in args.kwargs.iter() {
         let k = k.to_string();
         let pos = c.varnames[..(argc + kwonly).min(nvars)]
@@ -583,15 +585,22 @@ pub fn bind_frame(
         match pos {
             Some(p) if locals[p].is_some() => return Ok(None),
             Some(p) => locals[p] = Some(v.clone()),
-            None if has_varkw => varkw.set_item(k.as_str(), v.clone(), vm)?,
+            None if has_varkw => {
+                if let Some(d) = &varkw {
+                    d.set_item(k.as_str(), v.clone(), vm)?;
+                }
+            }
             None => return Ok(None),
         }
     }
-    let defaults: Vec<PyObjectRef> = f
-        .get_attr("__defaults__", vm)?
-        .downcast::<PyTuple>()
-        .map(|t| t.as_slice().to_vec())
-        .unwrap_or_default();
+    let defaults: Vec<PyObjectRef> = if locals[..argc].iter().any(Option::is_none) {
+        f.get_attr("__defaults__", vm)?
+            .downcast::<PyTuple>()
+            .map(|t| t.as_slice().to_vec())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let first_default = argc.saturating_sub(defaults.len());
     for i in 0..argc {
         if locals[i].is_none() {
@@ -622,12 +631,16 @@ pub fn bind_frame(
         locals[next] = Some(vm.ctx.new_tuple(extra).into());
         next += 1;
     }
-    if has_varkw {
-        locals[next] = Some(varkw.into());
+    if let Some(d) = varkw {
+        locals[next] = Some(d.into());
     }
-    let closure: Vec<PyObjectRef> = match f.get_attr("__closure__", vm)?.downcast::<PyTuple>() {
-        Ok(t) => t.as_slice().to_vec(),
-        Err(_) => Vec::new(),
+    let closure: Vec<PyObjectRef> = if c.freevars.is_empty() {
+        Vec::new()
+    } else {
+        match f.get_attr("__closure__", vm)?.downcast::<PyTuple>() {
+            Ok(t) => t.as_slice().to_vec(),
+            Err(_) => Vec::new(),
+        }
     };
     let cells = closure
         .iter()
@@ -638,7 +651,7 @@ pub fn bind_frame(
         .downcast()
         .map_err(|_| vm.new_type_error("function globals are not a dict"))?;
     let builtins = f
-        .get_attr("__builtins__", vm)
+        .get_attr(rustpython_vm::identifier!(vm, __builtins__), vm)
         .unwrap_or_else(|_| vm.builtins.dict().into());
     let builtins = match builtins.downcast::<rustpython_vm::builtins::PyModule>() {
         Ok(m) => m.dict().into(),
