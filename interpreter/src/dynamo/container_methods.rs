@@ -8,7 +8,7 @@ use std::rc::Rc;
 use rustpython_vm::{PyObjectRef, VirtualMachine};
 
 use super::builtins::bad_args;
-use super::exc::{GraphBreak, GraphBreakKind};
+use super::exc::GraphBreak;
 use super::symbolic_convert::Tracer;
 use super::variables::{Kind, ListVar, Vt};
 
@@ -77,9 +77,9 @@ impl Tracer<'_> {
                         };
                         let i = if i < 0 { i + len } else { i };
                         if i < 0 || i >= len {
-                            return Err(GraphBreak::new(
-                                GraphBreakKind::OpError,
-                                "pop index out of range",
+                            return Err(super::variables::exceptions::raise_builtin(
+                                self.vm.ctx.exceptions.index_error,
+                                self.vm.ctx.new_str("pop index out of range").into(),
                             ));
                         }
                         l_mut.items.remove(i as usize)
@@ -231,7 +231,10 @@ impl Tracer<'_> {
                         dm.items.remove(i).1
                     }
                     None => args.get(1).cloned().ok_or_else(|| {
-                        GraphBreak::new(GraphBreakKind::OpError, "KeyError in dict.pop")
+                        super::variables::exceptions::raise_builtin(
+                            self.vm.ctx.exceptions.key_error,
+                            key.clone(),
+                        )
                     })?,
                 }
             }

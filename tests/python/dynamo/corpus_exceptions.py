@@ -134,6 +134,31 @@ def exception_in_loop(x):
     return total
 
 
+def lookup_with_default(x, table):
+    try:
+        k = table["scale"]
+    except KeyError:
+        k = 1.0
+    try:
+        b = table["bias"]
+    except KeyError as e:
+        b = len(e.args[0])
+    return x * k + b
+
+
+def index_fallback(x):
+    items = [x, x + 1]
+    try:
+        third = items[2]
+    except IndexError as e:
+        third = x * len(str(e))
+    try:
+        items.pop(5)
+    except IndexError:
+        pass
+    return third
+
+
 def returns_exception(x):
     return x + 1, ValueError("made", 2)
 
@@ -151,6 +176,8 @@ check(reraise_to_outer, x)
 check(raise_from, x)
 check(raise_in_no_grad_caught, xg)
 check(exception_in_loop, x)
+check(lookup_with_default, x, {"scale": 2.0})
+check(index_fallback, x)
 
 
 def same_exception(a, b):
@@ -171,6 +198,10 @@ def uncaught(x):
     return y
 
 
+def uncaught_key_error(x, table):
+    return x * table["missing"]
+
+
 def uncaught_in_callee(x):
     y = x.sin()
     return raiser(y, "key")
@@ -178,15 +209,15 @@ def uncaught_in_callee(x):
 
 # An exception that leaves the compiled frame: the same exception as eager, raised by the real
 # code (PyTorch: "Observed exception", the frame runs eagerly).
-for fn in (uncaught, uncaught_in_callee):
+for fn, args in ((uncaught, (x,)), (uncaught_in_callee, (x,)), (uncaught_key_error, (x, {"k": 1}))):
     torch._dynamo.reset()
     try:
-        fn(x)
+        fn(*args)
         raise AssertionError("eager did not raise")
     except (StrictConfigError, KeyError) as e:
         want = e
     try:
-        torch.compile(fn, backend="eager")(x)
+        torch.compile(fn, backend="eager")(*args)
         raise AssertionError("compiled did not raise")
     except (StrictConfigError, KeyError) as e:
         assert same_exception(want, e), (want, e)

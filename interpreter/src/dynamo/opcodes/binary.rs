@@ -11,6 +11,7 @@ use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
+use super::super::variables::exceptions::raise_builtin;
 use super::super::variables::{Kind, ListVar, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
@@ -129,7 +130,7 @@ impl Tracer<'_> {
         if obj.as_tensor().is_some() {
             return self.tensor_getitem(obj, index);
         }
-        let seq_index = |items: &[Vt], index: &Vt| -> Result<Vt, GraphBreak> {
+        let seq_index = |items: &[Vt], index: &Vt, what: &str| -> Result<Vt, GraphBreak> {
             match &index.kind {
                 Kind::Const(c) if c.class().is(vm.ctx.types.slice_type) => {
                     // Slice through a real list of positions, so every slice form is right.
@@ -154,9 +155,9 @@ impl Tracer<'_> {
                     let n = items.len() as i64;
                     let j = if i < 0 { i + n } else { i };
                     if j < 0 || j >= n {
-                        return Err(GraphBreak::new(
-                            GraphBreakKind::OpError,
-                            "index out of range",
+                        return Err(raise_builtin(
+                            vm.ctx.exceptions.index_error,
+                            vm.ctx.new_str(format!("{what} index out of range")).into(),
                         ));
                     }
                     Ok(items[j as usize].clone())
@@ -165,10 +166,10 @@ impl Tracer<'_> {
             }
         };
         match &obj.kind {
-            Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index),
+            Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index, "tuple"),
             Kind::List(l) => {
                 let items = l.borrow().items.clone();
-                let r = seq_index(&items, &index)?;
+                let r = seq_index(&items, &index, "list")?;
                 // A list slice is a new list.
                 Ok(match r.kind {
                     Kind::Tuple(items)
@@ -193,7 +194,7 @@ impl Tracer<'_> {
                     .iter()
                     .find(|(k, _)| vm.bool_eq(k, key).unwrap_or(false))
                     .map(|(_, v)| v.clone())
-                    .ok_or_else(|| GraphBreak::new(GraphBreakKind::OpError, "KeyError"))
+                    .ok_or_else(|| raise_builtin(vm.ctx.exceptions.key_error, key.clone()))
             }
             Kind::Const(c) => {
                 let i = index
@@ -273,9 +274,9 @@ impl Tracer<'_> {
                 let n = lm.items.len() as i64;
                 let j = if i < 0 { i + n } else { i };
                 if j < 0 || j >= n {
-                    return Err(GraphBreak::new(
-                        GraphBreakKind::OpError,
-                        "list assignment index out of range",
+                    return Err(raise_builtin(
+                        vm.ctx.exceptions.index_error,
+                        vm.ctx.new_str("list assignment index out of range").into(),
                     ));
                 }
                 lm.items[j as usize] = value;
@@ -319,7 +320,7 @@ impl Tracer<'_> {
                     .iter()
                     .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
                 let Some(pos) = pos else {
-                    return Err(GraphBreak::new(GraphBreakKind::OpError, "KeyError in del"));
+                    return Err(raise_builtin(vm.ctx.exceptions.key_error, key.clone()));
                 };
                 dm.items.remove(pos);
                 dm.mutated = true;
@@ -333,9 +334,9 @@ impl Tracer<'_> {
                 let n = lm.items.len() as i64;
                 let j = if i < 0 { i + n } else { i };
                 if j < 0 || j >= n {
-                    return Err(GraphBreak::new(
-                        GraphBreakKind::OpError,
-                        "list index out of range",
+                    return Err(raise_builtin(
+                        vm.ctx.exceptions.index_error,
+                        vm.ctx.new_str("list assignment index out of range").into(),
                     ));
                 }
                 lm.items.remove(j as usize);

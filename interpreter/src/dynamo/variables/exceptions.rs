@@ -57,6 +57,21 @@ impl ExcVar {
     }
 }
 
+/// The exception a traced container operation raises as Python would (`KeyError(key)`,
+/// `IndexError("list index out of range")`): a handler in the traced code catches it; without
+/// one it is an "Observed exception" break and the real operation raises it.
+pub fn raise_builtin(
+    cls: &'static rustpython_vm::Py<PyType>,
+    arg: PyObjectRef,
+) -> super::super::exc::GraphBreak {
+    super::super::exc::GraphBreak::raised(Vt::new(super::Kind::Exception(std::rc::Rc::new(
+        ExcVar {
+            cls: cls.to_owned().into(),
+            args: vec![Vt::constant(arg)],
+        },
+    ))))
+}
+
 /// Whether calling `cls` makes an exception Dynamo can model: a `BaseException` subclass whose
 /// `__new__` and `__init__` come from built-in exception types (which only store `args`). User
 /// classes that define either are constructed by their own code, so they are not modelled;
