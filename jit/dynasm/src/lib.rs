@@ -88,6 +88,7 @@
 )]
 pub mod aarch64;
 mod backend;
+pub mod buffers;
 mod error;
 pub mod fuse;
 pub mod helpers;

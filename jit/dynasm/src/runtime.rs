@@ -195,7 +195,7 @@ pub fn run_node(
 pub fn alloc_outputs(g: &Graph, k: &KernelStep, env: &mut [Option<Tensor>]) {
     for &v in &k.outputs {
         let m = &g.value(v).meta;
-        env[v.0 as usize] = Some(Tensor::empty(&m.shape, m.dtype));
+        env[v.0 as usize] = Some(crate::buffers::output(&m.shape, m.dtype));
     }
 }
 

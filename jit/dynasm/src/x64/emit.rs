@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, F, Mem, W, x64};
-use super::math;
+use super::{math, trig};
 use crate::helpers;
 use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Node, Phase, Ty, UOp, V};
 use crate::poly::{K, off};
@@ -50,6 +50,8 @@ pub struct Frame {
     spill: i32,
     /// Math scratch (4 vectors).
     pub math: i32,
+    /// One vector per shared sin/cos pair (see `trig.rs`).
+    trig: i32,
     save: i32,
     gp_save: i32,
     /// Argument/result scratch for calls (1 vector).
@@ -58,17 +60,19 @@ pub struct Frame {
 }
 
 impl Frame {
-    fn new(row_slots: usize, spills: u32) -> Frame {
+    fn new(row_slots: usize, spills: u32, trig_pairs: usize) -> Frame {
         let rows = 0;
         let spill = rows + 32 * row_slots as i32;
         let math = spill + 32 * spills as i32;
-        let save = math + 32 * 4;
+        let trig = math + 32 * 4;
+        let save = trig + 32 * trig_pairs as i32;
         let gp_save = save + 32 * 16;
         let call = gp_save + 64;
         Frame {
             rows,
             spill,
             math,
+            trig,
             save,
             gp_save,
             call,
@@ -88,6 +92,8 @@ pub struct Emitter<'k> {
     bases: HashMap<u32, u8>,
     /// Whether bools are lane masks in the current phase.
     masks: bool,
+    /// Shared sin/cos of the current phase: value -> (its pair's slot, whether it is the first).
+    trig_share: HashMap<V, (Mem, bool)>,
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -139,7 +145,17 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .map(|p| regalloc::plan_phase(k, p, vectorizable(k, p, avx), &POOL, &ACCESS_REGS))
         .collect();
     let spills = plans.iter().map(|p| p.alloc.slots).max().unwrap_or(0);
-    let frame = Frame::new(k.slots.len(), spills);
+    let pairs: Vec<Vec<(V, V)>> = k
+        .phases
+        .iter()
+        .zip(&plans)
+        .map(|(p, plan)| trig::pairs(p, &plan.order, plan.hoisted))
+        .collect();
+    let frame = Frame::new(
+        k.slots.len(),
+        spills,
+        pairs.iter().map(Vec::len).max().unwrap_or(0),
+    );
     let entry = a.ops.offset();
     let size = frame.size + 32;
     x64!(a.ops
@@ -157,8 +173,15 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         locs: Vec::new(),
         bases: HashMap::new(),
         masks: false,
+        trig_share: HashMap::new(),
     };
-    for (p, plan) in k.phases.iter().zip(&plans) {
+    for ((p, plan), pairs) in k.phases.iter().zip(&plans).zip(&pairs) {
+        e.trig_share.clear();
+        for (i, &(first, second)) in pairs.iter().enumerate() {
+            let slot = e.mem(RSP, e.frame.trig + 32 * i as i32);
+            e.trig_share.insert(first, (slot, true));
+            e.trig_share.insert(second, (slot, false));
+        }
         e.phase(p, plan)?;
     }
     for i in 0..k.accesses.len() {
@@ -366,6 +389,15 @@ impl Emitter<'_> {
                     Ty::F32 if vec => self.a.bcast(W::Ps, d, m),
                     Ty::F32 => self.a.load(W::Ss, d, m),
                     _ => self.a.load(W::Sd, d, m),
+                }
+            }
+            Inst::Unary(op @ (UOp::Sin | UOp::Cos), x) if self.trig_share.contains_key(&v) => {
+                let (slot, first) = self.trig_share[&v];
+                if first {
+                    let r = self.src(x, 15, vec);
+                    trig::trig(self, w, d, r, op == UOp::Cos, Some(slot));
+                } else {
+                    self.a.load(w, d, slot);
                 }
             }
             Inst::Unary(op, x) => {

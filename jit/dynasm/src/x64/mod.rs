@@ -16,6 +16,7 @@ mod disasm;
 mod emit;
 mod math;
 mod reduce;
+mod trig;
 
 use dynasmrt::x64::Assembler;
 

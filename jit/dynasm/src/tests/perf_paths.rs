@@ -1,0 +1,101 @@
+//! The fast paths behind the JIT workloads of `benchmarks.md`: sin/cos sharing one range
+//! reduction, and pooled output buffers. Each is checked
+//! against eager, and the sharing also bitwise against the unshared kernels.
+
+use rynamo_backend::Executable;
+use rynamo_graph::parse;
+use rynamo_tensor::Tensor;
+
+use super::common::*;
+
+/// f32 transcendentals: our bound (<= 3 ulp) plus libm's (1 ulp), as in `diff.rs`.
+const TRANS: (f64, f64) = (5e-7, 1e-37);
+
+fn trig_data(n: usize, seed: u64, huge: bool) -> Tensor {
+    let mut v: Vec<f32> = randn(&[n], seed)
+        .to_vec::<f32>()
+        .into_iter()
+        .map(|x| x * 4.0)
+        .collect();
+    if huge && n > 3 {
+        // Past TRIG_LIMIT: the vector falls back to the library on every lane.
+        v[3] = 3.0e7;
+    }
+    if n > 1 {
+        v[1] = -0.0;
+    }
+    Tensor::from_vec(v, &[n]).unwrap()
+}
+
+#[test]
+fn sin_and_cos_of_one_value_share_a_reduction_and_match_separate_kernels_bitwise() {
+    for &n in &[1usize, 7, 8, 9, 33, 1025] {
+        for huge in [false, true] {
+            let x = trig_data(n, n as u64, huge);
+            let inputs = std::slice::from_ref(&x);
+            let one = |op: &str| {
+                let src =
+                    format!("graph(%x: f32[{n}]):\n  %0: f32[{n}] = {op}(%x)\n  return (%0)\n");
+                targets()
+                    .into_iter()
+                    .map(|(b, _)| b.compile_exe(&parse(&src).unwrap()).unwrap())
+                    .collect::<Vec<_>>()
+            };
+            let (sin, cos) = (one("sin"), one("cos"));
+            for (first, second) in [("sin", "cos"), ("cos", "sin")] {
+                let src = format!(
+                    "graph(%x: f32[{n}]):\n  %0: f32[{n}] = {first}(%x)\n  %1: f32[{n}] = mul(%0, 1.5)\n  %2: f32[{n}] = {second}(%x)\n  return (%1, %0, %2)\n"
+                );
+                let exe = check(&src, inputs, TRANS.0, TRANS.1);
+                let shared = targets()
+                    .into_iter()
+                    .map(|(b, _)| b.compile_exe(&parse(&src).unwrap()).unwrap());
+                for ((s, (c, single)), pair) in sin.iter().zip(cos.iter().zip(&sin)).zip(shared) {
+                    let got = pair.run(inputs).unwrap();
+                    let (gs, gc) = if first == "sin" {
+                        (&got[1], &got[2])
+                    } else {
+                        (&got[2], &got[1])
+                    };
+                    let bits = |t: &Tensor| {
+                        t.to_vec::<f32>()
+                            .into_iter()
+                            .map(f32::to_bits)
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(bits(gs), bits(&s.run(inputs).unwrap()[0]), "sin n={n}");
+                    assert_eq!(bits(gc), bits(&c.run(inputs).unwrap()[0]), "cos n={n}");
+                    // One reduction: as many f64 conversions as a lone sin kernel has.
+                    let count = |e: &crate::DynasmExecutable| e.dump().matches("cvtps2pd").count();
+                    assert_eq!(count(&pair), count(single), "{}", pair.dump());
+                }
+                drop(exe);
+            }
+        }
+    }
+    // A hoisted pair: sin and cos of a broadcast value, computed once per row.
+    let (x, s) = (randn(&[5, 9], 1), randn(&[5, 1], 2));
+    check(
+        "graph(%x: f32[5, 9], %s: f32[5, 1]):\n  %0: f32[5, 1] = cos(%s)\n  %1: f32[5, 1] = sin(%s)\n  %2: f32[5, 9] = mul(%x, %0)\n  %3: f32[5, 9] = add(%2, %1, alpha=1)\n  return (%3)\n",
+        &[x, s],
+        TRANS.0,
+        TRANS.1,
+    );
+}
+
+#[test]
+fn pooled_outputs_are_rewritten_in_full() {
+    // 1 MiB outputs come from the pool; later runs get earlier (dirty) buffers back.
+    let n = 1 << 18;
+    let src = format!(
+        "graph(%x: f32[{n}]):\n  %0: f32[{n}] = sigmoid(%x)\n  %1: f32[{n}] = mul(%x, 2.0)\n  return (%0, %1)\n"
+    );
+    for seed in 0..4 {
+        let x = randn(&[n], seed);
+        let exe = check(&src, std::slice::from_ref(&x), TRANS.0, TRANS.1);
+        let out = exe.run(std::slice::from_ref(&x)).unwrap();
+        assert!(out[0].storage().is_external(), "pooled");
+        drop(out);
+        assert!(crate::buffers::pooled_bytes() <= crate::buffers::MAX_POOLED_BYTES);
+    }
+}
