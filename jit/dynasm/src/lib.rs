@@ -53,6 +53,8 @@
 //!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
+//! - `RYNAMO_JIT_UNROLL=0`: no two-vector loop for pointwise phases on AVX2 (see
+//!   `x64/unroll.rs`; for measuring it).
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes

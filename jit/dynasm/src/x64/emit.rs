@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, F, Mem, W, x64};
+use super::unroll::{self, Doubled};
 use super::{math, trig};
 use crate::helpers;
 use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Node, Phase, Ty, UOp, V};
@@ -94,6 +95,10 @@ pub struct Emitter<'k> {
     masks: bool,
     /// Shared sin/cos of the current phase: value -> (its pair's slot, whether it is the first).
     trig_share: HashMap<V, (Mem, bool)>,
+    /// In a doubled body (see `unroll.rs`): per node, whether it is copy B (one vector on).
+    b_nodes: Vec<bool>,
+    /// In a doubled body: per store, whether it stores copy B.
+    b_stores: Vec<bool>,
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -144,6 +149,29 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .iter()
         .map(|p| regalloc::plan_phase(k, p, vectorizable(k, p, avx), &POOL, &ACCESS_REGS))
         .collect();
+    let doubled: Vec<Option<Doubled>> = k
+        .phases
+        .iter()
+        .zip(&plans)
+        .map(|(p, plan)| {
+            if !avx || !plan.vector || !unroll::enabled() {
+                return None;
+            }
+            let mut hoisted = vec![false; p.body.len()];
+            for &v in &plan.order[..plan.hoisted] {
+                hoisted[v as usize] = true;
+            }
+            let (phase, b_nodes, b_stores) = unroll::double(p, &hoisted)?;
+            let plan2 = regalloc::plan_phase(k, &phase, true, &POOL, &ACCESS_REGS);
+            // Spills in the doubled body would cost more than the overlap gains.
+            (plan2.alloc.slots <= plan.alloc.slots).then_some(Doubled {
+                phase,
+                plan: plan2,
+                b_nodes,
+                b_stores,
+            })
+        })
+        .collect();
     let spills = plans.iter().map(|p| p.alloc.slots).max().unwrap_or(0);
     let pairs: Vec<Vec<(V, V)>> = k
         .phases
@@ -151,10 +179,18 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .zip(&plans)
         .map(|(p, plan)| trig::pairs(p, &plan.order, plan.hoisted))
         .collect();
+    let pairs2: Vec<Vec<(V, V)>> = doubled
+        .iter()
+        .map(|d| {
+            d.as_ref().map_or_else(Vec::new, |d| {
+                trig::pairs(&d.phase, &d.plan.order, d.plan.hoisted)
+            })
+        })
+        .collect();
     let frame = Frame::new(
         k.slots.len(),
         spills,
-        pairs.iter().map(Vec::len).max().unwrap_or(0),
+        pairs.iter().chain(&pairs2).map(Vec::len).max().unwrap_or(0),
     );
     let entry = a.ops.offset();
     let size = frame.size + 32;
@@ -174,15 +210,12 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         bases: HashMap::new(),
         masks: false,
         trig_share: HashMap::new(),
+        b_nodes: Vec::new(),
+        b_stores: Vec::new(),
     };
-    for ((p, plan), pairs) in k.phases.iter().zip(&plans).zip(&pairs) {
-        e.trig_share.clear();
-        for (i, &(first, second)) in pairs.iter().enumerate() {
-            let slot = e.mem(RSP, e.frame.trig + 32 * i as i32);
-            e.trig_share.insert(first, (slot, true));
-            e.trig_share.insert(second, (slot, false));
-        }
-        e.phase(p, plan)?;
+    for (i, (p, plan)) in k.phases.iter().zip(&plans).enumerate() {
+        let dbl = doubled[i].as_ref().map(|d| (d, pairs2[i].as_slice()));
+        e.phase(p, plan, &pairs[i], dbl)?;
     }
     for i in 0..k.accesses.len() {
         let (po, ro) = (ptr_off(i), rs_off(i));
@@ -210,10 +243,18 @@ impl Emitter<'_> {
         }
     }
 
-    fn phase(&mut self, p: &Phase, plan: &PhasePlan) -> Result<(), String> {
+    /// Takes on `plan` for `p`: locations, base registers, shared sin/cos slots, and the
+    /// hoisted values (which touch neither `rcx` nor the accumulators).
+    fn enter(&mut self, p: &Phase, plan: &PhasePlan, pairs: &[(V, V)]) -> Result<(), String> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
+        self.trig_share.clear();
+        for (i, &(first, second)) in pairs.iter().enumerate() {
+            let slot = self.mem(RSP, self.frame.trig + 32 * i as i32);
+            self.trig_share.insert(first, (slot, true));
+            self.trig_share.insert(second, (slot, false));
+        }
         for (&acc, &r) in &plan.bases {
             let o = ptr_off(acc as usize);
             x64!(self.a.ops ; mov Rq(r), [rbx + o]);
@@ -221,10 +262,39 @@ impl Emitter<'_> {
         for &v in &plan.order[..plan.hoisted] {
             self.inst(p, v, plan.vector)?;
         }
-        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
-            self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
+        Ok(())
+    }
+
+    fn phase(
+        &mut self,
+        p: &Phase,
+        plan: &PhasePlan,
+        pairs: &[(V, V)],
+        doubled: Option<(&Doubled, &[(V, V)])>,
+    ) -> Result<(), String> {
+        if let Some((d, pairs2)) = doubled {
+            // Two vectors per iteration first; the single-vector loop and the tail finish.
+            self.enter(&d.phase, &d.plan, pairs2)?;
+            self.b_nodes.clone_from(&d.b_nodes);
+            self.b_stores.clone_from(&d.b_stores);
+            let w2 = 2 * self.a.lanes() as i32;
+            let (top, out) = (self.a.label(), self.a.label());
+            x64!(self.a.ops ; xor ecx, ecx ; mov r13, [rbx + 8] ; and r13, -w2);
+            self.a.bind(top);
+            x64!(self.a.ops ; cmp rcx, r13 ; jae =>out);
+            self.body(&d.phase, &d.plan, true)?;
+            x64!(self.a.ops ; add rcx, w2 ; jmp =>top);
+            self.a.bind(out);
+            self.b_nodes.clear();
+            self.b_stores.clear();
+            self.enter(p, plan, pairs)?;
+        } else {
+            self.enter(p, plan, pairs)?;
+            for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+                self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
+            }
+            x64!(self.a.ops ; xor ecx, ecx);
         }
-        x64!(self.a.ops ; xor ecx, ecx);
         if plan.vector {
             let w = self.a.lanes() as i32;
             let (top, out) = (self.a.label(), self.a.label());
@@ -263,9 +333,12 @@ impl Emitter<'_> {
         for &v in &plan.order[plan.hoisted..] {
             self.inst(p, v, vec)?;
         }
-        for &(acc, v) in &p.stores {
+        for (j, &(acc, v)) in p.stores.iter().enumerate() {
             let r = self.src(v, 13, vec);
-            let m = self.addr(acc, vec);
+            let mut m = self.addr(acc, vec);
+            if self.b_stores.get(j).copied().unwrap_or(false) {
+                m.disp += 4 * self.a.lanes() as i32;
+            }
             match self.k.accesses[acc as usize].ty {
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
                 Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
@@ -364,7 +437,10 @@ impl Emitter<'_> {
         match inst {
             Inst::Load(a) => {
                 let acc = self.k.accesses[a as usize];
-                let m = self.addr(a, vec);
+                let mut m = self.addr(a, vec);
+                if self.b_nodes.get(v as usize).copied().unwrap_or(false) {
+                    m.disp += 4 * self.a.lanes() as i32;
+                }
                 match acc.ty {
                     Ty::F32 if vec && acc.col == ColStride::Broadcast => self.a.bcast(W::Ps, d, m),
                     Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),

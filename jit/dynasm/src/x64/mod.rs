@@ -17,6 +17,7 @@ mod emit;
 mod math;
 mod reduce;
 mod trig;
+mod unroll;
 
 use dynasmrt::x64::Assembler;
 
