@@ -43,7 +43,7 @@
 //! - Reductions `sum`, `mean`, `amax`, `amin`, `max()`, `min()` over any set of adjacent dims,
 //!   with keepdim; `softmax`, `log_softmax`, `layer_norm`, `var`, `std` by decomposition.
 //! - Matmuls run through the runtime's GEMM (eager kernels, the `gemm` crate), with a following
-//!   bias add folded into `addmm`.
+//!   bias add folded into `addmm`; batched f32 matmuls run one matrix per thread (`bmm.rs`).
 //! - Everything else (argmax, cat, indexing, RNG, int division, reductions over non-adjacent
 //!   dims, ...) runs per node through the registry's eager kernels; graphs with in-place ops run
 //!   on the eager interpreter.
@@ -90,6 +90,7 @@
 )]
 pub mod aarch64;
 mod backend;
+mod bmm;
 pub mod buffers;
 mod error;
 pub mod fuse;

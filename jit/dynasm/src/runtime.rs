@@ -173,6 +173,10 @@ pub fn run_node(
     env: &mut [Option<Tensor>],
 ) -> Result<(), rynamo_graph::Error> {
     let n = &g.nodes()[id.0 as usize];
+    if let Some(t) = crate::bmm::run(g, n, env) {
+        env[n.outputs[0].0 as usize] = Some(t);
+        return Ok(());
+    }
     let args: Vec<IValue> = n
         .args
         .iter()

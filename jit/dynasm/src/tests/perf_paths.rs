@@ -139,3 +139,41 @@ fn doubled_pointwise_bodies_match_single_elements_bitwise() {
         }
     }
 }
+
+#[test]
+fn batched_matmuls_one_matrix_per_thread_match_eager() {
+    // Attention as in W8 (a transposed view as the right operand), bmm, 4-D batches, and the
+    // cases left to eager: broadcast batch dims, 2-D operands, one matrix.
+    let (q, k, v) = (
+        randn(&[4, 9, 5], 1),
+        randn(&[4, 9, 5], 2),
+        randn(&[4, 9, 5], 3),
+    );
+    check(
+        "graph(%q: f32[4, 9, 5], %k: f32[4, 9, 5], %v: f32[4, 9, 5]):\n  %0: f32[4, 5, 9]{45, 1, 5} = transpose(%k, -1, -2)\n  %1: f32[4, 9, 9] = matmul(%q, %0)\n  %2: f32[4, 9, 9] = div(%1, 8.0)\n  %3: f32[4, 9, 9] = softmax(%2, -1, None)\n  %4: f32[4, 9, 5] = matmul(%3, %v)\n  return (%4)\n",
+        &[q, k, v],
+        1e-5,
+        1e-6,
+    );
+    let (a, b) = (randn(&[3, 7, 33], 4), randn(&[3, 33, 6], 5));
+    check(
+        "graph(%a: f32[3, 7, 33], %b: f32[3, 33, 6]):\n  %0: f32[3, 7, 6] = bmm(%a, %b)\n  %1: f32[3, 7, 6] = mul(%0, 2.0)\n  return (%1, %0)\n",
+        &[a, b],
+        1e-5,
+        1e-5,
+    );
+    let (a, b) = (randn(&[2, 3, 7, 8], 6), randn(&[2, 3, 8, 4], 7));
+    check(
+        "graph(%a: f32[2, 3, 7, 8], %b: f32[2, 3, 8, 4]):\n  %0: f32[2, 3, 7, 4] = matmul(%a, %b)\n  return (%0)\n",
+        &[a, b],
+        1e-5,
+        1e-5,
+    );
+    let (a, b) = (randn(&[3, 7, 8], 8), randn(&[8, 4], 9));
+    check(
+        "graph(%a: f32[3, 7, 8], %b: f32[8, 4]):\n  %0: f32[3, 7, 4] = matmul(%a, %b)\n  %1: f32[1, 7, 8] = slice(%a, 0, 0, 1, 1)\n  %2: f32[1, 7, 4] = matmul(%1, %b)\n  return (%0, %2)\n",
+        &[a, b],
+        1e-5,
+        1e-5,
+    );
+}
