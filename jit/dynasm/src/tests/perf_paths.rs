@@ -177,3 +177,54 @@ fn batched_matmuls_one_matrix_per_thread_match_eager() {
         1e-5,
     );
 }
+
+#[test]
+fn division_by_a_power_of_two_is_a_bitwise_equal_multiplication() {
+    use rynamo_backend::{Backend, EagerBackend};
+    let mut v: Vec<f32> = randn(&[40], 9).to_vec::<f32>();
+    v.extend([
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        1.0e-40,
+        -3.0e-45,
+        7.0e37,
+    ]);
+    let n = v.len();
+    let x = Tensor::from_vec(v, &[n]).unwrap();
+    for d in [
+        "8.0",
+        "0.5",
+        "-4.0",
+        "1.1754943508222875e-38",
+        "1.2676506002282294e+30",
+        "3.0",
+    ] {
+        let src = format!(
+            "graph(%x: f32[{n}]):\n  %0: f32[{n}] = div(%x, {d})\n  %1: f32[{n}] = exp(%0)\n  return (%0, %1)\n"
+        );
+        let g = parse(&src).unwrap();
+        let want = EagerBackend
+            .compile(&g)
+            .unwrap()
+            .run(std::slice::from_ref(&x))
+            .unwrap();
+        let bits = |t: &Tensor| {
+            t.to_vec::<f32>()
+                .into_iter()
+                .map(f32::to_bits)
+                .collect::<Vec<_>>()
+        };
+        for (b, _) in targets() {
+            let exe = b.compile_exe(&g).unwrap();
+            let got = exe.run(std::slice::from_ref(&x)).unwrap();
+            assert_eq!(bits(&got[0]), bits(&want[0]), "{} / {d}", b.target_name());
+            let has_div = exe.dump().contains("= Div(");
+            assert_eq!(has_div, d == "3.0", "{d}: {}", exe.dump());
+        }
+    }
+}
