@@ -163,8 +163,15 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
             }
             let (phase, b_nodes, b_stores) = unroll::double(p, &hoisted)?;
             let plan2 = regalloc::plan_phase(k, &phase, true, &POOL, &ACCESS_REGS);
-            // Spills in the doubled body would cost more than the overlap gains.
-            (plan2.alloc.slots <= plan.alloc.slots).then_some(Doubled {
+            // Spilled per-row values are one L1 load per use; spills of per-element values
+            // (a store and a load each) would cost more than the overlap gains.
+            let spilled = |plan: &PhasePlan| {
+                plan.order[plan.hoisted..]
+                    .iter()
+                    .filter(|&&v| matches!(plan.alloc.locs[v as usize], Some(Loc::Slot(_))))
+                    .count()
+            };
+            (spilled(&plan2) <= spilled(plan)).then_some(Doubled {
                 phase,
                 plan: plan2,
                 b_nodes,
@@ -172,7 +179,12 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
             })
         })
         .collect();
-    let spills = plans.iter().map(|p| p.alloc.slots).max().unwrap_or(0);
+    let spills = plans
+        .iter()
+        .chain(doubled.iter().flatten().map(|d| &d.plan))
+        .map(|p| p.alloc.slots)
+        .max()
+        .unwrap_or(0);
     let pairs: Vec<Vec<(V, V)>> = k
         .phases
         .iter()
