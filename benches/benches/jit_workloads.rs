@@ -6,7 +6,8 @@
 //! Run: `cargo bench -p rynamo-benches --bench jit_workloads --ignore-rust-version`; name
 //! workloads after `--` to run only those (`-- W1 W8`, matched as prefixes of the names).
 //! `-- --jit-only W1` skips the rooflines and the eager runs and times only the compiled graph,
-//! 100 times (for `perf record`).
+//! 100 times (for `perf record`); `--flush` writes 512 MiB before each run to start from cold
+//! caches.
 
 use std::time::Duration;
 
@@ -159,7 +160,7 @@ fn w8() -> (Graph, Vec<Tensor>) {
 }
 
 /// Times only the compiled graphs (for profiling): no rooflines, no eager runs.
-fn jit_only(only: &[String]) {
+fn jit_only(only: &[String], flush: bool) {
     let jit = DynasmBackend::new();
     for (name, make) in [
         ("W1", w1 as fn() -> (Graph, Vec<Tensor>)),
@@ -173,8 +174,11 @@ fn jit_only(only: &[String]) {
         }
         let (g, inputs) = make();
         let compiled = jit.compile(&g).expect("jit compiles");
+        let mut junk = vec![0u8; if flush { 512 << 20 } else { 0 }];
         let mut all: Vec<Duration> = (0..100)
-            .map(|_| {
+            .map(|i| {
+                // `--flush`: evict the caches first, as the eager runs of the main mode do.
+                junk.iter_mut().step_by(64).for_each(|b| *b = i as u8);
                 time(|| {
                     let _ = compiled.run(&inputs).expect("runs");
                 })
@@ -197,7 +201,7 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     if std::env::args().any(|a| a == "--jit-only") {
-        jit_only(&only);
+        jit_only(&only, std::env::args().any(|a| a == "--flush"));
         return;
     }
     let (copy_gbs, triad_gbs) = roofline::bandwidth(16 << 20, REPS);

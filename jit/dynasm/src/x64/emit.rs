@@ -99,6 +99,8 @@ pub struct Emitter<'k> {
     b_nodes: Vec<bool>,
     /// In a doubled body: per store, whether it stores copy B.
     b_stores: Vec<bool>,
+    /// Accesses whose next row the current phase's vector loop prefetches.
+    prefetch: Vec<u32>,
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -224,8 +226,30 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         trig_share: HashMap::new(),
         b_nodes: Vec::new(),
         b_stores: Vec::new(),
+        prefetch: Vec::new(),
     };
+    // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
+    // start with demand misses in its first phase. The later phases (the row is in L1 by then)
+    // prefetch the next row of what the first phase streams in, one line per 64 bytes of row.
+    let streamed: Vec<u32> = k.phases.first().map_or_else(Vec::new, |p0| {
+        let mut v: Vec<u32> = p0
+            .body
+            .iter()
+            .filter_map(|n| match n.inst {
+                Inst::Load(a) if k.accesses[a as usize].col == ColStride::Contig => Some(a),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
     for (i, (p, plan)) in k.phases.iter().zip(&plans).enumerate() {
+        e.prefetch = if i > 0 && plan.vector {
+            streamed.clone()
+        } else {
+            Vec::new()
+        };
         let dbl = doubled[i].as_ref().map(|d| (d, pairs2[i].as_slice()));
         e.phase(p, plan, &pairs[i], dbl)?;
     }
@@ -342,6 +366,13 @@ impl Emitter<'_> {
     }
 
     fn body(&mut self, p: &Phase, plan: &PhasePlan, vec: bool) -> Result<(), String> {
+        if vec {
+            for i in 0..self.prefetch.len() {
+                let a = self.prefetch[i] as usize;
+                let (po, ro) = (ptr_off(a), rs_off(a));
+                x64!(self.a.ops ; mov rax, [rbx + po] ; add rax, [rbx + ro] ; prefetcht0 [rax + rcx * 4]);
+            }
+        }
         for &v in &plan.order[plan.hoisted..] {
             self.inst(p, v, vec)?;
         }
