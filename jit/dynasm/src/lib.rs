@@ -51,6 +51,19 @@
 //! Maximum errors of the vector math (ulps against an f64 reference) are in `tests/ulp.rs`; the
 //! NEON path measures like AVX2+FMA (both fuse multiply-adds).
 //!
+//! # Performance
+//! What the JIT workloads of `benchmarks.md` (`benches/benches/jit_workloads.rs`) measured and
+//! what answers it, all bitwise neutral:
+//! - Kernel outputs come from a bounded pool of recycled buffers ([`buffers`]): no page faults
+//!   or zero-filling per run.
+//! - `sin(x)` and `cos(x)` of one `x` share one range reduction (x86-64, `x64/trig.rs`).
+//! - Pointwise phases run two vectors per iteration, interleaved, so that chains of
+//!   transcendentals overlap (AVX2, `x64/unroll.rs`).
+//! - Later phases of a row kernel prefetch the next row (x86-64, `x64/emit.rs`): a 4 KiB row
+//!   is a page, where the hardware streamer stops.
+//! - Division by a power-of-two constant is a multiplication ([`lower`]).
+//! - Batched f32 matmuls run one matrix per thread (`bmm.rs`).
+//!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
 //! - `RYNAMO_JIT_UNROLL=0`: no two-vector loop for pointwise phases on AVX2 (see
