@@ -57,8 +57,9 @@
 //! - Kernel outputs come from a bounded pool of recycled buffers ([`buffers`]): no page faults
 //!   or zero-filling per run.
 //! - `sin(x)` and `cos(x)` of one `x` share one range reduction (x86-64, `x64/trig.rs`).
-//! - Pointwise phases run two vectors per iteration, interleaved, so that chains of
-//!   transcendentals overlap (AVX2, `x64/unroll.rs`).
+//! - Pointwise phases run four or two vectors per iteration, interleaved, so that chains of
+//!   transcendentals overlap (AVX2, `x64/unroll.rs`); spilled loads are re-read from their
+//!   source rather than a spill slot.
 //! - Later phases of a row kernel prefetch the next row (x86-64, `x64/emit.rs`): a 4 KiB row
 //!   is a page, where the hardware streamer stops.
 //! - Division by a power-of-two constant is a multiplication ([`lower`]).
@@ -66,8 +67,8 @@
 //!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
-//! - `RYNAMO_JIT_UNROLL=0`: no two-vector loop for pointwise phases on AVX2 (see
-//!   `x64/unroll.rs`; for measuring it).
+//! - `RYNAMO_JIT_UNROLL=<n>`: at most `n` interleaved vectors per iteration of pointwise
+//!   phases on AVX2 (default 4; 0 or 1: none; see `x64/unroll.rs`; for measuring it).
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes

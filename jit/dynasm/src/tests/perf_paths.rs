@@ -50,7 +50,10 @@ fn sin_and_cos_of_one_value_share_a_reduction_and_match_separate_kernels_bitwise
                 let shared = targets()
                     .into_iter()
                     .map(|(b, _)| b.compile_exe(&parse(&src).unwrap()).unwrap());
-                for ((s, (c, single)), pair) in sin.iter().zip(cos.iter().zip(&sin)).zip(shared) {
+                let sse2 = targets().into_iter().map(|(_, sse2)| sse2);
+                for (((s, (c, single)), pair), sse2) in
+                    sin.iter().zip(cos.iter().zip(&sin)).zip(shared).zip(sse2)
+                {
                     let got = pair.run(inputs).unwrap();
                     let (gs, gc) = if first == "sin" {
                         (&got[1], &got[2])
@@ -65,9 +68,12 @@ fn sin_and_cos_of_one_value_share_a_reduction_and_match_separate_kernels_bitwise
                     };
                     assert_eq!(bits(gs), bits(&s.run(inputs).unwrap()[0]), "sin n={n}");
                     assert_eq!(bits(gc), bits(&c.run(inputs).unwrap()[0]), "cos n={n}");
-                    // One reduction: as many f64 conversions as a lone sin kernel has.
+                    // One reduction: as many f64 conversions as a lone sin kernel has (on
+                    // SSE2, where neither body is copied for interleaving).
                     let count = |e: &crate::DynasmExecutable| e.dump().matches("cvtps2pd").count();
-                    assert_eq!(count(&pair), count(single), "{}", pair.dump());
+                    if sse2 {
+                        assert_eq!(count(&pair), count(single), "{}", pair.dump());
+                    }
                 }
                 drop(exe);
             }

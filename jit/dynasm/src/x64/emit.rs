@@ -95,12 +95,32 @@ pub struct Emitter<'k> {
     masks: bool,
     /// Shared sin/cos of the current phase: value -> (its pair's slot, whether it is the first).
     trig_share: HashMap<V, (Mem, bool)>,
-    /// In a doubled body (see `unroll.rs`): per node, whether it is copy B (one vector on).
-    b_nodes: Vec<bool>,
-    /// In a doubled body: per store, whether it stores copy B.
-    b_stores: Vec<bool>,
+    /// In a copied body (see `unroll.rs`): per node, its copy (that many vectors on).
+    copy_of_node: Vec<u8>,
+    /// In a copied body: per store, its copy.
+    copy_of_store: Vec<u8>,
     /// Accesses whose next row the current phase's vector loop prefetches.
     prefetch: Vec<u32>,
+    /// Per node of the current phase: the access of a contiguous f32 load, which a spilled
+    /// copy of reloads from its source instead of a spill slot.
+    remat: Vec<Option<u32>>,
+}
+
+/// Per node of `p`: the access of a contiguous f32 load (see `Emitter::remat`).
+fn rematerializable(k: &Kernel, p: &Phase) -> Vec<Option<u32>> {
+    p.body
+        .iter()
+        .map(|n| match n.inst {
+            Inst::Load(a)
+                if n.ty == Ty::F32
+                    && k.accesses[a as usize].ty == Ty::F32
+                    && k.accesses[a as usize].col == ColStride::Contig =>
+            {
+                Some(a)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -156,29 +176,40 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .iter()
         .zip(&plans)
         .map(|(p, plan)| {
-            if !avx || !plan.vector || !unroll::enabled() {
+            if !avx || !plan.vector {
                 return None;
             }
             let mut hoisted = vec![false; p.body.len()];
             for &v in &plan.order[..plan.hoisted] {
                 hoisted[v as usize] = true;
             }
-            let (phase, b_nodes, b_stores) = unroll::double(p, &hoisted)?;
-            let plan2 = regalloc::plan_phase(k, &phase, true, &POOL, &ACCESS_REGS);
-            // Spilled per-row values are one L1 load per use; spills of per-element values
-            // (a store and a load each) would cost more than the overlap gains.
-            let spilled = |plan: &PhasePlan| {
+            // Spilled per-row values and loads are one L1 load per use; spills of other
+            // per-element values (a store and a load each) would cost more than the overlap
+            // gains.
+            let spilled = |p: &Phase, plan: &PhasePlan| {
+                let remat = rematerializable(k, p);
                 plan.order[plan.hoisted..]
                     .iter()
-                    .filter(|&&v| matches!(plan.alloc.locs[v as usize], Some(Loc::Slot(_))))
+                    .filter(|&&v| {
+                        remat[v as usize].is_none()
+                            && matches!(plan.alloc.locs[v as usize], Some(Loc::Slot(_)))
+                    })
                     .count()
             };
-            (spilled(&plan2) <= spilled(plan)).then_some(Doubled {
-                phase,
-                plan: plan2,
-                b_nodes,
-                b_stores,
-            })
+            [4, 2]
+                .into_iter()
+                .filter(|&c| c <= unroll::max_copies())
+                .find_map(|copies| {
+                    let (phase, copy_of_node, copy_of_store) = unroll::copy(p, &hoisted, copies)?;
+                    let plan2 = regalloc::plan_phase(k, &phase, true, &POOL, &ACCESS_REGS);
+                    (spilled(&phase, &plan2) <= spilled(p, plan)).then_some(Doubled {
+                        phase,
+                        plan: plan2,
+                        copies,
+                        copy_of_node,
+                        copy_of_store,
+                    })
+                })
         })
         .collect();
     let spills = plans
@@ -224,9 +255,10 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         bases: HashMap::new(),
         masks: false,
         trig_share: HashMap::new(),
-        b_nodes: Vec::new(),
-        b_stores: Vec::new(),
+        copy_of_node: Vec::new(),
+        copy_of_store: Vec::new(),
         prefetch: Vec::new(),
+        remat: Vec::new(),
     };
     // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
     // start with demand misses in its first phase. The later phases (the row is in L1 by then)
@@ -285,6 +317,7 @@ impl Emitter<'_> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
+        self.remat = rematerializable(self.k, p);
         self.trig_share.clear();
         for (i, &(first, second)) in pairs.iter().enumerate() {
             let slot = self.mem(RSP, self.frame.trig + 32 * i as i32);
@@ -309,11 +342,11 @@ impl Emitter<'_> {
         doubled: Option<(&Doubled, &[(V, V)])>,
     ) -> Result<(), String> {
         if let Some((d, pairs2)) = doubled {
-            // Two vectors per iteration first; the single-vector loop and the tail finish.
+            // Several vectors per iteration first; the single-vector loop and the tail finish.
             self.enter(&d.phase, &d.plan, pairs2)?;
-            self.b_nodes.clone_from(&d.b_nodes);
-            self.b_stores.clone_from(&d.b_stores);
-            let w2 = 2 * self.a.lanes() as i32;
+            self.copy_of_node.clone_from(&d.copy_of_node);
+            self.copy_of_store.clone_from(&d.copy_of_store);
+            let w2 = (d.copies * self.a.lanes()) as i32;
             let (top, out) = (self.a.label(), self.a.label());
             x64!(self.a.ops ; xor ecx, ecx ; mov r13, [rbx + 8] ; and r13, -w2);
             self.a.bind(top);
@@ -321,8 +354,8 @@ impl Emitter<'_> {
             self.body(&d.phase, &d.plan, true)?;
             x64!(self.a.ops ; add rcx, w2 ; jmp =>top);
             self.a.bind(out);
-            self.b_nodes.clear();
-            self.b_stores.clear();
+            self.copy_of_node.clear();
+            self.copy_of_store.clear();
             self.enter(p, plan, pairs)?;
         } else {
             self.enter(p, plan, pairs)?;
@@ -379,8 +412,8 @@ impl Emitter<'_> {
         for (j, &(acc, v)) in p.stores.iter().enumerate() {
             let r = self.src(v, 13, vec);
             let mut m = self.addr(acc, vec);
-            if self.b_stores.get(j).copied().unwrap_or(false) {
-                m.disp += 4 * self.a.lanes() as i32;
+            if let Some(&c) = self.copy_of_store.get(j) {
+                m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
             }
             match self.k.accesses[acc as usize].ty {
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
@@ -442,6 +475,15 @@ impl Emitter<'_> {
     fn src(&mut self, v: V, reload: u8, vec: bool) -> u8 {
         match self.locs[v as usize] {
             Some(Loc::Reg(r)) => r,
+            Some(Loc::Slot(_)) if self.remat[v as usize].is_some() => {
+                let a = self.remat[v as usize].expect("invariant: checked above");
+                let mut m = self.addr(a, vec);
+                if let Some(&c) = self.copy_of_node.get(v as usize) {
+                    m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
+                }
+                self.a.load(if vec { W::Ps } else { W::Ss }, reload, m);
+                reload
+            }
             Some(Loc::Slot(s)) => {
                 let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
                 self.a.load(if vec { W::Ps } else { W::Sd }, reload, m);
@@ -459,6 +501,10 @@ impl Emitter<'_> {
     }
 
     fn commit(&mut self, v: V, r: u8) {
+        if self.remat.get(v as usize).is_some_and(Option::is_some) {
+            // Reloaded from its source when used.
+            return;
+        }
         if let Some(Loc::Slot(s)) = self.locs[v as usize] {
             let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
             self.a.store(W::Ps, m, r);
@@ -473,6 +519,10 @@ impl Emitter<'_> {
     }
 
     fn inst(&mut self, p: &Phase, v: V, vec: bool) -> Result<(), String> {
+        if self.remat[v as usize].is_some() && matches!(self.locs[v as usize], Some(Loc::Slot(_))) {
+            // Loaded where it is used.
+            return Ok(());
+        }
         let Node { inst, ty } = p.body[v as usize];
         let w = self.w(ty, vec);
         let d = self.dst(v);
@@ -481,8 +531,8 @@ impl Emitter<'_> {
             Inst::Load(a) => {
                 let acc = self.k.accesses[a as usize];
                 let mut m = self.addr(a, vec);
-                if self.b_nodes.get(v as usize).copied().unwrap_or(false) {
-                    m.disp += 4 * self.a.lanes() as i32;
+                if let Some(&c) = self.copy_of_node.get(v as usize) {
+                    m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
                 }
                 match acc.ty {
                     Ty::F32 if vec && acc.col == ColStride::Broadcast => self.a.bcast(W::Ps, d, m),

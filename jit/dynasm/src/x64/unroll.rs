@@ -1,11 +1,12 @@
-//! Two vectors per iteration for pointwise phases: the body is duplicated, copy B working 8
-//! columns (one vector) after copy A, and the copies are interleaved node by node.
+//! Several vectors per iteration for pointwise phases: the body is copied (4 or 2 times, as
+//! registers allow), copy `c` working `c` vectors after copy 0, and the copies are interleaved
+//! node by node.
 //!
 //! Why: a chain of transcendentals (W1's `sigmoid(sin(x) * 1.5 + cos(x))`, W3's tanh-GELU) is
 //! one long dependency chain per vector, ~200 cycles of latency over ~110 instructions. The
 //! out-of-order window holds little more than one iteration of it, so the core idles on
 //! latency: alone, `sin` and `sigmoid` run at 1.3 and 0.8 ns/element, chained at 3.6. With the
-//! copies interleaved, the second chain is a few dozen instructions behind the first and both
+//! copies interleaved, each chain is a few dozen instructions behind the previous one and they
 //! make progress at once.
 //!
 //! Each copy computes exactly what the single-vector loop computes for its columns, so results
@@ -17,34 +18,42 @@
 use crate::loop_ir::{Phase, V};
 use crate::regalloc::PhasePlan;
 
-/// Whether doubling is on (`RYNAMO_JIT_UNROLL=0` turns it off, to measure it).
-pub fn enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("RYNAMO_JIT_UNROLL").map_or(true, |v| v != "0"))
+/// The most copies to try (`RYNAMO_JIT_UNROLL=<n>`; 0 or 1 turn the interleaving off, to
+/// measure it). Default 4.
+pub fn max_copies() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("RYNAMO_JIT_UNROLL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(4)
+    })
 }
 
-/// A phase with its body doubled.
+/// A phase with its body copied.
 pub struct Doubled {
-    /// The doubled phase (copies interleaved; hoistable nodes once).
+    /// The copied phase (copies interleaved; hoistable nodes once).
     pub phase: Phase,
     /// Its plan.
     pub plan: PhasePlan,
-    /// Per node of `phase`: whether it belongs to copy B (loads one vector further on).
-    pub b_nodes: Vec<bool>,
-    /// Per store of `phase`: whether it stores copy B.
-    pub b_stores: Vec<bool>,
+    /// How many copies (vectors per iteration).
+    pub copies: usize,
+    /// Per node of `phase`: which copy it belongs to (copy `c` works `c` vectors on).
+    pub copy_of_node: Vec<u8>,
+    /// Per store of `phase`: which copy it stores.
+    pub copy_of_store: Vec<u8>,
 }
 
-/// `p` doubled, or `None` when it reduces (see the module docs). `hoisted` marks the nodes the
-/// single plan hoists.
-pub fn double(p: &Phase, hoisted: &[bool]) -> Option<(Phase, Vec<bool>, Vec<bool>)> {
-    if !p.reduces.is_empty() {
+/// `p` with its body in `copies` interleaved copies, or `None` when it reduces (see the module
+/// docs). `hoisted` marks the nodes the single plan hoists.
+pub fn copy(p: &Phase, hoisted: &[bool], copies: usize) -> Option<(Phase, Vec<u8>, Vec<u8>)> {
+    if !p.reduces.is_empty() || copies < 2 {
         return None;
     }
     let n = p.body.len();
-    let (mut map_a, mut map_b) = (vec![0 as V; n], vec![0 as V; n]);
-    let mut body = Vec::with_capacity(2 * n);
-    let mut b_nodes = Vec::with_capacity(2 * n);
+    let mut maps = vec![vec![0 as V; n]; copies];
+    let mut body = Vec::with_capacity(copies * n);
+    let mut copy_of_node = Vec::with_capacity(copies * n);
     let remap = |inst: crate::loop_ir::Inst, map: &[V]| {
         use crate::loop_ir::Inst::*;
         let m = |v: V| map[v as usize];
@@ -59,27 +68,25 @@ pub fn double(p: &Phase, hoisted: &[bool]) -> Option<(Phase, Vec<bool>, Vec<bool
         }
     };
     for (i, node) in p.body.iter().enumerate() {
-        let mut a = *node;
-        a.inst = remap(node.inst, &map_a);
-        map_a[i] = body.len() as V;
-        body.push(a);
-        b_nodes.push(false);
-        if hoisted[i] {
-            map_b[i] = map_a[i];
-            continue;
+        for c in 0..copies {
+            if c > 0 && hoisted[i] {
+                maps[c][i] = maps[0][i];
+                continue;
+            }
+            let mut x = *node;
+            x.inst = remap(node.inst, &maps[c]);
+            maps[c][i] = body.len() as V;
+            body.push(x);
+            copy_of_node.push(c as u8);
         }
-        let mut b = *node;
-        b.inst = remap(node.inst, &map_b);
-        map_b[i] = body.len() as V;
-        body.push(b);
-        b_nodes.push(true);
     }
-    let mut stores = Vec::with_capacity(2 * p.stores.len());
-    let mut b_stores = Vec::with_capacity(2 * p.stores.len());
+    let mut stores = Vec::with_capacity(copies * p.stores.len());
+    let mut copy_of_store = Vec::with_capacity(copies * p.stores.len());
     for &(acc, v) in &p.stores {
-        stores.push((acc, map_a[v as usize]));
-        stores.push((acc, map_b[v as usize]));
-        b_stores.extend([false, true]);
+        for (c, map) in maps.iter().enumerate() {
+            stores.push((acc, map[v as usize]));
+            copy_of_store.push(c as u8);
+        }
     }
     let phase = Phase {
         body,
@@ -88,5 +95,5 @@ pub fn double(p: &Phase, hoisted: &[bool]) -> Option<(Phase, Vec<bool>, Vec<bool
         // Row stores run once, after the single-vector loop and the tail.
         row_stores: Vec::new(),
     };
-    Some((phase, b_nodes, b_stores))
+    Some((phase, copy_of_node, copy_of_store))
 }
