@@ -60,7 +60,8 @@ pub fn run(g: &Graph, n: &Node, env: &[Option<Tensor>]) -> Option<Tensor> {
     }
     // Later kernels were compiled for the output's meta layout: it must be the contiguous one.
     let meta = &g.value(n.outputs[0]).meta;
-    let shape_ok = meta.shape.len() == nd
+    let shape_ok = meta.dtype == DType::Float32
+        && meta.shape.len() == nd
         && meta.shape[..nd - 2] == a.shape()[..nd - 2]
         && meta.shape[nd - 2..] == [m, p];
     if !shape_ok || !rynamo_tensor::layout::is_contiguous(&meta.shape, &meta.strides) {
