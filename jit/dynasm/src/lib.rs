@@ -57,7 +57,7 @@
 //! - Kernel outputs come from a bounded pool of recycled buffers ([`buffers`]): no page faults
 //!   or zero-filling per run.
 //! - `sin(x)` and `cos(x)` of one `x` share one range reduction (x86-64, `x64/trig.rs`).
-//! - Pointwise phases run four or two vectors per iteration, interleaved, so that chains of
+//! - Pointwise phases run four, three or two vectors per iteration, interleaved, so that chains of
 //!   transcendentals overlap (AVX2, `x64/unroll.rs`); spilled loads are re-read from their
 //!   source rather than a spill slot.
 //! - Later phases of a row kernel prefetch the next row (x86-64, `x64/emit.rs`): a 4 KiB row

@@ -106,6 +106,63 @@ fn pooled_outputs_are_rewritten_in_full() {
     }
 }
 
+/// Runs `src(r, c)` on `inputs` and `src(1, 1)` on each element alone (rows broadcast over
+/// columns when their input has one column, columns broadcast when it has one row), bitwise.
+#[track_caller]
+fn elementwise_bitwise(
+    src: &dyn Fn(usize, usize) -> String,
+    inputs: &[Tensor],
+    r: usize,
+    c: usize,
+) {
+    let g = parse(&src(r, c)).unwrap();
+    let one = parse(&src(1, 1)).unwrap();
+    let data: Vec<Vec<f32>> = inputs.iter().map(|t| t.to_vec::<f32>()).collect();
+    for (b, _) in targets() {
+        let got = b.compile_exe(&g).unwrap().run(inputs).unwrap();
+        let single = b.compile_exe(&one).unwrap();
+        let outs: Vec<Vec<f32>> = got.iter().map(|t| t.to_vec::<f32>()).collect();
+        for i in 0..r * c {
+            let args: Vec<Tensor> = inputs
+                .iter()
+                .zip(&data)
+                .map(|(t, d)| {
+                    let j = match t.shape() {
+                        [rr, 1] if *rr == r => i / c,
+                        [cc] if *cc == c => i % c,
+                        _ => i,
+                    };
+                    let shape: Vec<usize> = t.shape().iter().map(|_| 1).collect();
+                    Tensor::from_vec(vec![d[j]], &shape).unwrap()
+                })
+                .collect();
+            let want = single.run(&args).unwrap();
+            for (o, t) in outs.iter().zip(&want) {
+                let w = t.to_vec::<f32>()[0];
+                assert_eq!(
+                    o[i].to_bits(),
+                    w.to_bits(),
+                    "{}: element {i}",
+                    b.target_name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn copied_gelu_bodies_match_single_elements_bitwise() {
+    // W3's GELU phase: three interleaved copies on AVX2.
+    let (r, c) = (2usize, 77usize);
+    let src = |r: usize, c: usize| {
+        format!(
+            "graph(%x: f32[{r}, {c}], %w: f32[{c}], %b: f32[{c}]):\n  %0: f32[{r}, {c}] = mul(%x, %w)\n  %1: f32[{r}, {c}] = add(%0, %b, alpha=1)\n  %2: f32[{r}, {c}] = gelu(%1, approximate='tanh')\n  return (%2)\n"
+        )
+    };
+    let inputs = [randn(&[r, c], 1), randn(&[c], 2), randn(&[c], 3)];
+    elementwise_bitwise(&src, &inputs, r, c);
+}
+
 #[test]
 fn doubled_pointwise_bodies_match_single_elements_bitwise() {
     // 53 columns: the two-vector loop covers 0..48, the one-vector loop 48..56 not at all, the

@@ -196,7 +196,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
                     })
                     .count()
             };
-            [4, 2]
+            [4, 3, 2]
                 .into_iter()
                 .filter(|&c| c <= unroll::max_copies())
                 .find_map(|copies| {
@@ -348,9 +348,11 @@ impl Emitter<'_> {
             self.copy_of_store.clone_from(&d.copy_of_store);
             let w2 = (d.copies * self.a.lanes()) as i32;
             let (top, out) = (self.a.label(), self.a.label());
-            x64!(self.a.ops ; xor ecx, ecx ; mov r13, [rbx + 8] ; and r13, -w2);
+            // While rcx + w2 <= ncols: rcx <= ncols - w2, signed (the difference may be
+            // negative; `and` with -w2 would need a power of two).
+            x64!(self.a.ops ; xor ecx, ecx ; mov r13, [rbx + 8] ; sub r13, w2);
             self.a.bind(top);
-            x64!(self.a.ops ; cmp rcx, r13 ; jae =>out);
+            x64!(self.a.ops ; cmp rcx, r13 ; jg =>out);
             self.body(&d.phase, &d.plan, true)?;
             x64!(self.a.ops ; add rcx, w2 ; jmp =>top);
             self.a.bind(out);

@@ -1,5 +1,5 @@
-//! Several vectors per iteration for pointwise phases: the body is copied (4 or 2 times, as
-//! registers allow), copy `c` working `c` vectors after copy 0, and the copies are interleaved
+//! Several vectors per iteration for pointwise phases: the body is copied (4, 3 or 2 times,
+//! as registers allow), copy `c` working `c` vectors after copy 0, and the copies are interleaved
 //! node by node.
 //!
 //! Why: a chain of transcendentals (W1's `sigmoid(sin(x) * 1.5 + cos(x))`, W3's tanh-GELU) is
