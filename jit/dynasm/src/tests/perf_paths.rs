@@ -164,43 +164,16 @@ fn copied_gelu_bodies_match_single_elements_bitwise() {
 }
 
 #[test]
-fn doubled_pointwise_bodies_match_single_elements_bitwise() {
-    // 53 columns: the two-vector loop covers 0..48, the one-vector loop 48..56 not at all, the
-    // scalar tail the rest; each element must equal the same graph run on it alone (a scalar
-    // tail, which `tests/ulp.rs` ties bitwise to vector lanes).
+fn copied_pointwise_bodies_match_single_elements_bitwise() {
+    // W1's chain with a per-row operand: 53 columns are one pass of the copied loop (four
+    // vectors), two of the one-vector loop and a five-element scalar tail.
     let (r, c) = (3usize, 53usize);
     let src = |r: usize, c: usize| {
         format!(
             "graph(%x: f32[{r}, {c}], %w: f32[{r}, 1]):\n  %0: f32[{r}, {c}] = sin(%x)\n  %1: f32[{r}, {c}] = mul(%0, %w)\n  %2: f32[{r}, {c}] = cos(%x)\n  %3: f32[{r}, {c}] = add(%1, %2, alpha=1)\n  %4: f32[{r}, {c}] = sigmoid(%3)\n  %5: f32[{r}, {c}] = tanh(%x)\n  %6: f32[{r}, {c}] = mul(%4, %5)\n  return (%6, %3)\n"
         )
     };
-    let (x, w) = (randn(&[r, c], 7), randn(&[r, 1], 8));
-    let g = parse(&src(r, c)).unwrap();
-    let one = parse(&src(1, 1)).unwrap();
-    let (xs, ws) = (x.to_vec::<f32>(), w.to_vec::<f32>());
-    for (b, _) in targets() {
-        let got = b
-            .compile_exe(&g)
-            .unwrap()
-            .run(&[x.clone(), w.clone()])
-            .unwrap();
-        let single = b.compile_exe(&one).unwrap();
-        let outs: Vec<Vec<f32>> = got.iter().map(|t| t.to_vec::<f32>()).collect();
-        for i in 0..r * c {
-            let xi = Tensor::from_vec(vec![xs[i]], &[1, 1]).unwrap();
-            let wi = Tensor::from_vec(vec![ws[i / c]], &[1, 1]).unwrap();
-            let want = single.run(&[xi, wi]).unwrap();
-            for (o, t) in outs.iter().zip(&want) {
-                let w = t.to_vec::<f32>()[0];
-                assert_eq!(
-                    o[i].to_bits(),
-                    w.to_bits(),
-                    "{}: element {i}",
-                    b.target_name()
-                );
-            }
-        }
-    }
+    elementwise_bitwise(&src, &[randn(&[r, c], 7), randn(&[r, 1], 8)], r, c);
 }
 
 #[test]

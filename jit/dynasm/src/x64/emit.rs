@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, F, Mem, W, x64};
-use super::unroll::{self, Doubled};
+use super::unroll::{self, Copied};
 use super::{math, trig};
 use crate::helpers;
 use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Node, Phase, Ty, UOp, V};
@@ -171,7 +171,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .iter()
         .map(|p| regalloc::plan_phase(k, p, vectorizable(k, p, avx), &POOL, &ACCESS_REGS))
         .collect();
-    let doubled: Vec<Option<Doubled>> = k
+    let copied: Vec<Option<Copied>> = k
         .phases
         .iter()
         .zip(&plans)
@@ -202,7 +202,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
                 .find_map(|copies| {
                     let (phase, copy_of_node, copy_of_store) = unroll::copy(p, &hoisted, copies)?;
                     let plan2 = regalloc::plan_phase(k, &phase, true, &POOL, &ACCESS_REGS);
-                    (spilled(&phase, &plan2) <= spilled(p, plan)).then_some(Doubled {
+                    (spilled(&phase, &plan2) <= spilled(p, plan)).then_some(Copied {
                         phase,
                         plan: plan2,
                         copies,
@@ -214,7 +214,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .collect();
     let spills = plans
         .iter()
-        .chain(doubled.iter().flatten().map(|d| &d.plan))
+        .chain(copied.iter().flatten().map(|d| &d.plan))
         .map(|p| p.alloc.slots)
         .max()
         .unwrap_or(0);
@@ -224,7 +224,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .zip(&plans)
         .map(|(p, plan)| trig::pairs(p, &plan.order, plan.hoisted))
         .collect();
-    let pairs2: Vec<Vec<(V, V)>> = doubled
+    let pairs2: Vec<Vec<(V, V)>> = copied
         .iter()
         .map(|d| {
             d.as_ref().map_or_else(Vec::new, |d| {
@@ -282,7 +282,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         } else {
             Vec::new()
         };
-        let dbl = doubled[i].as_ref().map(|d| (d, pairs2[i].as_slice()));
+        let dbl = copied[i].as_ref().map(|d| (d, pairs2[i].as_slice()));
         e.phase(p, plan, &pairs[i], dbl)?;
     }
     for i in 0..k.accesses.len() {
@@ -339,9 +339,9 @@ impl Emitter<'_> {
         p: &Phase,
         plan: &PhasePlan,
         pairs: &[(V, V)],
-        doubled: Option<(&Doubled, &[(V, V)])>,
+        copied: Option<(&Copied, &[(V, V)])>,
     ) -> Result<(), String> {
-        if let Some((d, pairs2)) = doubled {
+        if let Some((d, pairs2)) = copied {
             // Several vectors per iteration first; the single-vector loop and the tail finish.
             self.enter(&d.phase, &d.plan, pairs2)?;
             self.copy_of_node.clone_from(&d.copy_of_node);

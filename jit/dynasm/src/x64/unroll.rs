@@ -31,7 +31,7 @@ pub fn max_copies() -> usize {
 }
 
 /// A phase with its body copied.
-pub struct Doubled {
+pub struct Copied {
     /// The copied phase (copies interleaved; hoistable nodes once).
     pub phase: Phase,
     /// Its plan.
