@@ -106,23 +106,6 @@ pub struct Emitter<'k> {
     remat: Vec<Option<u32>>,
 }
 
-/// Per node of `p`: the access of a contiguous f32 load (see `Emitter::remat`).
-fn rematerializable(k: &Kernel, p: &Phase) -> Vec<Option<u32>> {
-    p.body
-        .iter()
-        .map(|n| match n.inst {
-            Inst::Load(a)
-                if n.ty == Ty::F32
-                    && k.accesses[a as usize].ty == Ty::F32
-                    && k.accesses[a as usize].col == ColStride::Contig =>
-            {
-                Some(a)
-            }
-            _ => None,
-        })
-        .collect()
-}
-
 /// Whether `p` can run in vector mode on `isa`.
 fn vectorizable(k: &Kernel, p: &Phase, avx: bool) -> bool {
     let ty = |v: V| p.body[v as usize].ty;
@@ -179,37 +162,9 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
             if !avx || !plan.vector {
                 return None;
             }
-            let mut hoisted = vec![false; p.body.len()];
-            for &v in &plan.order[..plan.hoisted] {
-                hoisted[v as usize] = true;
-            }
-            // Spilled per-row values and loads are one L1 load per use; spills of other
-            // per-element values (a store and a load each) would cost more than the overlap
-            // gains.
-            let spilled = |p: &Phase, plan: &PhasePlan| {
-                let remat = rematerializable(k, p);
-                plan.order[plan.hoisted..]
-                    .iter()
-                    .filter(|&&v| {
-                        remat[v as usize].is_none()
-                            && matches!(plan.alloc.locs[v as usize], Some(Loc::Slot(_)))
-                    })
-                    .count()
-            };
-            [4, 3, 2]
-                .into_iter()
-                .filter(|&c| c <= unroll::max_copies())
-                .find_map(|copies| {
-                    let (phase, copy_of_node, copy_of_store) = unroll::copy(p, &hoisted, copies)?;
-                    let plan2 = regalloc::plan_phase(k, &phase, true, &POOL, &ACCESS_REGS);
-                    (spilled(&phase, &plan2) <= spilled(p, plan)).then_some(Copied {
-                        phase,
-                        plan: plan2,
-                        copies,
-                        copy_of_node,
-                        copy_of_store,
-                    })
-                })
+            unroll::plan(k, p, plan, |k, p| {
+                regalloc::plan_phase(k, p, true, &POOL, &ACCESS_REGS)
+            })
         })
         .collect();
     let spills = plans
@@ -317,7 +272,7 @@ impl Emitter<'_> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
-        self.remat = rematerializable(self.k, p);
+        self.remat = unroll::rematerializable(self.k, p);
         self.trig_share.clear();
         for (i, &(first, second)) in pairs.iter().enumerate() {
             let slot = self.mem(RSP, self.frame.trig + 32 * i as i32);

@@ -15,8 +15,8 @@
 //! order. Values computed once per row (constants, row values, broadcast loads and what depends
 //! only on them) are shared by both copies.
 
-use crate::loop_ir::{Phase, V};
-use crate::regalloc::PhasePlan;
+use crate::loop_ir::{ColStride, Inst, Kernel, Phase, Ty, V};
+use crate::regalloc::{Loc, PhasePlan};
 
 /// The most copies to try (`RYNAMO_JIT_UNROLL=<n>`; 0 or 1 turn the interleaving off, to
 /// measure it). Default 4.
@@ -96,4 +96,62 @@ pub fn copy(p: &Phase, hoisted: &[bool], copies: usize) -> Option<(Phase, Vec<u8
         row_stores: Vec::new(),
     };
     Some((phase, copy_of_node, copy_of_store))
+}
+
+/// Per node of `p`: the access of a contiguous f32 load, which a spilled value reloads from its
+/// source instead of a spill slot (see `Emitter::remat`).
+pub fn rematerializable(k: &Kernel, p: &Phase) -> Vec<Option<u32>> {
+    p.body
+        .iter()
+        .map(|n| match n.inst {
+            Inst::Load(a)
+                if n.ty == Ty::F32
+                    && k.accesses[a as usize].ty == Ty::F32
+                    && k.accesses[a as usize].col == ColStride::Contig =>
+            {
+                Some(a)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The most copies of vector phase `p` (planned as `plan`) that [`max_copies`] allows and that
+/// spill no more per-element values than `plan` does; `plan_phase` plans a copied phase.
+pub fn plan(
+    k: &Kernel,
+    p: &Phase,
+    plan: &PhasePlan,
+    plan_phase: impl Fn(&Kernel, &Phase) -> PhasePlan,
+) -> Option<Copied> {
+    let mut hoisted = vec![false; p.body.len()];
+    for &v in &plan.order[..plan.hoisted] {
+        hoisted[v as usize] = true;
+    }
+    // Spilled per-row values and loads are one L1 load per use; spills of other per-element
+    // values (a store and a load each) would cost more than the overlap gains.
+    let spilled = |p: &Phase, plan: &PhasePlan| {
+        let remat = rematerializable(k, p);
+        plan.order[plan.hoisted..]
+            .iter()
+            .filter(|&&v| {
+                remat[v as usize].is_none()
+                    && matches!(plan.alloc.locs[v as usize], Some(Loc::Slot(_)))
+            })
+            .count()
+    };
+    [4, 3, 2]
+        .into_iter()
+        .filter(|&c| c <= max_copies())
+        .find_map(|copies| {
+            let (phase, copy_of_node, copy_of_store) = copy(p, &hoisted, copies)?;
+            let plan2 = plan_phase(k, &phase);
+            (spilled(&phase, &plan2) <= spilled(p, plan)).then_some(Copied {
+                phase,
+                plan: plan2,
+                copies,
+                copy_of_node,
+                copy_of_store,
+            })
+        })
 }
