@@ -3,7 +3,11 @@
 //! the machine's limits measured in the same run: memory bandwidth (a Rust copy and triad over
 //! 64 MiB, on all threads) and FP32 GEMM peak (a large GEMM through the `gemm` crate).
 //! Prints a Markdown table and writes `target/bench/jit_workloads.json`; never fails.
-//! Run: `cargo bench -p rynamo-benches --bench jit_workloads --ignore-rust-version`.
+//! Run: `cargo bench -p rynamo-benches --bench jit_workloads --ignore-rust-version`; name
+//! workloads after `--` to run only those (`-- W1 W8`, matched as prefixes of the names).
+//! `-- --jit-only W1` skips the rooflines and the eager runs and times only the compiled graph,
+//! 100 times (for `perf record`); `--flush` writes 512 MiB before each run to start from cold
+//! caches.
 
 use std::time::Duration;
 
@@ -155,7 +159,51 @@ fn w8() -> (Graph, Vec<Tensor>) {
     (b.0.finish(vec![o]), inputs)
 }
 
+/// Times only the compiled graphs (for profiling): no rooflines, no eager runs.
+fn jit_only(only: &[String], flush: bool) {
+    let jit = DynasmBackend::new();
+    for (name, make) in [
+        ("W1", w1 as fn() -> (Graph, Vec<Tensor>)),
+        ("W2", w2),
+        ("W3", w3),
+        ("W4", w4),
+        ("W8", w8),
+    ] {
+        if !only.is_empty() && !only.iter().any(|o| o.starts_with(name)) {
+            continue;
+        }
+        let (g, inputs) = make();
+        let compiled = jit.compile(&g).expect("jit compiles");
+        let mut junk = vec![0u8; if flush { 512 << 20 } else { 0 }];
+        let mut all: Vec<Duration> = (0..100)
+            .map(|i| {
+                // `--flush`: evict the caches first, as the eager runs of the main mode do.
+                junk.iter_mut().step_by(64).for_each(|b| *b = i as u8);
+                time(|| {
+                    let _ = compiled.run(&inputs).expect("runs");
+                })
+            })
+            .collect();
+        all.sort();
+        // The minimum is the least disturbed run on a shared machine.
+        println!(
+            "{name}: median {:.3} ms, min {:.3} ms",
+            all[50].as_secs_f64() * 1e3,
+            all[0].as_secs_f64() * 1e3
+        );
+    }
+}
+
 fn main() {
+    // `cargo bench` passes `--bench`; any other argument filters workloads by name prefix.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if std::env::args().any(|a| a == "--jit-only") {
+        jit_only(&only, std::env::args().any(|a| a == "--flush"));
+        return;
+    }
     let (copy_gbs, triad_gbs) = roofline::bandwidth(16 << 20, REPS);
     let peak = roofline::gemm_peak(2048, REPS);
     println!(
@@ -213,6 +261,9 @@ fn main() {
         ),
     ];
     for (name, make, bytes, flops, target) in workloads {
+        if !only.is_empty() && !only.iter().any(|o| name.starts_with(o.as_str())) {
+            continue;
+        }
         let (g, inputs) = make();
         let eager = EagerBackend.compile(&g).expect("eager compiles");
         let compiled = jit.compile(&g).expect("jit compiles");

@@ -43,7 +43,7 @@
 //! - Reductions `sum`, `mean`, `amax`, `amin`, `max()`, `min()` over any set of adjacent dims,
 //!   with keepdim; `softmax`, `log_softmax`, `layer_norm`, `var`, `std` by decomposition.
 //! - Matmuls run through the runtime's GEMM (eager kernels, the `gemm` crate), with a following
-//!   bias add folded into `addmm`.
+//!   bias add folded into `addmm`; batched f32 matmuls run one matrix per thread (`bmm.rs`).
 //! - Everything else (argmax, cat, indexing, RNG, int division, reductions over non-adjacent
 //!   dims, ...) runs per node through the registry's eager kernels; graphs with in-place ops run
 //!   on the eager interpreter.
@@ -51,8 +51,24 @@
 //! Maximum errors of the vector math (ulps against an f64 reference) are in `tests/ulp.rs`; the
 //! NEON path measures like AVX2+FMA (both fuse multiply-adds).
 //!
+//! # Performance
+//! What the JIT workloads of `benchmarks.md` (`benches/benches/jit_workloads.rs`) measured and
+//! what answers it, all bitwise neutral:
+//! - Kernel outputs come from a bounded pool of recycled buffers ([`buffers`]): no page faults
+//!   or zero-filling per run.
+//! - `sin(x)` and `cos(x)` of one `x` share one range reduction (x86-64, `x64/trig.rs`).
+//! - Pointwise phases run four, three or two vectors per iteration, interleaved, so that chains of
+//!   transcendentals overlap (AVX2, `x64/unroll.rs`); spilled loads are re-read from their
+//!   source rather than a spill slot.
+//! - Later phases of a row kernel prefetch the next row (x86-64, `x64/emit.rs`): a 4 KiB row
+//!   is a page, where the hardware streamer stops.
+//! - Division by a power-of-two constant is a multiplication ([`lower`]).
+//! - Batched f32 matmuls run one matrix per thread (`bmm.rs`).
+//!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
+//! - `RYNAMO_JIT_UNROLL=<n>`: at most `n` interleaved vectors per iteration of pointwise
+//!   phases on AVX2 (default 4; 0 or 1: none; see `x64/unroll.rs`; for measuring it).
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes
@@ -88,6 +104,8 @@
 )]
 pub mod aarch64;
 mod backend;
+mod bmm;
+pub mod buffers;
 mod error;
 pub mod fuse;
 pub mod helpers;

@@ -271,6 +271,24 @@ fn binary_kind(op: Op) -> Option<BinaryOp> {
     })
 }
 
+/// `1/d` in `ty` when `d` (converted to `ty` as the kernels do) is a power of two whose
+/// reciprocal is a normal number of `ty`.
+fn exact_reciprocal(d: Scalar, ty: Ty) -> Option<ConstVal> {
+    match ConstVal::from_scalar(d, ty) {
+        ConstVal::F32(v) => {
+            let r = 1.0 / v;
+            let pow2 = v.is_normal() && v.abs().to_bits() & 0x007f_ffff == 0;
+            (pow2 && r.is_normal()).then_some(ConstVal::F32(r))
+        }
+        ConstVal::F64(v) => {
+            let r = 1.0 / v;
+            let pow2 = v.is_normal() && v.abs().to_bits() & 0x000f_ffff_ffff_ffff == 0;
+            (pow2 && r.is_normal()).then_some(ConstVal::F64(r))
+        }
+        ConstVal::I64(_) | ConstVal::Bool(_) => None,
+    }
+}
+
 type ArgFn<'a> = dyn FnMut(&mut Body, usize, Ty) -> R<V> + 'a;
 
 fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R<V> {
@@ -314,6 +332,17 @@ fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R
                 }
             });
         }
+    }
+    // `x / 2^k` and `x * 2^-k` round the same real number, so they are bitwise equal (infinities,
+    // NaNs, zeros and subnormal results included) while a multiplication is several times
+    // cheaper; W8 of `benchmarks.md` scales attention scores by `/ 8`.
+    if op == B::Div
+        && let TensorOrScalar::Scalar(d) = y
+        && let Some(inv) = exact_reciprocal(d, c)
+    {
+        let l = arg(b, 0, c)?;
+        let k = b.konst(inv);
+        return Ok(b.bin(BOp::Mul, l, k));
     }
     let (l, r) = (arg(b, 0, c)?, arg(b, 1, c)?);
     let fl = is_float(c);

@@ -173,6 +173,10 @@ pub fn run_node(
     env: &mut [Option<Tensor>],
 ) -> Result<(), rynamo_graph::Error> {
     let n = &g.nodes()[id.0 as usize];
+    if let Some(t) = crate::bmm::run(g, n, env) {
+        env[n.outputs[0].0 as usize] = Some(t);
+        return Ok(());
+    }
     let args: Vec<IValue> = n
         .args
         .iter()
@@ -195,7 +199,7 @@ pub fn run_node(
 pub fn alloc_outputs(g: &Graph, k: &KernelStep, env: &mut [Option<Tensor>]) {
     for &v in &k.outputs {
         let m = &g.value(v).meta;
-        env[v.0 as usize] = Some(Tensor::empty(&m.shape, m.dtype));
+        env[v.0 as usize] = Some(crate::buffers::output(&m.shape, m.dtype));
     }
 }
 

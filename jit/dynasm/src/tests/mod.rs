@@ -4,6 +4,7 @@
 mod cache;
 mod common;
 mod diff;
+mod perf_paths;
 mod pressure;
 mod random;
 mod ulp;

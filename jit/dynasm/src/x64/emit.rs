@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, F, Mem, W, x64};
-use super::math;
+use super::unroll::{self, Copied};
+use super::{math, trig};
 use crate::helpers;
 use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Node, Phase, Ty, UOp, V};
 use crate::poly::{K, off};
@@ -50,6 +51,8 @@ pub struct Frame {
     spill: i32,
     /// Math scratch (4 vectors).
     pub math: i32,
+    /// One vector per shared sin/cos pair (see `trig.rs`).
+    trig: i32,
     save: i32,
     gp_save: i32,
     /// Argument/result scratch for calls (1 vector).
@@ -58,17 +61,19 @@ pub struct Frame {
 }
 
 impl Frame {
-    fn new(row_slots: usize, spills: u32) -> Frame {
+    fn new(row_slots: usize, spills: u32, trig_pairs: usize) -> Frame {
         let rows = 0;
         let spill = rows + 32 * row_slots as i32;
         let math = spill + 32 * spills as i32;
-        let save = math + 32 * 4;
+        let trig = math + 32 * 4;
+        let save = trig + 32 * trig_pairs as i32;
         let gp_save = save + 32 * 16;
         let call = gp_save + 64;
         Frame {
             rows,
             spill,
             math,
+            trig,
             save,
             gp_save,
             call,
@@ -88,6 +93,17 @@ pub struct Emitter<'k> {
     bases: HashMap<u32, u8>,
     /// Whether bools are lane masks in the current phase.
     masks: bool,
+    /// Shared sin/cos of the current phase: value -> (its pair's slot, whether it is the first).
+    trig_share: HashMap<V, (Mem, bool)>,
+    /// In a copied body (see `unroll.rs`): per node, its copy (that many vectors on).
+    copy_of_node: Vec<u8>,
+    /// In a copied body: per store, its copy.
+    copy_of_store: Vec<u8>,
+    /// Accesses whose next row the current phase's vector loop prefetches.
+    prefetch: Vec<u32>,
+    /// Per node of the current phase: the access of a contiguous f32 load, which a spilled
+    /// copy of reloads from its source instead of a spill slot.
+    remat: Vec<Option<u32>>,
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -138,8 +154,44 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         .iter()
         .map(|p| regalloc::plan_phase(k, p, vectorizable(k, p, avx), &POOL, &ACCESS_REGS))
         .collect();
-    let spills = plans.iter().map(|p| p.alloc.slots).max().unwrap_or(0);
-    let frame = Frame::new(k.slots.len(), spills);
+    let copied: Vec<Option<Copied>> = k
+        .phases
+        .iter()
+        .zip(&plans)
+        .map(|(p, plan)| {
+            if !avx || !plan.vector {
+                return None;
+            }
+            unroll::plan(k, p, plan, |k, p| {
+                regalloc::plan_phase(k, p, true, &POOL, &ACCESS_REGS)
+            })
+        })
+        .collect();
+    let spills = plans
+        .iter()
+        .chain(copied.iter().flatten().map(|d| &d.plan))
+        .map(|p| p.alloc.slots)
+        .max()
+        .unwrap_or(0);
+    let pairs: Vec<Vec<(V, V)>> = k
+        .phases
+        .iter()
+        .zip(&plans)
+        .map(|(p, plan)| trig::pairs(p, &plan.order, plan.hoisted))
+        .collect();
+    let pairs2: Vec<Vec<(V, V)>> = copied
+        .iter()
+        .map(|d| {
+            d.as_ref().map_or_else(Vec::new, |d| {
+                trig::pairs(&d.phase, &d.plan.order, d.plan.hoisted)
+            })
+        })
+        .collect();
+    let frame = Frame::new(
+        k.slots.len(),
+        spills,
+        pairs.iter().chain(&pairs2).map(Vec::len).max().unwrap_or(0),
+    );
     let entry = a.ops.offset();
     let size = frame.size + 32;
     x64!(a.ops
@@ -157,9 +209,36 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         locs: Vec::new(),
         bases: HashMap::new(),
         masks: false,
+        trig_share: HashMap::new(),
+        copy_of_node: Vec::new(),
+        copy_of_store: Vec::new(),
+        prefetch: Vec::new(),
+        remat: Vec::new(),
     };
-    for (p, plan) in k.phases.iter().zip(&plans) {
-        e.phase(p, plan)?;
+    // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
+    // start with demand misses in its first phase. The later phases (the row is in L1 by then)
+    // prefetch the next row of what the first phase streams in, one line per 64 bytes of row.
+    let streamed: Vec<u32> = k.phases.first().map_or_else(Vec::new, |p0| {
+        let mut v: Vec<u32> = p0
+            .body
+            .iter()
+            .filter_map(|n| match n.inst {
+                Inst::Load(a) if k.accesses[a as usize].col == ColStride::Contig => Some(a),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
+    for (i, (p, plan)) in k.phases.iter().zip(&plans).enumerate() {
+        e.prefetch = if i > 0 && plan.vector {
+            streamed.clone()
+        } else {
+            Vec::new()
+        };
+        let dbl = copied[i].as_ref().map(|d| (d, pairs2[i].as_slice()));
+        e.phase(p, plan, &pairs[i], dbl)?;
     }
     for i in 0..k.accesses.len() {
         let (po, ro) = (ptr_off(i), rs_off(i));
@@ -187,10 +266,19 @@ impl Emitter<'_> {
         }
     }
 
-    fn phase(&mut self, p: &Phase, plan: &PhasePlan) -> Result<(), String> {
+    /// Takes on `plan` for `p`: locations, base registers, shared sin/cos slots, and the
+    /// hoisted values (which touch neither `rcx` nor the accumulators).
+    fn enter(&mut self, p: &Phase, plan: &PhasePlan, pairs: &[(V, V)]) -> Result<(), String> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
+        self.remat = unroll::rematerializable(self.k, p);
+        self.trig_share.clear();
+        for (i, &(first, second)) in pairs.iter().enumerate() {
+            let slot = self.mem(RSP, self.frame.trig + 32 * i as i32);
+            self.trig_share.insert(first, (slot, true));
+            self.trig_share.insert(second, (slot, false));
+        }
         for (&acc, &r) in &plan.bases {
             let o = ptr_off(acc as usize);
             x64!(self.a.ops ; mov Rq(r), [rbx + o]);
@@ -198,10 +286,41 @@ impl Emitter<'_> {
         for &v in &plan.order[..plan.hoisted] {
             self.inst(p, v, plan.vector)?;
         }
-        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
-            self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
+        Ok(())
+    }
+
+    fn phase(
+        &mut self,
+        p: &Phase,
+        plan: &PhasePlan,
+        pairs: &[(V, V)],
+        copied: Option<(&Copied, &[(V, V)])>,
+    ) -> Result<(), String> {
+        if let Some((d, pairs2)) = copied {
+            // Several vectors per iteration first; the single-vector loop and the tail finish.
+            self.enter(&d.phase, &d.plan, pairs2)?;
+            self.copy_of_node.clone_from(&d.copy_of_node);
+            self.copy_of_store.clone_from(&d.copy_of_store);
+            let w2 = (d.copies * self.a.lanes()) as i32;
+            let (top, out) = (self.a.label(), self.a.label());
+            // While rcx + w2 <= ncols: rcx <= ncols - w2, signed (the difference may be
+            // negative; `and` with -w2 would need a power of two).
+            x64!(self.a.ops ; xor ecx, ecx ; mov r13, [rbx + 8] ; sub r13, w2);
+            self.a.bind(top);
+            x64!(self.a.ops ; cmp rcx, r13 ; jg =>out);
+            self.body(&d.phase, &d.plan, true)?;
+            x64!(self.a.ops ; add rcx, w2 ; jmp =>top);
+            self.a.bind(out);
+            self.copy_of_node.clear();
+            self.copy_of_store.clear();
+            self.enter(p, plan, pairs)?;
+        } else {
+            self.enter(p, plan, pairs)?;
+            for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+                self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
+            }
+            x64!(self.a.ops ; xor ecx, ecx);
         }
-        x64!(self.a.ops ; xor ecx, ecx);
         if plan.vector {
             let w = self.a.lanes() as i32;
             let (top, out) = (self.a.label(), self.a.label());
@@ -237,12 +356,22 @@ impl Emitter<'_> {
     }
 
     fn body(&mut self, p: &Phase, plan: &PhasePlan, vec: bool) -> Result<(), String> {
+        if vec {
+            for i in 0..self.prefetch.len() {
+                let a = self.prefetch[i] as usize;
+                let (po, ro) = (ptr_off(a), rs_off(a));
+                x64!(self.a.ops ; mov rax, [rbx + po] ; add rax, [rbx + ro] ; prefetcht0 [rax + rcx * 4]);
+            }
+        }
         for &v in &plan.order[plan.hoisted..] {
             self.inst(p, v, vec)?;
         }
-        for &(acc, v) in &p.stores {
+        for (j, &(acc, v)) in p.stores.iter().enumerate() {
             let r = self.src(v, 13, vec);
-            let m = self.addr(acc, vec);
+            let mut m = self.addr(acc, vec);
+            if let Some(&c) = self.copy_of_store.get(j) {
+                m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
+            }
             match self.k.accesses[acc as usize].ty {
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
                 Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
@@ -303,6 +432,15 @@ impl Emitter<'_> {
     fn src(&mut self, v: V, reload: u8, vec: bool) -> u8 {
         match self.locs[v as usize] {
             Some(Loc::Reg(r)) => r,
+            Some(Loc::Slot(_)) if self.remat[v as usize].is_some() => {
+                let a = self.remat[v as usize].expect("invariant: checked above");
+                let mut m = self.addr(a, vec);
+                if let Some(&c) = self.copy_of_node.get(v as usize) {
+                    m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
+                }
+                self.a.load(if vec { W::Ps } else { W::Ss }, reload, m);
+                reload
+            }
             Some(Loc::Slot(s)) => {
                 let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
                 self.a.load(if vec { W::Ps } else { W::Sd }, reload, m);
@@ -320,6 +458,10 @@ impl Emitter<'_> {
     }
 
     fn commit(&mut self, v: V, r: u8) {
+        if self.remat.get(v as usize).is_some_and(Option::is_some) {
+            // Reloaded from its source when used.
+            return;
+        }
         if let Some(Loc::Slot(s)) = self.locs[v as usize] {
             let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
             self.a.store(W::Ps, m, r);
@@ -334,6 +476,10 @@ impl Emitter<'_> {
     }
 
     fn inst(&mut self, p: &Phase, v: V, vec: bool) -> Result<(), String> {
+        if self.remat[v as usize].is_some() && matches!(self.locs[v as usize], Some(Loc::Slot(_))) {
+            // Loaded where it is used.
+            return Ok(());
+        }
         let Node { inst, ty } = p.body[v as usize];
         let w = self.w(ty, vec);
         let d = self.dst(v);
@@ -341,7 +487,10 @@ impl Emitter<'_> {
         match inst {
             Inst::Load(a) => {
                 let acc = self.k.accesses[a as usize];
-                let m = self.addr(a, vec);
+                let mut m = self.addr(a, vec);
+                if let Some(&c) = self.copy_of_node.get(v as usize) {
+                    m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
+                }
                 match acc.ty {
                     Ty::F32 if vec && acc.col == ColStride::Broadcast => self.a.bcast(W::Ps, d, m),
                     Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),
@@ -366,6 +515,15 @@ impl Emitter<'_> {
                     Ty::F32 if vec => self.a.bcast(W::Ps, d, m),
                     Ty::F32 => self.a.load(W::Ss, d, m),
                     _ => self.a.load(W::Sd, d, m),
+                }
+            }
+            Inst::Unary(op @ (UOp::Sin | UOp::Cos), x) if self.trig_share.contains_key(&v) => {
+                let (slot, first) = self.trig_share[&v];
+                if first {
+                    let r = self.src(x, 15, vec);
+                    trig::trig(self, w, d, r, op == UOp::Cos, Some(slot));
+                } else {
+                    self.a.load(w, d, slot);
                 }
             }
             Inst::Unary(op, x) => {

@@ -1,4 +1,4 @@
-//! Vectorised f32 math on x86-64: exp, log, sin, cos, tanh, sigmoid and erf, in packed (8 or 4
+//! Vectorised f32 math on x86-64: exp, log, tanh, sigmoid and erf (sin and cos: `trig.rs`), in packed (8 or 4
 //! lanes) or scalar form with the same operation sequence, so a vector lane and a scalar tail
 //! element get identical results. Algorithms and coefficients are in [`crate::poly`].
 //!
@@ -6,26 +6,24 @@
 //! the source is read before any temporary is written and the destination is written last, so
 //! either may be a temporary or alias each other.
 
-use dynasmrt::{DynasmApi, DynasmLabelApi};
-
-use super::asm::{F, I, Mem, W, x64};
+use super::asm::{F, I, Mem, W};
 use super::emit::Emitter;
 use crate::loop_ir::UOp;
 use crate::poly::{self, K};
 
-const T0: u8 = 11;
-const T1: u8 = 12;
-const T2: u8 = 13;
-const T3: u8 = 14;
-const T4: u8 = 15;
+pub(super) const T0: u8 = 11;
+pub(super) const T1: u8 = 12;
+pub(super) const T2: u8 = 13;
+pub(super) const T3: u8 = 14;
+pub(super) const T4: u8 = 15;
 
 /// Emits `d = op(src)`.
 pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     match op {
         UOp::Exp => exp_into(e, w, d, src),
         UOp::Log => log(e, w, d, src),
-        UOp::Sin => trig(e, w, d, src, false),
-        UOp::Cos => trig(e, w, d, src, true),
+        UOp::Sin => super::trig::trig(e, w, d, src, false, None),
+        UOp::Cos => super::trig::trig(e, w, d, src, true, None),
         UOp::Tanh => tanh(e, w, d, src),
         UOp::Sigmoid => sigmoid(e, w, d, src),
         UOp::Erf => erf(e, w, d, src),
@@ -33,20 +31,20 @@ pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     }
 }
 
-fn scratch(e: &Emitter<'_>, i: i32) -> Mem {
+pub(super) fn scratch(e: &Emitter<'_>, i: i32) -> Mem {
     Mem {
         base: 4,
         disp: e.frame.math + 32 * i,
     }
 }
 
-fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
+pub(super) fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
     let m = e.tab(k);
     e.a.load(w, d, m);
 }
 
 /// Round to nearest into `kf` (float) and `ki` (int32) from `x` (already scaled).
-fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
+pub(super) fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
     if e.a.avx() {
         e.a.round(w, kf, x, 0);
         e.a.cvt_f2i(w, ki, kf, true);
@@ -174,112 +172,6 @@ fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     e.a.blend(w, T3, T3, T1, T2);
     e.a.cmp(w, 3, T2, T0, T0);
     e.a.blend(w, d, T3, T0, T2);
-}
-
-fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
-    let (slow, done) = (e.a.label(), e.a.label());
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    let m = e.tab(K::TrigLimit);
-    e.a.cmp_m(w, 6, T0, T0, m);
-    e.a.any_lane(w, T0);
-    x64!(e.a.ops ; jnz =>slow);
-    e.a.mov(T0, src);
-    let m = e.tab(K::TwoOverPi);
-    e.a.fm(F::Mul, w, T1, T0, m);
-    round_both(e, w, T1, T2, T1);
-    // q = -0 would turn x = -0 into +0 below; -0 + 0 = +0.
-    let m = e.tab(K::Zero);
-    e.a.fm(F::Add, w, T1, T1, m);
-    reduce_pio2(e, w);
-    e.a.cvt_f2i(w, T2, T1, true);
-    if cos {
-        let m = e.tab(K::IntOne);
-        e.a.im(I::Add, w, T2, T2, m);
-    }
-    e.a.f(F::Mul, w, T1, T0, T0);
-    ld(e, w, T3, K::Sin9);
-    for k in [K::Sin7, K::Sin5, K::Sin3] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T3, T3, T1, m);
-    }
-    e.a.f(F::Mul, w, T3, T3, T1);
-    e.a.fma(w, T3, T3, T0, T0);
-    ld(e, w, T4, K::Cos10);
-    for k in [K::Cos8, K::Cos6, K::Cos4, K::Cos2, K::One] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T4, T4, T1, m);
-    }
-    // r + r z P(z) is +0 for r = -0; keep the signed zero.
-    if !cos {
-        e.a.zero(T1);
-        e.a.cmp(w, 0, T1, T0, T1);
-        e.a.blend(w, T3, T3, T0, T1);
-    }
-    // Quadrant: odd -> cos polynomial; bit 1 -> negate.
-    let m = e.tab(K::IntOne);
-    e.a.fm(F::And, w, T0, T2, m);
-    e.a.im(I::CmpEq, w, T0, T0, m);
-    e.a.blend(w, T1, T3, T4, T0);
-    let m = e.tab(K::IntTwo);
-    e.a.fm(F::And, w, T0, T2, m);
-    e.a.shift(w, 0, T0, T0, 30);
-    e.a.f(F::Xor, w, d, T1, T0);
-    x64!(e.a.ops ; jmp =>done);
-    e.a.bind(slow);
-    let buf = Mem {
-        base: 4,
-        disp: e.frame.call,
-    };
-    e.a.store(w, buf, src);
-    e.save_all();
-    let lanes = if w == W::Ps { e.a.lanes() as i32 } else { 1 };
-    let (o, which) = (e.frame.call, i32::from(cos));
-    x64!(e.a.ops ; lea rdi, [rsp + o] ; mov esi, lanes ; mov edx, which);
-    e.raw_call(crate::helpers::trig_lanes as unsafe extern "C" fn(*mut f32, usize, usize) as usize);
-    e.restore_all();
-    e.a.load(w, d, buf);
-    e.a.bind(done);
-}
-
-/// `T0 = x - q * pi/2` computed in f64 (exact product with the 33-bit `hi`), from `x` in `T0` and
-/// the float quotient `q` in `T1` (kept); uses `T2..T4` and, on SSE2, xmm10.
-fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
-    let (hi, lo) = (
-        crate::poly::off(K::NegPio2HiD),
-        crate::poly::off(K::NegPio2LoD),
-    );
-    match (e.a.avx(), w) {
-        // NOTE: dynasm 5.1 encodes vfmadd231pd as the ps form, so multiply then add; q * hi is
-        // exact anyway, and q * lo is far below the result's ulp.
-        (true, W::Ps) => x64!(e.a.ops
-            ; vcvtps2pd Ry(T2), Rx(T0) ; vcvtps2pd Ry(T3), Rx(T1)
-            ; vmulpd ymm10, Ry(T3), [r15 + hi] ; vaddpd Ry(T2), Ry(T2), ymm10
-            ; vmulpd ymm10, Ry(T3), [r15 + lo] ; vaddpd Ry(T2), Ry(T2), ymm10
-            ; vcvtpd2ps Rx(T2), Ry(T2)
-            ; vextractf128 Rx(T3), Ry(T0), 1 ; vcvtps2pd Ry(T3), Rx(T3)
-            ; vextractf128 Rx(T4), Ry(T1), 1 ; vcvtps2pd Ry(T4), Rx(T4)
-            ; vmulpd ymm10, Ry(T4), [r15 + hi] ; vaddpd Ry(T3), Ry(T3), ymm10
-            ; vmulpd ymm10, Ry(T4), [r15 + lo] ; vaddpd Ry(T3), Ry(T3), ymm10
-            ; vcvtpd2ps Rx(T3), Ry(T3)
-            ; vinsertf128 Ry(T0), Ry(T2), Rx(T3), 1),
-        (true, _) => x64!(e.a.ops
-            ; vcvtss2sd Rx(T2), Rx(T2), Rx(T0) ; vcvtss2sd Rx(T3), Rx(T3), Rx(T1)
-            ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + hi] ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + lo]
-            ; vcvtsd2ss Rx(T0), Rx(T0), Rx(T2)),
-        (false, W::Ps) => x64!(e.a.ops
-            ; cvtps2pd Rx(T2), Rx(T0) ; cvtps2pd Rx(T3), Rx(T1)
-            ; movapd xmm10, Rx(T3) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T2), xmm10
-            ; mulpd Rx(T3), [r15 + lo] ; addpd Rx(T2), Rx(T3) ; cvtpd2ps Rx(T2), Rx(T2)
-            ; movhlps Rx(T3), Rx(T0) ; cvtps2pd Rx(T3), Rx(T3) ; movhlps Rx(T4), Rx(T1) ; cvtps2pd Rx(T4), Rx(T4)
-            ; movapd xmm10, Rx(T4) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T3), xmm10
-            ; mulpd Rx(T4), [r15 + lo] ; addpd Rx(T3), Rx(T4) ; cvtpd2ps Rx(T3), Rx(T3)
-            ; movlhps Rx(T2), Rx(T3) ; movaps Rx(T0), Rx(T2)),
-        (false, _) => x64!(e.a.ops
-            ; cvtss2sd Rx(T2), Rx(T0) ; cvtss2sd Rx(T3), Rx(T1)
-            ; movsd xmm10, Rx(T3) ; mulsd xmm10, QWORD [r15 + hi] ; addsd Rx(T2), xmm10
-            ; mulsd Rx(T3), QWORD [r15 + lo] ; addsd Rx(T2), Rx(T3) ; cvtsd2ss Rx(T0), Rx(T2)),
-    }
 }
 
 fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {

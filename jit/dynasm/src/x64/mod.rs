@@ -16,6 +16,8 @@ mod disasm;
 mod emit;
 mod math;
 mod reduce;
+mod trig;
+mod unroll;
 
 use dynasmrt::x64::Assembler;
 

@@ -1,0 +1,190 @@
+//! Vector sin and cos on x86-64 (see [`crate::poly`] for the algorithm), and their sharing:
+//! `sin(x)` and `cos(x)` of one `x` in one kernel body (rotary embeddings, the W1 workload of
+//! `benchmarks.md`) reduce `x` once and evaluate both polynomials once, since each of them
+//! already needs both; the second of the pair is a load of what the first stored.
+
+use dynasmrt::{DynasmApi, DynasmLabelApi};
+
+use super::asm::{F, I, Mem, W, x64};
+use super::emit::Emitter;
+use super::math::{T0, T1, T2, T3, T4, ld, round_both, scratch};
+use crate::loop_ir::{Inst, Phase, Ty, UOp, V};
+use crate::poly::K;
+
+/// Pairs `(first, second)` of `sin(x)`/`cos(x)` (either order) on one f32 `x` that are emitted
+/// in the same region of `order` (both among the first `hoisted`, or both after), in emission
+/// order. Each value is in at most one pair.
+pub fn pairs(p: &Phase, order: &[V], hoisted: usize) -> Vec<(V, V)> {
+    let trig = |v: V| match p.body[v as usize] {
+        n if n.ty != Ty::F32 => None,
+        crate::loop_ir::Node {
+            inst: Inst::Unary(op @ (UOp::Sin | UOp::Cos), x),
+            ..
+        } => Some((op, x)),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut used = vec![false; p.body.len()];
+    for region in [&order[..hoisted], &order[hoisted..]] {
+        for (i, &a) in region.iter().enumerate() {
+            let Some((op, x)) = trig(a) else { continue };
+            if used[a as usize] {
+                continue;
+            }
+            let partner = region[i + 1..]
+                .iter()
+                .copied()
+                .find(|&b| !used[b as usize] && trig(b).is_some_and(|(o, y)| y == x && o != op));
+            if let Some(b) = partner {
+                used[a as usize] = true;
+                used[b as usize] = true;
+                out.push((a, b));
+            }
+        }
+    }
+    out
+}
+
+/// `d = sin(src)` or `cos(src)`; with `other`, the other function of `src` is stored there too.
+pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<Mem>) {
+    let (slow, done) = (e.a.label(), e.a.label());
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, T0, src, m);
+    let m = e.tab(K::TrigLimit);
+    e.a.cmp_m(w, 6, T0, T0, m);
+    e.a.any_lane(w, T0);
+    x64!(e.a.ops ; jnz =>slow);
+    e.a.mov(T0, src);
+    let m = e.tab(K::TwoOverPi);
+    e.a.fm(F::Mul, w, T1, T0, m);
+    round_both(e, w, T1, T2, T1);
+    // q = -0 would turn x = -0 into +0 below; -0 + 0 = +0.
+    let m = e.tab(K::Zero);
+    e.a.fm(F::Add, w, T1, T1, m);
+    reduce_pio2(e, w);
+    e.a.cvt_f2i(w, T2, T1, true);
+    if cos && other.is_none() {
+        let m = e.tab(K::IntOne);
+        e.a.im(I::Add, w, T2, T2, m);
+    }
+    e.a.f(F::Mul, w, T1, T0, T0);
+    ld(e, w, T3, K::Sin9);
+    for k in [K::Sin7, K::Sin5, K::Sin3] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T3, T3, T1, m);
+    }
+    e.a.f(F::Mul, w, T3, T3, T1);
+    e.a.fma(w, T3, T3, T0, T0);
+    ld(e, w, T4, K::Cos10);
+    for k in [K::Cos8, K::Cos6, K::Cos4, K::Cos2, K::One] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T4, T4, T1, m);
+    }
+    // r + r z P(z) is +0 for r = -0; keep the signed zero. (Cos never picks the sine polynomial
+    // at r = 0, where the quadrant is 0, so the fix is harmless to it.)
+    if !cos || other.is_some() {
+        e.a.zero(T1);
+        e.a.cmp(w, 0, T1, T0, T1);
+        e.a.blend(w, T3, T3, T0, T1);
+    }
+    let one = e.tab(K::IntOne);
+    match other {
+        None => quadrant(e, w, d),
+        // cos is sin a quadrant on: the other function first, into its slot, then `d`.
+        Some(slot) if cos => {
+            quadrant(e, w, T1);
+            e.a.store(w, slot, T1);
+            e.a.im(I::Add, w, T2, T2, one);
+            quadrant(e, w, d);
+        }
+        Some(slot) => {
+            e.a.im(I::Add, w, T2, T2, one);
+            quadrant(e, w, T1);
+            e.a.store(w, slot, T1);
+            e.a.im(I::Sub, w, T2, T2, one);
+            quadrant(e, w, d);
+        }
+    }
+    x64!(e.a.ops ; jmp =>done);
+    e.a.bind(slow);
+    let buf = Mem {
+        base: 4,
+        disp: e.frame.call,
+    };
+    e.a.store(w, buf, src);
+    if let Some(slot) = other {
+        let keep = scratch(e, 0);
+        e.a.store(w, keep, src);
+        lanes_call(e, w, !cos);
+        e.a.load(w, T0, buf);
+        e.a.store(w, slot, T0);
+        e.a.load(w, T0, keep);
+        e.a.store(w, buf, T0);
+    }
+    lanes_call(e, w, cos);
+    e.a.load(w, d, buf);
+    e.a.bind(done);
+}
+
+/// From the sine polynomial in `T3`, the cosine one in `T4` and the quadrant in `T2`:
+/// odd -> cosine polynomial; bit 1 -> negate. Writes `d` last; uses `T0`, `T1`.
+fn quadrant(e: &mut Emitter<'_>, w: W, d: u8) {
+    let m = e.tab(K::IntOne);
+    e.a.fm(F::And, w, T0, T2, m);
+    e.a.im(I::CmpEq, w, T0, T0, m);
+    e.a.blend(w, T1, T3, T4, T0);
+    let m = e.tab(K::IntTwo);
+    e.a.fm(F::And, w, T0, T2, m);
+    e.a.shift(w, 0, T0, T0, 30);
+    e.a.f(F::Xor, w, d, T1, T0);
+}
+
+/// Library sin or cos of every lane of the call buffer, in place, every register kept.
+fn lanes_call(e: &mut Emitter<'_>, w: W, cos: bool) {
+    e.save_all();
+    let lanes = if w == W::Ps { e.a.lanes() as i32 } else { 1 };
+    let (o, which) = (e.frame.call, i32::from(cos));
+    x64!(e.a.ops ; lea rdi, [rsp + o] ; mov esi, lanes ; mov edx, which);
+    e.raw_call(crate::helpers::trig_lanes as unsafe extern "C" fn(*mut f32, usize, usize) as usize);
+    e.restore_all();
+}
+
+/// `T0 = x - q * pi/2` computed in f64 (exact product with the 33-bit `hi`), from `x` in `T0` and
+/// the float quotient `q` in `T1` (kept); uses `T2..T4` and, on SSE2, xmm10.
+fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
+    let (hi, lo) = (
+        crate::poly::off(K::NegPio2HiD),
+        crate::poly::off(K::NegPio2LoD),
+    );
+    match (e.a.avx(), w) {
+        // NOTE: dynasm 5.1 encodes vfmadd231pd as the ps form, so multiply then add; q * hi is
+        // exact anyway, and q * lo is far below the result's ulp.
+        (true, W::Ps) => x64!(e.a.ops
+            ; vcvtps2pd Ry(T2), Rx(T0) ; vcvtps2pd Ry(T3), Rx(T1)
+            ; vmulpd ymm10, Ry(T3), [r15 + hi] ; vaddpd Ry(T2), Ry(T2), ymm10
+            ; vmulpd ymm10, Ry(T3), [r15 + lo] ; vaddpd Ry(T2), Ry(T2), ymm10
+            ; vcvtpd2ps Rx(T2), Ry(T2)
+            ; vextractf128 Rx(T3), Ry(T0), 1 ; vcvtps2pd Ry(T3), Rx(T3)
+            ; vextractf128 Rx(T4), Ry(T1), 1 ; vcvtps2pd Ry(T4), Rx(T4)
+            ; vmulpd ymm10, Ry(T4), [r15 + hi] ; vaddpd Ry(T3), Ry(T3), ymm10
+            ; vmulpd ymm10, Ry(T4), [r15 + lo] ; vaddpd Ry(T3), Ry(T3), ymm10
+            ; vcvtpd2ps Rx(T3), Ry(T3)
+            ; vinsertf128 Ry(T0), Ry(T2), Rx(T3), 1),
+        (true, _) => x64!(e.a.ops
+            ; vcvtss2sd Rx(T2), Rx(T2), Rx(T0) ; vcvtss2sd Rx(T3), Rx(T3), Rx(T1)
+            ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + hi] ; vfmadd231sd Rx(T2), Rx(T3), QWORD [r15 + lo]
+            ; vcvtsd2ss Rx(T0), Rx(T0), Rx(T2)),
+        (false, W::Ps) => x64!(e.a.ops
+            ; cvtps2pd Rx(T2), Rx(T0) ; cvtps2pd Rx(T3), Rx(T1)
+            ; movapd xmm10, Rx(T3) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T2), xmm10
+            ; mulpd Rx(T3), [r15 + lo] ; addpd Rx(T2), Rx(T3) ; cvtpd2ps Rx(T2), Rx(T2)
+            ; movhlps Rx(T3), Rx(T0) ; cvtps2pd Rx(T3), Rx(T3) ; movhlps Rx(T4), Rx(T1) ; cvtps2pd Rx(T4), Rx(T4)
+            ; movapd xmm10, Rx(T4) ; mulpd xmm10, [r15 + hi] ; addpd Rx(T3), xmm10
+            ; mulpd Rx(T4), [r15 + lo] ; addpd Rx(T3), Rx(T4) ; cvtpd2ps Rx(T3), Rx(T3)
+            ; movlhps Rx(T2), Rx(T3) ; movaps Rx(T0), Rx(T2)),
+        (false, _) => x64!(e.a.ops
+            ; cvtss2sd Rx(T2), Rx(T0) ; cvtss2sd Rx(T3), Rx(T1)
+            ; movsd xmm10, Rx(T3) ; mulsd xmm10, QWORD [r15 + hi] ; addsd Rx(T2), xmm10
+            ; mulsd Rx(T3), QWORD [r15 + lo] ; addsd Rx(T2), Rx(T3) ; cvtsd2ss Rx(T0), Rx(T2)),
+    }
+}
