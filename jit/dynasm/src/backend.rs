@@ -172,10 +172,8 @@ impl Executable for DynasmExecutable {
                 }
                 (Step::Kernel(_), None) => unreachable!("invariant: kernel steps have code"),
             }
-            for (v, &last) in p.last_use.iter().enumerate() {
-                if last == i && !g.inputs().contains(&rynamo_graph::ValueId(v as u32)) {
-                    env[v] = None;
-                }
+            for &v in &p.dead_after[i] {
+                env[v] = None;
             }
         }
         registry::counters::add_in_graph(self.n_nodes);

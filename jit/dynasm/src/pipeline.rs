@@ -24,8 +24,8 @@ pub struct Program {
     pub steps: Vec<Step>,
     /// Per step: code and constants of kernel steps.
     pub launches: Vec<Option<runtime::Launch>>,
-    /// Step after which each value is dead.
-    pub last_use: Vec<usize>,
+    /// Per step: the values dead after it (their buffers can go), graph inputs excluded.
+    pub dead_after: Vec<Vec<usize>>,
 }
 
 /// Runs the graph passes on a copy of `g`.
@@ -80,11 +80,18 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
         })
         .collect::<Result<Vec<_>>>()?;
     let last_use = runtime::last_uses(&graph, &steps);
+    let mut dead_after = vec![Vec::new(); steps.len()];
+    for (v, &last) in last_use.iter().enumerate() {
+        let is_input = graph.inputs().contains(&rynamo_graph::ValueId(v as u32));
+        if let Some(d) = dead_after.get_mut(last).filter(|_| !is_input) {
+            d.push(v);
+        }
+    }
     Ok(Program {
         graph,
         steps,
         launches,
-        last_use,
+        dead_after,
     })
 }
 

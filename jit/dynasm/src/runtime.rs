@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use rynamo_graph::{Graph, IValue, registry};
 use rynamo_tensor::Tensor;
+use smallvec::SmallVec;
 
 use crate::lower::ConstVal;
 use crate::schedule::{KernelStep, Step};
@@ -74,9 +75,11 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     if total == 0 {
         return;
     }
+    // Per-call scratch stays on the stack for ordinary kernels (this runs on every compiled call;
+    // W5 of benchmarks.md measures it).
     let na = k.geom.len();
-    let mut bases = Vec::with_capacity(na);
-    let mut es = Vec::with_capacity(na);
+    let mut bases: SmallVec<[SendPtr; 8]> = SmallVec::with_capacity(na);
+    let mut es: SmallVec<[isize; 8]> = SmallVec::with_capacity(na);
     for g in &k.geom {
         let t = env[g.value.0 as usize]
             .as_ref()
@@ -96,7 +99,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     let table = crate::poly::table().as_ptr() as u64;
     let entry = l.code.entry();
     let (mut rows, mut cols) = (k.rows, k.cols);
-    let mut rs: Vec<isize> = k.geom.iter().map(|g| g.rs).collect();
+    let mut rs: SmallVec<[isize; 8]> = k.geom.iter().map(|g| g.rs).collect();
     let mut tail = None;
     if !k.ir.has_reductions() && k.batch.is_empty() && k.rows == 1 && k.cols >= 2 * MIN_TILE {
         let threads = rayon::current_num_threads().max(1);
@@ -112,7 +115,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
                rows: usize,
                cols: usize,
                col0: usize| {
-        let mut args = vec![0u64; 4 + 3 * na];
+        let mut args: SmallVec<[u64; 28]> = smallvec::smallvec![0u64; 4 + 3 * na];
         let mut r = r0;
         while r < r1 {
             let (b, i) = (r / rows, r % rows);
