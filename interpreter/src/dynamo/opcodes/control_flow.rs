@@ -62,28 +62,30 @@ impl Tracer<'_> {
         Ok(Flow::Next)
     }
 
-    pub(crate) fn for_iter(&mut self, ins: &Instr) -> Step {
-        let it = self.stack.last().cloned().ok_or_else(|| {
-            GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "stack underflow")
-        })?;
-        let next = match &it.kind {
+    /// The next item of an unrolled iterator or a traced generator (`None`: exhausted).
+    pub(crate) fn iter_next(&mut self, it: &Vt, what: &str) -> Result<Option<Vt>, GraphBreak> {
+        match &it.kind {
             Kind::Iter(state) => {
                 let mut s = state.borrow_mut();
                 let v = s.items.get(s.pos).cloned();
                 if v.is_some() {
                     s.pos += 1;
                 }
-                v
+                Ok(v)
             }
-            Kind::Generator(g) => self.gen_next(g)?,
-            _ => {
-                return Err(GraphBreak::new(
-                    GraphBreakKind::UnsupportedOperation,
-                    format!("FOR_ITER over {}", it.describe()),
-                ));
-            }
-        };
-        match next {
+            Kind::Generator(g) => self.gen_next(g),
+            _ => Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("{what} {}", it.describe()),
+            )),
+        }
+    }
+
+    pub(crate) fn for_iter(&mut self, ins: &Instr) -> Step {
+        let it = self.stack.last().cloned().ok_or_else(|| {
+            GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "stack underflow")
+        })?;
+        match self.iter_next(&it, "FOR_ITER over")? {
             Some(v) => {
                 self.push(v);
                 Ok(Flow::Next)

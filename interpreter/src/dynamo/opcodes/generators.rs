@@ -79,25 +79,10 @@ impl Tracer<'_> {
             .last()
             .cloned()
             .ok_or_else(|| GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "SEND"))?;
-        let (next, returned) = match &it.kind {
-            Kind::Generator(g) => {
-                let n = self.gen_next(g)?;
-                (n, g.borrow().returned.clone())
-            }
-            Kind::Iter(state) => {
-                let mut s = state.borrow_mut();
-                let v = s.items.get(s.pos).cloned();
-                if v.is_some() {
-                    s.pos += 1;
-                }
-                (v, None)
-            }
-            _ => {
-                return Err(GraphBreak::new(
-                    GraphBreakKind::UnsupportedOperation,
-                    format!("yield from {}", it.describe()),
-                ));
-            }
+        let next = self.iter_next(&it, "yield from")?;
+        let returned = match &it.kind {
+            Kind::Generator(g) => g.borrow().returned.clone(),
+            _ => None,
         };
         match next {
             Some(v) => {
