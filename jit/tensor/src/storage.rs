@@ -10,13 +10,30 @@
 //!
 //! Every in-place write bumps the storage's version counter, so all aliases observe it (autograd-style
 //! saved-tensor checks and guard caches read it).
+//!
+//! **Buffer reuse.** Large owned buffers go back to a bounded pool when freed (see [`pool`]), so
+//! the next allocation of the same size skips the allocator, the page faults and the zeroing: an
+//! eager op chain over 16 MiB tensors otherwise spends as long faulting fresh pages in as computing.
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub mod pool;
+
 /// Alignment of owned buffers: a cache line, and enough for any SIMD load.
 pub const STORAGE_ALIGN: usize = 64;
+
+/// What a new buffer must hold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// Zeros.
+    Zero,
+    /// Any initialised bytes.
+    Any,
+    /// Nothing yet: the caller overwrites every byte before anything reads it.
+    Overwritten,
+}
 
 enum Owner {
     /// Allocated here with this layout; freed on drop.
@@ -42,29 +59,41 @@ unsafe impl Sync for Storage {}
 impl Storage {
     /// A zero-filled buffer of `nbytes` bytes.
     pub fn zeroed(nbytes: usize) -> Storage {
-        Self::alloc(nbytes, true)
+        Self::alloc(nbytes, Fill::Zero)
     }
 
-    /// A buffer of `nbytes` bytes whose contents are unspecified (but initialised memory: it is zeroed
-    /// when the allocator hands back fresh pages, and never read before a kernel writes it).
+    /// A buffer of `nbytes` bytes whose contents are unspecified but initialised: zeros when freshly
+    /// allocated, or whatever a previous tensor left in a reused buffer (like `torch.empty`).
     pub fn uninit(nbytes: usize) -> Storage {
-        // NOTE: we still zero: reading uninitialised bytes as floats is UB in Rust, and `empty` tensors
-        // can be read by users. Zeroing costs one memset that the OS often provides for free.
-        Self::alloc(nbytes, true)
+        // NOTE: fresh memory is still zeroed: reading uninitialised bytes as floats is UB in Rust,
+        // and `empty` tensors can be read by users. Reused buffers skip it: every buffer was fully
+        // initialised when first allocated, so old contents are initialised bytes.
+        Self::alloc(nbytes, Fill::Any)
     }
 
-    fn alloc(nbytes: usize, zero: bool) -> Storage {
+    fn alloc(nbytes: usize, fill: Fill) -> Storage {
         let layout = Layout::from_size_align(nbytes.max(1), STORAGE_ALIGN)
             .expect("invariant: storage size overflows isize");
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe {
-            if zero {
-                alloc::alloc_zeroed(layout)
-            } else {
-                alloc::alloc(layout)
+        let ptr = match pool::take(layout) {
+            Some(p) => {
+                if fill == Fill::Zero {
+                    // SAFETY: `p` is a live buffer of `layout.size()` bytes that we now own.
+                    unsafe { std::ptr::write_bytes(p.as_ptr(), 0, layout.size()) };
+                }
+                p
+            }
+            None => {
+                // SAFETY: the layout has a non-zero size.
+                let raw = unsafe {
+                    if fill == Fill::Overwritten {
+                        alloc::alloc(layout)
+                    } else {
+                        alloc::alloc_zeroed(layout)
+                    }
+                };
+                NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout))
             }
         };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
         Storage {
             ptr,
             nbytes,
@@ -75,7 +104,7 @@ impl Storage {
 
     /// A storage holding a copy of `bytes`.
     pub fn from_bytes(bytes: &[u8]) -> Storage {
-        let s = Self::alloc(bytes.len(), false);
+        let s = Self::alloc(bytes.len(), Fill::Overwritten);
         // SAFETY: `s` owns `bytes.len()` fresh bytes that cannot overlap `bytes`.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.ptr.as_ptr(), bytes.len()) };
         s
@@ -130,8 +159,9 @@ impl Storage {
 impl Drop for Storage {
     fn drop(&mut self) {
         match &mut self.owner {
-            // SAFETY: `ptr` came from `alloc` with exactly this layout and is freed only here.
-            Owner::Owned(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), *layout) },
+            // The pool frees it (or keeps it for reuse): `ptr` came from `alloc` with exactly this
+            // layout, every byte of it is initialised, and nothing else refers to it any more.
+            Owner::Owned(layout) => pool::give(self.ptr, *layout),
             Owner::External(release) => {
                 if let Some(f) = release.take() {
                     f()

@@ -75,7 +75,10 @@ impl Tensor {
         }
     }
 
-    /// A contiguous tensor whose contents are unspecified (currently zero).
+    /// A contiguous tensor whose contents are unspecified, as `torch.empty`: zeros when freshly
+    /// allocated, an earlier tensor's values when a pooled buffer is reused (see
+    /// [`crate::storage::pool`]). Kernels must write every element; use [`Tensor::zeros`] to
+    /// accumulate into it.
     pub fn empty(shape: &[usize], dtype: DType) -> Tensor {
         let storage = Storage::uninit(numel(shape) * dtype.itemsize());
         Tensor {

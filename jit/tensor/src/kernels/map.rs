@@ -23,6 +23,22 @@ fn apply2<A: Copy, B: Copy, O>(os: &mut [O], xs: &[A], ys: &[B], f: &impl Fn(A, 
     }
 }
 
+/// `os[i] = f(xs[i], y)`: a binary op with a broadcast scalar second operand.
+#[inline(always)]
+fn apply_scalar_rhs<A: Copy, B: Copy, O>(os: &mut [O], xs: &[A], y: B, f: &impl Fn(A, B) -> O) {
+    for (o, &x) in os.iter_mut().zip(xs) {
+        *o = f(x, y);
+    }
+}
+
+/// `os[i] = f(x, ys[i])`: a binary op with a broadcast scalar first operand.
+#[inline(always)]
+fn apply_scalar_lhs<A: Copy, B: Copy, O>(os: &mut [O], x: A, ys: &[B], f: &impl Fn(A, B) -> O) {
+    for (o, &y) in os.iter_mut().zip(ys) {
+        *o = f(x, y);
+    }
+}
+
 /// Returns the input to read from and whether it is exactly the output (same storage and layout).
 fn prepare(out: &Tensor, x: &Tensor) -> (Tensor, bool) {
     if !x.may_overlap(out) {
@@ -53,7 +69,10 @@ pub fn map1<A: Element, O: Element>(out: &Tensor, a: &Tensor, f: impl Fn(A) -> O
             if so == 1 && sa == 1 && !alias {
                 let os = std::slice::from_raw_parts_mut(o, len);
                 let xs = std::slice::from_raw_parts(x, len);
-                with_wide(|| apply1(os, xs, &f));
+                with_wide(
+                    #[inline(always)]
+                    || apply1(os, xs, &f),
+                );
             } else {
                 for i in 0..len as isize {
                     *o.offset(i * so) = f(*x.offset(i * sa));
@@ -91,19 +110,28 @@ pub fn map2<A: Element, B: Element, O: Element>(
                     let os = std::slice::from_raw_parts_mut(o, len);
                     let xs = std::slice::from_raw_parts(x, len);
                     let ys = std::slice::from_raw_parts(y, len);
-                    with_wide(|| apply2(os, xs, ys, &f));
+                    with_wide(
+                        #[inline(always)]
+                        || apply2(os, xs, ys, &f),
+                    );
                 }
                 (1, 1, 0, false) => {
                     let os = std::slice::from_raw_parts_mut(o, len);
                     let xs = std::slice::from_raw_parts(x, len);
                     let y = *y;
-                    with_wide(|| apply1(os, xs, &|x| f(x, y)));
+                    with_wide(
+                        #[inline(always)]
+                        || apply_scalar_rhs(os, xs, y, &f),
+                    );
                 }
                 (1, 0, 1, false) => {
                     let os = std::slice::from_raw_parts_mut(o, len);
                     let ys = std::slice::from_raw_parts(y, len);
                     let x = *x;
-                    with_wide(|| apply1(os, ys, &|y| f(x, y)));
+                    with_wide(
+                        #[inline(always)]
+                        || apply_scalar_lhs(os, x, ys, &f),
+                    );
                 }
                 _ => {
                     for i in 0..len as isize {
@@ -152,11 +180,14 @@ pub fn map3<A: Element, B: Element, C: Element, O: Element>(
                 let xs = std::slice::from_raw_parts(x, len);
                 let ys = std::slice::from_raw_parts(y, len);
                 let zs = std::slice::from_raw_parts(z, len);
-                with_wide(|| {
-                    for (((o, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
-                        *o = f(x, y, z);
-                    }
-                });
+                with_wide(
+                    #[inline(always)]
+                    || {
+                        for (((o, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
+                            *o = f(x, y, z);
+                        }
+                    },
+                );
             } else {
                 for i in 0..len as isize {
                     *o.offset(i * so) = f(*x.offset(i * sa), *y.offset(i * sb), *z.offset(i * sc));
@@ -192,10 +223,13 @@ pub fn map1_patched<A: Element, O: Element>(
                 let os = std::slice::from_raw_parts_mut(o, len);
                 let xs = std::slice::from_raw_parts(x, len);
                 for (ob, xb) in os.chunks_mut(PATCH_BLOCK).zip(xs.chunks(PATCH_BLOCK)) {
-                    let any = with_wide(|| {
-                        apply1(ob, xb, &f);
-                        xb.iter().fold(false, |acc, &v| acc | rare(v))
-                    });
+                    let any = with_wide(
+                        #[inline(always)]
+                        || {
+                            apply1(ob, xb, &f);
+                            xb.iter().fold(false, |acc, &v| acc | rare(v))
+                        },
+                    );
                     if any {
                         for (o, &v) in ob.iter_mut().zip(xb) {
                             if rare(v) {

@@ -292,23 +292,23 @@ fn predicate<T: Element>(op: UnaryOp, out: &Tensor, x: &Tensor) {
     let is_nan = |v: T| T::IS_FLOAT && v.to_f64().is_nan();
     let is_inf = |v: T| T::IS_FLOAT && v.to_f64().is_infinite();
     match op {
-        UnaryOp::LogicalNot => map1::<T, bool>(out, x, |v| !v.to_bool()),
+        UnaryOp::LogicalNot => map1::<T, bool>(out, x, move |v| !v.to_bool()),
         UnaryOp::IsNan => map1::<T, bool>(out, x, is_nan),
         UnaryOp::IsInf => map1::<T, bool>(out, x, is_inf),
-        UnaryOp::IsFinite => map1::<T, bool>(out, x, |v| !is_nan(v) && !is_inf(v)),
+        UnaryOp::IsFinite => map1::<T, bool>(out, x, move |v| !is_nan(v) && !is_inf(v)),
         _ => unreachable!("invariant: predicate op"),
     }
 }
 
 fn bool_kernel(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
     match op {
-        UnaryOp::BitwiseNot => map1::<bool, bool>(out, x, |v| !v),
+        UnaryOp::BitwiseNot => map1::<bool, bool>(out, x, move |v| !v),
         UnaryOp::Floor
         | UnaryOp::Ceil
         | UnaryOp::Round { .. }
         | UnaryOp::Trunc
         | UnaryOp::Sign
-        | UnaryOp::NanToNum { .. } => map1::<bool, bool>(out, x, |v| v),
+        | UnaryOp::NanToNum { .. } => map1::<bool, bool>(out, x, move |v| v),
         _ => bail!(Runtime, "\"{}\" not implemented for 'Bool'", op.name()),
     }
     Ok(())
@@ -317,17 +317,17 @@ fn bool_kernel(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
 fn int_kernel<T: Int>(op: UnaryOp, out: &Tensor, x: &Tensor) {
     let (zero, six) = (T::ZERO, T::from_i64(6));
     match op {
-        UnaryOp::Neg => map1::<T, T>(out, x, |v| v.wrapping_neg()),
-        UnaryOp::Abs => map1::<T, T>(out, x, |v| v.wabs()),
-        UnaryOp::Relu => map1::<T, T>(out, x, |v| if v > zero { v } else { zero }),
-        UnaryOp::Relu6 => map1::<T, T>(out, x, |v| v.max(zero).min(six)),
-        UnaryOp::Sign => map1::<T, T>(out, x, |v| {
+        UnaryOp::Neg => map1::<T, T>(out, x, move |v| v.wrapping_neg()),
+        UnaryOp::Abs => map1::<T, T>(out, x, move |v| v.wabs()),
+        UnaryOp::Relu => map1::<T, T>(out, x, move |v| if v > zero { v } else { zero }),
+        UnaryOp::Relu6 => map1::<T, T>(out, x, move |v| v.max(zero).min(six)),
+        UnaryOp::Sign => map1::<T, T>(out, x, move |v| {
             T::from_i64(i64::from(v > zero) - i64::from(v < zero))
         }),
-        UnaryOp::Square => map1::<T, T>(out, x, |v| v.wrapping_mul(&v)),
-        UnaryOp::BitwiseNot => map1::<T, T>(out, x, |v| !v),
+        UnaryOp::Square => map1::<T, T>(out, x, move |v| v.wrapping_mul(&v)),
+        UnaryOp::BitwiseNot => map1::<T, T>(out, x, move |v| !v),
         // Rounding and nan_to_num are the identity on integers.
-        _ => map1::<T, T>(out, x, |v| v),
+        _ => map1::<T, T>(out, x, move |v| v),
     }
 }
 
@@ -335,31 +335,35 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
     use UnaryOp::*;
     let (zero, one) = (F::zero(), F::one());
     match op {
-        Neg => map1::<F, F>(out, x, |v| -v),
-        Abs => map1::<F, F>(out, x, |v| v.abs()),
-        Exp => map1::<F, F>(out, x, |v| v.exp_v()),
-        Exp2 => map1::<F, F>(out, x, |v| v.exp2()),
-        Expm1 => map1::<F, F>(out, x, |v| v.exp_m1()),
-        Log => map1::<F, F>(out, x, |v| v.ln_v()),
-        Log2 => map1::<F, F>(out, x, |v| v.log2()),
-        Log10 => map1::<F, F>(out, x, |v| v.log10()),
-        Log1p => map1::<F, F>(out, x, |v| v.ln_1p()),
-        Sqrt => map1::<F, F>(out, x, |v| v.sqrt()),
-        Rsqrt => map1::<F, F>(out, x, |v| one / v.sqrt()),
-        Sin => map1_patched::<F, F>(out, x, |v| v.sin_v(), |v| v.trig_rare(), |v| v.sin()),
-        Cos => map1_patched::<F, F>(out, x, |v| v.cos_v(), |v| v.trig_rare(), |v| v.cos()),
-        Tan => map1::<F, F>(out, x, |v| v.tan()),
-        Asin => map1::<F, F>(out, x, |v| v.asin()),
-        Acos => map1::<F, F>(out, x, |v| v.acos()),
-        Atan => map1::<F, F>(out, x, |v| v.atan()),
-        Sinh => map1::<F, F>(out, x, |v| v.sinh()),
-        Cosh => map1::<F, F>(out, x, |v| v.cosh()),
-        Tanh => map1::<F, F>(out, x, |v| v.tanh_v()),
+        Neg => map1::<F, F>(out, x, move |v| -v),
+        Abs => map1::<F, F>(out, x, move |v| v.abs()),
+        Exp => map1::<F, F>(out, x, move |v| v.exp_v()),
+        Exp2 => map1::<F, F>(out, x, move |v| v.exp2()),
+        Expm1 => map1::<F, F>(out, x, move |v| v.exp_m1()),
+        Log => map1::<F, F>(out, x, move |v| v.ln_v()),
+        Log2 => map1::<F, F>(out, x, move |v| v.log2()),
+        Log10 => map1::<F, F>(out, x, move |v| v.log10()),
+        Log1p => map1::<F, F>(out, x, move |v| v.ln_1p()),
+        Sqrt => map1::<F, F>(out, x, move |v| v.sqrt()),
+        Rsqrt => map1::<F, F>(out, x, move |v| one / v.sqrt()),
+        Sin => map1_patched::<F, F>(out, x, move |v| v.sin_v(), |v| v.trig_rare(), |v| v.sin()),
+        Cos => map1_patched::<F, F>(out, x, move |v| v.cos_v(), |v| v.trig_rare(), |v| v.cos()),
+        Tan => map1::<F, F>(out, x, move |v| v.tan()),
+        Asin => map1::<F, F>(out, x, move |v| v.asin()),
+        Acos => map1::<F, F>(out, x, move |v| v.acos()),
+        Atan => map1::<F, F>(out, x, move |v| v.atan()),
+        Sinh => map1::<F, F>(out, x, move |v| v.sinh()),
+        Cosh => map1::<F, F>(out, x, move |v| v.cosh()),
+        Tanh => map1::<F, F>(out, x, move |v| v.tanh_v()),
         Sigmoid => map1::<F, F>(out, x, sigmoid),
         // `v > 0 ? v : 0` would drop NaN, which PyTorch keeps. NOTE: non-short-circuit `|`
         // keeps these loops branch-free; with `||` LLVM does not vectorise them (13x slower).
-        Relu => map1::<F, F>(out, x, |v| if (v > zero) | v.is_nan() { v } else { zero }),
-        Relu6 => map1::<F, F>(out, x, |v| {
+        Relu => map1::<F, F>(
+            out,
+            x,
+            move |v| if (v > zero) | v.is_nan() { v } else { zero },
+        ),
+        Relu6 => map1::<F, F>(out, x, move |v| {
             if v.is_nan() {
                 v
             } else {
@@ -376,16 +380,18 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
         }
         Gelu { tanh: false } => map1::<F, F>(out, x, gelu_erf),
         Gelu { tanh: true } => map1::<F, F>(out, x, gelu_tanh),
-        Silu => map1::<F, F>(out, x, |v| v * sigmoid(v)),
-        Mish => map1::<F, F>(out, x, |v| v * softplus(v, F::one(), F::c(20.0)).tanh_v()),
+        Silu => map1::<F, F>(out, x, move |v| v * sigmoid(v)),
+        Mish => map1::<F, F>(out, x, move |v| {
+            v * softplus(v, F::one(), F::c(20.0)).tanh_v()
+        }),
         Softplus { beta, threshold } => {
             let (b, t) = (F::c(beta), F::c(threshold));
             map1::<F, F>(out, x, move |v| softplus(v, b, t))
         }
-        Erf => map1::<F, F>(out, x, |v| v.erf()),
-        Floor => map1::<F, F>(out, x, |v| v.floor()),
-        Ceil => map1::<F, F>(out, x, |v| v.ceil()),
-        Round { decimals: 0 } => map1::<F, F>(out, x, |v| v.round_even()),
+        Erf => map1::<F, F>(out, x, move |v| v.erf()),
+        Floor => map1::<F, F>(out, x, move |v| v.floor()),
+        Ceil => map1::<F, F>(out, x, move |v| v.ceil()),
+        Round { decimals: 0 } => map1::<F, F>(out, x, move |v| v.round_even()),
         Round { decimals } => {
             // Scale by 10^|d| as PyTorch does (multiply for d > 0, divide for d < 0).
             let ten = F::c(10f64.powi(decimals.unsigned_abs() as i32));
@@ -395,10 +401,10 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
                 map1::<F, F>(out, x, move |v| (v / ten).round_even() * ten)
             }
         }
-        Trunc => map1::<F, F>(out, x, |v| v.trunc()),
-        Frac => map1::<F, F>(out, x, |v| v - v.trunc()),
+        Trunc => map1::<F, F>(out, x, move |v| v.trunc()),
+        Frac => map1::<F, F>(out, x, move |v| v - v.trunc()),
         // PyTorch's `(0 < v) - (v < 0)`: NaN and both zeros give +0.
-        Sign => map1::<F, F>(out, x, |v| {
+        Sign => map1::<F, F>(out, x, move |v| {
             if v > zero {
                 one
             } else if v < zero {
@@ -407,8 +413,8 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
                 zero
             }
         }),
-        Reciprocal => map1::<F, F>(out, x, |v| one / v),
-        Square => map1::<F, F>(out, x, |v| v * v),
+        Reciprocal => map1::<F, F>(out, x, move |v| one / v),
+        Square => map1::<F, F>(out, x, move |v| v * v),
         NanToNum {
             nan,
             posinf,

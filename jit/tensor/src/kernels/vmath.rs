@@ -65,7 +65,13 @@ fn sincos(x: f32, cos: bool) -> f32 {
     const DP2: f32 = 2.418_756_5e-4;
     const DP3: f32 = 3.774_895e-8;
     let ax = x.abs();
-    let mut j = (ax * FOPI) as i32;
+    // NOTE: a saturating `as i32` of an arbitrary float does not vectorise (LLVM scalarises it
+    // per lane with compare-and-select; 3x slower). Out-of-range inputs are patched by the
+    // caller anyway, so give them (and NaN, which `as` maps to 0) quotient 0 and convert
+    // unchecked.
+    let q = if ax <= TRIG_FAST_MAX { ax * FOPI } else { 0.0 };
+    // SAFETY: q is in [0, TRIG_FAST_MAX * FOPI], far inside i32's range.
+    let mut j: i32 = unsafe { q.to_int_unchecked() };
     j = j.wrapping_add(j & 1);
     let y = j as f32;
     let mut jj = j & 7;

@@ -254,7 +254,9 @@ pub fn conv(
     let c = x.dtype().compute_dtype();
     let prep = |t: &Tensor| t.to_dtype(c).contiguous();
     let (xc, wc, bc) = (prep(x), prep(w), bias.map(prep));
-    let out = Tensor::empty(&shape, c);
+    // Zeroed, not `empty`: with no input channels the gemm has k == 0 and writes nothing, and a
+    // reused (pooled) buffer holds an earlier tensor's values. The memset is noise next to the gemm.
+    let out = Tensor::zeros(&shape, c);
     match c {
         DType::Float32 => conv_kernel::<f32>(&g, &xc, &wc, bc.as_ref(), &out),
         DType::Float64 => conv_kernel::<f64>(&g, &xc, &wc, bc.as_ref(), &out),

@@ -48,7 +48,12 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
                 std::slice::from_raw_parts_mut(out_p.data_ptr::<F>(), n),
             )
         };
-        let run = |(a, b): (&[F], &mut [F])| with_wide(|| f(a, b));
+        let run = |(a, b): (&[F], &mut [F])| {
+            with_wide(
+                #[inline(always)]
+                || f(a, b),
+            )
+        };
         if n >= PAR_THRESHOLD {
             src.par_chunks(row)
                 .zip(dst.par_chunks_mut(row))
@@ -233,7 +238,12 @@ fn ln_kernel<F: Flt>(
             *o = y;
         }
     };
-    let row = |r| with_wide(|| row(r));
+    let row = |r| {
+        with_wide(
+            #[inline(always)]
+            || row(r),
+        )
+    };
     if n >= PAR_THRESHOLD {
         src.par_chunks(inner)
             .zip(dst.par_chunks_mut(inner))

@@ -189,7 +189,12 @@ pub fn rows<T: Element, R: Send>(
     }
     // SAFETY: `xc` is contiguous with n_out * n_red elements of type T, only read here.
     let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<T>(), n_out * n_red) };
-    let f = |r: &[T]| with_wide(|| f(r));
+    let f = |r: &[T]| {
+        with_wide(
+            #[inline(always)]
+            || f(r),
+        )
+    };
     if n_out * n_red >= PAR_THRESHOLD && n_out > 1 {
         data.par_chunks(n_red)
             .with_min_len(PAR_THRESHOLD / n_red + 1)
@@ -201,13 +206,38 @@ pub fn rows<T: Element, R: Send>(
 }
 
 /// Sum of a row in f64 over 8 lanes (the compiler vectorises independent lanes).
-#[inline]
+///
+/// `#[inline(always)]` (and the split below kept out of line) so that the block loop is
+/// compiled into the caller's [`with_wide`] function rather than as a baseline (SSE2) copy.
+#[inline(always)]
 pub fn sum_f64<T: Element>(xs: &[T]) -> f64 {
-    // NOTE: blocks of 4096 summed pairwise bound the error growth of long rows.
-    if xs.len() > 4096 {
-        let mid = (xs.len() / 2) & !7;
-        return sum_f64(&xs[..mid]) + sum_f64(&xs[mid..]);
+    if xs.len() > SUM_BLOCK {
+        return sum_split(xs);
     }
+    sum_block(xs)
+}
+
+/// Longest run [`sum_f64`] sums in one block.
+const SUM_BLOCK: usize = 4096;
+
+/// Long rows: blocks of [`SUM_BLOCK`] summed pairwise, which bounds the error growth.
+fn sum_split<T: Element>(xs: &[T]) -> f64 {
+    let mid = (xs.len() / 2) & !7;
+    let half = |h: &[T]| {
+        if h.len() > SUM_BLOCK {
+            sum_split(h)
+        } else {
+            with_wide(
+                #[inline(always)]
+                || sum_block(h),
+            )
+        }
+    };
+    half(&xs[..mid]) + half(&xs[mid..])
+}
+
+#[inline(always)]
+fn sum_block<T: Element>(xs: &[T]) -> f64 {
     let mut acc = [0f64; 8];
     let chunks = xs.chunks_exact(8);
     let tail = chunks.remainder();
@@ -225,6 +255,7 @@ pub fn sum_f64<T: Element>(xs: &[T]) -> f64 {
 
 /// Max (or min) of a non-empty row, NaN if any element is NaN. Eight independent lanes with
 /// branch-free selects, and NaN tracked separately, so the loop vectorises.
+#[inline(always)]
 fn extreme<T: Element>(xs: &[T], max: bool) -> T {
     let mut acc = [xs[0]; 8];
     let mut nan = false;
@@ -350,13 +381,19 @@ pub fn reduce(
             }
             ReduceOp::Amax | ReduceOp::Amin => {
                 // Kept in T: exact for every dtype, including int64 beyond 2^53.
-                let v = rows::<T, T>(&src, &ds, |r| extreme(r, op == ReduceOp::Amax));
+                let max = op == ReduceOp::Amax;
+                let v = rows::<T, T>(&src, &ds, #[inline(always)] |r| extreme(r, max));
                 Tensor::from_vec(v, &meta.shape)?.to_dtype(meta.dtype)
+            }
+            // Sum and mean get kernels of their own, inlined into `rows`' wide loop.
+            ReduceOp::Sum => finish(rows::<T, f64>(&src, &ds, sum_f64::<T>), &meta),
+            ReduceOp::Mean => {
+                let v = rows::<T, f64>(&src, &ds, #[inline(always)] |r| sum_f64(r) / r.len() as f64);
+                finish(v, &meta)
             }
             _ => {
                 let v = rows::<T, f64>(&src, &ds, |r| match op {
-                    ReduceOp::Sum => sum_f64(r),
-                    ReduceOp::Mean => sum_f64(r) / r.len() as f64,
+                    ReduceOp::Sum | ReduceOp::Mean => unreachable!("invariant: handled above"),
                     ReduceOp::Prod => r.iter().fold(1.0, |a, v| a * v.to_f64()),
                     ReduceOp::Var { correction } => moments(r, correction),
                     ReduceOp::Std { correction } => moments(r, correction).sqrt(),

@@ -70,7 +70,12 @@ pub(crate) fn try_reduce(
 /// The sum of one long row, in parallel partial sums.
 fn single_sum<T: Element>(data: &[T]) -> f64 {
     data.par_chunks(TASK)
-        .map(|c| with_wide(|| sum_f64(c)))
+        .map(|c| {
+            with_wide(
+                #[inline(always)]
+                || sum_f64(c),
+            )
+        })
         .sum()
 }
 
@@ -79,14 +84,17 @@ fn column_sums<T: Element>(data: &[T], n_red: usize, inner: usize) -> Vec<f64> {
     let mut out = vec![0.0f64; inner];
     let work = |(b, acc): (usize, &mut [f64]), block: usize| {
         let j0 = b * block;
-        with_wide(|| {
-            for i in 0..n_red {
-                let row = &data[i * inner + j0..i * inner + j0 + acc.len()];
-                for (a, v) in acc.iter_mut().zip(row) {
-                    *a += v.to_f64();
+        with_wide(
+            #[inline(always)]
+            || {
+                for i in 0..n_red {
+                    let row = &data[i * inner + j0..i * inner + j0 + acc.len()];
+                    for (a, v) in acc.iter_mut().zip(row) {
+                        *a += v.to_f64();
+                    }
                 }
-            }
-        });
+            },
+        );
     };
     if n_red * inner < PAR_THRESHOLD {
         work((0, &mut out), inner);
@@ -104,21 +112,29 @@ fn column_extremes<T: Element>(data: &[T], n_red: usize, inner: usize, is_max: b
     if inner == 1 {
         let parts: Vec<T> = data
             .par_chunks(TASK)
-            .map(|c| with_wide(|| c.iter().fold(c[0], |a, &v| pick(a, v, is_max))))
+            .map(|c| {
+                with_wide(
+                    #[inline(always)]
+                    || c.iter().fold(c[0], |a, &v| pick(a, v, is_max)),
+                )
+            })
             .collect();
         return vec![parts.iter().fold(parts[0], |a, &v| pick(a, v, is_max))];
     }
     let mut out: Vec<T> = data[..inner].to_vec();
     let work = |(b, acc): (usize, &mut [T]), block: usize| {
         let j0 = b * block;
-        with_wide(|| {
-            for i in 1..n_red {
-                let row = &data[i * inner + j0..i * inner + j0 + acc.len()];
-                for (a, &v) in acc.iter_mut().zip(row) {
-                    *a = pick(*a, v, is_max);
+        with_wide(
+            #[inline(always)]
+            || {
+                for i in 1..n_red {
+                    let row = &data[i * inner + j0..i * inner + j0 + acc.len()];
+                    for (a, &v) in acc.iter_mut().zip(row) {
+                        *a = pick(*a, v, is_max);
+                    }
                 }
-            }
-        });
+            },
+        );
     };
     if n_red * inner < PAR_THRESHOLD {
         work((0, &mut out), inner);
