@@ -12,6 +12,7 @@
 //! ```
 
 pub mod attribute;
+pub mod bind_args;
 pub mod bridge;
 pub mod builtins;
 pub mod bytecode;

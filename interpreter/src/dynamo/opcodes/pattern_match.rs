@@ -109,37 +109,34 @@ impl Tracer<'_> {
         }
         let (subject, keys) = (self.stack[n - 2].clone(), self.stack[n - 1].clone());
         let keys = self.unpack_iterable(&keys)?;
-        let mut values = Vec::with_capacity(keys.len());
-        for k in keys {
-            let getitem = Vt::new(Kind::Method(Box::new(subject.clone()), "get".into()));
-            let contains = self.contains_key(&subject, &k)?;
-            if !contains {
-                self.push(Vt::constant(self.vm.ctx.none()));
-                return Ok(Flow::Next);
-            }
-            values.push(self.call_vt(getitem, vec![k], Vec::new())?);
-        }
-        self.push(Vt::new(Kind::Tuple(values)));
-        Ok(Flow::Next)
-    }
-
-    fn contains_key(&mut self, subject: &Vt, key: &Vt) -> Result<bool, GraphBreak> {
         let Kind::Dict(d) = &subject.kind else {
             return Err(unsupported(format!(
                 "mapping pattern on {}",
                 subject.describe()
             )));
         };
-        let key = key
-            .as_const()
-            .ok_or_else(|| unsupported("mapping pattern with a non-constant key"))?;
         let vm = self.vm;
-        let found = d
-            .borrow()
-            .items
-            .iter()
-            .any(|(k, _)| vm.bool_eq(k, key).unwrap_or(false));
-        Ok(found)
+        let mut values = Vec::with_capacity(keys.len());
+        for k in keys {
+            let key = k
+                .as_const()
+                .ok_or_else(|| unsupported("mapping pattern with a non-constant key"))?;
+            let found = d
+                .borrow()
+                .items
+                .iter()
+                .find(|(dk, _)| vm.bool_eq(dk, key).unwrap_or(false))
+                .map(|(_, v)| v.clone());
+            match found {
+                Some(v) => values.push(v),
+                None => {
+                    self.push(Vt::constant(vm.ctx.none()));
+                    return Ok(Flow::Next);
+                }
+            }
+        }
+        self.push(Vt::new(Kind::Tuple(values)));
+        Ok(Flow::Next)
     }
 
     /// `MATCH_CLASS count`: `[subject, cls, names] -> [attrs tuple or None]` for
