@@ -133,7 +133,7 @@ pub struct PhasePlan {
     pub hoisted: usize,
     /// Locations.
     pub alloc: Alloc,
-    /// Two accumulator registers per reduction.
+    /// Two accumulator registers per reduction (reductions into one slot share them).
     pub accs: Vec<(u8, u8)>,
     /// Access -> base register (accesses past the register budget have none).
     pub bases: HashMap<u32, u8>,
@@ -182,10 +182,29 @@ pub fn plan_phase(
     for &(_, v) in &p.stores {
         uses[v as usize].push(order.len());
     }
-    let n_acc = 2 * p.reduces.len();
+    // One accumulator pair per row slot: reductions into the same slot (the copies of an
+    // unrolled body, see `x64/unroll.rs`) share it.
+    let mut slots: Vec<u32> = Vec::new();
+    for r in &p.reduces {
+        if !slots.contains(&r.slot) {
+            slots.push(r.slot);
+        }
+    }
+    let n_acc = 2 * slots.len();
     let (body_pool, acc_pool) = pool.split_at(pool.len() - n_acc);
     let alloc = allocate(p.body.len(), &order, hoisted, &uses, body_pool);
-    let accs = acc_pool.chunks(2).map(|c| (c[0], c[1])).collect();
+    let pairs: Vec<(u8, u8)> = acc_pool.chunks(2).map(|c| (c[0], c[1])).collect();
+    let accs = p
+        .reduces
+        .iter()
+        .map(|r| {
+            let i = slots
+                .iter()
+                .position(|&s| s == r.slot)
+                .expect("invariant: every slot was collected above");
+            pairs[i]
+        })
+        .collect();
     let mut bases = HashMap::new();
     let used = p
         .body

@@ -7,4 +7,5 @@ mod diff;
 mod perf_paths;
 mod pressure;
 mod random;
+mod reduce_unroll;
 mod ulp;

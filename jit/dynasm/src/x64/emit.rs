@@ -299,6 +299,14 @@ impl Emitter<'_> {
         if let Some((d, pairs2)) = copied {
             // Several vectors per iteration first; the single-vector loop and the tail finish.
             self.enter(&d.phase, &d.plan, pairs2)?;
+            if d.plan.accs.first() != plan.accs.first()
+                || d.plan.accs.len() != d.copies * plan.accs.len()
+            {
+                return Err("invariant: copies accumulate into the single loop's registers".into());
+            }
+            for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
+                self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
+            }
             self.copy_of_node.clone_from(&d.copy_of_node);
             self.copy_of_store.clone_from(&d.copy_of_store);
             let w2 = (d.copies * self.a.lanes()) as i32;
@@ -357,10 +365,21 @@ impl Emitter<'_> {
 
     fn body(&mut self, p: &Phase, plan: &PhasePlan, vec: bool) -> Result<(), String> {
         if vec {
+            // One prefetch per 64-byte line the iteration covers (copies * one vector).
+            let copies = self
+                .copy_of_node
+                .iter()
+                .max()
+                .map_or(1, |&c| usize::from(c) + 1);
+            let lines = (4 * self.a.lanes() * copies).div_ceil(64) as i32;
             for i in 0..self.prefetch.len() {
                 let a = self.prefetch[i] as usize;
                 let (po, ro) = (ptr_off(a), rs_off(a));
-                x64!(self.a.ops ; mov rax, [rbx + po] ; add rax, [rbx + ro] ; prefetcht0 [rax + rcx * 4]);
+                x64!(self.a.ops ; mov rax, [rbx + po] ; add rax, [rbx + ro]);
+                for l in 0..lines {
+                    let d = 64 * l;
+                    x64!(self.a.ops ; prefetcht0 [rax + rcx * 4 + d]);
+                }
             }
         }
         for &v in &plan.order[plan.hoisted..] {
@@ -381,9 +400,18 @@ impl Emitter<'_> {
                 }
             }
         }
-        for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
-            let x = self.src(r.value, 13, vec);
-            self.acc_step(r.op, p.body[r.value as usize].ty, a0, a1, x, vec);
+        // Reductions into one slot (the copies of an unrolled body) are consecutive.
+        let mut i = 0;
+        while i < p.reduces.len() {
+            let r = p.reduces[i];
+            let n = p.reduces[i..]
+                .iter()
+                .take_while(|q| q.slot == r.slot)
+                .count();
+            let values: Vec<V> = p.reduces[i..i + n].iter().map(|q| q.value).collect();
+            let (a0, a1) = plan.accs[i];
+            self.acc_steps(r.op, p.body[r.value as usize].ty, a0, a1, &values, vec);
+            i += n;
         }
         Ok(())
     }
@@ -429,7 +457,7 @@ impl Emitter<'_> {
     }
 
     /// The register holding `v`, reloading a spilled value into `reload`.
-    fn src(&mut self, v: V, reload: u8, vec: bool) -> u8 {
+    pub(super) fn src(&mut self, v: V, reload: u8, vec: bool) -> u8 {
         match self.locs[v as usize] {
             Some(Loc::Reg(r)) => r,
             Some(Loc::Slot(_)) if self.remat[v as usize].is_some() => {

@@ -9,7 +9,7 @@ use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{F, W, x64};
 use super::emit::{Emitter, RAX, RDX, RSP};
-use crate::loop_ir::{RedOp, Ty};
+use crate::loop_ir::{RedOp, Ty, V};
 use crate::poly::K;
 
 impl Emitter<'_> {
@@ -38,6 +38,46 @@ impl Emitter<'_> {
             }
             _ => {}
         }
+    }
+
+    /// One step of a reduction over `values` (the copies of an unrolled body, in copy order; one
+    /// value when not unrolled). Sums add them one by one, keeping each lane's order that of the
+    /// single-vector loop. Max/min fold the copies first, earlier operand first: `maxps`
+    /// returns its second operand on ties (+0/-0), so like the sequential chain the fold keeps
+    /// the last of equal maxima, while the accumulator's latency chain gets one link per
+    /// iteration instead of one per copy. NaNs are flagged pairwise (`unord(a, b)` is set when
+    /// either is NaN), as the chain's result is replaced by NaN in `acc_finish` anyway.
+    pub(super) fn acc_steps(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8, values: &[V], vec: bool) {
+        let fold =
+            vec && ty == Ty::F32 && matches!(op, RedOp::Max | RedOp::Min) && values.len() > 1;
+        if !fold {
+            for &v in values {
+                let x = self.src(v, 13, vec);
+                self.acc_step(op, ty, a0, a1, x, vec);
+            }
+            return;
+        }
+        let f = if op == RedOp::Max { F::Max } else { F::Min };
+        // Running fold in xmm12; pairs go through xmm13/xmm14 (reloads) and xmm15.
+        let mut first = true;
+        for pair in values.chunks(2) {
+            let x = self.src(pair[0], 13, vec);
+            let y = pair.get(1).map_or(x, |&v| self.src(v, 14, vec));
+            self.a.cmp(W::Ps, 3, 11, x, y);
+            self.a.f(F::Or, W::Ps, a1, a1, 11);
+            let dst = if first { 12 } else { 15 };
+            if pair.len() == 2 {
+                self.a.f(f, W::Ps, dst, x, y);
+            } else if first {
+                self.a.mov(12, x);
+            }
+            if !first {
+                let u = if pair.len() == 2 { 15 } else { x };
+                self.a.f(f, W::Ps, 12, 12, u);
+            }
+            first = false;
+        }
+        self.a.f(f, W::Ps, a0, a0, 12);
     }
 
     pub(super) fn acc_step(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8, x: u8, vec: bool) {

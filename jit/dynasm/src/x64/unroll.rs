@@ -10,12 +10,18 @@
 //! make progress at once.
 //!
 //! Each copy computes exactly what the single-vector loop computes for its columns, so results
-//! are bitwise those of the plain loop (`tests/ulp.rs` checks lanes against tails). Phases with
-//! reductions are left alone: accumulating two vectors per step would change the summation
-//! order. Values computed once per row (constants, row values, broadcast loads and what depends
-//! only on them) are shared by both copies.
+//! are bitwise those of the plain loop (`tests/ulp.rs` checks lanes against tails). Values
+//! computed once per row (constants, row values, broadcast loads and what depends only on them)
+//! are shared by all copies.
+//!
+//! Phases that reduce are copied too, keeping their results bitwise: each reduction becomes one
+//! entry per copy, in copy order, on the same row slot (so on the same accumulators, see
+//! `regalloc::plan_phase`). Sums add copy 0's vector, then copy 1's, ...: lane `j` of an
+//! accumulator sees the row's elements `j, j + W, j + 2W, ...` in exactly the single-vector
+//! loop's order. Max/min first combine the copies (see `Emitter::acc_steps`), which picks the
+//! same element as the sequential chain and shortens its latency chain by the number of copies.
 
-use crate::loop_ir::{ColStride, Inst, Kernel, Phase, Ty, V};
+use crate::loop_ir::{ColStride, Inst, Kernel, Phase, Reduce, Ty, V};
 use crate::regalloc::{Loc, PhasePlan};
 
 /// The most copies to try (`RYNAMO_JIT_UNROLL=<n>`; 0 or 1 turn the interleaving off, to
@@ -44,10 +50,11 @@ pub struct Copied {
     pub copy_of_store: Vec<u8>,
 }
 
-/// `p` with its body in `copies` interleaved copies, or `None` when it reduces (see the module
-/// docs). `hoisted` marks the nodes the single plan hoists.
+/// `p` with its body in `copies` interleaved copies (`None` for fewer than two). `hoisted` marks
+/// the nodes the single plan hoists. Reductions become one entry per copy, grouped by reduction
+/// and in copy order (see the module docs).
 pub fn copy(p: &Phase, hoisted: &[bool], copies: usize) -> Option<(Phase, Vec<u8>, Vec<u8>)> {
-    if !p.reduces.is_empty() || copies < 2 {
+    if copies < 2 {
         return None;
     }
     let n = p.body.len();
@@ -88,9 +95,19 @@ pub fn copy(p: &Phase, hoisted: &[bool], copies: usize) -> Option<(Phase, Vec<u8
             copy_of_store.push(c as u8);
         }
     }
+    let reduces = p
+        .reduces
+        .iter()
+        .flat_map(|r| {
+            maps.iter().map(move |map| Reduce {
+                value: map[r.value as usize],
+                ..*r
+            })
+        })
+        .collect();
     let phase = Phase {
         body,
-        reduces: Vec::new(),
+        reduces,
         stores,
         // Row stores run once, after the single-vector loop and the tail.
         row_stores: Vec::new(),
