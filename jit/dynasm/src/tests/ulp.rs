@@ -102,6 +102,21 @@ fn specials(op: &str, want: &[(f32, f32)], backend: &crate::DynasmBackend) {
     }
 }
 
+/// Arguments in `[-TRIG_FAST, TRIG_FAST]` closest to a multiple of pi/2 (the hardest to reduce:
+/// `|r|` down to 4.2e-9), and the two where the exhaustive search found the largest errors.
+const TRIG_HARD: &[f32] = &[
+    f32::from_bits(0x437c_e5f1),
+    f32::from_bits(0x43fc_e5f1),
+    f32::from_bits(0x4096_cbe4),
+    f32::from_bits(0x447c_e5f1),
+    f32::from_bits(0x4116_cbe4),
+    f32::from_bits(0x44fc_e5f1),
+    f32::from_bits(0x4162_31d6),
+    f32::from_bits(0x3fc9_0fdb),
+    625.0518,
+    648.6137,
+];
+
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -131,6 +146,22 @@ fn vector_math_ulp_bounds() {
             let e = max_ulp(op, &xs, f, &b);
             eprintln!("{} {op}: max {e:.3} ulp", b.target_name());
             assert!(e <= bound, "{} {op}: {e} ulp > {bound}", b.target_name());
+        }
+        // The f32 reduction of sin and cos (AVX2) on its own: a dense grid of its range, whose
+        // vectors all take it, plus the arguments that come closest to multiples of pi/2 there
+        // (found by an exhaustive search over every f32 in range; see the module docs).
+        let fast = crate::poly::TRIG_FAST;
+        let mut xs = grid(-fast, fast, 200_000);
+        xs.retain(|x| x.abs() <= fast);
+        for &x in TRIG_HARD {
+            xs.extend([x, -x]);
+        }
+        let pad = xs.len().next_multiple_of(8) - xs.len();
+        xs.extend(std::iter::repeat_n(0.5, pad));
+        for (op, f) in [("sin", f64::sin as fn(f64) -> f64), ("cos", f64::cos)] {
+            let e = max_ulp(op, &xs, f, &b);
+            eprintln!("{} {op} (|x| <= {fast}): max {e:.3} ulp", b.target_name());
+            assert!(e <= 1.5, "{} {op} near 0: {e} ulp > 1.5", b.target_name());
         }
         specials(
             "exp",
@@ -220,8 +251,11 @@ fn vector_math_ulp_bounds() {
 /// `i - 8`.
 #[test]
 fn vector_lanes_and_scalar_tails_agree_bitwise() {
-    // A grid, pseudo-random points and the specials (NaN, ±inf, ±0, denormals).
+    // A grid, pseudo-random points and the specials (NaN, ±inf, ±0, denormals), plus trig
+    // arguments past `poly::TRIG_FAST`, which send the vectors holding them to the f64
+    // reduction (per lane the same result).
     let mut pool = grid(-30.0, 30.0, 1600);
+    pool.extend([1.0e3, -2.5e4, 7.0e5, 3.3e2]);
     pool.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
     let rows = pool.len().div_ceil(8);
     for (b, _) in targets() {
