@@ -5,7 +5,8 @@
 //! Where the coefficients come from (no fitted constants are copied from anywhere):
 //! - exp: Taylor series of `e^r` to degree 7 on `|r| <= ln2/2` (remainder < 2^-27).
 //! - log: `log m = 2 atanh s` with `s = (m-1)/(m+1)`, `|s| <= 0.1716`, odd series to `s^11`.
-//! - sin/cos: reduction by `pi/2` in f64 (two-part constant), then Taylor series to degree 9 / 10
+//! - sin/cos: reduction by `pi/2` (quotient by adding `1.5 * 2^23`) in f32 with three FMAs below
+//!   `TRIG_FAST` on AVX2, else in f64 (two-part constant), then Taylor series to degree 9 / 10
 //!   on `|r| <= pi/4` in f32.
 //! - tanh: Taylor series (Bernoulli numbers) to degree 15 below `|x| = 0.5`; `1 - 2/(e^{2x}+1)`
 //!   above.
