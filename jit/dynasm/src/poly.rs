@@ -5,7 +5,8 @@
 //! Where the coefficients come from (no fitted constants are copied from anywhere):
 //! - exp: Taylor series of `e^r` to degree 7 on `|r| <= ln2/2` (remainder < 2^-27).
 //! - log: `log m = 2 atanh s` with `s = (m-1)/(m+1)`, `|s| <= 0.1716`, odd series to `s^11`.
-//! - sin/cos: reduction by `pi/2` in f64 (two-part constant), then Taylor series to degree 9 / 10
+//! - sin/cos: reduction by `pi/2` (quotient by adding `1.5 * 2^23`) in f32 with three FMAs below
+//!   `TRIG_FAST` on AVX2, else in f64 (two-part constant), then Taylor series to degree 9 / 10
 //!   on `|r| <= pi/4` in f32.
 //! - tanh: Taylor series (Bernoulli numbers) to degree 15 below `|x| = 0.5`; `1 - 2/(e^{2x}+1)`
 //!   above.
@@ -34,6 +35,7 @@ consts! {
     TanhSmall, Tanh3, Tanh5, Tanh7, Tanh9, Tanh11, Tanh13, Tanh15,
     ErfSmall, ErfBig, ErfT0, ErfT1, ErfT2, ErfT3, ErfT4, ErfT5, ErfT6, ErfT7, ErfT8, ErfT9, ErfT10,
     ErfA, ErfB,
+    RoundMagic, NegPio2A, NegPio2B, NegPio2C, TrigFastBias, TrigLimitBias, ExpScaleBias, Pow2Neg64,
 }
 
 /// Chebyshev coefficients of `erfc(x) e^{x^2}` on `[1, 4]` (degree).
@@ -43,6 +45,18 @@ pub const LEN: usize = NAMED + ERF_CHEB_DEGREE + 1;
 /// Trig arguments above this magnitude take the scalar library path (the f64 reduction by
 /// `pi/2 = hi + lo` is exact for quotients below 2^20).
 pub const TRIG_LIMIT: f32 = 1.0e6;
+
+/// Below this magnitude (every lane of a vector), AVX2's sin and cos reduce by `pi/2` in f32
+/// with three FMAs instead of converting to f64; lanes above it, in a vector that has any, are
+/// reduced in f64 (each lane's result depends on its own value only). `tests/ulp.rs` checks the
+/// f32 path on a dense grid of `[-TRIG_FAST, TRIG_FAST]`.
+pub const TRIG_FAST: f32 = 32_768.0;
+
+/// The int32 that, added to the bits of `|x|`, sets the sign bit exactly when `|x| > limit`
+/// (NaN included): `bits(|x|) <= 0x7fff_ffff`, so the sum never wraps.
+fn bias_above(limit: f32) -> u32 {
+    0x7fff_ffff - limit.to_bits()
+}
 
 /// The table: `LEN` entries of 8 lanes.
 #[repr(C, align(32))]
@@ -67,6 +81,16 @@ pub const fn cheb_off(i: usize) -> i32 {
 
 fn f(v: f64) -> u32 {
     (v as f32).to_bits()
+}
+
+/// The largest f32 at most `v` (`v > 0`).
+fn f32_below(v: f64) -> f32 {
+    let f = v as f32;
+    if f64::from(f) > v {
+        f32::from_bits(f.to_bits() - 1)
+    } else {
+        f
+    }
 }
 
 fn fact(n: u32) -> f64 {
@@ -172,6 +196,11 @@ fn build() -> Table {
         (ErfBig, f(4.0)),
         (ErfA, f(2.0 / 3.0)),
         (ErfB, f(-5.0 / 3.0)),
+        (RoundMagic, f(12_582_912.0)),
+        (TrigFastBias, bias_above(TRIG_FAST)),
+        (TrigLimitBias, bias_above(TRIG_LIMIT)),
+        (ExpScaleBias, (127 + 64) << 23),
+        (Pow2Neg64, f(2f64.powi(-64))),
     ];
     for &(k, bits) in named {
         t[k as usize] = [bits; 8];
@@ -186,6 +215,15 @@ fn build() -> Table {
         [l, h, l, h, l, h, l, h]
     };
     t[NegPio2HiD as usize] = pair(-hi);
+    // pi/2 = a + b + c in f32, each the remainder of the previous rounded down: `x - q a` is
+    // exact with FMA (see `TRIG_FAST`), and all three positive keep `x = -0` (q = +0) at -0
+    // through the FMAs. `pi/2 - a - b` needs the f64 tail above too (the differences are exact).
+    let a = f32_below(pio2);
+    let b = f32_below(pio2 - f64::from(a));
+    let c = f32_below((pio2 - f64::from(a) - f64::from(b)) + 6.123_233_995_736_766e-17);
+    for (k, v) in [(NegPio2A, a), (NegPio2B, b), (NegPio2C, c)] {
+        t[k as usize] = [(-v).to_bits(); 8];
+    }
     t[NegPio2LoD as usize] = pair(-lo);
     // f64 masks: (low, high) word pairs.
     t[NegZeroD as usize] = [

@@ -9,11 +9,18 @@
 //! |---|---|---|---|---|---|
 //! | exp | [-104, 89] | 0.91 | 1.15 | 0.91 | 1.5 |
 //! | log | every binade of (0, 3.4e38], denormals too | 1.72 | 1.72 | 1.72 | 2 |
-//! | sin | [-1e6, 1e6] (beyond: scalar libm) | 1.44 | 1.44 | 1.40 | 1.5 |
-//! | cos | [-1e6, 1e6] (beyond: scalar libm) | 1.41 | 1.41 | 1.43 | 1.5 |
+//! | sin | [-1e6, 1e6] (beyond: scalar libm) | 1.40 | 1.42 | 1.40 | 1.5 |
+//! | cos | [-1e6, 1e6] (beyond: scalar libm) | 1.43 | 1.43 | 1.43 | 1.5 |
+//! | sin, cos | [-32768, 32768] dense, plus `TRIG_HARD` | 1.49 | 1.49 | 1.49 | 1.5 |
 //! | tanh | [-20, 20] | 1.52 | 1.91 | 1.52 | 2 |
 //! | sigmoid | [-100, 100] | 2.18 | 2.18 | 2.18 | 2.5 |
 //! | erf | [-6, 6] | 2.37 | 2.61 | 2.37 | 2.5 / 3 |
+//!
+//! The `[-32768, 32768]` row is AVX2's f32 reduction (`poly::TRIG_FAST`; SSE2 and NEON reduce in
+//! f64 there). An exhaustive scalar model of both reductions over every f32 with
+//! `0.7 <= |x| <= 32768` (below 0.7 neither reduces) gave the same maxima for each, 1.486 ulp for
+//! sin and for cos (at 625.0518 and 648.6137, kept in `TRIG_HARD`); the closest approach to a
+//! multiple of pi/2 there is `|r| = 4.2e-9` (252.89821).
 //!
 //! Errors are in ulps of the correctly rounded f32 result against an f64 reference (results
 //! below 2^-126 in ulps of the smallest normal, i.e. absolutely). The SSE2 path has no FMA, so
@@ -102,6 +109,21 @@ fn specials(op: &str, want: &[(f32, f32)], backend: &crate::DynasmBackend) {
     }
 }
 
+/// Arguments in `[-TRIG_FAST, TRIG_FAST]` closest to a multiple of pi/2 (the hardest to reduce:
+/// `|r|` down to 4.2e-9), and the two where the exhaustive search found the largest errors.
+const TRIG_HARD: &[f32] = &[
+    f32::from_bits(0x437c_e5f1),
+    f32::from_bits(0x43fc_e5f1),
+    f32::from_bits(0x4096_cbe4),
+    f32::from_bits(0x447c_e5f1),
+    f32::from_bits(0x4116_cbe4),
+    f32::from_bits(0x44fc_e5f1),
+    f32::from_bits(0x4162_31d6),
+    f32::from_bits(0x3fc9_0fdb),
+    625.0518,
+    648.6137,
+];
+
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -131,6 +153,22 @@ fn vector_math_ulp_bounds() {
             let e = max_ulp(op, &xs, f, &b);
             eprintln!("{} {op}: max {e:.3} ulp", b.target_name());
             assert!(e <= bound, "{} {op}: {e} ulp > {bound}", b.target_name());
+        }
+        // The f32 reduction of sin and cos (AVX2) on its own: a dense grid of its range, whose
+        // vectors all take it, plus the arguments that come closest to multiples of pi/2 there
+        // (found by an exhaustive search over every f32 in range; see the module docs).
+        let fast = crate::poly::TRIG_FAST;
+        let mut xs = grid(-fast, fast, 200_000);
+        xs.retain(|x| x.abs() <= fast);
+        for &x in TRIG_HARD {
+            xs.extend([x, -x]);
+        }
+        let pad = xs.len().next_multiple_of(8) - xs.len();
+        xs.extend(std::iter::repeat_n(0.5, pad));
+        for (op, f) in [("sin", f64::sin as fn(f64) -> f64), ("cos", f64::cos)] {
+            let e = max_ulp(op, &xs, f, &b);
+            eprintln!("{} {op} (|x| <= {fast}): max {e:.3} ulp", b.target_name());
+            assert!(e <= 1.5, "{} {op} near 0: {e} ulp > 1.5", b.target_name());
         }
         specials(
             "exp",
@@ -220,8 +258,11 @@ fn vector_math_ulp_bounds() {
 /// `i - 8`.
 #[test]
 fn vector_lanes_and_scalar_tails_agree_bitwise() {
-    // A grid, pseudo-random points and the specials (NaN, ±inf, ±0, denormals).
+    // A grid, pseudo-random points and the specials (NaN, ±inf, ±0, denormals), plus trig
+    // arguments past `poly::TRIG_FAST`, which send the vectors holding them to the f64
+    // reduction (per lane the same result).
     let mut pool = grid(-30.0, 30.0, 1600);
+    pool.extend([1.0e3, -2.5e4, 7.0e5, 3.3e2]);
     pool.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
     let rows = pool.len().div_ceil(8);
     for (b, _) in targets() {

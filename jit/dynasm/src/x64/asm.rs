@@ -50,7 +50,6 @@ pub enum F {
 pub enum I {
     Add,
     Sub,
-    CmpEq,
 }
 
 /// A memory operand `[base + disp]`.
@@ -251,6 +250,20 @@ impl Asm {
         self.fm(F::Add, w, d, d, m);
     }
 
+    /// `d = a * [m] + d` (fused with FMA on AVX2; multiply into `FIX` then add on SSE2).
+    pub fn fma_acc_m(&mut self, w: W, d: u8, a: u8, m: Mem) {
+        if self.avx() {
+            match w {
+                W::Ps => x64!(self.ops; vfmadd231ps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
+                W::Ss => x64!(self.ops; vfmadd231ss Rx(d), Rx(a), DWORD [Rq(m.base) + m.disp]),
+                W::Sd => x64!(self.ops; vfmadd231sd Rx(d), Rx(a), QWORD [Rq(m.base) + m.disp]),
+            }
+            return;
+        }
+        self.fm(F::Mul, w, FIX, a, m);
+        self.f(F::Add, w, d, d, FIX);
+    }
+
     /// `d = a * b + c`.
     pub fn fma(&mut self, w: W, d: u8, a: u8, b: u8, c: u8) {
         if self.avx() && matches!(w, W::Ps | W::Ss) {
@@ -296,8 +309,6 @@ impl Asm {
                 (I::Add, false) => x64!(self.ops; vpaddd Rx(d), Rx(a), Rx(b)),
                 (I::Sub, true) => x64!(self.ops; vpsubd Ry(d), Ry(a), Ry(b)),
                 (I::Sub, false) => x64!(self.ops; vpsubd Rx(d), Rx(a), Rx(b)),
-                (I::CmpEq, true) => x64!(self.ops; vpcmpeqd Ry(d), Ry(a), Ry(b)),
-                (I::CmpEq, false) => x64!(self.ops; vpcmpeqd Rx(d), Rx(a), Rx(b)),
             }
             return;
         }
@@ -315,7 +326,6 @@ impl Asm {
         match op {
             I::Add => x64!(self.ops; paddd Rx(d), Rx(b)),
             I::Sub => x64!(self.ops; psubd Rx(d), Rx(b)),
-            I::CmpEq => x64!(self.ops; pcmpeqd Rx(d), Rx(b)),
         }
     }
 
@@ -328,8 +338,6 @@ impl Asm {
                 (I::Add, false) => x64!(self.ops; vpaddd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
                 (I::Sub, true) => x64!(self.ops; vpsubd Ry(d), Ry(a), [Rq(m.base) + m.disp]),
                 (I::Sub, false) => x64!(self.ops; vpsubd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-                (I::CmpEq, true) => x64!(self.ops; vpcmpeqd Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                (I::CmpEq, false) => x64!(self.ops; vpcmpeqd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
             }
             return;
         }
@@ -337,7 +345,6 @@ impl Asm {
         match op {
             I::Add => x64!(self.ops; paddd Rx(d), [Rq(m.base) + m.disp]),
             I::Sub => x64!(self.ops; psubd Rx(d), [Rq(m.base) + m.disp]),
-            I::CmpEq => x64!(self.ops; pcmpeqd Rx(d), [Rq(m.base) + m.disp]),
         }
     }
 

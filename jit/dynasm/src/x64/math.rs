@@ -86,24 +86,61 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
 }
 
 /// `1/(1+e)` for `x >= 0` and `e * (1/(1+e))` below, with `e = exp(-|x|) <= 1`: no overflow,
-/// accurate down into the denormals, one division.
+/// accurate down into the denormals, one division. The sign of `x` picks (`vblendvps` reads
+/// only the sign bit, so `x` is its own mask on AVX2).
 fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
+    let keep = (T0..=T4).contains(&src) || !e.a.avx();
     let x = scratch(e, 0);
-    e.a.store(w, x, src);
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
+    if keep {
+        e.a.store(w, x, src);
+    }
     let m = e.tab(K::NegZero);
-    e.a.fm(F::Xor, w, T0, T0, m);
-    exp_into(e, w, T4, T0);
+    e.a.fm(F::Or, w, T0, src, m);
+    exp_nonpos(e, w, T4);
     let m = e.tab(K::One);
     e.a.fm(F::Add, w, T3, T4, m);
     ld(e, w, T2, K::One);
     e.a.f(F::Div, w, T3, T2, T3);
     e.a.f(F::Mul, w, T4, T4, T3);
-    e.a.load(w, T0, x);
-    e.a.zero(T1);
-    e.a.cmp(w, 1, T1, T0, T1);
-    e.a.blend(w, d, T3, T4, T1);
+    let mask = if keep {
+        e.a.load(w, T0, x);
+        if !e.a.avx() {
+            e.a.shift(w, 2, T0, T0, 31);
+        }
+        T0
+    } else {
+        src
+    };
+    e.a.blend(w, d, T3, T4, mask);
+}
+
+/// `out = e^t` for `t = T0 <= 0` (or NaN), as [`exp_into`] computes it but without its upper
+/// clamp, and scaled by `2^(k+64)` then `2^-64` (one multiply fewer than two halves; the first
+/// is exact, the second rounds once, so the value is the same). `k` comes from adding
+/// `1.5 * 2^23`, which leaves it in the low mantissa bits: `<< 23` puts it in the exponent field.
+fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8) {
+    ld(e, w, T1, K::ExpLo);
+    // maxps returns its second operand for NaN: keep t there.
+    e.a.f(F::Max, w, T0, T1, T0);
+    ld(e, w, T1, K::Log2e);
+    let m = e.tab(K::RoundMagic);
+    e.a.fma_m(w, T1, T1, T0, m);
+    e.a.fm(F::Sub, w, T2, T1, m);
+    for k in [K::NegLn2Hi, K::NegLn2Lo] {
+        let m = e.tab(k);
+        e.a.fma_acc_m(w, T0, T2, m);
+    }
+    ld(e, w, T4, K::Exp7);
+    for k in [K::Exp6, K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
+        let m = e.tab(k);
+        e.a.fma_m(w, T4, T4, T0, m);
+    }
+    e.a.shift(w, 0, T1, T1, 23);
+    let m = e.tab(K::ExpScaleBias);
+    e.a.im(I::Add, w, T1, T1, m);
+    e.a.f(F::Mul, w, T4, T4, T1);
+    let m = e.tab(K::Pow2Neg64);
+    e.a.fm(F::Mul, w, out, T4, m);
 }
 
 fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {

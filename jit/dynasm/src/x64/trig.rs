@@ -7,7 +7,7 @@ use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{F, I, Mem, W, x64};
 use super::emit::Emitter;
-use super::math::{T0, T1, T2, T3, T4, ld, round_both, scratch};
+use super::math::{T0, T1, T2, T3, T4, ld, scratch};
 use crate::loop_ir::{Inst, Phase, Ty, UOp, V};
 use crate::poly::K;
 
@@ -46,27 +46,30 @@ pub fn pairs(p: &Phase, order: &[V], hoisted: usize) -> Vec<(V, V)> {
 }
 
 /// `d = sin(src)` or `cos(src)`; with `other`, the other function of `src` is stored there too.
+///
+/// The quotient `q` (nearest integer to `x * 2/pi`) comes from adding `1.5 * 2^23`, whose sum
+/// holds `q` in its low mantissa bits: the quadrant needs no conversion. Vectors whose lanes are
+/// all within `poly::TRIG_FAST` reduce in f32 (AVX2 only: three FMAs); others go to `wide`,
+/// which reduces in f64 and keeps the f32 result for the lanes within the bound, so a lane's
+/// result never depends on its neighbours (below `TRIG_LIMIT`; above, the library).
 pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<Mem>) {
-    let (slow, done) = (e.a.label(), e.a.label());
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    let m = e.tab(K::TrigLimit);
-    e.a.cmp_m(w, 6, T0, T0, m);
-    e.a.any_lane(w, T0);
-    x64!(e.a.ops ; jnz =>slow);
-    e.a.mov(T0, src);
-    let m = e.tab(K::TwoOverPi);
-    e.a.fm(F::Mul, w, T1, T0, m);
-    round_both(e, w, T1, T2, T1);
-    // q = -0 would turn x = -0 into +0 below; -0 + 0 = +0.
-    let m = e.tab(K::Zero);
-    e.a.fm(F::Add, w, T1, T1, m);
-    reduce_pio2(e, w);
-    e.a.cvt_f2i(w, T2, T1, true);
-    if cos && other.is_none() {
-        let m = e.tab(K::IntOne);
-        e.a.im(I::Add, w, T2, T2, m);
+    let (slow, wide, join, done) = (e.a.label(), e.a.label(), e.a.label(), e.a.label());
+    let fast = e.a.avx();
+    if fast {
+        above(e, w, T3, src, K::TrigFastBias);
     }
+    e.a.mov(T0, src);
+    ld(e, w, T2, K::TwoOverPi);
+    let m = e.tab(K::RoundMagic);
+    e.a.fma_m(w, T2, T2, T0, m);
+    e.a.fm(F::Sub, w, T1, T2, m);
+    if fast {
+        x64!(e.a.ops ; jnz =>wide);
+        reduce_f32(e, w, T0);
+    } else {
+        x64!(e.a.ops ; jmp =>wide);
+    }
+    e.a.bind(join);
     e.a.f(F::Mul, w, T1, T0, T0);
     ld(e, w, T3, K::Sin9);
     for k in [K::Sin7, K::Sin5, K::Sin3] {
@@ -80,32 +83,53 @@ pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<
         let m = e.tab(k);
         e.a.fma_m(w, T4, T4, T1, m);
     }
-    // r + r z P(z) is +0 for r = -0; keep the signed zero. (Cos never picks the sine polynomial
-    // at r = 0, where the quadrant is 0, so the fix is harmless to it.)
+    // r + r z P(z) is +0 for r = -0; sin(r) has the sign of r on |r| <= pi/4, so or it in.
+    // (Cos never picks the sine polynomial at r = 0, where the quadrant is 0.)
     if !cos || other.is_some() {
-        e.a.zero(T1);
-        e.a.cmp(w, 0, T1, T0, T1);
-        e.a.blend(w, T3, T3, T0, T1);
+        let m = e.tab(K::NegZero);
+        e.a.fm(F::And, w, T1, T0, m);
+        e.a.f(F::Or, w, T3, T3, T1);
     }
     let one = e.tab(K::IntOne);
     match other {
-        None => quadrant(e, w, d),
+        None if cos => {
+            e.a.im(I::Add, w, T2, T2, one);
+            quadrant(e, w, d, T2);
+        }
+        None => quadrant(e, w, d, T2),
         // cos is sin a quadrant on: the other function first, into its slot, then `d`.
         Some(slot) if cos => {
-            quadrant(e, w, T1);
+            quadrant(e, w, T1, T2);
             e.a.store(w, slot, T1);
             e.a.im(I::Add, w, T2, T2, one);
-            quadrant(e, w, d);
+            quadrant(e, w, d, T2);
         }
         Some(slot) => {
-            e.a.im(I::Add, w, T2, T2, one);
-            quadrant(e, w, T1);
+            e.a.im(I::Add, w, T0, T2, one);
+            quadrant(e, w, T1, T0);
             e.a.store(w, slot, T1);
-            e.a.im(I::Sub, w, T2, T2, one);
-            quadrant(e, w, d);
+            quadrant(e, w, d, T2);
         }
     }
     x64!(e.a.ops ; jmp =>done);
+    // x in T0, q in T1.
+    e.a.bind(wide);
+    above(e, w, T3, T0, K::TrigLimitBias);
+    x64!(e.a.ops ; jnz =>slow);
+    let x = scratch(e, 0);
+    if fast {
+        e.a.store(w, x, T0);
+    }
+    reduce_pio2(e, w);
+    if fast {
+        e.a.load(w, T3, x);
+        above(e, w, T4, T3, K::TrigFastBias);
+        reduce_f32(e, w, T3);
+        e.a.blend(w, T0, T3, T0, T4);
+    }
+    let m = e.tab(K::RoundMagic);
+    e.a.fm(F::Add, w, T2, T1, m);
+    x64!(e.a.ops ; jmp =>join);
     e.a.bind(slow);
     let buf = Mem {
         base: 4,
@@ -126,16 +150,43 @@ pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<
     e.a.bind(done);
 }
 
-/// From the sine polynomial in `T3`, the cosine one in `T4` and the quadrant in `T2`:
-/// odd -> cosine polynomial; bit 1 -> negate. Writes `d` last; uses `T0`, `T1`.
-fn quadrant(e: &mut Emitter<'_>, w: W, d: u8) {
-    let m = e.tab(K::IntOne);
-    e.a.fm(F::And, w, T0, T2, m);
-    e.a.im(I::CmpEq, w, T0, T0, m);
-    e.a.blend(w, T1, T3, T4, T0);
-    let m = e.tab(K::IntTwo);
-    e.a.fm(F::And, w, T0, T2, m);
-    e.a.shift(w, 0, T0, T0, 30);
+/// `t`'s sign bits = `|a| > limit` per lane (`bias` from `poly::bias_above`), and the flags set
+/// so that `jnz` jumps when any lane (lane 0 for scalar widths) is above.
+fn above(e: &mut Emitter<'_>, w: W, t: u8, a: u8, bias: K) {
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, t, a, m);
+    let m = e.tab(bias);
+    e.a.im(I::Add, w, t, t, m);
+    match (e.a.avx(), w) {
+        (true, W::Ps) => x64!(e.a.ops ; vtestps Ry(t), Ry(t)),
+        (true, _) => x64!(e.a.ops ; vmovd eax, Rx(t) ; shr eax, 31),
+        (false, W::Ps) => x64!(e.a.ops ; movmskps eax, Rx(t) ; test eax, eax),
+        (false, _) => x64!(e.a.ops ; movmskps eax, Rx(t) ; test eax, 1),
+    }
+}
+
+/// `r -= q * pi/2` in f32 with `pi/2 = a + b + c` and the quotient `q` in `T1` (FMA only: the
+/// first step is exact, see `poly::TRIG_FAST`).
+fn reduce_f32(e: &mut Emitter<'_>, w: W, r: u8) {
+    for k in [K::NegPio2A, K::NegPio2B, K::NegPio2C] {
+        let m = e.tab(k);
+        e.a.fma_acc_m(w, r, T1, m);
+    }
+}
+
+/// `d` = sin of the reduced argument in quadrant `q` (a register whose low bits are the
+/// quotient's), from the sine polynomial in `T3` and the cosine one in `T4`: odd -> cosine
+/// polynomial; bit 1 -> negate. Writes `d` last; uses `T0`, `T1` (`q` may be `T0`).
+fn quadrant(e: &mut Emitter<'_>, w: W, d: u8, q: u8) {
+    e.a.shift(w, 0, T1, q, 31);
+    if !e.a.avx() {
+        // SSE2's blend takes whole-lane masks; vblendvps reads the sign bit only.
+        e.a.shift(w, 2, T1, T1, 31);
+    }
+    e.a.blend(w, T1, T3, T4, T1);
+    e.a.shift(w, 0, T0, q, 30);
+    let m = e.tab(K::NegZero);
+    e.a.fm(F::And, w, T0, T0, m);
     e.a.f(F::Xor, w, d, T1, T0);
 }
 
