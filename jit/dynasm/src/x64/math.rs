@@ -212,20 +212,28 @@ fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
 }
 
 fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
-    let (x, big) = (scratch(e, 0), scratch(e, 1));
-    e.a.store(w, x, src);
+    // Both branches work on `a = |x|` and the sign goes back on last: the odd polynomial rounds
+    // symmetrically, so `sign | P(a)` is bitwise the old `P(x)`, and `a = +0` keeps `-0`'s sign.
+    let (a, big, sign) = (scratch(e, 0), scratch(e, 1), scratch(e, 2));
+    let m = e.tab(K::NegZero);
+    e.a.fm(F::And, w, T1, src, m);
+    e.a.store(w, sign, T1);
     let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    e.a.f(F::Add, w, T1, T0, T0);
+    e.a.fm(F::And, w, T2, src, m);
+    e.a.store(w, a, T2);
+    // Large a: 1 - 2/(e^{2a} + 1). (Through the lean exp as 1 - 2t/(1 + t), t = e^{-2a}, it
+    // measured 2.1 ulp on AVX2, over the bound; (1 - t)/(1 + t) 2.2 ulp.)
+    e.a.f(F::Add, w, T1, T2, T2);
     exp_into(e, w, T4, T1);
     let m = e.tab(K::One);
     e.a.fm(F::Add, w, T4, T4, m);
     ld(e, w, T3, K::Two);
     e.a.f(F::Div, w, T3, T3, T4);
     ld(e, w, T4, K::One);
-    e.a.f(F::Sub, w, T4, T4, T3);
-    e.a.store(w, big, T4);
-    e.a.load(w, T0, x);
+    e.a.f(F::Sub, w, T3, T4, T3);
+    e.a.store(w, big, T3);
+    // Small a: a + a z P(z), z = a^2.
+    e.a.load(w, T0, a);
     e.a.f(F::Mul, w, T1, T0, T0);
     ld(e, w, T3, K::Tanh15);
     for k in [K::Tanh13, K::Tanh11, K::Tanh9, K::Tanh7, K::Tanh5, K::Tanh3] {
@@ -234,19 +242,11 @@ fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     }
     e.a.f(F::Mul, w, T3, T3, T1);
     e.a.fma(w, T3, T3, T0, T0);
-    // x + x z P(z) is +0 for x = -0; keep the signed zero.
-    e.a.zero(T1);
-    e.a.cmp(w, 0, T1, T0, T1);
-    e.a.blend(w, T3, T3, T0, T1);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::And, w, T2, T0, m);
-    e.a.load(w, T4, big);
-    e.a.f(F::Or, w, T4, T4, T2);
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T1, T0, m);
     let m = e.tab(K::TanhSmall);
-    e.a.cmp_m(w, 1, T1, T1, m);
-    e.a.blend(w, d, T4, T3, T1);
+    e.a.cmp_m(w, 1, T1, T0, m);
+    e.a.load(w, T4, big);
+    e.a.blend(w, T3, T4, T3, T1);
+    e.a.fm(F::Or, w, d, T3, sign);
 }
 
 fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
