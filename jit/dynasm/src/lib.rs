@@ -103,6 +103,7 @@
     reason = "dynasm's macro converts dynamic register operands with `.into()`"
 )]
 pub mod aarch64;
+pub mod attn;
 mod backend;
 mod bmm;
 pub mod buffers;
