@@ -158,7 +158,7 @@ fn fusable(g: &Graph, steps: &[Step], i: usize) -> Option<(AttnStep, Vec<usize>,
         && !graph_out(p)
         && k.cols == n
         && k.batch.iter().product::<usize>() * k.rows == total
-        && total % mm == 0
+        && total.is_multiple_of(mm)
         && !read_elsewhere(g, steps, &[ki], s)
         && !read_elsewhere(g, steps, &[ki, oi], p)
         && k.geom.iter().enumerate().all(|(a, x)| {
@@ -231,7 +231,7 @@ pub fn run(
     Ok(())
 }
 
-fn tensor<'e>(env: &'e [Option<Tensor>], v: ValueId) -> Option<&'e Tensor> {
+fn tensor(env: &[Option<Tensor>], v: ValueId) -> Option<&Tensor> {
     env.get(v.0 as usize)?.as_ref()
 }
 
@@ -312,7 +312,6 @@ fn run_fused(g: &Graph, a: &AttnStep, l: &Launch, env: &mut [Option<Tensor>]) ->
     let entry = l.code.entry();
     let (mn, bases) = (m * n, &bases);
     (0..first.batches).into_par_iter().for_each(|i| {
-        let po = po;
         with_scratch(2 * mn, |sp| {
             // SAFETY: `sp` holds 2 m*n floats: `s` then `p`, both contiguous m x n.
             let (s, p) = (sp, unsafe { sp.add(mn) });
@@ -350,7 +349,7 @@ fn run_fused(g: &Graph, a: &AttnStep, l: &Launch, env: &mut [Option<Tensor>]) ->
             };
             // SAFETY: `p` is m x n in scratch, `v`'s matrix i is n x d in bounds, and task `i`
             // alone writes matrix `i` of the fresh contiguous `out`; `n > 0`.
-            unsafe { gemm_one(m, n, d, po.0.add(i * m * d), d as isize, pm, vs.get(i)) };
+            unsafe { gemm_one(m, n, d, po.get().add(i * m * d), d as isize, pm, vs.get(i)) };
         });
     });
     env[on.outputs[0].0 as usize] = Some(out);

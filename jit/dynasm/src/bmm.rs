@@ -35,6 +35,13 @@ unsafe impl Send for SendPtr {}
 // SAFETY: as above.
 unsafe impl Sync for SendPtr {}
 
+impl SendPtr {
+    /// The pointer (a method, so that closures capture the `Send` wrapper, not its field).
+    pub(crate) fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
 /// A strided f32 matrix: first element, row stride, column stride (elements).
 #[derive(Clone, Copy)]
 pub(crate) struct Mat {
@@ -180,7 +187,6 @@ pub fn run(g: &Graph, n: &Node, env: &[Option<Tensor>]) -> Option<Tensor> {
     let out = crate::buffers::output(&meta.shape, DType::Float32);
     let po = SendPtr(out.data_ptr::<f32>());
     (0..bt.batches).into_par_iter().for_each(|i| {
-        let po = po;
         // SAFETY: `Batched` describes in-bounds m x k and k x p matrices of `a` and `b`; `out` is
         // a fresh contiguous tensor of which task `i` alone writes matrix `i`; `k > 0`.
         unsafe {
@@ -188,7 +194,7 @@ pub fn run(g: &Graph, n: &Node, env: &[Option<Tensor>]) -> Option<Tensor> {
                 m,
                 bt.k,
                 p,
-                po.0.add(i * m * p),
+                po.get().add(i * m * p),
                 p as isize,
                 bt.a.get(i),
                 bt.b.get(i),
