@@ -119,15 +119,25 @@ impl DynasmExecutable {
         })
     }
 
-    /// `(kernel steps, eager node steps)`.
+    /// `(kernel steps, eager node steps)`; a fused attention step counts as one kernel and
+    /// two nodes.
     pub fn step_counts(&self) -> (usize, usize) {
         self.jit.as_ref().map_or((0, 0), |p| {
-            let k = p
-                .steps
+            p.steps.iter().fold((0, 0), |(k, n), s| match s {
+                Step::Kernel(_) => (k + 1, n),
+                Step::Node(_) => (k, n + 1),
+                Step::Attention(_) => (k + 1, n + 2),
+            })
+        })
+    }
+
+    /// Number of fused attention steps ([`crate::attn`]).
+    pub fn attention_steps(&self) -> usize {
+        self.jit.as_ref().map_or(0, |p| {
+            p.steps
                 .iter()
-                .filter(|s| matches!(s, Step::Kernel(_)))
-                .count();
-            (k, p.steps.len() - k)
+                .filter(|s| matches!(s, Step::Attention(_)))
+                .count()
         })
     }
 }
@@ -170,7 +180,12 @@ impl Executable for DynasmExecutable {
                     runtime::alloc_outputs(g, k, &mut env);
                     runtime::launch(k, l, &env);
                 }
-                (Step::Kernel(_), None) => unreachable!("invariant: kernel steps have code"),
+                (Step::Attention(a), Some(l)) => {
+                    crate::attn::run(g, a, l, &mut env).map_err(BackendError::Graph)?
+                }
+                (Step::Kernel(_) | Step::Attention(_), None) => {
+                    unreachable!("invariant: kernel steps have code")
+                }
             }
             for &v in &p.dead_after[i] {
                 env[v] = None;

@@ -64,11 +64,14 @@
 //!   is a page, where the hardware streamer stops.
 //! - Division by a power-of-two constant is a multiplication ([`lower`]).
 //! - Batched f32 matmuls run one matrix per thread (`bmm.rs`).
+//! - Attention (`matmul`, a row kernel such as softmax, `matmul`) runs per matrix on one thread,
+//!   the intermediates in per-thread scratch that stays in L2 ([`attn`]).
 //!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
 //! - `RYNAMO_JIT_UNROLL=<n>`: at most `n` interleaved vectors per iteration of pointwise
 //!   phases on AVX2 (default 4; 0 or 1: none; see `x64/unroll.rs`; for measuring it).
+//! - `RYNAMO_JIT_ATTN=0`: no fused attention steps (for measuring; see [`attn`]).
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes
@@ -103,6 +106,7 @@
     reason = "dynasm's macro converts dynamic register operands with `.into()`"
 )]
 pub mod aarch64;
+pub mod attn;
 mod backend;
 mod bmm;
 pub mod buffers;

@@ -4,6 +4,7 @@
 //!   Graph --[decompose]--> [fold constants] --[fuse bias]--> [CSE] --[DCE]-->   (graph passes,
 //!         --[fuse]------> Plan (kernels, buffers)                                verified after
 //!         --[schedule]--> Vec<Step> (loop IR + geometry)                         each in debug)
+//!         --[attn::fuse]-> matmul, row kernel, matmul fused per matrix
 //!         --[emit]------> machine code per kernel (through the kernel cache)
 //! ```
 
@@ -14,7 +15,7 @@ use rynamo_graph::{Graph, verify};
 
 use crate::schedule::Step;
 use crate::target::Target;
-use crate::{Error, Result, fuse, kernel_cache, passes, runtime, schedule};
+use crate::{Error, Result, attn, fuse, kernel_cache, passes, runtime, schedule};
 
 /// A compiled graph: the optimised graph, its steps, and the code of each kernel step.
 pub struct Program {
@@ -68,13 +69,17 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
     })?;
     let graph = optimize(g)?;
     let plan = fuse::plan(&graph);
-    let steps = schedule::schedule(&graph, &plan)?;
+    let steps = attn::fuse(&graph, schedule::schedule(&graph, &plan)?);
     let launches = steps
         .iter()
         .map(|s| match s {
             Step::Kernel(k) => Ok(Some(runtime::Launch {
                 code: kernel_cache::get_or_compile(target, &k.ir)?,
                 pool: runtime::pool(&k.consts),
+            })),
+            Step::Attention(a) => Ok(Some(runtime::Launch {
+                code: kernel_cache::get_or_compile(target, &a.kernel.ir)?,
+                pool: runtime::pool(&a.kernel.consts),
             })),
             Step::Node(_) => Ok(None),
         })
@@ -107,6 +112,20 @@ pub fn dump(p: &Program, target: &dyn Target) -> String {
                     k.rows,
                     k.cols,
                     l.code.target(),
+                    k.ir
+                ));
+                out.push_str(&target.disassemble(l.code.code(), l.code.addr()));
+            }
+            (Step::Attention(a), Some(l)) => {
+                let k = &a.kernel;
+                out.push_str(&format!(
+                    "// step {i}: attention, per matrix on one thread: eager-GEMM `{}`, kernel batch {:?} x rows {} x cols {} ({}), eager-GEMM `{}`\n{}",
+                    p.graph.nodes()[a.scores.0 as usize].op,
+                    k.batch,
+                    k.rows,
+                    k.cols,
+                    l.code.target(),
+                    p.graph.nodes()[a.out.0 as usize].op,
                     k.ir
                 ));
                 out.push_str(&target.disassemble(l.code.code(), l.code.addr()));

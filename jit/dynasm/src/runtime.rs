@@ -126,10 +126,8 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
             args[3] = table;
             for a in 0..na {
                 let g = &k.geom[a];
-                let elems = base_off_batch(k, a, b)
-                    + i as isize * rs[a]
-                    + col0 as isize * g.cs
-                    + base_off(a);
+                let elems =
+                    batch_offset(k, a, b) + i as isize * rs[a] + col0 as isize * g.cs + base_off(a);
                 args[4 + 3 * a] = bases[a].0.wrapping_offset(elems * es[a]) as u64;
                 args[5 + 3 * a] = (rs[a] * es[a]) as u64;
                 args[6 + 3 * a] = (g.cs * es[a]) as u64;
@@ -159,7 +157,8 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     }
 }
 
-fn base_off_batch(k: &KernelStep, a: usize, b: usize) -> isize {
+/// Element offset of batch `b` (batch dims flattened in row-major order) for access `a` of `k`.
+pub fn batch_offset(k: &KernelStep, a: usize, b: usize) -> isize {
     let mut rem = b;
     let mut off = 0isize;
     for (d, &n) in k.batch.iter().enumerate().rev() {
@@ -219,6 +218,13 @@ pub fn last_uses(g: &Graph, steps: &[Step]) -> Vec<usize> {
             Step::Kernel(k) => {
                 for a in &k.geom {
                     last[a.value.0 as usize] = i;
+                }
+            }
+            Step::Attention(a) => {
+                let nodes = [a.scores, a.out].map(|n| &g.nodes()[n.0 as usize]);
+                let reads = nodes.iter().flat_map(|n| n.inputs());
+                for v in reads.chain(a.kernel.geom.iter().map(|x| x.value)) {
+                    last[v.0 as usize] = i;
                 }
             }
         }

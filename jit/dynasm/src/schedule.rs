@@ -59,6 +59,8 @@ pub enum Step {
     Kernel(Box<KernelStep>),
     /// A node through its eager kernel.
     Node(NodeId),
+    /// `matmul`, row kernel, `matmul`, fused per matrix ([`crate::attn`]).
+    Attention(Box<crate::attn::AttnStep>),
 }
 
 struct Cx<'a> {

@@ -1,6 +1,7 @@
 //! Tests: differential against the eager interpreter, ULP bounds of the vector math, random
 //! fused graphs, the kernel cache and the dump.
 
+mod attn;
 mod cache;
 mod common;
 mod diff;
