@@ -16,11 +16,12 @@ use crate::target::CompiledKernel;
 /// Default work (elements times the kernel's per-element cost estimate,
 /// [`crate::loop_ir::Kernel::cost_per_element`]) below which a kernel stays on the calling
 /// thread. Measured with `cargo run --release --example par_threshold -p rynamo-dynasm`, which
-/// times the same kernel never split and always split over sizes 2^8..2^20: on the shared
-/// 2-core dev machine (load average ~8 from parallel builds), an `exp` kernel first gains from
-/// splitting between 1.4 M and 2.8 M cost-weighted elements (ratio 1.35 -> 0.91), and a
-/// memory-bound `add` never clearly does; 2^21 is that crossover. Re-measure on a quiet machine.
-pub const PAR_WORK: usize = 1 << 21;
+/// times the same kernel never split and always split over sizes 2^8..2^20. On the quiet 2-core
+/// box (2026-11-22, two runs), waking the second thread costs tens of microseconds: an `exp`
+/// kernel first gains between 5.5 M and 11 M cost-weighted elements (split/never 1.08-1.46 at
+/// 5.5 M, 0.62-0.78 at 11 M; 2.0-2.1 at 2.75 M), and a memory-bound `add` never does up to 2 M.
+/// 2^23 sits in that crossover. (An earlier run under a load average of ~8 put it at 2^21.)
+pub const PAR_WORK: usize = 1 << 23;
 
 static PAR_WORK_NOW: AtomicUsize = AtomicUsize::new(PAR_WORK);
 
