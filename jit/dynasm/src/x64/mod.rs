@@ -1,7 +1,7 @@
 //! The x86-64 target: AVX2+FMA (8 lanes) or SSE2 (4 lanes), chosen at run time.
 //!
 //! ```text
-//!   loop_ir::Kernel --[emit.rs: loops, isel, reductions]--> dynasm Assembler
+//!   loop_ir::Kernel --[emit.rs: loops, reductions; isel.rs: per node]--> dynasm Assembler
 //!                   --[math.rs: vector exp/log/sin/cos/tanh/sigmoid/erf]
 //!                   --[finalize]--> ExecutableBuffer (W^X)  --[disasm.rs]--> listing
 //! ```
@@ -14,6 +14,7 @@
 mod asm;
 mod disasm;
 mod emit;
+mod isel;
 mod math;
 mod reduce;
 mod trig;
