@@ -155,7 +155,10 @@ impl Executable for DynasmExecutable {
         if inputs.len() != g.inputs().len() {
             return self.eager.run(inputs);
         }
-        let mut env: Vec<Option<Tensor>> = vec![None; g.values().len()];
+        // NOTE: `resize_with`, not `vec![None; n]`: cloning a `None` copies the whole
+        // `Option<Tensor>`, writing one writes its tag (this runs on every compiled call).
+        let mut env: Vec<Option<Tensor>> = Vec::with_capacity(g.values().len());
+        env.resize_with(g.values().len(), || None);
         for (&v, t) in g.inputs().iter().zip(inputs) {
             let m = &g.value(v).meta;
             if t.dtype() != m.dtype || t.shape() != m.shape.as_slice() {
@@ -188,7 +191,7 @@ impl Executable for DynasmExecutable {
                 }
             }
             for &v in &p.dead_after[i] {
-                env[v] = None;
+                drop(env[v].take());
             }
         }
         registry::counters::add_in_graph(self.n_nodes);

@@ -88,7 +88,8 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
     let mut dead_after = vec![Vec::new(); steps.len()];
     for (v, &last) in last_use.iter().enumerate() {
         let is_input = graph.inputs().contains(&rynamo_graph::ValueId(v as u32));
-        if let Some(d) = dead_after.get_mut(last).filter(|_| !is_input) {
+        let slot = last.and_then(|l| dead_after.get_mut(l));
+        if let Some(d) = slot.filter(|_| !is_input) {
             d.push(v);
         }
     }

@@ -206,32 +206,35 @@ pub fn alloc_outputs(g: &Graph, k: &KernelStep, env: &mut [Option<Tensor>]) {
     }
 }
 
-/// Steps after which each value is dead (so its buffer can go), given the graph outputs.
-pub fn last_uses(g: &Graph, steps: &[Step]) -> Vec<usize> {
-    let mut last = vec![0usize; g.values().len()];
+/// Per value: the step after which it is dead (so its buffer can go), `Some(usize::MAX)` for
+/// graph outputs, and `None` for values no step reads (those inside a fused kernel never exist
+/// as tensors, and clearing their slots on every call would cost more than the kernel on tiny
+/// inputs: W5 of benchmarks.md).
+pub fn last_uses(g: &Graph, steps: &[Step]) -> Vec<Option<usize>> {
+    let mut last = vec![None; g.values().len()];
     for (i, s) in steps.iter().enumerate() {
         match s {
             Step::Node(n) => {
                 for v in g.nodes()[n.0 as usize].inputs() {
-                    last[v.0 as usize] = i;
+                    last[v.0 as usize] = Some(i);
                 }
             }
             Step::Kernel(k) => {
                 for a in &k.geom {
-                    last[a.value.0 as usize] = i;
+                    last[a.value.0 as usize] = Some(i);
                 }
             }
             Step::Attention(a) => {
                 let nodes = [a.scores, a.out].map(|n| &g.nodes()[n.0 as usize]);
                 let reads = nodes.iter().flat_map(|n| n.inputs());
                 for v in reads.chain(a.kernel.geom.iter().map(|x| x.value)) {
-                    last[v.0 as usize] = i;
+                    last[v.0 as usize] = Some(i);
                 }
             }
         }
     }
     for &o in g.outputs() {
-        last[o.0 as usize] = usize::MAX;
+        last[o.0 as usize] = Some(usize::MAX);
     }
     last
 }
