@@ -6,6 +6,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use rynamo_backend::Backend;
+#[cfg(target_arch = "x86_64")]
 use rynamo_graph::parse;
 use rynamo_tensor::Tensor;
 

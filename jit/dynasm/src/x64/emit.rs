@@ -9,6 +9,7 @@
 //!   rsi rdi r8-r11  base pointers of the phase's first six accesses (others are re-read)
 //!   xmm0-9  allocatable          xmm10  SSE2 fix-ups      xmm11-15  math temporaries
 //!                                                         (xmm13-15 also reload spilled operands)
+//!   (xmm/ymm/zmm by tier)        k1     AVX-512 masks (never live across instructions)
 //! ```
 //! Argument block (u64 words): `[nrows, ncols, consts, table, (ptr, rs, cs) per access]`, strides in
 //! bytes; the kernel advances each `ptr` by its `rs` after every row.
