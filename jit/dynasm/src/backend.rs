@@ -35,7 +35,7 @@ impl std::fmt::Debug for DynasmBackend {
 }
 
 impl DynasmBackend {
-    /// For this machine (`RYNAMO_JIT_ISA=sse2` picks the SSE2 path on x86-64).
+    /// For this machine (`RYNAMO_JIT_ISA=avx2` or `=sse2` picks a lower x86-64 tier).
     pub fn new() -> DynasmBackend {
         DynasmBackend {
             target: target::host(),

@@ -145,7 +145,7 @@ pub fn func2(f: Func2, double: bool) -> usize {
 /// # Safety
 /// `p` points to `n` writable f32s.
 pub unsafe extern "C" fn trig_lanes(p: *mut f32, n: usize, which: usize) {
-    // SAFETY: forwarded to the caller (the emitted code passes its 32-byte scratch area).
+    // SAFETY: forwarded to the caller (the emitted code passes its call slot, one vector).
     let xs = unsafe { std::slice::from_raw_parts_mut(p, n) };
     for x in xs {
         *x = if which == 0 { x.sin() } else { x.cos() };

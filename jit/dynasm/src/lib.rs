@@ -4,7 +4,7 @@
 //! ```text
 //!   Graph --[passes: decompose, fold, fuse bias, CSE, DCE]--> Graph
 //!         --[fuse]--> Plan --[schedule]--> loop_ir::Kernel + geometry
-//!         --[Target::compile (x64: AVX2+FMA or SSE2; aarch64: NEON)]--> ExecutableBuffer
+//!         --[Target::compile (x64: AVX-512, AVX2+FMA or SSE2; aarch64: NEON)]--> ExecutableBuffer
 //!                                                              (W^X, cached)
 //!         --[runtime]--> rows split across threads, eager fallbacks in between
 //! ```
@@ -29,12 +29,14 @@
 //! The same on both architectures: lowering to the loop IR ([`lower`], [`fuse`]) is shared, and
 //! each emitter (`x64/`, `aarch64/`) implements every loop-IR instruction, type and stride
 //! class, so a graph op that lowers on x86-64 lowers on AArch64 and vice versa.
-//! - Pointwise (f32 vectorised: 8 lanes AVX2, 4 lanes SSE2 and NEON; f64, i64, bool scalar):
+//! - Pointwise (f32 vectorised: 16 lanes AVX-512, 8 lanes AVX2, 4 lanes SSE2 and NEON; f64,
+//!   i64, bool scalar):
 //!   the arithmetic, comparison, logical and bitwise ops, `where`, `masked_fill`, `clamp`, casts
 //!   (except float to int), the activations (`relu`, `relu6`, `leaky_relu`, `elu`, `gelu` both
 //!   forms, `silu`, `mish`, `softplus`, `sigmoid`, `tanh`), `exp`/`log`/`sin`/`cos`/`erf` (vector
 //!   polynomials on f32, the same algorithms and table on both architectures), the other math
-//!   functions as scalar library calls, rounding (vector `round`/`frint` on AVX2 and NEON,
+//!   functions as scalar library calls, rounding (vector `round`/`rndscale`/`frint` on AVX2,
+//!   AVX-512 and NEON,
 //!   library calls on SSE2), `nan_to_num`, `is*` predicates.
 //! - Views folded into index maps (permute, transpose, slices, select, expand, (un)squeeze,
 //!   diagonal, splitting reshapes, `as_strided`); merging reshapes of intermediates give their
@@ -49,7 +51,7 @@
 //!   on the eager interpreter.
 //!
 //! Maximum errors of the vector math (ulps against an f64 reference) are in `tests/ulp.rs`; the
-//! NEON path measures like AVX2+FMA (both fuse multiply-adds).
+//! NEON path measures like AVX2+FMA (both fuse multiply-adds), and AVX-512 is bitwise AVX2.
 //!
 //! # Performance
 //! What the JIT workloads of `benchmarks.md` (`benches/benches/jit_workloads.rs`) measured and
@@ -58,19 +60,25 @@
 //!   or zero-filling per run.
 //! - `sin(x)` and `cos(x)` of one `x` share one range reduction (x86-64, `x64/trig.rs`).
 //! - Pointwise phases run four, three or two vectors per iteration, interleaved, so that chains of
-//!   transcendentals overlap (AVX2, `x64/unroll.rs`); spilled loads are re-read from their
-//!   source rather than a spill slot.
+//!   transcendentals overlap (AVX2 and AVX-512, `x64/unroll.rs`); spilled loads are re-read from
+//!   their source rather than a spill slot.
 //! - Later phases of a row kernel prefetch the next row (x86-64, `x64/emit.rs`): a 4 KiB row
 //!   is a page, where the hardware streamer stops.
+//! - AVX-512 (16 lanes, `x64/zmm.rs`) where the CPU has F and DQ: single-threaded on Sapphire
+//!   Rapids W1 4.1 vs 6.2 ms, W2 3.0 vs 3.9, W3 5.2 vs 7.3, W8 1.20 vs 1.34 against AVX2 (512-bit
+//!   ops issue on two ports instead of three, so compute-bound kernels gain ~1.5x, not 2x).
 //! - Division by a power-of-two constant is a multiplication ([`lower`]).
 //! - Batched f32 matmuls run one matrix per thread (`bmm.rs`).
 //! - Attention (`matmul`, a row kernel such as softmax, `matmul`) runs per matrix on one thread,
 //!   the intermediates in per-thread scratch that stays in L2 ([`attn`]).
 //!
 //! # Environment
-//! - `RYNAMO_JIT_ISA=sse2`: use the SSE2 path even on AVX2 machines.
+//! - `RYNAMO_JIT_ISA=avx2` / `=sse2`: use the AVX2+FMA (8 lanes) / SSE2 (4 lanes) tier even
+//!   where the CPU has a higher one (default: the highest, AVX-512 with F and DQ first; see
+//!   `x64::X64Target::host`).
 //! - `RYNAMO_JIT_UNROLL=<n>`: at most `n` interleaved vectors per iteration of pointwise
-//!   phases on AVX2 (default 4; 0 or 1: none; see `x64/unroll.rs`; for measuring it).
+//!   phases on AVX2 and AVX-512 (default 4; 0 or 1: none; see `x64/unroll.rs`; for measuring
+//!   it).
 //! - `RYNAMO_JIT_ATTN=0`: no fused attention steps (for measuring; see [`attn`]).
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.

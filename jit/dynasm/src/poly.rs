@@ -1,6 +1,7 @@
 //! Polynomial coefficients and constants of the vectorised f32 math functions, shared by every
 //! target's emitter. The table is 32-byte aligned with each constant broadcast to 8 lanes, so an
-//! emitter reads entry `k` as a full vector at `table + 32 * k` (NEON reads the first 16 bytes).
+//! emitter reads entry `k` as a full vector at `table + 32 * k` (NEON reads the first 16 bytes;
+//! AVX-512 broadcasts the first element, `{1to16}`, see `x64::asm::Mem`).
 //!
 //! Where the coefficients come from (no fitted constants are copied from anywhere):
 //! - exp: Taylor series of `e^r` to degree 7 on `|r| <= ln2/2` (remainder < 2^-27).

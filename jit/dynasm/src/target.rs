@@ -63,7 +63,7 @@ impl CompiledKernel {
 
 /// One architecture (and ISA level).
 pub trait Target: Send + Sync {
-    /// Name, part of the kernel cache key: `"x64-avx2"`.
+    /// Name, part of the kernel cache key: `"x64-avx512"`, `"x64-avx2"`, ...
     fn name(&self) -> &'static str;
     /// f32 lanes of the vector path.
     fn lanes(&self) -> usize;
@@ -73,8 +73,9 @@ pub trait Target: Send + Sync {
     fn disassemble(&self, code: &[u8], addr: u64) -> String;
 }
 
-/// The target for this machine: x86-64 (AVX2+FMA, or SSE2; `RYNAMO_JIT_ISA=sse2` selects the
-/// baseline) or AArch64 NEON; `None` elsewhere (everything then runs eagerly).
+/// The target for this machine: x86-64 (AVX-512, AVX2+FMA or SSE2, the highest the CPU has;
+/// `RYNAMO_JIT_ISA=avx2` or `=sse2` selects a lower tier) or AArch64 NEON; `None` elsewhere
+/// (everything then runs eagerly).
 pub fn host() -> Option<Box<dyn Target>> {
     #[cfg(target_arch = "x86_64")]
     {

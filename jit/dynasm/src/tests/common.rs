@@ -28,19 +28,35 @@ pub fn assert_close(got: &Tensor, want: &Tensor, rtol: f64, atol: f64, what: &st
     }
 }
 
-/// The backends to test: the SSE2 path and (when the CPU has it) AVX2; `true` marks SSE2.
+/// The backends to test: the SSE2 path and each higher tier the CPU has (AVX2+FMA, AVX-512),
+/// whatever `RYNAMO_JIT_ISA` says; `true` marks SSE2.
 #[cfg(target_arch = "x86_64")]
 pub fn targets() -> Vec<(DynasmBackend, bool)> {
     use crate::x64::{Isa, X64Target};
-    let host = X64Target::host();
-    let mut v = vec![(
-        DynasmBackend::with_target(Box::new(X64Target { isa: Isa::Sse2 })),
-        true,
-    )];
-    if host.isa == Isa::Avx2 {
-        v.push((DynasmBackend::with_target(Box::new(host)), false));
+    let avx =
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    let avx512 = avx
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq");
+    let tiers = [(Isa::Sse2, true), (Isa::Avx2, avx), (Isa::Avx512, avx512)];
+    tiers
+        .into_iter()
+        .filter(|&(_, has)| has)
+        .map(|(isa, _)| {
+            let b = DynasmBackend::with_target(Box::new(X64Target { isa }));
+            (b, isa == Isa::Sse2)
+        })
+        .collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+/// f32 lanes of `b`'s vector path.
+pub fn lanes(b: &DynasmBackend) -> usize {
+    match b.target_name() {
+        "x64-avx512" => 16,
+        "x64-avx2" => 8,
+        _ => 4,
     }
-    v
 }
 
 /// The backends to test: on AArch64 the NEON target (run natively or under qemu-user).

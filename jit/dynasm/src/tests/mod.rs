@@ -2,6 +2,8 @@
 //! fused graphs, the kernel cache and the dump.
 
 mod attn;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod cache;
 mod common;
 mod diff;

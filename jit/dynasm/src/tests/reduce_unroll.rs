@@ -6,14 +6,15 @@
 
 #[cfg(target_arch = "x86_64")]
 use rynamo_backend::Backend;
+#[cfg(target_arch = "x86_64")]
 use rynamo_graph::parse;
 use rynamo_tensor::Tensor;
 
 use super::common::*;
 
-/// Column counts around the vector width (8 or 4 lanes) times the copies (up to 4), so that
+/// Column counts around the vector width (16, 8 or 4 lanes) times the copies (up to 4), so that
 /// the special values land in each copy, the single-vector loop and the scalar tail.
-const COLS: [usize; 9] = [1, 7, 9, 31, 33, 64, 100, 257, 1031];
+const COLS: [usize; 11] = [1, 7, 9, 17, 31, 33, 64, 100, 127, 257, 1031];
 
 fn row_reduce(op: &str, rows: usize, cols: usize) -> String {
     format!(
@@ -85,8 +86,8 @@ fn sums_and_means_keep_the_single_vector_order_bitwise() {
             .map(|(i, x)| x * 2f32.powi((i * 7 % 61) as i32 - 30))
             .collect();
         let x = Tensor::from_vec(v.clone(), &[rows, cols]).unwrap();
-        for (b, sse2) in targets() {
-            let lanes = if sse2 { 4 } else { 8 };
+        for (b, _) in targets() {
+            let lanes = lanes(&b);
             for op in ["sum", "mean"] {
                 let src = format!(
                     "graph(%x: f32[{rows}, {cols}]):\n  %0: f32[{rows}] = {op}(%x, [-1], False, dtype=None)\n  return (%0)\n"
@@ -102,7 +103,8 @@ fn sums_and_means_keep_the_single_vector_order_bitwise() {
                     assert_eq!(
                         g.to_bits(),
                         (want as f32).to_bits(),
-                        "{op} row {r} of {cols} columns, sse2={sse2}"
+                        "{op} row {r} of {cols} columns, {}",
+                        b.target_name()
                     );
                 }
             }
@@ -112,17 +114,17 @@ fn sums_and_means_keep_the_single_vector_order_bitwise() {
 
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn reducing_phases_are_unrolled_on_avx2() {
-    let Some((b, _)) = targets().into_iter().find(|(_, sse2)| !sse2) else {
-        return;
-    };
-    let exe = b
-        .compile_exe(&parse(&row_reduce("amax", 4, 1024)).unwrap())
-        .unwrap();
-    // The copies fold pairwise before the accumulator: more `vmaxps` than the single-vector
-    // loop (one), its lane collapse (two) and the scalar tail (one `vmaxss`) have.
-    let n = exe.dump().matches("vmaxps").count();
-    assert!(n >= 6, "{n} vmaxps:\n{}", exe.dump());
+fn reducing_phases_are_unrolled_on_avx2_and_avx512() {
+    for (b, _) in targets().into_iter().filter(|(_, sse2)| !sse2) {
+        let exe = b
+            .compile_exe(&parse(&row_reduce("amax", 4, 1024)).unwrap())
+            .unwrap();
+        // The copies fold pairwise before the accumulator: more `vmaxps` than the single-vector
+        // loop (one), its lane collapse (two; three on AVX-512) and the scalar tail (one
+        // `vmaxss`) have.
+        let n = exe.dump().matches("vmaxps").count();
+        assert!(n >= 6, "{} {n} vmaxps:\n{}", b.target_name(), exe.dump());
+    }
 }
 
 fn pow_data() -> Tensor {

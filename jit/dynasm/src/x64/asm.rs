@@ -1,11 +1,16 @@
-//! A thin, ISA-aware layer over dynasm: each method emits one logical operation in either AVX2
-//! (VEX, three operands, 8 lanes) or SSE2 (two operands, 4 lanes), in packed or scalar form.
-//! The SSE2 forms fix up operand aliasing through the reserved register `FIX`.
+//! A thin, ISA-aware layer over dynasm: each method emits one logical operation in AVX-512
+//! (EVEX, 16 lanes, packed widths only: see `zmm.rs`), AVX2 (VEX, three operands, 8 lanes) or
+//! SSE2 (two operands, 4 lanes), in packed or scalar form. Scalar widths use the VEX forms on
+//! AVX-512 too (xmm0-15 are the low parts of zmm0-15). The SSE2 forms fix up operand aliasing
+//! through the reserved register `FIX`. Memory operands are in `asm_mem.rs`.
 
 use dynasmrt::x64::Assembler;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
 
 use super::Isa;
+use super::evex::Evex;
+use super::evex::Op::Z;
+use super::zmm::Cvt;
 
 /// Pins `.arch x64` for every emission in this module tree.
 macro_rules! x64 {
@@ -53,12 +58,40 @@ pub enum I {
 }
 
 /// A memory operand `[base + disp]`.
+///
+/// `bcast` marks a constant: one f32/i32 (or f64 for the `*D` table entries) repeated over the
+/// 32 bytes at the address (`poly`'s table, the kernel's constant pool). AVX2 and SSE2 read it
+/// as a full vector; AVX-512 reads its first element with an embedded broadcast (`{1to16}`,
+/// `{1to8}` for f64) or `vbroadcastss`, as the entry is shorter than a zmm. Everything else
+/// (data, spill and scratch slots) is a full vector and is never broadcast.
 #[derive(Clone, Copy, Debug)]
 pub struct Mem {
     /// Base GP register.
     pub base: u8,
     /// Displacement.
     pub disp: i32,
+    /// Whether this is a broadcast constant (see above).
+    pub bcast: bool,
+}
+
+impl Mem {
+    /// A full vector (or the element a scalar width reads) at `[base + disp]`.
+    pub fn vec(base: u8, disp: i32) -> Mem {
+        Mem {
+            base,
+            disp,
+            bcast: false,
+        }
+    }
+
+    /// A broadcast constant at `[base + disp]` (see [`Mem`]).
+    pub fn bcast(base: u8, disp: i32) -> Mem {
+        Mem {
+            base,
+            disp,
+            bcast: true,
+        }
+    }
 }
 
 /// The assembler with its ISA.
@@ -67,6 +100,8 @@ pub struct Asm {
     pub ops: Assembler,
     /// Target ISA.
     pub isa: Isa,
+    /// The EVEX encoder (AVX-512 only).
+    pub(super) ev: Evex,
 }
 
 macro_rules! vex3 {
@@ -75,15 +110,6 @@ macro_rules! vex3 {
             W::Ps => x64!($s.ops; $ps Ry($d), Ry($a), Ry($b)),
             W::Ss => x64!($s.ops; $ss Rx($d), Rx($a), Rx($b)),
             W::Sd => x64!($s.ops; $sd Rx($d), Rx($a), Rx($b)),
-        }
-    };
-}
-macro_rules! vex3m {
-    ($s:ident, $w:expr, $d:expr, $a:expr, $m:expr, $ps:ident, $ss:ident, $sd:ident, $pd:ident) => {
-        match $w {
-            W::Ps => x64!($s.ops; $ps Ry($d), Ry($a), [Rq($m.base) + $m.disp]),
-            W::Ss => x64!($s.ops; $ss Rx($d), Rx($a), DWORD [Rq($m.base) + $m.disp]),
-            W::Sd => x64!($s.ops; $sd Rx($d), Rx($a), QWORD [Rq($m.base) + $m.disp]),
         }
     };
 }
@@ -96,25 +122,40 @@ macro_rules! sse2 {
         }
     };
 }
-macro_rules! sse2m {
-    ($s:ident, $w:expr, $d:expr, $m:expr, $ps:ident, $ss:ident, $sd:ident, $pd:ident) => {
-        match $w {
-            W::Ps => x64!($s.ops; $ps Rx($d), [Rq($m.base) + $m.disp]),
-            W::Ss => x64!($s.ops; $ss Rx($d), DWORD [Rq($m.base) + $m.disp]),
-            W::Sd => x64!($s.ops; $sd Rx($d), QWORD [Rq($m.base) + $m.disp]),
-        }
-    };
-}
-
 impl Asm {
-    /// Whether the AVX2 forms are used.
+    /// An assembler for `isa`.
+    pub fn new(ops: Assembler, isa: Isa) -> Asm {
+        Asm {
+            ops,
+            isa,
+            ev: Evex::default(),
+        }
+    }
+
+    /// Whether the VEX three-operand and FMA forms are used (AVX2 and AVX-512; packed widths
+    /// on AVX-512 are EVEX, see [`Asm::zmm`]).
     pub fn avx(&self) -> bool {
-        self.isa == Isa::Avx2
+        matches!(self.isa, Isa::Avx2 | Isa::Avx512)
+    }
+
+    /// Whether packed widths are 16-lane zmm (EVEX) forms.
+    pub fn zmm(&self) -> bool {
+        self.isa == Isa::Avx512
     }
 
     /// Lanes of packed f32.
     pub fn lanes(&self) -> usize {
-        if self.avx() { 8 } else { 4 }
+        match self.isa {
+            Isa::Avx512 => 16,
+            Isa::Avx2 => 8,
+            Isa::Sse2 => 4,
+        }
+    }
+
+    /// Bytes of a frame slot that holds one vector register (at least 32: the SSE2 and AVX2
+    /// frames keep their layout).
+    pub fn slot(&self) -> i32 {
+        (4 * self.lanes()).max(32) as i32
     }
 
     /// A new label.
@@ -132,6 +173,9 @@ impl Asm {
         if d == a {
             return;
         }
+        if self.zmm() {
+            return self.z_mov(d, a);
+        }
         if self.avx() {
             x64!(self.ops; vmovaps Ry(d), Ry(a));
         } else {
@@ -141,6 +185,9 @@ impl Asm {
 
     /// `d = a op b`.
     pub fn f(&mut self, op: F, w: W, d: u8, a: u8, b: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_f(op, d, a, Z(b));
+        }
         if self.avx() {
             let (xw, bw) = (w, w);
             match op {
@@ -195,77 +242,11 @@ impl Asm {
         }
     }
 
-    /// `d = a op [m]` (the table and constant pool are aligned for SSE2's packed forms).
-    pub fn fm(&mut self, op: F, w: W, d: u8, a: u8, m: Mem) {
-        if self.avx() {
-            match op {
-                F::Add => vex3m!(self, w, d, a, m, vaddps, vaddss, vaddsd, vaddpd),
-                F::Sub => vex3m!(self, w, d, a, m, vsubps, vsubss, vsubsd, vsubpd),
-                F::Mul => vex3m!(self, w, d, a, m, vmulps, vmulss, vmulsd, vmulpd),
-                F::Div => vex3m!(self, w, d, a, m, vdivps, vdivss, vdivsd, vdivpd),
-                F::Max => vex3m!(self, w, d, a, m, vmaxps, vmaxss, vmaxsd, vmaxpd),
-                F::Min => vex3m!(self, w, d, a, m, vminps, vminss, vminsd, vminpd),
-                F::And if w == W::Ps => x64!(self.ops; vandps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                F::And => x64!(self.ops; vandps Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-                F::Or if w == W::Ps => x64!(self.ops; vorps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                F::Or => x64!(self.ops; vorps Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-                F::Xor if w == W::Ps => x64!(self.ops; vxorps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                F::Xor => x64!(self.ops; vxorps Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-            }
-            return;
-        }
-        self.mov(d, a);
-        match op {
-            F::Add => sse2m!(self, w, d, m, addps, addss, addsd, addpd),
-            F::Sub => sse2m!(self, w, d, m, subps, subss, subsd, subpd),
-            F::Mul => sse2m!(self, w, d, m, mulps, mulss, mulsd, mulpd),
-            F::Div => sse2m!(self, w, d, m, divps, divss, divsd, divpd),
-            F::Max => sse2m!(self, w, d, m, maxps, maxss, maxsd, maxpd),
-            F::Min => sse2m!(self, w, d, m, minps, minss, minsd, minpd),
-            F::And => x64!(self.ops; andps Rx(d), [Rq(m.base) + m.disp]),
-            F::Or => x64!(self.ops; orps Rx(d), [Rq(m.base) + m.disp]),
-            F::Xor => x64!(self.ops; xorps Rx(d), [Rq(m.base) + m.disp]),
-        }
-    }
-
-    /// `d = a * b + [m]` (fused with FMA on AVX2; multiply then add on SSE2).
-    pub fn fma_m(&mut self, w: W, d: u8, a: u8, b: u8, m: Mem) {
-        if self.avx() {
-            let (d2, other) = if d == a {
-                (d, b)
-            } else if d == b {
-                (d, a)
-            } else {
-                self.mov(d, a);
-                (d, b)
-            };
-            match w {
-                W::Ps => x64!(self.ops; vfmadd213ps Ry(d2), Ry(other), [Rq(m.base) + m.disp]),
-                W::Ss => x64!(self.ops; vfmadd213ss Rx(d2), Rx(other), DWORD [Rq(m.base) + m.disp]),
-                W::Sd => x64!(self.ops; vfmadd213sd Rx(d2), Rx(other), QWORD [Rq(m.base) + m.disp]),
-            }
-            return;
-        }
-        self.f(F::Mul, w, d, a, b);
-        self.fm(F::Add, w, d, d, m);
-    }
-
-    /// `d = a * [m] + d` (fused with FMA on AVX2; multiply into `FIX` then add on SSE2).
-    pub fn fma_acc_m(&mut self, w: W, d: u8, a: u8, m: Mem) {
-        if self.avx() {
-            match w {
-                W::Ps => x64!(self.ops; vfmadd231ps Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                W::Ss => x64!(self.ops; vfmadd231ss Rx(d), Rx(a), DWORD [Rq(m.base) + m.disp]),
-                W::Sd => x64!(self.ops; vfmadd231sd Rx(d), Rx(a), QWORD [Rq(m.base) + m.disp]),
-            }
-            return;
-        }
-        self.fm(F::Mul, w, FIX, a, m);
-        self.f(F::Add, w, d, d, FIX);
-    }
-
     /// `d = a * b + c`.
     pub fn fma(&mut self, w: W, d: u8, a: u8, b: u8, c: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_fma(d, a, b, c);
+        }
         if self.avx() && matches!(w, W::Ps | W::Ss) {
             let ps = w == W::Ps;
             if d == c {
@@ -302,6 +283,9 @@ impl Asm {
 
     /// `d = a op b` on 32-bit integer lanes.
     pub fn i(&mut self, op: I, w: W, d: u8, a: u8, b: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_i(op, d, a, Z(b));
+        }
         let ymm = w == W::Ps && self.avx();
         if self.avx() {
             match (op, ymm) {
@@ -329,27 +313,11 @@ impl Asm {
         }
     }
 
-    /// `d = a op [m]` on 32-bit integer lanes.
-    pub fn im(&mut self, op: I, w: W, d: u8, a: u8, m: Mem) {
-        let ymm = w == W::Ps && self.avx();
-        if self.avx() {
-            match (op, ymm) {
-                (I::Add, true) => x64!(self.ops; vpaddd Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                (I::Add, false) => x64!(self.ops; vpaddd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-                (I::Sub, true) => x64!(self.ops; vpsubd Ry(d), Ry(a), [Rq(m.base) + m.disp]),
-                (I::Sub, false) => x64!(self.ops; vpsubd Rx(d), Rx(a), [Rq(m.base) + m.disp]),
-            }
-            return;
-        }
-        self.mov(d, a);
-        match op {
-            I::Add => x64!(self.ops; paddd Rx(d), [Rq(m.base) + m.disp]),
-            I::Sub => x64!(self.ops; psubd Rx(d), [Rq(m.base) + m.disp]),
-        }
-    }
-
     /// Shifts 32-bit lanes: `kind` 0 = left, 1 = logical right, 2 = arithmetic right.
     pub fn shift(&mut self, w: W, kind: u8, d: u8, a: u8, imm: i8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_shift(kind, d, a, imm);
+        }
         let ymm = w == W::Ps && self.avx();
         if self.avx() {
             match (kind, ymm) {
@@ -372,6 +340,9 @@ impl Asm {
 
     /// Float lanes to int32 lanes, rounding to nearest even (`trunc` = toward zero).
     pub fn cvt_f2i(&mut self, w: W, d: u8, a: u8, trunc: bool) {
+        if self.zmm() && w == W::Ps {
+            return self.z_cvt(if trunc { Cvt::F2iTrunc } else { Cvt::F2i }, d, a);
+        }
         let ymm = w == W::Ps && self.avx();
         match (self.avx(), ymm, trunc) {
             (true, true, false) => x64!(self.ops; vcvtps2dq Ry(d), Ry(a)),
@@ -385,6 +356,9 @@ impl Asm {
 
     /// Int32 lanes to float lanes.
     pub fn cvt_i2f(&mut self, w: W, d: u8, a: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_cvt(Cvt::I2f, d, a);
+        }
         let ymm = w == W::Ps && self.avx();
         match (self.avx(), ymm) {
             (true, true) => x64!(self.ops; vcvtdq2ps Ry(d), Ry(a)),
@@ -395,6 +369,9 @@ impl Asm {
 
     /// Compare predicate `imm` (0 eq, 1 lt, 2 le, 3 unord, 4 neq); all-ones lanes where true.
     pub fn cmp(&mut self, w: W, imm: i8, d: u8, a: u8, b: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_cmp(imm, d, a, Z(b));
+        }
         if self.avx() {
             match w {
                 // NOTE: dynasm 5.1 encodes the packed VEX compares with the two sources swapped
@@ -419,30 +396,11 @@ impl Asm {
         }
     }
 
-    /// Compare against memory.
-    pub fn cmp_m(&mut self, w: W, imm: i8, d: u8, a: u8, m: Mem) {
-        if self.avx() {
-            match w {
-                W::Ps => {
-                    // Through a register: see the note in `cmp`.
-                    x64!(self.ops; vmovups Ry(FIX), [Rq(m.base) + m.disp]);
-                    self.cmp(w, imm, d, a, FIX);
-                }
-                W::Ss => x64!(self.ops; vcmpss Rx(d), Rx(a), QWORD [Rq(m.base) + m.disp], imm),
-                W::Sd => x64!(self.ops; vcmpsd Rx(d), Rx(a), QWORD [Rq(m.base) + m.disp], imm),
-            }
-            return;
-        }
-        self.mov(d, a);
-        match w {
-            W::Ps => x64!(self.ops; cmpps Rx(d), [Rq(m.base) + m.disp], imm),
-            W::Ss => x64!(self.ops; cmpss Rx(d), [Rq(m.base) + m.disp], imm),
-            W::Sd => x64!(self.ops; cmpsd Rx(d), [Rq(m.base) + m.disp], imm),
-        }
-    }
-
     /// `d = mask ? t : f`.
     pub fn blend(&mut self, w: W, d: u8, f: u8, t: u8, mask: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_blend(d, f, t, mask);
+        }
         if self.avx() {
             match w {
                 W::Ps => x64!(self.ops; vblendvps Ry(d), Ry(f), Ry(t), Ry(mask)),
@@ -468,6 +426,9 @@ impl Asm {
     /// zero); AVX2 only (the SSE2 path calls the library instead).
     pub fn round(&mut self, w: W, d: u8, a: u8, mode: i8) {
         let imm = mode | 8;
+        if self.zmm() && w == W::Ps {
+            return self.z_cvt(Cvt::Round(imm), d, a);
+        }
         match w {
             W::Ps => x64!(self.ops; vroundps Ry(d), Ry(a), imm),
             W::Ss => x64!(self.ops; vroundss Rx(d), Rx(a), Rx(a), imm),
@@ -477,6 +438,9 @@ impl Asm {
 
     /// `d = sqrt(a)`.
     pub fn sqrt(&mut self, w: W, d: u8, a: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_cvt(Cvt::Sqrt, d, a);
+        }
         match (self.avx(), w) {
             (true, W::Ps) => x64!(self.ops; vsqrtps Ry(d), Ry(a)),
             (true, W::Ss) => x64!(self.ops; vsqrtss Rx(d), Rx(a), Rx(a)),
@@ -487,51 +451,7 @@ impl Asm {
         }
     }
 
-    /// Loads a full vector (or the low element for scalar widths) from `[m]`.
-    pub fn load(&mut self, w: W, d: u8, m: Mem) {
-        match (self.avx(), w) {
-            (true, W::Ps) => x64!(self.ops; vmovups Ry(d), [Rq(m.base) + m.disp]),
-            (true, W::Ss) => x64!(self.ops; vmovss Rx(d), DWORD [Rq(m.base) + m.disp]),
-            (true, W::Sd) => x64!(self.ops; vmovsd Rx(d), QWORD [Rq(m.base) + m.disp]),
-            (false, W::Ps) => x64!(self.ops; movups Rx(d), [Rq(m.base) + m.disp]),
-            (false, W::Ss) => x64!(self.ops; movss Rx(d), DWORD [Rq(m.base) + m.disp]),
-            (false, W::Sd) => x64!(self.ops; movsd Rx(d), QWORD [Rq(m.base) + m.disp]),
-        }
-    }
-
-    /// Stores a full vector (or the low element) to `[m]`.
-    pub fn store(&mut self, w: W, m: Mem, s: u8) {
-        match (self.avx(), w) {
-            (true, W::Ps) => x64!(self.ops; vmovups [Rq(m.base) + m.disp], Ry(s)),
-            (true, W::Ss) => x64!(self.ops; vmovss DWORD [Rq(m.base) + m.disp], Rx(s)),
-            (true, W::Sd) => x64!(self.ops; vmovsd QWORD [Rq(m.base) + m.disp], Rx(s)),
-            (false, W::Ps) => x64!(self.ops; movups [Rq(m.base) + m.disp], Rx(s)),
-            (false, W::Ss) => x64!(self.ops; movss DWORD [Rq(m.base) + m.disp], Rx(s)),
-            (false, W::Sd) => x64!(self.ops; movsd QWORD [Rq(m.base) + m.disp], Rx(s)),
-        }
-    }
-
-    /// Broadcasts the f32 (`Ps`/`Ss`) or f64 (`Pd`/`Sd`) at `[m]` to every lane.
-    pub fn bcast(&mut self, w: W, d: u8, m: Mem) {
-        match (self.avx(), w) {
-            // NOTE: dynasm 5.1 encodes the memory form of vbroadcastss without VEX.L (128-bit
-            // only), so load the scalar and broadcast from the register (AVX2).
-            (true, W::Ps | W::Ss) => {
-                x64!(self.ops; vmovss Rx(d), DWORD [Rq(m.base) + m.disp] ; vbroadcastss Ry(d), Rx(d))
-            }
-            (true, W::Sd) => {
-                x64!(self.ops; vbroadcastsd Ry(d), QWORD [Rq(m.base) + m.disp])
-            }
-            (false, W::Ps | W::Ss) => {
-                x64!(self.ops; movss Rx(d), DWORD [Rq(m.base) + m.disp] ; shufps Rx(d), Rx(d), 0)
-            }
-            (false, W::Sd) => {
-                x64!(self.ops; movsd Rx(d), QWORD [Rq(m.base) + m.disp] ; unpcklpd Rx(d), Rx(d))
-            }
-        }
-    }
-
-    /// Zeroes a register (all lanes).
+    /// Zeroes a register (all lanes; the VEX form clears a zmm's upper half too).
     pub fn zero(&mut self, d: u8) {
         if self.avx() {
             x64!(self.ops; vxorps Ry(d), Ry(d), Ry(d));
@@ -540,9 +460,12 @@ impl Asm {
         }
     }
 
-    /// Sets flags so that `jnz` jumps when any lane of mask `a` is set (`Ps`), or lane 0 is
-    /// (scalar widths).
+    /// Sets flags so that `jnz` jumps when any lane of mask `a` is set (`Ps`; only sign bits
+    /// are read, as `vtestps` does), or lane 0 is (scalar widths).
     pub fn any_lane(&mut self, w: W, a: u8) {
+        if self.zmm() && w == W::Ps {
+            return self.z_any_sign(a);
+        }
         match (self.avx(), w) {
             (true, W::Ps) => x64!(self.ops; vtestps Ry(a), Ry(a)),
             (true, _) => x64!(self.ops; vmovd eax, Rx(a) ; test eax, eax),

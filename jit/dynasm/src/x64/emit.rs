@@ -9,6 +9,7 @@
 //!   rsi rdi r8-r11  base pointers of the phase's first six accesses (others are re-read)
 //!   xmm0-9  allocatable          xmm10  SSE2 fix-ups      xmm11-15  math temporaries
 //!                                                         (xmm13-15 also reload spilled operands)
+//!   (xmm/ymm/zmm by tier)        k1     AVX-512 masks (never live across instructions)
 //! ```
 //! Argument block (u64 words): `[nrows, ncols, consts, table, (ptr, rs, cs) per access]`, strides in
 //! bytes; the kernel advances each `ptr` by its `rs` after every row.
@@ -43,9 +44,12 @@ fn cs_off(a: usize) -> i32 {
     (48 + 24 * a) as i32
 }
 
-/// Stack frame offsets (from the 32-byte aligned rsp).
+/// Stack frame offsets (from rsp, aligned to the slot size). Every slot is `vs` bytes, one vector
+/// register ([`Asm::slot`]: 32 on SSE2 and AVX2, 64 on AVX-512), so that slots stay aligned.
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
+    /// Bytes per slot.
+    pub vs: i32,
     pub(super) rows: i32,
     spill: i32,
     /// Math scratch (4 vectors).
@@ -60,15 +64,16 @@ pub struct Frame {
 }
 
 impl Frame {
-    pub(super) fn new(row_slots: usize, spills: u32, trig_pairs: usize) -> Frame {
+    pub(super) fn new(vs: i32, row_slots: usize, spills: u32, trig_pairs: usize) -> Frame {
         let rows = 0;
-        let spill = rows + 32 * row_slots as i32;
-        let math = spill + 32 * spills as i32;
-        let trig = math + 32 * 4;
-        let save = trig + 32 * trig_pairs as i32;
-        let gp_save = save + 32 * 16;
+        let spill = rows + vs * row_slots as i32;
+        let math = spill + vs * spills as i32;
+        let trig = math + vs * 4;
+        let save = trig + vs * trig_pairs as i32;
+        let gp_save = save + vs * 16;
         let call = gp_save + 64;
         Frame {
+            vs,
             rows,
             spill,
             math,
@@ -76,7 +81,7 @@ impl Frame {
             save,
             gp_save,
             call,
-            size: call + 32,
+            size: call + vs,
         }
     }
 }
@@ -187,15 +192,16 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         })
         .collect();
     let frame = Frame::new(
+        a.slot(),
         k.slots.len(),
         spills,
         pairs.iter().chain(&pairs2).map(Vec::len).max().unwrap_or(0),
     );
     let entry = a.ops.offset();
-    let size = frame.size + 32;
+    let (size, align) = (frame.size + frame.vs, -frame.vs);
     x64!(a.ops
         ; push rbp ; mov rbp, rsp ; push rbx ; push r12 ; push r13 ; push r14 ; push r15
-        ; sub rsp, size ; and rsp, -32
+        ; sub rsp, size ; and rsp, align
         ; mov rbx, rdi ; mov r14, [rbx + 16] ; mov r15, [rbx + 24] ; mov r12, [rbx]
     );
     let (row, done) = (a.label(), a.label());
@@ -253,16 +259,14 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
 }
 
 impl Emitter<'_> {
+    /// A full-vector (or scalar) operand: data, spill, scratch and call slots.
     pub(super) fn mem(&self, base: u8, disp: i32) -> Mem {
-        Mem { base, disp }
+        Mem::vec(base, disp)
     }
 
-    /// Table entry `k`.
+    /// Table entry `k`: a broadcast constant (see [`Mem`]).
     pub fn tab(&self, k: K) -> Mem {
-        Mem {
-            base: R15,
-            disp: off(k),
-        }
+        Mem::bcast(R15, off(k))
     }
 
     /// Takes on `plan` for `p`: locations, base registers, shared sin/cos slots, and the
@@ -279,7 +283,7 @@ impl Emitter<'_> {
         self.remat = unroll::rematerializable(self.k, p);
         self.trig_share.clear();
         for (i, &(first, second)) in pairs.iter().enumerate() {
-            let slot = self.mem(RSP, self.frame.trig + 32 * i as i32);
+            let slot = self.mem(RSP, self.frame.trig + self.frame.vs * i as i32);
             self.trig_share.insert(first, (slot, true));
             self.trig_share.insert(second, (slot, false));
         }
@@ -357,7 +361,10 @@ impl Emitter<'_> {
             self.acc_finish(r.op, p.body[r.value as usize].ty, a0, a1, r.slot);
         }
         for &(acc, slot) in &p.row_stores {
-            let (po, so) = (ptr_off(acc as usize), self.frame.rows + 32 * slot as i32);
+            let (po, so) = (
+                ptr_off(acc as usize),
+                self.frame.rows + self.frame.vs * slot as i32,
+            );
             if self.k.slots[slot as usize] == Ty::F32 {
                 x64!(self.a.ops ; mov rax, [rbx + po] ; mov edx, [rsp + so] ; mov [rax], edx);
             } else {
@@ -474,7 +481,7 @@ impl Emitter<'_> {
                 reload
             }
             Some(Loc::Slot(s)) => {
-                let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
+                let m = self.mem(RSP, self.frame.spill + self.frame.vs * s as i32);
                 self.a.load(if vec { W::Ps } else { W::Sd }, reload, m);
                 reload
             }
@@ -495,7 +502,7 @@ impl Emitter<'_> {
             return;
         }
         if let Some(Loc::Slot(s)) = self.locs[v as usize] {
-            let m = self.mem(RSP, self.frame.spill + 32 * s as i32);
+            let m = self.mem(RSP, self.frame.spill + self.frame.vs * s as i32);
             self.a.store(W::Ps, m, r);
         }
     }
@@ -512,7 +519,7 @@ impl Emitter<'_> {
         self.save_all();
         let w = if double { W::Sd } else { W::Ss };
         for (i, &r) in args.iter().enumerate() {
-            let m = self.mem(RSP, self.frame.save + 32 * i32::from(r));
+            let m = self.mem(RSP, self.frame.save + self.frame.vs * i32::from(r));
             self.a.load(w, i as u8, m);
         }
         let res = self.mem(RSP, self.frame.call);
@@ -531,10 +538,11 @@ impl Emitter<'_> {
         x64!(self.a.ops ; mov rax, QWORD f ; call rax);
     }
 
-    /// Saves every vector register and the live caller-saved GP registers.
+    /// Saves every vector register (all of a zmm on AVX-512) and the live caller-saved GP
+    /// registers.
     pub fn save_all(&mut self) {
         for r in 0..16u8 {
-            let m = self.mem(RSP, self.frame.save + 32 * i32::from(r));
+            let m = self.mem(RSP, self.frame.save + self.frame.vs * i32::from(r));
             self.a.store(W::Ps, m, r);
         }
         for (i, &g) in SAVED_GP.iter().enumerate() {
@@ -546,7 +554,7 @@ impl Emitter<'_> {
     /// Restores what [`Emitter::save_all`] saved.
     pub fn restore_all(&mut self) {
         for r in 0..16u8 {
-            let m = self.mem(RSP, self.frame.save + 32 * i32::from(r));
+            let m = self.mem(RSP, self.frame.save + self.frame.vs * i32::from(r));
             self.a.load(W::Ps, r, m);
         }
         for (i, &g) in SAVED_GP.iter().enumerate() {

@@ -3,7 +3,7 @@
 
 use dynasmrt::DynasmApi;
 
-use super::asm::{F, W, x64};
+use super::asm::{F, Mem, W, x64};
 use super::emit::{Emitter, R14, RAX, RDX, RSP};
 use super::{math, trig};
 use crate::helpers;
@@ -40,14 +40,15 @@ impl Emitter<'_> {
                 }
             }
             Inst::Const(c) => {
-                let m = self.mem(R14, 32 * c as i32);
+                // The pool holds each constant broadcast over 32 bytes (`runtime::pool`).
+                let m = Mem::bcast(R14, 32 * c as i32);
                 match ty {
                     Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),
                     _ => self.a.load(W::Sd, d, m),
                 }
             }
             Inst::RowVal(s) => {
-                let m = self.mem(RSP, self.frame.rows + 32 * s as i32);
+                let m = self.mem(RSP, self.frame.rows + self.frame.vs * s as i32);
                 match ty {
                     Ty::F32 if vec => self.a.bcast(W::Ps, d, m),
                     Ty::F32 => self.a.load(W::Ss, d, m),

@@ -31,11 +31,9 @@ pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     }
 }
 
+/// Math scratch vector `i` (a full vector, never broadcast).
 pub(super) fn scratch(e: &Emitter<'_>, i: i32) -> Mem {
-    Mem {
-        base: 4,
-        disp: e.frame.math + 32 * i,
-    }
+    Mem::vec(4, e.frame.math + e.frame.vs * i)
 }
 
 pub(super) fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
@@ -283,10 +281,7 @@ fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     e.a.zero(T2);
     e.a.zero(T3);
     for k in (1..=poly::ERF_CHEB_DEGREE).rev() {
-        let m = Mem {
-            base: 15,
-            disp: poly::cheb_off(k),
-        };
+        let m = Mem::bcast(15, poly::cheb_off(k));
         e.a.fma_m(w, T4, T1, T2, m);
         e.a.f(F::Sub, w, T4, T4, T3);
         e.a.mov(T3, T2);
@@ -294,10 +289,7 @@ fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     }
     e.a.f(F::Mul, w, T4, T0, T2);
     e.a.f(F::Sub, w, T4, T4, T3);
-    let m = Mem {
-        base: 15,
-        disp: poly::cheb_off(0),
-    };
+    let m = Mem::bcast(15, poly::cheb_off(0));
     e.a.fm(F::Add, w, T4, T4, m);
     e.a.load(w, T3, tmp);
     e.a.f(F::Mul, w, T4, T4, T3);

@@ -3,12 +3,16 @@
 //! scaling/NaN fix-up into the row slot.
 //!
 //! f32 sums accumulate in two f64 vectors (as the eager kernels accumulate in f64); max/min keep
-//! a separate NaN flag because `maxps` drops NaNs in its first operand.
+//! a separate NaN flag because `maxps` drops NaNs in its first operand. On AVX-512 the
+//! accumulators are zmm (the f32 lanes' low half in `a0`, high half in `a1`), and the collapse
+//! first folds zmm into ymm, then takes the AVX2 steps: lanes still fold by halves.
 
 use dynasmrt::{DynasmApi, DynasmLabelApi};
+use iced_x86::Code;
 
 use super::asm::{F, W, x64};
 use super::emit::{Emitter, RAX, RDX, RSP};
+use super::evex::Op::{I, Y, Z};
 use crate::loop_ir::{RedOp, Ty, V};
 use crate::poly::K;
 
@@ -84,7 +88,23 @@ impl Emitter<'_> {
         let avx = self.a.avx();
         match (op, ty) {
             (RedOp::Sum | RedOp::Mean, Ty::F32) => {
-                if vec && avx {
+                if vec && self.a.zmm() {
+                    let a = &mut self.a;
+                    a.ev(Code::EVEX_Vcvtps2pd_zmm_k1z_ymmm256b32_sae, &[Z(11), Y(x)]);
+                    a.ev(
+                        Code::EVEX_Vaddpd_zmm_k1z_zmm_zmmm512b64_er,
+                        &[Z(a0), Z(a0), Z(11)],
+                    );
+                    a.ev(
+                        Code::EVEX_Vextractf32x8_ymmm256_k1z_zmm_imm8,
+                        &[Y(11), Z(x), I(1)],
+                    );
+                    a.ev(Code::EVEX_Vcvtps2pd_zmm_k1z_ymmm256b32_sae, &[Z(11), Y(11)]);
+                    a.ev(
+                        Code::EVEX_Vaddpd_zmm_k1z_zmm_zmmm512b64_er,
+                        &[Z(a1), Z(a1), Z(11)],
+                    );
+                } else if vec && avx {
                     x64!(self.a.ops
                         ; vcvtps2pd Ry(11), Rx(x) ; vaddpd Ry(a0), Ry(a0), Ry(11)
                         ; vextractf128 Rx(11), Ry(x), 1 ; vcvtps2pd Ry(11), Rx(11) ; vaddpd Ry(a1), Ry(a1), Ry(11));
@@ -136,6 +156,21 @@ impl Emitter<'_> {
         let avx = self.a.avx();
         match (op, ty) {
             (RedOp::Sum | RedOp::Mean, Ty::F32 | Ty::F64) => {
+                // zmm: a0 += a1, then a0's high half takes a1's place in the ymm steps.
+                let a1 = if self.a.zmm() {
+                    let a = &mut self.a;
+                    a.ev(
+                        Code::EVEX_Vaddpd_zmm_k1z_zmm_zmmm512b64_er,
+                        &[Z(a0), Z(a0), Z(a1)],
+                    );
+                    a.ev(
+                        Code::EVEX_Vextractf64x4_ymmm256_k1z_zmm_imm8,
+                        &[Y(11), Z(a0), I(1)],
+                    );
+                    11
+                } else {
+                    a1
+                };
                 if avx {
                     x64!(self.a.ops
                         ; vaddpd Ry(a0), Ry(a0), Ry(a1) ; vextractf128 Rx(11), Ry(a0), 1
@@ -149,6 +184,19 @@ impl Emitter<'_> {
             }
             (RedOp::Max | RedOp::Min, Ty::F32) => {
                 let max = op == RedOp::Max;
+                if self.a.zmm() {
+                    let f = if max {
+                        Code::VEX_Vmaxps_ymm_ymm_ymmm256
+                    } else {
+                        Code::VEX_Vminps_ymm_ymm_ymmm256
+                    };
+                    let a = &mut self.a;
+                    a.ev(
+                        Code::EVEX_Vextractf32x8_ymmm256_k1z_zmm_imm8,
+                        &[Y(11), Z(a0), I(1)],
+                    );
+                    a.ev(f, &[Y(a0), Y(a0), Y(11)]);
+                }
                 if avx {
                     x64!(self.a.ops ; vextractf128 Rx(11), Ry(a0), 1);
                     if max {
@@ -175,7 +223,7 @@ impl Emitter<'_> {
 
     pub(super) fn acc_finish(&mut self, op: RedOp, ty: Ty, a0: u8, a1: u8, slot: u32) {
         let avx = self.a.avx();
-        let so = self.frame.rows + 32 * slot as i32;
+        let so = self.frame.rows + self.frame.vs * slot as i32;
         let m = self.mem(RSP, so);
         match (op, ty) {
             (RedOp::Sum | RedOp::Mean, Ty::F32 | Ty::F64) => {

@@ -4,9 +4,11 @@
 //! already needs both; the second of the pair is a load of what the first stored.
 
 use dynasmrt::{DynasmApi, DynasmLabelApi};
+use iced_x86::Code;
 
 use super::asm::{F, I, Mem, W, x64};
 use super::emit::Emitter;
+use super::evex::Op::{self, M, Y, Z};
 use super::math::{T0, T1, T2, T3, T4, ld, scratch};
 use crate::loop_ir::{Inst, Phase, Ty, UOp, V};
 use crate::poly::K;
@@ -131,10 +133,7 @@ pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<
     e.a.fm(F::Add, w, T2, T1, m);
     x64!(e.a.ops ; jmp =>join);
     e.a.bind(slow);
-    let buf = Mem {
-        base: 4,
-        disp: e.frame.call,
-    };
+    let buf = Mem::vec(4, e.frame.call);
     e.a.store(w, buf, src);
     if let Some(slot) = other {
         let keep = scratch(e, 0);
@@ -158,6 +157,7 @@ fn above(e: &mut Emitter<'_>, w: W, t: u8, a: u8, bias: K) {
     let m = e.tab(bias);
     e.a.im(I::Add, w, t, t, m);
     match (e.a.avx(), w) {
+        (true, W::Ps) if e.a.zmm() => e.a.any_lane(W::Ps, t),
         (true, W::Ps) => x64!(e.a.ops ; vtestps Ry(t), Ry(t)),
         (true, _) => x64!(e.a.ops ; vmovd eax, Rx(t) ; shr eax, 31),
         (false, W::Ps) => x64!(e.a.ops ; movmskps eax, Rx(t) ; test eax, eax),
@@ -207,6 +207,9 @@ fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
         crate::poly::off(K::NegPio2HiD),
         crate::poly::off(K::NegPio2LoD),
     );
+    if e.a.zmm() && w == W::Ps {
+        return reduce_pio2_zmm(e);
+    }
     match (e.a.avx(), w) {
         // NOTE: dynasm 5.1 encodes vfmadd231pd as the ps form, so multiply then add; q * hi is
         // exact anyway, and q * lo is far below the result's ulp.
@@ -238,4 +241,41 @@ fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
             ; movsd xmm10, Rx(T3) ; mulsd xmm10, QWORD [r15 + hi] ; addsd Rx(T2), xmm10
             ; mulsd Rx(T3), QWORD [r15 + lo] ; addsd Rx(T2), Rx(T3) ; cvtsd2ss Rx(T0), Rx(T2)),
     }
+}
+
+/// [`reduce_pio2`] on 16 lanes: each half of `x` and `q` in f64 as AVX2 computes its 8 lanes
+/// (multiply then add, for bitwise the same results), the f64 constants read with `{1to8}`.
+fn reduce_pio2_zmm(e: &mut Emitter<'_>) {
+    let (hi, lo) = (
+        Mem::bcast(15, crate::poly::off(K::NegPio2HiD)),
+        Mem::bcast(15, crate::poly::off(K::NegPio2LoD)),
+    );
+    let a = &mut e.a;
+    let cvt = Code::EVEX_Vcvtps2pd_zmm_k1z_ymmm256b32_sae;
+    let mul = Code::EVEX_Vmulpd_zmm_k1z_zmm_zmmm512b64_er;
+    let add = Code::EVEX_Vaddpd_zmm_k1z_zmm_zmmm512b64_er;
+    let high = Code::EVEX_Vextractf32x8_ymmm256_k1z_zmm_imm8;
+    // Lanes 0-7 into T2, 8-15 into T3 (x's high half there, q's in T4).
+    a.ev(cvt, &[Z(T2), Y(T0)]);
+    a.ev(cvt, &[Z(T3), Y(T1)]);
+    for (acc, q) in [(T2, T3), (T3, T4)] {
+        if acc == T3 {
+            a.ev(high, &[Y(T3), Z(T0), Op::I(1)]);
+            a.ev(cvt, &[Z(T3), Y(T3)]);
+            a.ev(high, &[Y(T4), Z(T1), Op::I(1)]);
+            a.ev(cvt, &[Z(T4), Y(T4)]);
+        }
+        for c in [hi, lo] {
+            a.ev(mul, &[Z(10), Z(q), M(c)]);
+            a.ev(add, &[Z(acc), Z(acc), Z(10)]);
+        }
+        a.ev(
+            Code::EVEX_Vcvtpd2ps_ymm_k1z_zmmm512b64_er,
+            &[Y(acc), Z(acc)],
+        );
+    }
+    a.ev(
+        Code::EVEX_Vinsertf32x8_zmm_k1z_zmm_ymmm256_imm8,
+        &[Z(T0), Z(T2), Y(T3), Op::I(1)],
+    );
 }
