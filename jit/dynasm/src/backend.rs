@@ -2,7 +2,7 @@
 //! nodes the JIT does not lower run through their eager kernels, and a graph the JIT cannot
 //! plan at all (or one with in-place ops) runs on the eager interpreter.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rynamo_backend::{Backend, EagerBackend, Error as BackendError, Executable, Support};
 use rynamo_graph::{Graph, registry};
@@ -15,7 +15,7 @@ use crate::{Error, fuse, runtime};
 
 /// The dynasm JIT backend.
 pub struct DynasmBackend {
-    target: Option<Box<dyn Target>>,
+    target: Option<Arc<dyn Target>>,
 }
 
 impl Default for DynasmBackend {
@@ -38,14 +38,14 @@ impl DynasmBackend {
     /// For this machine (`RYNAMO_JIT_ISA=avx2` or `=sse2` picks a lower x86-64 tier).
     pub fn new() -> DynasmBackend {
         DynasmBackend {
-            target: target::host(),
+            target: target::host().map(Arc::from),
         }
     }
 
     /// For an explicit target.
     pub fn with_target(target: Box<dyn Target>) -> DynasmBackend {
         DynasmBackend {
-            target: Some(target),
+            target: Some(Arc::from(target)),
         }
     }
 
@@ -62,20 +62,18 @@ impl DynasmBackend {
             Some(_) => Err(Error::Lower("graph mutates its inputs".into())),
             None => Err(Error::NoTarget),
         };
-        let dump = match (&jit, &self.target) {
-            (Ok(p), Some(t)) => pipeline::dump(p, t.as_ref()),
-            (Err(e), _) => format!("// whole graph on the eager interpreter: {e}\n"),
-            _ => String::new(),
-        };
-        if std::env::var("RYNAMO_JIT_DUMP").is_ok_and(|v| v == "1") {
-            eprint!("{dump}");
-        }
-        Ok(DynasmExecutable {
+        let exe = DynasmExecutable {
+            fallback_reason: jit.as_ref().err().map(ToString::to_string),
             jit: jit.ok(),
             eager,
-            dump,
+            target: self.target.clone(),
+            dump: OnceLock::new(),
             n_nodes: graph.nodes().len() as u64,
-        })
+        };
+        if std::env::var("RYNAMO_JIT_DUMP").is_ok_and(|v| v == "1") {
+            eprint!("{}", exe.dump());
+        }
+        Ok(exe)
     }
 }
 
@@ -96,15 +94,27 @@ impl Backend for DynasmBackend {
 /// A compiled graph.
 pub struct DynasmExecutable {
     jit: Option<Program>,
+    /// Why the whole graph runs on the eager interpreter (when `jit` is `None`).
+    fallback_reason: Option<String>,
     eager: Arc<dyn Executable>,
-    dump: String,
+    target: Option<Arc<dyn Target>>,
+    /// Built on first use: disassembling every kernel was over half of a 100-op graph's
+    /// compile time (W7 of benchmarks.md), and only logs and tests read it.
+    dump: OnceLock<String>,
     n_nodes: u64,
 }
 
 impl DynasmExecutable {
     /// The kernels' loop IR and disassembly, and which nodes run eagerly.
     pub fn dump(&self) -> &str {
-        &self.dump
+        self.dump.get_or_init(|| match (&self.jit, &self.target) {
+            (Some(p), Some(t)) => pipeline::dump(p, t.as_ref()),
+            (None, _) => format!(
+                "// whole graph on the eager interpreter: {}\n",
+                self.fallback_reason.as_deref().unwrap_or("no target")
+            ),
+            _ => String::new(),
+        })
     }
 
     /// Whether the JIT runs this graph (false: the eager interpreter does).
@@ -144,7 +154,7 @@ impl DynasmExecutable {
 
 impl Executable for DynasmExecutable {
     fn debug_dump(&self) -> Option<String> {
-        Some(self.dump.clone())
+        Some(self.dump().to_owned())
     }
 
     fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
