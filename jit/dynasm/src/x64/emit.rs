@@ -108,6 +108,8 @@ pub struct Emitter<'k> {
     /// Per node of the current phase: the access of a contiguous f32 load, which a spilled
     /// copy of reloads from its source instead of a spill slot.
     pub(super) remat: Vec<Option<u32>>,
+    /// Per node of the current phase: never positive (see `nonpos.rs`).
+    pub(super) nonpos: Vec<bool>,
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -219,6 +221,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         copy_of_store: Vec::new(),
         prefetch: Vec::new(),
         remat: Vec::new(),
+        nonpos: Vec::new(),
     };
     // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
     // start with demand misses in its first phase. The later phases (the row is in L1 by then)
@@ -281,6 +284,7 @@ impl Emitter<'_> {
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
         self.remat = unroll::rematerializable(self.k, p);
+        self.nonpos = super::nonpos::analyse(self.k, p);
         self.trig_share.clear();
         for (i, &(first, second)) in pairs.iter().enumerate() {
             let slot = self.mem(RSP, self.frame.trig + self.frame.vs * i as i32);

@@ -116,6 +116,13 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
 /// clamp, and scaled by `2^(k+64)` then `2^-64` (one multiply fewer than two halves; the first
 /// is exact, the second rounds once, so the value is the same). `k` comes from adding
 /// `1.5 * 2^23`, which leaves it in the low mantissa bits: `<< 23` puts it in the exponent field.
+/// `out = exp(src)` for `src <= 0` or NaN (see [`super::nonpos`]): [`exp_into`] without the
+/// upper clamp and the split scaling that only large positive arguments need.
+pub fn exp_nonpos_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
+    e.a.mov(T0, src);
+    exp_nonpos(e, w, out);
+}
+
 fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8) {
     ld(e, w, T1, K::ExpLo);
     // maxps returns its second operand for NaN: keep t there.

@@ -25,6 +25,7 @@ mod emit;
 mod evex;
 mod isel;
 mod math;
+mod nonpos;
 mod reduce;
 mod trig;
 mod unroll;
