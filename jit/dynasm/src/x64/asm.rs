@@ -256,14 +256,7 @@ impl Asm {
                     x64!(self.ops; vfmadd231ss Rx(d), Rx(a), Rx(b));
                 }
             } else {
-                let other = if d == a {
-                    b
-                } else if d == b {
-                    a
-                } else {
-                    self.mov(d, a);
-                    b
-                };
+                let other = self.factor_into(d, a, b);
                 if ps {
                     x64!(self.ops; vfmadd213ps Ry(d), Ry(other), Ry(c));
                 } else {
@@ -278,6 +271,19 @@ impl Asm {
         } else {
             self.f(F::Mul, w, d, a, b);
             self.f(F::Add, w, d, d, c);
+        }
+    }
+
+    /// Makes `d` hold one factor of `a * b` (moving `a` in unless `d` already holds one) and
+    /// returns the register of the other: the 213 FMA forms multiply `d` by it.
+    pub(super) fn factor_into(&mut self, d: u8, a: u8, b: u8) -> u8 {
+        if d == a {
+            b
+        } else if d == b {
+            a
+        } else {
+            self.mov(d, a);
+            b
         }
     }
 

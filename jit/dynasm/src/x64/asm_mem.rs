@@ -70,18 +70,11 @@ impl Asm {
             return self.z_fma_m(d, a, b, m);
         }
         if self.avx() {
-            let (d2, other) = if d == a {
-                (d, b)
-            } else if d == b {
-                (d, a)
-            } else {
-                self.mov(d, a);
-                (d, b)
-            };
+            let other = self.factor_into(d, a, b);
             match w {
-                W::Ps => x64!(self.ops; vfmadd213ps Ry(d2), Ry(other), [Rq(m.base) + m.disp]),
-                W::Ss => x64!(self.ops; vfmadd213ss Rx(d2), Rx(other), DWORD [Rq(m.base) + m.disp]),
-                W::Sd => x64!(self.ops; vfmadd213sd Rx(d2), Rx(other), QWORD [Rq(m.base) + m.disp]),
+                W::Ps => x64!(self.ops; vfmadd213ps Ry(d), Ry(other), [Rq(m.base) + m.disp]),
+                W::Ss => x64!(self.ops; vfmadd213ss Rx(d), Rx(other), DWORD [Rq(m.base) + m.disp]),
+                W::Sd => x64!(self.ops; vfmadd213sd Rx(d), Rx(other), QWORD [Rq(m.base) + m.disp]),
             }
             return;
         }

@@ -66,7 +66,7 @@ impl Emitter<'_> {
             }
             Inst::Unary(UOp::Exp, x) if ty_of(x) == Ty::F32 && self.nonpos[x as usize] => {
                 let r = self.src(x, 15, vec);
-                math::exp_nonpos_into(self, w, d, r);
+                math::exp_nonpos(self, w, d, r);
             }
             Inst::Unary(op, x) => {
                 let xt = ty_of(x);

@@ -94,7 +94,7 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     }
     let m = e.tab(K::NegZero);
     e.a.fm(F::Or, w, T0, src, m);
-    exp_nonpos(e, w, T4);
+    exp_nonpos(e, w, T4, T0);
     let m = e.tab(K::One);
     e.a.fm(F::Add, w, T3, T4, m);
     ld(e, w, T2, K::One);
@@ -112,18 +112,13 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     e.a.blend(w, d, T3, T4, mask);
 }
 
-/// `out = e^t` for `t = T0 <= 0` (or NaN), as [`exp_into`] computes it but without its upper
-/// clamp, and scaled by `2^(k+64)` then `2^-64` (one multiply fewer than two halves; the first
-/// is exact, the second rounds once, so the value is the same). `k` comes from adding
-/// `1.5 * 2^23`, which leaves it in the low mantissa bits: `<< 23` puts it in the exponent field.
-/// `out = exp(src)` for `src <= 0` or NaN (see [`super::nonpos`]): [`exp_into`] without the
-/// upper clamp and the split scaling that only large positive arguments need.
-pub fn exp_nonpos_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
+/// `out = e^src` for `src <= 0` (or NaN): sigmoid's, and softmax's `exp(x - max x)` (see
+/// [`super::nonpos`]). As [`exp_into`] computes it but without its upper clamp, and scaled by
+/// `2^(k+64)` then `2^-64` (one multiply fewer than two halves; the first is exact, the second
+/// rounds once, so the value is the same). `k` comes from adding `1.5 * 2^23` in one FMA, which
+/// leaves it in the low mantissa bits: `<< 23` puts it in the exponent field. Clobbers `T0`-`T4`.
+pub fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.mov(T0, src);
-    exp_nonpos(e, w, out);
-}
-
-fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8) {
     ld(e, w, T1, K::ExpLo);
     // maxps returns its second operand for NaN: keep t there.
     e.a.f(F::Max, w, T0, T1, T0);

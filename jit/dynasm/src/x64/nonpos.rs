@@ -1,5 +1,5 @@
 //! Which values of a phase are never positive, so that their `exp` can take the lean
-//! [`super::math::exp_nonpos_into`]: softmax's `exp(x - max(x))`, where `max(x)` is a Max
+//! [`super::math::exp_nonpos`]: softmax's `exp(x - max(x))`, where `max(x)` is a Max
 //! reduction of a previous phase over the structurally same expression `x`. Every element of
 //! the row is at most the row's maximum, so the difference is `<= 0` (or NaN, which both exp
 //! paths propagate).

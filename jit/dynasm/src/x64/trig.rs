@@ -156,11 +156,10 @@ fn above(e: &mut Emitter<'_>, w: W, t: u8, a: u8, bias: K) {
     e.a.fm(F::And, w, t, a, m);
     let m = e.tab(bias);
     e.a.im(I::Add, w, t, t, m);
+    // Packed: the sign-bit lane test every tier has; scalar: lane 0's sign bit.
     match (e.a.avx(), w) {
-        (true, W::Ps) if e.a.zmm() => e.a.any_lane(W::Ps, t),
-        (true, W::Ps) => x64!(e.a.ops ; vtestps Ry(t), Ry(t)),
+        (_, W::Ps) => e.a.any_lane(W::Ps, t),
         (true, _) => x64!(e.a.ops ; vmovd eax, Rx(t) ; shr eax, 31),
-        (false, W::Ps) => x64!(e.a.ops ; movmskps eax, Rx(t) ; test eax, eax),
         (false, _) => x64!(e.a.ops ; movmskps eax, Rx(t) ; test eax, 1),
     }
 }

@@ -67,7 +67,7 @@ impl Asm {
             );
             return;
         }
-        let other = self.z_into(d, a, b);
+        let other = self.factor_into(d, a, b);
         self.ev(
             Code::EVEX_Vfmadd213ps_zmm_k1z_zmm_zmmm512b32_er,
             &[Z(d), Z(other), Z(c)],
@@ -76,7 +76,7 @@ impl Asm {
 
     /// `d = a * b + [m]`.
     pub(super) fn z_fma_m(&mut self, d: u8, a: u8, b: u8, m: Mem) {
-        let other = self.z_into(d, a, b);
+        let other = self.factor_into(d, a, b);
         self.ev(
             Code::EVEX_Vfmadd213ps_zmm_k1z_zmm_zmmm512b32_er,
             &[Z(d), Z(other), M(m)],
@@ -89,18 +89,6 @@ impl Asm {
             Code::EVEX_Vfmadd231ps_zmm_k1z_zmm_zmmm512b32_er,
             &[Z(d), Z(a), M(m)],
         );
-    }
-
-    /// Makes `d` hold one factor of `a * b` and returns the register of the other.
-    fn z_into(&mut self, d: u8, a: u8, b: u8) -> u8 {
-        if d == a {
-            b
-        } else if d == b {
-            a
-        } else {
-            self.z_mov(d, a);
-            b
-        }
     }
 
     /// `d = a op b` on 32-bit integer lanes, `b` a register or memory.
