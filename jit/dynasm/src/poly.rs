@@ -37,6 +37,7 @@ consts! {
     ErfSmall, ErfBig, ErfT0, ErfT1, ErfT2, ErfT3, ErfT4, ErfT5, ErfT6, ErfT7, ErfT8, ErfT9, ErfT10,
     ErfA, ErfB,
     RoundMagic, NegPio2A, NegPio2B, NegPio2C, TrigFastBias, TrigLimitBias, ExpScaleBias, Pow2Neg64,
+    DivisorLo, DivisorSpan, QuotientLo, QuotientSpan,
 }
 
 /// Chebyshev coefficients of `erfc(x) e^{x^2}` on `[1, 4]` (degree).
@@ -52,6 +53,19 @@ pub const TRIG_LIMIT: f32 = 1.0e6;
 /// reduced in f64 (each lane's result depends on its own value only). `tests/ulp.rs` checks the
 /// f32 path on a dense grid of `[-TRIG_FAST, TRIG_FAST]`.
 pub const TRIG_FAST: f32 = 32_768.0;
+
+/// The int32 that, subtracted from the bits of `|x|`, gives `bits(|x|) - bits(2^lo) + 2^31`
+/// (mod 2^32): with [`range_span`], a signed compare of it decides `2^lo <= |x| <= 2^hi`
+/// (the x86-64 division by a reciprocal, `x64/div.rs`).
+fn range_lo(lo: i32) -> u32 {
+    f(2f64.powi(lo)).wrapping_add(0x8000_0000)
+}
+
+/// `bits(2^hi) - bits(2^lo) - 2^31` (mod 2^32): the largest in-range value of `range_lo`'s
+/// difference, as a signed int32.
+fn range_span(lo: i32, hi: i32) -> u32 {
+    (f(2f64.powi(hi)) - f(2f64.powi(lo))).wrapping_sub(0x8000_0000)
+}
 
 /// The int32 that, added to the bits of `|x|`, sets the sign bit exactly when `|x| > limit`
 /// (NaN included): `bits(|x|) <= 0x7fff_ffff`, so the sum never wraps.
@@ -202,6 +216,10 @@ fn build() -> Table {
         (TrigLimitBias, bias_above(TRIG_LIMIT)),
         (ExpScaleBias, (127 + 64) << 23),
         (Pow2Neg64, f(2f64.powi(-64))),
+        (DivisorLo, range_lo(-40)),
+        (DivisorSpan, range_span(-40, 40)),
+        (QuotientLo, range_lo(-60)),
+        (QuotientSpan, range_span(-60, 40)),
     ];
     for &(k, bits) in named {
         t[k as usize] = [bits; 8];

@@ -7,6 +7,7 @@ mod avx512;
 mod cache;
 mod common;
 mod diff;
+mod div;
 mod nonpos;
 mod perf_paths;
 mod pressure;

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, Mem, W, x64};
+use super::div::{self, Recips, Stub};
 use super::trig;
 use super::unroll::{self, Copied};
 use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Phase, Ty, UOp, V};
@@ -56,6 +57,8 @@ pub struct Frame {
     pub math: i32,
     /// One vector per shared sin/cos pair (see `trig.rs`).
     trig: i32,
+    /// One vector per hoisted divisor's reciprocal (see `div.rs`).
+    pub(super) recip: i32,
     save: i32,
     gp_save: i32,
     /// Argument/result scratch for calls (1 vector).
@@ -64,12 +67,19 @@ pub struct Frame {
 }
 
 impl Frame {
-    pub(super) fn new(vs: i32, row_slots: usize, spills: u32, trig_pairs: usize) -> Frame {
+    pub(super) fn new(
+        vs: i32,
+        row_slots: usize,
+        spills: u32,
+        trig_pairs: usize,
+        divisors: usize,
+    ) -> Frame {
         let rows = 0;
         let spill = rows + vs * row_slots as i32;
         let math = spill + vs * spills as i32;
         let trig = math + vs * 4;
-        let save = trig + vs * trig_pairs as i32;
+        let recip = trig + vs * trig_pairs as i32;
+        let save = recip + vs * divisors as i32;
         let gp_save = save + vs * 16;
         let call = gp_save + 64;
         Frame {
@@ -78,12 +88,21 @@ impl Frame {
             spill,
             math,
             trig,
+            recip,
             save,
             gp_save,
             call,
             size: call + vs,
         }
     }
+}
+
+/// What gets a frame slot per row of a phase: its shared sin/cos pairs (`trig.rs`) and its
+/// hoisted divisors' reciprocals (`div.rs`).
+#[derive(Clone, Copy)]
+pub(super) struct Slots<'a> {
+    pairs: &'a [(V, V)],
+    divisors: &'a [V],
 }
 
 /// Emits one kernel.
@@ -110,6 +129,10 @@ pub struct Emitter<'k> {
     pub(super) remat: Vec<Option<u32>>,
     /// Per node of the current phase: never positive (see `nonpos.rs`).
     pub(super) nonpos: Vec<bool>,
+    /// The current phase's hoisted divisors and their reciprocals' slots (see `div.rs`).
+    pub(super) recips: Recips,
+    /// Out-of-line division stubs of the current vector loop.
+    pub(super) stubs: Vec<Stub>,
 }
 
 /// Whether `p` can run in vector mode on `isa`.
@@ -193,11 +216,30 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
             })
         })
         .collect();
+    let divisors: Vec<Vec<V>> = k
+        .phases
+        .iter()
+        .zip(&plans)
+        .map(|(p, plan)| div::divisors(p, plan, avx))
+        .collect();
+    let divisors2: Vec<Vec<V>> = copied
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .map_or_else(Vec::new, |d| div::divisors(&d.phase, &d.plan, avx))
+        })
+        .collect();
     let frame = Frame::new(
         a.slot(),
         k.slots.len(),
         spills,
         pairs.iter().chain(&pairs2).map(Vec::len).max().unwrap_or(0),
+        divisors
+            .iter()
+            .chain(&divisors2)
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0),
     );
     let entry = a.ops.offset();
     let (size, align) = (frame.size + frame.vs, -frame.vs);
@@ -222,6 +264,8 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         prefetch: Vec::new(),
         remat: Vec::new(),
         nonpos: Vec::new(),
+        recips: Recips::new(),
+        stubs: Vec::new(),
     };
     // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
     // start with demand misses in its first phase. The later phases (the row is in L1 by then)
@@ -245,8 +289,18 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         } else {
             Vec::new()
         };
-        let dbl = copied[i].as_ref().map(|d| (d, pairs2[i].as_slice()));
-        e.phase(p, plan, &pairs[i], dbl)?;
+        let dbl = copied[i].as_ref().map(|d| {
+            let slots = Slots {
+                pairs: &pairs2[i],
+                divisors: &divisors2[i],
+            };
+            (d, slots)
+        });
+        let slots = Slots {
+            pairs: &pairs[i],
+            divisors: &divisors[i],
+        };
+        e.phase(p, plan, slots, dbl)?;
     }
     for i in 0..k.accesses.len() {
         let (po, ro) = (ptr_off(i), rs_off(i));
@@ -272,13 +326,13 @@ impl Emitter<'_> {
         Mem::bcast(R15, off(k))
     }
 
-    /// Takes on `plan` for `p`: locations, base registers, shared sin/cos slots, and the
-    /// hoisted values (which touch neither `rcx` nor the accumulators).
+    /// Takes on `plan` for `p`: locations, base registers, shared sin/cos slots, the hoisted
+    /// values (which touch neither `rcx` nor the accumulators) and the divisors' reciprocals.
     pub(super) fn enter(
         &mut self,
         p: &Phase,
         plan: &PhasePlan,
-        pairs: &[(V, V)],
+        slots: Slots<'_>,
     ) -> Result<(), String> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
@@ -286,7 +340,7 @@ impl Emitter<'_> {
         self.remat = unroll::rematerializable(self.k, p);
         self.nonpos = super::nonpos::analyse(self.k, p);
         self.trig_share.clear();
-        for (i, &(first, second)) in pairs.iter().enumerate() {
+        for (i, &(first, second)) in slots.pairs.iter().enumerate() {
             let slot = self.mem(RSP, self.frame.trig + self.frame.vs * i as i32);
             self.trig_share.insert(first, (slot, true));
             self.trig_share.insert(second, (slot, false));
@@ -298,6 +352,7 @@ impl Emitter<'_> {
         for &v in &plan.order[..plan.hoisted] {
             self.inst(p, v, plan.vector)?;
         }
+        self.enter_divisors(slots.divisors);
         Ok(())
     }
 
@@ -305,12 +360,12 @@ impl Emitter<'_> {
         &mut self,
         p: &Phase,
         plan: &PhasePlan,
-        pairs: &[(V, V)],
-        copied: Option<(&Copied, &[(V, V)])>,
+        slots: Slots<'_>,
+        copied: Option<(&Copied, Slots<'_>)>,
     ) -> Result<(), String> {
-        if let Some((d, pairs2)) = copied {
+        if let Some((d, slots2)) = copied {
             // Several vectors per iteration first; the single-vector loop and the tail finish.
-            self.enter(&d.phase, &d.plan, pairs2)?;
+            self.enter(&d.phase, &d.plan, slots2)?;
             if d.plan.accs.first() != plan.accs.first()
                 || d.plan.accs.len() != d.copies * plan.accs.len()
             {
@@ -330,12 +385,13 @@ impl Emitter<'_> {
             x64!(self.a.ops ; cmp rcx, r13 ; jg =>out);
             self.body(&d.phase, &d.plan, true)?;
             x64!(self.a.ops ; add rcx, w2 ; jmp =>top);
+            self.flush_stubs();
             self.a.bind(out);
             self.copy_of_node.clear();
             self.copy_of_store.clear();
-            self.enter(p, plan, pairs)?;
+            self.enter(p, plan, slots)?;
         } else {
-            self.enter(p, plan, pairs)?;
+            self.enter(p, plan, slots)?;
             for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
                 self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
             }
@@ -349,6 +405,7 @@ impl Emitter<'_> {
             x64!(self.a.ops ; cmp rcx, r13 ; jae =>out);
             self.body(p, plan, true)?;
             x64!(self.a.ops ; add rcx, w ; jmp =>top);
+            self.flush_stubs();
             self.a.bind(out);
         }
         for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {

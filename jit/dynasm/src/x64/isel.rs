@@ -77,6 +77,11 @@ impl Emitter<'_> {
                     self.mask_to_01(d);
                 }
             }
+            Inst::Binary(BOp::Div, x, y) if vec && self.recips.contains_key(&y) => {
+                let (rx, ry) = (self.src(x, 14, vec), self.src(y, 15, vec));
+                let slot = self.recips[&y];
+                self.div_by_recip(d, rx, ry, slot);
+            }
             Inst::Binary(op, x, y) => {
                 let xt = ty_of(x);
                 let xw = self.w(xt, vec);

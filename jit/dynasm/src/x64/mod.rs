@@ -21,6 +21,7 @@
 mod asm;
 mod asm_mem;
 mod disasm;
+mod div;
 mod emit;
 mod evex;
 mod isel;
