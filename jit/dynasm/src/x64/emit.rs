@@ -19,91 +19,20 @@ use std::collections::HashMap;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, Mem, W, x64};
-use super::div::{self, Recips, Stub};
-use super::trig;
+use super::div::{Recips, Stub};
+pub use super::frame::Frame;
+use super::frame::{SlotUsers, cs_off, prepare, ptr_off, rs_off};
 use super::unroll::{self, Copied};
-use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Phase, Ty, UOp, V};
+use crate::loop_ir::{ColStride, Inst, Kernel, Phase, Ty, V};
 use crate::poly::{K, off};
-use crate::regalloc::{self, Loc, PhasePlan};
+use crate::regalloc::{Loc, PhasePlan};
 
 pub(super) const RAX: u8 = 0;
 pub(super) const RDX: u8 = 2;
 pub(super) const RSP: u8 = 4;
 pub(super) const R14: u8 = 14;
 const R15: u8 = 15;
-const ACCESS_REGS: [u8; 6] = [6, 7, 8, 9, 10, 11];
 const SAVED_GP: [u8; 7] = [1, 6, 7, 8, 9, 10, 11];
-const POOL: [u8; 10] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
-
-fn ptr_off(a: usize) -> i32 {
-    (32 + 24 * a) as i32
-}
-fn rs_off(a: usize) -> i32 {
-    (40 + 24 * a) as i32
-}
-fn cs_off(a: usize) -> i32 {
-    (48 + 24 * a) as i32
-}
-
-/// Stack frame offsets (from rsp, aligned to the slot size). Every slot is `vs` bytes, one vector
-/// register ([`Asm::slot`]: 32 on SSE2 and AVX2, 64 on AVX-512), so that slots stay aligned.
-#[derive(Clone, Copy, Debug)]
-pub struct Frame {
-    /// Bytes per slot.
-    pub vs: i32,
-    pub(super) rows: i32,
-    spill: i32,
-    /// Math scratch (4 vectors).
-    pub math: i32,
-    /// One vector per shared sin/cos pair (see `trig.rs`).
-    trig: i32,
-    /// One vector per hoisted divisor's reciprocal (see `div.rs`).
-    pub(super) recip: i32,
-    save: i32,
-    gp_save: i32,
-    /// Argument/result scratch for calls (1 vector).
-    pub call: i32,
-    size: i32,
-}
-
-impl Frame {
-    pub(super) fn new(
-        vs: i32,
-        row_slots: usize,
-        spills: u32,
-        trig_pairs: usize,
-        divisors: usize,
-    ) -> Frame {
-        let rows = 0;
-        let spill = rows + vs * row_slots as i32;
-        let math = spill + vs * spills as i32;
-        let trig = math + vs * 4;
-        let recip = trig + vs * trig_pairs as i32;
-        let save = recip + vs * divisors as i32;
-        let gp_save = save + vs * 16;
-        let call = gp_save + 64;
-        Frame {
-            vs,
-            rows,
-            spill,
-            math,
-            trig,
-            recip,
-            save,
-            gp_save,
-            call,
-            size: call + vs,
-        }
-    }
-}
-
-/// What gets a frame slot per row of a phase: its shared sin/cos pairs (`trig.rs`) and its
-/// hoisted divisors' reciprocals (`div.rs`).
-#[derive(Clone, Copy)]
-pub(super) struct Slots<'a> {
-    pairs: &'a [(V, V)],
-    divisors: &'a [V],
-}
 
 /// Emits one kernel.
 pub struct Emitter<'k> {
@@ -135,112 +64,10 @@ pub struct Emitter<'k> {
     pub(super) stubs: Vec<Stub>,
 }
 
-/// Whether `p` can run in vector mode on `isa`.
-fn vectorizable(k: &Kernel, p: &Phase, avx: bool) -> bool {
-    let ty = |v: V| p.body[v as usize].ty;
-    let nodes_ok = p.body.iter().all(|n| {
-        let f32_or_mask = matches!(n.ty, Ty::F32 | Ty::Bool);
-        f32_or_mask
-            && match n.inst {
-                Inst::Load(a) => {
-                    let acc = k.accesses[a as usize];
-                    acc.ty == Ty::F32 && acc.col != ColStride::Strided
-                }
-                Inst::Const(_) => n.ty == Ty::F32,
-                Inst::RowVal(s) => k.slots[s as usize] == Ty::F32,
-                Inst::Unary(op, a) => match op {
-                    UOp::Floor | UOp::Ceil | UOp::Trunc | UOp::Round => avx,
-                    UOp::Not => ty(a) == Ty::Bool,
-                    _ => ty(a) == Ty::F32,
-                },
-                Inst::Binary(op, a, _) => match op {
-                    BOp::And | BOp::Or | BOp::Xor => ty(a) == Ty::Bool,
-                    _ => ty(a) == Ty::F32,
-                },
-                Inst::Select(_, a, _) => ty(a) == Ty::F32,
-                Inst::Cast(a) => matches!((ty(a), n.ty), (Ty::F32, Ty::Bool) | (Ty::Bool, Ty::F32)),
-                Inst::Call1(..) | Inst::Call2(..) => false,
-            }
-    });
-    nodes_ok
-        && p.reduces.iter().all(|r| ty(r.value) == Ty::F32)
-        && p.stores.iter().all(|&(a, v)| {
-            let acc = k.accesses[a as usize];
-            acc.ty == Ty::F32 && acc.col == ColStride::Contig && ty(v) == Ty::F32
-        })
-}
-
 /// Emits `k`; returns the assembler positioned after the code, and the entry offset.
 pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), String> {
     let avx = a.avx();
-    for p in &k.phases {
-        if p.reduces.len() > MAX_REDUCES {
-            return Err("too many reductions in one phase".into());
-        }
-    }
-    let plans: Vec<PhasePlan> = k
-        .phases
-        .iter()
-        .map(|p| regalloc::plan_phase(k, p, vectorizable(k, p, avx), &POOL, &ACCESS_REGS))
-        .collect();
-    let copied: Vec<Option<Copied>> = k
-        .phases
-        .iter()
-        .zip(&plans)
-        .map(|(p, plan)| {
-            if !avx || !plan.vector {
-                return None;
-            }
-            unroll::plan(k, p, plan, |k, p| {
-                regalloc::plan_phase(k, p, true, &POOL, &ACCESS_REGS)
-            })
-        })
-        .collect();
-    let spills = plans
-        .iter()
-        .chain(copied.iter().flatten().map(|d| &d.plan))
-        .map(|p| p.alloc.slots)
-        .max()
-        .unwrap_or(0);
-    let pairs: Vec<Vec<(V, V)>> = k
-        .phases
-        .iter()
-        .zip(&plans)
-        .map(|(p, plan)| trig::pairs(p, &plan.order, plan.hoisted))
-        .collect();
-    let pairs2: Vec<Vec<(V, V)>> = copied
-        .iter()
-        .map(|d| {
-            d.as_ref().map_or_else(Vec::new, |d| {
-                trig::pairs(&d.phase, &d.plan.order, d.plan.hoisted)
-            })
-        })
-        .collect();
-    let divisors: Vec<Vec<V>> = k
-        .phases
-        .iter()
-        .zip(&plans)
-        .map(|(p, plan)| div::divisors(p, plan, avx))
-        .collect();
-    let divisors2: Vec<Vec<V>> = copied
-        .iter()
-        .map(|d| {
-            d.as_ref()
-                .map_or_else(Vec::new, |d| div::divisors(&d.phase, &d.plan, avx))
-        })
-        .collect();
-    let frame = Frame::new(
-        a.slot(),
-        k.slots.len(),
-        spills,
-        pairs.iter().chain(&pairs2).map(Vec::len).max().unwrap_or(0),
-        divisors
-            .iter()
-            .chain(&divisors2)
-            .map(Vec::len)
-            .max()
-            .unwrap_or(0),
-    );
+    let (phases, frame) = prepare(k, avx, a.slot())?;
     let entry = a.ops.offset();
     let (size, align) = (frame.size + frame.vs, -frame.vs);
     x64!(a.ops
@@ -283,24 +110,14 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         v.dedup();
         v
     });
-    for (i, (p, plan)) in k.phases.iter().zip(&plans).enumerate() {
-        e.prefetch = if i > 0 && plan.vector {
+    for (i, (p, prep)) in k.phases.iter().zip(&phases).enumerate() {
+        e.prefetch = if i > 0 && prep.plan.vector {
             streamed.clone()
         } else {
             Vec::new()
         };
-        let dbl = copied[i].as_ref().map(|d| {
-            let slots = Slots {
-                pairs: &pairs2[i],
-                divisors: &divisors2[i],
-            };
-            (d, slots)
-        });
-        let slots = Slots {
-            pairs: &pairs[i],
-            divisors: &divisors[i],
-        };
-        e.phase(p, plan, slots, dbl)?;
+        let copied = prep.copied.as_ref().map(|(d, slots)| (d, slots));
+        e.phase(p, &prep.plan, &prep.slots, copied)?;
     }
     for i in 0..k.accesses.len() {
         let (po, ro) = (ptr_off(i), rs_off(i));
@@ -332,7 +149,7 @@ impl Emitter<'_> {
         &mut self,
         p: &Phase,
         plan: &PhasePlan,
-        slots: Slots<'_>,
+        slots: &SlotUsers,
     ) -> Result<(), String> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
@@ -352,7 +169,7 @@ impl Emitter<'_> {
         for &v in &plan.order[..plan.hoisted] {
             self.inst(p, v, plan.vector)?;
         }
-        self.enter_divisors(slots.divisors);
+        self.enter_divisors(&slots.divisors);
         Ok(())
     }
 
@@ -360,8 +177,8 @@ impl Emitter<'_> {
         &mut self,
         p: &Phase,
         plan: &PhasePlan,
-        slots: Slots<'_>,
-        copied: Option<(&Copied, Slots<'_>)>,
+        slots: &SlotUsers,
+        copied: Option<(&Copied, &SlotUsers)>,
     ) -> Result<(), String> {
         if let Some((d, slots2)) = copied {
             // Several vectors per iteration first; the single-vector loop and the tail finish.

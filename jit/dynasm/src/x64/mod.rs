@@ -24,6 +24,7 @@ mod disasm;
 mod div;
 mod emit;
 mod evex;
+mod frame;
 mod isel;
 mod math;
 mod nonpos;
