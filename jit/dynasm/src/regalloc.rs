@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::loop_ir::{ColStride, Inst, Kernel, Phase, V};
+use crate::loop_ir::{BOp, ColStride, Inst, Kernel, Phase, Ty, UOp, V};
 
 /// Where a value lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +118,43 @@ mod tests {
         assert_ne!(a.locs[0], a.locs[1]);
         assert_ne!(a.locs[0], a.locs[2]);
     }
+}
+
+/// Whether `p` can run in vector mode: f32 values and lane masks only, no strided or scalar-call
+/// nodes, contiguous f32 stores; rounding only where the target has a vector instruction for it
+/// (`vector_rounding`: AVX2's `vroundps`, NEON's `frint*`; SSE2 calls the library).
+pub fn vectorizable(k: &Kernel, p: &Phase, vector_rounding: bool) -> bool {
+    let ty = |v: V| p.body[v as usize].ty;
+    let nodes_ok = p.body.iter().all(|n| {
+        let f32_or_mask = matches!(n.ty, Ty::F32 | Ty::Bool);
+        f32_or_mask
+            && match n.inst {
+                Inst::Load(a) => {
+                    let acc = k.accesses[a as usize];
+                    acc.ty == Ty::F32 && acc.col != ColStride::Strided
+                }
+                Inst::Const(_) => n.ty == Ty::F32,
+                Inst::RowVal(s) => k.slots[s as usize] == Ty::F32,
+                Inst::Unary(op, a) => match op {
+                    UOp::Floor | UOp::Ceil | UOp::Trunc | UOp::Round => vector_rounding,
+                    UOp::Not => ty(a) == Ty::Bool,
+                    _ => ty(a) == Ty::F32,
+                },
+                Inst::Binary(op, a, _) => match op {
+                    BOp::And | BOp::Or | BOp::Xor => ty(a) == Ty::Bool,
+                    _ => ty(a) == Ty::F32,
+                },
+                Inst::Select(_, a, _) => ty(a) == Ty::F32,
+                Inst::Cast(a) => matches!((ty(a), n.ty), (Ty::F32, Ty::Bool) | (Ty::Bool, Ty::F32)),
+                Inst::Call1(..) | Inst::Call2(..) => false,
+            }
+    });
+    nodes_ok
+        && p.reduces.iter().all(|r| ty(r.value) == Ty::F32)
+        && p.stores.iter().all(|&(a, v)| {
+            let acc = k.accesses[a as usize];
+            acc.ty == Ty::F32 && acc.col == ColStride::Contig && ty(v) == Ty::F32
+        })
 }
 
 /// Per-phase decisions, the same for every target: emission order (hoisted values first),

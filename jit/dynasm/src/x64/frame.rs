@@ -5,7 +5,7 @@
 use super::div;
 use super::trig;
 use super::unroll::{self, Copied};
-use crate::loop_ir::{BOp, ColStride, Inst, Kernel, MAX_REDUCES, Phase, Ty, UOp, V};
+use crate::loop_ir::{Kernel, MAX_REDUCES, Phase, V};
 use crate::regalloc::{self, PhasePlan};
 
 /// Base-pointer registers of a phase's first six accesses (rsi, rdi, r8-r11).
@@ -121,7 +121,7 @@ pub(super) fn prepare(k: &Kernel, avx: bool, vs: i32) -> Result<(Vec<Prepared>, 
         .phases
         .iter()
         .map(|p| {
-            let plan = plan(p, vectorizable(k, p, avx));
+            let plan = plan(p, regalloc::vectorizable(k, p, avx));
             let copied = if avx && plan.vector {
                 unroll::plan(k, p, &plan, |_, p| plan_copy(k, p))
             } else {
@@ -154,39 +154,4 @@ pub(super) fn prepare(k: &Kernel, avx: bool, vs: i32) -> Result<(Vec<Prepared>, 
 
 fn plan_copy(k: &Kernel, p: &Phase) -> PhasePlan {
     regalloc::plan_phase(k, p, true, &POOL, &ACCESS_REGS)
-}
-
-/// Whether `p` can run in vector mode on `isa`.
-fn vectorizable(k: &Kernel, p: &Phase, avx: bool) -> bool {
-    let ty = |v: V| p.body[v as usize].ty;
-    let nodes_ok = p.body.iter().all(|n| {
-        let f32_or_mask = matches!(n.ty, Ty::F32 | Ty::Bool);
-        f32_or_mask
-            && match n.inst {
-                Inst::Load(a) => {
-                    let acc = k.accesses[a as usize];
-                    acc.ty == Ty::F32 && acc.col != ColStride::Strided
-                }
-                Inst::Const(_) => n.ty == Ty::F32,
-                Inst::RowVal(s) => k.slots[s as usize] == Ty::F32,
-                Inst::Unary(op, a) => match op {
-                    UOp::Floor | UOp::Ceil | UOp::Trunc | UOp::Round => avx,
-                    UOp::Not => ty(a) == Ty::Bool,
-                    _ => ty(a) == Ty::F32,
-                },
-                Inst::Binary(op, a, _) => match op {
-                    BOp::And | BOp::Or | BOp::Xor => ty(a) == Ty::Bool,
-                    _ => ty(a) == Ty::F32,
-                },
-                Inst::Select(_, a, _) => ty(a) == Ty::F32,
-                Inst::Cast(a) => matches!((ty(a), n.ty), (Ty::F32, Ty::Bool) | (Ty::Bool, Ty::F32)),
-                Inst::Call1(..) | Inst::Call2(..) => false,
-            }
-    });
-    nodes_ok
-        && p.reduces.iter().all(|r| ty(r.value) == Ty::F32)
-        && p.stores.iter().all(|&(a, v)| {
-            let acc = k.accesses[a as usize];
-            acc.ty == Ty::F32 && acc.col == ColStride::Contig && ty(v) == Ty::F32
-        })
 }
