@@ -30,7 +30,7 @@ macro_rules! consts {
 
 consts! {
     Zero, One, Half, Two, AllOnes, NegZero, AbsMask, Inf, NegInf, Nan, NegZeroD, AbsMaskD, FltMin, Pow2_23, Sqrt2, Log2e, Ln2Hi, Ln2Lo, NegLn2Hi, NegLn2Lo,
-    ExpHi, ExpLo, Exp2, Exp3, Exp4, Exp5, Exp6, Exp7,
+    ExpHi, ExpLo, ExpNonnegHi, Exp2, Exp3, Exp4, Exp5, Exp6, Exp7,
     Log3, Log5, Log7, Log9, Log11, LogNeg23, Int127, IntOne, IntTwo, MantMask,
     TwoOverPi, NegPio2HiD, NegPio2LoD, TrigLimit, Sin3, Sin5, Sin7, Sin9, Cos2, Cos4, Cos6, Cos8, Cos10,
     TanhSmall, Tanh3, Tanh5, Tanh7, Tanh9, Tanh11, Tanh13, Tanh15,
@@ -172,6 +172,7 @@ fn build() -> Table {
         (NegLn2Lo, f(-(ln2 - ln2_hi))),
         (ExpHi, f(89.0)),
         (ExpLo, f(-104.0)),
+        (ExpNonnegHi, f(88.0)),
         (Exp2, f(1.0 / fact(2))),
         (Exp3, f(1.0 / fact(3))),
         (Exp4, f(1.0 / fact(4))),
