@@ -8,10 +8,15 @@ use iced_x86::Code;
 
 use super::asm::{F, I, Mem, W, x64};
 use super::emit::Emitter;
+use super::evex::K1;
 use super::evex::Op::{self, M, Y, Z};
 use super::math::{T0, T1, T2, T3, T4, ld, scratch};
 use crate::loop_ir::{Inst, Phase, Ty, UOp, V};
 use crate::poly::K;
+
+/// `vpternlogd zmm, zmm, zmm/m32bcst, imm8`: any bitwise function of three operands (the
+/// destination is the first), chosen by the immediate's truth table.
+const TERNLOG: Code = Code::EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8;
 
 /// Pairs `(first, second)` of `sin(x)`/`cos(x)` (either order) on one f32 `x` that are emitted
 /// in the same region of `order` (both among the first `hoisted`, or both after), in emission
@@ -89,8 +94,13 @@ pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<
     // (Cos never picks the sine polynomial at r = 0, where the quadrant is 0.)
     if !cos || other.is_some() {
         let m = e.tab(K::NegZero);
-        e.a.fm(F::And, w, T1, T0, m);
-        e.a.f(F::Or, w, T3, T3, T1);
+        if e.a.zmm() && w == W::Ps {
+            // T3 | (T0 & -0.0) in one instruction (0xf8: A | (B & C)).
+            e.a.ev(TERNLOG, &[Z(T3), Z(T0), M(m), Op::I(0xf8u8 as i8)]);
+        } else {
+            e.a.fm(F::And, w, T1, T0, m);
+            e.a.f(F::Or, w, T3, T3, T1);
+        }
     }
     let one = e.tab(K::IntOne);
     match other {
@@ -177,6 +187,25 @@ fn reduce_f32(e: &mut Emitter<'_>, w: W, r: u8) {
 /// quotient's), from the sine polynomial in `T3` and the cosine one in `T4`: odd -> cosine
 /// polynomial; bit 1 -> negate. Writes `d` last; uses `T0`, `T1` (`q` may be `T0`).
 fn quadrant(e: &mut Emitter<'_>, w: W, d: u8, q: u8) {
+    if e.a.zmm() && w == W::Ps {
+        // The same in four instructions: bit 0 straight into k1 (`vptestmd`), and the sign's
+        // and-then-xor as one `vpternlogd` (0x6c: B ^ (A & C)).
+        let one = e.tab(K::IntOne);
+        e.a.ev(
+            Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32,
+            &[Op::K(K1), Z(q), M(one)],
+        );
+        e.a.ev_k(
+            Code::EVEX_Vblendmps_zmm_k1z_zmm_zmmm512b32,
+            &[Z(T1), Z(T3), Z(T4)],
+            K1,
+        );
+        e.a.shift(w, 0, T0, q, 30);
+        let m = e.tab(K::NegZero);
+        e.a.ev(TERNLOG, &[Z(T0), Z(T1), M(m), Op::I(0x6c)]);
+        e.a.mov(d, T0);
+        return;
+    }
     e.a.shift(w, 0, T1, q, 31);
     if !e.a.avx() {
         // SSE2's blend takes whole-lane masks; vblendvps reads the sign bit only.

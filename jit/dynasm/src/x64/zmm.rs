@@ -34,7 +34,7 @@ impl Asm {
     }
 
     /// Encodes one EVEX instruction merge-masked by `k`.
-    fn ev_k(&mut self, code: Code, ops: &[Op], k: u8) {
+    pub(super) fn ev_k(&mut self, code: Code, ops: &[Op], k: u8) {
         self.ev.emit(&mut self.ops, code, ops, Some(k));
     }
 
