@@ -1,5 +1,6 @@
 //! Random fused graphs (proptest, fixed seed budget): chains of pointwise ops with broadcasting
-//! and views, and reductions with prologues and epilogues, JIT against eager.
+//! and views, divisions (by row values too), and reductions with prologues and epilogues, JIT
+//! against eager.
 
 use proptest::prelude::*;
 use rynamo_graph::{GraphBuilder, Op, Value, ValueId};
@@ -13,6 +14,9 @@ enum Step {
     Binary(usize, usize),
     Scalar(usize, f64),
     Reduce(usize, usize, bool),
+    /// `cur / (1.5 + |vals[p]|)`: a divisor bounded away from 0 (so later periodic ops stay
+    /// well-conditioned), hoisted when `vals[p]` is a row value.
+    Divide(usize),
     Transpose,
 }
 
@@ -35,6 +39,7 @@ fn step() -> impl Strategy<Value = Step> {
         (0..BINARY.len(), 0..64usize).prop_map(|(o, p)| Step::Binary(o, p)),
         (0..BINARY.len(), -2.0f64..2.0).prop_map(|(o, c)| Step::Scalar(o, c)),
         (0..REDUCE.len(), 0..2usize, any::<bool>()).prop_map(|(o, d, k)| Step::Reduce(o, d, k)),
+        (0..64usize).prop_map(Step::Divide),
         Just(Step::Transpose),
     ]
 }
@@ -76,6 +81,12 @@ fn build(rows: usize, cols: usize, steps: &[Step]) -> rynamo_graph::Graph {
                     args.push(Value::None);
                 }
                 b.call(REDUCE[o], args)
+            }
+            Step::Divide(p) => {
+                let other = vals[p % vals.len()];
+                b.call_py(Op::Abs, vec![t(other)], vec![])
+                    .and_then(|v| b.call_py(Op::Add, vec![t(v[0]), Value::Float(1.5)], vec![]))
+                    .and_then(|v| b.call_py(Op::Div, vec![t(cur), t(v[0])], vec![]))
             }
             Step::Transpose => {
                 if b.meta(cur).shape.len() != 2 {
