@@ -193,8 +193,7 @@ impl Emitter<'_> {
                     // patch lanes where `b` is NaN.
                     let f = if op == BOp::Max { F::Max } else { F::Min };
                     self.a.f(f, w, 11, b, a);
-                    self.a.cmp(w, 3, 12, b, b);
-                    self.a.blend(w, d, 11, b, 12);
+                    self.a.cmp_blend(w, 3, (d, 11, b), b, b, 12);
                 }
                 BOp::Eq | BOp::Ne | BOp::Lt | BOp::Le | BOp::Gt | BOp::Ge => {
                     let (imm, x, y) = match op {

@@ -221,17 +221,13 @@ fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     // Specials: x < 0 -> NaN, 0 -> -inf, inf -> inf, NaN -> NaN.
     e.a.load(w, T0, x);
     e.a.zero(T1);
-    e.a.cmp(w, 1, T2, T0, T1);
     ld(e, w, T4, K::Nan);
-    e.a.blend(w, T3, T3, T4, T2);
-    e.a.cmp(w, 0, T2, T0, T1);
+    e.a.cmp_blend(w, 1, (T3, T3, T4), T0, T1, T2);
     ld(e, w, T4, K::NegInf);
-    e.a.blend(w, T3, T3, T4, T2);
+    e.a.cmp_blend(w, 0, (T3, T3, T4), T0, T1, T2);
     ld(e, w, T1, K::Inf);
-    e.a.cmp(w, 0, T2, T0, T1);
-    e.a.blend(w, T3, T3, T1, T2);
-    e.a.cmp(w, 3, T2, T0, T0);
-    e.a.blend(w, d, T3, T0, T2);
+    e.a.cmp_blend(w, 0, (T3, T3, T1), T0, T1, T2);
+    e.a.cmp_blend(w, 3, (d, T3, T0), T0, T0, T2);
 }
 
 fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
@@ -266,9 +262,8 @@ fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     e.a.f(F::Mul, w, T3, T3, T1);
     e.a.fma(w, T3, T3, T0, T0);
     let m = e.tab(K::TanhSmall);
-    e.a.cmp_m(w, 1, T1, T0, m);
     e.a.load(w, T4, big);
-    e.a.blend(w, T3, T4, T3, T1);
+    e.a.cmp_blend_m(w, 1, (T3, T4, T3), T0, m, T1);
     e.a.fm(F::Or, w, d, T3, sign);
 }
 
@@ -323,9 +318,8 @@ fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     // a >= 4 -> 1.
     e.a.load(w, T0, a);
     ld(e, w, T2, K::ErfBig);
-    e.a.cmp(w, 2, T1, T2, T0);
-    ld(e, w, T2, K::One);
-    e.a.blend(w, T4, T4, T2, T1);
+    // T3 still holds 1.
+    e.a.cmp_blend(w, 2, (T4, T4, T3), T2, T0, T1);
     e.a.store(w, tmp, T4);
     // Small: x P(x^2).
     e.a.load(w, T0, x);
@@ -353,6 +347,5 @@ fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     e.a.f(F::Or, w, T4, T4, T2);
     e.a.load(w, T1, a);
     let m = e.tab(K::ErfSmall);
-    e.a.cmp_m(w, 1, T1, T1, m);
-    e.a.blend(w, d, T4, T3, T1);
+    e.a.cmp_blend_m(w, 1, (d, T4, T3), T1, m, T1);
 }

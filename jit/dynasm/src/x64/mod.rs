@@ -29,6 +29,7 @@ mod isel;
 mod math;
 mod nonpos;
 mod reduce;
+mod select;
 mod trig;
 mod unroll;
 mod zmm;
