@@ -36,7 +36,7 @@ consts! {
     TanhSmall, Tanh3, Tanh5, Tanh7, Tanh9, Tanh11, Tanh13, Tanh15,
     ErfSmall, ErfBig, ErfT0, ErfT1, ErfT2, ErfT3, ErfT4, ErfT5, ErfT6, ErfT7, ErfT8, ErfT9, ErfT10,
     ErfA, ErfB,
-    RoundMagic, NegPio2A, NegPio2B, NegPio2C, TrigFastBias, TrigLimitBias, ExpScaleBias, Pow2Neg64,
+    RoundMagic, NegPio2A, NegPio2B, NegPio2C, TrigFastBias, TrigFastBits, TrigLimitBias, ExpScaleBias, Pow2Neg64,
     DivisorLo, DivisorSpan, QuotientLo, QuotientSpan,
 }
 
@@ -214,6 +214,7 @@ fn build() -> Table {
         (ErfB, f(-5.0 / 3.0)),
         (RoundMagic, f(12_582_912.0)),
         (TrigFastBias, bias_above(TRIG_FAST)),
+        (TrigFastBits, TRIG_FAST.to_bits()),
         (TrigLimitBias, bias_above(TRIG_LIMIT)),
         (ExpScaleBias, (127 + 64) << 23),
         (Pow2Neg64, f(2f64.powi(-64))),

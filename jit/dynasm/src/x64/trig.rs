@@ -63,7 +63,7 @@ pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<
     let (slow, wide, join, done) = (e.a.label(), e.a.label(), e.a.label(), e.a.label());
     let fast = e.a.avx();
     if fast {
-        above(e, w, T3, src, K::TrigFastBias);
+        any_above_fast(e, w, T3, src);
     }
     e.a.mov(T0, src);
     ld(e, w, T2, K::TwoOverPi);
@@ -172,6 +172,23 @@ fn above(e: &mut Emitter<'_>, w: W, t: u8, a: u8, bias: K) {
         (true, _) => x64!(e.a.ops ; vmovd eax, Rx(t) ; shr eax, 31),
         (false, _) => x64!(e.a.ops ; movmskps eax, Rx(t) ; test eax, 1),
     }
+}
+
+/// Flags for `jnz` when any lane has `|a| > TRIG_FAST` (NaN included), `t` clobbered: on
+/// AVX-512 one signed compare of `bits(|a|)` into `k1` (`|a|`'s bits are non-negative as int32
+/// and order like the floats), elsewhere [`above`].
+fn any_above_fast(e: &mut Emitter<'_>, w: W, t: u8, a: u8) {
+    if !(e.a.zmm() && w == W::Ps) {
+        return above(e, w, t, a, K::TrigFastBias);
+    }
+    let m = e.tab(K::AbsMask);
+    e.a.fm(F::And, w, t, a, m);
+    let m = e.tab(K::TrigFastBits);
+    e.a.ev(
+        Code::EVEX_Vpcmpgtd_kr_k1_zmm_zmmm512b32,
+        &[Op::K(K1), Z(t), M(m)],
+    );
+    e.a.ev(Code::VEX_Kortestw_kr_kr, &[Op::K(K1), Op::K(K1)]);
 }
 
 /// `r -= q * pi/2` in f32 with `pi/2 = a + b + c` and the quotient `q` in `T1` (FMA only: the
