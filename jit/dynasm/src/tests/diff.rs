@@ -139,7 +139,7 @@ fn special_values_through_pointwise_ops() {
         );
     }
     let src = format!(
-        "graph(%x: f32[{n}], %y: f32[{n}]):\n  %0: f32[{n}] = maximum(%x, %y)\n  %1: f32[{n}] = minimum(%x, %y)\n  %2: f32[{n}] = clamp(%x, -1.0, 1.0)\n  return (%0, %1, %2)\n"
+        "graph(%x: f32[{n}], %y: f32[{n}]):\n  %0: f32[{n}] = maximum(%x, %y)\n  %1: f32[{n}] = minimum(%x, %y)\n  %2: f32[{n}] = clamp(%x, -1.0, 1.0)\n  %3: f32[{n}] = clamp_min(%x, %y)\n  %4: f32[{n}] = clamp_max(%x, 0.25)\n  return (%0, %1, %2, %3, %4)\n"
     );
     let y: Vec<f32> = v.iter().rev().copied().collect();
     check(
@@ -163,6 +163,8 @@ fn binary_ops_broadcasting_scalars_and_promotion() {
         "div",
         "maximum",
         "minimum",
+        "clamp_min",
+        "clamp_max",
         "atan2",
         "pow",
         "remainder",
@@ -210,6 +212,9 @@ fn int64_and_bool_pointwise() {
     .unwrap();
     let src = "graph(%a: i64[1025], %b: i64[1025]):\n  %0: i64[1025] = add(%a, %b, alpha=3)\n  %1: i64[1025] = mul(%0, %b)\n  %2: i64[1025] = sub(%1, 7, alpha=1)\n  %3: i64[1025] = maximum(%2, %a)\n  %4: i64[1025] = minimum(%3, %b)\n  %5: i64[1025] = bitwise_xor(%4, %a)\n  %6: i64[1025] = bitwise_and(%5, 255)\n  %7: i64[1025] = neg(%6)\n  %8: i64[1025] = abs(%a)\n  %9: i64[1025] = sign(%b)\n  %10: i64[1025] = square(%b)\n  %11: i64[1025] = bitwise_not(%a)\n  %12: i64[1025] = relu(%a)\n  return (%7, %8, %9, %10, %11, %12)\n";
     check(src, &[a.clone(), b.clone()], 0.0, 0.0);
+    let src = "graph(%a: i64[1025], %b: i64[1025]):\n  %0: i64[1025] = clamp_min(%a, %b)\n  %1: i64[1025] = clamp_max(%a, 3)\n  %2: f32[1025] = clamp_min(%a, 2.5)\n  return (%0, %1, %2)\n";
+    let exe = check(src, &[a.clone(), b.clone()], 0.0, 0.0);
+    assert!(!exe.dump().contains("eager"), "{}", exe.dump());
     let src = "graph(%a: i64[1025], %b: i64[1025]):\n  %0: b8[1025] = lt(%a, %b)\n  %1: b8[1025] = ge(%a, 0)\n  %2: b8[1025] = logical_and(%0, %1)\n  %3: b8[1025] = logical_or(%0, %1)\n  %4: b8[1025] = logical_xor(%2, %3)\n  %5: b8[1025] = bitwise_not(%4)\n  %6: i64[1025] = where(%5, %a, %b)\n  %7: f32[1025] = where(%2, 1.5, %a)\n  %8: b8[1025] = eq(%a, %b)\n  %9: b8[1025] = logical_not(%a)\n  %10: f32[1025] = add(%2, 0.5, alpha=1)\n  return (%4, %6, %7, %8, %9, %10)\n";
     check(src, &[a, b], 0.0, 0.0);
 }
