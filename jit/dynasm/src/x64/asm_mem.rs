@@ -121,6 +121,15 @@ impl Asm {
         }
     }
 
+    /// Flags for `jnz` when any int32 lane of `t` is greater (signed) than `[m]`'s (packed,
+    /// AVX2 or AVX-512; `t` is clobbered on AVX2).
+    pub fn any_gt_m(&mut self, t: u8, m: Mem) {
+        if self.zmm() {
+            return self.z_any_gt(t, m);
+        }
+        x64!(self.ops; vpcmpgtd Ry(t), Ry(t), [Rq(m.base) + m.disp] ; vtestps Ry(t), Ry(t));
+    }
+
     /// Compare against memory.
     pub fn cmp_m(&mut self, w: W, imm: i8, d: u8, a: u8, m: Mem) {
         if self.zmm() && w == W::Ps {

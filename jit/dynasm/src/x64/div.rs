@@ -41,8 +41,7 @@ use iced_x86::Code;
 
 use super::asm::{Asm, F, I, Mem, W, x64};
 use super::emit::{Emitter, RSP};
-use super::evex::K1;
-use super::evex::Op::{K, M, Z};
+use super::evex::Op::Z;
 use super::math::{T0, T1, ld};
 use crate::loop_ir::{BOp, Inst, Phase, Ty, V};
 use crate::poly::K as Tab;
@@ -89,8 +88,7 @@ impl Emitter<'_> {
             ld(self, W::Ps, T0, Tab::One);
             self.a.f(F::Div, W::Ps, T0, T0, rb);
             let ok = self.a.label();
-            self.a
-                .out_of_range(T1, rb, Tab::DivisorLo, Tab::DivisorSpan);
+            self.out_of_range(T1, rb, Tab::DivisorLo, Tab::DivisorSpan);
             x64!(self.a.ops ; jz =>ok);
             ld(self, W::Ps, T0, Tab::Nan);
             self.a.bind(ok);
@@ -103,8 +101,7 @@ impl Emitter<'_> {
     pub(super) fn div_by_recip(&mut self, d: u8, a: u8, b: u8, y: Mem) {
         let (entry, back) = (self.a.label(), self.a.label());
         self.a.fm(F::Mul, W::Ps, T0, a, y);
-        self.a
-            .out_of_range(T1, T0, Tab::QuotientLo, Tab::QuotientSpan);
+        self.out_of_range(T1, T0, Tab::QuotientLo, Tab::QuotientSpan);
         x64!(self.a.ops ; jnz =>entry);
         self.a.mov(T1, a);
         self.a.fnma_acc(T1, T0, b);
@@ -118,6 +115,19 @@ impl Emitter<'_> {
             a,
             b,
         });
+    }
+
+    /// Flags for `jnz` when some lane of `x` has `|x|` outside `[lo, hi]` (NaN included), with
+    /// `t` as scratch: `bits(|x|) - bits(lo)` is at most `bits(hi) - bits(lo)` unsigned exactly
+    /// in range; the table's `lo` entry adds 2^31 and its `span` entry subtracts it, so a signed
+    /// compare decides.
+    fn out_of_range(&mut self, t: u8, x: u8, lo: Tab, span: Tab) {
+        let m = self.tab(Tab::AbsMask);
+        self.a.fm(F::And, W::Ps, t, x, m);
+        let m = self.tab(lo);
+        self.a.im(I::Sub, W::Ps, t, t, m);
+        let m = self.tab(span);
+        self.a.any_gt_m(t, m);
     }
 
     /// Emits the pending stubs (after a loop's backward jump, where nothing falls into them).
@@ -143,26 +153,6 @@ impl Asm {
             );
         } else {
             x64!(self.ops; vfnmadd231ps Ry(d), Ry(a), Ry(b));
-        }
-    }
-
-    /// Flags for `jnz` when some lane of `x` has `|x|` outside `[lo, hi]` (NaN included), with
-    /// `t` as scratch: `bits(|x|) - bits(lo)` is at most `bits(hi) - bits(lo)` unsigned exactly
-    /// in range; the table's `lo` entry adds 2^31 and its `span` entry subtracts it, so a signed
-    /// compare decides.
-    fn out_of_range(&mut self, t: u8, x: u8, lo: Tab, span: Tab) {
-        let tab = |k| Mem::bcast(15, crate::poly::off(k));
-        self.fm(F::And, W::Ps, t, x, tab(Tab::AbsMask));
-        self.im(I::Sub, W::Ps, t, t, tab(lo));
-        let m = tab(span);
-        if self.zmm() {
-            self.ev(
-                Code::EVEX_Vpcmpgtd_kr_k1_zmm_zmmm512b32,
-                &[K(K1), Z(t), M(m)],
-            );
-            self.ev(Code::VEX_Kortestw_kr_kr, &[K(K1), K(K1)]);
-        } else {
-            x64!(self.ops; vpcmpgtd Ry(t), Ry(t), [Rq(m.base) + m.disp] ; vtestps Ry(t), Ry(t));
         }
     }
 }

@@ -20,7 +20,7 @@ use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Asm, Mem, W, x64};
 use super::div::{Recips, Stub};
-pub use super::frame::Frame;
+use super::frame::Frame;
 use super::frame::{SlotUsers, cs_off, prepare, ptr_off, rs_off};
 use super::unroll::{self, Copied};
 use crate::loop_ir::{ColStride, Inst, Kernel, Phase, Ty, V};
@@ -116,8 +116,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         } else {
             Vec::new()
         };
-        let copied = prep.copied.as_ref().map(|(d, slots)| (d, slots));
-        e.phase(p, &prep.plan, &prep.slots, copied)?;
+        e.phase(p, &prep.plan, &prep.slots, prep.copied.as_ref())?;
     }
     for i in 0..k.accesses.len() {
         let (po, ro) = (ptr_off(i), rs_off(i));
@@ -178,7 +177,7 @@ impl Emitter<'_> {
         p: &Phase,
         plan: &PhasePlan,
         slots: &SlotUsers,
-        copied: Option<(&Copied, &SlotUsers)>,
+        copied: Option<&(Copied, SlotUsers)>,
     ) -> Result<(), String> {
         if let Some((d, slots2)) = copied {
             // Several vectors per iteration first; the single-vector loop and the tail finish.

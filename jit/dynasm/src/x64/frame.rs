@@ -116,14 +116,14 @@ pub(super) fn prepare(k: &Kernel, avx: bool, vs: i32) -> Result<(Vec<Prepared>, 
     if k.phases.iter().any(|p| p.reduces.len() > MAX_REDUCES) {
         return Err("too many reductions in one phase".into());
     }
-    let plan = |p: &Phase, vector| regalloc::plan_phase(k, p, vector, &POOL, &ACCESS_REGS);
+    let plan_of = |p: &Phase, vector| regalloc::plan_phase(k, p, vector, &POOL, &ACCESS_REGS);
     let phases: Vec<Prepared> = k
         .phases
         .iter()
         .map(|p| {
-            let plan = plan(p, regalloc::vectorizable(k, p, avx));
+            let plan = plan_of(p, regalloc::vectorizable(k, p, avx));
             let copied = if avx && plan.vector {
-                unroll::plan(k, p, &plan, |_, p| plan_copy(k, p))
+                unroll::plan(k, p, &plan, |_, p| plan_of(p, true))
             } else {
                 None
             };
@@ -150,8 +150,4 @@ pub(super) fn prepare(k: &Kernel, avx: bool, vs: i32) -> Result<(Vec<Prepared>, 
         all().map(|(_, s)| s.divisors.len()).max().unwrap_or(0),
     );
     Ok((phases, frame))
-}
-
-fn plan_copy(k: &Kernel, p: &Phase) -> PhasePlan {
-    regalloc::plan_phase(k, p, true, &POOL, &ACCESS_REGS)
 }

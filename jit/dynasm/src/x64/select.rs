@@ -38,10 +38,6 @@ impl Asm {
             Code::EVEX_Vcmpps_kr_k1_zmm_zmmm512b32_imm8_sae,
             &[K(K1), Z(a), b, Op::I(pred)],
         );
-        self.ev_k(
-            Code::EVEX_Vblendmps_zmm_k1z_zmm_zmmm512b32,
-            &[Z(d), Z(f), Z(t)],
-            K1,
-        );
+        self.z_blend_k1(d, f, t);
     }
 }

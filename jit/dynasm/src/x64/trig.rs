@@ -184,11 +184,7 @@ fn any_above_fast(e: &mut Emitter<'_>, w: W, t: u8, a: u8) {
     let m = e.tab(K::AbsMask);
     e.a.fm(F::And, w, t, a, m);
     let m = e.tab(K::TrigFastBits);
-    e.a.ev(
-        Code::EVEX_Vpcmpgtd_kr_k1_zmm_zmmm512b32,
-        &[Op::K(K1), Z(t), M(m)],
-    );
-    e.a.ev(Code::VEX_Kortestw_kr_kr, &[Op::K(K1), Op::K(K1)]);
+    e.a.any_gt_m(t, m);
 }
 
 /// `r -= q * pi/2` in f32 with `pi/2 = a + b + c` and the quotient `q` in `T1` (FMA only: the
@@ -212,11 +208,7 @@ fn quadrant(e: &mut Emitter<'_>, w: W, d: u8, q: u8) {
             Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32,
             &[Op::K(K1), Z(q), M(one)],
         );
-        e.a.ev_k(
-            Code::EVEX_Vblendmps_zmm_k1z_zmm_zmmm512b32,
-            &[Z(T1), Z(T3), Z(T4)],
-            K1,
-        );
+        e.a.z_blend_k1(T1, T3, T4);
         e.a.shift(w, 0, T0, q, 30);
         let m = e.tab(K::NegZero);
         e.a.ev(TERNLOG, &[Z(T0), Z(T1), M(m), Op::I(0x6c)]);

@@ -34,7 +34,7 @@ impl Asm {
     }
 
     /// Encodes one EVEX instruction merge-masked by `k`.
-    pub(super) fn ev_k(&mut self, code: Code, ops: &[Op], k: u8) {
+    fn ev_k(&mut self, code: Code, ops: &[Op], k: u8) {
         self.ev.emit(&mut self.ops, code, ops, Some(k));
     }
 
@@ -135,11 +135,25 @@ impl Asm {
     /// `d = sign(mask) ? t : f` per lane.
     pub(super) fn z_blend(&mut self, d: u8, f: u8, t: u8, mask: u8) {
         self.ev(Code::EVEX_Vpmovd2m_kr_zmm, &[K(K1), Z(mask)]);
+        self.z_blend_k1(d, f, t);
+    }
+
+    /// `d = k1 ? t : f` per lane (`k1` set by the instruction before).
+    pub(super) fn z_blend_k1(&mut self, d: u8, f: u8, t: u8) {
         self.ev_k(
             Code::EVEX_Vblendmps_zmm_k1z_zmm_zmmm512b32,
             &[Z(d), Z(f), Z(t)],
             K1,
         );
+    }
+
+    /// Flags for `jnz` when any int32 lane of `t` is greater (signed) than `[m]`'s.
+    pub(super) fn z_any_gt(&mut self, t: u8, m: Mem) {
+        self.ev(
+            Code::EVEX_Vpcmpgtd_kr_k1_zmm_zmmm512b32,
+            &[K(K1), Z(t), M(m)],
+        );
+        self.ev(Code::VEX_Kortestw_kr_kr, &[K(K1), K(K1)]);
     }
 
     /// Flags for `jnz` when any lane of `a` has its sign bit set.
