@@ -15,8 +15,8 @@
 
 use std::cell::RefCell;
 
-use rayon::prelude::*;
 use rynamo_graph::{Graph, NodeId, Op, ValueId};
+use rynamo_tensor::parallel::parallel_for;
 use rynamo_tensor::{DType, Tensor};
 use smallvec::SmallVec;
 
@@ -311,7 +311,7 @@ fn run_fused(g: &Graph, a: &AttnStep, l: &Launch, env: &mut [Option<Tensor>]) ->
     let table = crate::poly::table().as_ptr() as u64;
     let entry = l.code.entry();
     let (mn, bases) = (m * n, &bases);
-    (0..first.batches).into_par_iter().for_each(|i| {
+    parallel_for(first.batches, |i| {
         with_scratch(2 * mn, |sp| {
             // SAFETY: `sp` holds 2 m*n floats: `s` then `p`, both contiguous m x n.
             let (s, p) = (sp, unsafe { sp.add(mn) });

@@ -10,8 +10,8 @@
 //! the eager kernel. Operands are passed to the GEMM with their own strides (a transposed view
 //! is not copied). [`crate::attn`] reuses [`Batched`] for its two GEMMs per matrix.
 
-use rayon::prelude::*;
 use rynamo_graph::{Graph, Node, Op};
+use rynamo_tensor::parallel::parallel_for;
 use rynamo_tensor::{DType, Tensor};
 
 /// Element offsets of every matrix of `t` (batch dims in row-major order).
@@ -186,7 +186,7 @@ pub fn run(g: &Graph, n: &Node, env: &[Option<Tensor>]) -> Option<Tensor> {
     }
     let out = crate::buffers::output(&meta.shape, DType::Float32);
     let po = SendPtr(out.data_ptr::<f32>());
-    (0..bt.batches).into_par_iter().for_each(|i| {
+    parallel_for(bt.batches, |i| {
         // SAFETY: `Batched` describes in-bounds m x k and k x p matrices of `a` and `b`; `out` is
         // a fresh contiguous tensor of which task `i` alone writes matrix `i`; `k > 0`.
         unsafe {

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rayon::prelude::*;
 use rynamo_graph::{Graph, IValue, registry};
 use rynamo_tensor::Tensor;
+use rynamo_tensor::parallel::parallel_for;
 use smallvec::SmallVec;
 
 use crate::lower::ConstVal;
@@ -146,7 +146,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     if work >= PAR_WORK_NOW.load(Ordering::Relaxed) && threads > 1 && rows_total > 1 {
         let chunks = (threads * 4).min(rows_total);
         let per = rows_total.div_ceil(chunks);
-        (0..chunks).into_par_iter().for_each(|c| {
+        parallel_for(chunks, |c| {
             let (r0, r1) = ((c * per).min(rows_total), ((c + 1) * per).min(rows_total));
             run(&zero, r0, r1, rows, cols, 0);
         });

@@ -32,6 +32,7 @@ pub mod iter;
 pub mod kernels;
 pub mod layout;
 pub mod ops;
+pub mod parallel;
 pub mod random;
 pub mod storage;
 mod tensor;
