@@ -1,13 +1,14 @@
 //! Rewrites composite ops into the primitives the fuser lowers: softmax and log_softmax into
 //! max / exp / sum / normalise (three phases of one row kernel), layer_norm into mean / variance /
-//! affine, var and std into two reductions. The eager kernels' evaluation order is kept (for
-//! example softmax multiplies by the reciprocal of the sum, as eager does).
+//! affine, var and std into two reductions, lerp / addcmul / addcdiv into pointwise nodes. The
+//! eager kernels' evaluation order is kept (for example softmax multiplies by the reciprocal of
+//! the sum, as eager does), so the decomposed graph's results are bitwise eager's.
 
 use std::collections::HashMap;
 
 use rynamo_graph::passes::PassCx;
 use rynamo_graph::{Arg, Args, Graph, Op, Value, ValueId, registry};
-use rynamo_tensor::{DType, Scalar, layout::wrap_dims};
+use rynamo_tensor::{DType, Scalar, TensorOrScalar, layout::wrap_dims};
 
 /// Appends nodes to a graph under construction, computing metas with the registry.
 pub struct Rebuild {
@@ -185,8 +186,85 @@ fn expand(r: &mut Rebuild, old: &Graph, i: usize) -> Option<ValueId> {
                 Some(var)
             }
         }
+        Op::Lerp | Op::Addcmul | Op::Addcdiv => ternary(r, n.op, &a, x, xm.dtype),
         _ => None,
     }
+}
+
+/// `lerp`, `addcmul` and `addcdiv` on f32 or f64 operands of one dtype, in eager's order
+/// (`ops/ternary.rs`): `x + w * (end - x)` below `|w| = 0.5`, else `end - (end - x) * (1 - w)`;
+/// `x + v * t1 * t2` and `x + v * t1 / t2`. Mixed or other dtypes keep the eager node: eager
+/// converts the operands first and, for half types, computes in f32.
+fn ternary(
+    r: &mut Rebuild,
+    op: Op,
+    a: &Args<'_, ValueId>,
+    x: ValueId,
+    dt: DType,
+) -> Option<ValueId> {
+    if !matches!(dt, DType::Float32 | DType::Float64) {
+        return None;
+    }
+    let same = |r: &Rebuild, v: ValueId| r.g.value(v).meta.dtype == dt;
+    // A scalar as eager's kernel sees it: converted to the compute dtype.
+    let in_dt = |s: Scalar| match (s, dt) {
+        (Scalar::Int(_) | Scalar::Float(_), DType::Float32) => Some(s.to_f64() as f32 as f64),
+        (Scalar::Int(_) | Scalar::Float(_), _) => Some(s.to_f64()),
+        _ => None,
+    };
+    let f = |v: f64| Value::Scalar(Scalar::Float(v));
+    let y = r.map[a.tensor(1).ok()?];
+    if op == Op::Lerp {
+        if !same(r, y) {
+            return None;
+        }
+        let d = bin(r, Op::Sub, t(y), t(x))?;
+        return match a.tensor_or_scalar(2).ok()? {
+            TensorOrScalar::Scalar(s) => {
+                let w = in_dt(s)?;
+                if w.abs() < 0.5 {
+                    let m = bin(r, Op::Mul, t(d), f(w))?;
+                    bin(r, Op::Add, t(x), t(m))
+                } else {
+                    let one_minus = if dt == DType::Float32 {
+                        (1.0 - w as f32) as f64
+                    } else {
+                        1.0 - w
+                    };
+                    let m = bin(r, Op::Mul, t(d), f(one_minus))?;
+                    bin(r, Op::Sub, t(y), t(m))
+                }
+            }
+            TensorOrScalar::Tensor(w) => {
+                let w = r.map[w];
+                if !same(r, w) {
+                    return None;
+                }
+                let aw = r.call(Op::Abs, vec![t(w)])?;
+                let low = r.call(Op::Lt, vec![t(aw), f(0.5)])?;
+                let m = bin(r, Op::Mul, t(w), t(d))?;
+                let near_x = bin(r, Op::Add, t(x), t(m))?;
+                // `-w + 1` rounds as `1 - w` does (IEEE subtraction adds the negation).
+                let nw = r.call(Op::Neg, vec![t(w)])?;
+                let one_minus = bin(r, Op::Add, t(nw), f(1.0))?;
+                let m = bin(r, Op::Mul, t(d), t(one_minus))?;
+                let near_end = bin(r, Op::Sub, t(y), t(m))?;
+                r.call(Op::Where, vec![t(low), t(near_x), t(near_end)])
+            }
+        };
+    }
+    let z = r.map[a.tensor(2).ok()?];
+    if !same(r, y) || !same(r, z) {
+        return None;
+    }
+    let v = in_dt(a.scalar(3).ok()?)?;
+    let m = bin(r, Op::Mul, t(y), f(v))?;
+    let q = if op == Op::Addcmul {
+        bin(r, Op::Mul, t(m), t(z))?
+    } else {
+        r.call(Op::Div, vec![t(m), t(z), Value::None])?
+    };
+    bin(r, Op::Add, t(x), t(q))
 }
 
 /// The pass.
@@ -194,7 +272,14 @@ pub fn decompose(g: &mut Graph, _cx: &PassCx) {
     if !g.nodes().iter().any(|n| {
         matches!(
             n.op,
-            Op::Softmax | Op::LogSoftmax | Op::LayerNorm | Op::Var | Op::Std
+            Op::Softmax
+                | Op::LogSoftmax
+                | Op::LayerNorm
+                | Op::Var
+                | Op::Std
+                | Op::Lerp
+                | Op::Addcmul
+                | Op::Addcdiv
         )
     }) {
         return;

@@ -13,4 +13,5 @@ mod perf_paths;
 mod pressure;
 mod random;
 mod reduce_unroll;
+mod ternary;
 mod ulp;
