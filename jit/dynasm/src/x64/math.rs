@@ -62,7 +62,12 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.f(F::Max, w, T0, T1, T0);
     let m = e.tab(K::Log2e);
     e.a.fm(F::Mul, w, T1, T0, m);
-    round_both(e, w, T1, T2, T1);
+    let scalef = scalef(e, w);
+    if scalef {
+        e.a.round(w, T1, T1, 0);
+    } else {
+        round_both(e, w, T1, T2, T1);
+    }
     ld(e, w, T4, K::NegLn2Hi);
     e.a.fma(w, T3, T1, T4, T0);
     ld(e, w, T4, K::NegLn2Lo);
@@ -71,6 +76,10 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     for k in [K::Exp6, K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
         let m = e.tab(k);
         e.a.fma_m(w, T4, T4, T3, m);
+    }
+    if scalef {
+        e.a.z_scalef(out, T4, T1);
+        return;
     }
     e.a.shift(w, 2, T1, T2, 1);
     e.a.i(I::Sub, w, T2, T2, T1);
@@ -81,6 +90,13 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.shift(w, 0, T2, T2, 23);
     e.a.f(F::Mul, w, T4, T4, T1);
     e.a.f(F::Mul, w, out, T4, T2);
+}
+
+/// Whether the `2^k` scaling of exp is one `vscalefps` (AVX-512 vectors): `p * 2^k` rounded once,
+/// the value the integer scalings compute (their first multiply is exact and the last rounds
+/// once), in one instruction instead of three to eight. Scalar tails keep the integer form.
+fn scalef(e: &Emitter<'_>, w: W) -> bool {
+    e.a.zmm() && w == W::Ps
 }
 
 /// `1/(1+e)` for `x >= 0` and `e * (1/(1+e))` below, with `e = exp(-|x|) <= 1`: no overflow,
@@ -150,6 +166,10 @@ fn exp_lean(e: &mut Emitter<'_>, w: W, out: u8, src: u8, nonneg: bool) {
     for k in [K::Exp6, K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
         let m = e.tab(k);
         e.a.fma_m(w, T4, T4, T0, m);
+    }
+    if scalef(e, w) {
+        e.a.z_scalef(out, T4, T2);
+        return;
     }
     e.a.shift(w, 0, T1, T1, 23);
     if nonneg {

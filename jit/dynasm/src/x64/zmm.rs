@@ -74,6 +74,14 @@ impl Asm {
         );
     }
 
+    /// `d = a * 2^floor(b)`, rounded once (`vscalefps`).
+    pub(super) fn z_scalef(&mut self, d: u8, a: u8, b: u8) {
+        self.ev(
+            Code::EVEX_Vscalefps_zmm_k1z_zmm_zmmm512b32_er,
+            &[Z(d), Z(a), Z(b)],
+        );
+    }
+
     /// `d = a * b + [m]`.
     pub(super) fn z_fma_m(&mut self, d: u8, a: u8, b: u8, m: Mem) {
         let other = self.factor_into(d, a, b);
