@@ -11,6 +11,17 @@ pub fn randn(shape: &[usize], seed: u64) -> Tensor {
     random::randn(shape, None, Some(&random::Generator::new(seed))).unwrap()
 }
 
+/// The f32 specials every kernel must carry through: NaN, infinities, signed zeros, subnormals.
+pub const SPECIALS: [f32; 7] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    0.0,
+    -0.0,
+    1e-40,
+    -1e-40,
+];
+
 /// Compares elementwise: equal dtype and shape; floats within `atol + rtol |want|` (NaNs
 /// match NaNs, infinities match exactly), everything else exactly.
 #[track_caller]

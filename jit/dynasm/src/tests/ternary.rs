@@ -5,30 +5,15 @@ use rynamo_backend::{Backend, EagerBackend, Executable};
 use rynamo_graph::parse;
 use rynamo_tensor::{DType, Tensor};
 
-use super::common::{randn, targets};
+use super::common::{SPECIALS, randn, targets};
 
-/// Values with every special an f32 kernel must carry through: NaN, infinities, signed zeros,
-/// subnormals, huge and tiny magnitudes, and the lerp weight's branch edges around 0.5.
+/// [`SPECIALS`] plus huge and tiny magnitudes and the lerp weight's branch edges around 0.5.
 fn specials() -> Vec<f32> {
-    vec![
-        f32::NAN,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        0.0,
-        -0.0,
-        1e-40,
-        -1e-40,
-        0.5,
-        -0.5,
-        0.49999997,
-        0.50000006,
-        1.0,
-        -1.0,
-        1.5,
-        3e38,
-        -3e38,
-        1e-30,
-    ]
+    let mut v = SPECIALS.to_vec();
+    v.extend([
+        0.5, -0.5, 0.49999997, 0.50000006, 1.0, -1.0, 1.5, 3e38, -3e38, 1e-30,
+    ]);
+    v
 }
 
 /// `n` values: random normals scaled over 2^-20..2^20, with the specials spread through them.
