@@ -7,7 +7,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
 /// Elements below which kernels stay on the calling thread. Measured (release, 2-core dev machine
@@ -127,7 +126,8 @@ impl<const N: usize> Geometry<N> {
         }
         let chunks = (threads * 4).min(n.div_ceil(PAR_THRESHOLD / 2));
         let per = n.div_ceil(chunks);
-        (0..chunks).into_par_iter().for_each(|c| {
+        // The caller works too (see `crate::parallel`): with `into_par_iter` it waited blocked.
+        crate::parallel::parallel_for(chunks, |c| {
             let r = (c * per).min(n)..((c + 1) * per).min(n);
             self.for_each_run(r, &f);
         });

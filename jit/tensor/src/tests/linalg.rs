@@ -222,9 +222,11 @@ fn random_is_seeded_and_distributed() {
 
 #[test]
 fn parallel_paths_match_serial() {
-    // Large enough to take the threaded path; strided to exercise run splitting.
-    let n = 300 * 257;
-    let x = arange_f32(n, &[300, 257]).t().unwrap();
+    // Above `PAR_THRESHOLD` (256 Ki), so both take the threaded path; strided to exercise run
+    // splitting.
+    let n = 600 * 517;
+    assert!(n > crate::iter::PAR_THRESHOLD);
+    let x = arange_f32(n, &[600, 517]).t().unwrap();
     let y = pointwise::binary(BinaryOp::Add, ts(&x), ts(&x), Scalar::Int(1)).unwrap();
     let xv = x.to_vec::<f32>();
     assert_eq!(
@@ -234,8 +236,9 @@ fn parallel_paths_match_serial() {
     let s = reduce::reduce(ReduceOp::Sum, &x, Some(&[1]), false, None)
         .unwrap()
         .to_vec::<f64>();
-    let want: Vec<f64> = (0..257)
-        .map(|j| (0..300).map(|i| (i * 257 + j) as f64).sum())
+    let want: Vec<f64> = (0..517)
+        .map(|j| (0..600).map(|i| (i * 517 + j) as f64).sum::<f64>() as f32 as f64)
         .collect();
-    assert_close(&s, &want, 1e-12);
+    // Summed in f64 (exactly, at these sizes) and rounded once to the f32 result.
+    assert_eq!(s, want);
 }
