@@ -62,8 +62,8 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.f(F::Max, w, T0, T1, T0);
     let m = e.tab(K::Log2e);
     e.a.fm(F::Mul, w, T1, T0, m);
-    let scalef = scalef(e, w);
-    if scalef {
+    let by_scalef = scalef(e, w);
+    if by_scalef {
         e.a.round(w, T1, T1, 0);
     } else {
         round_both(e, w, T1, T2, T1);
@@ -77,7 +77,7 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
         let m = e.tab(k);
         e.a.fma_m(w, T4, T4, T3, m);
     }
-    if scalef {
+    if by_scalef {
         e.a.z_scalef(out, T4, T1);
         return;
     }
