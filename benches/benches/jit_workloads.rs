@@ -1,7 +1,7 @@
 //! The JIT workloads of `benchmarks.md` (W1 pointwise_chain, W2 softmax_rows, W3 layernorm_gelu,
 //! W4 mlp, W8 attention), compiled by the dynasm backend against the eager interpreter, next to
 //! the machine's limits measured in the same run: memory bandwidth (a Rust copy and triad over
-//! 64 MiB, on all threads) and FP32 GEMM peak (a large GEMM through the `gemm` crate).
+//! 1 GiB, on all threads) and FP32 GEMM peak (a large GEMM through the `gemm` crate).
 //! Prints a Markdown table and writes `target/bench/jit_workloads.json`; never fails.
 //! Run: `cargo bench -p rynamo-benches --bench jit_workloads --ignore-rust-version`; name
 //! workloads after `--` to run only those (`-- W1 W8`, matched as prefixes of the names).
@@ -204,10 +204,10 @@ fn main() {
         jit_only(&only, std::env::args().any(|a| a == "--flush"));
         return;
     }
-    let (copy_gbs, triad_gbs) = roofline::bandwidth(16 << 20, REPS);
+    let (copy_gbs, triad_gbs) = roofline::bandwidth(roofline::BANDWIDTH_ELEMS, REPS);
     let peak = roofline::gemm_peak(2048, REPS);
     println!(
-        "machine: {} threads; bandwidth copy {copy_gbs:.1} GB/s, triad {triad_gbs:.1} GB/s (64 MiB arrays); GEMM peak {peak:.0} GFLOP/s\n",
+        "machine: {} threads; bandwidth copy {copy_gbs:.1} GB/s, triad {triad_gbs:.1} GB/s (1 GiB arrays); GEMM peak {peak:.0} GFLOP/s\n",
         rayon::current_num_threads()
     );
     println!(

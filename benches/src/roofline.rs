@@ -6,6 +6,11 @@ use rayon::prelude::*;
 
 use crate::{alternate_medians, time};
 
+/// f32 elements per array of the bandwidth roofline: 1 GiB, as `benchmarks.md` measures the
+/// machine (it notes that 64 MiB partly fits in cache: this machine class has a 260 MiB L3, and
+/// 64 MiB arrays measured 35-50 GB/s for a copy where DRAM gives 24-35).
+pub const BANDWIDTH_ELEMS: usize = 256 << 20;
+
 /// Bandwidth in GB/s of a copy (2 arrays moved) and a triad (3 arrays) over `n` f32 per array,
 /// medians of `reps` alternating repetitions.
 pub fn bandwidth(n: usize, reps: usize) -> (f64, f64) {

@@ -141,6 +141,17 @@ impl DynasmExecutable {
         })
     }
 
+    /// Number of kernels with a streaming-store variant ([`crate::stream`]).
+    pub fn streaming_steps(&self) -> usize {
+        self.jit.as_ref().map_or(0, |p| {
+            p.launches
+                .iter()
+                .flatten()
+                .filter(|l| l.streaming.is_some())
+                .count()
+        })
+    }
+
     /// Number of fused attention steps ([`crate::attn`]).
     pub fn attention_steps(&self) -> usize {
         self.jit.as_ref().map_or(0, |p| {

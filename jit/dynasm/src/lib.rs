@@ -135,6 +135,7 @@ pub mod poly;
 pub mod regalloc;
 pub mod runtime;
 pub mod schedule;
+pub mod stream;
 pub mod target;
 #[cfg(target_arch = "x86_64")]
 pub mod x64;

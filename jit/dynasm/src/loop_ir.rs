@@ -248,6 +248,10 @@ pub enum AccessKind {
     Load,
     /// Written per element.
     Store,
+    /// Written per element, full vectors with non-temporal stores where the target has them
+    /// (x86-64; see [`crate::stream`]), so a large output does not first read its lines into the
+    /// caches. Only in a kernel's streaming variant.
+    StreamStore,
     /// Written once per row from a row slot.
     RowStore,
 }
@@ -289,6 +293,9 @@ pub struct Kernel {
     pub phases: Vec<Phase>,
 }
 
+/// [`Kernel::cost_per_element`]'s weight of a vectorised transcendental.
+pub const TRANSCENDENTAL_COST: usize = 20;
+
 impl Kernel {
     /// Whether the kernel reduces (then rows cannot be re-tiled).
     pub fn has_reductions(&self) -> bool {
@@ -311,7 +318,7 @@ impl Kernel {
                         | UOp::Sigmoid
                         | UOp::Erf,
                         _,
-                    ) => 20,
+                    ) => TRANSCENDENTAL_COST,
                     Inst::Call1(..) | Inst::Call2(..) => 60,
                     Inst::Const(_) | Inst::RowVal(_) => 0,
                     _ => 1,
@@ -330,6 +337,7 @@ impl fmt::Display for Kernel {
             let k = match a.kind {
                 AccessKind::Load => "in",
                 AccessKind::Store => "out",
+                AccessKind::StreamStore => "out stream",
                 AccessKind::RowStore => "rowout",
             };
             let c = match a.col {

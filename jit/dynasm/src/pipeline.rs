@@ -13,9 +13,9 @@ use std::sync::Arc;
 use rynamo_graph::passes::{PassCx, eliminate_common_subexpressions, eliminate_dead_code};
 use rynamo_graph::{Graph, verify};
 
-use crate::schedule::Step;
+use crate::schedule::{KernelStep, Step};
 use crate::target::Target;
-use crate::{Error, Result, attn, fuse, kernel_cache, passes, runtime, schedule};
+use crate::{Error, Result, attn, fuse, kernel_cache, passes, runtime, schedule, stream};
 
 /// A compiled graph: the optimised graph, its steps, and the code of each kernel step.
 pub struct Program {
@@ -76,10 +76,12 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
             Step::Kernel(k) => Ok(Some(runtime::Launch {
                 code: kernel_cache::get_or_compile(target, &k.ir)?,
                 pool: runtime::pool(&k.consts),
+                streaming: streaming(k, target)?,
             })),
             Step::Attention(a) => Ok(Some(runtime::Launch {
                 code: kernel_cache::get_or_compile(target, &a.kernel.ir)?,
                 pool: runtime::pool(&a.kernel.consts),
+                streaming: None,
             })),
             Step::Node(_) => Ok(None),
         })
@@ -101,6 +103,22 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
     })
 }
 
+/// The streaming-store variant of `k`, where the target has one and `k` qualifies.
+fn streaming(k: &KernelStep, target: &dyn Target) -> Result<Option<stream::Streaming>> {
+    let Some(align) = target.stream_align() else {
+        return Ok(None);
+    };
+    let Some(ir) = stream::variant(k, align) else {
+        return Ok(None);
+    };
+    Ok(Some(stream::Streaming {
+        code: kernel_cache::get_or_compile(target, &ir)?,
+        streamed: stream::streamed(&ir),
+        align,
+        ir,
+    }))
+}
+
 /// Text of every kernel: its loop IR and a disassembly (what `RYNAMO_JIT_DUMP=1` prints).
 pub fn dump(p: &Program, target: &dyn Target) -> String {
     let mut out = String::new();
@@ -116,6 +134,13 @@ pub fn dump(p: &Program, target: &dyn Target) -> String {
                     k.ir
                 ));
                 out.push_str(&target.disassemble(l.code.code(), l.code.addr()));
+                if let Some(s) = &l.streaming {
+                    out.push_str(&format!(
+                        "// step {i}, streaming-store variant (runs when the streamed outputs are {}-byte aligned)\n{}",
+                        s.align, s.ir
+                    ));
+                    out.push_str(&target.disassemble(s.code.code(), s.code.addr()));
+                }
             }
             (Step::Attention(a), Some(l)) => {
                 let k = &a.kernel;

@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 
 use crate::lower::ConstVal;
 use crate::schedule::{KernelStep, Step};
+use crate::stream::{self, Streaming};
 use crate::target::CompiledKernel;
 
 /// Default work (elements times the kernel's per-element cost estimate,
@@ -41,6 +42,9 @@ pub struct Launch {
     pub code: Arc<CompiledKernel>,
     /// Constants, one 32-byte broadcast slot each.
     pub pool: Vec<[u32; 8]>,
+    /// The variant with non-temporal stores, for kernels with large outputs
+    /// ([`crate::stream`]).
+    pub streaming: Option<Streaming>,
 }
 
 /// Builds the constant pool.
@@ -98,7 +102,16 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     }
     let consts = l.pool.as_ptr() as u64;
     let table = crate::poly::table().as_ptr() as u64;
-    let entry = l.code.entry();
+    let streaming = l
+        .streaming
+        .as_ref()
+        .filter(|s| s.fits(|a| bases[a].0 as usize));
+    let entry = streaming.map_or_else(|| l.code.entry(), |s| s.code.entry());
+    // The streaming variant parks values in a row of scratch per task instead of the output.
+    let (parks, scratch_bytes) = match streaming {
+        Some(_) if !k.parked.is_empty() => stream::scratch(k),
+        _ => (Vec::new(), 0),
+    };
     let (mut rows, mut cols) = (k.rows, k.cols);
     let mut rs: SmallVec<[isize; 8]> = k.geom.iter().map(|g| g.rs).collect();
     let mut tail = None;
@@ -117,6 +130,10 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
                cols: usize,
                col0: usize| {
         let mut args: SmallVec<[u64; 28]> = smallvec::smallvec![0u64; 4 + 3 * na];
+        // Empty (no allocation) unless this launch parks values in scratch.
+        let mut scratch = vec![0u8; scratch_bytes + if scratch_bytes > 0 { 64 } else { 0 }];
+        let pad = scratch.as_ptr().align_offset(64).min(scratch.len());
+        let scratch = scratch[pad..].as_mut_ptr();
         let mut r = r0;
         while r < r1 {
             let (b, i) = (r / rows, r % rows);
@@ -132,6 +149,11 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
                 args[4 + 3 * a] = bases[a].0.wrapping_offset(elems * es[a]) as u64;
                 args[5 + 3 * a] = (rs[a] * es[a]) as u64;
                 args[6 + 3 * a] = (g.cs * es[a]) as u64;
+            }
+            for &(a, off) in &parks {
+                args[4 + 3 * a] = scratch.wrapping_add(off) as u64;
+                args[5 + 3 * a] = 0;
+                args[6 + 3 * a] = es[a] as u64;
             }
             // SAFETY: the argument block follows the kernel ABI; every pointer and stride
             // describes rows inside live tensors held by `env` for the duration of the call.

@@ -50,6 +50,9 @@ pub struct KernelStep {
     pub cols: usize,
     /// Graph nodes it covers (for the in-graph op counter).
     pub nodes: usize,
+    /// Accesses of values parked in an output for a later phase (the store and the load; see
+    /// `parking`): the streaming variant points them at a per-task row of scratch instead.
+    pub parked: Vec<u32>,
 }
 
 /// One step of a compiled program.
@@ -222,6 +225,7 @@ pub fn build_kernel(g: &Graph, p: &Plan, kp: &KernelPlan) -> Result<KernelStep> 
         .unwrap_or(0);
     let mut phases = Vec::new();
     let mut outputs = Vec::new();
+    let mut parked = Vec::new();
     for ph in 0..=max_phase {
         let reds: Vec<ValueId> = kp
             .reductions
@@ -276,6 +280,7 @@ pub fn build_kernel(g: &Graph, p: &Plan, kp: &KernelPlan) -> Result<KernelStep> 
                         phase.stores.push((a, x));
                         let l = cx.access(out, id.clone(), AccessKind::Load)?;
                         cx.parked.insert(u, (ph, l));
+                        parked.extend([a, l]);
                     }
                 }
                 for &s in &stores {
@@ -299,7 +304,9 @@ pub fn build_kernel(g: &Graph, p: &Plan, kp: &KernelPlan) -> Result<KernelStep> 
         phases,
     };
     let nodes = kp.reductions.len() + kp.stores.len();
-    geometry(g, kp, ir, cx.body.consts, &cx.src, outputs, nodes)
+    let mut k = geometry(g, kp, ir, cx.body.consts, &cx.src, outputs, nodes)?;
+    k.parked = parked;
+    Ok(k)
 }
 
 /// `(value, output it is parked in, phase computing it)`: a store's operand that is expensive,
@@ -440,6 +447,7 @@ fn geometry(
         rows: if numel == 0 { 0 } else { rows },
         cols,
         nodes,
+        parked: Vec::new(),
     })
 }
 

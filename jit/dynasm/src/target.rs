@@ -71,6 +71,11 @@ pub trait Target: Send + Sync {
     fn compile(&self, k: &Kernel) -> Result<CompiledKernel>;
     /// A listing of code produced by this target.
     fn disassemble(&self, code: &[u8], addr: u64) -> String;
+    /// The alignment (bytes) of the non-temporal vector stores of a kernel's streaming variant
+    /// ([`crate::stream`]); `None` where the target emits none (then no variant is built).
+    fn stream_align(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The target for this machine: x86-64 (AVX-512, AVX2+FMA or SSE2, the highest the CPU has;

@@ -184,8 +184,8 @@ fn run(o: &Options) -> Result<(), Error> {
     };
     let start = std::time::Instant::now();
 
-    eprintln!("machine limits: bandwidth (copy, triad over 64 MiB) and GEMM peak (2048^3)");
-    let (copy_gbs, triad_gbs) = roofline::bandwidth(16 << 20, o.reps);
+    eprintln!("machine limits: bandwidth (copy, triad over 1 GiB) and GEMM peak (2048^3)");
+    let (copy_gbs, triad_gbs) = roofline::bandwidth(roofline::BANDWIDTH_ELEMS, o.reps);
     let gemm_gflops = roofline::gemm_peak(2048, o.reps);
     let limits = Limits {
         copy_gbs,

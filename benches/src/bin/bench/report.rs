@@ -30,7 +30,7 @@ pub fn markdown(medians: &Medians, limits: &Limits, reps: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "machine: {} threads; bandwidth copy {:.1} GB/s, triad {:.1} GB/s (64 MiB arrays); GEMM peak {:.0} GFLOP/s. Medians of {reps} alternating repetitions.\n",
+        "machine: {} threads; bandwidth copy {:.1} GB/s, triad {:.1} GB/s (1 GiB arrays); GEMM peak {:.0} GFLOP/s. Medians of {reps} alternating repetitions.\n",
         rayon::current_num_threads(),
         limits.copy_gbs,
         limits.triad_gbs,

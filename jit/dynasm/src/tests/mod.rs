@@ -13,5 +13,6 @@ mod perf_paths;
 mod pressure;
 mod random;
 mod reduce_unroll;
+mod stream;
 mod ternary;
 mod ulp;

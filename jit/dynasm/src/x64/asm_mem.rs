@@ -189,6 +189,20 @@ impl Asm {
         }
     }
 
+    /// Stores a full f32 vector to `[m]` non-temporally (`[m]` aligned to the vector size; see
+    /// [`crate::stream`]).
+    pub fn store_nt(&mut self, m: Mem, s: u8) {
+        debug_assert!(!m.bcast, "invariant: constants are never stored to");
+        if self.zmm() {
+            return self.z_store_nt(m, s);
+        }
+        if self.avx() {
+            x64!(self.ops; vmovntps [Rq(m.base) + m.disp], Ry(s));
+        } else {
+            x64!(self.ops; movntps [Rq(m.base) + m.disp], Rx(s));
+        }
+    }
+
     /// Broadcasts the f32 (`Ps`/`Ss`) or f64 (`Pd`/`Sd`) at `[m]` to every lane.
     pub fn bcast(&mut self, w: W, d: u8, m: Mem) {
         if self.zmm() {

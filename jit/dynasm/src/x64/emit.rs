@@ -23,7 +23,7 @@ use super::div::{Recips, Stub};
 use super::frame::Frame;
 use super::frame::{SlotUsers, cs_off, prepare, ptr_off, rs_off};
 use super::unroll::{self, Copied};
-use crate::loop_ir::{ColStride, Inst, Kernel, Phase, Ty, V};
+use crate::loop_ir::{AccessKind, ColStride, Inst, Kernel, Phase, Ty, V};
 use crate::poly::{K, off};
 use crate::regalloc::{Loc, PhasePlan};
 
@@ -124,6 +124,11 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
     }
     x64!(e.a.ops ; dec r12 ; jnz =>row);
     e.a.bind(done);
+    if k.accesses.iter().any(|a| a.kind == AccessKind::StreamStore) {
+        // Non-temporal stores are weakly ordered: fence them before the launch reports the
+        // rows done to another thread.
+        x64!(e.a.ops ; sfence);
+    }
     if avx {
         x64!(e.a.ops ; vzeroupper);
     }
@@ -279,7 +284,9 @@ impl Emitter<'_> {
             if let Some(&c) = self.copy_of_store.get(j) {
                 m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
             }
-            match self.k.accesses[acc as usize].ty {
+            let access = self.k.accesses[acc as usize];
+            match access.ty {
+                Ty::F32 if vec && access.kind == AccessKind::StreamStore => self.a.store_nt(m, r),
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
                 Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
                 Ty::Bool => {

@@ -111,4 +111,9 @@ impl Target for X64Target {
     fn disassemble(&self, code: &[u8], addr: u64) -> String {
         disasm::listing(code, addr)
     }
+
+    fn stream_align(&self) -> Option<usize> {
+        // movntps/vmovntps fault on an address that is not a multiple of the vector size.
+        Some(4 * self.lanes())
+    }
 }

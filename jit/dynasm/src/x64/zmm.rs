@@ -183,6 +183,11 @@ impl Asm {
         self.ev(Code::EVEX_Vmovups_zmmm512_k1z_zmm, &[M(m), Z(s)]);
     }
 
+    /// Stores a full vector to the 64-byte-aligned `[m]`, non-temporally.
+    pub(super) fn z_store_nt(&mut self, m: Mem, s: u8) {
+        self.ev(Code::EVEX_Vmovntps_m512_zmm, &[M(m), Z(s)]);
+    }
+
     /// Broadcasts the f32 (or f64) at `[m]` to every lane.
     pub(super) fn z_bcast(&mut self, f64: bool, d: u8, m: Mem) {
         let code = if f64 {
