@@ -94,7 +94,7 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.f(F::Mul, w, out, T4, T2);
 }
 
-/// `1/(1+e)` for `x >= 0` and `e * (1/(1+e))` below, with `e = exp(-|x|) <= 1`.
+/// `1/(1+e)` for `x >= 0` and `e/(1+e)` below, with `e = exp(-|x|) <= 1`: one division.
 fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     let x = scratch(e, 0);
     save(e, x, src);
@@ -105,13 +105,13 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     exp_into(e, w, T4, T0);
     let m = e.tab(K::One);
     e.a.fm(F::Add, w, T3, T4, m);
+    // One division, its numerator picked by the sign of x (as on x86-64).
     ld(e, T2, K::One);
-    e.a.f(F::Div, w, T3, T2, T3);
-    e.a.f(F::Mul, w, T4, T4, T3);
     restore(e, T0, x);
     e.a.zero(T1);
     e.a.cmp(w, Cmp::Lt, T1, T0, T1);
-    e.a.blend(d, T3, T4, T1);
+    e.a.blend(T2, T2, T4, T1);
+    e.a.f(F::Div, w, d, T2, T3);
 }
 
 fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {

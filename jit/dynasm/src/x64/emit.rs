@@ -62,6 +62,10 @@ pub struct Emitter<'k> {
     pub(super) recips: Recips,
     /// Out-of-line division stubs of the current vector loop.
     pub(super) stubs: Vec<Stub>,
+    /// Values the current vector body has just stored as contiguous f32 with a plain store:
+    /// value -> (access, displacement of its copy). Their f32 sums convert from memory (see
+    /// `reduce.rs`).
+    pub(super) stored_now: HashMap<V, (u32, i32)>,
 }
 
 /// Emits `k`; returns the assembler positioned after the code, and the entry offset.
@@ -93,6 +97,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         nonpos: Vec::new(),
         recips: Recips::new(),
         stubs: Vec::new(),
+        stored_now: HashMap::new(),
     };
     // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
     // start with demand misses in its first phase. The later phases (the row is in L1 by then)
@@ -278,6 +283,7 @@ impl Emitter<'_> {
         for &v in &plan.order[plan.hoisted..] {
             self.inst(p, v, vec)?;
         }
+        self.stored_now.clear();
         for (j, &(acc, v)) in p.stores.iter().enumerate() {
             let r = self.src(v, 13, vec);
             let mut m = self.addr(acc, vec);
@@ -285,6 +291,10 @@ impl Emitter<'_> {
                 m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
             }
             let access = self.k.accesses[acc as usize];
+            let plain = access.kind == AccessKind::Store && access.col == ColStride::Contig;
+            if vec && plain && access.ty == Ty::F32 {
+                self.stored_now.insert(v, (acc, m.disp));
+            }
             match access.ty {
                 Ty::F32 if vec && access.kind == AccessKind::StreamStore => self.a.store_nt(m, r),
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),

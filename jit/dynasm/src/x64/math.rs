@@ -99,9 +99,10 @@ fn scalef(e: &Emitter<'_>, w: W) -> bool {
     e.a.zmm() && w == W::Ps
 }
 
-/// `1/(1+e)` for `x >= 0` and `e * (1/(1+e))` below, with `e = exp(-|x|) <= 1`: no overflow,
-/// accurate down into the denormals, one division. The sign of `x` picks (`vblendvps` reads
-/// only the sign bit, so `x` is its own mask on AVX2).
+/// `1/(1+e)` for `x >= 0` and `e/(1+e)` below, with `e = exp(-|x|) <= 1`: no overflow,
+/// accurate down into the denormals, one division whose numerator the sign of `x` picks
+/// (`vblendvps` reads only the sign bit, so `x` is its own mask on AVX2). One rounding fewer
+/// than `e * (1/(1+e))`, and one multiply fewer.
 fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     let keep = (T0..=T4).contains(&src) || !e.a.avx();
     let x = scratch(e, 0);
@@ -114,8 +115,6 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     let m = e.tab(K::One);
     e.a.fm(F::Add, w, T3, T4, m);
     ld(e, w, T2, K::One);
-    e.a.f(F::Div, w, T3, T2, T3);
-    e.a.f(F::Mul, w, T4, T4, T3);
     let mask = if keep {
         e.a.load(w, T0, x);
         if !e.a.avx() {
@@ -125,7 +124,8 @@ fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
     } else {
         src
     };
-    e.a.blend(w, d, T3, T4, mask);
+    e.a.blend(w, T2, T2, T4, mask);
+    e.a.f(F::Div, w, d, T2, T3);
 }
 
 /// `out = e^src` for `src <= 0` (or NaN): sigmoid's, and softmax's `exp(x - max x)` (see
