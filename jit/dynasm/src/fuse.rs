@@ -208,13 +208,28 @@ fn reduction(g: &Graph, n: &rynamo_graph::Node) -> Option<ReduceInfo> {
     for d in ds {
         reduced[d] = true;
     }
-    adjacent(&reduced).then_some(ReduceInfo {
+    if !adjacent(&reduced) || outer(xm, &reduced) {
+        return None;
+    }
+    Some(ReduceInfo {
         op,
         input: *x,
         reduced,
         keepdim,
         acc,
     })
+}
+
+/// Whether the input's innermost dim (smallest stride among dims longer than 1) is kept: the
+/// kernel's column loop would then step through memory with a stride, one scalar and one new
+/// cache line per element, while the eager kernel reduces such dims with vectors along the
+/// kept inner dim. Measured on `sum(x, [0])` of `f32[4096, 1024]`: 16.2 ms as a kernel, 1.24 ms
+/// eagerly. Such reductions run their eager kernel (their pointwise neighbours still fuse).
+fn outer(x: &rynamo_tensor::TensorMeta, reduced: &[bool]) -> bool {
+    let inner = (0..x.ndim())
+        .filter(|&d| x.shape[d] > 1)
+        .min_by_key(|&d| (x.strides[d].unsigned_abs(), std::cmp::Reverse(d)));
+    inner.is_some_and(|d| !reduced[d])
 }
 
 /// A buffer or reduction an inline expression reaches, with the map from the kernel domain.

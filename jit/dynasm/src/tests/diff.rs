@@ -293,6 +293,26 @@ fn reduce_graph(op: &str, shape: &[usize], dims: &str, keepdim: bool, out: &[usi
 }
 
 #[test]
+fn outer_reductions_run_their_eager_kernel_between_fused_kernels() {
+    // Reducing dim 0 of a row-major tensor keeps its innermost dim: the eager kernel runs it,
+    // the prologue and epilogue stay kernels. Reducing the innermost dim fuses the prologue
+    // (the epilogue reads the reduced row buffer in a second kernel).
+    let x = randn(&[64, 300], 5);
+    for (dims, out, steps) in [("[0]", "300", (2, 1)), ("[1]", "64", (2, 0))] {
+        let src = format!(
+            "graph(%x: f32[64, 300]):\n  %0: f32[64, 300] = mul(%x, 1.5)\n  %1: f32[{out}] = sum(%0, {dims}, False, dtype=None)\n  %2: f32[{out}] = add(%1, 1.0, alpha=1)\n  return (%2)\n"
+        );
+        let exe = check(&src, std::slice::from_ref(&x), 1e-6, 1e-6);
+        assert_eq!(exe.step_counts(), steps, "{dims}:\n{}", exe.dump());
+    }
+    // A transposed input: dim 0 is its innermost in memory, so reducing it lowers.
+    let t = randn(&[300, 64], 6).transpose(0, 1).unwrap();
+    let src = "graph(%x: f32[64, 300]{1, 64}):\n  %0: f32[300] = sum(%x, [0], False, dtype=None)\n  return (%0)\n";
+    let exe = check(src, &[t], 1e-6, 1e-6);
+    assert_eq!(exe.step_counts(), (1, 0), "{}", exe.dump());
+}
+
+#[test]
 fn reductions_over_any_adjacent_dims_with_keepdim() {
     // f32 sums accumulate in f64 in both, so they agree to the final rounding.
     for (op, tol) in [("sum", 1e-6), ("mean", 1e-6), ("amax", 0.0), ("amin", 0.0)] {
