@@ -11,7 +11,7 @@
 //! [`fuse`] rewrites `[Node(matmul), Kernel, Node(matmul)]` windows of the schedule into
 //! [`Step::Attention`] when the kernel reads the first product only row by row, writes only the
 //! second matmul's left operand, and neither value is read anywhere else. [`run`] checks the
-//! tensors (as [`crate::bmm`] does) and otherwise runs the three steps one after another.
+//! tensors (as `bmm.rs` does) and otherwise runs the three steps one after another.
 
 use std::cell::RefCell;
 
