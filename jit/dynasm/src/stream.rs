@@ -28,8 +28,9 @@ use crate::target::CompiledKernel;
 /// Output bytes from which a kernel without transcendentals (memory-bound) gets a streaming
 /// variant, and [`STREAM_MIN_BYTES_COMPUTE`] for one with (whose stores are a smaller part of
 /// its time). Measured with `cargo run --release --example stream_threshold -p rynamo-dynasm`
-/// (2 threads, 2026-11-22, three runs, `exp` in one; streaming over plain time, alone / followed by a `sum` of
-/// the output): `x * 1.5` 0.83-1.12 / 0.87-0.98 at 4 MiB and 0.64-0.73 / 0.75-0.92 at 16 MiB;
+/// (2 threads, 2026-11-22, three runs, `exp` in one; streaming over plain time, alone /
+/// followed by a `sum` of the output): `x * 1.5` 0.83-1.12 / 0.87-0.98 at 4 MiB and 0.64-0.73 /
+/// 0.75-0.92 at 16 MiB;
 /// `exp` 0.90 / 0.98 at 8 MiB, 0.83 / 0.91 at 16 MiB; softmax rows 0.97-1.03 / 1.05-1.09 at
 /// 8 MiB, 0.92-1.04 / 0.93-1.05 at 16 MiB, 0.85-0.88 / 0.93-0.94 at 64 MiB.
 pub const STREAM_MIN_BYTES: usize = 4 << 20;
