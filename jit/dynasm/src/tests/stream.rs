@@ -9,6 +9,15 @@ use rynamo_tensor::Tensor;
 use super::common::*;
 use crate::{runtime, stream};
 
+/// The thresholds and the split are process-wide: `cargo test` runs these tests on threads of
+/// one process, so they take turns.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn softmax(rows: usize, cols: usize) -> String {
     format!(
         "graph(%x: f32[{rows}, {cols}]):
@@ -49,6 +58,7 @@ fn vector_bytes(_: &crate::DynasmBackend) -> usize {
 /// Runs `src` with and without the variant on every target: the outputs must be equal bit for
 /// bit, and the variant must exist exactly when `expect(align)` says so.
 fn same_with_and_without(src: &str, inputs: &[Tensor], expect: impl Fn(usize) -> bool) {
+    let _turn = turn();
     let g = parse(src).unwrap();
     for (b, _) in targets() {
         let align = vector_bytes(&b);
@@ -107,6 +117,7 @@ fn pointwise_outputs_stream_and_the_row_sum_does_not() {
 
 #[test]
 fn the_default_thresholds_depend_on_transcendentals() {
+    let _turn = turn();
     // 4 MiB outputs: enough for a memory-bound kernel, not for softmax (16 MiB).
     let mul =
         parse("graph(%x: f32[1024, 1024]):\n  %0: f32[1024, 1024] = mul(%x, 1.5)\n  return (%0)\n");
