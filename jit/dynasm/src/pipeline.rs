@@ -13,7 +13,7 @@ use std::sync::Arc;
 use rynamo_graph::passes::{PassCx, eliminate_common_subexpressions, eliminate_dead_code};
 use rynamo_graph::{Graph, verify};
 
-use crate::schedule::{KernelStep, Step};
+use crate::schedule::Step;
 use crate::target::Target;
 use crate::{Error, Result, attn, fuse, kernel_cache, passes, runtime, schedule, stream};
 
@@ -76,7 +76,7 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
             Step::Kernel(k) => Ok(Some(runtime::Launch {
                 code: kernel_cache::get_or_compile(target, &k.ir)?,
                 pool: runtime::pool(&k.consts),
-                streaming: streaming(k, target)?,
+                streaming: stream::Streaming::build(k, target)?,
             })),
             Step::Attention(a) => Ok(Some(runtime::Launch {
                 code: kernel_cache::get_or_compile(target, &a.kernel.ir)?,
@@ -101,22 +101,6 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
         launches,
         dead_after,
     })
-}
-
-/// The streaming-store variant of `k`, where the target has one and `k` qualifies.
-fn streaming(k: &KernelStep, target: &dyn Target) -> Result<Option<stream::Streaming>> {
-    let Some(align) = target.stream_align() else {
-        return Ok(None);
-    };
-    let Some(ir) = stream::variant(k, align) else {
-        return Ok(None);
-    };
-    Ok(Some(stream::Streaming {
-        code: kernel_cache::get_or_compile(target, &ir)?,
-        streamed: stream::streamed(&ir),
-        align,
-        ir,
-    }))
 }
 
 /// Text of every kernel: its loop IR and a disassembly (what `RYNAMO_JIT_DUMP=1` prints).

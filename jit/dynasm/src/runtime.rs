@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use crate::lower::ConstVal;
 use crate::schedule::{KernelStep, Step};
-use crate::stream::{self, Streaming};
+use crate::stream::Streaming;
 use crate::target::CompiledKernel;
 
 /// Default work (elements times the kernel's per-element cost estimate,
@@ -108,10 +108,8 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
         .filter(|s| s.fits(|a| bases[a].0 as usize));
     let entry = streaming.map_or_else(|| l.code.entry(), |s| s.code.entry());
     // The streaming variant parks values in a row of scratch per task instead of the output.
-    let (parks, scratch_bytes) = match streaming {
-        Some(_) if !k.parked.is_empty() => stream::scratch(k),
-        _ => (Vec::new(), 0),
-    };
+    let (parks, scratch_bytes) =
+        streaming.map_or((&[][..], 0), |s| (&s.parks[..], s.scratch_bytes));
     let (mut rows, mut cols) = (k.rows, k.cols);
     let mut rs: SmallVec<[isize; 8]> = k.geom.iter().map(|g| g.rs).collect();
     let mut tail = None;
@@ -150,7 +148,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
                 args[5 + 3 * a] = (rs[a] * es[a]) as u64;
                 args[6 + 3 * a] = (g.cs * es[a]) as u64;
             }
-            for &(a, off) in &parks {
+            for &(a, off) in parks {
                 args[4 + 3 * a] = scratch.wrapping_add(off) as u64;
                 args[5 + 3 * a] = 0;
                 args[6 + 3 * a] = es[a] as u64;

@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use crate::loop_ir::{AccessKind, ColStride, Kernel, Ty};
 use crate::schedule::KernelStep;
-use crate::target::CompiledKernel;
+use crate::target::{CompiledKernel, Target};
+use crate::{Result, kernel_cache};
 
 /// Output bytes from which a kernel without transcendentals (memory-bound) gets a streaming
 /// variant, and [`STREAM_MIN_BYTES_COMPUTE`] for one with (whose stores are a smaller part of
@@ -43,13 +44,13 @@ static MIN_NOW: AtomicI64 = AtomicI64::new(-1);
 /// Overrides both thresholds for kernels compiled from now on (for measuring them: 0 builds a
 /// variant for every eligible kernel, `usize::MAX` none); `None` restores them.
 pub fn set_min_bytes(bytes: Option<usize>) {
+    // `usize::MAX` saturates to `i64::MAX`, which no output reaches.
     let b = bytes.map_or(-1, |b| i64::try_from(b).unwrap_or(i64::MAX));
     MIN_NOW.store(b, Ordering::Relaxed);
 }
 
 fn min_bytes(k: &Kernel) -> usize {
     match usize::try_from(MIN_NOW.load(Ordering::Relaxed)) {
-        Ok(b) if b == i64::MAX as usize => usize::MAX,
         Ok(b) => b,
         Err(_) if k.cost_per_element() >= crate::loop_ir::TRANSCENDENTAL_COST => {
             STREAM_MIN_BYTES_COMPUTE
@@ -62,19 +63,45 @@ fn min_bytes(k: &Kernel) -> usize {
 /// not stay in the caches between phases anyway.
 pub const SCRATCH_MAX: usize = 256 << 10;
 
-/// A kernel's streaming variant.
+/// A kernel's streaming variant, with everything a launch needs worked out at compile time.
 pub struct Streaming {
     /// Its code.
     pub code: Arc<CompiledKernel>,
     /// The accesses it stores non-temporally (their bases must be aligned).
-    pub streamed: Vec<usize>,
+    streamed: Vec<usize>,
     /// The alignment, bytes.
     pub align: usize,
+    /// Where each parked access points in a task's scratch: `(access, byte offset)`.
+    pub parks: Vec<(usize, usize)>,
+    /// Bytes of scratch per task (0: nothing parked).
+    pub scratch_bytes: usize,
     /// Its loop IR (for listings).
     pub ir: Kernel,
 }
 
 impl Streaming {
+    /// `k`'s streaming variant on `target`, where the target has non-temporal stores and `k`
+    /// qualifies (see [`variant`]).
+    pub fn build(k: &KernelStep, target: &dyn Target) -> Result<Option<Streaming>> {
+        let Some(align) = target.stream_align() else {
+            return Ok(None);
+        };
+        let Some(ir) = variant(k, align) else {
+            return Ok(None);
+        };
+        let (parks, scratch_bytes) = scratch(k);
+        Ok(Some(Streaming {
+            code: kernel_cache::get_or_compile(target, &ir)?,
+            streamed: (0..ir.accesses.len())
+                .filter(|&a| ir.accesses[a].kind == AccessKind::StreamStore)
+                .collect(),
+            align,
+            parks,
+            scratch_bytes,
+            ir,
+        }))
+    }
+
     /// Whether a launch whose access `a` starts at address `base(a)` can run this variant.
     pub fn fits(&self, base: impl Fn(usize) -> usize) -> bool {
         self.streamed
@@ -85,7 +112,7 @@ impl Streaming {
 
 /// The IR of `k`'s streaming variant for stores aligned to `align` bytes, or `None` if no output
 /// is eligible or they write less than the threshold.
-pub fn variant(k: &KernelStep, align: usize) -> Option<Kernel> {
+fn variant(k: &KernelStep, align: usize) -> Option<Kernel> {
     let parked: HashSet<usize> = k.parked.iter().map(|&a| a as usize).collect();
     if scratch(k).1 > SCRATCH_MAX {
         return None;
@@ -122,7 +149,7 @@ pub fn variant(k: &KernelStep, align: usize) -> Option<Kernel> {
 /// Where each parked access of `k` points in a task's scratch, `(access, byte offset)`, and the
 /// scratch's size in bytes: one row per parked value (its store and its load share it), each
 /// starting on a cache line.
-pub fn scratch(k: &KernelStep) -> (Vec<(usize, usize)>, usize) {
+fn scratch(k: &KernelStep) -> (Vec<(usize, usize)>, usize) {
     let mut rows: Vec<(rynamo_graph::ValueId, usize)> = Vec::new();
     let mut size = 0;
     let mut at = Vec::with_capacity(k.parked.len());
@@ -139,11 +166,4 @@ pub fn scratch(k: &KernelStep) -> (Vec<(usize, usize)>, usize) {
         at.push((a, off));
     }
     (at, size)
-}
-
-/// The streamed accesses of a variant's IR.
-pub fn streamed(ir: &Kernel) -> Vec<usize> {
-    (0..ir.accesses.len())
-        .filter(|&a| ir.accesses[a].kind == AccessKind::StreamStore)
-        .collect()
 }

@@ -55,9 +55,9 @@ impl Emitter<'_> {
         let fold =
             vec && ty == Ty::F32 && matches!(op, RedOp::Max | RedOp::Min) && values.len() > 1;
         if !fold {
+            let f32_sum = vec && ty == Ty::F32 && matches!(op, RedOp::Sum | RedOp::Mean);
             for &v in values {
-                let sum = matches!(op, RedOp::Sum | RedOp::Mean) && ty == Ty::F32;
-                if let Some(&(acc, disp)) = self.stored_now.get(&v).filter(|_| sum && vec) {
+                if let Some(&(acc, disp)) = self.stored_now.get(&v).filter(|_| f32_sum) {
                     self.sum_stored(a0, a1, acc, disp);
                     continue;
                 }
