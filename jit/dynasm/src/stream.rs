@@ -81,7 +81,7 @@ pub struct Streaming {
 
 impl Streaming {
     /// `k`'s streaming variant on `target`, where the target has non-temporal stores and `k`
-    /// qualifies (see [`variant`]).
+    /// qualifies (see `variant`).
     pub fn build(k: &KernelStep, target: &dyn Target) -> Result<Option<Streaming>> {
         let Some(align) = target.stream_align() else {
             return Ok(None);

@@ -63,7 +63,7 @@ fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
     e.a.cvt_f2i(ki, kf, true);
 }
 
-/// `out = e^src`: range reduction by `k ln2`, degree-7 Taylor polynomial, scaling by `2^k` in two
+/// `out = e^src`: range reduction by `k ln2`, degree-6 polynomial (`poly`), scaling by `2^k` in two
 /// halves so results down in the denormals round once.
 pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.mov(T0, src);
@@ -78,8 +78,8 @@ pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     e.a.fma(w, T3, T1, T4, T0);
     ld(e, T4, K::NegLn2Lo);
     e.a.fma(w, T3, T1, T4, T3);
-    ld(e, T4, K::Exp7);
-    for k in [K::Exp6, K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
+    ld(e, T4, K::Exp6);
+    for k in [K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
         let m = e.tab(k);
         e.a.fma_m(w, T4, T4, T3, m);
     }

@@ -113,6 +113,31 @@ fn sin_and_cos_past_the_f32_reduction_at_16_lanes() {
     check(&src, &[x], TRANS.0, TRANS.1);
 }
 
+/// Max and min in one phase with library calls (sin past `poly::TRIG_LIMIT`, and of NaN): the
+/// AVX-512 NaN flags live in opmask registers across the calls (`x64/reduce.rs`). Rows with a
+/// NaN before, after or in the vector of a call, and rows with calls but no NaN.
+#[test]
+fn max_min_nan_flags_survive_library_calls() {
+    for cols in [16usize, 64, 100] {
+        let rows = 5;
+        let mut v = data(rows * cols, cols as u64).to_vec::<f32>();
+        let at = |r: usize, c: usize| r * cols + c.min(cols - 1);
+        v[at(0, 0)] = f32::NAN;
+        v[at(0, 40)] = 3.0e7;
+        v[at(1, 3)] = -2.0e7;
+        v[at(1, 50)] = 4.0e7;
+        v[at(2, 20)] = 3.0e7;
+        v[at(2, 21)] = f32::NAN;
+        v[at(3, cols - 1)] = f32::NAN;
+        v[at(3, 1)] = 5.0e7;
+        let x = Tensor::from_vec(v, &[rows, cols]).unwrap();
+        let src = format!(
+            "graph(%x: f32[{rows}, {cols}]):\n  %0: f32[{rows}, {cols}] = sin(%x)\n  %1: f32[{rows}, 1] = amax(%0, [-1], True)\n  %2: f32[{rows}, 1] = amin(%x, [-1], True)\n  %3: f32[{rows}, {cols}] = mul(%0, 2.0)\n  return (%1, %2, %3)\n"
+        );
+        check(&src, &[x], TRANS.0, TRANS.1);
+    }
+}
+
 fn by_name(name: &str) -> Option<crate::DynasmBackend> {
     targets()
         .into_iter()

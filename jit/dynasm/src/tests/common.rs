@@ -104,3 +104,11 @@ pub fn check_graph(g: &Graph, inputs: &[Tensor], rtol: f64, atol: f64) -> crate:
 pub fn check(src: &str, inputs: &[Tensor], rtol: f64, atol: f64) -> crate::DynasmExecutable {
     check_graph(&parse(src).unwrap(), inputs, rtol, atol)
 }
+
+/// The streaming thresholds and the thread split are process-wide: `cargo test` runs tests on
+/// threads of one process, so the tests that change them take turns.
+pub fn turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

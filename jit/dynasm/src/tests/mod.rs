@@ -13,6 +13,7 @@ mod perf_paths;
 mod pressure;
 mod random;
 mod reduce_unroll;
+mod row_ahead;
 mod stream;
 mod ternary;
 mod ulp;

@@ -9,15 +9,6 @@ use rynamo_tensor::Tensor;
 use super::common::*;
 use crate::{runtime, stream};
 
-/// The thresholds and the split are process-wide: `cargo test` runs these tests on threads of
-/// one process, so they take turns.
-static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn turn() -> std::sync::MutexGuard<'static, ()> {
-    TURN.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 fn softmax(rows: usize, cols: usize) -> String {
     format!(
         "graph(%x: f32[{rows}, {cols}]):

@@ -10,6 +10,7 @@
 //!   xmm0-9  allocatable          xmm10  SSE2 fix-ups      xmm11-15  math temporaries
 //!                                                         (xmm13-15 also reload spilled operands)
 //!   (xmm/ymm/zmm by tier)        k1     AVX-512 masks (never live across instructions)
+//!                                k2-k4  AVX-512 NaN flags of a vector phase's max/min reductions
 //! ```
 //! Argument block (u64 words): `[nrows, ncols, consts, table, (ptr, rs, cs) per access]`, strides in
 //! bytes; the kernel advances each `ptr` by its `rs` after every row.
@@ -66,6 +67,28 @@ pub struct Emitter<'k> {
     /// value -> (access, displacement of its copy). Their f32 sums convert from memory (see
     /// `reduce.rs`).
     pub(super) stored_now: HashMap<V, (u32, i32)>,
+    /// Where the current phase writes its row slots: `frame.rows`, or `frame.ahead` for the
+    /// first phase running one row ahead.
+    pub(super) row_base: i32,
+    /// How many rows ahead later phases prefetch the first phase's streamed inputs.
+    pub(super) prefetch_rows: u8,
+    /// In a copied body: its number of copies (see `div.rs`), else 0.
+    pub(super) copies: usize,
+    /// The current phase's f32 max/min reductions whose vector loops flag NaNs in an opmask
+    /// register: NaN-flag register `a1` -> `k` (AVX-512, see `reduce.rs`).
+    pub(super) nan_k: HashMap<u8, u8>,
+}
+
+/// Whether the first phase runs one row ahead, just before the last phase: a row's last phase
+/// then overlaps the next row's first, and the next row's later phases find the first phase's
+/// results long done. A row phase ends in reductions whose latency chains (horizontal fold,
+/// reciprocal, ~50-70 cycles each) the out-of-order window cannot hide on its own, as a phase
+/// of a 1024-column row is more instructions than the window holds. The first phase must not
+/// store elements (a later phase of the current row may read what it would overwrite: parked
+/// values in a scratch row have row stride 0); its row slots go to `frame.ahead` and are copied
+/// over at the end of the row.
+fn runs_ahead(k: &Kernel) -> bool {
+    k.phases.len() >= 2 && k.phases[0].stores.is_empty()
 }
 
 /// Emits `k`; returns the assembler positioned after the code, and the entry offset.
@@ -81,7 +104,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
     );
     let (row, done) = (a.label(), a.label());
     x64!(a.ops ; test r12, r12 ; jz =>done);
-    a.bind(row);
+    let row_base = frame.rows;
     let mut e = Emitter {
         a,
         k,
@@ -98,6 +121,10 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         recips: Recips::new(),
         stubs: Vec::new(),
         stored_now: HashMap::new(),
+        row_base,
+        prefetch_rows: 1,
+        copies: 0,
+        nan_k: HashMap::new(),
     };
     // Rows are often one 4 KiB page, where the hardware streamer stops, so every row would
     // start with demand misses in its first phase. The later phases (the row is in L1 by then)
@@ -115,13 +142,42 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         v.dedup();
         v
     });
+    let first = (&k.phases[0], &phases[0]);
+    let ahead = runs_ahead(k);
+    if ahead {
+        e.phase(
+            first.0,
+            &first.1.plan,
+            &first.1.slots,
+            first.1.copied.as_ref(),
+        )?;
+        // The first phase of row i+1 has already read what the later phases of row i would
+        // prefetch for it.
+        e.prefetch_rows = 2;
+    }
+    e.a.bind(row);
+    let last = k.phases.len() - 1;
     for (i, (p, prep)) in k.phases.iter().zip(&phases).enumerate() {
+        if ahead && i == 0 {
+            continue;
+        }
+        if ahead && i == last {
+            e.first_phase_of_next_row(first.0, first.1)?;
+        }
         e.prefetch = if i > 0 && prep.plan.vector {
             streamed.clone()
         } else {
             Vec::new()
         };
         e.phase(p, &prep.plan, &prep.slots, prep.copied.as_ref())?;
+    }
+    if ahead {
+        // The next row's first-phase results become the current row's.
+        for r in &k.phases[0].reduces {
+            let d = e.frame.vs * r.slot as i32;
+            let (from, to) = (e.frame.ahead + d, e.frame.rows + d);
+            x64!(e.a.ops ; mov rax, [rsp + from] ; mov [rsp + to], rax);
+        }
     }
     for i in 0..k.accesses.len() {
         let (po, ro) = (ptr_off(i), rs_off(i));
@@ -142,6 +198,31 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
 }
 
 impl Emitter<'_> {
+    /// The first phase for the next row, unless this is the last row: its accesses advance by a
+    /// row around it, and its row slots go to `frame.ahead`.
+    fn first_phase_of_next_row(
+        &mut self,
+        p: &Phase,
+        prep: &super::frame::Prepared,
+    ) -> Result<(), String> {
+        let skip = self.a.label();
+        x64!(self.a.ops ; cmp r12, 1 ; je =>skip);
+        let n = self.k.accesses.len();
+        for i in 0..n {
+            let (po, ro) = (ptr_off(i), rs_off(i));
+            x64!(self.a.ops ; mov rax, [rbx + ro] ; add [rbx + po], rax);
+        }
+        (self.row_base, self.prefetch) = (self.frame.ahead, Vec::new());
+        self.phase(p, &prep.plan, &prep.slots, prep.copied.as_ref())?;
+        self.row_base = self.frame.rows;
+        for i in 0..n {
+            let (po, ro) = (ptr_off(i), rs_off(i));
+            x64!(self.a.ops ; mov rax, [rbx + ro] ; sub [rbx + po], rax);
+        }
+        self.a.bind(skip);
+        Ok(())
+    }
+
     /// A full-vector (or scalar) operand: data, spill, scratch and call slots.
     pub(super) fn mem(&self, base: u8, disp: i32) -> Mem {
         Mem::vec(base, disp)
@@ -197,11 +278,10 @@ impl Emitter<'_> {
             {
                 return Err("invariant: copies accumulate into the single loop's registers".into());
             }
-            for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
-                self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
-            }
+            self.acc_init_all(p, plan);
             self.copy_of_node.clone_from(&d.copy_of_node);
             self.copy_of_store.clone_from(&d.copy_of_store);
+            self.copies = d.copies;
             let w2 = (d.copies * self.a.lanes()) as i32;
             let (top, out) = (self.a.label(), self.a.label());
             // While rcx + w2 <= ncols: rcx <= ncols - w2, signed (the difference may be
@@ -215,12 +295,11 @@ impl Emitter<'_> {
             self.a.bind(out);
             self.copy_of_node.clear();
             self.copy_of_store.clear();
+            self.copies = 0;
             self.enter(p, plan, slots)?;
         } else {
             self.enter(p, plan, slots)?;
-            for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
-                self.acc_init(r.op, p.body[r.value as usize].ty, a0, a1);
-            }
+            self.acc_init_all(p, plan);
             x64!(self.a.ops ; xor ecx, ecx);
         }
         if plan.vector {
@@ -250,7 +329,7 @@ impl Emitter<'_> {
         for &(acc, slot) in &p.row_stores {
             let (po, so) = (
                 ptr_off(acc as usize),
-                self.frame.rows + self.frame.vs * slot as i32,
+                self.row_base + self.frame.vs * slot as i32,
             );
             if self.k.slots[slot as usize] == Ty::F32 {
                 x64!(self.a.ops ; mov rax, [rbx + po] ; mov edx, [rsp + so] ; mov [rax], edx);
@@ -273,7 +352,10 @@ impl Emitter<'_> {
             for i in 0..self.prefetch.len() {
                 let a = self.prefetch[i] as usize;
                 let (po, ro) = (ptr_off(a), rs_off(a));
-                x64!(self.a.ops ; mov rax, [rbx + po] ; add rax, [rbx + ro]);
+                x64!(self.a.ops ; mov rax, [rbx + po]);
+                for _ in 0..self.prefetch_rows {
+                    x64!(self.a.ops ; add rax, [rbx + ro]);
+                }
                 for l in 0..lines {
                     let d = 64 * l;
                     x64!(self.a.ops ; prefetcht0 [rax + rcx * 4 + d]);
@@ -432,8 +514,8 @@ impl Emitter<'_> {
         x64!(self.a.ops ; mov rax, QWORD f ; call rax);
     }
 
-    /// Saves every vector register (all of a zmm on AVX-512) and the live caller-saved GP
-    /// registers.
+    /// Saves every vector register (all of a zmm on AVX-512), the live caller-saved GP
+    /// registers and the NaN-flag opmasks.
     pub fn save_all(&mut self) {
         for r in 0..16u8 {
             let m = self.mem(RSP, self.frame.save + self.frame.vs * i32::from(r));
@@ -443,6 +525,20 @@ impl Emitter<'_> {
             let o = self.frame.gp_save + 8 * i as i32;
             x64!(self.a.ops ; mov [rsp + o], Rq(g));
         }
+        for (m, k) in self.nan_k_slots() {
+            self.a.z_kstore(m, k);
+        }
+    }
+
+    /// Where `save_all` keeps each NaN-flag opmask (`k2`-`k4`): 2 bytes each in the 8 that the
+    /// GP registers leave of their 64.
+    fn nan_k_slots(&self) -> Vec<(Mem, u8)> {
+        let mut ks: Vec<u8> = self.nan_k.values().copied().collect();
+        ks.sort_unstable();
+        let base = self.frame.gp_save + 8 * SAVED_GP.len() as i32;
+        ks.into_iter()
+            .map(|k| (Mem::vec(RSP, base + 2 * i32::from(k - 2)), k))
+            .collect()
     }
 
     /// Restores what [`Emitter::save_all`] saved.
@@ -454,6 +550,9 @@ impl Emitter<'_> {
         for (i, &g) in SAVED_GP.iter().enumerate() {
             let o = self.frame.gp_save + 8 * i as i32;
             x64!(self.a.ops ; mov Rq(g), [rsp + o]);
+        }
+        for (m, k) in self.nan_k_slots() {
+            self.a.z_kload(k, m);
         }
     }
 }

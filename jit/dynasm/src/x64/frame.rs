@@ -34,6 +34,10 @@ pub struct Frame {
     pub vs: i32,
     /// One vector per row slot (reductions' results).
     pub(super) rows: i32,
+    /// The first phase's row slots for the next row, while the current row's last phase still
+    /// reads `rows` (see `emit.rs`: the first phase runs one row ahead). Row-slot sized; unused
+    /// when the kernel does not run ahead.
+    pub(super) ahead: i32,
     /// One vector per spill slot.
     pub(super) spill: i32,
     /// Math scratch (4 vectors).
@@ -61,7 +65,8 @@ impl Frame {
         divisors: usize,
     ) -> Frame {
         let rows = 0;
-        let spill = rows + vs * row_slots as i32;
+        let ahead = rows + vs * row_slots as i32;
+        let spill = ahead + vs * row_slots as i32;
         let math = spill + vs * spills as i32;
         let trig = math + vs * 4;
         let recip = trig + vs * trig_pairs as i32;
@@ -71,6 +76,7 @@ impl Frame {
         Frame {
             vs,
             rows,
+            ahead,
             spill,
             math,
             trig,

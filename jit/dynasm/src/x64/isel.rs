@@ -77,7 +77,9 @@ impl Emitter<'_> {
                     self.mask_to_01(d);
                 }
             }
-            Inst::Binary(BOp::Div, x, y) if vec && self.recips.contains_key(&y) => {
+            Inst::Binary(BOp::Div, x, y)
+                if vec && self.recips.contains_key(&y) && !self.divides_on_divider(v) =>
+            {
                 let (rx, ry) = (self.src(x, 14, vec), self.src(y, 15, vec));
                 let slot = self.recips[&y];
                 self.div_by_recip(d, rx, ry, slot);

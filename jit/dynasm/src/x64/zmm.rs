@@ -164,6 +164,34 @@ impl Asm {
         self.ev(Code::VEX_Kortestw_kr_kr, &[K(K1), K(K1)]);
     }
 
+    /// `k = all ones` (no NaN seen yet, see `reduce.rs`).
+    pub(super) fn z_kset(&mut self, k: u8) {
+        self.ev(Code::VEX_Kxnorw_kr_kr_kr, &[K(k), K(k), K(k)]);
+    }
+
+    /// `k &= lanes where neither a nor b is NaN` (`vcmpps k{k}, a, b, ord`).
+    pub(super) fn z_and_ordered(&mut self, k: u8, a: u8, b: u8) {
+        self.ev_k(
+            Code::EVEX_Vcmpps_kr_k1_zmm_zmmm512b32_imm8_sae,
+            &[K(k), Z(a), Z(b), Op::I(7)],
+            k,
+        );
+    }
+
+    /// `d = all-ones lanes where k is clear`.
+    pub(super) fn z_unset_lanes(&mut self, d: u8, k: u8) {
+        self.ev(Code::VEX_Knotw_kr_kr, &[K(K1), K(k)]);
+        self.ev(Code::EVEX_Vpmovm2d_zmm_kr, &[Z(d), K(K1)]);
+    }
+
+    /// Stores / loads opmask `k` (16 bits) at `m`, around calls.
+    pub(super) fn z_kstore(&mut self, m: Mem, k: u8) {
+        self.ev(Code::VEX_Kmovw_m16_kr, &[M1(m), K(k)]);
+    }
+    pub(super) fn z_kload(&mut self, k: u8, m: Mem) {
+        self.ev(Code::VEX_Kmovw_kr_km16, &[K(k), M1(m)]);
+    }
+
     /// Flags for `jnz` when any lane of `a` has its sign bit set.
     pub(super) fn z_any_sign(&mut self, a: u8) {
         self.ev(Code::EVEX_Vpmovd2m_kr_zmm, &[K(K1), Z(a)]);
