@@ -112,3 +112,17 @@ pub fn turn() -> std::sync::MutexGuard<'static, ()> {
     TURN.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// A row max, `e = exp(x - max)`, its row sum, and the graph's own tail on `%0` (max), `%1`
+/// (`x - max`), `%2` (`e`) and `%3` (sum).
+pub fn exp_rows(rows: usize, cols: usize, tail: &str, ret: &str) -> String {
+    format!(
+        "graph(%x: f32[{rows}, {cols}]):
+  %0: f32[{rows}, 1] = amax(%x, [-1], True)
+  %1: f32[{rows}, {cols}] = sub(%x, %0, alpha=1)
+  %2: f32[{rows}, {cols}] = exp(%1)
+  %3: f32[{rows}, 1] = sum(%2, [-1], True)
+{tail}  return ({ret})
+"
+    )
+}

@@ -10,15 +10,11 @@ use super::common::*;
 use crate::{runtime, stream};
 
 fn softmax(rows: usize, cols: usize) -> String {
-    format!(
-        "graph(%x: f32[{rows}, {cols}]):
-  %0: f32[{rows}, 1] = amax(%x, [-1], True)
-  %1: f32[{rows}, {cols}] = sub(%x, %0, alpha=1)
-  %2: f32[{rows}, {cols}] = exp(%1)
-  %3: f32[{rows}, 1] = sum(%2, [-1], True)
-  %4: f32[{rows}, {cols}] = div(%2, %3)
-  return (%4)
-"
+    exp_rows(
+        rows,
+        cols,
+        &format!("  %4: f32[{rows}, {cols}] = div(%2, %3)\n"),
+        "%4",
     )
 }
 

@@ -20,6 +20,7 @@
 
 mod asm;
 mod asm_mem;
+mod call;
 mod disasm;
 mod div;
 mod emit;
