@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use crate::{alternate_medians, time};
+use rynamo_tensor::ops::matmul::for_each_block;
 
 /// f32 elements per array of the bandwidth roofline: 1 GiB, as `benchmarks.md` measures the
 /// machine (it notes that 64 MiB partly fits in cache: this machine class has a 260 MiB L3, and
@@ -50,37 +51,44 @@ pub fn bandwidth(n: usize, reps: usize) -> (f64, f64) {
     )
 }
 
-/// FP32 GFLOP/s of an `n`^3 GEMM through the gemm crate on all threads, median of `reps`.
+/// FP32 GFLOP/s of an `n`^3 GEMM through the gemm crate on all threads, median of `reps`,
+/// split over the threads as the runtime splits one (`for_each_block`: a single-threaded gemm
+/// call per block).
 pub fn gemm_peak(n: usize, reps: usize) -> f64 {
     let a = vec![1.0f32; n * n];
     let b = vec![0.5f32; n * n];
     let mut c = vec![0.0f32; n * n];
     let run = |c: &mut Vec<f32>| {
-        // SAFETY: three n x n row-major matrices of the right length (row stride n, column
-        // stride 1); `c` is borrowed mutably and `a`, `b` immutably, so nothing aliases.
-        unsafe {
-            gemm::gemm(
-                n,
-                n,
-                n,
-                c.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                a.as_ptr(),
-                1,
-                n as isize,
-                b.as_ptr(),
-                1,
-                n as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                gemm::Parallelism::Rayon(0),
-            );
-        }
+        let pc = c.as_mut_ptr() as usize;
+        for_each_block(n, n, |rows, cols| {
+            let (r, s) = (rows.start, cols.start);
+            // SAFETY: three n x n row-major matrices of the right length (row stride n, column
+            // stride 1); each call writes its own block `rows` x `cols` of `c`, and `c` is
+            // borrowed mutably for the whole run while `a`, `b` are only read.
+            unsafe {
+                gemm::gemm(
+                    rows.len(),
+                    cols.len(),
+                    n,
+                    (pc as *mut f32).add(r * n + s),
+                    1,
+                    n as isize,
+                    false,
+                    a.as_ptr().add(r * n),
+                    1,
+                    n as isize,
+                    b.as_ptr().add(s),
+                    1,
+                    n as isize,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    gemm::Parallelism::None,
+                );
+            }
+        });
     };
     run(&mut c);
     let med = alternate_medians(1, reps, |_| time(|| run(&mut c)))[0];
