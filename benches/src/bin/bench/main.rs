@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use drivers::{Env, Samples};
 use report::Medians;
-use workloads::{Limits, WORKLOADS};
+use workloads::{Figure, Limits, RunLimits, WORKLOADS};
 
 /// What can go wrong in a run.
 #[derive(Debug, thiserror::Error)]
@@ -187,10 +187,13 @@ fn run(o: &Options) -> Result<(), Error> {
     eprintln!("machine limits: bandwidth (copy, triad over 1 GiB) and GEMM peak (2048^3)");
     let (copy_gbs, triad_gbs) = roofline::bandwidth(roofline::BANDWIDTH_ELEMS, o.reps);
     let gemm_gflops = roofline::gemm_peak(2048, o.reps);
-    let limits = Limits {
-        copy_gbs,
-        triad_gbs,
-        gemm_gflops,
+    let mut limits = RunLimits {
+        start: Limits {
+            copy_gbs,
+            triad_gbs,
+            gemm_gflops,
+        },
+        before: Default::default(),
     };
 
     let mut samples = Samples::new();
@@ -205,6 +208,19 @@ fn run(o: &Options) -> Result<(), Error> {
             .collect();
         for (i, w) in selected.iter().enumerate() {
             eprintln!("[{}/{}] {} {}", i + 1, selected.len(), w.id, w.name);
+            let mut here = limits.start;
+            match w.figure {
+                Figure::Bandwidth(_) => {
+                    (here.copy_gbs, here.triad_gbs) =
+                        roofline::bandwidth(roofline::BANDWIDTH_ELEMS, o.reps);
+                    limits.before.insert(w.id, here);
+                }
+                Figure::Flops(_) => {
+                    here.gemm_gflops = roofline::gemm_peak(2048, o.reps);
+                    limits.before.insert(w.id, here);
+                }
+                Figure::Time => {}
+            }
             match w.id {
                 "W7" => drivers::run_compile_latency(&env, o.reps, &mut samples)?,
                 "W9" if o.w9 => match drivers::run_w9(&env) {
@@ -279,7 +295,7 @@ fn run(o: &Options) -> Result<(), Error> {
     Ok(())
 }
 
-fn plot(med: &Medians, limits: &Limits, cov: Option<&[coverage::Row]>) -> String {
+fn plot(med: &Medians, limits: &RunLimits, cov: Option<&[coverage::Row]>) -> String {
     let mut panels = Vec::new();
     let ratio =
         |m: &std::collections::BTreeMap<String, f64>, k: &str| Some(m.get(k)? / m.get("compiled")?);
@@ -313,7 +329,7 @@ fn plot(med: &Medians, limits: &Limits, cov: Option<&[coverage::Row]>) -> String
         .iter()
         .filter_map(|w| {
             let c = *med.get(w.id)?.get("compiled")?;
-            let (_, unit, frac) = w.figure_at(c, limits)?;
+            let (_, unit, frac) = w.figure_at(c, limits.at(w.id))?;
             Some((
                 format!("{} {} ({unit})", w.id, w.name),
                 vec![Some(frac * 100.0)],

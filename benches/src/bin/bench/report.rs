@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::workloads::{CONFIGS, Limits, WORKLOADS, Workload};
+use crate::workloads::{CONFIGS, RunLimits, WORKLOADS, Workload};
 
 /// Medians in seconds: workload id to configuration to seconds.
 pub type Medians = BTreeMap<String, BTreeMap<String, f64>>;
@@ -26,16 +26,36 @@ fn ratio(r: Option<f64>) -> String {
 }
 
 /// The workload table.
-pub fn markdown(medians: &Medians, limits: &Limits, reps: usize) -> String {
+pub fn markdown(medians: &Medians, limits: &RunLimits, reps: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
         "machine: {} threads; bandwidth copy {:.1} GB/s, triad {:.1} GB/s (1 GiB arrays); GEMM peak {:.0} GFLOP/s. Medians of {reps} alternating repetitions.\n",
         rayon::current_num_threads(),
-        limits.copy_gbs,
-        limits.triad_gbs,
-        limits.gemm_gflops
+        limits.start.copy_gbs,
+        limits.start.triad_gbs,
+        limits.start.gemm_gflops
     );
+    if !limits.before.is_empty() {
+        let each: Vec<String> = limits
+            .before
+            .iter()
+            .map(|(id, l)| {
+                let w = WORKLOADS.iter().find(|w| w.id == *id);
+                match w.map(|w| w.figure) {
+                    Some(crate::workloads::Figure::Flops(_)) => {
+                        format!("{id} GEMM {:.0} GFLOP/s", l.gemm_gflops)
+                    }
+                    _ => format!("{id} copy {:.1} GB/s", l.copy_gbs),
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "Rooflines re-measured just before each workload (the `of roofline` column): {}.\n",
+            each.join(", ")
+        );
+    }
     s.push_str("| id | workload | eager | compiled | backend=eager | NumPy | compiled vs eager | compiled vs NumPy | compiled figure | of roofline | target | met |\n");
     s.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for w in &WORKLOADS {
@@ -43,11 +63,11 @@ pub fn markdown(medians: &Medians, limits: &Limits, reps: usize) -> String {
         let Some(&compiled) = m.get("compiled") else {
             continue;
         };
-        let (fig, roof) = match w.figure_at(compiled, limits) {
+        let (fig, roof) = match w.figure_at(compiled, limits.at(w.id)) {
             Some((v, unit, frac)) => (format!("{v:.1} {unit}"), format!("{:.0}%", frac * 100.0)),
             None => ("—".into(), "—".into()),
         };
-        let (target, met) = w.target(compiled, m.get("eager").copied(), limits);
+        let (target, met) = w.target(compiled, m.get("eager").copied(), limits.at(w.id));
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -70,7 +90,7 @@ pub fn markdown(medians: &Medians, limits: &Limits, reps: usize) -> String {
 }
 
 /// `results.json`.
-pub fn to_json(medians: &Medians, limits: &Limits, reps: usize, notes: &[String]) -> Value {
+pub fn to_json(medians: &Medians, limits: &RunLimits, reps: usize, notes: &[String]) -> Value {
     let mut workloads = serde_json::Map::new();
     for w in &WORKLOADS {
         let Some(m) = medians.get(w.id) else { continue };
@@ -83,12 +103,12 @@ pub fn to_json(medians: &Medians, limits: &Limits, reps: usize, notes: &[String]
             "speedup_vs_numpy": speedup(m, "numpy"),
         });
         if let Some(&c) = m.get("compiled") {
-            if let Some((v, unit, frac)) = w.figure_at(c, limits) {
+            if let Some((v, unit, frac)) = w.figure_at(c, limits.at(w.id)) {
                 entry["figure"] = json!(v);
                 entry["figure_unit"] = json!(unit);
                 entry["roofline_fraction"] = json!(frac);
             }
-            let (target, met) = w.target(c, m.get("eager").copied(), limits);
+            let (target, met) = w.target(c, m.get("eager").copied(), limits.at(w.id));
             entry["target"] = json!(target);
             entry["met"] = json!(met);
         }
@@ -98,9 +118,14 @@ pub fn to_json(medians: &Medians, limits: &Limits, reps: usize, notes: &[String]
         "reps": reps,
         "machine": {
             "threads": rayon::current_num_threads(),
-            "copy_gbs": limits.copy_gbs,
-            "triad_gbs": limits.triad_gbs,
-            "gemm_gflops": limits.gemm_gflops,
+            "copy_gbs": limits.start.copy_gbs,
+            "triad_gbs": limits.start.triad_gbs,
+            "gemm_gflops": limits.start.gemm_gflops,
+            "before": limits.before.iter().map(|(id, l)| (id.to_string(), json!({
+                "copy_gbs": l.copy_gbs,
+                "triad_gbs": l.triad_gbs,
+                "gemm_gflops": l.gemm_gflops,
+            }))).collect::<serde_json::Map<_, _>>(),
         },
         "workloads": workloads,
         "notes": notes,
@@ -157,12 +182,17 @@ pub fn compare(old: &Value, new: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workloads::Limits;
 
     const LIMITS: Limits = Limits {
         copy_gbs: 40.0,
         triad_gbs: 45.0,
         gemm_gflops: 300.0,
     };
+
+    fn limits() -> RunLimits {
+        RunLimits::fixed(LIMITS)
+    }
 
     fn medians(compiled: f64) -> Medians {
         let mut m = Medians::new();
@@ -175,14 +205,14 @@ mod tests {
 
     #[test]
     fn table_shows_ratios_beside_times() {
-        let t = markdown(&medians(2e-3), &LIMITS, 11);
+        let t = markdown(&medians(2e-3), &limits(), 11);
         assert!(t.contains("| W1 | pointwise_chain | 8.000 ms | 2.000 ms | — | 4.000 ms | 4.00× | 2.00× | 16.8 GB/s | 42% | ≤ 3 ms | yes |"), "{t}");
     }
 
     #[test]
     fn compare_reports_the_change_per_figure() {
-        let old = to_json(&medians(2e-3), &LIMITS, 11, &[]);
-        let new = to_json(&medians(1e-3), &LIMITS, 11, &[]);
+        let old = to_json(&medians(2e-3), &limits(), 11, &[]);
+        let new = to_json(&medians(1e-3), &limits(), 11, &[]);
         let c = compare(&old, &new);
         assert!(
             c.contains("| W1 pointwise_chain compiled (ms) | 2.0000 | 1.0000 | -50.0% (better) |"),

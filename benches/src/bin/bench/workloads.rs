@@ -118,6 +118,35 @@ pub struct Limits {
     pub gemm_gflops: f64,
 }
 
+/// The limits of one run: measured at its start, and again just before each workload whose
+/// figure is against one of them. This machine class's speed drifts by 20-50% over minutes
+/// (compute more than memory), so a GEMM peak taken minutes before W4 ran can be that far off;
+/// each figure is judged against the measurement next to it.
+#[derive(Clone, Debug)]
+pub struct RunLimits {
+    /// At the start of the run (the table's header).
+    pub start: Limits,
+    /// Just before each workload with a roofline, by id (the start's values for the limits
+    /// that workload does not use).
+    pub before: std::collections::BTreeMap<&'static str, Limits>,
+}
+
+impl RunLimits {
+    /// The limits workload `id` is judged against.
+    pub fn at(&self, id: &str) -> &Limits {
+        self.before.get(id).unwrap_or(&self.start)
+    }
+
+    /// Start-of-run limits only.
+    #[cfg(test)]
+    pub fn fixed(start: Limits) -> RunLimits {
+        RunLimits {
+            start,
+            before: Default::default(),
+        }
+    }
+}
+
 impl Workload {
     /// The figure of merit at `seconds`: `(value, unit, fraction of the roofline)`.
     pub fn figure_at(&self, seconds: f64, limits: &Limits) -> Option<(f64, &'static str, f64)> {
