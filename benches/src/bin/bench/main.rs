@@ -1,6 +1,7 @@
 //! `scripts/bench`: W1-W9 of `benchmarks.md` in every configuration (Rynamo eager, compiled
 //! with the default backend, compiled with `backend="eager"`, NumPy under CPython) beside the
-//! machine's limits measured in the same run; the capture-coverage table of `benches/models/`;
+//! machine's limits measured in the same run (at its start, and again just before each workload
+//! whose figure is against one: see `workloads::RunLimits`); the capture-coverage table of `benches/models/`;
 //! a Markdown table, `target/bench/results.json`, a comparison with an earlier run, an SVG.
 //!
 //! Usage: `bench [--reps N] [--only W1,W4] [--coverage] [--coverage-only] [--no-w9]

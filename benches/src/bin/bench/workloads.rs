@@ -214,6 +214,23 @@ mod tests {
     }
 
     #[test]
+    fn each_workload_is_judged_against_the_limits_measured_next_to_it() {
+        let mut run = RunLimits::fixed(LIMITS);
+        run.before.insert(
+            "W4",
+            Limits {
+                gemm_gflops: 200.0,
+                ..LIMITS
+            },
+        );
+        let w4 = by_id("W4").expect("W4");
+        // 4.29 GFLOP in 25 ms is 172 GFLOP/s: 57% of the start's 300, 86% of the 200 next to it.
+        assert!(!w4.target(25e-3, None, &LIMITS).1);
+        assert!(w4.target(25e-3, None, run.at("W4")).1);
+        assert_eq!(run.at("W2").copy_gbs, LIMITS.copy_gbs);
+    }
+
+    #[test]
     fn targets_are_judged_on_compiled_times() {
         let w6 = by_id("W6").expect("W6");
         assert!(w6.target(10e-6, Some(12e-6), &LIMITS).1);
