@@ -184,10 +184,12 @@ impl Asm {
         self.ev(Code::EVEX_Vpmovm2d_zmm_kr, &[Z(d), K(K1)]);
     }
 
-    /// Stores / loads opmask `k` (16 bits) at `m`, around calls.
+    /// Stores opmask `k` (16 bits) at `m`, around calls.
     pub(super) fn z_kstore(&mut self, m: Mem, k: u8) {
         self.ev(Code::VEX_Kmovw_m16_kr, &[M1(m), K(k)]);
     }
+
+    /// Loads opmask `k` (16 bits) from `m`.
     pub(super) fn z_kload(&mut self, k: u8, m: Mem) {
         self.ev(Code::VEX_Kmovw_kr_km16, &[K(k), M1(m)]);
     }
