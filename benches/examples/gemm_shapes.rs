@@ -1,51 +1,15 @@
-//! How one large f32 GEMM should use the threads: gemm's own `Parallelism::Rayon`, or one
-//! single-threaded call per block from `rynamo_tensor::ops::matmul::for_each_block` (what the
-//! runtime does), at W4's two shapes and at the 2048^3 of the GEMM peak; single-threaded for
-//! scale. Best of 15 calls, three rounds, in GFLOP/s.
+//! How one large f32 GEMM should use the threads: gemm's own `Parallelism::Rayon`, or the
+//! runtime's `gemm_raw` (one single-threaded call per block from `for_each_block`), at W4's two
+//! shapes and at the 2048^3 of the GEMM peak; single-threaded for scale. Best of 15 calls, three
+//! rounds, in GFLOP/s.
 //!
 //! `cargo run --release --ignore-rust-version -p rynamo-benches --example gemm_shapes`
 
 use std::time::Instant;
 
-use rynamo_tensor::ops::matmul::for_each_block;
+use rynamo_tensor::ops::matmul::gemm_raw;
 
-/// `c[rows, cols] = a[rows, :] @ b[:, cols]` for row-major `a` (m x k), `b` (k x n), `c` (m x n).
-fn block(
-    (m, n, k): (usize, usize, usize),
-    (a, b, c): (&[f32], &[f32], usize),
-    rows: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-    par: gemm::Parallelism,
-) {
-    assert!(rows.end <= m && cols.end <= n && a.len() == m * k && b.len() == k * n);
-    // SAFETY: the asserted shapes keep every access in bounds; `c` (m x n, passed as an address
-    // so that blocks can run on several threads) is written only inside `rows` x `cols`.
-    unsafe {
-        gemm::gemm(
-            rows.len(),
-            cols.len(),
-            k,
-            (c as *mut f32).add(rows.start * n + cols.start),
-            1,
-            n as isize,
-            false,
-            a.as_ptr().add(rows.start * k),
-            1,
-            k as isize,
-            b.as_ptr().add(cols.start),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            par,
-        );
-    }
-}
-
-fn best(f: impl Fn()) -> f64 {
+fn best(mut f: impl FnMut()) -> f64 {
     (0..15)
         .map(|_| {
             let t = Instant::now();
@@ -59,21 +23,59 @@ fn main() {
     for (m, n, k) in [(256, 4096, 1024), (256, 1024, 4096), (2048, 2048, 2048)] {
         let (a, b) = (vec![1.0f32; m * k], vec![0.5f32; k * n]);
         let mut c = vec![0.0f32; m * n];
-        let c = c.as_mut_ptr() as usize;
         let gf = |s: f64| 2.0 * (m * n * k) as f64 / s / 1e9;
-        let dims = (m, n, k);
+        // Row-major `a` (m x k), `b` (k x n), `c` (m x n): (row stride, column stride).
+        let (sa, sb, sc) = ((k as isize, 1), (n as isize, 1), (n as isize, 1));
+        let runtime = |c: &mut [f32], parallel: bool| {
+            // SAFETY: the three buffers have exactly these shapes and strides; `c` is borrowed
+            // mutably for the call, `a` and `b` only read.
+            unsafe {
+                gemm_raw::<f32>(
+                    (m, n, k),
+                    c.as_mut_ptr(),
+                    sc,
+                    false,
+                    a.as_ptr(),
+                    sa,
+                    b.as_ptr(),
+                    sb,
+                    parallel,
+                );
+            }
+        };
         for round in 0..3 {
-            let rayon = best(|| block(dims, (&a, &b, c), 0..m, 0..n, gemm::Parallelism::Rayon(0)));
-            let split = best(|| {
-                for_each_block(m, n, |r, s| {
-                    block(dims, (&a, &b, c), r, s, gemm::Parallelism::None);
-                });
+            let rayon = best(|| {
+                // SAFETY: as above.
+                unsafe {
+                    gemm::gemm(
+                        m,
+                        n,
+                        k,
+                        c.as_mut_ptr(),
+                        1,
+                        n as isize,
+                        false,
+                        a.as_ptr(),
+                        1,
+                        k as isize,
+                        b.as_ptr(),
+                        1,
+                        n as isize,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        gemm::Parallelism::Rayon(0),
+                    );
+                }
             });
-            let one = best(|| block(dims, (&a, &b, c), 0..m, 0..n, gemm::Parallelism::None));
+            let blocks = best(|| runtime(&mut c, true));
+            let one = best(|| runtime(&mut c, false));
             println!(
-                "{m}x{n}x{k} round {round}: gemm Rayon {:.0}, for_each_block {:.0}, 1 thread {:.0}",
+                "{m}x{n}x{k} round {round}: gemm Rayon {:.0}, gemm_raw (for_each_block) {:.0}, 1 thread {:.0}",
                 gf(rayon),
-                gf(split),
+                gf(blocks),
                 gf(one)
             );
         }

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::{alternate_medians, time};
-use rynamo_tensor::ops::matmul::for_each_block;
+use rynamo_tensor::ops::matmul::gemm_raw;
 
 /// f32 elements per array of the bandwidth roofline: 1 GiB, as `benchmarks.md` measures the
 /// machine (it notes that 64 MiB partly fits in cache: this machine class has a 260 MiB L3, and
@@ -51,44 +51,30 @@ pub fn bandwidth(n: usize, reps: usize) -> (f64, f64) {
     )
 }
 
-/// FP32 GFLOP/s of an `n`^3 GEMM through the gemm crate on all threads, median of `reps`,
-/// split over the threads as the runtime splits one (`for_each_block`: a single-threaded gemm
-/// call per block).
+/// FP32 GFLOP/s of an `n`^3 GEMM on all threads, median of `reps`, through the runtime's own
+/// GEMM entry (`gemm_raw`: the gemm crate, split over the threads by `for_each_block`).
 pub fn gemm_peak(n: usize, reps: usize) -> f64 {
     let a = vec![1.0f32; n * n];
     let b = vec![0.5f32; n * n];
     let mut c = vec![0.0f32; n * n];
+    let s = (n as isize, 1);
     let run = |c: &mut Vec<f32>| {
-        let pc = c.as_mut_ptr() as usize;
-        for_each_block(n, n, |rows, cols| {
-            let (r, s) = (rows.start, cols.start);
-            // SAFETY: three n x n row-major matrices of the right length (row stride n, column
-            // stride 1); each call writes its own block `rows` x `cols` of `c`, and `c` is
-            // borrowed mutably for the whole run while `a`, `b` are only read.
-            unsafe {
-                gemm::gemm(
-                    rows.len(),
-                    cols.len(),
-                    n,
-                    (pc as *mut f32).add(r * n + s),
-                    1,
-                    n as isize,
-                    false,
-                    a.as_ptr().add(r * n),
-                    1,
-                    n as isize,
-                    b.as_ptr().add(s),
-                    1,
-                    n as isize,
-                    0.0,
-                    1.0,
-                    false,
-                    false,
-                    false,
-                    gemm::Parallelism::None,
-                );
-            }
-        });
+        // SAFETY: three n x n row-major matrices of the right length (row stride n, column
+        // stride 1); `c` is borrowed mutably for the call and `a`, `b` only read, so nothing
+        // aliases.
+        unsafe {
+            gemm_raw::<f32>(
+                (n, n, n),
+                c.as_mut_ptr(),
+                s,
+                false,
+                a.as_ptr(),
+                s,
+                b.as_ptr(),
+                s,
+                true,
+            );
+        }
     };
     run(&mut c);
     let med = alternate_medians(1, reps, |_| time(|| run(&mut c)))[0];

@@ -438,13 +438,15 @@ fn int_gemm<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64, 
 }
 
 /// `c = (accumulate ? c : 0) + a @ b` on raw strided matrices (`m x k` times `k x n`), for the
-/// kernels that build their own operands (convolution). `T` must be f32 or f64.
+/// kernels that build their own operands (convolution) and for measuring the GEMM peak the way
+/// the runtime runs a product (`benches/src/roofline.rs`): with `parallel`, a large one goes over
+/// the threads by [`for_each_block`]. `T` must be f32 or f64.
 ///
 /// # Safety
 /// Every pointer must address an in-bounds matrix of its shape and strides; `c` must not overlap
 /// `a` or `b`, and nothing else may access `c` meanwhile.
 #[allow(clippy::too_many_arguments, reason = "a raw GEMM signature")]
-pub(crate) unsafe fn gemm_raw<T: Element>(
+pub unsafe fn gemm_raw<T: Element>(
     (m, n, k): (usize, usize, usize),
     c: *mut T,
     (c_rs, c_cs): (isize, isize),
