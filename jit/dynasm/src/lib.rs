@@ -92,6 +92,10 @@
 //!   the otherwise idle divider (`x64/div.rs`; W2 2%).
 //! - A reduction that keeps the innermost dim (`sum(x, 0)`) runs its eager kernel, which
 //!   vectorises along that dim: 0.74 ms against 16.2 ms as a strided kernel (f32[4096, 1024]).
+//! - A vector loop reads its most-used constants from registers its body never names, loaded
+//!   before the loop (`x64/pins.rs`; AVX2 and AVX-512): W2 8-9% faster on AMD Zen 3, whose two
+//!   256-bit loads per cycle bounded the exp loop; no change measured on a Sapphire Rapids-class
+//!   Xeon. W1's and W3's unrolled loops use all 16 registers and pin nothing.
 //!
 //! # Environment
 //! - `RYNAMO_JIT_ISA=avx2` / `=sse2`: use the AVX2+FMA (8 lanes) / SSE2 (4 lanes) tier even
@@ -101,6 +105,7 @@
 //!   phases on AVX2 and AVX-512 (default 4; 0 or 1: none; see `x64/unroll.rs`; for measuring
 //!   it).
 //! - `RYNAMO_JIT_ATTN=0`: no fused attention steps (for measuring; see [`attn`]).
+//! - `RYNAMO_JIT_PINS=0`: constants stay memory operands (for measuring; see `x64/pins.rs`).
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes

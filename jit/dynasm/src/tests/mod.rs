@@ -10,6 +10,8 @@ mod diff;
 mod div;
 mod nonpos;
 mod perf_paths;
+#[cfg(target_arch = "x86_64")]
+mod pins;
 mod pressure;
 mod random;
 mod reduce_unroll;

@@ -10,6 +10,7 @@ use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
 use super::Isa;
 use super::evex::Evex;
 use super::evex::Op::Z;
+use super::pins::Pins;
 use super::zmm::Cvt;
 
 /// Pins `.arch x64` for every emission in this module tree.
@@ -102,6 +103,8 @@ pub struct Asm {
     pub isa: Isa,
     /// The EVEX encoder (AVX-512 only).
     pub(super) ev: Evex,
+    /// Constants held in registers for the current vector loop (`pins.rs`).
+    pub(super) pins: Pins,
 }
 
 macro_rules! vex3 {
@@ -129,6 +132,7 @@ impl Asm {
             ops,
             isa,
             ev: Evex::default(),
+            pins: Pins::default(),
         }
     }
 

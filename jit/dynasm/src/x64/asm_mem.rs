@@ -1,7 +1,8 @@
 //! The memory-operand forms of [`Asm`]'s operations (see `asm.rs`).
 //!
 //! On AVX-512 a [`Mem`] marked `bcast` (a table or constant-pool entry) is read with an
-//! embedded broadcast; every other operand is a full 64-byte vector (see [`Mem`]).
+//! embedded broadcast; every other operand is a full 64-byte vector (see [`Mem`]). A constant
+//! pinned in a register for the current loop (`pins.rs`) is read from the register instead.
 
 use dynasmrt::DynasmApi;
 
@@ -30,6 +31,9 @@ macro_rules! sse2m {
 impl Asm {
     /// `d = a op [m]` (the table and constant pool are aligned for SSE2's packed forms).
     pub fn fm(&mut self, op: F, w: W, d: u8, a: u8, m: Mem) {
+        if let Some(r) = self.pinned(w, m) {
+            return self.f(op, w, d, a, r);
+        }
         if self.zmm() && w == W::Ps {
             return self.z_f(op, d, a, M(m));
         }
@@ -66,6 +70,9 @@ impl Asm {
 
     /// `d = a * b + [m]` (fused with FMA on AVX2; multiply then add on SSE2).
     pub fn fma_m(&mut self, w: W, d: u8, a: u8, b: u8, m: Mem) {
+        if let Some(r) = self.pinned(w, m) {
+            return self.fma(w, d, a, b, r);
+        }
         if self.zmm() && w == W::Ps {
             return self.z_fma_m(d, a, b, m);
         }
@@ -84,6 +91,9 @@ impl Asm {
 
     /// `d = a * [m] + d` (fused with FMA on AVX2; multiply into `FIX` then add on SSE2).
     pub fn fma_acc_m(&mut self, w: W, d: u8, a: u8, m: Mem) {
+        if let Some(r) = self.pinned(w, m) {
+            return self.fma(w, d, a, r, d);
+        }
         if self.zmm() && w == W::Ps {
             return self.z_fma_acc_m(d, a, m);
         }
@@ -101,6 +111,9 @@ impl Asm {
 
     /// `d = a op [m]` on 32-bit integer lanes.
     pub fn im(&mut self, op: I, w: W, d: u8, a: u8, m: Mem) {
+        if let Some(r) = self.pinned(w, m) {
+            return self.i(op, w, d, a, r);
+        }
         if self.zmm() && w == W::Ps {
             return self.z_i(op, d, a, M(m));
         }
@@ -127,11 +140,18 @@ impl Asm {
         if self.zmm() {
             return self.z_any_gt(t, m);
         }
+        if let Some(r) = self.pinned(W::Ps, m) {
+            x64!(self.ops; vpcmpgtd Ry(t), Ry(t), Ry(r) ; vtestps Ry(t), Ry(t));
+            return;
+        }
         x64!(self.ops; vpcmpgtd Ry(t), Ry(t), [Rq(m.base) + m.disp] ; vtestps Ry(t), Ry(t));
     }
 
     /// Compare against memory.
     pub fn cmp_m(&mut self, w: W, imm: i8, d: u8, a: u8, m: Mem) {
+        if let Some(r) = self.pinned(w, m) {
+            return self.cmp(w, imm, d, a, r);
+        }
         if self.zmm() && w == W::Ps {
             // EVEX compares take their sources in order (the note in `cmp` is about dynasm's
             // VEX encoding), so the memory form is used directly.
@@ -160,6 +180,9 @@ impl Asm {
     /// Loads a full vector (or the low element for scalar widths) from `[m]`; on AVX-512 a
     /// broadcast constant's element to every lane.
     pub fn load(&mut self, w: W, d: u8, m: Mem) {
+        if let Some(r) = self.pinned(w, m) {
+            return self.mov(d, r);
+        }
         if self.zmm() && w == W::Ps {
             return self.z_load(d, m);
         }

@@ -282,16 +282,10 @@ impl Emitter<'_> {
             self.copy_of_store.clone_from(&d.copy_of_store);
             self.copies = d.copies;
             let w2 = (d.copies * self.a.lanes()) as i32;
-            let (top, out) = (self.a.label(), self.a.label());
             // While rcx + w2 <= ncols: rcx <= ncols - w2, signed (the difference may be
             // negative; `and` with -w2 would need a power of two).
             x64!(self.a.ops ; xor ecx, ecx ; mov r13, [rbx + 8] ; sub r13, w2);
-            self.a.bind(top);
-            x64!(self.a.ops ; cmp rcx, r13 ; jg =>out);
-            self.body(&d.phase, &d.plan, true)?;
-            x64!(self.a.ops ; add rcx, w2 ; jmp =>top);
-            self.flush_stubs();
-            self.a.bind(out);
+            self.vector_loop(&d.phase, &d.plan, w2, true, true)?;
             self.copy_of_node.clear();
             self.copy_of_store.clear();
             self.copies = 0;
@@ -303,14 +297,10 @@ impl Emitter<'_> {
         }
         if plan.vector {
             let w = self.a.lanes() as i32;
-            let (top, out) = (self.a.label(), self.a.label());
             x64!(self.a.ops ; mov r13, [rbx + 8] ; and r13, -w);
-            self.a.bind(top);
-            x64!(self.a.ops ; cmp rcx, r13 ; jae =>out);
-            self.body(p, plan, true)?;
-            x64!(self.a.ops ; add rcx, w ; jmp =>top);
-            self.flush_stubs();
-            self.a.bind(out);
+            // After a copied loop this one runs fewer iterations than there are copies: loading
+            // pins would cost more than they save.
+            self.vector_loop(p, plan, w, false, copied.is_none())?;
         }
         for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {
             self.acc_collapse(r.op, p.body[r.value as usize].ty, a0, a1);

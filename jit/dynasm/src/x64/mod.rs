@@ -29,6 +29,7 @@ mod frame;
 mod isel;
 mod math;
 mod nonpos;
+pub(crate) mod pins;
 mod reduce;
 mod select;
 mod trig;
