@@ -149,6 +149,10 @@ impl Emitter<'_> {
         p: &Phase,
         plan: &PhasePlan,
     ) -> Result<Option<(u32, Vec<((u8, i32), u32)>)>, String> {
+        debug_assert!(
+            self.stubs.is_empty(),
+            "invariant: stubs are made in vector loops and flushed after each"
+        );
         let Ok(scratch) = Assembler::new() else {
             return Ok(None);
         };
