@@ -35,8 +35,8 @@ use crate::regalloc::PhasePlan;
 /// The pinned constants of the current loop and, while surveying, the reads counted.
 #[derive(Default)]
 pub struct Pins {
-    /// `(constant, register)`.
-    held: Vec<(Mem, u8)>,
+    /// `((base, disp), register)` per pinned constant.
+    held: Vec<((u8, i32), u8)>,
     /// While a body is surveyed: reads per constant.
     tally: Option<Reads>,
 }
@@ -61,7 +61,7 @@ impl Asm {
         self.pins
             .held
             .iter()
-            .find(|(c, _)| (c.base, c.disp) == key)
+            .find(|(k, _)| *k == key)
             .map(|&(_, r)| r)
     }
 
@@ -130,25 +130,16 @@ impl Emitter<'_> {
         // Most-read first; equal counts by address, so the choice is deterministic.
         reads.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         skip(self);
-        for (&r, &((base, disp), _)) in free.iter().zip(&reads) {
-            let m = Mem::bcast(base, disp);
-            self.a.load(W::Ps, r, m);
-            self.a.pins.held.push((m, r));
+        for (&r, &(key, _)) in free.iter().zip(&reads) {
+            self.a.load(W::Ps, r, Mem::bcast(key.0, key.1));
+            self.a.pins.held.push((key, r));
         }
         Ok(())
     }
 
     /// The vector registers `p`'s loop body names and its constant reads, from a throwaway
     /// emission; `None` when the scratch code cannot be finished (then nothing is pinned).
-    #[allow(
-        clippy::type_complexity,
-        reason = "a private pair, named at its one use"
-    )]
-    fn survey(
-        &mut self,
-        p: &Phase,
-        plan: &PhasePlan,
-    ) -> Result<Option<(u32, Vec<((u8, i32), u32)>)>, String> {
+    fn survey(&mut self, p: &Phase, plan: &PhasePlan) -> Result<Option<(u32, Reads)>, String> {
         debug_assert!(
             self.stubs.is_empty(),
             "invariant: stubs are made in vector loops and flushed after each"
