@@ -1,5 +1,6 @@
-//! Tensor operators: arithmetic (with reflected and in-place forms), comparisons, unary
-//! operators, and the scalar conversions `bool()`, `int()`, `float()`, `operator.index()`.
+//! Tensor operators: arithmetic, bitwise and shifts (with reflected and in-place forms),
+//! comparisons, unary operators, and the scalar conversions `bool()`, `int()`, `float()`,
+//! `operator.index()`.
 //!
 //! RustPython calls a binary slot with the operands in source order whichever side is the
 //! tensor, and the registry's schemas take `Tensor|Scalar` on both sides, so `2 - x` is simply
@@ -148,6 +149,8 @@ impl AsNumber for PyTensor {
             and: Some(|a, b, vm| binary(Op::BitwiseAnd, a, b, vm)),
             xor: Some(|a, b, vm| binary(Op::BitwiseXor, a, b, vm)),
             or: Some(|a, b, vm| binary(Op::BitwiseOr, a, b, vm)),
+            lshift: Some(|a, b, vm| binary(Op::BitwiseLeftShift, a, b, vm)),
+            rshift: Some(|a, b, vm| binary(Op::BitwiseRightShift, a, b, vm)),
             int: Some(|num, vm| Ok(vm.ctx.new_int(single(num, vm)?.to_i64()).into())),
             float: Some(|num, vm| Ok(vm.ctx.new_float(single(num, vm)?.to_f64()).into())),
             inplace_add: Some(|a, b, vm| inplace(Op::Add_, a, b, vm)),
@@ -158,6 +161,8 @@ impl AsNumber for PyTensor {
             inplace_and: Some(|a, b, vm| inplace_via_copy(Op::BitwiseAnd, a, b, vm)),
             inplace_xor: Some(|a, b, vm| inplace_via_copy(Op::BitwiseXor, a, b, vm)),
             inplace_or: Some(|a, b, vm| inplace_via_copy(Op::BitwiseOr, a, b, vm)),
+            inplace_lshift: Some(|a, b, vm| inplace_via_copy(Op::BitwiseLeftShift, a, b, vm)),
+            inplace_rshift: Some(|a, b, vm| inplace_via_copy(Op::BitwiseRightShift, a, b, vm)),
             floor_divide: Some(|a, b, vm| binary(Op::FloorDivide, a, b, vm)),
             true_divide: Some(|a, b, vm| binary(Op::Div, a, b, vm)),
             inplace_floor_divide: Some(|a, b, vm| inplace_via_copy(Op::FloorDivide, a, b, vm)),

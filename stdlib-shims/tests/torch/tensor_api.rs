@@ -129,6 +129,7 @@ fn arithmetic_operators_and_reflection() {
         i = torch.tensor([6, 3])
         print(i & 2, 2 | i, i ^ i, ~i, ~torch.tensor([True, False]))
         print(i / 4, i // 4, i + 0.5, i * True)
+        print(i << 2, 1 << i, i >> 1, 64 >> i, torch.tensor([-8]) >> 1)
         ",
         "
         tensor([2., 3., 5.]) tensor([2., 3., 5.]) tensor([0., 1., 3.]) tensor([ 0., -1., -3.]) tensor([2., 4., 8.]) tensor([2., 4., 8.])
@@ -138,6 +139,7 @@ fn arithmetic_operators_and_reflection() {
                 [3., 3.]])
         tensor([2, 2]) tensor([6, 3]) tensor([0, 0]) tensor([-7, -4]) tensor([False,  True])
         tensor([1.5000, 0.7500]) tensor([1, 0]) tensor([6.5000, 3.5000]) tensor([6, 3])
+        tensor([24, 12]) tensor([64,  8]) tensor([3, 1]) tensor([1, 8]) tensor([-4])
         ",
     );
 }
@@ -161,6 +163,8 @@ fn in_place_operators_mutate_and_keep_identity() {
         i |= 4
         i &= 5
         i ^= 1
+        i <<= 3
+        i >>= 1
         print(i is j, i)
         m = torch.eye(2)
         m @= torch.tensor([[1., 2.], [3., 4.]])
@@ -170,7 +174,7 @@ fn in_place_operators_mutate_and_keep_identity() {
         ",
         "
         True tensor([2.5000, 4.0000]) tensor([2.5000, 4.0000])
-        True tensor([4, 5])
+        True tensor([16, 20])
         tensor([[1., 2.],
                 [3., 4.]])
         True tensor([2.5000, 2.5000]) tensor([2.5000, 2.5000]) tensor([2.5000, 2.5000])
