@@ -7,13 +7,14 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::PyStr;
+use rustpython_vm::builtins::{PyStr, PyType};
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::bridge;
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
 use super::variables::builder::{wrap, wrap_unguarded};
+use super::variables::exceptions::raise_builtin;
 use super::variables::{Kind, Vt};
 
 /// Tensor attributes that are metadata (no graph node).
@@ -39,7 +40,7 @@ impl Tracer<'_> {
                 }
                 match name {
                     "T" | "mT" | "data" => self.tensor_property(obj.clone(), name),
-                    _ => Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into()))),
+                    _ => self.tensor_other_attr(&obj, name),
                 }
             }
             Kind::Const(c) => {
@@ -179,6 +180,50 @@ impl Tracer<'_> {
             }
         };
         Ok(Vt::constant(v))
+    }
+
+    /// Any other attribute of a tensor. One its class defines (a method, a property) is read
+    /// or called on the tensor later; an instance attribute of a tensor from the frame
+    /// (`x.tag = 1` before the call) is read now, guarded through its source; anything else
+    /// raises AttributeError in the trace, as eager does, so a traced `except AttributeError`
+    /// catches it, and otherwise it is an "Observed exception" break and the real code
+    /// raises it (never a recipe that fails when the compiled code rebuilds it).
+    fn tensor_other_attr(&mut self, obj: &Vt, name: &str) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        // The tensor itself when it came from the frame (its class may be a subclass such as
+        // `nn.Parameter`, and it may carry instance attributes); tensors made in the trace are
+        // plain `torch.Tensor`s without any (storing attributes on them breaks the graph).
+        let real = match &obj.source {
+            Some(src) => Some(
+                src.eval(&self.out.frame, vm)
+                    .map_err(|_| attr_error(obj, name))?,
+            ),
+            None => None,
+        };
+        let cls = match &real {
+            Some(r) => r.class().to_owned(),
+            None => bridge::tensor_class(vm)
+                .and_then(|c| c.downcast::<PyType>().ok())
+                .ok_or_else(|| attr_error(obj, name))?,
+        };
+        let py_name = vm.ctx.new_str(name);
+        if cls.lookup_ref(&py_name, vm).is_some() {
+            return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+        }
+        if let (Some(r), Some(src)) = (&real, &obj.source)
+            && let Ok(v) = r.get_attr(&py_name, vm)
+        {
+            return Ok(wrap(self.out, v, src.attr(name), vm));
+        }
+        Err(raise_builtin(
+            vm.ctx.exceptions.attribute_error,
+            vm.ctx
+                .new_str(format!(
+                    "'{}' object has no attribute '{name}'",
+                    cls.slot_name()
+                ))
+                .into(),
+        ))
     }
 
     fn tensor_property(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {

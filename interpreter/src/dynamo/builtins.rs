@@ -167,9 +167,7 @@ impl Tracer<'_> {
             name,
             "bool" | "len" | "set" | "frozenset" | "str" | "repr" | "tuple" | "hash" | "format"
         ) && let (Some(values), Some(kw)) = (
-            args.iter()
-                .map(|a| self.python_value(a))
-                .collect::<Option<Vec<_>>>(),
+            super::variables::python_value::python_values(&args, vm),
             kw_consts.clone(),
         ) {
             return self.fold(obj, values, kw);

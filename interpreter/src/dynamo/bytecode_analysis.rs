@@ -70,20 +70,26 @@ fn successors(bc: &Bytecode, pos: usize) -> Vec<usize> {
             out.push(p + 1);
         }
     }
-    let falls_through = !ins.op.is_no_fallthrough()
+    if falls_through(ins.op) && pos + 1 < bc.instrs.len() {
+        out.push(pos + 1);
+    }
+    out
+}
+
+/// Whether execution can continue at the next instruction after `op`: not after a return, a
+/// raise, a re-raise or an unconditional jump (the last instruction of a code object is always
+/// one of these, so an instruction that falls through always has a next one).
+pub fn falls_through(op: Instruction) -> bool {
+    !op.is_no_fallthrough()
         && !matches!(
-            ins.op,
+            op,
             Instruction::ReturnValue
                 | Instruction::RaiseVarargs { .. }
                 | Instruction::Reraise { .. }
                 | Instruction::JumpForward { .. }
                 | Instruction::JumpBackward { .. }
                 | Instruction::JumpBackwardNoInterrupt { .. }
-        );
-    if falls_through && pos + 1 < bc.instrs.len() {
-        out.push(pos + 1);
-    }
-    out
+        )
 }
 
 /// Liveness: for each instruction, the slots that may be read before being written on some
@@ -144,10 +150,13 @@ impl Liveness {
         Self { live_in }
     }
 
-    /// Slots live on entry to the instruction at position `pos`.
+    /// Slots live on entry to the instruction at position `pos` (none past the last
+    /// instruction: nothing runs there).
     pub fn live_at(&self, pos: usize) -> Vec<u32> {
-        self.live_in[pos]
-            .iter()
+        let Some(live) = self.live_in.get(pos) else {
+            return Vec::new();
+        };
+        live.iter()
             .enumerate()
             .filter(|(_, l)| **l)
             .map(|(i, _)| i as u32)

@@ -57,6 +57,11 @@ impl Tracer<'_> {
         {
             return self.construct_grad_ctx(&c.clone(), k, &args, &kwargs);
         }
+        if let Kind::Class(c) = &callee.kind
+            && super::variables::error_on_graph_break::is_manager_class(c, self.vm)
+        {
+            return self.construct_error_on_graph_break(&c.clone(), &args, &kwargs);
+        }
         if let Kind::Function(o) | Kind::Object(o) | Kind::Builtin(o, _) = &callee.kind
             && let Some(f) = ctx_manager::grad_fn(o, self.vm)
             && kwargs.is_empty()

@@ -59,6 +59,12 @@ pub fn cache_size_limit() -> usize {
     get_usize("recompile_limit", 8)
 }
 
+/// `config.fail_on_recompile_limit_hit`: hitting the recompile limit raises instead of falling
+/// back to run-only mode.
+pub fn fail_on_recompile_limit_hit() -> bool {
+    get_bool("fail_on_recompile_limit_hit", false)
+}
+
 /// `config.suppress_errors`.
 pub fn suppress_errors() -> bool {
     get_bool("suppress_errors", false)

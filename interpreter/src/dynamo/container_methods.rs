@@ -26,6 +26,7 @@ impl Tracer<'_> {
         match &recv.kind {
             Kind::Tensor(_) => self.call_tensor_method(recv.clone(), name, args, kwargs),
             Kind::GradMode(g) => self.call_grad_ctx_method(&recv, &g.clone(), name),
+            Kind::ErrorOnGraphBreak(e) => self.call_error_on_graph_break_method(&e.clone(), name),
             Kind::Const(c) => {
                 let f = c
                     .get_attr(&vm.ctx.new_str(name), vm)

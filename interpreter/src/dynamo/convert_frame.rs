@@ -60,7 +60,9 @@ impl FrameHandler for ConvertFrame {
         let entries = cache::entries(code.as_object());
         let mut failures = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
-            if entry.backend_id != self.config.id {
+            // Run-only mode (`torch._dynamo.run`) has no backend of its own: any entry whose
+            // guards pass runs, whichever backend compiled it (`extra_state.cpp`'s `lookup`).
+            if entry.backend_id != self.config.id && mode != Mode::RunOnly {
                 continue;
             }
             match entry.guards.check(&fv, vm) {
@@ -84,11 +86,7 @@ impl FrameHandler for ConvertFrame {
                         code.code.source_path,
                         super::resume::display_name(code),
                         first_line(code),
-                        failures
-                            .iter()
-                            .map(|(_, r)| format!("- {r}"))
-                            .collect::<Vec<_>>()
-                            .join("\n")
+                        failure_details(&failures, false)
                     );
                     return Ok(FrameAction::Raise(vm.new_runtime_error(msg)));
                 }
@@ -255,7 +253,10 @@ impl ConvertFrame {
                 b.context.clone().into(),
             )));
         }
-        if self.config.fullgraph || config::error_on_graph_break() {
+        let error_on_graph_break = b
+            .error_on_graph_break
+            .unwrap_or_else(config::error_on_graph_break);
+        if self.config.fullgraph || error_on_graph_break {
             let msg = render(&b);
             if tlog::enabled() {
                 let m = Metrics::of(code, started).failed("Unsupported", &msg, b.user_stack.last());
@@ -576,30 +577,73 @@ pub fn source_line(file: &str, line: u32, vm: &VirtualMachine) -> Option<String>
     (!s.trim().is_empty()).then(|| s.trim_end().to_owned())
 }
 
+/// `TORCH_LOGS=recompiles`: why each cache entry of the frame failed, one line per entry in
+/// lookup order (most recently used first: `- 0/1: ...`, then `- 0/0: ...`), as Dynamo's
+/// `get_and_maybe_log_recompilation_reasons`. `recompiles_verbose` gives every entry its own
+/// `guard <i> failures:` paragraph; Dynamo lists more than one check per entry there only for
+/// symbolic-shape guards, which Rynamo does not have, so each entry shows its first failure.
 fn log_recompile(
     code: &PyRef<PyCode>,
     compile_id: Option<(u32, u32)>,
     failures: &[((u32, u32), String)],
 ) {
     let verbose = logs::enabled(Artifact::RecompilesVerbose);
-    let mut msg = format!(
-        "Recompiling function {} in {}:{}\n    triggered by the following guard failure(s):",
+    if !verbose && !logs::enabled(Artifact::Recompiles) {
+        return;
+    }
+    let msg = format!(
+        "Recompiling function {} in {}:{}\n{}",
         super::resume::display_name(code),
         code.code.source_path,
-        first_line(code)
+        first_line(code),
+        failure_details(failures, verbose)
     );
-    for ((f, c), reason) in failures {
-        let _ = std::fmt::Write::write_fmt(&mut msg, format_args!("\n    - {f}/{c}: {reason}"));
-        if !verbose {
-            break;
-        }
-    }
     let a = if verbose {
         Artifact::RecompilesVerbose
     } else {
         Artifact::Recompiles
     };
     logs::log(a, compile_id, &msg);
+}
+
+/// The indented `triggered by the following guard failure(s):` block of recompile logs and the
+/// `fail_on_recompile` error: one `- <compile id>: <reason>` line per cache entry, or (verbose)
+/// one `guard <i> failures:` paragraph per entry.
+fn failure_details(failures: &[((u32, u32), String)], verbose: bool) -> String {
+    let reasons: Vec<String> = failures.iter().map(entry_reason).collect();
+    let listed = if verbose {
+        reasons
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("guard {i} failures:\n{}", indent(r, "- ")))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    } else {
+        indent(&reasons.join("\n"), "- ")
+    };
+    indent(
+        &format!("triggered by the following guard failure(s):\n{listed}"),
+        "    ",
+    )
+}
+
+/// One cache entry's guard failure as Dynamo reports it: `<compile id>: <reason>`.
+fn entry_reason(((frame, compile), reason): &((u32, u32), String)) -> String {
+    format!("{frame}/{compile}: {reason}")
+}
+
+/// `textwrap.indent`: `prefix` before every line that is not blank.
+fn indent(text: &str, prefix: &str) -> String {
+    text.split('\n')
+        .map(|l| {
+            if l.trim().is_empty() {
+                l.to_owned()
+            } else {
+                format!("{prefix}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 thread_local! {
@@ -627,8 +671,9 @@ thread_local! {
     static WARNED_LIMIT: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
 }
 
-/// The recompile limit was hit: warn once and run this code unchanged from now on (run-only), or
-/// raise under `fullgraph=True`.
+/// The recompile limit was hit: warn once, then raise `FailOnRecompileLimitHit` under
+/// `fullgraph=True` or `config.fail_on_recompile_limit_hit`, or else run this code unchanged
+/// from now on (run-only), as Dynamo's `_compile`.
 fn limit_hit(
     code: &PyRef<PyCode>,
     limit: usize,
@@ -636,23 +681,38 @@ fn limit_hit(
     cfg: &CompileConfig,
     vm: &VirtualMachine,
 ) -> PyResult<FrameAction> {
-    let last = failures
-        .first()
-        .map_or_else(String::new, |(_, r)| r.clone());
+    // Dynamo's `recompile_reason`: the first entry's (the most recently used one).
+    let last = failures.first().map_or_else(
+        || "Unable to find recompilation reasons".to_owned(),
+        entry_reason,
+    );
     let msg = format!(
         "torch._dynamo hit config.recompile_limit ({limit})\n   function: '{}' ({}:{})\n   last reason: {last}\nTo log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\nTo diagnose recompilation issues, see https://pytorch.org/docs/main/torch.compiler_troubleshooting.html.",
         super::resume::display_name(code),
         code.code.source_path,
         first_line(code)
     );
-    if cfg.fullgraph {
-        return Ok(FrameAction::Raise(vm.new_runtime_error(format!(
-            "{msg}\n(FailOnRecompileLimitHit: recompile limit reached with fullgraph=True)"
-        ))));
-    }
     let first = WARNED_LIMIT.with(|w| w.borrow_mut().insert(code.as_object() as *const _ as usize));
     if first {
         let _ = super::py_module::warn(&msg, vm);
+    }
+    let hard = if config::fail_on_recompile_limit_hit() {
+        Some(
+            "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure",
+        )
+    } else if cfg.fullgraph {
+        Some(
+            "recompile_limit reached with fullgraph=True. Excessive recompilations can degrade performance due to the compilation overhead of each recompilation. To monitor recompilations, enable TORCH_LOGS=recompiles. If recompilations are expected, consider increasing torch._dynamo.config.cache_size_limit to an appropriate value.",
+        )
+    } else {
+        None
+    };
+    if let Some(text) = hard {
+        return Ok(FrameAction::Raise(super::py_module::dynamo_error(
+            "FailOnRecompileLimitHit",
+            text,
+            vm,
+        )));
     }
     cache::set_action(code, Action::RunOnly);
     Ok(FrameAction::RunUnchanged)

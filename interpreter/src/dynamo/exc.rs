@@ -242,6 +242,10 @@ pub struct GraphBreak {
     /// For [`GraphBreakKind::ObservedException`]: the exception being raised, which a handler
     /// further up the traced stack may still catch (then it is no break at all).
     pub raised: Option<super::variables::Vt>,
+    /// Whether `error_on_graph_break` was on where the break happened (set by the tracer with
+    /// the user stack; a traced `error_on_graph_break(...)` block may have switched it). `None`
+    /// for breaks found outside the trace: `config.error_on_graph_break` decides.
+    pub error_on_graph_break: Option<bool>,
 }
 
 impl GraphBreak {
@@ -253,6 +257,7 @@ impl GraphBreak {
             user_stack: Vec::new(),
             state: None,
             raised: None,
+            error_on_graph_break: None,
         }
     }
 

@@ -22,7 +22,7 @@ use rustpython_vm::bytecode::{CodeFlags, Instruction, Opcode};
 use rustpython_vm::{AsObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
 use super::bytecode::{Bytecode, Instr};
-use super::bytecode_analysis::{live_for_resume, resume_blocker};
+use super::bytecode_analysis::{falls_through, live_for_resume, resume_blocker};
 use super::codegen::{Assembler, CodeSpec};
 use super::compile::Executor;
 use super::output_graph::OutputGraph;
@@ -222,6 +222,15 @@ pub fn check_resumable(
     if matches!(ins.op, Instruction::ReturnValue) {
         return Err("graph break at a return".into());
     }
+    // A `raise` (an exception no traced handler catches) or a re-raise: nothing after it runs
+    // in this frame, so there is no resume function to hand the rest to; the frame runs
+    // eagerly and raises for real, as Dynamo's "Observed exception" does.
+    if !falls_through(ins.op) {
+        return Err(format!(
+            "graph break at {}, which does not continue",
+            ins.name()
+        ));
+    }
     Ok(())
 }
 
@@ -258,10 +267,15 @@ pub fn live_slots(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<usize> {
     out
 }
 
-/// Positions where execution continues after the instruction at `pos`.
+/// Positions where execution continues after the instruction at `pos`: none after a `raise`,
+/// a `return` or an unconditional jump (there is no next instruction to resume at, and after
+/// the last one of the code, no instruction at all).
 fn continuations(bc: &Bytecode, pos: usize) -> Vec<usize> {
     let ins = &bc.instrs[pos];
-    let mut out = vec![pos + 1];
+    let mut out = Vec::with_capacity(2);
+    if falls_through(ins.op) && pos + 1 < bc.instrs.len() {
+        out.push(pos + 1);
+    }
     if is_cond_jump(ins.op)
         && let Some(t) = ins.jump_target().and_then(|t| bc.position(t))
     {

@@ -50,13 +50,14 @@ impl Tracer<'_> {
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let mut ids: HashMap<TensorKey, ValueId> = HashMap::new();
+        let mut made = HashMap::new();
         let mut py_args = Vec::with_capacity(args.len());
         for a in &args {
-            py_args.push(self.example_of(a, &mut ids)?);
+            py_args.push(self.example_of(a, &mut ids, &mut made)?);
         }
         let py_kwargs = kwargs
             .iter()
-            .map(|(k, v)| Ok((k.clone(), self.example_of(v, &mut ids)?)))
+            .map(|(k, v)| Ok((k.clone(), self.example_of(v, &mut ids, &mut made)?)))
             .collect::<Result<Vec<_>, GraphBreak>>()?;
         let rec = Rc::new(RefCell::new(Recording::default()));
         let sink = rec.clone();
@@ -96,14 +97,18 @@ impl Tracer<'_> {
                 }
             }
         }
-        self.tracker_of_result(&result, &mut ids)
+        self.tracker_of_result(&result, &mut ids, &mut HashMap::new())
     }
 
     /// The example Python value standing for a tracker (zero tensors of the traced metas).
+    /// `made` holds the example made for each list and dict tracker so far (by address), made
+    /// before its items: one reached twice is one object, and one that holds itself becomes an
+    /// example that does, as the real argument does.
     fn example_of(
         &self,
         v: &Vt,
         ids: &mut HashMap<TensorKey, ValueId>,
+        made: &mut HashMap<usize, PyObjectRef>,
     ) -> Result<PyObjectRef, GraphBreak> {
         let vm = self.vm;
         Ok(match &v.kind {
@@ -116,23 +121,34 @@ impl Tracer<'_> {
             Kind::Tuple(items) => {
                 let objs = items
                     .iter()
-                    .map(|i| self.example_of(i, ids))
+                    .map(|i| self.example_of(i, ids, made))
                     .collect::<Result<Vec<_>, _>>()?;
                 vm.ctx.new_tuple(objs).into()
             }
             Kind::List(l) => {
-                let objs = l
-                    .borrow()
-                    .items
+                let addr = Rc::as_ptr(l) as usize;
+                if let Some(obj) = made.get(&addr) {
+                    return Ok(obj.clone());
+                }
+                let list = vm.ctx.new_list(Vec::new());
+                made.insert(addr, list.clone().into());
+                let items = l.borrow().items.clone();
+                *list.borrow_vec_mut() = items
                     .iter()
-                    .map(|i| self.example_of(i, ids))
+                    .map(|i| self.example_of(i, ids, made))
                     .collect::<Result<Vec<_>, _>>()?;
-                vm.ctx.new_list(objs).into()
+                list.into()
             }
             Kind::Dict(d) => {
+                let addr = Rc::as_ptr(d) as usize;
+                if let Some(obj) = made.get(&addr) {
+                    return Ok(obj.clone());
+                }
                 let dict = vm.ctx.new_dict();
-                for (k, x) in &d.borrow().items {
-                    let ex = self.example_of(x, ids)?;
+                made.insert(addr, dict.clone().into());
+                let items = d.borrow().items.clone();
+                for (k, x) in &items {
+                    let ex = self.example_of(x, ids, made)?;
                     dict.set_item(&**k, ex, vm)
                         .map_err(|_| unsupported("dict key"))?;
                 }
@@ -193,6 +209,7 @@ impl Tracer<'_> {
         &mut self,
         r: &PyObjectRef,
         ids: &mut HashMap<TensorKey, ValueId>,
+        seen: &mut HashMap<usize, Vt>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         if let Some(t) = bridge::as_tensor(r) {
@@ -211,31 +228,39 @@ impl Tracer<'_> {
             let items = tup
                 .as_slice()
                 .iter()
-                .map(|i| self.tracker_of_result(i, ids))
+                .map(|i| self.tracker_of_result(i, ids, seen))
                 .collect::<Result<Vec<_>, _>>()?;
             return Ok(Vt::new(Kind::Tuple(items)));
         }
+        // Lists and dicts get their tracker before their items are converted, so one that
+        // holds itself (or is reached twice) is one tracker.
+        let addr = &**r as *const rustpython_vm::PyObject as usize;
+        if let Some(vt) = seen.get(&addr) {
+            return Ok(vt.clone());
+        }
         if let Some(l) = r.downcast_ref::<PyList>() {
+            let list = Rc::new(RefCell::new(ListVar::default()));
+            let vt = Vt::new(Kind::List(list.clone()));
+            seen.insert(addr, vt.clone());
             let items = l
                 .borrow_vec()
                 .to_vec()
                 .iter()
-                .map(|i| self.tracker_of_result(i, ids))
+                .map(|i| self.tracker_of_result(i, ids, seen))
                 .collect::<Result<Vec<_>, _>>()?;
-            return Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
-                items,
-                mutated: false,
-            })))));
+            list.borrow_mut().items = items;
+            return Ok(vt);
         }
         if let Some(d) = r.downcast_ref::<PyDict>() {
+            let dict = Rc::new(RefCell::new(DictVar::default()));
+            let vt = Vt::new(Kind::Dict(dict.clone()));
+            seen.insert(addr, vt.clone());
             let mut items = Vec::new();
             for (k, v) in d.items_vec() {
-                items.push((k, self.tracker_of_result(&v, ids)?));
+                items.push((k, self.tracker_of_result(&v, ids, seen)?));
             }
-            return Ok(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
-                items,
-                mutated: false,
-            })))));
+            dict.borrow_mut().items = items;
+            return Ok(vt);
         }
         if super::variables::builder::is_literal(r, vm) {
             return Ok(Vt::constant(r.clone()));

@@ -86,6 +86,9 @@ pub struct OutputGraph {
     pub grad_enabled: bool,
     /// Whether inference mode is on at this point (`inference_mode` blocks switch it).
     pub inference_mode: bool,
+    /// Whether a graph break at this point raises `Unsupported`: `config.error_on_graph_break`
+    /// when the trace starts, switched by traced `error_on_graph_break(...)` blocks.
+    pub error_on_graph_break: bool,
     /// Real closure cells read during the trace, by object address (the cell is kept alive): every
     /// inlined closure over the same cell shares one symbolic cell, so a `nonlocal` store through
     /// one is seen by the others' later reads.
@@ -110,6 +113,7 @@ impl OutputGraph {
             new_objects: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
             inference_mode: super::bridge::inference_mode(),
+            error_on_graph_break: super::config::error_on_graph_break(),
             cells: HashMap::new(),
         }
     }
@@ -260,7 +264,15 @@ pub fn const_arg(c: &PyObject, vm: &rustpython_vm::VirtualMachine) -> Option<Arg
 }
 
 fn seq_arg(items: &[Vt], out: &OutputGraph, vm: &rustpython_vm::VirtualMachine) -> Option<Arg> {
-    let args: Option<Vec<Arg>> = items.iter().map(|v| out.arg_of(v, vm)).collect();
+    // Only ints and tensors make a list argument: nested sequences never do, so they are not
+    // converted (a list that holds itself would never finish).
+    let args: Option<Vec<Arg>> = items
+        .iter()
+        .map(|v| match &v.kind {
+            Kind::Tensor(_) | Kind::Const(_) => out.arg_of(v, vm),
+            _ => None,
+        })
+        .collect();
     let args = args?;
     if args.iter().all(|a| matches!(a, Value::Int(_))) {
         return Some(Value::IntList(

@@ -10,8 +10,14 @@ pub(crate) use dynamo_module::{compiled_graph, module_def};
 /// A `torch._dynamo.exc.Unsupported` with `text` (falls back to RuntimeError if the Python
 /// side is missing).
 pub fn unsupported_error(text: &str, vm: &VirtualMachine) -> PyBaseExceptionRef {
+    dynamo_error("Unsupported", text, vm)
+}
+
+/// An exception of class `torch._dynamo.exc.<class>` with `text` (every one is a
+/// `RuntimeError`, which it falls back to if the Python side is missing).
+pub fn dynamo_error(class: &str, text: &str, vm: &VirtualMachine) -> PyBaseExceptionRef {
     let made = super::bridge::import_module("torch._dynamo.exc", vm)
-        .and_then(|m| m.get_attr("Unsupported", vm))
+        .and_then(|m| m.get_attr(&vm.ctx.new_str(class), vm))
         .and_then(|cls| cls.call((text.to_owned(),), vm))
         .ok()
         .and_then(|e| {
@@ -19,6 +25,12 @@ pub fn unsupported_error(text: &str, vm: &VirtualMachine) -> PyBaseExceptionRef 
                 .ok()
         });
     made.unwrap_or_else(|| vm.new_runtime_error(text.to_owned()))
+}
+
+thread_local! {
+    /// Callback states replaced by `enter_run_only`, innermost last.
+    static SAVED_STATES: std::cell::RefCell<Vec<crate::eval_frame::CallbackState>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `warnings.warn(msg)`.
@@ -100,13 +112,7 @@ mod dynamo_module {
                         config: cfg.clone(),
                     })),
                 },
-                CallMode::RunOnly => CallbackState::RunOnly(Rc::new(ConvertFrame {
-                    config: Arc::new(CompileConfig {
-                        backend: BackendSpec::Native("eager".into()),
-                        fullgraph: false,
-                        id: 0,
-                    }),
-                })),
+                CallMode::RunOnly => run_only_state(),
                 CallMode::Disabled => CallbackState::Disabled,
             };
             with_callback_state(state, vm, || zelf.func.call(args, vm))
@@ -195,6 +201,35 @@ mod dynamo_module {
         }
     }
 
+    /// Run-only mode: cached entries run when their guards pass (whichever backend compiled
+    /// them); nothing is compiled.
+    fn run_only_state() -> CallbackState {
+        CallbackState::RunOnly(Rc::new(ConvertFrame {
+            config: Arc::new(CompileConfig {
+                backend: BackendSpec::Native("eager".into()),
+                fullgraph: false,
+                id: 0,
+            }),
+        }))
+    }
+
+    /// `enter_run_only()`: switches this thread to run-only mode until the matching
+    /// [`exit_run_only`] (`with torch._dynamo.run():`, PyTorch's `RunOnlyContext`). The state it
+    /// replaces is kept on a stack, so blocks nest.
+    #[pyfunction]
+    fn enter_run_only(vm: &VirtualMachine) {
+        let prev = crate::eval_frame::set_callback_state(run_only_state(), vm);
+        super::SAVED_STATES.with(|s| s.borrow_mut().push(prev));
+    }
+
+    /// `exit_run_only()`: restores the state the matching [`enter_run_only`] replaced.
+    #[pyfunction]
+    fn exit_run_only(vm: &VirtualMachine) {
+        if let Some(prev) = super::SAVED_STATES.with(|s| s.borrow_mut().pop()) {
+            crate::eval_frame::set_callback_state(prev, vm);
+        }
+    }
+
     /// `disabled_function(fn)`: Dynamo is off for the call and everything it calls.
     #[pyfunction]
     fn disabled_function(func: PyObjectRef) -> PyCompiledFunction {
@@ -238,10 +273,20 @@ mod dynamo_module {
         r
     }
 
-    /// Sets the compile stance; returns the previous one.
+    /// Sets the compile stance; returns the previous one. Refused while code runs inside a
+    /// compiled region (the hook armed to compile), as PyTorch's `_set_stance`: the stance is
+    /// read when a compiled function is called, so switching it mid-region would leave it set
+    /// for the rest of the process. Traced calls never get here: `set_stance` is
+    /// `forbid_in_graph`; this catches calls from frames Dynamo skipped or resumed eagerly.
     #[pyfunction]
-    fn set_stance(stance: PyStrRef) -> String {
-        config::set_stance(stance.expect_str())
+    fn set_stance(stance: PyStrRef, vm: &VirtualMachine) -> PyResult<String> {
+        if matches!(
+            crate::eval_frame::callback_state(),
+            CallbackState::Compile(_)
+        ) {
+            return Err(vm.new_runtime_error("attempted to set_stance in a torch.compile region"));
+        }
+        Ok(config::set_stance(stance.expect_str()))
     }
 
     /// The compile stance.

@@ -51,8 +51,9 @@ pub enum Recon {
     /// `functools.partial(func, *args, **keywords)`.
     Partial(Box<Recon>, Vec<Recon>, Vec<(String, Recon)>),
     /// A function made during the trace: `FunctionType(code, globals, name, defaults, closure)`
-    /// with `__kwdefaults__` set; closure entries are [`Recon::Cell`]s (inside `Def`s, so two
-    /// functions sharing a cell share the rebuilt one).
+    /// with `__qualname__`, `__kwdefaults__` and its annotations set as `MAKE_FUNCTION` would
+    /// have; closure entries are [`Recon::Cell`]s (inside `Def`s, so two functions sharing a cell
+    /// share the rebuilt one).
     Function {
         /// Its code object.
         code: PyObjectRef,
@@ -64,6 +65,10 @@ pub enum Recon {
         kwdefaults: Vec<(String, Recon)>,
         /// Closure cells.
         closure: Vec<Recon>,
+        /// `__annotate__` (itself a rebuilt function).
+        annotate: Option<Box<Recon>>,
+        /// `__annotations__`.
+        annotations: Option<Box<Recon>>,
     },
     /// A new closure cell holding the value (empty for `None`).
     Cell(Option<Box<Recon>>),
@@ -226,6 +231,8 @@ pub fn recon_of(
                         .map(|(k, d)| Ok((k.clone(), recon_of(d, out, outputs, vm)?)))
                         .collect::<Result<_, GraphBreak>>()?,
                     closure,
+                    annotate: recon_opt(nf.annotate.as_ref(), out, outputs, vm)?,
+                    annotations: recon_opt(nf.annotations.as_ref(), out, outputs, vm)?,
                 })
             })
         }
@@ -271,6 +278,14 @@ pub fn recon_of(
                     )
                 }),
         },
+        Kind::ErrorOnGraphBreak(e) => super::variables::error_on_graph_break::rebuild(e, vm)
+            .map(Recon::Const)
+            .map_err(|_| {
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    "cannot rebuild an error_on_graph_break manager",
+                )
+            }),
         Kind::Method(recv, name) => Ok(Recon::Attr(
             Box::new(recon_of(recv, out, outputs, vm)?),
             vm.ctx.new_str(&**name).into(),
@@ -544,6 +559,8 @@ impl Builder<'_> {
                 defaults,
                 kwdefaults,
                 closure,
+                annotate,
+                annotations,
             } => {
                 let defaults = defaults
                     .iter()
@@ -570,12 +587,22 @@ impl Builder<'_> {
                     .function_type
                     .as_object()
                     .call((code.clone(), globals.clone(), name, defaults, closure), vm)?;
+                // `MAKE_FUNCTION` takes the qualified name from the code object; RustPython's
+                // `FunctionType(..., name)` sets `__qualname__` to `name` (CPython keeps
+                // `co_qualname`), which would lose the `f.<locals>.` prefix in reprs and errors.
+                f.set_attr("__qualname__", code.get_attr("co_qualname", vm)?, vm)?;
                 if !kwdefaults.is_empty() {
                     let d = vm.ctx.new_dict();
                     for (k, v) in kwdefaults {
                         d.set_item(k.as_str(), self.build(v, vm)?, vm)?;
                     }
                     f.set_attr("__kwdefaults__", d, vm)?;
+                }
+                if let Some(a) = annotations {
+                    f.set_attr("__annotations__", self.build(a, vm)?, vm)?;
+                }
+                if let Some(a) = annotate {
+                    f.set_attr("__annotate__", self.build(a, vm)?, vm)?;
                 }
                 f
             }
@@ -747,6 +774,17 @@ pub fn cell_recon(
             None => None,
         }))
     })
+}
+
+/// The recipe of an optional value.
+fn recon_opt(
+    vt: Option<&Vt>,
+    out: &OutputGraph,
+    outputs: &mut OutputSet,
+    vm: &VirtualMachine,
+) -> Result<Option<Box<Recon>>, GraphBreak> {
+    vt.map(|v| recon_of(v, out, outputs, vm).map(Box::new))
+        .transpose()
 }
 
 /// A new closure cell (`types.CellType(value)`, or an empty one).

@@ -240,6 +240,10 @@ fn generate(
     let spec = CodeSpec {
         name: orig.obj_name.to_string(),
         qualname: orig.qualname.to_string(),
+        // Dynamo's resume code starts at the break's line (`co_firstlineno`), which recompile
+        // logs and `fail_on_recompile` report; the line table stays absolute, so tracebacks
+        // through the resume function still show the user's lines.
+        first_line: line,
         arg_count,
         posonlyarg_count: 0,
         kwonlyarg_count: 0,

@@ -219,10 +219,15 @@ impl<'g> Tracer<'g> {
         Ok(None)
     }
 
-    /// Attaches the user stack to a break (once: the innermost frame's stack wins).
+    /// Attaches the user stack and the `error_on_graph_break` setting to a break (once: the
+    /// innermost frame's wins, so a break inside an inlined `error_on_graph_break(True)` block
+    /// still raises after restart analysis moves it to the root call site).
     fn graph_break(&self, mut b: GraphBreak) -> GraphBreak {
         if b.user_stack.is_empty() {
             b.user_stack = self.out.user_stack.clone();
+        }
+        if b.error_on_graph_break.is_none() {
+            b.error_on_graph_break = Some(self.out.error_on_graph_break);
         }
         b
     }

@@ -2,33 +2,46 @@
 //! graph call with constant arguments): one `host_call` node that runs the real `torch.tensor`
 //! on the constants each time the graph runs, so every call gets a fresh tensor, as in eager.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use rustpython_vm::PyObjectRef;
 use rustpython_vm::function::{FuncArgs, KwArgs};
 
 use super::exc::GraphBreak;
 use super::symbolic_convert::Tracer;
-use super::variables::{Kind, Vt};
+use super::variables::{Kind, ListVar, Vt};
 
 /// The Python value of a tracker built only from constants (numbers, bools, nested lists and
-/// tuples of them), or `None`.
-fn constant_value(vt: &Vt, vm: &rustpython_vm::VirtualMachine) -> Option<PyObjectRef> {
+/// tuples of them), or `None`. `within` holds the lists being converted around this one: a list
+/// that holds itself is no tensor literal (and converting it would never end).
+fn constant_value(
+    vt: &Vt,
+    within: &mut Vec<*const RefCell<ListVar>>,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<PyObjectRef> {
     match &vt.kind {
         Kind::Const(c) => Some(c.clone()),
         Kind::Tuple(items) => {
             let items = items
                 .iter()
-                .map(|i| constant_value(i, vm))
+                .map(|i| constant_value(i, within, vm))
                 .collect::<Option<Vec<_>>>()?;
             Some(vm.ctx.new_tuple(items).into())
         }
         Kind::List(l) => {
+            if within.contains(&Rc::as_ptr(l)) {
+                return None;
+            }
+            within.push(Rc::as_ptr(l));
             let items = l
                 .borrow()
                 .items
                 .iter()
-                .map(|i| constant_value(i, vm))
-                .collect::<Option<Vec<_>>>()?;
-            Some(vm.ctx.new_list(items).into())
+                .map(|i| constant_value(i, within, vm))
+                .collect::<Option<Vec<_>>>();
+            within.pop();
+            Some(vm.ctx.new_list(items?).into())
         }
         _ => None,
     }
@@ -46,11 +59,11 @@ impl Tracer<'_> {
         let vm = self.vm;
         let pos = args
             .iter()
-            .map(|a| constant_value(a, vm))
+            .map(|a| constant_value(a, &mut Vec::new(), vm))
             .collect::<Option<Vec<_>>>()?;
         let kw = kwargs
             .iter()
-            .map(|(k, v)| constant_value(v, vm).map(|v| (k.clone(), v)))
+            .map(|(k, v)| constant_value(v, &mut Vec::new(), vm).map(|v| (k.clone(), v)))
             .collect::<Option<Vec<_>>>()?;
         // Keyword arguments are bound into a `functools.partial`, the callee the node calls.
         let func = if kw.is_empty() {

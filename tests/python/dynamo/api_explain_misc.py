@@ -105,6 +105,116 @@ except torch._dynamo.exc.Unsupported:
 finally:
     torch._dynamo.config.error_on_graph_break = False
 
+# error_on_graph_break used while tracing: a break inside the block raises (nothing compiles),
+# in the compiled frame or in an inlined callee, also through the decorator form; `False` inside
+# overrides a global `True`; outside the block breaks are ordinary.
+Unsupported = torch._dynamo.exc.Unsupported
+
+
+def break_in_block(x):
+    x = x + 1
+    with torch._dynamo.error_on_graph_break(True):
+        torch._dynamo.graph_break()
+    return x + 2
+
+
+def print_in_block(x):
+    with torch._dynamo.error_on_graph_break(True):
+        print("unreachable")
+    return x
+
+
+def block_in_callee(x):
+    with torch._dynamo.error_on_graph_break(True):
+        torch._dynamo.graph_break()
+    return x
+
+
+def calls_block_in_callee(x):
+    return block_in_callee(x + 1) * 2
+
+
+@torch._dynamo.error_on_graph_break(True)
+def decorated_callee(x):
+    torch._dynamo.graph_break()
+    return x
+
+
+def calls_decorated_callee(x):
+    return decorated_callee(x + 1) * 2
+
+
+for fn in (break_in_block, print_in_block, calls_block_in_callee, calls_decorated_callee):
+    torch._dynamo.reset()
+    cnt = CompileCounter()
+    try:
+        torch.compile(fn, backend=cnt)(x)
+        expect(f"{fn.__name__} raises Unsupported", False, True)
+    except Unsupported:
+        expect(f"{fn.__name__} compiles nothing", cnt.frame_count, 0)
+    expect(f"{fn.__name__} leaves the config", torch._dynamo.config.error_on_graph_break, False)
+
+
+def break_after_block(x):
+    with torch._dynamo.error_on_graph_break(True):
+        y = x + 1
+    torch._dynamo.graph_break()
+    return y * 2
+
+
+check(break_after_block, x, graphs=2)
+
+
+def false_in_block(x):
+    y = x + 1
+    with torch._dynamo.error_on_graph_break(False):
+        torch._dynamo.graph_break()
+    return y * 2
+
+
+torch._dynamo.config.error_on_graph_break = True
+try:
+    expect("False inside overrides True", bool((torch.compile(false_in_block, backend="eager")(x) == false_in_block(x)).all()), True)
+finally:
+    torch._dynamo.config.error_on_graph_break = False
+
+# Hitting the recompile limit with fullgraph=True (or config.fail_on_recompile_limit_hit) raises
+# FailOnRecompileLimitHit, PyTorch's class, so `except FailOnRecompileLimitHit` catches it.
+import warnings
+
+from torch._dynamo.exc import FailOnRecompileLimitHit
+
+
+def scaled(x, n):
+    return x * n
+
+
+def hit_limit(**kwargs):
+    torch._dynamo.reset()
+    opt = torch.compile(scaled, backend="eager", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            for n in range(10):
+                opt(x, n)
+        except FailOnRecompileLimitHit as e:
+            return str(e)
+    return None
+
+
+torch._dynamo.config.recompile_limit = 2
+try:
+    msg = hit_limit(fullgraph=True)
+    expect("fullgraph limit raises FailOnRecompileLimitHit", msg is not None, True)
+    expect("fullgraph limit message", (msg or "").startswith("recompile_limit reached with fullgraph=True"), True)
+    expect("default limit falls back to eager", hit_limit(), None)
+    torch._dynamo.config.fail_on_recompile_limit_hit = True
+    msg = hit_limit()
+    expect("fail_on_recompile_limit_hit message", msg, "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure")
+finally:
+    torch._dynamo.config.recompile_limit = 8
+    torch._dynamo.config.fail_on_recompile_limit_hit = False
+
 # compile_times and CompileProfiler.
 torch._dynamo.reset()
 torch.compile(breaks, backend="eager")(x)

@@ -163,6 +163,15 @@ def returns_exception(x):
     return x + 1, ValueError("made", 2)
 
 
+def missing_attribute_caught(x):
+    # AttributeError from a tensor is an exception the trace raises, so `except` catches it.
+    try:
+        tag = x.tag
+    except AttributeError as e:
+        tag = str(e)
+    return x + 1, tag
+
+
 x = torch.randn(4, 3)
 xg = torch.randn(4, 3, requires_grad=True)
 check(caught_same_frame, x)
@@ -178,6 +187,7 @@ check(raise_in_no_grad_caught, xg)
 check(exception_in_loop, x)
 check(lookup_with_default, x, {"scale": 2.0})
 check(index_fallback, x)
+check(missing_attribute_caught, x)
 
 
 def same_exception(a, b):
@@ -207,19 +217,54 @@ def uncaught_in_callee(x):
     return raiser(y, "key")
 
 
+def always_raises(x):
+    # A helper that always raises: its code ends with the `raise` (no instruction after it to
+    # resume at).
+    y = x * 2
+    raise ValueError("bad input", y.shape[0])
+
+
+def calls_always_raises(x):
+    y = x + 1
+    return always_raises(y)
+
+
+def missing_attribute(x):
+    return x.foo
+
+
 # An exception that leaves the compiled frame: the same exception as eager, raised by the real
-# code (PyTorch: "Observed exception", the frame runs eagerly).
-for fn, args in ((uncaught, (x,)), (uncaught_in_callee, (x,)), (uncaught_key_error, (x, {"k": 1}))):
+# code (PyTorch: "Observed exception", the frame runs eagerly). Nothing else is printed: the
+# suite fails a script whose run logs a frame-handler failure or a panic on stderr.
+cases = (
+    (uncaught, (x,)),
+    (uncaught_in_callee, (x,)),
+    (uncaught_key_error, (x, {"k": 1})),
+    (always_raises, (x,)),
+    (calls_always_raises, (x,)),
+    (missing_attribute, (x,)),
+)
+for fn, args in cases:
     torch._dynamo.reset()
     try:
         fn(*args)
         raise AssertionError("eager did not raise")
-    except (StrictConfigError, KeyError) as e:
+    except (StrictConfigError, KeyError, ValueError, AttributeError) as e:
         want = e
+    for call in range(2):
+        try:
+            torch.compile(fn, backend="eager")(*args)
+            raise AssertionError("compiled did not raise")
+        except (StrictConfigError, KeyError, ValueError, AttributeError) as e:
+            assert same_exception(want, e), (want, e)
+
+# Under fullgraph=True the exception is Dynamo's "Observed exception" instead.
+for fn in (always_raises, missing_attribute):
+    torch._dynamo.reset()
     try:
-        torch.compile(fn, backend="eager")(*args)
+        torch.compile(fn, backend="eager", fullgraph=True)(x)
         raise AssertionError("compiled did not raise")
-    except (StrictConfigError, KeyError) as e:
-        assert same_exception(want, e), (want, e)
+    except torch._dynamo.exc.Unsupported as e:
+        assert str(e).startswith("Observed exception"), str(e)
 
 done()

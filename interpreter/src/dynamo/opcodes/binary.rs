@@ -12,6 +12,7 @@ use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
 use super::super::variables::exceptions::raise_builtin;
+use super::super::variables::python_value::{Converter, python_values};
 use super::super::variables::{Kind, ListVar, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
@@ -470,8 +471,9 @@ impl Tracer<'_> {
             return r;
         }
         // Containers of constants compare by value, as Python does (`xs == [1, 2]`).
-        if let (Some(a), Some(b)) = (self.python_value(&lhs), self.python_value(&rhs)) {
-            return self.fold_operator(name, vec![a, b]);
+        // Converted together, so `xs == xs` compares one object with itself, as Python does.
+        if let Some(ab) = python_values(&[lhs.clone(), rhs.clone()], self.vm) {
+            return self.fold_operator(name, ab);
         }
         if which == 2 || which == 3 {
             // == / != on objects whose equality is their identity.
@@ -488,29 +490,10 @@ impl Tracer<'_> {
     }
 
     /// A fresh Python value equal to a tracker made only of constants (tuples, lists, dicts,
-    /// sets and named tuples of them); `None` if it holds anything else.
+    /// sets and named tuples of them); `None` if it holds anything else. Self-referential
+    /// lists and dicts convert too (`variables/python_value.rs`).
     pub(crate) fn python_value(&self, v: &Vt) -> Option<PyObjectRef> {
-        let vm = self.vm;
-        let items = |items: &[Vt]| -> Option<Vec<PyObjectRef>> {
-            items.iter().map(|i| self.python_value(i)).collect()
-        };
-        Some(match &v.kind {
-            Kind::Const(c) => c.clone(),
-            Kind::Tuple(t) => vm.ctx.new_tuple(items(t)?).into(),
-            Kind::List(l) => vm.ctx.new_list(items(&l.borrow().items)?).into(),
-            Kind::NamedTuple(cls, t) => {
-                super::super::variables::named_tuple::build(cls, items(t)?, vm).ok()?
-            }
-            Kind::Set(s) => s.clone(),
-            Kind::Dict(d) => {
-                let out = vm.ctx.new_dict();
-                for (k, x) in d.borrow().items.iter() {
-                    out.set_item(&**k, self.python_value(x)?, vm).ok()?;
-                }
-                out.into()
-            }
-            _ => return None,
-        })
+        python_values(std::slice::from_ref(v), self.vm)?.pop()
     }
 
     pub(crate) fn is_op(&mut self, ins: &Instr) -> Step {
@@ -538,10 +521,11 @@ impl Tracer<'_> {
     pub(crate) fn contains(&mut self, container: &Vt, item: &Vt) -> Result<bool, GraphBreak> {
         let (container, item) = (container.clone(), item.clone());
         let vm = self.vm;
-        let iv = item
-            .as_const()
-            .cloned()
-            .or_else(|| self.python_value(&item));
+        // The item and the container's items convert together, so an item that is (or holds)
+        // the same list as the needle is the same object again (`l in [l]` is True by
+        // identity, as in Python, also when `l` holds itself).
+        let mut conv = Converter::new(vm);
+        let iv = item.as_const().cloned().or_else(|| conv.convert(&item));
         let found = match (&container.kind, iv.as_ref()) {
             (Kind::Const(c), Some(i)) => vm
                 ._contains(c, i)
@@ -564,10 +548,15 @@ impl Tracer<'_> {
                 // any match leaves the answer unknown.
                 let mut found = false;
                 for x in &items {
-                    let Some(v) = self.python_value(x) else {
+                    let Some(v) = conv.convert(x) else {
                         return Err(unsupported("in", &item, &container));
                     };
-                    if vm.bool_eq(&v, i).unwrap_or(false) {
+                    // A comparison that raises (a RecursionError between two different
+                    // self-referential lists) decides nothing: eager raises there.
+                    if vm
+                        .bool_eq(&v, i)
+                        .map_err(|_| unsupported("in", &item, &container))?
+                    {
                         found = true;
                         break;
                     }

@@ -122,6 +122,8 @@ impl Tracer<'_> {
             closure: Vec::new(),
             cell_sources: Vec::new(),
             globals: self.globals.clone().into(),
+            annotate: None,
+            annotations: None,
         };
         self.push(Vt::new(Kind::NestedFunction(Rc::new(nf))));
         Ok(Flow::Next)
@@ -162,8 +164,10 @@ impl Tracer<'_> {
                     })
                     .collect();
             }
-            // annotations / annotate: not needed to run the function
-            4 | 16 => {}
+            // Not needed to run the function, but part of it once it escapes the graph
+            // (`inspect.signature`, `typing.get_type_hints`).
+            4 => nf.annotations = Some(attr),
+            16 => nf.annotate = Some(attr),
             // closure: a tuple of cells
             8 => {
                 let cells = self.unpack_iterable(&attr)?;

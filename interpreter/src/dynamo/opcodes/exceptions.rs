@@ -110,8 +110,9 @@ impl Tracer<'_> {
     }
 
     /// `WITH_EXCEPT_START`: an exception leaves a `with` block; calls the manager's `__exit__`
-    /// (stack `[..., exit, self_or_null, lasti, prev_exc, exc]`). Only grad-mode managers are
-    /// traced, and their `__exit__` never swallows the exception.
+    /// (stack `[..., exit, self_or_null, lasti, prev_exc, exc]`). Only grad-mode and
+    /// `error_on_graph_break` managers are traced, and their `__exit__` never swallows the
+    /// exception.
     pub(crate) fn with_except_start(&mut self, _ins: &Instr) -> Step {
         let n = self.stack.len();
         if n < 5 {
@@ -120,11 +121,19 @@ impl Tracer<'_> {
         let exit = self.stack[n - 5].clone();
         match &exit.kind {
             Kind::Method(recv, name) if &**name == "__exit__" => {
-                let Kind::GradMode(g) = &recv.kind else {
-                    return Err(unsupported("exception through an untraced context manager"));
+                let r = match &recv.kind {
+                    Kind::GradMode(g) => {
+                        let (recv, g) = ((**recv).clone(), g.clone());
+                        self.call_grad_ctx_method(&recv, &g, "__exit__")?
+                    }
+                    Kind::ErrorOnGraphBreak(e) => {
+                        let e = e.clone();
+                        self.call_error_on_graph_break_method(&e, "__exit__")?
+                    }
+                    _ => {
+                        return Err(unsupported("exception through an untraced context manager"));
+                    }
                 };
-                let (recv, g) = ((**recv).clone(), g.clone());
-                let r = self.call_grad_ctx_method(&recv, &g, "__exit__")?;
                 self.push(r);
                 Ok(Flow::Next)
             }

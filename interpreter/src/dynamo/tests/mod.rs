@@ -2,4 +2,6 @@
 
 mod codegen;
 mod exc;
+mod liveness;
+mod python_value;
 mod resume;

@@ -12,6 +12,7 @@
 //! | other objects | object | TYPE_MATCH; attribute reads add their own guards |
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyDict, PyFunction, PyList, PyModule, PyTuple, PyType};
@@ -132,6 +133,14 @@ pub fn wrap(
     vt
 }
 
+/// Registers a list or dict tracker before its items are wrapped, so an item that is the
+/// container itself (`l.append(l)`), or holds it, wraps to this same tracker (with an alias
+/// guard on its own source) instead of wrapping the container again, forever.
+fn register_container(out: &mut OutputGraph, obj: &PyObjectRef, vt: &Vt) {
+    let addr = &**obj as *const PyObject as usize;
+    out.containers.insert(addr, (obj.clone(), vt.clone()));
+}
+
 fn wrap_uncached(
     out: &mut OutputGraph,
     obj: PyObjectRef,
@@ -149,57 +158,57 @@ fn wrap_uncached(
         );
         let snapshot = l.borrow_vec().to_vec();
         out.guards.add(&source, Check::Length(snapshot.len()));
+        let list = Rc::new(RefCell::new(ListVar::default()));
+        let vt = Vt::with_source(Kind::List(list.clone()), source.clone());
+        register_container(out, &obj, &vt);
         let items = snapshot
             .into_iter()
             .enumerate()
             .map(|(i, x)| wrap(out, x, source.item(Key::Int(i as i64)), vm))
             .collect();
-        return Vt::with_source(
-            Kind::List(Rc::new(RefCell::new(ListVar {
-                items,
-                mutated: false,
-            }))),
-            source,
-        );
+        list.borrow_mut().items = items;
+        return vt;
     }
     if is_dict(&obj, vm)
         && let Some(d) = obj.downcast_ref::<PyDict>()
     {
-        let keys = d.keys_vec();
-        let const_keys: Option<Vec<ConstValue>> =
-            keys.iter().map(|k| ConstValue::of(k, vm)).collect();
-        if let Some(const_keys) = const_keys {
-            out.guards.add(
-                &source,
-                Check::TypeMatch {
-                    ty: obj.class().to_owned().into(),
-                },
-            );
-            out.guards.add(&source, Check::DictKeys(const_keys.clone()));
-            let mut items = Vec::with_capacity(keys.len());
-            for (k, ck) in keys.into_iter().zip(const_keys) {
-                let key = match ck {
-                    ConstValue::Int(i) => Some(Key::Int(i)),
-                    ConstValue::Str(s) => Some(Key::Str(s)),
-                    _ => None,
+        // One snapshot of the pairs: the keys the guard checks are the ones wrapped.
+        let pairs = d.items_vec();
+        let keys: Option<Vec<(ConstValue, Key)>> = pairs
+            .iter()
+            .map(|(k, _)| {
+                let ck = ConstValue::of(k, vm)?;
+                let key = match &ck {
+                    ConstValue::Int(i) => Key::Int(*i),
+                    ConstValue::Str(s) => Key::Str(s.clone()),
+                    _ => return None,
                 };
-                let Some(key) = key else {
-                    return opaque(out, obj, source, vm);
-                };
-                let Ok(v) = d.get_item(&*k, vm) else {
-                    return opaque(out, obj, source, vm);
-                };
-                items.push((k, wrap(out, v, source.item(key), vm)));
-            }
-            return Vt::with_source(
-                Kind::Dict(Rc::new(RefCell::new(DictVar {
-                    items,
-                    mutated: false,
-                }))),
-                source,
-            );
-        }
-        return opaque(out, obj, source, vm);
+                Some((ck, key))
+            })
+            .collect();
+        let Some(keys) = keys else {
+            return opaque(out, obj, source, vm);
+        };
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
+        out.guards.add(
+            &source,
+            Check::DictKeys(keys.iter().map(|(ck, _)| ck.clone()).collect()),
+        );
+        let dict = Rc::new(RefCell::new(DictVar::default()));
+        let vt = Vt::with_source(Kind::Dict(dict.clone()), source.clone());
+        register_container(out, &obj, &vt);
+        let items = pairs
+            .into_iter()
+            .zip(keys)
+            .map(|((k, v), (_, key))| (k, wrap(out, v, source.item(key), vm)))
+            .collect();
+        dict.borrow_mut().items = items;
+        return vt;
     }
     if obj.class().is(vm.ctx.types.set_type)
         && let Ok(items) = vm.extract_elements_with(&obj, Ok)
@@ -439,32 +448,45 @@ pub fn wrap_unguarded(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
 /// a new list or dict is nobody else's, so it becomes a tracked container whose items the
 /// trace can iterate and mutate; anything else is [`wrap_unguarded`].
 pub fn wrap_fresh(obj: PyObjectRef, vm: &VirtualMachine) -> Vt {
+    wrap_fresh_in(obj, &mut HashMap::new(), vm)
+}
+
+/// [`wrap_fresh`], with the trackers of the lists and dicts wrapped so far by address: one
+/// object reached twice is one tracker, and a container that holds itself (a constant-folded
+/// copy of a self-referential list) wraps in one pass.
+fn wrap_fresh_in(obj: PyObjectRef, seen: &mut HashMap<usize, Vt>, vm: &VirtualMachine) -> Vt {
+    let addr = &*obj as *const PyObject as usize;
+    if let Some(vt) = seen.get(&addr) {
+        return vt.clone();
+    }
     if obj.class().is(vm.ctx.types.list_type)
         && let Some(l) = obj.downcast_ref::<PyList>()
     {
-        let items = l
-            .borrow_vec()
-            .iter()
-            .map(|x| wrap_fresh(x.clone(), vm))
+        let list = Rc::new(RefCell::new(ListVar::default()));
+        let vt = Vt::new(Kind::List(list.clone()));
+        seen.insert(addr, vt.clone());
+        let snapshot = l.borrow_vec().to_vec();
+        let items = snapshot
+            .into_iter()
+            .map(|x| wrap_fresh_in(x, seen, vm))
             .collect();
-        return Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
-            items,
-            mutated: false,
-        }))));
+        list.borrow_mut().items = items;
+        return vt;
     }
     if is_dict(&obj, vm)
         && let Some(d) = obj.downcast_ref::<PyDict>()
         && d.keys_vec().iter().all(|k| ConstValue::of(k, vm).is_some())
     {
+        let dict = Rc::new(RefCell::new(DictVar::default()));
+        let vt = Vt::new(Kind::Dict(dict.clone()));
+        seen.insert(addr, vt.clone());
         let items = d
             .items_vec()
             .into_iter()
-            .map(|(k, v)| (k, wrap_fresh(v, vm)))
+            .map(|(k, v)| (k, wrap_fresh_in(v, seen, vm)))
             .collect();
-        return Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
-            items,
-            mutated: false,
-        }))));
+        dict.borrow_mut().items = items;
+        return vt;
     }
     if obj.class().is(vm.ctx.types.set_type) {
         return Vt::new(Kind::Set(obj));

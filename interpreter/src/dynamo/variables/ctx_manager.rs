@@ -421,7 +421,7 @@ impl Tracer<'_> {
             .last()
             .cloned()
             .ok_or_else(|| bad("empty stack"))?;
-        if !matches!(recv.kind, Kind::GradMode(_)) {
+        if !matches!(recv.kind, Kind::GradMode(_) | Kind::ErrorOnGraphBreak(_)) {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedContextManager,
                 format!("with {}", recv.describe()),

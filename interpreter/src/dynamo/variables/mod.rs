@@ -9,8 +9,10 @@
 
 pub mod builder;
 pub mod ctx_manager;
+pub mod error_on_graph_break;
 pub mod exceptions;
 pub mod named_tuple;
+pub mod python_value;
 pub mod user_defined;
 
 use std::cell::RefCell;
@@ -122,6 +124,11 @@ pub struct NestedFn {
     pub cell_sources: Vec<Option<Rc<Source>>>,
     /// The globals it closes over (the defining frame's).
     pub globals: PyObjectRef,
+    /// Its `__annotate__` function (PEP 649: `MAKE_FUNCTION`'s `annotate` attribute), kept so a
+    /// function rebuilt after the graph still has its annotations.
+    pub annotate: Option<Vt>,
+    /// Its `__annotations__` dict, for code that sets the older `annotations` attribute.
+    pub annotations: Option<Vt>,
 }
 
 /// A closure cell as the trace sees it (shared by every tracker of the same cell).
@@ -162,6 +169,8 @@ pub enum Kind {
     Partial(Rc<PartialVar>),
     /// A grad-mode context manager (`torch.no_grad()`, ...).
     GradMode(Rc<ctx_manager::GradModeVar>),
+    /// A `torch._dynamo.error_on_graph_break(value)` manager.
+    ErrorOnGraphBreak(Rc<error_on_graph_break::ErrorOnGraphBreakVar>),
     /// A method bound to its receiver: `(function, self)`.
     BoundMethod(Box<Vt>, Box<Vt>),
     /// A registry op reached through `torch.<name>`, `F.<name>`, ...
@@ -262,6 +271,7 @@ impl Vt {
             Kind::Cell(_) => "CellVariable()".into(),
             Kind::Exception(e) => format!("ExceptionVariable({})", e.class_name()),
             Kind::GradMode(g) => format!("GradModeVariable(mode={})", g.mode),
+            Kind::ErrorOnGraphBreak(e) => format!("ErrorOnGraphBreakVariable({})", e.value),
             Kind::Null => "NullVariable".into(),
         }
     }

@@ -44,16 +44,39 @@ def skip(fn=None):
     return disable(fn, recursive=False)
 
 
+class RunOnlyContext:
+    """Run-only ("frozen") mode as a context manager or decorator: cached compiled code runs when
+    its guards pass, and nothing new is compiled (a miss runs eagerly)."""
+
+    def __enter__(self):
+        _C.enter_run_only()
+        return self
+
+    def __exit__(self, *exc):
+        _C.exit_run_only()
+        return False
+
+    def __call__(self, fn):
+        wrapper = _C.run_only_function(fn)
+        try:
+            functools.update_wrapper(wrapper, fn)
+        except (AttributeError, TypeError):
+            pass
+        return wrapper
+
+
+def _innermost_fn(fn):
+    # A compiled or disabled function's original, so `run(compiled_fn)` does not compile.
+    while callable(getattr(fn, "_torchdynamo_orig_callable", None)):
+        fn = fn._torchdynamo_orig_callable
+    return fn
+
+
 def run(fn=None):
     """Don't do any dynamic compiles, just use prior optimizations (frozen mode)."""
-    if fn is None:
-        return run
-    wrapper = _C.run_only_function(fn)
-    try:
-        functools.update_wrapper(wrapper, fn)
-    except (AttributeError, TypeError):
-        pass
-    return wrapper
+    if fn is not None:
+        return RunOnlyContext()(_innermost_fn(fn))
+    return RunOnlyContext()
 
 
 def graph_break(msg=""):
@@ -183,6 +206,10 @@ def substitute_in_graph(original_fn, *, can_constant_fold_through=False, skip_si
 
 
 class _ErrorOnGraphBreak:
+    # Traced inside a compiled region, Dynamo models the block itself (switching the setting for
+    # the trace) instead of breaking the graph at the `with`.
+    _rynamo_error_on_graph_break = True
+
     def __init__(self, value):
         self.value = value
         self.prev = None
@@ -247,6 +274,9 @@ class _Stance:
             finally:
                 _C.set_stance(prev)
 
+        # Calling it from a compiled region would switch the stance mid-region: forbidden, as
+        # `set_stance` itself.
+        wrapper._dynamo_forbidden = True
         return wrapper
 
 
@@ -283,3 +313,6 @@ def mark_static(t, index=None):
 
 forbid_in_graph(mark_dynamic)
 forbid_in_graph(maybe_mark_dynamic)
+# Tracing a stance change is an error (PyTorch's `set_stance._dynamo_forbidden`); called from a
+# frame that runs eagerly inside a compiled region, `_C.set_stance` raises instead.
+forbid_in_graph(set_stance)

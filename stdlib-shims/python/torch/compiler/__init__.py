@@ -42,6 +42,10 @@ def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=
     return torch._dynamo.set_stance(stance, skip_guard_eval_unsafe=skip_guard_eval_unsafe, force_backend=force_backend)
 
 
+# Forbidden in compiled regions, as `torch._dynamo.set_stance` (tracing a call raises).
+set_stance._dynamo_forbidden = True
+
+
 def is_compiling():
     """True while Dynamo traces the calling code."""
     return False
