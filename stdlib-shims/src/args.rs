@@ -4,7 +4,7 @@
 use rustpython_vm::builtins::{PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple};
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyResult, VirtualMachine};
 use rynamo_graph::{IValue, Value};
-use rynamo_tensor::IndexItem;
+use rynamo_tensor::{DType, IndexItem};
 
 use crate::dtype::{PyDType, PyDevice, dtype_from_py};
 use crate::tensor::as_tensor;
@@ -159,7 +159,13 @@ fn index_item(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IndexItem<rynamo_
         });
     }
     if obj.downcastable::<PyList>() || obj.downcastable::<PyTuple>() {
+        // PyTorch's `indexing_tensor_from_data`: a list of bools (or uint8) is a mask; any other
+        // list, the empty one included, is an int64 index.
         let t = crate::creation::tensor_from_data(obj, None, vm)?;
+        let t = match t.dtype() {
+            DType::Bool | DType::UInt8 | DType::Int64 => t,
+            _ => t.to_dtype(DType::Int64),
+        };
         return Ok(IndexItem::Tensor(t));
     }
     if !obj.downcastable::<PyFloat>()

@@ -1,16 +1,15 @@
 //! `torch.tensor(data)`: nested Python sequences of numbers to a tensor, with PyTorch's shape
 //! checks and dtype inference.
 
-use rustpython_vm::builtins::{PyFloat, PyInt, PyList, PyTuple};
+use rustpython_vm::builtins::{PyBytes, PyFloat, PyInt, PyStr};
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyResult, VirtualMachine};
-use rynamo_tensor::{Category, DType, Scalar, Tensor};
+use rynamo_tensor::{DType, Scalar, Tensor, promote_types};
 
 use crate::ops::tensor_err;
 use crate::tensor::as_tensor;
 
-/// Builds a tensor from `data`: a number, a tensor (copied), or nested lists/tuples of numbers
-/// and one-element tensors. Without `dtype`, floats give the default dtype, else ints give
-/// int64, else bools give bool.
+/// Builds a tensor from `data`: a number, a tensor (copied), or nested sequences of numbers and
+/// one-element tensors. Without `dtype`, the elements' types promote as in PyTorch.
 pub fn tensor_from_data(
     data: &PyObject,
     dtype: Option<DType>,
@@ -23,84 +22,114 @@ pub fn tensor_from_data(
         };
         return Ok(t);
     }
-    let mut shape = Vec::new();
-    let mut values = Vec::new();
-    walk(data, 0, &mut shape, &mut values, vm)?;
-    let dtype = dtype.unwrap_or_else(|| infer_dtype(&values));
-    Tensor::from_scalars(&values, &shape, Some(dtype)).map_err(|e| tensor_err(e, vm))
+    let mut w = Walk::default();
+    w.walk(data, 0, vm)?;
+    // PyTorch's `infer_scalar_type`: the promotion of every element's type, where a Python float
+    // is the default dtype, an int int64, a bool bool and a tensor its own dtype; an empty
+    // sequence is the default dtype.
+    let dtype = dtype.unwrap_or_else(|| w.dtype.unwrap_or_else(crate::state::default_dtype));
+    Tensor::from_scalars(&w.values, &w.shape, Some(dtype)).map_err(|e| tensor_err(e, vm))
 }
 
-/// PyTorch's inference for `torch.tensor`: the highest category present decides.
-fn infer_dtype(values: &[Scalar]) -> DType {
-    match values.iter().map(|s| s.category()).max() {
-        Some(Category::Bool) => DType::Bool,
-        Some(Category::Int) => DType::Int64,
-        Some(Category::Float) | None => crate::state::default_dtype(),
-    }
-}
-
+/// What PyTorch's `PySequence_Check` sees as nested data: any sequence (lists, tuples, `range`,
+/// `torch.Size`), but not strings (an error) nor tensors (one-element tensors are elements).
 fn is_sequence(obj: &PyObject) -> bool {
-    obj.downcastable::<PyList>() || obj.downcastable::<PyTuple>()
+    as_tensor(obj).is_none()
+        && !obj.downcastable::<PyStr>()
+        && !obj.downcastable::<PyBytes>()
+        && obj.sequence_unchecked().check()
 }
 
-/// Records the shape from the first element at each depth and checks the rest against it.
-fn walk(
-    obj: &PyObject,
-    depth: usize,
-    shape: &mut Vec<usize>,
-    values: &mut Vec<Scalar>,
-    vm: &VirtualMachine,
-) -> PyResult<()> {
-    if !is_sequence(obj) {
-        if depth < shape.len() {
+/// The state of one `torch.tensor(data)` walk: the shape (from the first element at each depth),
+/// the elements in row-major order and their promoted dtype.
+#[derive(Default)]
+struct Walk {
+    shape: Vec<usize>,
+    values: Vec<Scalar>,
+    dtype: Option<DType>,
+}
+
+impl Walk {
+    /// Records the shape from the first element at each depth and checks the rest against it.
+    fn walk(&mut self, obj: &PyObject, depth: usize, vm: &VirtualMachine) -> PyResult<()> {
+        if !is_sequence(obj) {
+            if depth < self.shape.len() {
+                return Err(vm.new_value_error(format!(
+                    "expected sequence of length {} at dim {depth} (got {})",
+                    self.shape[depth],
+                    obj.class().name()
+                )));
+            }
+            let (v, dt) = element(obj, vm)?;
+            self.values.push(v);
+            self.dtype = Some(self.dtype.map_or(dt, |d| promote_types(d, dt)));
+            return Ok(());
+        }
+        let items: Vec<PyObjectRef> = obj.to_owned().try_to_value(vm)?;
+        if depth == self.shape.len() {
+            if !self.values.is_empty() {
+                // A sequence where earlier siblings were numbers.
+                return Err(vm.new_type_error(format!(
+                    "not a sequence: expected a number at dim {depth}, got {}",
+                    obj.class().name()
+                )));
+            }
+            self.shape.push(items.len());
+        } else if self.shape[depth] != items.len() {
             return Err(vm.new_value_error(format!(
                 "expected sequence of length {} at dim {depth} (got {})",
-                shape[depth],
-                obj.class().name()
+                self.shape[depth],
+                items.len()
             )));
         }
-        values.push(scalar_from_py(obj, vm)?);
-        return Ok(());
-    }
-    let items: Vec<PyObjectRef> = obj.to_owned().try_to_value(vm)?;
-    if depth == shape.len() {
-        if !values.is_empty() {
-            // A sequence where earlier siblings were numbers.
-            return Err(vm.new_type_error(format!(
-                "not a sequence: expected a number at dim {depth}, got {}",
-                obj.class().name()
-            )));
+        for item in &items {
+            self.walk(item, depth + 1, vm)?;
         }
-        shape.push(items.len());
-    } else if shape[depth] != items.len() {
-        return Err(vm.new_value_error(format!(
-            "expected sequence of length {} at dim {depth} (got {})",
-            shape[depth],
-            items.len()
-        )));
+        Ok(())
     }
-    for item in &items {
-        walk(item, depth + 1, shape, values, vm)?;
+}
+
+/// One element of `torch.tensor(data)` and the dtype it asks for, with PyTorch's errors.
+fn element(obj: &PyObject, vm: &VirtualMachine) -> PyResult<(Scalar, DType)> {
+    if obj.downcastable::<PyStr>() || obj.downcastable::<PyBytes>() {
+        return Err(vm.new_type_error(format!("new(): invalid data type '{}'", obj.class().name())));
     }
-    Ok(())
+    if let Some(t) = as_tensor(obj) {
+        let v = scalar_from_py(obj, vm)?;
+        return Ok((v, t.dtype()));
+    }
+    match scalar_opt(obj, vm)? {
+        Some(v @ Scalar::Float(_)) => Ok((v, crate::state::default_dtype())),
+        Some(v) => Ok((v, v.dtype())),
+        None => {
+            Err(vm.new_runtime_error(format!("Could not infer dtype of {}", obj.class().name())))
+        }
+    }
 }
 
 /// One element: a Python number or a one-element tensor.
 pub(crate) fn scalar_from_py(obj: &PyObject, vm: &VirtualMachine) -> PyResult<Scalar> {
+    scalar_opt(obj, vm)?.ok_or_else(|| {
+        vm.new_type_error(format!("new(): invalid data type '{}'", obj.class().name()))
+    })
+}
+
+/// [`scalar_from_py`], or `None` when `obj` is no number.
+fn scalar_opt(obj: &PyObject, vm: &VirtualMachine) -> PyResult<Option<Scalar>> {
     if obj.is(&vm.ctx.true_value) {
-        return Ok(Scalar::Bool(true));
+        return Ok(Some(Scalar::Bool(true)));
     }
     if obj.is(&vm.ctx.false_value) {
-        return Ok(Scalar::Bool(false));
+        return Ok(Some(Scalar::Bool(false)));
     }
     if let Some(i) = obj.downcast_ref::<PyInt>() {
         let v = i
             .try_to_primitive::<i64>(vm)
             .map_err(|_| vm.new_runtime_error("Overflow when unpacking long"))?;
-        return Ok(Scalar::Int(v));
+        return Ok(Some(Scalar::Int(v)));
     }
     if let Some(f) = obj.downcast_ref::<PyFloat>() {
-        return Ok(Scalar::Float(f.to_f64()));
+        return Ok(Some(Scalar::Float(f.to_f64())));
     }
     if let Some(t) = as_tensor(obj) {
         if t.numel() != 1 {
@@ -108,16 +137,16 @@ pub(crate) fn scalar_from_py(obj: &PyObject, vm: &VirtualMachine) -> PyResult<Sc
                 vm.new_value_error("only one element tensors can be converted to Python scalars")
             );
         }
-        return t.item().map_err(|e| tensor_err(e, vm));
+        return t.item().map(Some).map_err(|e| tensor_err(e, vm));
     }
     if let Some(i) = obj.try_index_opt(vm) {
         let v = i?
             .try_to_primitive::<i64>(vm)
             .map_err(|_| vm.new_runtime_error("Overflow when unpacking long"))?;
-        return Ok(Scalar::Int(v));
+        return Ok(Some(Scalar::Int(v)));
     }
     if let Some(f) = obj.try_float_opt(vm) {
-        return Ok(Scalar::Float(f?.to_f64()));
+        return Ok(Some(Scalar::Float(f?.to_f64())));
     }
-    Err(vm.new_type_error(format!("new(): invalid data type '{}'", obj.class().name())))
+    Ok(None)
 }

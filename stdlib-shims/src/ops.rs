@@ -257,8 +257,9 @@ pub fn op_function(obj: &PyObject) -> Option<&PyOpFunction> {
 pub fn bind_overload<T: BindTensor + Clone>(
     overloads: &[Op],
     positional: Vec<Value<T>>,
-    kwargs: Vec<(String, Value<T>)>,
+    mut kwargs: Vec<(String, Value<T>)>,
 ) -> Result<(Op, Vec<Value<T>>), Error> {
+    let overloads = nonzero_as_tuple(overloads, &mut kwargs);
     match overloads {
         [] => Err(Error::UnknownOp("<no overloads>".to_string())),
         [op] => Ok((*op, bind_one(*op, positional, kwargs)?)),
@@ -274,6 +275,25 @@ pub fn bind_overload<T: BindTensor + Clone>(
                 &kwargs,
             )))
         }
+    }
+}
+
+/// `nonzero(input, *, bool as_tuple=False)` is hand-written in PyTorch as well: the flag picks
+/// between two ops with different results, `nonzero` (one tensor) and `nonzero_numpy` (a tuple),
+/// which no schema can express. A non-bool `as_tuple` stays and fails to bind.
+fn nonzero_as_tuple<'a, T>(overloads: &'a [Op], kwargs: &mut Vec<(String, Value<T>)>) -> &'a [Op] {
+    if overloads != [Op::Nonzero] {
+        return overloads;
+    }
+    let Some(i) = kwargs
+        .iter()
+        .position(|(k, v)| k == "as_tuple" && matches!(v, Value::Bool(_)))
+    else {
+        return overloads;
+    };
+    match kwargs.remove(i).1 {
+        Value::Bool(true) => &[Op::NonzeroNumpy],
+        _ => overloads,
     }
 }
 

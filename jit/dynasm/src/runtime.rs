@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rynamo_graph::{Graph, IValue, registry};
 use rynamo_tensor::Tensor;
 use rynamo_tensor::parallel::parallel_for;
+use rynamo_tensor::preserve::is_non_overlapping_and_dense;
 use smallvec::SmallVec;
 
 use crate::lower::ConstVal;
@@ -218,11 +219,19 @@ pub fn run_node(
     Ok(())
 }
 
-/// Allocates a kernel's outputs.
+/// Allocates a kernel's outputs. The kernel stores through its outputs' meta strides, so a dense
+/// non-row-major meta (`clone` of a transposed tensor keeps its memory order, as eager does) gets
+/// a buffer under those strides.
 pub fn alloc_outputs(g: &Graph, k: &KernelStep, env: &mut [Option<Tensor>]) {
     for &v in &k.outputs {
         let m = &g.value(v).meta;
-        env[v.0 as usize] = Some(crate::buffers::output(&m.shape, m.dtype));
+        let t = crate::buffers::output(&m.shape, m.dtype);
+        let t = if is_non_overlapping_and_dense(&m.shape, &m.strides) {
+            t.with_dense_strides(&m.strides)
+        } else {
+            t
+        };
+        env[v.0 as usize] = Some(t);
     }
 }
 

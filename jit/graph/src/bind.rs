@@ -21,15 +21,8 @@ impl Schema {
         let np = self.n_positional;
         if positional.len() > np && np > 0 && self.params[np - 1].ty == ParamType::IntList {
             let tail = positional.split_off(np - 1);
-            if tail.iter().all(|v| matches!(v, Value::Int(_))) {
-                positional.push(Value::IntList(
-                    tail.into_iter()
-                        .map(|v| match v {
-                            Value::Int(i) => i,
-                            _ => unreachable!("invariant: checked above"),
-                        })
-                        .collect(),
-                ));
+            if let Some(ints) = tail.iter().map(list_int).collect::<Option<Vec<i64>>>() {
+                positional.push(Value::IntList(ints));
             } else {
                 positional.extend(tail);
             }
@@ -140,7 +133,17 @@ impl Schema {
                 Value::Int(t.as_scalar().map_or(0, Scalar::to_i64))
             }
             (ParamType::IntList, v @ Value::IntList(_)) => v,
-            (ParamType::IntList, Value::Int(i)) => Value::IntList(vec![i]),
+            (ParamType::IntList, v @ (Value::Int(_) | Value::Tensor(_)))
+                if list_int(&v).is_some() =>
+            {
+                Value::IntList(vec![list_int(&v).expect("invariant: checked")])
+            }
+            // `torch.full((n,), 1.0)` with `n` a 0-dim tensor: the Python tuple arrives as tensors.
+            (ParamType::IntList, Value::TensorList(ts))
+                if ts.iter().all(|t| tensor_int(t).is_some()) =>
+            {
+                Value::IntList(ts.iter().filter_map(tensor_int).collect())
+            }
             (ParamType::Float, Value::Float(x)) => Value::Float(x),
             (ParamType::Float, Value::Int(i)) => Value::Float(i as f64),
             (ParamType::Float, Value::Scalar(s)) if !matches!(s, Scalar::Bool(_)) => {
@@ -203,5 +206,24 @@ impl Schema {
                 | (ParamType::DType, Value::DType(_))
                 | (ParamType::Index, Value::Index(_))
         )
+    }
+}
+
+/// An element of an `int[]`: an int, or a zero-dim integral tensor (bool included), which PyTorch's
+/// argument parser reads with `item()` (`x.view(n, -1)` where `n` came from tensor arithmetic).
+/// Tensor stand-ins without a value (metas, graph values) are not ints.
+fn list_int<T: BindTensor>(v: &Value<T>) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Tensor(t) => tensor_int(t),
+        _ => None,
+    }
+}
+
+fn tensor_int<T: BindTensor>(t: &T) -> Option<i64> {
+    match t.as_scalar()? {
+        Scalar::Int(i) => Some(i),
+        Scalar::Bool(b) => Some(i64::from(b)),
+        Scalar::Float(_) => None,
     }
 }

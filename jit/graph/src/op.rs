@@ -400,6 +400,11 @@ ops! {
 
     // === Host calls ===
     HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [HOST], host;
+
+    // === Index tuples (`nonzero_numpy` is what `x.nonzero(as_tuple=True)` binds to, see
+    // rynamo-shims `bind_overload`; like PyTorch it has no Python name of its own) ===
+    WhereCond = "where", "where.cond(Tensor condition) -> Tensor[]", Extern, [FUNCTION DATA_DEPENDENT], indexing;
+    NonzeroNumpy = "nonzero_numpy", "nonzero_numpy(Tensor self) -> Tensor[]", Extern, [DATA_DEPENDENT], indexing;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -292,7 +292,7 @@ fn sample_more(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
             ],
             vec![],
         ),
-        Nonzero => (vec![t(&ints)], vec![]),
+        Nonzero | WhereCond | NonzeroNumpy => (vec![t(&ints)], vec![]),
         NewZeros | NewOnes | NewEmpty => (vec![t(&x), V::Int(4), V::Int(2)], vec![]),
         NewFull => (vec![t(&x), V::IntList(vec![3]), V::Float(1.5)], vec![]),
         Conv1d => (

@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 237 ops. */
+/* Op ids (the op table's order); 239 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -282,5 +282,7 @@
 #define RYNAMO_OP_L1_LOSS 234 /* l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor */
 #define RYNAMO_OP_SCALED_DOT_PRODUCT_ATTENTION 235 /* scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor */
 #define RYNAMO_OP_HOST_CALL 236 /* host_call(Tensor[] inputs, int callee) -> Tensor[] */
+#define RYNAMO_OP_WHERE_COND 237 /* where.cond(Tensor condition) -> Tensor[] */
+#define RYNAMO_OP_NONZERO_NUMPY 238 /* nonzero_numpy(Tensor self) -> Tensor[] */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

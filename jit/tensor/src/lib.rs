@@ -33,6 +33,7 @@ pub mod kernels;
 pub mod layout;
 pub mod ops;
 pub mod parallel;
+pub mod preserve;
 pub mod random;
 pub mod storage;
 mod tensor;

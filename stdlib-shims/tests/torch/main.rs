@@ -6,6 +6,7 @@ mod harness;
 
 mod diff;
 mod diff_cases;
+mod eager_parity;
 mod package;
 mod repr;
 mod rust_api;

@@ -207,6 +207,29 @@ fn int64_and_bool_pointwise() {
     check(src, &[a, b], 0.0, 0.0);
 }
 
+/// Integer `pow` with a tensor exponent is not lowered (its eager kernel runs between kernels), so
+/// negative exponents give eager's truncated powers; `x ** 2` is lowered as a multiplication.
+#[test]
+fn int_pow_with_negative_tensor_exponents() {
+    let a = Tensor::from_vec((0..1025i64).map(|i| i % 7 - 3).collect(), &[1025]).unwrap();
+    let b = Tensor::from_vec((0..1025i64).map(|i| i % 9 - 4).collect(), &[1025]).unwrap();
+    let src = "graph(%a: i64[1025], %b: i64[1025]):\n  %0: i64[1025] = pow(%a, %b)\n  %1: i64[1025] = pow(%a, 2)\n  %2: i64[1025] = add(%0, %1, alpha=1)\n  return (%2, %0)\n";
+    check(src, &[a, b], 0.0, 0.0);
+}
+
+/// `clone` and `zeros_like` keep a transposed input's memory order (`preserve_format`): the JIT
+/// stores through the clone's meta strides into a buffer laid out the same way, so the compiled
+/// output has eager's strides and a kernel reading it back sees eager's values.
+#[test]
+fn clone_of_a_transposed_tensor_keeps_its_strides() {
+    use rynamo_backend::Executable;
+    let x = randn(&[33, 17], 6);
+    let src = "graph(%x: f32[33, 17]):\n  %0: f32[17, 33]{1, 17} = t(%x)\n  %1: f32[17, 33]{1, 17} = clone(%0)\n  %2: f32[17, 33] = neg(%1)\n  %3: f32[17, 33]{1, 17} = zeros_like(%0)\n  %4: f32[17, 33] = add(%3, %1, alpha=1)\n  return (%1, %2, %4)\n";
+    let exe = check(src, std::slice::from_ref(&x), 0.0, 0.0);
+    let got = exe.run(&[x]).unwrap();
+    assert_eq!(got[0].strides(), &[1, 17]);
+}
+
 #[test]
 fn where_masked_fill_clamp_and_casts() {
     let x = randn(&[9, 33], 5);

@@ -3,14 +3,15 @@
 use rynamo_tensor::creation as cr;
 use rynamo_tensor::{DEFAULT_FLOAT, DType, Shaped, Tensor, TensorMeta, random};
 
-use super::wrong_module;
+use super::{preserving, wrong_module};
 use crate::{Args, IValue, Op, Result, Value};
 
 /// Output meta of a creation op (shared by meta and eager: eager allocates from it).
 fn out_meta<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<TensorMeta> {
+    // `*_like` keep the input's memory order (`preserve_format`).
     let like = |dt: Option<DType>| -> Result<TensorMeta> {
         let x = a.tensor(0)?;
-        Ok(TensorMeta::contiguous(dt.unwrap_or(x.dtype()), x.shape()))
+        Ok(preserving(x, dt.unwrap_or(x.dtype())))
     };
     Ok(match op {
         Op::Zeros | Op::Ones | Op::Empty => TensorMeta::contiguous(
@@ -42,7 +43,8 @@ fn out_meta<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<TensorMeta> {
         }
         Op::RandLike | Op::RandnLike => {
             let m = like(a.opt_dtype(1)?)?;
-            random::rand_meta(&m.shape, Some(m.dtype), op.py_name())?
+            random::rand_meta(&m.shape, Some(m.dtype), op.py_name())?;
+            m
         }
         Op::Randint => {
             random::randint_meta(0, a.int(0)?, &cr::sizes(a.ints(1)?)?, a.opt_dtype(2)?)?
@@ -86,5 +88,7 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         Op::Randperm => random::randperm(a.int(0)?, Some(m.dtype), None)?,
         _ => return Err(wrong_module(op)),
     };
-    Ok(vec![t])
+    // The contiguous result's values, in memory order, under the meta's dense strides (a `*_like`
+    // of a permuted tensor); a no-op for every other creation op.
+    Ok(vec![t.with_dense_strides(&m.strides)])
 }

@@ -1,4 +1,5 @@
-//! Index-driven ops: `gather`, `scatter`, `scatter_add`, `index_select`, `nonzero`.
+//! Index-driven ops: `gather`, `scatter`, `scatter_add`, `index_select`, `nonzero` (and its
+//! one-index-per-dim forms `torch.where(c)`, `nonzero(as_tuple=True)`).
 
 use rynamo_tensor::ops::gather::{self as g, ScatterReduce};
 use rynamo_tensor::{Shaped, Tensor, TensorMeta, TensorOrScalar};
@@ -27,7 +28,7 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
             g::scatter_meta("scatter", x, a.int(1)?, a.tensor(2)?, None)?
         }
         Op::IndexSelect => g::index_select_meta(x, a.int(1)?, a.tensor(2)?)?,
-        Op::Nonzero => g::nonzero_meta(x)?,
+        Op::Nonzero | Op::WhereCond | Op::NonzeroNumpy => g::nonzero_meta(x)?,
         _ => return Err(wrong_module(op)),
     };
     Ok(vec![m])
@@ -36,6 +37,9 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
 pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let a = Args(args);
     let x = a.tensor(0)?;
+    if matches!(op, Op::WhereCond | Op::NonzeroNumpy) {
+        return Ok(g::nonzero_numpy(x));
+    }
     let t = match op {
         Op::Gather => g::gather(x, a.int(1)?, a.tensor(2)?)?,
         Op::Scatter | Op::ScatterAdd => g::scatter(

@@ -20,7 +20,7 @@ pub(crate) mod ternary;
 pub(crate) mod unary;
 pub(crate) mod views;
 
-use rynamo_tensor::{Shaped, TensorMeta};
+use rynamo_tensor::{DType, Shaped, TensorMeta};
 
 /// The meta of a tensor-like value (strides kept: in-place ops return their input).
 pub(crate) fn meta_of<T: Shaped>(t: &T) -> TensorMeta {
@@ -28,6 +28,15 @@ pub(crate) fn meta_of<T: Shaped>(t: &T) -> TensorMeta {
         dtype: t.dtype(),
         shape: t.shape().to_vec(),
         strides: t.strides().to_vec(),
+    }
+}
+
+/// The meta of `clone(x)` / `*_like(x)`: `x`'s shape, `preserve_format` strides.
+pub(crate) fn preserving<T: Shaped>(x: &T, dtype: DType) -> TensorMeta {
+    TensorMeta {
+        dtype,
+        shape: x.shape().to_vec(),
+        strides: rynamo_tensor::preserve::preserved_strides(x.shape(), x.strides()).to_vec(),
     }
 }
 

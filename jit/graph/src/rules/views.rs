@@ -3,7 +3,7 @@
 use rynamo_tensor::ops::index;
 use rynamo_tensor::{Layout, Shaped, Tensor, TensorMeta, views};
 
-use super::{meta_of, wrong_module};
+use super::{meta_of, preserving, wrong_module};
 use crate::{Args, IValue, Op, Result, Value};
 
 /// The layout of a pure view op (`None` for ops that are not always views).
@@ -50,7 +50,8 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
         Op::Contiguous if rynamo_tensor::layout::is_contiguous(x.shape(), x.strides()) => {
             meta_of(x)
         }
-        Op::Contiguous | Op::Clone => contiguous(x.dtype()),
+        Op::Contiguous => contiguous(x.dtype()),
+        Op::Clone => preserving(x, x.dtype()),
         Op::GetItem => index::getitem_meta(&meta_of(x), &shaped_items(a.index(1)?))?,
         Op::To => match a.opt_dtype(1)? {
             Some(d) if d != x.dtype() => contiguous(d),
@@ -100,7 +101,7 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         Op::Flatten => x.flatten(a.int(1)?, a.int(2)?)?,
         Op::AsStrided => x.as_strided(a.ints(1)?, a.ints(2)?, a.opt_int(3)?)?,
         Op::Contiguous => x.contiguous(),
-        Op::Clone => x.deep_clone(),
+        Op::Clone => x.clone_preserving(),
         Op::GetItem => index::getitem(x, a.index(1)?)?,
         Op::To => match a.opt_dtype(1)? {
             Some(d) if d != x.dtype() => x.to_dtype(d),

@@ -85,6 +85,43 @@ fn binding_fills_defaults_and_converts() {
     assert_eq!(mv(&z[0]), Value::IntList(vec![2, 3]));
 }
 
+/// PyTorch reads a zero-dim integral tensor as an `int[]` element: trailing varargs, a single
+/// size, and a tuple of tensors; float tensors and value-less stand-ins stay errors.
+#[test]
+fn zero_dim_int_tensors_are_list_ints() {
+    let t = Value::Tensor(x());
+    let n = |v: i64| Value::Tensor(Tensor::scalar(v));
+    let v = Op::View
+        .schema()
+        .bind(vec![t.clone(), n(2), Value::Int(-1)], vec![])
+        .unwrap();
+    assert_eq!(mv(&v[1]), Value::IntList(vec![2, -1]));
+    let z = Op::Zeros.schema().bind(vec![n(3)], vec![]).unwrap();
+    assert_eq!(mv(&z[0]), Value::IntList(vec![3]));
+    let f = Op::Full
+        .schema()
+        .bind(
+            vec![
+                Value::TensorList(vec![Tensor::scalar(2i64), Tensor::scalar(true)]),
+                Value::Float(1.0),
+            ],
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(mv(&f[0]), Value::IntList(vec![2, 1]));
+    let fl = Value::Tensor(Tensor::scalar(2.0f32));
+    assert_eq!(
+        bind_err(Op::Zeros, vec![fl], vec![]),
+        "zeros(): argument 'size' (position 1) must be tuple of ints, not Tensor"
+    );
+    let meta = Value::Tensor(x().meta());
+    let e = Op::View
+        .schema()
+        .bind(vec![meta.clone(), meta, Value::Int(-1)], vec![])
+        .unwrap_err();
+    assert!(e.to_string().contains("positional argument"), "{e}");
+}
+
 #[test]
 fn binding_errors_use_pytorch_wording() {
     let t = Value::Tensor(x());

@@ -207,6 +207,19 @@ def nan_to_num(x, nan, posinf, neginf, out_dtype):
     return np.where(np.isnan(x), nan, np.where(x == np.inf, p, np.where(x == -np.inf, n, x)))
 
 
+def ipow(a, b):
+    """`a ** b`, where NumPy refuses negative exponents in an integer array but ATen's `powi`
+    gives the power truncated toward zero: 1 for base 1, +-1 for base -1, else 0. A negative
+    Python-int exponent still raises, as in PyTorch."""
+    if not isinstance(b, np.ndarray) or np.result_type(a, b).kind not in "iu" or not (b < 0).any():
+        return a ** b
+    neg = b < 0
+    r = np.asarray(a ** np.where(neg, 0, b))
+    base = np.broadcast_to(a, r.shape)
+    inv = np.where(base == 1, 1, np.where(base == -1, np.where(b % 2 != 0, -1, 1), 0))
+    return np.where(neg, inv, r).astype(r.dtype)
+
+
 def div(a, b, mode):
     if mode is None:
         return np.true_divide(a, b)

@@ -571,10 +571,10 @@ pub fn spec(op: Op) -> Option<Spec> {
             .cast(2)
             .reject(is_bool)
             .inplace(),
-        Pow => Spec::new(g_pow, "self ** exponent")
+        Pow => Spec::new(g_pow, "ipow(self, exponent)")
             .reject(is_bool)
             .tol(4, 0.0),
-        Pow_ => Spec::new(g_pow_m, "self ** exponent")
+        Pow_ => Spec::new(g_pow_m, "ipow(self, exponent)")
             .reject(is_bool)
             .tol(4, 0.0)
             .inplace(),

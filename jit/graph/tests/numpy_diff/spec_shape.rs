@@ -566,6 +566,11 @@ fn g_nonzero(c: &mut Ctx<'_>) -> Args {
     let dt = c.dt;
     vec![("self", t(c.t(&sh, dt, Domain::Ints(0, 1))))]
 }
+fn g_condition(c: &mut Ctx<'_>) -> Args {
+    let sh = c.shape();
+    let dt = c.dt;
+    vec![("condition", t(c.t(&sh, dt, Domain::Ints(0, 1))))]
+}
 fn g_index_put(c: &mut Ctx<'_>) -> Args {
     let x = {
         let sh = c.shape_r(1, 3);
@@ -672,6 +677,8 @@ pub fn spec(op: Op) -> Option<Spec> {
         ScatterAdd_ => native(g_scatter_add_m, "scatter(self, dim, index, src, 'add')").tol(1, 4.0).scale("scatter(np.abs(self.astype(np.float64)), dim, index, np.abs(src.astype(np.float64)), 'add')").inplace(),
         IndexSelect => native(g_index_select, "index_select(self, dim, index)"),
         Nonzero => native(g_nonzero, "np.argwhere(self)").out(long_rule),
+        NonzeroNumpy => native(g_nonzero, "list(np.nonzero(np.atleast_1d(self)))").out(long_rule),
+        WhereCond => native(g_condition, "list(np.nonzero(np.atleast_1d(condition)))").out(long_rule),
         IndexPut_ => native(g_index_put, "index_put(self, indices, values, accumulate)")
             .tol(1, 4.0)
             .scale("index_put(np.abs(self.astype(np.float64)), indices, np.abs(values.astype(np.float64)), accumulate)")

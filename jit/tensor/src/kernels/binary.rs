@@ -276,12 +276,6 @@ fn int_kernel<T: Int>(
     if matches!(op, DivTrunc | DivFloor | Remainder | Fmod) && any::<T>(b, |v| v == zero) {
         return Err(Error::ZeroDivision);
     }
-    if op == Pow && any::<T>(b, |v| v < zero) {
-        bail!(
-            Runtime,
-            "Integers to negative integer powers are not allowed."
-        );
-    }
     match op {
         Add if alpha == 1 => map2::<T, T, T>(out, a, b, |x, y| x.wrapping_add(&y)),
         Add => map2::<T, T, T>(out, a, b, move |x, y| x.wrapping_add(&al.wrapping_mul(&y))),
@@ -310,7 +304,17 @@ fn int_kernel<T: Int>(
                 r
             })
         }),
+        // A negative tensor exponent is allowed (only a Python-int one is an error, checked by
+        // `binary_meta`): the exact power truncated toward zero, as ATen's `powi`.
         Pow => map2::<T, T, T>(out, a, b, |x, y| {
+            if y < zero {
+                return match x.to_i64() {
+                    1 => T::ONE,
+                    -1 if y.to_i64() % 2 != 0 => x,
+                    -1 => T::ONE,
+                    _ => zero,
+                };
+            }
             let (mut base, mut e, mut acc) = (x, y.to_i64() as u64, T::ONE);
             while e > 0 {
                 if e & 1 == 1 {

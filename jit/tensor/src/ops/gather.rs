@@ -5,7 +5,8 @@ use crate::error::bail;
 use crate::iter::{Geometry, SendPtr};
 use crate::layout::{Shaped, contiguous_strides, wrap_dim};
 use crate::ops::index::{
-    IndexItem, advanced_shape, gather_offsets, getitem, int_indices, plan, scalar_masks, setitem,
+    IndexItem, advanced_shape, gather_offsets, getitem, int_indices, nonzero_columns, plan, put,
+    scalar_masks,
 };
 use crate::ops::pointwise::{TensorOrScalar, operand_as};
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all, scalar_to};
@@ -370,7 +371,7 @@ pub fn index_put_(
         .map(|t| IndexItem::Tensor((*t).clone()))
         .collect();
     if !accumulate {
-        return setitem(x, &items, TensorOrScalar::Tensor(values));
+        return put(x, &items, TensorOrScalar::Tensor(values));
     }
     let items = scalar_masks(&items)?;
     let p = plan(x, &items)?;
@@ -420,6 +421,15 @@ pub fn index_put_(
 /// Shape rule of `nonzero`: data-dependent.
 pub fn nonzero_meta(_x: &impl Shaped) -> Result<TensorMeta> {
     Err(Error::DataDependent("nonzero".into()))
+}
+
+/// `nonzero(x, as_tuple=True)` and `torch.where(x)`: one int64 index vector per dim of `x`. A
+/// zero-dim `x` counts as one element of a 1-D tensor (ATen's `nonzero_numpy`, as NumPy).
+pub fn nonzero_numpy(x: &Tensor) -> Vec<Tensor> {
+    if x.ndim() == 0 {
+        return nonzero_columns(&x.reshape(&[1]).expect("invariant: one element"));
+    }
+    nonzero_columns(x)
 }
 
 /// `nonzero(x)`: an int64 `[n, ndim]` tensor of the coordinates of non-zero elements, row-major.

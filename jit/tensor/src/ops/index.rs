@@ -280,8 +280,8 @@ pub(crate) fn int_indices(
     Ok(out)
 }
 
-/// `mask.nonzero()` split into one int64 column per mask dim.
-fn nonzero_columns(mask: &Tensor) -> Vec<Tensor> {
+/// `mask.nonzero()` split into one int64 column per mask dim (any dtype: non-zero is true).
+pub(crate) fn nonzero_columns(mask: &Tensor) -> Vec<Tensor> {
     let vals = mask.to_vec::<bool>();
     let nd = mask.ndim();
     let strides = contiguous_strides(mask.shape());
@@ -414,8 +414,32 @@ pub fn getitem(x: &Tensor, items: &[IndexItem<Tensor>]) -> Result<Tensor> {
     Ok(tmp.permute(&perm)?.contiguous())
 }
 
+/// `t` without its leading size-1 dims, as PyTorch's `slicePrefix1sSize`: `x[i] = v` accepts a
+/// batch-of-one `v` (`out[i] = model(x[i:i+1])`). Only the `__setitem__` surface does this;
+/// `index_put_` broadcasts its values as they are.
+fn drop_leading_ones(t: &Tensor) -> Tensor {
+    let k = t.shape().iter().take_while(|&&s| s == 1).count();
+    t.with_layout(Layout {
+        shape: t.shape()[k..].into(),
+        strides: t.strides()[k..].into(),
+        offset: t.offset(),
+    })
+}
+
 /// `x[items] = value` (in place; bumps the version counter).
 pub fn setitem(
+    x: &Tensor,
+    items: &[IndexItem<Tensor>],
+    value: TensorOrScalar<&Tensor>,
+) -> Result<()> {
+    match value {
+        TensorOrScalar::Tensor(t) => put(x, items, TensorOrScalar::Tensor(&drop_leading_ones(t))),
+        scalar => put(x, items, scalar),
+    }
+}
+
+/// `x[items] = value` with `value` broadcast to the indexed shape as it is (`index_put_`).
+pub(crate) fn put(
     x: &Tensor,
     items: &[IndexItem<Tensor>],
     value: TensorOrScalar<&Tensor>,

@@ -120,9 +120,30 @@ pub fn binary_meta<S: Shaped>(
     b: TensorOrScalar<&S>,
 ) -> Result<TensorMeta> {
     need_tensor(op.name(), &a, &b)?;
+    check_int_pow(op, &a, &b)?;
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let common = result_type(&[a.operand(), b.operand()]);
     Ok(TensorMeta::contiguous(op.out_dtype(common)?, &shape))
+}
+
+/// `int_tensor ** -1` with a Python int exponent is an error in PyTorch (`pow.Tensor_Scalar`'s
+/// meta); a negative exponent inside a tensor is not (the kernel truncates toward zero).
+fn check_int_pow<S: Shaped>(
+    op: BinaryOp,
+    a: &TensorOrScalar<&S>,
+    b: &TensorOrScalar<&S>,
+) -> Result<()> {
+    if op == BinaryOp::Pow
+        && let (TensorOrScalar::Tensor(x), TensorOrScalar::Scalar(Scalar::Int(e))) = (a, b)
+        && *e < 0
+        && x.dtype().is_integral(true)
+    {
+        bail!(
+            Runtime,
+            "Integers to negative integer powers are not allowed."
+        );
+    }
+    Ok(())
 }
 
 fn check_alpha(out: DType, alpha: Scalar) -> Result<()> {

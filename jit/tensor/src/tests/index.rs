@@ -122,6 +122,44 @@ fn setitem_writes_through() {
     assert_eq!(emb.to_vec::<f32>(), vec![2., 3., 2., 3., 0., 1., 4., 5.]);
 }
 
+/// `__setitem__` drops the value's leading size-1 dims before broadcasting (PyTorch's
+/// `slicePrefix1sSize`); `index_put_` does not, and a value that still does not fit is an error.
+#[test]
+fn setitem_drops_leading_unit_dims() {
+    let y = Tensor::zeros(&[3], DType::Float32);
+    setitem(&y, &[I::Int(0)], ts(&t(&[5.], &[1]))).unwrap();
+    assert_eq!(y.to_vec::<f32>(), vec![5., 0., 0.]);
+    let z = Tensor::zeros(&[2, 3], DType::Float32);
+    setitem(
+        &z,
+        &[I::Int(1)],
+        ts(&Tensor::ones(&[1, 1, 3], DType::Float32)),
+    )
+    .unwrap();
+    assert_eq!(z.to_vec::<f32>(), vec![0., 0., 0., 1., 1., 1.]);
+    let w = Tensor::zeros(&[2, 3], DType::Float32);
+    let rows = I::Tensor(ti(&[0, 1], &[2]));
+    let v = arange_f32(6, &[1, 2, 3]);
+    setitem(&w, std::slice::from_ref(&rows), ts(&v)).unwrap();
+    assert_eq!(w.to_vec::<f32>(), v.to_vec::<f32>());
+    let err = setitem(&w, &[rows], ts(&Tensor::ones(&[1, 3, 3], DType::Float32))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "shape mismatch: value tensor of shape [3, 3] cannot be broadcast to indexing result of shape [2, 3]"
+    );
+    // Only leading ones go: [2, 1] stays and does not fit a row of 3.
+    assert!(
+        setitem(
+            &w,
+            &[I::Int(0)],
+            ts(&Tensor::ones(&[1, 2, 1], DType::Float32))
+        )
+        .is_err()
+    );
+    let idx = ti(&[0, 1], &[2]);
+    assert!(crate::ops::gather::index_put_(&w, &[&idx], &v, false).is_err());
+}
+
 fn pointwise_gt(x: &Tensor, v: f64) -> Tensor {
     crate::ops::pointwise::binary(crate::BinaryOp::Gt, ts(x), sc(v), Scalar::Int(1)).unwrap()
 }

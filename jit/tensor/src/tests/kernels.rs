@@ -79,6 +79,30 @@ fn scalar_promotion_in_kernels() {
     assert!(pointwise::binary(BinaryOp::Add, ts(&i), sc(1), Scalar::Float(0.5)).is_err());
 }
 
+/// Integer pow with negative exponents in a tensor truncates toward zero (ATen's `powi`); only a
+/// Python-int negative exponent is an error, and a Python-int base takes the tensor path.
+#[test]
+fn int_pow_with_negative_tensor_exponents() {
+    let base = ti(&[2, -1, 1, -1, 0], &[5]);
+    let exp = ti(&[-2, -3, -5, -4, -1], &[5]);
+    let p = bin(BinaryOp::Pow, ts(&base), ts(&exp)).unwrap();
+    assert_eq!(p.to_vec::<i64>(), vec![0, -1, 1, 1, 0]);
+    let e = ti(&[-1, 2], &[2]);
+    let r = bin(BinaryOp::Pow, sc(2), ts(&e)).unwrap();
+    assert_eq!((r.dtype(), r.to_vec::<i64>()), (DType::Int64, vec![0, 4]));
+    let i8s = ti(&[-1, 3], &[2]).to_dtype(DType::Int8);
+    let r = bin(BinaryOp::Pow, ts(&i8s), ts(&Tensor::scalar(-3i64))).unwrap();
+    assert_eq!(r.to_vec::<i64>(), vec![-1, 0]);
+    let err = bin(BinaryOp::Pow, ts(&base), sc(-1)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Integers to negative integer powers are not allowed."
+    );
+    let bools = Tensor::scalar(true);
+    assert!(bin(BinaryOp::Pow, ts(&bools), sc(-1)).is_err());
+    assert!(bin(BinaryOp::Pow, ts(&t(&[2.0], &[1])), sc(-1)).is_ok());
+}
+
 #[test]
 fn unary_ops_match_f64_reference() {
     let xs: Vec<f32> = (0..40).map(|i| (i as f32 - 20.0) / 7.0).collect();

@@ -5,6 +5,7 @@ mod errors;
 mod index;
 mod kernels;
 mod linalg;
+mod preserve;
 mod promotion;
 mod prop;
 mod random;
