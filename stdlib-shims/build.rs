@@ -37,10 +37,15 @@ fn main() {
         if parts.last().is_some_and(|p| p == "__init__") {
             parts.pop();
         }
+        // The path is rebuilt from `CARGO_MANIFEST_DIR` when the crate compiles, not written out
+        // absolute: worktrees sharing one target dir share this script's cached output (cargo
+        // hashes workspace members by their relative path), and an absolute path would embed
+        // another checkout's sources or fail once it is deleted.
+        let rel = rel.to_string_lossy().replace('\\', "/");
         table.push_str(&format!(
-            "    ({:?}, include_str!({:?})),\n",
+            "    ({:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/python/{}\"))),\n",
             parts.join("."),
-            f.display().to_string()
+            rel.escape_default()
         ));
     }
     table.push_str("];\n");

@@ -178,7 +178,25 @@ pub fn call_op(func: &PyOpFunction, args: FuncArgs, vm: &VirtualMachine) -> PyRe
     if op.flags().contains(OpFlags::INPLACE) {
         return self_obj.ok_or_else(|| vm.new_runtime_error(format!("{op}: no self argument")));
     }
+    if let Some(obj) = self_obj.filter(|_| returns_self(op, &bound, &outs)) {
+        return Ok(obj);
+    }
     outputs(op, outs, opts.requires_grad, vm)
+}
+
+/// PyTorch returns the input object itself, not a new alias, from `contiguous()` of a
+/// contiguous tensor and from a `to`/`type` that changes nothing (`x.contiguous() is x`; code
+/// relies on it to skip work).
+fn returns_self(op: Op, bound: &[IValue], outs: &[Tensor]) -> bool {
+    let (Some(Value::Tensor(x)), [out]) = (bound.first(), outs) else {
+        return false;
+    };
+    matches!(op, Op::Contiguous | Op::To | Op::Type)
+        && out.shares_storage(x)
+        && out.offset() == x.offset()
+        && out.dtype() == x.dtype()
+        && out.shape() == x.shape()
+        && out.strides() == x.strides()
 }
 
 /// Runs the eager kernel; a user generator stands in for the default one during the call.

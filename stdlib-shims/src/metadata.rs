@@ -11,6 +11,13 @@ use crate::ops::to_py_err;
 use crate::size::new_size;
 use crate::tensor::{PyTensor, call_op1};
 
+/// The optional `dim` of `size(dim=None)` / `stride(dim=None)`, positional or by keyword.
+#[derive(rustpython_vm::FromArgs)]
+pub(crate) struct DimArg {
+    #[pyarg(any, optional)]
+    dim: OptionalArg<Option<i64>>,
+}
+
 #[pyclass]
 pub(crate) trait PyTensorMetadata: PyPayload {
     #[pygetset]
@@ -19,8 +26,8 @@ pub(crate) trait PyTensorMetadata: PyPayload {
     }
 
     #[pymethod]
-    fn size(zelf: &Py<PyTensor>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
-        match dim.flatten() {
+    fn size(zelf: &Py<PyTensor>, dim: DimArg, vm: &VirtualMachine) -> PyResult {
+        match dim.dim.flatten() {
             None => Ok(Self::shape(zelf, vm)),
             Some(d) => {
                 let n = zelf
@@ -119,9 +126,9 @@ pub(crate) trait PyTensorMetadata: PyPayload {
     }
 
     #[pymethod]
-    fn stride(zelf: &Py<PyTensor>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
+    fn stride(zelf: &Py<PyTensor>, dim: DimArg, vm: &VirtualMachine) -> PyResult {
         let t = zelf.tensor();
-        match dim.flatten() {
+        match dim.dim.flatten() {
             None => {
                 let items: Vec<PyObjectRef> = t
                     .strides()

@@ -216,3 +216,39 @@ fn clone_and_like_factories_preserve_the_memory_order() {
     let (ty, _) = Py::new().err("torch.ones(2, 3).t().clone().view(-1)");
     assert_eq!(ty, "RuntimeError");
 }
+
+#[test]
+fn size_and_stride_take_dim_by_keyword() {
+    check(
+        "
+        x = torch.zeros(2, 3)
+        print(x.size(dim=1), x.size(-1), x.stride(dim=0), x.t().stride(dim=-1), x.size(dim=None))
+        ",
+        "
+        3 3 3 3 torch.Size([2, 3])
+        ",
+    );
+    check_err(
+        "torch.zeros(2).size(dim=1)",
+        "IndexError",
+        "Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+    );
+}
+
+#[test]
+fn no_op_contiguous_and_to_return_the_input_itself() {
+    check(
+        "
+        x = torch.ones(2, 3)
+        print(x.contiguous() is x, x.to(torch.float32) is x, x.to() is x, x.type(torch.float32) is x)
+        print(x.t().contiguous() is x, x.to(torch.float64) is x, x.to(copy=True) is x)
+        t = x.t()
+        print(t.contiguous() is t, t.contiguous().is_contiguous(), torch.ones(3)[::2].contiguous().stride())
+        ",
+        "
+        True True True True
+        False False False
+        False True (1,)
+        ",
+    );
+}
