@@ -45,6 +45,7 @@ mod metadata;
 mod module;
 mod number;
 pub mod ops;
+pub mod py_method;
 pub mod repr;
 pub mod size;
 pub mod state;
@@ -91,5 +92,6 @@ pub fn init_types() {
     let _ = PyDevice::make_static_type();
     let _ = PyOpFunction::make_static_type();
     let _ = PyOpMethod::make_static_type();
+    let _ = py_method::PyPythonMethod::make_static_type();
     let _ = generator::PyGenerator::make_static_type();
 }

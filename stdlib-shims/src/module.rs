@@ -363,6 +363,12 @@ mod _c {
         Ok(out.into())
     }
 
+    /// `torch.Tensor` methods for the Python functions `module.<name>` (see `py_method.rs`).
+    #[pyfunction]
+    fn _install_python_methods(module: String, names: Vec<String>, vm: &VirtualMachine) {
+        crate::py_method::install(&module, &names, vm);
+    }
+
     /// A tuple of every op name on `surface` ("function", "method", "nn").
     #[pyfunction]
     fn _op_names(surface: OptionalArg<String>, vm: &VirtualMachine) -> PyResult<PyRef<PyTuple>> {

@@ -240,3 +240,11 @@ pub fn flag(obj: &PyObject, name: &'static str, vm: &VirtualMachine) -> bool {
         .and_then(|v| v.try_to_bool(vm).ok())
         .unwrap_or(false)
 }
+
+/// The Python function behind a `torch.Tensor` method written in Python (`x.movedim`), looked
+/// up in this interpreter; `None` for registry-op and native methods.
+pub fn python_tensor_method(name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    let class = tensor_class(vm)?;
+    let method = class.get_attr(vm.ctx.intern_str(name), vm).ok()?;
+    rynamo_shims::py_method::target(&method, vm)
+}

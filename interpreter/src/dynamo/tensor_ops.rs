@@ -411,6 +411,14 @@ impl Tracer<'_> {
             .filter(|o| o.flags().contains(OpFlags::METHOD))
             .collect();
         if overloads.is_empty() {
+            // Methods written in Python on `torch.Tensor` (`torch/__init__.py` installs the
+            // `torch._refs*` decompositions as methods, `x.movedim(...)`): inlined with the
+            // tensor as their first argument, as a call of the function would be.
+            if let Some(f) = bridge::python_tensor_method(name, vm) {
+                let mut all = vec![recv];
+                all.extend(args);
+                return self.call_vt(Vt::new(Kind::Function(f)), all, kwargs);
+            }
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedOperation,
                 format!("Tensor.{name}() is not a registry op Dynamo can trace"),

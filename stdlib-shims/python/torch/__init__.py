@@ -199,6 +199,35 @@ from torch.autograd.grad_mode import (  # noqa: E402
     set_grad_enabled,
 )
 from torch import autograd, cuda, nn, return_types  # noqa: E402,F401
+from torch import functional  # noqa: E402
+from torch.functional import *  # noqa: E402,F401,F403
+from torch._refs import (  # noqa: E402,F401
+    argwhere, concat, concatenate, copysign, deg2rad, diag, float_power, fliplr, flipud, fmax,
+    fmin, heaviside, logaddexp, logaddexp2, rad2deg, rot90, sgn, signbit, sinc, swapaxes,
+    swapdims, take_along_dim, trace, tril_indices, triu_indices, true_divide, xlogy,
+)
+from torch._refs_data import (  # noqa: E402,F401
+    aminmax, cross, diff, index_add, index_copy, index_fill, inner, kron, logspace,
+    masked_select, nanmean, nansum, repeat_interleave, std_mean, var_mean,
+)
+from torch._refs_search import (  # noqa: E402,F401
+    bincount, bucketize, kthvalue, median, searchsorted, unique,
+)
+
+moveaxis = movedim
+
+
+# Tensor methods of the Python-written functions, as PyTorch has them (``x.movedim(...)``). The
+# Tensor type is shared by every interpreter of the process, so the methods look the function up
+# by module and name at each call (``_C._install_python_methods``).
+_C._install_python_methods("torch", (
+    "allclose isclose equal swapaxes swapdims movedim moveaxis true_divide deg2rad rad2deg "
+    "argwhere broadcast_to tensor_split hsplit vsplit dsplit fliplr flipud rot90 take_along_dim "
+    "diag trace repeat_interleave masked_select index_add index_copy index_fill diff logaddexp "
+    "logaddexp2 heaviside copysign fmax fmin sgn signbit xlogy float_power sinc nansum nanmean "
+    "aminmax kron inner cross bincount unique median kthvalue"
+).split())
+_C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):

@@ -39,4 +39,12 @@ def _make(name, fields):
 
 for _name, _fields in _C._return_types().items():
     globals()[_name] = _make(_name, _fields)
+# Named tuples of functions written in Python over registry ops (``torch._refs*``).
+for _name, _fields in (
+    ("aminmax", ("min", "max")),
+    ("median", ("values", "indices")),
+    ("kthvalue", ("values", "indices")),
+):
+    if _name not in globals():
+        globals()[_name] = _make(_name, _fields)
 del _name, _fields

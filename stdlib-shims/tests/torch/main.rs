@@ -4,6 +4,8 @@
 
 mod harness;
 
+mod api_gaps;
+mod api_gaps_errors;
 mod diff;
 mod diff_cases;
 mod eager_parity;
