@@ -131,12 +131,19 @@ pub fn recon_of(
                     .collect::<Result<_, _>>()?,
             ))
         }
-        Kind::Tuple(items) => Ok(Recon::Tuple(
-            items
-                .iter()
-                .map(|i| recon_of(i, out, outputs, vm))
-                .collect::<Result<_, _>>()?,
-        )),
+        Kind::Tuple(items) => {
+            if let Some(src) = &vt.source {
+                // The frame's own tuple (its items cannot have changed), so `is` after a break
+                // and returned arguments keep their identity.
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::Tuple(
+                items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
         Kind::List(l) => {
             if let Some(src) = &vt.source {
                 // The frame's own list object (its contents are replayed as a side effect).
