@@ -60,6 +60,16 @@ impl Tracer<'_> {
             Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
+            // `value` and `prev` of an `error_on_graph_break` manager (the decorator form reads
+            // `self.value`), as the trace has them (`prev` changes when it is entered).
+            Kind::ErrorOnGraphBreak(e) => match name {
+                "value" => Ok(Vt::constant(vm.ctx.new_bool(e.value).into())),
+                "prev" => Ok(Vt::constant(match e.prev.get() {
+                    Some(p) => vm.ctx.new_bool(p).into(),
+                    None => vm.ctx.none(),
+                })),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::Exception(e) => match name {
                 "args" => Ok(Vt::new(Kind::Tuple(e.args.clone()))),
                 _ => Err(attr_error(&obj, name)),
