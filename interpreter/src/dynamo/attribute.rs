@@ -60,6 +60,16 @@ impl Tracer<'_> {
             Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
                 Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
             }
+            // `value` and `prev` of an `error_on_graph_break` manager (the decorator form reads
+            // `self.value`), as the trace has them (`prev` changes when it is entered).
+            Kind::ErrorOnGraphBreak(e) => match name {
+                "value" => Ok(Vt::constant(vm.ctx.new_bool(e.value).into())),
+                "prev" => Ok(Vt::constant(match e.prev.get() {
+                    Some(p) => vm.ctx.new_bool(p).into(),
+                    None => vm.ctx.none(),
+                })),
+                _ => Err(attr_error(&obj, name)),
+            },
             Kind::Exception(e) => match name {
                 "args" => Ok(Vt::new(Kind::Tuple(e.args.clone()))),
                 _ => Err(attr_error(&obj, name)),
@@ -147,12 +157,9 @@ impl Tracer<'_> {
                 "__func__" => Ok((**f).clone()),
                 _ => self.get_attr((**f).clone(), name),
             },
-            Kind::NestedFunction(nf) => match name {
-                "__name__" | "__qualname__" => Ok(Vt::constant(
-                    vm.ctx.new_str(nf.code.code.obj_name.as_str()).into(),
-                )),
-                _ => Err(attr_error(&obj, name)),
-            },
+            Kind::NestedFunction(nf) => {
+                nested_function_attr(nf, name, vm).ok_or_else(|| attr_error(&obj, name))
+            }
             _ => Err(attr_error(&obj, name)),
         }
     }
@@ -251,6 +258,37 @@ impl Tracer<'_> {
             }
         }
     }
+}
+
+/// An attribute of a function made in the trace, as `MAKE_FUNCTION` would have set it on the
+/// real function (RustPython's `PyFunction::new`, like CPython's): `__name__` from `co_name`,
+/// `__qualname__` from `co_qualname` (`f.<locals>.g`), `__module__` from the defining globals'
+/// `__name__`, `__doc__` from the first constant when the code has a docstring, `__defaults__`
+/// as the tuple of the traced defaults. Attribute stores on such a function break the graph, so
+/// these cannot have changed since it was made. Anything else is not modelled (`None`).
+fn nested_function_attr(
+    nf: &super::variables::NestedFn,
+    name: &str,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<Vt> {
+    use rustpython_vm::bytecode::CodeFlags;
+    let code = &nf.code.code;
+    let obj: PyObjectRef = match name {
+        "__name__" => vm.ctx.new_str(code.obj_name.as_str()).into(),
+        "__qualname__" => vm.ctx.new_str(code.qualname.as_str()).into(),
+        "__module__" => nf
+            .globals
+            .get_item("__name__", vm)
+            .unwrap_or_else(|_| vm.ctx.none()),
+        "__doc__" => match code.constants.first() {
+            Some(c) if code.flags.contains(CodeFlags::HAS_DOCSTRING) => c.as_object().to_owned(),
+            _ => vm.ctx.none(),
+        },
+        "__defaults__" if nf.defaults.is_empty() => vm.ctx.none(),
+        "__defaults__" => return Some(Vt::new(Kind::Tuple(nf.defaults.clone()))),
+        _ => return None,
+    };
+    Some(wrap_unguarded(obj, vm))
 }
 
 fn attr_error(obj: &Vt, name: &str) -> GraphBreak {

@@ -162,10 +162,11 @@ impl Tracer<'_> {
         }
         // Containers of constants fold too, on fresh copies of their values (`set([1, 2])`,
         // `bool([1])`, `str((1, 2))`); only builtins that neither keep nor expose their
-        // argument's identity qualify.
+        // argument's identity qualify. Not `tuple`: its items are the argument's own objects
+        // (`tuple(l)[0] is l[0]`), which the copies are not; it unpacks the trackers below.
         if matches!(
             name,
-            "bool" | "len" | "set" | "frozenset" | "str" | "repr" | "tuple" | "hash" | "format"
+            "bool" | "len" | "set" | "frozenset" | "str" | "repr" | "hash" | "format"
         ) && let (Some(values), Some(kw)) = (
             super::variables::python_value::python_values(&args, vm),
             kw_consts.clone(),
@@ -347,6 +348,12 @@ impl Tracer<'_> {
                 Ok(iter_of(items))
             }
             "list" | "tuple" => {
+                // `tuple(t)` of a tuple is `t` itself.
+                if let ("tuple", [t]) = (name, args.as_slice())
+                    && matches!(t.kind, Kind::Tuple(_))
+                {
+                    return Ok(t.clone());
+                }
                 let items = match args.as_slice() {
                     [] => Vec::new(),
                     [x] => self.unpack_iterable(x)?,

@@ -93,7 +93,11 @@ impl Tracer<'_> {
         if let Kind::Class(c) | Kind::Builtin(c, _) = &callee.kind
             && super::variables::exceptions::is_plain_exception_class(c, self.vm)
         {
-            if !kwargs.is_empty() {
+            // The exception is rebuilt after the graph ran by calling the class again; one
+            // whose constructor rejects these arguments (`UnicodeDecodeError("x")`) would raise
+            // there, after the frame's side effects, instead of here. Constructing it now (with
+            // stand-ins for non-constant arguments) finds those: the call then runs in Python.
+            if !kwargs.is_empty() || !self.constructs(c, &args) {
                 return Err(unsupported_call(&callee));
             }
             return Ok(Vt::new(Kind::Exception(Rc::new(
@@ -392,6 +396,21 @@ impl Tracer<'_> {
         }
         let mut child = self.child(f.code, locals, f.globals, f.globals_source)?;
         child.run()
+    }
+
+    /// Whether `cls(*args)` succeeds for a plain exception class: constants passed as they
+    /// are, anything else as a fresh `object()` (built-in exception constructors that check
+    /// their arguments check counts and constant types).
+    fn constructs(&self, cls: &PyObjectRef, args: &[Vt]) -> bool {
+        let vm = self.vm;
+        let values: Option<Vec<PyObjectRef>> = args
+            .iter()
+            .map(|a| match a.as_const() {
+                Some(c) => Some(c.clone()),
+                None => vm.ctx.types.object_type.as_object().call((), vm).ok(),
+            })
+            .collect();
+        values.is_some_and(|v| cls.call(v, vm).is_ok())
     }
 }
 

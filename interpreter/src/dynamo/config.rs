@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 
 thread_local! {
     static STANCE: RefCell<String> = RefCell::new("default".to_owned());
@@ -93,4 +93,13 @@ pub fn is_reorderable_logging_function(obj: &PyObjectRef) -> bool {
 /// `config.error_on_graph_break` (set by `torch._dynamo.error_on_graph_break(True)`).
 pub fn error_on_graph_break() -> bool {
     get_bool("error_on_graph_break", false)
+}
+
+/// Sets `config.error_on_graph_break`, as the real `error_on_graph_break(value)` manager's
+/// `__enter__` / `__exit__` do.
+pub fn set_error_on_graph_break(value: bool, vm: &VirtualMachine) -> PyResult<()> {
+    match VM_CONFIG.with(|c| c.borrow().clone()) {
+        Some(m) => m.set_attr("error_on_graph_break", vm.ctx.new_bool(value), vm),
+        None => Ok(()),
+    }
 }

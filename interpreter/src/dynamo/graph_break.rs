@@ -211,7 +211,8 @@ pub fn check_resumable(
         d >= 2
             && matches!(
                 state.stack.get(d - 2).map(|v| &v.kind),
-                Some(Kind::Method(recv, name)) if &**name == "__exit__" && matches!(&recv.kind, Kind::GradMode(_))
+                Some(Kind::Method(recv, name)) if &**name == "__exit__"
+                    && matches!(&recv.kind, Kind::GradMode(_) | Kind::ErrorOnGraphBreak(_))
             )
             && state.stack.get(d - 1).is_some_and(|v| v.is_null())
     };

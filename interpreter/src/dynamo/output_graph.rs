@@ -89,6 +89,11 @@ pub struct OutputGraph {
     /// Whether a graph break at this point raises `Unsupported`: `config.error_on_graph_break`
     /// when the trace starts, switched by traced `error_on_graph_break(...)` blocks.
     pub error_on_graph_break: bool,
+    /// `config.error_on_graph_break` when the trace started: a graph that ends with another
+    /// setting (a break inside an `error_on_graph_break(...)` block, or a resume function that
+    /// leaves one) sets the config after it runs, so the rest of the block, run or traced after
+    /// the graph, sees the block's setting and the code after it the restored one.
+    pub error_on_graph_break_at_start: bool,
     /// Real closure cells read during the trace, by object address (the cell is kept alive): every
     /// inlined closure over the same cell shares one symbolic cell, so a `nonlocal` store through
     /// one is seen by the others' later reads.
@@ -114,6 +119,7 @@ impl OutputGraph {
             grad_enabled: super::bridge::grad_enabled(),
             inference_mode: super::bridge::inference_mode(),
             error_on_graph_break: super::config::error_on_graph_break(),
+            error_on_graph_break_at_start: super::config::error_on_graph_break(),
             cells: HashMap::new(),
         }
     }

@@ -131,12 +131,19 @@ pub fn recon_of(
                     .collect::<Result<_, _>>()?,
             ))
         }
-        Kind::Tuple(items) => Ok(Recon::Tuple(
-            items
-                .iter()
-                .map(|i| recon_of(i, out, outputs, vm))
-                .collect::<Result<_, _>>()?,
-        )),
+        Kind::Tuple(items) => {
+            if let Some(src) = &vt.source {
+                // The frame's own tuple (its items cannot have changed), so `is` after a break
+                // and returned arguments keep their identity.
+                return Ok(Recon::Source(src.clone()));
+            }
+            Ok(Recon::Tuple(
+                items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
         Kind::List(l) => {
             if let Some(src) = &vt.source {
                 // The frame's own list object (its contents are replayed as a side effect).
@@ -278,14 +285,17 @@ pub fn recon_of(
                     )
                 }),
         },
-        Kind::ErrorOnGraphBreak(e) => super::variables::error_on_graph_break::rebuild(e, vm)
-            .map(Recon::Const)
-            .map_err(|_| {
-                GraphBreak::new(
-                    GraphBreakKind::UnsupportedConstruct,
-                    "cannot rebuild an error_on_graph_break manager",
-                )
-            }),
+        Kind::ErrorOnGraphBreak(e) => match &vt.source {
+            Some(src) => Ok(Recon::Source(src.clone())),
+            None => super::variables::error_on_graph_break::rebuild(e, vm)
+                .map(Recon::Const)
+                .map_err(|_| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "cannot rebuild an error_on_graph_break manager",
+                    )
+                }),
+        },
         Kind::Method(recv, name) => Ok(Recon::Attr(
             Box::new(recon_of(recv, out, outputs, vm)?),
             vm.ctx.new_str(&**name).into(),
@@ -358,6 +368,9 @@ pub enum Replay {
     SetInferenceMode(bool),
     /// `source.clear(); source.update(items)` for a set.
     SetContents(Rc<Source>, Vec<PyObjectRef>),
+    /// `torch._dynamo.config.error_on_graph_break = value` (see
+    /// [`OutputGraph::error_on_graph_break_at_start`]).
+    SetErrorOnGraphBreak(bool),
 }
 
 /// The recipes of a trace's side effects.
@@ -418,6 +431,9 @@ pub fn replays(
                 })?,
             ),
         });
+    }
+    if out.error_on_graph_break != out.error_on_graph_break_at_start {
+        r.push(Replay::SetErrorOnGraphBreak(out.error_on_graph_break));
     }
     Ok(r)
 }
@@ -706,6 +722,7 @@ impl Builder<'_> {
                 }
                 Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
                 Replay::SetInferenceMode(mode) => bridge::set_inference_mode(*mode),
+                Replay::SetErrorOnGraphBreak(v) => super::config::set_error_on_graph_break(*v, vm)?,
                 Replay::SetContents(src, items) => {
                     let obj = src.eval(self.frame, vm)?;
                     vm.call_method(&obj, "clear", ())?;

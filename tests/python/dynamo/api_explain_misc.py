@@ -178,6 +178,35 @@ try:
 finally:
     torch._dynamo.config.error_on_graph_break = False
 
+
+# A break inside an error_on_graph_break(False) block is an ordinary graph break (Dynamo's
+# ErrorOnGraphBreakVariable is a ContextWrappingVariable): the code before it compiles, and the
+# rest of the block runs in a resume function with the block's setting, restored on exit. Also
+# when the global setting is True: the block's False holds for the resumed part only.
+def break_inside_false_block(x):
+    y = x + 1
+    with torch._dynamo.error_on_graph_break(False):
+        z = y * 2
+        torch._dynamo.graph_break()
+        w = z - 1
+    return w.sin()
+
+
+check(break_inside_false_block, x, graphs=2)
+expect("block restores the config", torch._dynamo.config.error_on_graph_break, False)
+torch._dynamo.config.error_on_graph_break = True
+try:
+    torch._dynamo.reset()
+    cnt = CompileCounter()
+    got = torch.compile(break_inside_false_block, backend=cnt)(x)
+    expect("break inside False under global True", bool((got == break_inside_false_block(x)).all()), True)
+    expect("break inside False under global True: graphs", cnt.frame_count, 2)
+    expect("block restores the global True", torch._dynamo.config.error_on_graph_break, True)
+except Unsupported as e:
+    expect("break inside False under global True raised", str(e).splitlines()[0], None)
+finally:
+    torch._dynamo.config.error_on_graph_break = False
+
 # Hitting the recompile limit with fullgraph=True (or config.fail_on_recompile_limit_hit) raises
 # FailOnRecompileLimitHit, PyTorch's class, so `except FailOnRecompileLimitHit` catches it.
 import warnings

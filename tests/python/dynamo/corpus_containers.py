@@ -2,6 +2,7 @@
 items; containers returned from the compiled frame keep their Python types."""
 import torch
 import torch._dynamo
+import _harness
 from _corpus import check, done
 
 
@@ -155,6 +156,29 @@ def tuple_to_list(x):
     return list((x, x + 1))
 
 
+def copies_keep_items(x, l, t, d):
+    # Copying a container copies references: the items are the argument's own objects, so `is`
+    # between them holds, as in eager (mutable items included).
+    return (
+        x + 1,
+        tuple(l)[0] is l[0],
+        list(t)[1] is t[1],
+        dict(d)["k"] is d["k"],
+        [*l][0] is l[0],
+        (*t,)[0] is t[0],
+        tuple(l)[1] is l[0],
+    )
+
+
+def copy_returned(x, l):
+    return x + 1, tuple(l), list(l), [*l]
+
+
+def tuple_returned(x, t):
+    # `tuple(t)` of a tuple is `t`; an argument returned is the caller's object.
+    return x + 1, tuple(t), t
+
+
 def starred_call_build(x):
     parts = [x, x + 1]
     return torch.stack([*parts, x * 3])
@@ -217,6 +241,18 @@ check(global_set_membership, x, "eval")
 check(global_set_membership, x, "test", graphs=0)
 check(list_to_tuple, x)
 check(tuple_to_list, x)
+check(copies_keep_items, x, [[1], [2]], ([3], {"a": 4}), {"k": [5]})
+# A copy that is returned holds the argument's items themselves.
+nested = [[1], [2]]
+torch._dynamo.reset()
+_, as_tuple, as_list, unpacked = torch.compile(copy_returned, backend="eager")(x, nested)
+for name, c in (("tuple", as_tuple), ("list", as_list), ("unpacked", unpacked)):
+    if not (c[0] is nested[0] and c[1] is nested[1]):
+        _harness._failures.append(f"copy_returned: {name}(l) holds copies of l's items")
+pair = ([1], [2])
+_, as_tuple, same_tuple = torch.compile(tuple_returned, backend="eager")(x, pair)
+if not (as_tuple is pair and same_tuple is pair):
+    _harness._failures.append("tuple_returned: the argument tuple came back as a copy")
 check(starred_call_build, x)
 check(list_index_assign, x)
 check(list_delete, x)

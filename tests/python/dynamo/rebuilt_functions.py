@@ -1,8 +1,10 @@
 """Functions made inside compiled code and handed back to Python are rebuilt after the graph: they
 must be the functions `def` would have made (qualified name, defaults, keyword-only defaults,
-annotations, docstring, module), so reprs, error messages and introspection match eager."""
+annotations, docstring, module), so reprs, error messages and introspection match eager; the same
+attributes read while tracing are what the real function would answer."""
 import functools
 
+import _rynamo_dynamo as _C
 import torch
 import torch._dynamo
 from torch._dynamo.testing import CompileCounter
@@ -99,6 +101,24 @@ def wrapped(x):
 
     return x + 1, g, w
 
+
+# The same attributes read while tracing (not rebuilt: folded to constants in the graph's
+# frame) match eager and need no graph break: `__qualname__` is `f.<locals>.g`, not `g`.
+def reads_attributes(x):
+    def g(a, b=2):
+        "doc of g"
+        return a + b
+
+    h = lambda: 0  # noqa: E731
+    return x + 1, g.__name__, g.__qualname__, g.__module__, g.__doc__, g.__defaults__, h.__qualname__, h.__doc__
+
+
+torch._dynamo.reset()
+cnt = CompileCounter()
+got = torch.compile(reads_attributes, backend=cnt)(torch.ones(1))[1:]
+expect("attributes read while tracing", got, reads_attributes(torch.ones(1))[1:])
+expect("attributes read while tracing: graphs", cnt.frame_count, 1)
+expect("attributes read while tracing: breaks", [r.splitlines()[0] for r, _s, _c in _C.break_records()], [])
 
 e = wrapped(torch.ones(1))
 c = torch.compile(wrapped, backend="eager")(torch.ones(1))

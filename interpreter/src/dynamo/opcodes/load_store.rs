@@ -471,6 +471,9 @@ impl Tracer<'_> {
         name: &str,
         value: Option<Vt>,
     ) -> Result<(), GraphBreak> {
+        if let Kind::Object(o) | Kind::NNModule(o) = &obj.kind {
+            self.check_plain_store(o, &obj, name, value.is_none())?;
+        }
         if let (Kind::Object(o), None) = (&obj.kind, &obj.source)
             && self
                 .out
@@ -508,6 +511,76 @@ impl Tracer<'_> {
             },
         });
         Ok(())
+    }
+
+    /// Breaks the graph unless `obj.name = value` (`del obj.name` with `delete`) is a plain
+    /// instance-dict store that cannot fail: the store is replayed after the graph ran, when the
+    /// frame's other side effects have happened, so one that runs code (a property setter, a
+    /// custom `__setattr__`) or raises (a property without a setter, `__slots__`, a missing
+    /// attribute to delete) must happen in Python, at its place, as in eager. `nn.Module`'s own
+    /// `__setattr__` / `__delattr__` are plain here: they only file values into its dicts.
+    fn check_plain_store(
+        &mut self,
+        o: &rustpython_vm::PyObjectRef,
+        obj: &Vt,
+        name: &str,
+        delete: bool,
+    ) -> Result<(), GraphBreak> {
+        let vm = self.vm;
+        let cls = o.class();
+        let hook = if delete { "__delattr__" } else { "__setattr__" };
+        let object_hook = vm.ctx.types.object_type.as_object().get_attr(hook, vm).ok();
+        let standard_hook = matches!(obj.kind, Kind::NNModule(_))
+            || match (cls.as_object().get_attr(hook, vm).ok(), object_hook) {
+                (Some(a), Some(b)) => a.is(&b),
+                _ => false,
+            };
+        let py_name = vm.ctx.new_str(name);
+        // A data descriptor on the class (a property, a slot) takes the store instead of the
+        // instance dict. Storing into a slot cannot fail (deleting an unset one can).
+        let desc = cls.lookup_ref(&py_name, vm);
+        let slot_store = !delete
+            && desc
+                .as_ref()
+                .is_some_and(|d| d.class().is(vm.ctx.types.member_descriptor_type));
+        let descriptor = !slot_store
+            && desc.is_some_and(|d| {
+                let dcls = d.class();
+                dcls.lookup_ref(&vm.ctx.new_str("__set__"), vm).is_some()
+                    || dcls.lookup_ref(&vm.ctx.new_str("__delete__"), vm).is_some()
+            });
+        let has_dict = slot_store || o.dict().is_some();
+        let plain = standard_hook && !descriptor && has_dict;
+        // `del obj.name` raises unless the attribute is there: stored earlier in this trace, or
+        // in the instance dict now (read through `get_attr`, which guards it).
+        let deletable = !delete
+            || match self.out.side_effects.get_attr(o.as_object(), name) {
+                Some(stored) => stored.is_some(),
+                None => {
+                    o.dict().is_some_and(|d| d.contains_key(name, vm))
+                        && self.get_attr(obj.clone(), name).is_ok()
+                }
+            };
+        if plain && deletable {
+            return Ok(());
+        }
+        let what = if delete { "DELETE_ATTR" } else { "STORE_ATTR" };
+        Err(GraphBreak::new(
+            GraphBreakKind::UntrackableStore,
+            format!(
+                "{what} {name} on {}: {}",
+                obj.describe(),
+                if !standard_hook {
+                    format!("its class defines {hook}")
+                } else if descriptor {
+                    "its class has a data descriptor (property or slot) for it".to_owned()
+                } else if !has_dict {
+                    "it has no instance __dict__".to_owned()
+                } else {
+                    "the attribute does not exist".to_owned()
+                }
+            ),
+        ))
     }
 
     pub(crate) fn copy(&mut self, ins: &Instr) -> Step {

@@ -286,13 +286,16 @@ fn wrap_uncached(
     if let Some(g) = super::ctx_manager::wrap_existing(out, &obj, &source, vm) {
         return g;
     }
+    if let Some(e) = super::error_on_graph_break::wrap_existing(out, &obj, &source, vm) {
+        return e;
+    }
     if let Some(bound) = bound_method_parts(&obj, vm) {
         let (func, zelf) = bound;
         let fsrc = source.attr("__func__");
         let ssrc = source.attr("__self__");
         let f = wrap(out, func.clone(), fsrc, vm);
         let s = wrap(out, zelf, ssrc, vm);
-        if let Kind::GradMode(_) = s.kind
+        if let Kind::GradMode(_) | Kind::ErrorOnGraphBreak(_) = s.kind
             && let Some(name) = super::ctx_manager::method_name(&func, vm)
         {
             return Vt::with_source(Kind::Method(Box::new(s), name.into()), source);
