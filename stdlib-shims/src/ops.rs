@@ -220,14 +220,22 @@ impl GetDescriptor for PyOpMethod {
         _cls: Option<&PyObject>,
         vm: &VirtualMachine,
     ) -> PyResult {
-        match obj {
-            Some(obj) if !vm.is_none(obj) => {
-                Ok(PyBoundMethod::new(obj.to_owned(), zelf.to_owned())
-                    .into_ref(&vm.ctx)
-                    .into())
-            }
-            _ => Ok(zelf.to_owned()),
-        }
+        Ok(bind_to_instance(zelf, obj, vm))
+    }
+}
+
+/// A function-like descriptor read through an instance binds it (`x.add` is a bound method);
+/// read through the class (`Tensor.add`) or with `None` it is itself.
+pub fn bind_to_instance(
+    zelf: &PyObject,
+    obj: Option<&PyObject>,
+    vm: &VirtualMachine,
+) -> PyObjectRef {
+    match obj {
+        Some(obj) if !vm.is_none(obj) => PyBoundMethod::new(obj.to_owned(), zelf.to_owned())
+            .into_ref(&vm.ctx)
+            .into(),
+        _ => zelf.to_owned(),
     }
 }
 

@@ -5,7 +5,6 @@
 //! function's module and name, never a function object of one interpreter: each call looks the
 //! function up in the calling interpreter's module and calls it with the tensor first.
 
-use rustpython_vm::builtins::PyBoundMethod;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::types::{Callable, GetDescriptor, Representable};
 use rustpython_vm::{Py, PyObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
@@ -62,14 +61,7 @@ impl GetDescriptor for PyPythonMethod {
         _cls: Option<&PyObject>,
         vm: &VirtualMachine,
     ) -> PyResult {
-        match obj {
-            Some(obj) if !vm.is_none(obj) => {
-                Ok(PyBoundMethod::new(obj.to_owned(), zelf.to_owned())
-                    .into_ref(&vm.ctx)
-                    .into())
-            }
-            _ => Ok(zelf.to_owned()),
-        }
+        Ok(crate::ops::bind_to_instance(zelf, obj, vm))
     }
 }
 

@@ -182,8 +182,12 @@ impl DirectPlan {
             frame,
             shared: Vec::new(),
         };
-        b.replay(&self.replays, vm)?;
-        b.build(&self.result, vm)
+        // Every value first, then the mutations (Dynamo's `codegen_suffix` order): a value read
+        // from a global or attribute before the frame reassigned or deleted it is the old one.
+        let stored = b.prepare(&self.replays, vm)?;
+        let result = b.build(&self.result, vm)?;
+        b.apply(&self.replays, stored, vm)?;
+        Ok(result)
     }
 }
 

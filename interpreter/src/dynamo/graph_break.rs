@@ -138,12 +138,14 @@ fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> 
         frame: &frame,
         shared: Vec::new(),
     };
-    b.replay(&plan.replays, vm)?;
+    // Every value first, then the mutations (as `Direct` plans do, see there).
+    let stored = b.prepare(&plan.replays, vm)?;
     let values = plan
         .values
         .iter()
         .map(|r| b.build(r, vm))
         .collect::<PyResult<Vec<_>>>()?;
+    b.apply(&plan.replays, stored, vm)?;
     Ok(vm.ctx.new_tuple(values).into())
 }
 

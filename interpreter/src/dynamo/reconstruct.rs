@@ -683,58 +683,90 @@ impl Builder<'_> {
         })
     }
 
-    /// Replays side effects, in order.
-    pub fn replay(&mut self, effects: &[Replay], vm: &VirtualMachine) -> PyResult<()> {
+    /// Builds the values side effects store, in order, before any is applied: the trace read
+    /// them before its own mutations (`v = o.a; del o.a; o.b = v`), so reading their sources
+    /// after earlier stores could see a changed or deleted value. Run before building the
+    /// frame's result (which may refer to objects these define), then [`Self::apply`].
+    pub fn prepare(
+        &mut self,
+        effects: &[Replay],
+        vm: &VirtualMachine,
+    ) -> PyResult<Vec<Vec<PyObjectRef>>> {
+        let mut values = Vec::with_capacity(effects.len());
         for e in effects {
-            match e {
-                Replay::SetAttr(src, name, v) => {
-                    let obj = src.eval(self.frame, vm)?;
-                    let value = self.build(v, vm)?;
-                    let name = name
-                        .clone()
-                        .downcast::<PyStr>()
-                        .map_err(|_| vm.new_type_error("attribute name"))?;
-                    obj.set_attr(&name, value, vm)?;
-                }
-                Replay::DelAttr(src, name) => {
-                    let obj = src.eval(self.frame, vm)?;
-                    let name = name
-                        .clone()
-                        .downcast::<PyStr>()
-                        .map_err(|_| vm.new_type_error("attribute name"))?;
-                    obj.del_attr(&name, vm)?;
-                }
-                Replay::SetGlobal(name, v) => {
-                    let value = self.build(v, vm)?;
-                    self.frame.globals.set_item(&**name, value, vm)?;
-                }
-                Replay::DelGlobal(name) => self.frame.globals.del_item(&**name, vm)?,
-                Replay::ListContents(src, items) => {
-                    let obj = src.eval(self.frame, vm)?;
-                    let values = items
-                        .iter()
-                        .map(|i| self.build(i, vm))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    let list = obj
-                        .downcast_ref::<PyList>()
-                        .ok_or_else(|| vm.new_type_error("expected a list"))?;
-                    *list.borrow_vec_mut() = values;
-                }
-                Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
-                Replay::SetInferenceMode(mode) => bridge::set_inference_mode(*mode),
-                Replay::SetErrorOnGraphBreak(v) => super::config::set_error_on_graph_break(*v, vm)?,
-                Replay::SetContents(src, items) => {
-                    let obj = src.eval(self.frame, vm)?;
-                    vm.call_method(&obj, "clear", ())?;
-                    vm.call_method(&obj, "update", (vm.ctx.new_list(items.clone()),))?;
-                }
-                Replay::DictContents(src, items) => {
-                    let obj = src.eval(self.frame, vm)?;
-                    vm.call_method(&obj, "clear", ())?;
-                    for (k, v) in items {
-                        let value = self.build(v, vm)?;
-                        obj.set_item(&**k, value, vm)?;
-                    }
+            values.push(match e {
+                Replay::SetAttr(_, _, v) | Replay::SetGlobal(_, v) => vec![self.build(v, vm)?],
+                Replay::ListContents(_, items) => items
+                    .iter()
+                    .map(|i| self.build(i, vm))
+                    .collect::<PyResult<Vec<_>>>()?,
+                Replay::DictContents(_, items) => items
+                    .iter()
+                    .map(|(_, v)| self.build(v, vm))
+                    .collect::<PyResult<Vec<_>>>()?,
+                _ => Vec::new(),
+            });
+        }
+        Ok(values)
+    }
+
+    /// Applies side effects, in order, with the values [`Self::prepare`] built.
+    pub fn apply(
+        &self,
+        effects: &[Replay],
+        values: Vec<Vec<PyObjectRef>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        for (e, built) in effects.iter().zip(values) {
+            self.apply_one(e, built, vm)?;
+        }
+        Ok(())
+    }
+
+    /// Applies one side effect.
+    fn apply_one(&self, e: &Replay, built: Vec<PyObjectRef>, vm: &VirtualMachine) -> PyResult<()> {
+        let attr_name = |name: &PyObjectRef| {
+            name.clone()
+                .downcast::<PyStr>()
+                .map_err(|_| vm.new_type_error("attribute name"))
+        };
+        let mut built = built.into_iter();
+        let missing = || vm.new_runtime_error("internal: replay value missing");
+        match e {
+            Replay::SetAttr(src, name, _) => {
+                let obj = src.eval(self.frame, vm)?;
+                let v = built.next().ok_or_else(missing)?;
+                obj.set_attr(&attr_name(name)?, v, vm)?;
+            }
+            Replay::DelAttr(src, name) => {
+                let obj = src.eval(self.frame, vm)?;
+                obj.del_attr(&attr_name(name)?, vm)?;
+            }
+            Replay::SetGlobal(name, _) => {
+                let v = built.next().ok_or_else(missing)?;
+                self.frame.globals.set_item(&**name, v, vm)?;
+            }
+            Replay::DelGlobal(name) => self.frame.globals.del_item(&**name, vm)?,
+            Replay::ListContents(src, _) => {
+                let obj = src.eval(self.frame, vm)?;
+                let list = obj
+                    .downcast_ref::<PyList>()
+                    .ok_or_else(|| vm.new_type_error("expected a list"))?;
+                *list.borrow_vec_mut() = built.collect();
+            }
+            Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
+            Replay::SetInferenceMode(mode) => bridge::set_inference_mode(*mode),
+            Replay::SetErrorOnGraphBreak(v) => super::config::set_error_on_graph_break(*v, vm)?,
+            Replay::SetContents(src, items) => {
+                let obj = src.eval(self.frame, vm)?;
+                vm.call_method(&obj, "clear", ())?;
+                vm.call_method(&obj, "update", (vm.ctx.new_list(items.clone()),))?;
+            }
+            Replay::DictContents(src, items) => {
+                let obj = src.eval(self.frame, vm)?;
+                vm.call_method(&obj, "clear", ())?;
+                for ((k, _), v) in items.iter().zip(built.by_ref()) {
+                    obj.set_item(&**k, v, vm)?;
                 }
             }
         }
