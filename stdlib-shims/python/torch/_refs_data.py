@@ -48,11 +48,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             "repeats must have the same size as input along dim, but got repeats.size(0) = %d "
             "and input.size(%d) = %d" % (repeats.shape[0], d, input.shape[d])
         )
-    counts = repeats.tolist()
-    if _builtins.any(c < 0 for c in counts):
+    if _builtins.bool((repeats < 0).any()):
         raise RuntimeError("repeats can not be negative")
-    index = [i for i, c in enumerate(counts) for _ in range(c)]
-    return input.index_select(d, torch.tensor(index, dtype=torch.int64))
+    # Output position p takes the source slice whose cumulative count first exceeds p.
+    ends = repeats.to(torch.int64).cumsum(0)
+    total = ends[-1].item() if ends.numel() > 0 else 0
+    index = torch.searchsorted(ends, torch.arange(total), right=True)
+    return input.index_select(d, index)
 
 
 def masked_select(input, mask):

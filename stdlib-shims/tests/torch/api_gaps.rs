@@ -341,3 +341,21 @@ fn searchsorted_matches_brute_force_counts() {
         ",
     );
 }
+
+/// Tensor `repeats` with zeros (empty slices) and an all-zero count.
+#[test]
+fn repeat_interleave_with_zero_counts() {
+    check(
+        "
+        print(torch.tensor([7, 8, 9]).repeat_interleave(torch.tensor([0, 3, 1])))
+        print(torch.tensor([[1., 2.], [3., 4.]]).repeat_interleave(torch.tensor([0, 2], dtype=torch.int32), dim=1))
+        print(torch.tensor([7, 8]).repeat_interleave(torch.tensor([0, 0])), torch.repeat_interleave(torch.tensor([0, 2, 1])))
+        ",
+        "
+        tensor([8, 8, 8, 9])
+        tensor([[2., 2.],
+                [4., 4.]])
+        tensor([], dtype=torch.int64) tensor([1, 1, 2])
+        ",
+    );
+}
