@@ -248,3 +248,13 @@ pub fn python_tensor_method(name: &str, vm: &VirtualMachine) -> Option<PyObjectR
     let method = class.get_attr(vm.ctx.intern_str(name), vm).ok()?;
     rynamo_shims::py_method::target(&method, vm)
 }
+
+/// A function-like descriptor read through an instance, bound to it (the shims' rule for their
+/// Tensor methods, shared by compiled-function wrappers).
+pub fn bind_to_instance(
+    zelf: &PyObject,
+    obj: Option<&PyObject>,
+    vm: &VirtualMachine,
+) -> PyObjectRef {
+    rynamo_shims::ops::bind_to_instance(zelf, obj, vm)
+}

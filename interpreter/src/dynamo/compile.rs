@@ -21,7 +21,8 @@ use super::bridge;
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::guards::GuardTree;
 use super::output_graph::OutputGraph;
-use super::reconstruct::{Builder, OutputSet, Recon, Replay, recon_of, replays};
+use super::reconstruct::{Builder, OutputSet, Recon, recon_of};
+use super::replay::{Replay, replays};
 use super::source::{FrameValues, Source};
 use super::variables::Vt;
 

@@ -36,6 +36,7 @@ pub mod output_graph;
 pub mod polyfills;
 pub mod py_module;
 pub mod reconstruct;
+pub mod replay;
 pub mod resume;
 pub mod side_effects;
 pub mod source;

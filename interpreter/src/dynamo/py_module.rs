@@ -126,15 +126,7 @@ mod dynamo_module {
             _cls: Option<&PyObject>,
             vm: &VirtualMachine,
         ) -> PyResult {
-            match obj {
-                Some(obj) if !vm.is_none(obj) => Ok(rustpython_vm::builtins::PyBoundMethod::new(
-                    obj.to_owned(),
-                    zelf.to_owned(),
-                )
-                .into_ref(&vm.ctx)
-                .into()),
-                _ => Ok(zelf.to_owned()),
-            }
+            Ok(crate::dynamo::bridge::bind_to_instance(zelf, obj, vm))
         }
     }
 

@@ -255,22 +255,23 @@ def copysign(input, other):
     return torch.where(signbit(b), -mag, mag).to(dt)
 
 
-def fmax(input, other):
-    """Elementwise maximum that ignores a NaN when the other value is a number."""
-    out = torch.maximum(input, other)
+def _ignoring_nan(out, input, other):
+    """``out`` (``maximum``/``minimum``, which propagate NaN) with a NaN on one side replaced by
+    the other side's value, as ``fmax``/``fmin`` do."""
     if not out.is_floating_point():
         return out
     a, b = input.to(out.dtype), other.to(out.dtype)
     return torch.where(a.isnan(), b, torch.where(b.isnan(), a, out))
+
+
+def fmax(input, other):
+    """Elementwise maximum that ignores a NaN when the other value is a number."""
+    return _ignoring_nan(torch.maximum(input, other), input, other)
 
 
 def fmin(input, other):
     """Elementwise minimum that ignores a NaN when the other value is a number."""
-    out = torch.minimum(input, other)
-    if not out.is_floating_point():
-        return out
-    a, b = input.to(out.dtype), other.to(out.dtype)
-    return torch.where(a.isnan(), b, torch.where(b.isnan(), a, out))
+    return _ignoring_nan(torch.minimum(input, other), input, other)
 
 
 def xlogy(input, other):
