@@ -2,7 +2,7 @@
 //! whether an instruction sits where Dynamo cannot resume (a loop, a `try`, a `with`).
 
 use rustpython_vm::builtins::PyCode;
-use rustpython_vm::bytecode::{self, Instruction};
+use rustpython_vm::bytecode::{self, ExceptionTableEntry, Instruction};
 
 use super::bytecode::{Bytecode, Instr};
 
@@ -164,6 +164,38 @@ impl Liveness {
     }
 }
 
+/// The exception handlers around the instruction at `pos`, innermost first. The table is flat, as
+/// CPython's: an instruction names only its innermost handler, and an outer block's handler
+/// covers the inner handler's code instead. So the chain follows each handler's target to the
+/// entry covering it. The `COPY 3; POP_EXCEPT; RERAISE 1` cleanups between them (they restore the
+/// exception state when a handler itself raises) are not blocks of the user's and are skipped,
+/// except the first: an instruction directly under one is inside an `except` body (or a `with`
+/// block's exit code), where the frame's exception state is not something a resume function has.
+pub fn enclosing_handlers(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<ExceptionTableEntry> {
+    let table = bytecode::decode_exception_table(&code.code.exceptiontable);
+    let covering = |unit: u32| {
+        table
+            .iter()
+            .find(|h| unit >= h.start && unit < h.end)
+            .copied()
+    };
+    let mut out = Vec::new();
+    let mut unit = bc.instrs[pos].index;
+    // Each step moves to a handler placed after the code it covers; the bound only guards
+    // against a malformed table that loops.
+    for step in 0..table.len() {
+        let Some(h) = covering(unit) else { break };
+        if step == 0 || !is_exception_state_cleanup(bc, h.target) {
+            out.push(h);
+        }
+        if h.target <= unit {
+            break;
+        }
+        unit = h.target;
+    }
+    out
+}
+
 /// Why Dynamo cannot resume at an instruction, if it cannot. `with` blocks whose manager the
 /// resume function can re-enter are fine: `reenterable(depth)` says so for the manager whose
 /// `__exit__` sits at stack depth `depth - 2` (the handler's depth).
@@ -174,14 +206,12 @@ pub fn resume_blocker(
     reenterable: impl Fn(u32) -> bool,
 ) -> Option<&'static str> {
     let unit = bc.instrs[pos].index;
-    for h in bytecode::decode_exception_table(&code.code.exceptiontable) {
-        if unit >= h.start && unit < h.end {
-            if !is_with_cleanup(bc, h.target) {
-                return Some("inside a try block");
-            }
-            if !reenterable(u32::from(h.depth)) {
-                return Some("inside a with block whose context manager Dynamo cannot re-enter");
-            }
+    for h in enclosing_handlers(code, bc, pos) {
+        if !is_with_cleanup(bc, h.target) {
+            return Some("inside a try block");
+        }
+        if !reenterable(u32::from(h.depth)) {
+            return Some("inside a with block whose context manager Dynamo cannot re-enter");
         }
     }
     // A `JUMP_BACKWARD` after `pos` whose target is at or before it closes a loop around `pos`.
@@ -196,6 +226,27 @@ pub fn resume_blocker(
         }
     }
     None
+}
+
+/// The stack depths of the `with` blocks around the instruction at `pos`, innermost first: each
+/// block's `__exit__` sits at `depth - 2`.
+pub fn with_block_depths(code: &PyCode, bc: &Bytecode, pos: usize) -> Vec<u32> {
+    enclosing_handlers(code, bc, pos)
+        .into_iter()
+        .filter(|h| is_with_cleanup(bc, h.target))
+        .map(|h| u32::from(h.depth))
+        .collect()
+}
+
+/// Whether a handler only restores the exception state and re-raises (`COPY 3; POP_EXCEPT;
+/// RERAISE 1`), the entry that covers another handler's body.
+fn is_exception_state_cleanup(bc: &Bytecode, target: u32) -> bool {
+    bc.position(target).is_some_and(|p| {
+        let op = |k: usize| bc.instrs.get(p + k).map(|i| i.op);
+        matches!(op(0), Some(Instruction::Copy { .. }))
+            && matches!(op(1), Some(Instruction::PopExcept))
+            && matches!(op(2), Some(Instruction::Reraise { .. }))
+    })
 }
 
 /// Whether an exception handler is a `with` block's cleanup (`PUSH_EXC_INFO; WITH_EXCEPT_START`).

@@ -550,11 +550,97 @@ pub fn transformed_code(
         let (next, next_line) = resume_global(&mut spec, state.pos + 1)?;
         call_prefix(&mut asm, next);
         push_operands(&mut asm);
+        let (start, end) = (asm.label(), asm.label());
+        asm.bind(start);
         asm.emit(ins.op, emit_arg);
+        asm.bind(end);
         asm.set_line(next_line);
         call_suffix(&mut asm, pushes);
+        let exits = with_exits(code, bc, state, n_kept)?;
+        if !exits.is_empty() {
+            asm.set_line(line);
+            exit_blocks_on_raise(&mut asm, &mut spec, start, end, kept_items.len(), &exits);
+        }
     }
     Ok(spec.build(asm.assemble(), vm))
+}
+
+/// The kept-value positions of the `__exit__` methods of the `with` blocks around the break,
+/// innermost first (`check_resumable` made sure each is a manager Dynamo re-enters).
+fn with_exits(
+    code: &PyCode,
+    bc: &Bytecode,
+    state: &BreakState,
+    n_kept: usize,
+) -> Result<Vec<usize>, NotResumable> {
+    super::bytecode_analysis::with_block_depths(code, bc, state.pos)
+        .into_iter()
+        .map(|depth| {
+            let at = (depth as usize)
+                .checked_sub(2)
+                .filter(|&at| at < n_kept && !state.stack[at].is_null())
+                .ok_or_else(|| "a with block's __exit__ is not on the stack".to_owned())?;
+            Ok(state.stack[..at].iter().filter(|v| !v.is_null()).count())
+        })
+        .collect()
+}
+
+/// When the unsupported instruction in `[start, end)` raises inside `with` blocks, the
+/// transformed code exits them before the exception leaves the frame, as eager's `with` would
+/// (Dynamo wraps that instruction the same way): the resume function that owns the rest of each
+/// block never runs, so nothing else would restore the grad mode or the config the blocks set.
+/// Like Dynamo, `__exit__` gets `(None, None, None)`; the managers it re-enters never suppress.
+///
+/// The stack at the instruction is `resume_fn, NULL, kept..., operands`; the handler unwinds to
+/// the kept values, whose `exits` (positions among them, innermost first) are the `__exit__`s.
+fn exit_blocks_on_raise(
+    asm: &mut Assembler,
+    spec: &mut CodeSpec,
+    start: super::codegen::Label,
+    end: super::codegen::Label,
+    n_kept: usize,
+    exits: &[usize],
+) {
+    use rustpython_compiler_core::bytecode::ConstantData;
+    let none = match spec
+        .consts
+        .iter()
+        .position(|c| matches!(c, ConstantData::None))
+    {
+        Some(i) => i,
+        None => {
+            spec.consts.push(ConstantData::None);
+            spec.consts.len() - 1
+        }
+    } as u32;
+    let handler = asm.label();
+    let depth = 2 + n_kept;
+    asm.handler(super::codegen::Handler {
+        start,
+        end,
+        target: handler,
+        depth: depth as u16,
+        push_lasti: false,
+    });
+    asm.bind(handler);
+    // resume_fn, NULL, kept..., exc -> ..., prev_exc, exc
+    asm.emit(Opcode::PushExcInfo.as_instruction(), 0);
+    for &k in exits {
+        // COPY counts from the top: exc is 1, prev_exc 2, the last kept value 3.
+        let from_top = depth + 2 - (2 + k);
+        asm.emit(Opcode::Copy.as_instruction(), from_top as u32);
+        asm.emit(Opcode::PushNull.as_instruction(), 0);
+        for _ in 0..3 {
+            asm.emit(Opcode::LoadConst.as_instruction(), none);
+        }
+        asm.emit(Opcode::Call.as_instruction(), 3);
+        asm.emit(Opcode::PopTop.as_instruction(), 0);
+    }
+    // Restore the exception state from before the handler, then re-raise (no new traceback
+    // entry: the traceback still ends at the user's line).
+    asm.emit(Opcode::Swap.as_instruction(), 2);
+    asm.emit(Opcode::PopExcept.as_instruction(), 0);
+    asm.emit(Opcode::Reraise.as_instruction(), 0);
 }
 
 fn is_deref_op(op: Instruction) -> bool {
