@@ -341,6 +341,19 @@ pub struct CodeSpec {
 }
 
 impl CodeSpec {
+    /// The index of `value` in `co_consts`, appended if absent.
+    pub fn const_index(&mut self, value: ConstantData) -> u32 {
+        let i = self
+            .consts
+            .iter()
+            .position(|c| *c == value)
+            .unwrap_or_else(|| {
+                self.consts.push(value);
+                self.consts.len() - 1
+            });
+        i as u32
+    }
+
     /// Builds the code object.
     pub fn build(&self, asm: Assembled, vm: &VirtualMachine) -> PyRef<PyCode> {
         let localspluskinds = self.localspluskinds();

@@ -18,12 +18,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use rustpython_vm::builtins::PyCode;
-use rustpython_vm::bytecode::{CodeFlags, Instruction, Opcode};
+use rustpython_vm::bytecode::{CodeFlags, ConstantData, Instruction, Opcode};
 use rustpython_vm::{AsObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
 use super::bytecode::{Bytecode, Instr};
 use super::bytecode_analysis::{falls_through, live_for_resume, resume_blocker};
-use super::codegen::{Assembler, CodeSpec};
+use super::codegen::{Assembler, CodeSpec, Handler, Label};
 use super::compile::Executor;
 use super::output_graph::OutputGraph;
 use super::reconstruct::{Builder, OutputSet, Recon, recon_of};
@@ -596,26 +596,15 @@ fn with_exits(
 fn exit_blocks_on_raise(
     asm: &mut Assembler,
     spec: &mut CodeSpec,
-    start: super::codegen::Label,
-    end: super::codegen::Label,
+    start: Label,
+    end: Label,
     n_kept: usize,
     exits: &[usize],
 ) {
-    use rustpython_compiler_core::bytecode::ConstantData;
-    let none = match spec
-        .consts
-        .iter()
-        .position(|c| matches!(c, ConstantData::None))
-    {
-        Some(i) => i,
-        None => {
-            spec.consts.push(ConstantData::None);
-            spec.consts.len() - 1
-        }
-    } as u32;
+    let none = spec.const_index(ConstantData::None);
     let handler = asm.label();
     let depth = 2 + n_kept;
-    asm.handler(super::codegen::Handler {
+    asm.handler(Handler {
         start,
         end,
         target: handler,
@@ -626,9 +615,8 @@ fn exit_blocks_on_raise(
     // resume_fn, NULL, kept..., exc -> ..., prev_exc, exc
     asm.emit(Opcode::PushExcInfo.as_instruction(), 0);
     for &k in exits {
-        // COPY counts from the top: exc is 1, prev_exc 2, the last kept value 3.
-        let from_top = depth + 2 - (2 + k);
-        asm.emit(Opcode::Copy.as_instruction(), from_top as u32);
+        // COPY counts from the top: exc is 1, prev_exc 2, the last kept value (k = n_kept - 1) 3.
+        asm.emit(Opcode::Copy.as_instruction(), (n_kept + 2 - k) as u32);
         asm.emit(Opcode::PushNull.as_instruction(), 0);
         for _ in 0..3 {
             asm.emit(Opcode::LoadConst.as_instruction(), none);
