@@ -31,6 +31,7 @@ mod error;
 pub mod iter;
 pub mod kernels;
 pub mod layout;
+pub mod memory_overlap;
 pub mod ops;
 pub mod parallel;
 pub mod preserve;

@@ -2,7 +2,9 @@
 
 use rynamo_tensor::ops::gather::{self, ScatterReduce};
 use rynamo_tensor::ops::{index, pointwise, ternary};
-use rynamo_tensor::{Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, can_cast, layout, random};
+use rynamo_tensor::{
+    Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, can_cast, layout, memory_overlap, random,
+};
 
 use super::{meta_of, wrong_module};
 use crate::{Args, Error, IValue, Op, Result, Value};
@@ -42,8 +44,16 @@ fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
 }
 
 /// PyTorch refuses in-place writes to a tensor whose elements share memory (a stride-0 dim of
-/// size > 1, as `expand` makes): the result would depend on the write order.
-fn check_no_internal_overlap<T: Shaped>(this: &T) -> Result<()> {
+/// size > 1, as `expand` makes): the result would depend on the write order. Only the
+/// TensorIterator ops and `scatter_` check; `fill_`, `zero_`, `masked_fill_`, `index_put_` and a
+/// scalar `__setitem__` write expanded tensors.
+fn check_no_internal_overlap<T: Shaped>(op: Op, this: &T) -> Result<()> {
+    if matches!(
+        op,
+        Op::Fill_ | Op::Zero_ | Op::MaskedFill_ | Op::IndexPut_ | Op::SetItem
+    ) {
+        return Ok(());
+    }
     let overlap = this
         .shape()
         .iter()
@@ -55,6 +65,22 @@ fn check_no_internal_overlap<T: Shaped>(this: &T) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// ATen's TensorIterator refuses inputs partially overlapping the destination (`a[1:].add_(a[:-1])`
+/// reads elements it has already written); an input that is the destination itself is fine.
+fn check_inputs_overlap(this: &Tensor, inputs: &[Option<&Tensor>]) -> Result<()> {
+    for t in inputs.iter().flatten() {
+        memory_overlap::assert_no_partial_overlap(this, t)?;
+    }
+    Ok(())
+}
+
+fn tensor_of<'t>(v: &Option<TensorOrScalar<&'t Tensor>>) -> Option<&'t Tensor> {
+    match v {
+        Some(TensorOrScalar::Tensor(t)) => Some(t),
+        _ => None,
+    }
 }
 
 /// The out-of-place op whose unary kernel an in-place unary op applies.
@@ -90,7 +116,7 @@ fn scatter_reduce<T>(op: Op, a: &Args<'_, T>) -> Result<ScatterReduce> {
 pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
     let a = Args(args);
     let this = a.tensor(0)?;
-    check_no_internal_overlap(this)?;
+    check_no_internal_overlap(op, this)?;
     if let Some(base) = unary_base(op) {
         let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
         let r = pointwise::unary_meta(k, this)?;
@@ -170,7 +196,12 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
 pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let a = Args(args);
     let this = a.tensor(0)?;
-    check_no_internal_overlap(this)?;
+    if op == Op::Copy_ {
+        // `copy_` onto the same view is a no-op before any check, as in ATen.
+        memory_overlap::check_copy(this, a.tensor(1)?)?;
+    } else {
+        check_no_internal_overlap(op, this)?;
+    }
     if let Some(base) = unary_base(op) {
         let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
         pointwise::unary_(k, this)?;
@@ -186,10 +217,14 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         | Op::Fmod_
         | Op::FloorDivide_ => {
             let (b, alpha) = super::binary::expect_kind(op, &a)?;
-            pointwise::binary_(b, this, a.tensor_or_scalar(1)?, alpha)?;
+            let other = a.tensor_or_scalar(1)?;
+            check_inputs_overlap(this, &[tensor_of(&Some(other))])?;
+            pointwise::binary_(b, this, other, alpha)?;
         }
         Op::Clamp_ => {
-            pointwise::clamp_(this, a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?)?
+            let (min, max) = (a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?);
+            check_inputs_overlap(this, &[tensor_of(&min), tensor_of(&max)])?;
+            pointwise::clamp_(this, min, max)?
         }
         Op::Copy_ => this.copy_(a.tensor(1)?)?,
         Op::Zero_ => this.fill_(Scalar::Int(0)),
@@ -202,33 +237,59 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             }
         }
         Op::MaskedFill_ => {
-            let r = pointwise::masked_fill(this, a.tensor(1)?, a.tensor_or_scalar(2)?)?;
+            let mask = a.tensor(1)?;
+            check_inputs_overlap(this, &[Some(mask)])?;
+            let r = pointwise::masked_fill(this, mask, a.tensor_or_scalar(2)?)?;
             check_into(this, &super::meta_of(&r))?;
             this.copy_(&r)?;
         }
         Op::SetItem => index::setitem(this, a.index(1)?, a.tensor_or_scalar(2)?)?,
-        Op::Lerp_ => ternary::lerp_(this, a.tensor(1)?, a.tensor_or_scalar(2)?)?,
+        Op::Lerp_ => {
+            let (end, weight) = (a.tensor(1)?, a.tensor_or_scalar(2)?);
+            check_inputs_overlap(this, &[Some(end), tensor_of(&Some(weight))])?;
+            ternary::lerp_(this, end, weight)?
+        }
         Op::Addcmul_ | Op::Addcdiv_ => {
             let k = super::ternary::addc_op(op).ok_or_else(|| wrong_module(op))?;
-            ternary::addc_(k, this, a.tensor(1)?, a.tensor(2)?, a.scalar(3)?)?;
+            let (t1, t2) = (a.tensor(1)?, a.tensor(2)?);
+            check_inputs_overlap(this, &[Some(t1), Some(t2)])?;
+            ternary::addc_(k, this, t1, t2, a.scalar(3)?)?;
         }
         Op::IndexPut_ => {
-            gather::index_put_(this, &a.tensors(1)?, a.tensor(2)?, a.bool(3)?)?;
+            let (indices, values, accumulate) = (a.tensors(1)?, a.tensor(2)?, a.bool(3)?);
+            // Without `accumulate`, the put itself checks (it knows when ATen dispatches to
+            // `masked_fill_`, which does not).
+            if accumulate {
+                memory_overlap::assert_no_overlap(this, values)?;
+                for i in &indices {
+                    memory_overlap::assert_no_overlap(this, i)?;
+                }
+            }
+            gather::index_put_(this, &indices, values, accumulate)?;
         }
-        Op::Scatter_ | Op::ScatterAdd_ => gather::scatter_(
-            this,
-            a.int(1)?,
-            a.tensor(2)?,
-            TensorOrScalar::Tensor(a.tensor(3)?),
-            scatter_reduce(op, &a)?,
-        )?,
-        Op::ScatterValue_ => gather::scatter_(
-            this,
-            a.int(1)?,
-            a.tensor(2)?,
-            TensorOrScalar::Scalar(a.scalar(3)?),
-            scatter_reduce(op, &a)?,
-        )?,
+        Op::Scatter_ | Op::ScatterAdd_ => {
+            let (index, src) = (a.tensor(2)?, a.tensor(3)?);
+            memory_overlap::assert_no_overlap(this, index)?;
+            memory_overlap::assert_no_overlap(this, src)?;
+            gather::scatter_(
+                this,
+                a.int(1)?,
+                index,
+                TensorOrScalar::Tensor(src),
+                scatter_reduce(op, &a)?,
+            )?
+        }
+        Op::ScatterValue_ => {
+            let index = a.tensor(2)?;
+            memory_overlap::assert_no_overlap(this, index)?;
+            gather::scatter_(
+                this,
+                a.int(1)?,
+                index,
+                TensorOrScalar::Scalar(a.scalar(3)?),
+                scatter_reduce(op, &a)?,
+            )?
+        }
         Op::Normal_ => random::normal_(this, a.float(1)?, a.float(2)?, None)?,
         Op::Uniform_ => random::uniform_(this, a.float(1)?, a.float(2)?, None)?,
         _ => return Err(wrong_module(op)),

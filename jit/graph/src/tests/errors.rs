@@ -202,12 +202,32 @@ fn in_place() {
         Runtime,
         "more than one element of the written-to tensor refers to a single memory location",
     );
+    // `fill_` is idempotent, so ATen lets it write an expanded tensor (as `zero_`).
+    for (op, pos) in [
+        (Op::Fill_, vec![expanded.clone(), Value::Int(1)]),
+        (Op::Zero_, vec![expanded]),
+    ] {
+        let args = op.schema().bind(pos, vec![]).expect("binds");
+        registry::call(op, &args).unwrap_or_else(|e| panic!("{op} of an expanded tensor: {e}"));
+    }
+    // An input partially overlapping the destination: the first write would change a later read.
+    let Value::Tensor(a) = f(&[5]) else {
+        unreachable!()
+    };
+    let (head, tail) = (a.narrow(0, 0, 4).unwrap(), a.narrow(0, 1, 4).unwrap());
     fails(
-        Op::Fill_,
-        vec![expanded, Value::Int(1)],
+        Op::Add_,
+        vec![Value::Tensor(tail.clone()), Value::Tensor(head.clone())],
         vec![],
         Runtime,
-        "single memory location",
+        "some elements of the input tensor and the written-to tensor refer to a single memory location",
+    );
+    fails(
+        Op::Copy_,
+        vec![Value::Tensor(head), Value::Tensor(tail)],
+        vec![],
+        Runtime,
+        "refer to a single memory location",
     );
     fails(
         Op::Fill_,

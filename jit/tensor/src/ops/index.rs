@@ -5,7 +5,7 @@ use crate::error::bail;
 use crate::iter::Geometry;
 use crate::layout::{Layout, Shaped, broadcast_all, contiguous_strides, numel};
 use crate::ops::pointwise::{TensorOrScalar, broadcast_to, operand_as};
-use crate::{DType, Error, Result, Tensor, TensorMeta, views};
+use crate::{DType, Error, Result, Tensor, TensorMeta, memory_overlap, views};
 
 /// One element of an index expression `x[a, b, ...]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -450,9 +450,26 @@ pub(crate) fn put(
     if !p.has_advanced() {
         match value {
             TensorOrScalar::Scalar(s) => view.fill_(s),
-            TensorOrScalar::Tensor(t) => view.copy_(t)?,
+            TensorOrScalar::Tensor(t) => {
+                memory_overlap::check_copy(&view, t)?;
+                view.copy_(t)?
+            }
         }
         return Ok(());
+    }
+    // `index_put_` refuses values or indices sharing memory with the destination, except where
+    // ATen turns it into `masked_fill_` (one boolean mask, one value), which reads the value first.
+    let masked_fill = p.advanced.len() == 1
+        && p.bools.is_empty()
+        && p.advanced[0].1.dtype() == DType::Bool
+        && matches!(value, TensorOrScalar::Tensor(t) if t.numel() == 1);
+    if !masked_fill {
+        if let TensorOrScalar::Tensor(t) = value {
+            memory_overlap::assert_no_overlap(&view, t)?;
+        }
+        for (_, idx) in &p.advanced {
+            memory_overlap::assert_no_overlap(&view, idx)?;
+        }
     }
     let idx = int_indices(&p.view, &p.advanced, &p.bools)?;
     let (b, offs) = gather_offsets(&p.view, &idx)?;

@@ -5,6 +5,7 @@ mod errors;
 mod index;
 mod kernels;
 mod linalg;
+mod memory_overlap;
 mod preserve;
 mod promotion;
 mod prop;
