@@ -48,6 +48,11 @@ pub fn inference_mode() -> bool {
     rynamo_shims::state::is_inference_mode_enabled()
 }
 
+/// `torch.get_default_dtype()`.
+pub fn default_dtype() -> DType {
+    rynamo_shims::state::default_dtype()
+}
+
 /// `torch._C._set_inference_mode(enabled)`.
 pub fn set_inference_mode(enabled: bool) {
     rynamo_shims::state::set_inference_mode(enabled);

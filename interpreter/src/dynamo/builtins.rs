@@ -126,6 +126,9 @@ impl Tracer<'_> {
         if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
             return r;
         }
+        if let Some(r) = self.call_torch_folded(obj, name, &args, &kwargs) {
+            return r;
+        }
         if let (
             "str" | "repr",
             [
@@ -181,10 +184,14 @@ impl Tracer<'_> {
         }
         // enumerate/zip/reversed pull lazily in Python: over an iterator that others share (or a
         // generator, whose body has effects) unrolling all of it up front could consume too much.
+        // An iterator held only by this call's arguments (`enumerate(zip(a, b))`) is unobservable
+        // afterwards, so draining it now cannot differ from Python's lazy pulls.
         if matches!(name, "enumerate" | "zip" | "reversed")
-            && args
-                .iter()
-                .any(|a| matches!(a.kind, Kind::Iter(_) | Kind::Generator(_)))
+            && args.iter().any(|a| match &a.kind {
+                Kind::Iter(it) => name == "reversed" || !self.iterator_unshared(it),
+                Kind::Generator(_) => true,
+                _ => false,
+            })
         {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
@@ -329,10 +336,24 @@ impl Tracer<'_> {
                 Ok(iter_of(pairs))
             }
             "zip" => {
+                // A break rebuilds the iterators of the state before this call: one argument
+                // failing to unpack must leave the earlier ones where they were.
+                let positions: Vec<_> = args
+                    .iter()
+                    .filter_map(|a| match &a.kind {
+                        Kind::Iter(it) => Some((it.clone(), it.borrow().pos)),
+                        _ => None,
+                    })
+                    .collect();
                 let lists = args
                     .iter()
                     .map(|a| self.unpack_iterable(a))
-                    .collect::<Result<Vec<_>, _>>()?;
+                    .collect::<Result<Vec<_>, _>>()
+                    .inspect_err(|_| {
+                        for (it, pos) in &positions {
+                            it.borrow_mut().pos = *pos;
+                        }
+                    })?;
                 let n = lists.iter().map(Vec::len).min().unwrap_or(0);
                 let tuples = (0..n)
                     .map(|i| Vt::new(Kind::Tuple(lists.iter().map(|l| l[i].clone()).collect())))
@@ -660,6 +681,19 @@ impl Tracer<'_> {
             }
             _ => Err(bad_args("isinstance")),
         }
+    }
+
+    /// Whether only the current call's arguments hold the iterator `it` (besides the compiled
+    /// frame's state before this instruction, which a break would rebuild from).
+    fn iterator_unshared(&self, it: &Rc<RefCell<IterVar>>) -> bool {
+        let in_state = self.before.as_ref().map_or(0, |s| {
+            s.stack
+                .iter()
+                .chain(s.locals.iter().flatten())
+                .filter(|v| matches!(&v.kind, Kind::Iter(o) if Rc::ptr_eq(o, it)))
+                .count()
+        });
+        Rc::strong_count(it) == 1 + in_state
     }
 
     /// The items an iterable yields, when Dynamo can know them (unrolling).

@@ -339,13 +339,16 @@ pub struct Guard {
     pub check: Check,
 }
 
-/// Guards on frame-independent state.
+/// Guards on frame-independent state (Dynamo's C++ `GlobalStateGuard`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GlobalState {
     /// `torch.is_grad_enabled()` when the entry was traced.
     pub grad_enabled: bool,
     /// `torch.is_inference_mode_enabled()` when the entry was traced.
     pub inference_mode: bool,
+    /// `torch.get_default_dtype()` when the entry was traced: factory calls and Python floats
+    /// in the graph took their dtype from it.
+    pub default_dtype: rynamo_tensor::DType,
 }
 
 impl GlobalState {
@@ -354,7 +357,23 @@ impl GlobalState {
         Self {
             grad_enabled: bridge::grad_enabled(),
             inference_mode: bridge::inference_mode(),
+            default_dtype: bridge::default_dtype(),
         }
+    }
+
+    /// What changed since `self`, in `GlobalStateGuard::reason`'s words.
+    fn changed(&self, now: &GlobalState) -> String {
+        let mut reason = String::from("GLOBAL_STATE changed: ");
+        if self.grad_enabled != now.grad_enabled {
+            reason.push_str("grad_mode ");
+        }
+        if self.inference_mode != now.inference_mode {
+            reason.push_str("inference_mode ");
+        }
+        if self.default_dtype != now.default_dtype {
+            reason.push_str("default_dtype ");
+        }
+        reason
     }
 }
 
@@ -521,8 +540,9 @@ impl GuardTree {
         frame: &super::source::FrameValues,
         vm: &VirtualMachine,
     ) -> Result<(), String> {
-        if GlobalState::current() != self.global {
-            return Err("GLOBAL_STATE changed: grad_mode ".to_owned());
+        let now = GlobalState::current();
+        if now != self.global {
+            return Err(self.global.changed(&now));
         }
         // On the stack for ordinary frames: this runs on every compiled call. Values read
         // straight from the frame are borrowed (no reference-count traffic); only attribute and
@@ -608,8 +628,9 @@ impl GuardTree {
         out.push_str("| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None\n");
         let _ = writeln!(
             out,
-            "| +- GLOBAL_STATE: ___check_global_state()  # grad_mode={}",
-            self.global.grad_enabled
+            "| +- GLOBAL_STATE: ___check_global_state()  # grad_mode={}, default_dtype=torch.{}",
+            self.global.grad_enabled,
+            self.global.default_dtype.name()
         );
         for i in 0..self.nodes.len() {
             if self.nodes[i].parent.is_none() {

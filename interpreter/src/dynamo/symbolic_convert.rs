@@ -100,6 +100,9 @@ pub struct Tracer<'g> {
     pub yielded: Option<Vt>,
     /// The exceptions being handled (`except` blocks entered and not yet left), innermost last.
     pub exc_info: Vec<Vt>,
+    /// The compiled frame's state before the instruction being traced (what a break there
+    /// rebuilds); `None` in inlined frames.
+    pub before: Option<BreakState>,
 }
 
 impl<'g> Tracer<'g> {
@@ -136,6 +139,7 @@ impl<'g> Tracer<'g> {
             is_generator: false,
             yielded: None,
             exc_info: Vec::new(),
+            before: None,
         }
     }
 
@@ -195,7 +199,10 @@ impl<'g> Tracer<'g> {
             b.state = Some(Box::new(state));
             return Err(b);
         }
-        let flow = self.dispatch_or_unwind(&ins).map_err(|b| {
+        self.before = Some(state);
+        let flow = self.dispatch_or_unwind(&ins);
+        let state = self.before.take().expect("set before the dispatch");
+        let flow = flow.map_err(|b| {
             let mut b = self.graph_break(b);
             b.state = Some(Box::new(state));
             b

@@ -168,6 +168,35 @@ def loop_iter_next(xs):
     return a - b
 
 
+def loop_enumerate_zip(xs, ys):
+    acc = xs[0] * 0
+    for i, (a, b) in enumerate(zip(xs, ys), 1):
+        acc = acc + (a - b) * i
+    return acc
+
+
+def loop_zip_enumerate_early_exit(xs, ys):
+    # The inner iterators are unreachable after the call, so unrolling them whole is unobservable.
+    acc = xs[0] * 0
+    for (i, a), b in zip(enumerate(iter(xs)), reversed(ys)):
+        if i == 2:
+            break
+        acc = acc + a * b
+    return acc
+
+
+def loop_enumerate_shared_iterator(xs):
+    # `it` is shared with the loop: the items left after the early exit are still `it`'s, so
+    # Dynamo must not drain it up front (a graph break, then the rest runs in Python).
+    it = iter(xs)
+    acc = xs[0] * 0
+    for i, t in enumerate(it):
+        acc = acc + t * i
+        if i == 1:
+            break
+    return acc, list(it)
+
+
 def loop_string_chars(x):
     for ch in "abc":
         if ch == "b":
@@ -199,5 +228,8 @@ check(while_true_break, x)
 check(nested_loops, x)
 check(loop_over_shape, x)
 check(loop_iter_next, [x, y])
+check(loop_enumerate_zip, [x, y, x], (y, x, y))
+check(loop_zip_enumerate_early_exit, [x, y, x, y], [y, x, y])
+check(loop_enumerate_shared_iterator, [x, y, x * 2], graphs=0, breaks=1)
 check(loop_string_chars, x)
 done()

@@ -450,6 +450,23 @@ def grad_mode_case():
 
 grad_mode_case()
 
+
+# The default dtype (GLOBAL_STATE): factory calls and Python floats in the graph take it.
+def default_dtype_fn(t):
+    return torch.ones(3) * t, torch.tensor([1.5]), torch.get_default_dtype()
+
+
+run(
+    "default dtype",
+    default_dtype_fn,
+    [
+        (None, (torch.arange(3),)),
+        (lambda: torch.set_default_dtype(torch.float64), (torch.arange(3),)),
+        (lambda: torch.set_default_dtype(torch.float32), (torch.arange(3),)),
+    ],
+    frames=2,
+)
+
 if _failures:
     for f in _failures:
         print("FAIL", f)

@@ -13,6 +13,7 @@ pub mod error_on_graph_break;
 pub mod exceptions;
 pub mod named_tuple;
 pub mod python_value;
+pub mod torch;
 pub mod user_defined;
 
 use std::cell::RefCell;
