@@ -264,10 +264,11 @@ pub fn op_function(obj: &PyObject) -> Option<&PyOpFunction> {
 /// a keyword `input=` binds to `self` here.
 pub fn bind_overload<T: BindTensor + Clone>(
     overloads: &[Op],
-    positional: Vec<Value<T>>,
+    mut positional: Vec<Value<T>>,
     mut kwargs: Vec<(String, Value<T>)>,
 ) -> Result<(Op, Vec<Value<T>>), Error> {
     let overloads = nonzero_as_tuple(overloads, &mut kwargs);
+    unbiased_positional(overloads, &mut positional, &mut kwargs);
     match overloads {
         [] => Err(Error::UnknownOp("<no overloads>".to_string())),
         [op] => Ok((*op, bind_one(*op, positional, kwargs)?)),
@@ -302,6 +303,22 @@ fn nonzero_as_tuple<'a, T>(overloads: &'a [Op], kwargs: &mut Vec<(String, Value<
     match kwargs.remove(i).1 {
         Value::Bool(true) => &[Op::NonzeroNumpy],
         _ => overloads,
+    }
+}
+
+/// `x.std(False)` / `torch.var(x, True)`: PyTorch's `std(Tensor self, bool unbiased=True)`
+/// overload (and `var`'s), a bool where the registry's one schema has `dim`; binding it as
+/// `unbiased=` gives the same op.
+fn unbiased_positional<T>(
+    overloads: &[Op],
+    positional: &mut Vec<Value<T>>,
+    kwargs: &mut Vec<(String, Value<T>)>,
+) {
+    if matches!(overloads, [Op::Std] | [Op::Var])
+        && let [_, Value::Bool(_)] = positional.as_slice()
+        && let Some(unbiased) = positional.pop()
+    {
+        kwargs.push(("unbiased".to_string(), unbiased));
     }
 }
 

@@ -296,6 +296,21 @@ fn method_ops_match_their_python_signatures() {
     );
 }
 
+/// PyTorch's `std(Tensor self, bool unbiased=True)` overloads: a bool second argument is
+/// `unbiased`, not `dim`.
+#[test]
+fn std_var_take_unbiased_positionally() {
+    check(
+        "
+        x = torch.arange(6.).reshape(2, 3)
+        print(torch.var(x, False), x.std(True), x.std(False), x.std(1, False), x.var(0))
+        ",
+        "
+        tensor(2.9167) tensor(1.8708) tensor(1.7078) tensor([0.8165, 0.8165]) tensor([4.5000, 4.5000, 4.5000])
+        ",
+    );
+}
+
 #[test]
 fn argument_errors_are_type_errors() {
     check_err(

@@ -285,6 +285,33 @@ check(indexing_basic, x)
 check(indexing_tensor_index, x, torch.tensor([2, 0, 3]), x > 0, graphs=2)
 check(setitem_on_intermediate, x)
 check(setitem_with_tensor_value, x, torch.randn(5))
+def folded_torch_functions(x, y, s):
+    # Answered at trace time from guarded dtypes and shapes: constants, no graph breaks.
+    dt = torch.result_type(x, y)
+    wide = torch.promote_types(x.dtype, torch.float64)
+    out = x.to(dt) + y
+    if torch.can_cast(x.dtype, torch.int32) and torch.is_tensor(y) and not torch.is_tensor(s):
+        out = out * torch.numel(y)
+    if torch.is_floating_point(y):
+        out = out.to(torch.result_type(y, s))
+    shape = torch.broadcast_shapes(x.shape, (2, 1, 1))
+    return out.expand(shape), wide, torch.get_default_dtype(), torch.result_type(x, 2.5)
+
+
+def enumerate_zip_rows(x, y):
+    out = []
+    for i, (a, b) in enumerate(zip(x, y)):
+        out.append(a * i - b)
+    return torch.stack(out)
+
+
+def std_var_positional_unbiased(x):
+    return x.std(False), torch.var(x, True), x.std(1, False)
+
+
+check(std_var_positional_unbiased, torch.randn(3, 4))
+check(folded_torch_functions, torch.arange(4), torch.randn(4), 3)
+check(enumerate_zip_rows, torch.randn(3, 4), torch.randn(3, 4))
 check(matmul_family, torch.randn(3, 4), torch.randn(4, 2), torch.randn(2, 3, 4))
 check(matmul_broadcast, torch.randn(2, 3, 4), torch.randn(4, 5))
 check(creation_ops, x, breaks=0)
