@@ -405,6 +405,9 @@ ops! {
     // rynamo-shims `bind_overload`; like PyTorch it has no Python name of its own) ===
     WhereCond = "where", "where.cond(Tensor condition) -> Tensor[]", Extern, [FUNCTION DATA_DEPENDENT], indexing;
     NonzeroNumpy = "nonzero_numpy", "nonzero_numpy(Tensor self) -> Tensor[]", Extern, [DATA_DEPENDENT], indexing;
+
+    // === Appended later (wire ids are positions: new ops go at the end) ===
+    ViewDtype = "view", "view.dtype(Tensor self, ScalarType dtype) -> Tensor", Extern, [METHOD VIEW], views;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -111,6 +111,7 @@ pub fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         ),
         Linear => (vec![t(&x), t(&f32s(&[4, 3])), t(&f32s(&[4]))], vec![]),
         View | Reshape => (vec![t(&x), V::Int(3), V::Int(-1)], vec![]),
+        ViewDtype => (vec![t(&x), V::DType(DType::Int32)], vec![]),
         Permute => (vec![t(&x), V::Int(1), V::Int(0)], vec![]),
         Transpose => (vec![t(&x), V::Int(0), V::Int(-1)], vec![]),
         Expand => (vec![t(&y), V::Int(4), V::Int(-1)], vec![]),

@@ -287,6 +287,11 @@ impl<'a, T> Args<'a, T> {
             _ => bad(i, "ScalarType"),
         }
     }
+    /// A dtype.
+    pub fn dtype(&self, i: usize) -> Result<DType> {
+        self.opt_dtype(i)?
+            .ok_or_else(|| Error::BadArgs(format!("argument {i}: expected ScalarType")))
+    }
     /// An index expression.
     pub fn index(&self, i: usize) -> Result<&'a [IndexItem<T>]> {
         match self.get(i)? {

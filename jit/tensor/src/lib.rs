@@ -39,6 +39,7 @@ pub mod random;
 pub mod storage;
 mod tensor;
 mod tensor_views;
+pub mod view_dtype;
 pub mod views;
 
 #[cfg(test)]

@@ -89,6 +89,18 @@ impl Tensor {
         }
     }
 
+    /// The same storage read as another dtype under `layout` (in elements of `dtype`), which
+    /// comes from [`crate::view_dtype::view_dtype_layout`] and so stays in bounds.
+    pub(crate) fn with_dtype_layout(&self, dtype: DType, layout: Layout) -> Tensor {
+        Tensor {
+            storage: self.storage.clone(),
+            dtype,
+            shape: layout.shape,
+            strides: layout.strides,
+            offset: layout.offset,
+        }
+    }
+
     /// A contiguous tensor whose contents are unspecified, as `torch.empty`: zeros when freshly
     /// allocated, an earlier tensor's values when a pooled buffer is reused (see
     /// [`crate::storage::pool`]). Kernels must write every element; use [`Tensor::zeros`] to

@@ -237,8 +237,9 @@ def signbit(input):
         return torch.zeros_like(input, dtype=torch.bool)
     if not input.is_floating_point():
         return input < 0
-    # -0.0 is the only non-negative value whose reciprocal is negative.
-    return (input < 0) | ((input == 0) & (input.reciprocal() < 0))
+    # The sign bit itself, also of -0.0 and of NaNs: the top bit of the same-width integer.
+    bits = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32}
+    return input.contiguous().view(bits.get(input.dtype, torch.int64)) < 0
 
 
 def sgn(input):

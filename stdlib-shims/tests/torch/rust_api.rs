@@ -44,7 +44,11 @@ fn op_function_recognises_registry_callables() {
     );
     assert_eq!(
         found("torch.Tensor.view"),
-        Some(("view".into(), vec![Op::View], Surface::Method))
+        Some((
+            "view".into(),
+            vec![Op::View, Op::ViewDtype],
+            Surface::Method
+        ))
     );
     // A function stored on a class is not bound to instances (unlike a method).
     assert_eq!(

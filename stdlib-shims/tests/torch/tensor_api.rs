@@ -311,6 +311,32 @@ fn std_var_take_unbiased_positionally() {
     );
 }
 
+/// `x.view(dtype)` reinterprets the bytes (the overload after `view(size)`); `signbit` and
+/// `copysign` read the sign bit itself, also of -0.0 and NaN.
+#[test]
+fn view_dtype_reads_the_same_bytes() {
+    check(
+        "
+        x = torch.tensor([1.0, -2.0, 0.5])
+        print(x.view(torch.int32), x.view(torch.uint8).shape, x.view(-1, 1).shape)
+        print(torch.tensor([0, 1], dtype=torch.uint8).view(torch.bool))
+        print(torch.signbit(torch.tensor([-0.0, float('nan'), -float('nan'), 1.0])))
+        print(torch.copysign(torch.tensor([2.0, 3.0]), torch.tensor([-float('nan'), -0.0])))
+        ",
+        "
+        tensor([ 1065353216, -1073741824,  1056964608], dtype=torch.int32) torch.Size([12]) torch.Size([3, 1])
+        tensor([False,  True])
+        tensor([ True, False,  True, False])
+        tensor([-2., -3.])
+        ",
+    );
+    check_err(
+        "torch.ones(3).view(torch.float64)",
+        "RuntimeError",
+        "self.size(-1) must be divisible by 2 to view Float as Double (different element sizes), but got 3",
+    );
+}
+
 #[test]
 fn argument_errors_are_type_errors() {
     check_err(

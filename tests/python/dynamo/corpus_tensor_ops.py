@@ -309,7 +309,20 @@ def std_var_positional_unbiased(x):
     return x.std(False), torch.var(x, True), x.std(1, False)
 
 
+def view_dtype_bits(x):
+    bits = x.view(torch.int32)
+    return (bits >> 23) & 0xFF, torch.signbit(x), x.view(torch.uint8).sum()
+
+
+def inplace_through_dtype_view(x):
+    z = x * 2
+    z.view(torch.int32).add_(1)  # one ulp up, seen through z
+    return z, z + 1
+
+
 check(std_var_positional_unbiased, torch.randn(3, 4))
+check(inplace_through_dtype_view, torch.tensor([1.0, -3.5, 8.0]))
+check(view_dtype_bits, torch.tensor([1.0, -0.0, float("nan"), -float("nan"), -3.5]))
 check(folded_torch_functions, torch.arange(4), torch.randn(4), 3)
 check(enumerate_zip_rows, torch.randn(3, 4), torch.randn(3, 4))
 check(matmul_family, torch.randn(3, 4), torch.randn(4, 2), torch.randn(2, 3, 4))

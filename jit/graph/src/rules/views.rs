@@ -32,6 +32,13 @@ pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<T
     if let Some(l) = view_layout(op, &a)? {
         return Ok(vec![TensorMeta::from_layout(x.dtype(), &l)]);
     }
+    if op == Op::ViewDtype {
+        let dt = a.dtype(1)?;
+        return Ok(vec![TensorMeta::from_layout(
+            dt,
+            &rynamo_tensor::view_dtype::view_dtype_layout(x, dt)?,
+        )]);
+    }
     let contiguous = |dt| TensorMeta::contiguous(dt, x.shape());
     let m = match op {
         Op::Reshape => reshape_meta(x, a.ints(1)?)?,
@@ -109,6 +116,7 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
             _ => x.clone(),
         },
         Op::Type => x.to_dtype(a.opt_dtype(1)?.unwrap_or(x.dtype())),
+        Op::ViewDtype => x.view_dtype(a.dtype(1)?)?,
         _ => return Err(wrong_module(op)),
     };
     Ok(vec![t])

@@ -476,6 +476,11 @@ def arange(start, end, step, out_dtype):
 DT_CODES = {v: k for k, v in NAMES.items()}
 
 
+def view_dtype(x, name):
+    """``x.view(dtype)``: the same bytes read as dtype ``name`` (not bfloat16, which NumPy lacks)."""
+    return np.ascontiguousarray(x).view(np.dtype(name))
+
+
 def to_dtype_name(x, name):
     return to_dtype(x, DT_CODES[name])
 

@@ -313,6 +313,34 @@ fn g_to(c: &mut Ctx<'_>) -> Args {
     }
     a
 }
+fn g_view_dtype(c: &mut Ctx<'_>) -> Args {
+    // NumPy has no bfloat16 (the reference emulates it in float32) and would read any byte as a
+    // bool (Rynamo refuses bytes other than 0 and 1): neither takes part.
+    use DType::*;
+    let dt = if matches!(c.dt, BFloat16 | Bool) {
+        Float32
+    } else {
+        c.dt
+    };
+    let target = c.pick(&[UInt8, Int8, Int16, Int32, Int64, Float16, Float32, Float64]);
+    let mut sh = c.shape();
+    if sh.is_empty() {
+        sh.push(1);
+    }
+    // Growing elements need the last dim to be a multiple of the size ratio.
+    let ratio = (target.itemsize() / dt.itemsize()).max(1);
+    let last = sh.len() - 1;
+    sh[last] = (sh[last] / ratio).max(1) * ratio;
+    let x = inputs::tensor(
+        c.rng,
+        &sh,
+        dt,
+        Domain::Real,
+        c.edges,
+        inputs::Layout::Contiguous,
+    );
+    vec![("self", t(x)), ("dtype", Value::DType(target))]
+}
 fn g_type(c: &mut Ctx<'_>) -> Args {
     let mut a = g_to(c);
     a.truncate(2);
@@ -643,6 +671,7 @@ pub fn spec(op: Op) -> Option<Spec> {
             .inplace()
             .cases(40),
         To | Type => native(if op == To { g_to } else { g_type }, "to_dtype(self, dtype)").out(param_rule),
+        ViewDtype => native(g_view_dtype, "view_dtype(self, dtype)").out(param_rule),
         Copy_ => native(g_copy, "np.broadcast_to(src, self.shape)")
             .cast(2)
             .target(value_rule)
