@@ -405,6 +405,11 @@ ops! {
     // rynamo-shims `bind_overload`; like PyTorch it has no Python name of its own) ===
     WhereCond = "where", "where.cond(Tensor condition) -> Tensor[]", Extern, [FUNCTION DATA_DEPENDENT], indexing;
     NonzeroNumpy = "nonzero_numpy", "nonzero_numpy(Tensor self) -> Tensor[]", Extern, [DATA_DEPENDENT], indexing;
+
+    // === Appended: scans with indices and log-space scans ===
+    Cummax = "cummax", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+    Cummin = "cummin", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+    Logcumsumexp = "logcumsumexp", "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD], order;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -9,6 +9,7 @@ mod preserve;
 mod promotion;
 mod prop;
 mod random;
+mod scan;
 mod views;
 
 use crate::{Scalar, Tensor, TensorOrScalar};
