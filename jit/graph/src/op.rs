@@ -408,6 +408,9 @@ ops! {
 
     // === Appended later (wire ids are positions: new ops go at the end) ===
     ViewDtype = "view", "view.dtype(Tensor self, ScalarType dtype) -> Tensor", Extern, [METHOD VIEW], views;
+    Cummax = "cummax", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+    Cummin = "cummin", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+    Logcumsumexp = "logcumsumexp", "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD], order;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -253,6 +253,8 @@ fn sample_more(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         NormStr => (vec![t(&x), V::Str("fro".into())], vec![]),
         CountNonzero => (vec![t(&ints), V::Int(0)], vec![]),
         Cumsum | Cumprod => (vec![t(&ints), V::Int(1)], vec![]),
+        Cummax | Cummin => (vec![t(&ints), V::Int(-1)], vec![]),
+        Logcumsumexp => (vec![t(&x), V::Int(0)], vec![]),
         Sort | Argsort => (vec![t(&x), V::Int(0), V::Bool(true)], vec![]),
         Topk => (vec![t(&x), V::Int(2)], vec![]),
         Baddbmm => (

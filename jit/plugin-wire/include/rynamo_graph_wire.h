@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 240 ops. */
+/* Op ids (the op table's order); 243 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -285,5 +285,8 @@
 #define RYNAMO_OP_WHERE_COND 237 /* where.cond(Tensor condition) -> Tensor[] */
 #define RYNAMO_OP_NONZERO_NUMPY 238 /* nonzero_numpy(Tensor self) -> Tensor[] */
 #define RYNAMO_OP_VIEW_DTYPE 239 /* view.dtype(Tensor self, ScalarType dtype) -> Tensor */
+#define RYNAMO_OP_CUMMAX 240 /* cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+#define RYNAMO_OP_CUMMIN 241 /* cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+#define RYNAMO_OP_LOGCUMSUMEXP 242 /* logcumsumexp(Tensor self, int dim) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

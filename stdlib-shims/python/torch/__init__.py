@@ -211,8 +211,9 @@ from torch._refs_data import (  # noqa: E402,F401
     masked_select, nanmean, nansum, repeat_interleave, std_mean, var_mean,
 )
 from torch._refs_search import (  # noqa: E402,F401
-    bincount, bucketize, kthvalue, median, searchsorted, unique,
+    bincount, bucketize, kthvalue, median, searchsorted,
 )
+from torch._refs_unique import unique, unique_consecutive  # noqa: E402,F401
 
 moveaxis = movedim
 
@@ -225,7 +226,7 @@ _C._install_python_methods("torch", (
     "argwhere broadcast_to tensor_split hsplit vsplit dsplit fliplr flipud rot90 take_along_dim "
     "diag trace repeat_interleave masked_select index_add index_copy index_fill diff logaddexp "
     "logaddexp2 heaviside copysign fmax fmin sgn signbit xlogy float_power sinc nansum nanmean "
-    "aminmax kron inner cross bincount unique median kthvalue"
+    "aminmax kron inner cross bincount unique unique_consecutive median kthvalue"
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
 

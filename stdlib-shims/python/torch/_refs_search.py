@@ -1,10 +1,10 @@
 """Decompositions of PyTorch's searching, counting and order statistics into registry ops
-(continues ``torch._refs``): ``searchsorted``, ``bucketize``, ``bincount``, ``unique``,
-``median``, ``kthvalue``.
+(continues ``torch._refs``): ``searchsorted``, ``bucketize``, ``bincount``, ``median``,
+``kthvalue`` (``unique`` is in ``torch._refs_unique``).
 
 Order statistics sort (NaN sorts last, as PyTorch treats it as the largest value).
-``bincount`` and ``unique`` have data-dependent sizes: they read ``.item()`` or boolean masks,
-so compiled code graph-breaks there.
+``bincount`` has a data-dependent size: it reads ``.item()``, so compiled code graph-breaks
+there.
 """
 
 import builtins as _builtins
@@ -114,33 +114,6 @@ def bincount(input, weights=None, minlength=0):
     # PyTorch accumulates float32 weights in float32 and every other dtype in float64.
     dt = torch.float32 if weights.dtype == torch.float32 else torch.float64
     return torch.zeros(bins, dtype=dt).scatter_add(0, index, weights.to(dt))
-
-
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct elements, ascending; optionally each element's position among them
-    (``inverse``, shaped like ``input``) and how often each occurs."""
-    if dim is not None:
-        raise NotImplementedError("torch.unique(dim=...) is not supported by Rynamo yet")
-    flat = input.reshape(-1)
-    n = flat.numel()
-    values, perm = flat.sort(stable=True)
-    if n > 0:
-        first = torch.ones(1, dtype=torch.bool)
-        starts = torch.cat([first, values[1:] != values[:-1]])
-    else:
-        starts = torch.zeros(0, dtype=torch.bool)
-    out = values[starts]
-    if not return_inverse and not return_counts:
-        return out
-    result = [out]
-    if return_inverse:
-        group = starts.cumsum(0) - 1
-        inverse = torch.zeros(n, dtype=torch.int64).scatter(0, perm, group)
-        result.append(inverse.reshape(input.shape))
-    if return_counts:
-        bounds = torch.cat([starts.nonzero().reshape(-1), torch.tensor([n])])
-        result.append(bounds[1:] - bounds[:-1])
-    return tuple(result)
 
 
 def _select_sorted(name, input, k_of, dim, keepdim, nan_first):

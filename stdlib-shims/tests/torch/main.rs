@@ -12,4 +12,5 @@ mod eager_parity;
 mod package;
 mod repr;
 mod rust_api;
+mod scan_unique;
 mod tensor_api;

@@ -54,6 +54,11 @@ def reductions_indices(x):
     return x.argmax(), x.argmin(dim=1), x.max(dim=0), torch.min(x, 1)
 
 
+def scans_with_indices(x):
+    r = torch.cummax(x, 1)
+    return r, x.cummin(0).indices, r.values - x.cummin(dim=-1)[0], torch.logcumsumexp(x, 1), x.logcumsumexp(0)
+
+
 def return_types_fields(x):
     r = x.max(dim=1)
     values, indices = torch.min(x, 0)
@@ -275,6 +280,7 @@ check(reductions_full, x)
 check(reductions_dims, x)
 check(reductions_indices, x)
 check(return_types_fields, x)
+check(scans_with_indices, x)
 check(reductions_bool, x)
 check(softmax_family, x)
 check(views, x)

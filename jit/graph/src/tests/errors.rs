@@ -332,6 +332,34 @@ fn reductions() {
         "Dimension out of range",
     );
     fails(
+        Op::Cummax,
+        vec![f(&[3]), Value::Int(1)],
+        vec![],
+        Index,
+        "Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+    );
+    fails(
+        Op::Cummin,
+        vec![f(&[2, 3]), Value::Int(-3)],
+        vec![],
+        Index,
+        "Dimension out of range (expected to be in range of [-2, 1], but got -3)",
+    );
+    fails(
+        Op::Logcumsumexp,
+        vec![t(&[3], DType::Int64), Value::Int(0)],
+        vec![],
+        Runtime,
+        "\"logcumsumexp_out_cpu\" not implemented for 'Long'",
+    );
+    fails(
+        Op::Logcumsumexp,
+        vec![t(&[3], DType::Int64), Value::Int(1)],
+        vec![],
+        Index,
+        "Dimension out of range",
+    );
+    fails(
         Op::Topk,
         vec![f(&[3]), Value::Int(4)],
         vec![],

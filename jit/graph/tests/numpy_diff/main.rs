@@ -13,6 +13,7 @@ mod spec_creation;
 mod spec_nn;
 mod spec_pointwise;
 mod spec_reduce;
+mod spec_scan;
 mod spec_shape;
 mod wire;
 
@@ -78,6 +79,7 @@ fn spec_of(op: Op) -> Option<Spec> {
         .or_else(|| spec_shape::spec(op))
         .or_else(|| spec_creation::spec(op))
         .or_else(|| spec_nn::spec(op))
+        .or_else(|| spec_scan::spec(op))
 }
 
 /// Binds `args` (by parameter name) to `op`'s schema: positional up to the first omitted

@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from numpy_nn import *  # noqa: F401,F403  the float64 references of the neural-network ops
+from numpy_scan import *  # noqa: F401,F403  cummax, cummin, logcumsumexp
 
 # DType wire codes, as rynamo_tensor::DType's order.
 BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64 = range(10)

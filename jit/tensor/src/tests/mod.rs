@@ -10,6 +10,7 @@ mod preserve;
 mod promotion;
 mod prop;
 mod random;
+mod scan;
 mod view_dtype;
 mod views;
 
