@@ -32,7 +32,7 @@ pub fn view_dtype_layout(x: &impl Shaped, dtype: DType) -> Result<Layout> {
         return Ok(l);
     }
     let ratio = to / from;
-    if x.shape()[last] % ratio != 0 {
+    if !x.shape()[last].is_multiple_of(ratio) {
         bail!(
             Runtime,
             "self.size(-1) must be divisible by {ratio} to view {} (different element sizes), but got {}",
@@ -40,7 +40,7 @@ pub fn view_dtype_layout(x: &impl Shaped, dtype: DType) -> Result<Layout> {
             x.shape()[last]
         );
     }
-    if x.offset() % ratio != 0 {
+    if !x.offset().is_multiple_of(ratio) {
         bail!(
             Runtime,
             "self.storage_offset() must be divisible by {ratio} to view {} (different element sizes), but got {}",
