@@ -14,6 +14,7 @@
 //! `masked_fill_` and `index_put_` accept an expanded destination.
 
 use crate::error::{Error, Result};
+use crate::layout::Shaped;
 use crate::preserve::is_non_overlapping_and_dense;
 use crate::tensor::Tensor;
 
@@ -41,8 +42,8 @@ pub enum MemOverlapStatus {
     TooHard,
 }
 
-/// `at::has_internal_overlap`.
-pub fn internal_overlap(t: &Tensor) -> MemOverlap {
+/// `at::has_internal_overlap` (geometry only, so meta rules can ask too).
+pub fn internal_overlap(t: &impl Shaped) -> MemOverlap {
     if is_non_overlapping_and_dense(t.shape(), t.strides()) {
         return MemOverlap::No;
     }
@@ -112,7 +113,7 @@ pub fn check_copy(dst: &Tensor, src: &Tensor) -> Result<()> {
 }
 
 /// Refuses a destination whose elements share memory (an `expand`ed tensor).
-pub fn assert_no_internal_overlap(t: &Tensor) -> Result<()> {
+pub fn assert_no_internal_overlap(t: &impl Shaped) -> Result<()> {
     if internal_overlap(t) == MemOverlap::Yes {
         return Err(Error::Runtime(
             "unsupported operation: more than one element of the written-to tensor refers to a \

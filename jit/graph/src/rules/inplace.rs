@@ -54,17 +54,7 @@ fn check_no_internal_overlap<T: Shaped>(op: Op, this: &T) -> Result<()> {
     ) {
         return Ok(());
     }
-    let overlap = this
-        .shape()
-        .iter()
-        .zip(this.strides())
-        .any(|(&n, &s)| n > 1 && s == 0);
-    if overlap {
-        return Err(rt(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
-        ));
-    }
-    Ok(())
+    Ok(memory_overlap::assert_no_internal_overlap(this)?)
 }
 
 /// ATen's TensorIterator refuses inputs partially overlapping the destination (`a[1:].add_(a[:-1])`
