@@ -353,7 +353,7 @@ impl Tracer<'_> {
             out.push(next.clone());
             acc = Some(next);
         }
-        Ok(super::builtins::iter_of(out))
+        Ok(super::variables::iter::iter_of(out))
     }
 
     /// `itertools.repeat(obj, times)` (without `times` it never ends: a break).
@@ -371,7 +371,7 @@ impl Tracer<'_> {
         if n > MAX_ITEMS {
             return Err(unsupported("itertools.repeat count too large to unroll"));
         }
-        Ok(super::builtins::iter_of(vec![args[0].clone(); n]))
+        Ok(super::variables::iter::iter_of(vec![args[0].clone(); n]))
     }
 
     /// Iterator arguments that others may share (or generators) make up-front unrolling
@@ -445,7 +445,7 @@ impl Tracer<'_> {
             .iter()
             .map(|o| map_tokens(o, &tokens, vm))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(super::builtins::iter_of(mapped))
+        Ok(super::variables::iter::iter_of(mapped))
     }
 
     /// Every item of a real iterator, up to the limit.
@@ -478,7 +478,7 @@ impl Tracer<'_> {
             _ => return Ok(v),
         };
         let items = self.take_finite(&obj, "result")?;
-        Ok(super::builtins::iter_of(
+        Ok(super::variables::iter::iter_of(
             items.into_iter().map(|i| wrap_fresh(i, vm)).collect(),
         ))
     }

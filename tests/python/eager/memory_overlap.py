@@ -105,19 +105,22 @@ def clamp_partial():
     a[1:].clamp_(min=a[:-1])
 
 
-raises("a[1:] = a[:-1]", shift_setitem, PARTIAL)
-raises("a[1:].add_(a[:-1])", shift_add, PARTIAL)
-raises("m.add_(m.t())", transpose_add, PARTIAL)
-raises("a[:-1].copy_(a[1:])", shift_copy, PARTIAL)
-raises("b *= a[:-1]", shift_mul_operator, PARTIAL)
-raises("expand(...).add_", expanded_add, INTERNAL)
-raises("expand(...).copy_", expanded_copy, INTERNAL)
-raises("expand(...).normal_", expanded_normal, INTERNAL)
-raises("a[idx] = a[2:4]", index_put_value_view, PARTIAL)
-raises("index_put_(accumulate=True) of a view", index_put_accumulate, PARTIAL)
-raises("a.scatter_(0, i, a)", scatter_src_self, PARTIAL)
-raises("a[1:].addcmul_(a[:-1], ...)", addcmul_partial, PARTIAL)
-raises("a[1:].clamp_(min=a[:-1])", clamp_partial, PARTIAL)
+for name, fn, message in [
+    ("a[1:] = a[:-1]", shift_setitem, PARTIAL),
+    ("a[1:].add_(a[:-1])", shift_add, PARTIAL),
+    ("m.add_(m.t())", transpose_add, PARTIAL),
+    ("a[:-1].copy_(a[1:])", shift_copy, PARTIAL),
+    ("b *= a[:-1]", shift_mul_operator, PARTIAL),
+    ("expand(...).add_", expanded_add, INTERNAL),
+    ("expand(...).copy_", expanded_copy, INTERNAL),
+    ("expand(...).normal_", expanded_normal, INTERNAL),
+    ("a[idx] = a[2:4]", index_put_value_view, PARTIAL),
+    ("index_put_(accumulate=True) of a view", index_put_accumulate, PARTIAL),
+    ("a.scatter_(0, i, a)", scatter_src_self, PARTIAL),
+    ("a[1:].addcmul_(a[:-1], ...)", addcmul_partial, PARTIAL),
+    ("a[1:].clamp_(min=a[:-1])", clamp_partial, PARTIAL),
+]:
+    raises(name, fn, message)
 
 
 def accepted_cases():

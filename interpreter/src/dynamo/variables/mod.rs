@@ -11,6 +11,7 @@ pub mod builder;
 pub mod ctx_manager;
 pub mod error_on_graph_break;
 pub mod exceptions;
+pub mod iter;
 pub mod named_tuple;
 pub mod python_value;
 pub mod torch;

@@ -66,13 +66,6 @@ fn check_inputs_overlap(this: &Tensor, inputs: &[Option<&Tensor>]) -> Result<()>
     Ok(())
 }
 
-fn tensor_of<'t>(v: &Option<TensorOrScalar<&'t Tensor>>) -> Option<&'t Tensor> {
-    match v {
-        Some(TensorOrScalar::Tensor(t)) => Some(t),
-        _ => None,
-    }
-}
-
 /// The out-of-place op whose unary kernel an in-place unary op applies.
 fn unary_base(op: Op) -> Option<Op> {
     Some(match op {
@@ -208,12 +201,18 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         | Op::FloorDivide_ => {
             let (b, alpha) = super::binary::expect_kind(op, &a)?;
             let other = a.tensor_or_scalar(1)?;
-            check_inputs_overlap(this, &[tensor_of(&Some(other))])?;
+            check_inputs_overlap(this, &[other.tensor()])?;
             pointwise::binary_(b, this, other, alpha)?;
         }
         Op::Clamp_ => {
             let (min, max) = (a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?);
-            check_inputs_overlap(this, &[tensor_of(&min), tensor_of(&max)])?;
+            check_inputs_overlap(
+                this,
+                &[
+                    min.and_then(TensorOrScalar::tensor),
+                    max.and_then(TensorOrScalar::tensor),
+                ],
+            )?;
             pointwise::clamp_(this, min, max)?
         }
         Op::Copy_ => this.copy_(a.tensor(1)?)?,
@@ -236,7 +235,7 @@ pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         Op::SetItem => index::setitem(this, a.index(1)?, a.tensor_or_scalar(2)?)?,
         Op::Lerp_ => {
             let (end, weight) = (a.tensor(1)?, a.tensor_or_scalar(2)?);
-            check_inputs_overlap(this, &[Some(end), tensor_of(&Some(weight))])?;
+            check_inputs_overlap(this, &[Some(end), weight.tensor()])?;
             ternary::lerp_(this, end, weight)?
         }
         Op::Addcmul_ | Op::Addcdiv_ => {

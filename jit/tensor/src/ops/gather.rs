@@ -206,10 +206,7 @@ pub fn scatter_(
     } else {
         "scatter"
     };
-    let src_t = match src {
-        TensorOrScalar::Tensor(t) => Some(t),
-        TensorOrScalar::Scalar(_) => None,
-    };
+    let src_t = src.tensor();
     scatter_meta(name, x, dim, index, src_t)?;
     if index.numel() == 0 {
         return Ok(());

@@ -20,6 +20,16 @@ pub enum TensorOrScalar<T> {
     Scalar(Scalar),
 }
 
+impl<T> TensorOrScalar<T> {
+    /// The tensor, if this is one.
+    pub fn tensor(self) -> Option<T> {
+        match self {
+            TensorOrScalar::Tensor(t) => Some(t),
+            TensorOrScalar::Scalar(_) => None,
+        }
+    }
+}
+
 impl<T: Shaped> TensorOrScalar<&T> {
     /// How this operand takes part in type promotion.
     pub fn operand(&self) -> Operand {
