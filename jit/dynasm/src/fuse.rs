@@ -149,6 +149,10 @@ pub fn classify(g: &Graph, id: NodeId) -> Class {
             | Op::OnesLike
             | Op::FullLike
             | Op::EmptyLike
+            | Op::NewZeros
+            | Op::NewOnes
+            | Op::NewFull
+            | Op::NewEmpty
             | Op::ScalarTensor => Class::Const,
             _ => Class::Opaque,
         },

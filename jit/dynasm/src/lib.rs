@@ -41,7 +41,7 @@
 //! - Views folded into index maps (permute, transpose, slices, select, expand, (un)squeeze,
 //!   diagonal, splitting reshapes, `as_strided`); merging reshapes of intermediates give their
 //!   input a buffer.
-//! - Creation ops filled with a constant (`zeros`, `ones`, `full`, `*_like`, `scalar_tensor`).
+//! - Creation ops filled with a constant (`zeros`, `ones`, `full`, `*_like`, `new_*`, `scalar_tensor`).
 //! - Reductions `sum`, `mean`, `amax`, `amin`, `max()`, `min()` over any set of adjacent dims
 //!   that includes the input's innermost one, with keepdim; `softmax`, `log_softmax`,
 //!   `layer_norm`, `var`, `std` by decomposition.

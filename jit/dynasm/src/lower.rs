@@ -226,8 +226,11 @@ pub fn lower_pointwise(
             }
             b.cast(x, oty)
         }
-        Op::Zeros | Op::Empty | Op::ZerosLike | Op::EmptyLike => b.f(oty, 0.0),
-        Op::Ones | Op::OnesLike => b.f(oty, 1.0),
+        Op::Zeros | Op::Empty | Op::ZerosLike | Op::EmptyLike | Op::NewZeros | Op::NewEmpty => {
+            b.f(oty, 0.0)
+        }
+        Op::Ones | Op::OnesLike | Op::NewOnes => b.f(oty, 1.0),
+        Op::NewFull => b.konst(ConstVal::from_scalar(a.scalar(2).map_err(e)?, oty)),
         Op::Full | Op::FullLike => b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, oty)),
         Op::ScalarTensor => b.konst(ConstVal::from_scalar(a.scalar(0).map_err(e)?, oty)),
         op if binary_kind(op).is_some() => binary(b, g, n, &mut arg, oty)?,

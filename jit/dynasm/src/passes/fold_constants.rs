@@ -1,5 +1,5 @@
 //! Constant folding: a pointwise node whose tensor operands are all constant-filled creations
-//! (`zeros`, `ones`, `full`, `*_like`, `scalar_tensor`) is evaluated once, here, with its eager
+//! (`zeros`, `ones`, `full`, `*_like`, `new_*`, `scalar_tensor`) is evaluated once, here, with its eager
 //! kernel on one element, and becomes a `full` of the result (which kernels then inline as a
 //! constant).
 
@@ -12,8 +12,9 @@ use rynamo_tensor::{Scalar, Tensor};
 fn const_value(op: Op, args: &[rynamo_graph::Arg]) -> Option<Scalar> {
     let a = Args(args);
     match op {
-        Op::Zeros | Op::ZerosLike => Some(Scalar::Int(0)),
-        Op::Ones | Op::OnesLike => Some(Scalar::Int(1)),
+        Op::Zeros | Op::ZerosLike | Op::NewZeros => Some(Scalar::Int(0)),
+        Op::Ones | Op::OnesLike | Op::NewOnes => Some(Scalar::Int(1)),
+        Op::NewFull => a.scalar(2).ok(),
         Op::Full | Op::FullLike => a.scalar(1).ok(),
         Op::ScalarTensor => a.scalar(0).ok(),
         _ => None,

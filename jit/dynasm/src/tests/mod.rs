@@ -6,6 +6,7 @@ mod attn;
 mod avx512;
 mod cache;
 mod common;
+mod coverage;
 mod diff;
 mod div;
 mod nonpos;
