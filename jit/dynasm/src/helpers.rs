@@ -81,6 +81,11 @@ f2!(pow_f64, f64, f64::powf);
 f2!(atan2_f64, f64, f64::atan2);
 f2!(div_floor_f64, f64, div_floor::<f64>);
 f2!(rem_f64, f64, rem_float::<f64>);
+// Eager's fmod and hypot kernels: Rust's `%` (C's fmod, exact) and `hypot` (the platform libm's).
+f2!(fmod_f32, f32, |x, y| x % y);
+f2!(fmod_f64, f64, |x, y| x % y);
+f2!(hypot_f32, f32, f32::hypot);
+f2!(hypot_f64, f64, f64::hypot);
 
 /// Address of the scalar function `f` for f32 (`double` = false) or f64.
 pub fn func1(f: Func1, double: bool) -> usize {
@@ -136,6 +141,8 @@ pub fn func2(f: Func2, double: bool) -> usize {
         Func2::Atan2 => pick!(atan2_f32, atan2_f64),
         Func2::DivFloor => pick!(div_floor_f32, div_floor_f64),
         Func2::Remainder => pick!(rem_f32, rem_f64),
+        Func2::Fmod => pick!(fmod_f32, fmod_f64),
+        Func2::Hypot => pick!(hypot_f32, hypot_f64),
     }
 }
 

@@ -159,6 +159,8 @@ pub enum Func2 {
     Atan2,
     DivFloor,
     Remainder,
+    Fmod,
+    Hypot,
 }
 
 /// One SSA instruction.

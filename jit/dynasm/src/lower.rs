@@ -270,6 +270,8 @@ fn binary_kind(op: Op) -> Option<BinaryOp> {
         Op::BitwiseOr => B::BitwiseOr,
         Op::BitwiseXor => B::BitwiseXor,
         Op::Atan2 => B::Atan2,
+        Op::Fmod => B::Fmod,
+        Op::Hypot => B::Hypot,
         _ => return None,
     })
 }
@@ -396,6 +398,8 @@ fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R
         (B::Remainder, _) if fl => b.call2(Func2::Remainder, l, r),
         (B::Pow, _) if fl => b.call2(Func2::Pow, l, r),
         (B::Atan2, _) if fl => b.call2(Func2::Atan2, l, r),
+        (B::Fmod, _) if fl => b.call2(Func2::Fmod, l, r),
+        (B::Hypot, _) if fl => b.call2(Func2::Hypot, l, r),
         (B::Maximum, Ty::Bool) => b.bin(BOp::Or, l, r),
         (B::Minimum, Ty::Bool) => b.bin(BOp::And, l, r),
         (B::Maximum, _) => b.bin(BOp::Max, l, r),

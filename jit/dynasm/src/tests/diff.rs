@@ -127,7 +127,7 @@ fn special_values_through_pointwise_ops() {
         );
     }
     let src = format!(
-        "graph(%x: f32[{n}], %y: f32[{n}]):\n  %0: f32[{n}] = maximum(%x, %y)\n  %1: f32[{n}] = minimum(%x, %y)\n  %2: f32[{n}] = clamp(%x, -1.0, 1.0)\n  %3: f32[{n}] = clamp_min(%x, %y)\n  %4: f32[{n}] = clamp_max(%x, 0.25)\n  return (%0, %1, %2, %3, %4)\n"
+        "graph(%x: f32[{n}], %y: f32[{n}]):\n  %0: f32[{n}] = maximum(%x, %y)\n  %1: f32[{n}] = minimum(%x, %y)\n  %2: f32[{n}] = clamp(%x, -1.0, 1.0)\n  %3: f32[{n}] = clamp_min(%x, %y)\n  %4: f32[{n}] = clamp_max(%x, 0.25)\n  %5: f32[{n}] = fmod(%x, %y)\n  %6: f32[{n}] = hypot(%x, %y)\n  return (%0, %1, %2, %3, %4, %5, %6)\n"
     );
     let y: Vec<f32> = v.iter().rev().copied().collect();
     check(
@@ -157,6 +157,8 @@ fn binary_ops_broadcasting_scalars_and_promotion() {
         "pow",
         "remainder",
         "floor_divide",
+        "fmod",
+        "hypot",
     ] {
         let extra = if matches!(op, "add" | "sub") {
             ", alpha=1"

@@ -9,6 +9,7 @@ mod common;
 mod coverage;
 mod diff;
 mod div;
+mod logsumexp;
 mod nonpos;
 mod perf_paths;
 #[cfg(target_arch = "x86_64")]

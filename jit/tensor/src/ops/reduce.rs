@@ -399,7 +399,11 @@ pub fn reduce(
                     ReduceOp::Std { correction } => moments(r, correction).sqrt(),
                     ReduceOp::Norm { p } => vector_norm(r, p),
                     ReduceOp::LogSumExp => {
-                        let m = r.iter().fold(f64::NEG_INFINITY, |a, v| a.max(v.to_f64()));
+                        // NaN propagates (ATen's amax), so an all-NaN row gives NaN, not -inf.
+                        let m = r.iter().fold(f64::NEG_INFINITY, |a, v| {
+                            let v = v.to_f64();
+                            if a.is_nan() || v.is_nan() { f64::NAN } else { a.max(v) }
+                        });
                         if m.is_infinite() {
                             m
                         } else {

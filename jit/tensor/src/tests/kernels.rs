@@ -363,6 +363,26 @@ fn var_std_max_argmax_logsumexp() {
     )
     .unwrap();
     assert_close(&l.to_vec::<f64>(), &[1000.0 + 2f64.ln()], 1e-6);
+    // NaN propagates as ATen's amax does: an all-NaN row is NaN (was -inf), and -inf / +inf
+    // rows keep their infinity.
+    let nan = f32::NAN;
+    let x = t(
+        &[
+            nan,
+            nan,
+            nan,
+            1.0,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            1.0,
+        ],
+        &[4, 2],
+    );
+    let l = reduce::reduce(ReduceOp::LogSumExp, &x, Some(&[1]), false, None).unwrap();
+    let l = l.to_vec::<f32>();
+    assert!(l[0].is_nan() && l[1].is_nan(), "{l:?}");
+    assert_eq!((l[2], l[3]), (f32::NEG_INFINITY, f32::INFINITY));
     assert!(reduce::reduce(ReduceOp::Mean, &ti(&[1], &[1]), None, false, None).is_err());
 }
 
