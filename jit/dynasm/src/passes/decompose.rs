@@ -1,7 +1,7 @@
 //! Rewrites composite ops into the primitives the fuser lowers: softmax and log_softmax into
 //! max / exp / sum / normalise (three phases of one row kernel), layer_norm into mean / variance /
 //! affine, var and std into two reductions, f32 logsumexp into max / exp / sum / log, lerp /
-//! addcmul / addcdiv into pointwise nodes. The eager kernels' evaluation order is kept (for
+//! addcmul / addcdiv and evaluation-mode batch_norm into pointwise nodes. The eager kernels' evaluation order is kept (for
 //! example softmax multiplies by the reciprocal of the sum, as eager does), so the decomposed
 //! graph's results are bitwise eager's, except logsumexp's (eager computes it in f64).
 
@@ -189,6 +189,7 @@ fn expand(r: &mut Rebuild, old: &Graph, i: usize) -> Option<ValueId> {
         }
         Op::Lerp | Op::Addcmul | Op::Addcdiv => ternary(r, n.op, &a, x, xm.dtype),
         Op::LogSumExp => logsumexp(r, &a, x, xm.dtype),
+        Op::BatchNorm => batch_norm_eval(r, &a, x, &xm.shape, xm.dtype),
         _ => None,
     }
 }
@@ -298,6 +299,75 @@ fn logsumexp(r: &mut Rebuild, a: &Args<'_, ValueId>, x: ValueId, dt: DType) -> O
     bin(r, Op::Add, t(l), t(m))
 }
 
+/// `batch_norm` in evaluation mode (running statistics, nothing written) as eager computes it, in
+/// f64: per channel `scale = w / sqrt(var + eps)` (`1 / sqrt` without a weight) and
+/// `shift = b - mean * scale` (`0 - ...` without a bias), then `x * scale + shift` rounded to the
+/// input dtype; exact operations in eager's order, so bitwise eager's. Training mode updates the
+/// running statistics in place and keeps the eager node.
+fn batch_norm_eval(
+    r: &mut Rebuild,
+    a: &Args<'_, ValueId>,
+    x: ValueId,
+    shape: &[usize],
+    dt: DType,
+) -> Option<ValueId> {
+    if a.bool(5).ok()? || !matches!(dt, DType::Float32 | DType::Float64) || shape.len() < 2 {
+        return None;
+    }
+    let f64_of = |r: &mut Rebuild, v: ValueId| {
+        if r.g.value(v).meta.dtype == DType::Float64 {
+            Some(v)
+        } else {
+            r.call(
+                Op::To,
+                vec![t(v), Value::DType(DType::Float64), Value::Bool(false)],
+            )
+        }
+    };
+    let operand = |r: &mut Rebuild, i: usize| -> Option<Option<ValueId>> {
+        match a.opt_tensor(i).ok()? {
+            Some(v) => Some(Some(f64_of(r, r.map[v])?)),
+            None => Some(None),
+        }
+    };
+    let (mean, var) = (operand(r, 1)??, operand(r, 2)??);
+    let (w, b) = (operand(r, 3)?, operand(r, 4)?);
+    let ve = bin(
+        r,
+        Op::Add,
+        t(var),
+        Value::Scalar(Scalar::Float(a.float(7).ok()?)),
+    )?;
+    let sd = r.call(Op::Sqrt, vec![t(ve)])?;
+    let scale = match w {
+        Some(w) => r.call(Op::Div, vec![t(w), t(sd), Value::None])?,
+        None => r.call(Op::Reciprocal, vec![t(sd)])?,
+    };
+    let ms = bin(r, Op::Mul, t(mean), t(scale))?;
+    let b = match b {
+        Some(b) => b,
+        None => r.call(Op::ZerosLike, vec![t(ms), Value::None])?,
+    };
+    let shift = bin(r, Op::Sub, t(b), t(ms))?;
+    // [c] -> [c, 1, ...]: broadcast over the dims after the channel.
+    let per_channel: Vec<i64> = std::iter::once(shape[1] as i64)
+        .chain(std::iter::repeat_n(1, shape.len() - 2))
+        .collect();
+    let scale = r.call(
+        Op::View,
+        vec![t(scale), Value::IntList(per_channel.clone())],
+    )?;
+    let shift = r.call(Op::View, vec![t(shift), Value::IntList(per_channel)])?;
+    let x = f64_of(r, x)?;
+    let y = bin(r, Op::Mul, t(x), t(scale))?;
+    let y = bin(r, Op::Add, t(y), t(shift))?;
+    if dt == DType::Float64 {
+        Some(y)
+    } else {
+        r.call(Op::To, vec![t(y), Value::DType(dt), Value::Bool(false)])
+    }
+}
+
 /// The pass.
 pub fn decompose(g: &mut Graph, _cx: &PassCx) {
     if !g.nodes().iter().any(|n| {
@@ -312,6 +382,7 @@ pub fn decompose(g: &mut Graph, _cx: &PassCx) {
                 | Op::Addcmul
                 | Op::Addcdiv
                 | Op::LogSumExp
+                | Op::BatchNorm
         )
     }) {
         return;

@@ -4,6 +4,7 @@
 mod attn;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod batch_norm;
 mod cache;
 mod common;
 mod coverage;
