@@ -11,7 +11,7 @@ use rynamo_tensor::Tensor;
 use crate::pipeline::{self, Program};
 use crate::schedule::Step;
 use crate::target::{self, Target};
-use crate::{Error, fuse, runtime};
+use crate::{Error, runtime};
 
 /// The dynasm JIT backend.
 pub struct DynasmBackend {
@@ -58,8 +58,7 @@ impl DynasmBackend {
     pub fn compile_exe(&self, graph: &Graph) -> Result<DynasmExecutable, BackendError> {
         let eager = EagerBackend.compile(graph)?;
         let jit = match &self.target {
-            Some(t) if !fuse::has_mutation(graph) => pipeline::compile(graph, t.as_ref()),
-            Some(_) => Err(Error::Lower("graph mutates its inputs".into())),
+            Some(t) => pipeline::compile(graph, t.as_ref()),
             None => Err(Error::NoTarget),
         };
         let exe = DynasmExecutable {

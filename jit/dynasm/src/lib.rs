@@ -48,8 +48,10 @@
 //! - Matmuls run through the runtime's GEMM (eager kernels, the `gemm` crate), with a following
 //!   bias add folded into `addmm`; batched f32 matmuls run one matrix per thread (`bmm.rs`).
 //! - Everything else (argmax, cat, indexing, RNG, int division, reductions over non-adjacent
-//!   dims or that keep the innermost dim, ...) runs per node through the registry's eager kernels; graphs with in-place ops run
-//!   on the eager interpreter.
+//!   dims or that keep the innermost dim, ...) runs per node through the registry's eager kernels.
+//!   In-place ops on tensors the graph allocated become out-of-place ops (`passes/functionalize.rs`);
+//!   graphs with other in-place ops (on inputs, or on tensors with views) run on the eager
+//!   interpreter.
 //!
 //! Maximum errors of the vector math (ulps against an f64 reference) are in `tests/ulp.rs`; the
 //! NEON path measures like AVX2+FMA (both fuse multiply-adds), and AVX-512 is bitwise AVX2.

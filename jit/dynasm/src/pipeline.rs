@@ -1,9 +1,10 @@
 //! The whole JIT, in order. Read this to know what runs.
 //!
 //! ```text
-//!   Graph --[decompose]--> [fold constants] --[fuse bias]--> [CSE] --[DCE]-->   (graph passes,
-//!         --[fuse]------> Plan (kernels, buffers)                                verified after
-//!         --[schedule]--> Vec<Step> (loop IR + geometry)                         each in debug)
+//!   Graph --[functionalize]--> [decompose] --> [fold constants]    (graph passes, verified
+//!         --[fuse bias]--> [CSE] --[DCE]-->                         after each in debug)
+//!         --[fuse]------> Plan (kernels, buffers)
+//!         --[schedule]--> Vec<Step> (loop IR + geometry)
 //!         --[attn::fuse]-> matmul, row kernel, matmul fused per matrix
 //!         --[emit]------> machine code per kernel (through the kernel cache)
 //! ```
@@ -41,6 +42,8 @@ pub fn optimize(g: &Graph) -> Result<Graph> {
                 .join("; "),
         )
     };
+    cx.run(&mut g, "functionalize", passes::functionalize)
+        .map_err(v)?;
     cx.run(&mut g, "decompose", passes::decompose).map_err(v)?;
     cx.run(&mut g, "fold constants", passes::fold_constants)
         .map_err(v)?;
@@ -68,6 +71,11 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
         )
     })?;
     let graph = optimize(g)?;
+    if fuse::has_mutation(&graph) {
+        return Err(Error::Lower(
+            "an in-place op writes a graph input or a tensor with views (see functionalize)".into(),
+        ));
+    }
     let plan = fuse::plan(&graph);
     let steps = attn::fuse(&graph, schedule::schedule(&graph, &plan)?);
     let launches = steps

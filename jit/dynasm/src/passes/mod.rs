@@ -3,8 +3,10 @@
 
 mod decompose;
 mod fold_constants;
+mod functionalize;
 mod fuse_bias;
 
 pub use decompose::decompose;
 pub use fold_constants::fold_constants;
+pub use functionalize::functionalize;
 pub use fuse_bias::fuse_bias;

@@ -406,7 +406,7 @@ fn matmul_with_bias_and_activation_and_fallback_nodes() {
 #[test]
 fn in_place_graphs_run_eagerly_and_constants_fold() {
     let x = randn(&[8], 1);
-    let src = "graph(%x: f32[8]):\n  %0: f32[8] = mul(%x, 2.0)\n  %1: f32[8] = add_(%0, 1.0, alpha=1)\n  return (%1)\n";
+    let src = "graph(%x: f32[8]):\n  %0: f32[8] = add_(%x, 1.0, alpha=1)\n  %1: f32[8] = mul(%0, 2.0)\n  return (%1)\n";
     let g = rynamo_graph::parse(src).unwrap();
     let exe = crate::DynasmBackend::new().compile_exe(&g).unwrap();
     assert!(!exe.is_jitted());

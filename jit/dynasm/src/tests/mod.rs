@@ -10,6 +10,7 @@ mod common;
 mod coverage;
 mod diff;
 mod div;
+mod functionalize;
 mod logsumexp;
 mod nonpos;
 mod perf_paths;

@@ -1,0 +1,160 @@
+//! Functionalization (PyTorch's `FunctionalTensor` pass, narrowed to what is provably safe): an
+//! in-place op on a tensor the graph itself allocated, and that nothing else aliases, becomes its
+//! out-of-place op (`copy_(self, src)`: `clone(src)`), and later reads of the tensor read the new
+//! value. `out += identity` and `relu(x, inplace=True)` (a relu and a `copy_`) inside a compiled ResNet block then fuse like their out-of-place forms;
+//! before, any in-place op sent the whole graph to the eager interpreter.
+//!
+//! Safe means eager could not tell the difference: the mutated tensor (with the in-place ops'
+//! outputs, which are the same tensor) is not a graph input, was produced by an op that allocates
+//! its output, and no op takes a view of it or may return it. Anything else keeps its in-place
+//! node, and [`crate::pipeline::compile`] leaves such graphs to the eager interpreter.
+
+use rynamo_graph::passes::PassCx;
+use rynamo_graph::{Arg, Graph, Lowering, Op, OpFlags, Value, ValueId, registry};
+
+/// The out-of-place op with the same arguments.
+fn out_of_place(op: Op) -> Option<Op> {
+    use Op::*;
+    Some(match op {
+        Add_ => Add,
+        Sub_ => Sub,
+        Mul_ => Mul,
+        Div_ => Div,
+        Clamp_ => Clamp,
+        MaskedFill_ => MaskedFill,
+        Neg_ => Neg,
+        Abs_ => Abs,
+        Exp_ => Exp,
+        Log_ => Log,
+        Sqrt_ => Sqrt,
+        Rsqrt_ => Rsqrt,
+        Sin_ => Sin,
+        Cos_ => Cos,
+        Tanh_ => Tanh,
+        Sigmoid_ => Sigmoid,
+        Relu_ => Relu,
+        Floor_ => Floor,
+        Ceil_ => Ceil,
+        Round_ => Round,
+        Trunc_ => Trunc,
+        Reciprocal_ => Reciprocal,
+        Pow_ => Pow,
+        Remainder_ => Remainder,
+        Fmod_ => Fmod,
+        FloorDivide_ => FloorDivide,
+        Lerp_ => Lerp,
+        Addcmul_ => Addcmul,
+        Addcdiv_ => Addcdiv,
+        _ => return None,
+    })
+}
+
+/// The out-of-place form of in-place node `op(args)`: its op and arguments. `copy_(self, src)`
+/// becomes `clone(src)` (a value of its own, so later writes to `src` cannot reach it).
+fn rewritten(op: Op, args: &[Arg]) -> Option<(Op, Vec<Arg>)> {
+    match op {
+        Op::Copy_ => Some((Op::Clone, vec![args.get(1)?.clone()])),
+        _ => Some((out_of_place(op)?, args.to_vec())),
+    }
+}
+
+/// Whether an output of `op` may share storage with an input: views, and ops that return their
+/// input (or a view of it) when nothing needs copying.
+fn may_alias(op: Op) -> bool {
+    let f = op.flags();
+    f.contains(OpFlags::VIEW)
+        || f.contains(OpFlags::HOST)
+        || op.lowering() == Lowering::View
+        || matches!(op, Op::GetItem | Op::Contiguous | Op::To | Op::Type)
+}
+
+/// The in-place chain rooted at `root`: the indices of the in-place nodes that write it, in order,
+/// and the values naming it (`root` and their outputs). `None` when it is not safe to rewrite.
+fn chain(g: &Graph, producer: usize, root: ValueId) -> Option<(Vec<usize>, Vec<ValueId>)> {
+    let nodes = g.nodes();
+    if may_alias(nodes[producer].op) || nodes[producer].op.flags().contains(OpFlags::INPLACE) {
+        return None;
+    }
+    let mut names = vec![root];
+    let mut writes = Vec::new();
+    for (i, n) in nodes.iter().enumerate().skip(producer + 1) {
+        let reads_it = n.inputs().any(|v| names.contains(&v));
+        if !reads_it {
+            continue;
+        }
+        if may_alias(n.op) {
+            return None;
+        }
+        let writes_it = matches!(n.args.first(), Some(Value::Tensor(v)) if names.contains(v));
+        if n.op.flags().contains(OpFlags::INPLACE) && writes_it {
+            rewritten(n.op, &n.args)?;
+            writes.push(i);
+            names.extend(n.outputs.iter().copied());
+        }
+    }
+    Some((writes, names))
+}
+
+/// The pass.
+pub fn functionalize(g: &mut Graph, _cx: &PassCx) {
+    if !g
+        .nodes()
+        .iter()
+        .any(|n| n.op.flags().contains(OpFlags::INPLACE))
+    {
+        return;
+    }
+    let mut i = 0;
+    while i < g.nodes().len() {
+        let roots: Vec<ValueId> = g.nodes()[i].outputs.clone();
+        for root in roots {
+            let Some((writes, names)) = chain(g, i, root) else {
+                continue;
+            };
+            if writes.is_empty() {
+                continue;
+            }
+            rewrite(g, i, &writes, &names);
+        }
+        i += 1;
+    }
+}
+
+/// Rewrites the chain's in-place nodes out of place (when every one's meta agrees) and points
+/// each later read at the latest value.
+fn rewrite(g: &mut Graph, producer: usize, writes: &[usize], names: &[ValueId]) {
+    for &w in writes {
+        let n = &g.nodes()[w];
+        let (op, args) = rewritten(n.op, &n.args).expect("invariant: checked by `chain`");
+        let Ok(arg_metas) = g.arg_metas(&args) else {
+            return;
+        };
+        let Ok(metas) = registry::meta(op, &arg_metas) else {
+            return;
+        };
+        // Same dtype, shape and strides: the in-place result kept the tensor's layout.
+        if metas.len() != 1 || metas[0] != g.value(n.outputs[0]).meta {
+            return;
+        }
+    }
+    let mut current = names[0];
+    let len = g.nodes().len();
+    for i in producer + 1..len {
+        let n = &mut g.nodes_mut()[i];
+        for a in &mut n.args {
+            *a = a
+                .try_map(|v| Ok::<_, ()>(if names.contains(v) { current } else { *v }))
+                .expect("invariant: renaming cannot fail");
+        }
+        if writes.contains(&i) {
+            (n.op, n.args) = rewritten(n.op, &n.args).expect("invariant: checked by `chain`");
+            current = n.outputs[0];
+        }
+    }
+    let outs = g
+        .outputs()
+        .iter()
+        .map(|&o| if names.contains(&o) { current } else { o })
+        .collect();
+    g.set_outputs(outs);
+}
