@@ -1,12 +1,14 @@
 //! Attention fused per matrix: `s = a @ b`, a row kernel `p = f(s)` (softmax), `o = p @ v`,
-//! run by one thread per matrix from start to end, with `s` and `p` in per-thread scratch.
+//! each block of rows of a matrix run by one thread from start to end, with its rows of `s` and
+//! `p` in per-thread scratch (rows are independent all the way through).
 //!
 //! Why: W8 of `benchmarks.md` is three steps over 8 matrices (`q @ k^T`, the softmax kernel,
 //! `p @ v`). Run as steps, each waits for all threads at its end, and the 2 MiB `s` and `p`
 //! travel between cores and through the cache hierarchy; per matrix, `s` and `p` (256 KiB each)
 //! stay in the core's L2 from the GEMM that writes them to the GEMM that reads them. The code
-//! run is the same as the steps' (the same GEMM calls, the same compiled kernel over the same
-//! rows), so results are bitwise those of the unfused program.
+//! run is the same as the steps' (the same GEMMs over row blocks, whose elements the gemm crate
+//! accumulates in the same order, and the same compiled kernel over the same rows), so results
+//! are bitwise those of the unfused program (`tests/attn.rs` checks it with uneven blocks).
 //!
 //! [`fuse`] rewrites `[Node(matmul), Kernel, Node(matmul)]` windows of the schedule into
 //! [`Step::Attention`] when the kernel reads the first product only row by row, writes only the
@@ -231,6 +233,13 @@ pub fn run(
     Ok(())
 }
 
+/// Row blocks per matrix: enough tasks (8 per thread) that a helper thread woken late still takes
+/// its share, blocks of at least 64 rows. W8 (8 matrices of 256 rows, 2 threads) had 8 tasks of
+/// ~0.2 ms: a helper starting 0.3 ms late left the caller the last task alone.
+fn row_blocks(batches: usize, m: usize, threads: usize) -> usize {
+    (8 * threads).div_ceil(batches).clamp(1, (m / 64).max(1))
+}
+
 fn tensor(env: &[Option<Tensor>], v: ValueId) -> Option<&Tensor> {
     env.get(v.0 as usize)?.as_ref()
 }
@@ -310,14 +319,25 @@ fn run_fused(g: &Graph, a: &AttnStep, l: &Launch, env: &mut [Option<Tensor>]) ->
     let consts = l.pool.as_ptr() as u64;
     let table = crate::poly::table().as_ptr() as u64;
     let entry = l.code.entry();
-    let (mn, bases) = (m * n, &bases);
-    parallel_for(first.batches, |i| {
+    let blocks = row_blocks(first.batches, m, rayon::current_num_threads());
+    let bases = &bases;
+    parallel_for(first.batches * blocks, |t| {
+        // Task `t`: rows [rb0, rb1) of matrix `i`.
+        let (i, j) = (t / blocks, t % blocks);
+        let (rb0, rb1) = (j * m / blocks, (j + 1) * m / blocks);
+        let (mb, mn) = (rb1 - rb0, (rb1 - rb0) * n);
         with_scratch(2 * mn, |sp| {
-            // SAFETY: `sp` holds 2 m*n floats: `s` then `p`, both contiguous m x n.
+            // SAFETY: `sp` holds 2 mb*n floats: `s` then `p`, both contiguous mb x n.
             let (s, p) = (sp, unsafe { sp.add(mn) });
-            // SAFETY: `first` describes in-bounds operands; `s` is this thread's scratch.
-            unsafe { gemm_one(m, first.k, n, s, n as isize, first.a.get(i), first.b.get(i)) };
-            let (r0, r1) = (i * m, (i + 1) * m);
+            let qa = first.a.get(i);
+            let qa = Mat {
+                ptr: qa.ptr.wrapping_offset(rb0 as isize * qa.rs),
+                ..qa
+            };
+            // SAFETY: `first` describes in-bounds operands, rows `rb0..rb1` of `a`'s matrix `i`
+            // among them; `s` is this thread's scratch.
+            unsafe { gemm_one(mb, first.k, n, s, n as isize, qa, first.b.get(i)) };
+            let (r0, r1) = (i * m + rb0, i * m + rb1);
             let mut args: SmallVec<[u64; 28]> = smallvec::smallvec![0u64; 4 + 3 * k.geom.len()];
             let mut r = r0;
             while r < r1 {
@@ -347,9 +367,9 @@ fn run_fused(g: &Graph, a: &AttnStep, l: &Launch, env: &mut [Option<Tensor>]) ->
                 rs: n as isize,
                 cs: 1,
             };
-            // SAFETY: `p` is m x n in scratch, `v`'s matrix i is n x d in bounds, and task `i`
-            // alone writes matrix `i` of the fresh contiguous `out`; `n > 0`.
-            unsafe { gemm_one(m, n, d, po.get().add(i * m * d), d as isize, pm, vs.get(i)) };
+            // SAFETY: `p` is mb x n in scratch, `v`'s matrix i is n x d in bounds, and task `t`
+            // alone writes rows `r0..r1` of the fresh contiguous `out`; `n > 0`.
+            unsafe { gemm_one(mb, n, d, po.get().add(r0 * d), d as isize, pm, vs.get(i)) };
         });
     });
     env[on.outputs[0].0 as usize] = Some(out);

@@ -161,6 +161,7 @@ fn attention_fuses_and_matches_eager_over_shapes() {
         (&[2], 31, 2, 1, 1),
         (&[2, 3], 13, 40, 8, 9),
         (&[7], 65, 129, 16, 24),
+        (&[2], 200, 50, 16, 16),
     ] {
         for (mask, v_t) in [(false, false), (true, false), (false, true), (true, true)] {
             let a = Attn {
@@ -208,7 +209,12 @@ fn attention_is_not_fused_when_its_intermediates_are_read_elsewhere() {
 
 #[test]
 fn fused_attention_is_bitwise_the_steps_run_one_after_another() {
-    let (b, m, n, d) = (5usize, 19usize, 37usize, 8usize);
+    // One row block per matrix, and three uneven ones (203 rows: 67, 68, 68; `attn::row_blocks`).
+    bitwise_the_steps(5, 19, 37, 8);
+    bitwise_the_steps(2, 203, 37, 8);
+}
+
+fn bitwise_the_steps(b: usize, m: usize, n: usize, d: usize) {
     let bd = [b];
     let a = Attn {
         mask: true,
