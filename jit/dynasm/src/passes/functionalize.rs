@@ -9,6 +9,8 @@
 //! its output, and no op takes a view of it or may return it. Anything else keeps its in-place
 //! node, and [`crate::pipeline::compile`] leaves such graphs to the eager interpreter.
 
+use std::collections::HashSet;
+
 use rynamo_graph::passes::PassCx;
 use rynamo_graph::{Arg, Graph, Lowering, Op, OpFlags, Value, ValueId, registry};
 
@@ -97,17 +99,24 @@ fn chain(g: &Graph, producer: usize, root: ValueId) -> Option<(Vec<usize>, Vec<V
 
 /// The pass.
 pub fn functionalize(g: &mut Graph, _cx: &PassCx) {
-    if !g
+    // The tensors some in-place op writes: only those can root a chain, so the pass scans the
+    // graph once per written tensor, not once per value.
+    let written: HashSet<ValueId> = g
         .nodes()
         .iter()
-        .any(|n| n.op.flags().contains(OpFlags::INPLACE))
-    {
+        .filter(|n| n.op.flags().contains(OpFlags::INPLACE))
+        .filter_map(|n| match n.args.first() {
+            Some(Value::Tensor(v)) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    if written.is_empty() {
         return;
     }
     let mut i = 0;
     while i < g.nodes().len() {
         let roots: Vec<ValueId> = g.nodes()[i].outputs.clone();
-        for root in roots {
+        for root in roots.into_iter().filter(|r| written.contains(r)) {
             let Some((writes, names)) = chain(g, i, root) else {
                 continue;
             };
