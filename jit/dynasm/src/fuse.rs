@@ -140,22 +140,8 @@ pub fn classify(g: &Graph, id: NodeId) -> Class {
             _ if crate::lower::pointwise_supported(g, n) => Class::Pointwise,
             _ => Class::Opaque,
         },
-        Lowering::Creation => match n.op {
-            Op::Zeros
-            | Op::Ones
-            | Op::Full
-            | Op::Empty
-            | Op::ZerosLike
-            | Op::OnesLike
-            | Op::FullLike
-            | Op::EmptyLike
-            | Op::NewZeros
-            | Op::NewOnes
-            | Op::NewFull
-            | Op::NewEmpty
-            | Op::ScalarTensor => Class::Const,
-            _ => Class::Opaque,
-        },
+        Lowering::Creation if crate::lower::fill_value(n.op, &n.args).is_some() => Class::Const,
+        Lowering::Creation => Class::Opaque,
         Lowering::Reduction => reduction(g, n).map_or(Class::Opaque, Class::Reduction),
         Lowering::MatMul | Lowering::Extern => Class::Opaque,
     }

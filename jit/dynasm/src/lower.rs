@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rynamo_graph::{Args, Graph, Node as GNode, Op, Value, ValueId};
+use rynamo_graph::{Arg, Args, Graph, Lowering, Node as GNode, Op, Value, ValueId};
 use rynamo_tensor::ops::pointwise::TensorOrScalar;
 use rynamo_tensor::{BinaryOp, DType, Scalar, TensorMeta, result_type};
 
@@ -51,6 +51,24 @@ impl ConstVal {
             ConstVal::I64(_) => Ty::I64,
             ConstVal::Bool(_) => Ty::Bool,
         }
+    }
+}
+
+/// The value a constant-filled creation op (`zeros`, `ones`, `full`, `empty`, their `*_like` and
+/// `new_*` forms, `scalar_tensor`) fills its output with, `empty`s as 0 (their contents are
+/// unspecified); `None` for any other op. The fuser inlines these as kernel constants and
+/// constant folding evaluates through them.
+pub fn fill_value(op: Op, args: &[Arg]) -> Option<Scalar> {
+    let a = Args(args);
+    match op {
+        Op::Zeros | Op::ZerosLike | Op::NewZeros | Op::Empty | Op::EmptyLike | Op::NewEmpty => {
+            Some(Scalar::Int(0))
+        }
+        Op::Ones | Op::OnesLike | Op::NewOnes => Some(Scalar::Int(1)),
+        Op::Full | Op::FullLike => a.scalar(1).ok(),
+        Op::NewFull => a.scalar(2).ok(),
+        Op::ScalarTensor => a.scalar(0).ok(),
+        _ => None,
     }
 }
 
@@ -186,7 +204,6 @@ pub fn lower_pointwise(
 ) -> R<V> {
     let out = &g.value(n.outputs[0]).meta;
     let oty = ty_of(out.dtype).ok_or("output dtype")?;
-    let a = Args(&n.args);
     let mut arg = |b: &mut Body, i: usize, ty: Ty| -> R<V> {
         let v = match &n.args[i] {
             Value::Tensor(v) => input(b, *v)?,
@@ -195,7 +212,6 @@ pub fn lower_pointwise(
         };
         Ok(b.cast(v, ty))
     };
-    let e = |x: rynamo_graph::Error| x.to_string();
     let r = match n.op {
         Op::Contiguous | Op::Clone | Op::To | Op::Type => arg(b, 0, oty)?,
         Op::Where => {
@@ -226,13 +242,11 @@ pub fn lower_pointwise(
             }
             b.cast(x, oty)
         }
-        Op::Zeros | Op::Empty | Op::ZerosLike | Op::EmptyLike | Op::NewZeros | Op::NewEmpty => {
-            b.f(oty, 0.0)
+        op if op.lowering() == Lowering::Creation => {
+            let v =
+                fill_value(op, &n.args).ok_or_else(|| format!("{op} is not a constant fill"))?;
+            b.konst(ConstVal::from_scalar(v, oty))
         }
-        Op::Ones | Op::OnesLike | Op::NewOnes => b.f(oty, 1.0),
-        Op::NewFull => b.konst(ConstVal::from_scalar(a.scalar(2).map_err(e)?, oty)),
-        Op::Full | Op::FullLike => b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, oty)),
-        Op::ScalarTensor => b.konst(ConstVal::from_scalar(a.scalar(0).map_err(e)?, oty)),
         op if binary_kind(op).is_some() => binary(b, g, n, &mut arg, oty)?,
         _ => {
             let Value::Tensor(x) = &n.args[0] else {

@@ -1,9 +1,10 @@
 //! Rewrites composite ops into the primitives the fuser lowers: softmax and log_softmax into
 //! max / exp / sum / normalise (three phases of one row kernel), layer_norm into mean / variance /
 //! affine, var and std into two reductions, f32 logsumexp into max / exp / sum / log, lerp /
-//! addcmul / addcdiv and evaluation-mode batch_norm into pointwise nodes. The eager kernels' evaluation order is kept (for
-//! example softmax multiplies by the reciprocal of the sum, as eager does), so the decomposed
-//! graph's results are bitwise eager's, except logsumexp's (eager computes it in f64).
+//! addcmul / addcdiv and evaluation-mode batch_norm into pointwise nodes. The eager kernels'
+//! evaluation order is kept (for example softmax multiplies by the reciprocal of the sum, as
+//! eager does), so the decomposed graph's results are bitwise eager's, except logsumexp's (eager
+//! computes it in f64).
 
 use std::collections::HashMap;
 
@@ -95,6 +96,14 @@ fn reduce(r: &mut Rebuild, op: Op, x: ValueId, dims: &[i64], keepdim: bool) -> O
     r.call(op, args)
 }
 
+/// `x` as `dtype` (`x` itself when it already is).
+fn cast(r: &mut Rebuild, x: ValueId, dtype: DType) -> Option<ValueId> {
+    if r.g.value(x).meta.dtype == dtype {
+        return Some(x);
+    }
+    r.call(Op::To, vec![t(x), Value::DType(dtype), Value::Bool(false)])
+}
+
 fn bin(r: &mut Rebuild, op: Op, a: Arg, b: Arg) -> Option<ValueId> {
     let mut args = vec![a, b];
     if matches!(op, Op::Add | Op::Sub) {
@@ -113,12 +122,10 @@ fn expand(r: &mut Rebuild, old: &Graph, i: usize) -> Option<ValueId> {
     }
     match n.op {
         Op::Softmax | Op::LogSoftmax => {
-            let mut x = x;
-            if let Some(d) = a.opt_dtype(2).ok()?
-                && d != xm.dtype
-            {
-                x = r.call(Op::To, vec![t(x), Value::DType(d), Value::Bool(false)])?;
-            }
+            let x = match a.opt_dtype(2).ok()? {
+                Some(d) => cast(r, x, d)?,
+                None => x,
+            };
             let dim = vec![a.int(1).ok()?];
             let m = reduce(r, Op::Amax, x, &dim, true)?;
             let s1 = bin(r, Op::Sub, t(x), t(m))?;
@@ -314,19 +321,9 @@ fn batch_norm_eval(
     if a.bool(5).ok()? || !matches!(dt, DType::Float32 | DType::Float64) || shape.len() < 2 {
         return None;
     }
-    let f64_of = |r: &mut Rebuild, v: ValueId| {
-        if r.g.value(v).meta.dtype == DType::Float64 {
-            Some(v)
-        } else {
-            r.call(
-                Op::To,
-                vec![t(v), Value::DType(DType::Float64), Value::Bool(false)],
-            )
-        }
-    };
     let operand = |r: &mut Rebuild, i: usize| -> Option<Option<ValueId>> {
         match a.opt_tensor(i).ok()? {
-            Some(v) => Some(Some(f64_of(r, r.map[v])?)),
+            Some(v) => Some(Some(cast(r, r.map[v], DType::Float64)?)),
             None => Some(None),
         }
     };
@@ -358,14 +355,10 @@ fn batch_norm_eval(
         vec![t(scale), Value::IntList(per_channel.clone())],
     )?;
     let shift = r.call(Op::View, vec![t(shift), Value::IntList(per_channel)])?;
-    let x = f64_of(r, x)?;
+    let x = cast(r, x, DType::Float64)?;
     let y = bin(r, Op::Mul, t(x), t(scale))?;
     let y = bin(r, Op::Add, t(y), t(shift))?;
-    if dt == DType::Float64 {
-        Some(y)
-    } else {
-        r.call(Op::To, vec![t(y), Value::DType(dt), Value::Bool(false)])
-    }
+    cast(r, y, dt)
 }
 
 /// The pass.
@@ -391,7 +384,7 @@ pub fn decompose(g: &mut Graph, _cx: &PassCx) {
     let mut r = Rebuild::new(&old);
     for i in 0..old.nodes().len() {
         let n = &old.nodes()[i];
-        let mark = (r.g.values().len(), r.g.nodes().len());
+        let mark = r.g.nodes().len();
         match expand(&mut r, &old, i) {
             Some(v)
                 if r.g.value(v).meta.dtype == old.value(n.outputs[0]).meta.dtype
@@ -400,9 +393,9 @@ pub fn decompose(g: &mut Graph, _cx: &PassCx) {
                 r.map.insert(n.outputs[0], v);
             }
             _ => {
-                // Roll back any partial expansion, then copy the node as is.
-                r.g.nodes_mut().truncate(mark.1);
-                let _ = mark.0;
+                // Roll back any partial expansion (its values, now unused, go at `compact`),
+                // then copy the node as is.
+                r.g.nodes_mut().truncate(mark);
                 r.copy(&old, i);
             }
         }
@@ -410,5 +403,4 @@ pub fn decompose(g: &mut Graph, _cx: &PassCx) {
     let mut out = r.finish(&old);
     out.compact();
     *g = out;
-    let _ = DType::Float32;
 }

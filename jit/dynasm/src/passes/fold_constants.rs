@@ -1,24 +1,20 @@
 //! Constant folding: a pointwise node whose tensor operands are all constant-filled creations
-//! (`zeros`, `ones`, `full`, `*_like`, `new_*`, `scalar_tensor`) is evaluated once, here, with its eager
-//! kernel on one element, and becomes a `full` of the result (which kernels then inline as a
-//! constant).
+//! (`lower::fill_value`, `empty`s excepted) is evaluated once, here, with its eager kernel on one
+//! element, and becomes a `full` of the result (which kernels then inline as a constant).
 
 use std::collections::HashMap;
 
 use rynamo_graph::passes::PassCx;
-use rynamo_graph::{Args, Graph, IValue, Lowering, Op, Value, ValueId, registry};
+use rynamo_graph::{Graph, IValue, Lowering, Op, Value, ValueId, registry};
 use rynamo_tensor::{Scalar, Tensor};
 
+/// The fill of a constant creation op; `empty`s are left alone (their contents are unspecified,
+/// so a value computed from them is not a constant).
 fn const_value(op: Op, args: &[rynamo_graph::Arg]) -> Option<Scalar> {
-    let a = Args(args);
-    match op {
-        Op::Zeros | Op::ZerosLike | Op::NewZeros => Some(Scalar::Int(0)),
-        Op::Ones | Op::OnesLike | Op::NewOnes => Some(Scalar::Int(1)),
-        Op::NewFull => a.scalar(2).ok(),
-        Op::Full | Op::FullLike => a.scalar(1).ok(),
-        Op::ScalarTensor => a.scalar(0).ok(),
-        _ => None,
+    if matches!(op, Op::Empty | Op::EmptyLike | Op::NewEmpty) {
+        return None;
     }
+    crate::lower::fill_value(op, args)
 }
 
 /// The pass.

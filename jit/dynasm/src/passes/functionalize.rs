@@ -113,19 +113,16 @@ pub fn functionalize(g: &mut Graph, _cx: &PassCx) {
     if written.is_empty() {
         return;
     }
-    let mut i = 0;
-    while i < g.nodes().len() {
+    // Rewrites change ops and arguments, never the node count.
+    for i in 0..g.nodes().len() {
         let roots: Vec<ValueId> = g.nodes()[i].outputs.clone();
         for root in roots.into_iter().filter(|r| written.contains(r)) {
-            let Some((writes, names)) = chain(g, i, root) else {
-                continue;
-            };
-            if writes.is_empty() {
-                continue;
+            if let Some((writes, names)) = chain(g, i, root)
+                && !writes.is_empty()
+            {
+                rewrite(g, i, &writes, &names);
             }
-            rewrite(g, i, &writes, &names);
         }
-        i += 1;
     }
 }
 

@@ -8,10 +8,6 @@ use rynamo_tensor::{DType, Tensor};
 
 use super::common::*;
 
-fn ty(d: DType) -> &'static str {
-    if d == DType::Float64 { "f64" } else { "f32" }
-}
-
 /// `relu(batch_norm(x, ...)) * 2` over `shape`, weight and bias optional, parameters in `pd`.
 fn graph(shape: &[usize], dt: DType, pd: DType, affine: (bool, bool), training: bool) -> String {
     let s = shape
@@ -19,7 +15,7 @@ fn graph(shape: &[usize], dt: DType, pd: DType, affine: (bool, bool), training: 
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    let (x, p, c) = (ty(dt), ty(pd), shape[1]);
+    let (x, p, c) = (dt.short_name(), pd.short_name(), shape[1]);
     let w = if affine.0 { "%w" } else { "None" };
     let b = if affine.1 { "%b" } else { "None" };
     let tr = if training { "True" } else { "False" };

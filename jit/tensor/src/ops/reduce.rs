@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::bail;
 use crate::iter::PAR_THRESHOLD;
+use crate::kernels::math::max_nan;
 use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, numel, wrap_dim, wrap_dims};
 use crate::views::{dims_to_end, permute};
@@ -400,10 +401,7 @@ pub fn reduce(
                     ReduceOp::Norm { p } => vector_norm(r, p),
                     ReduceOp::LogSumExp => {
                         // NaN propagates (ATen's amax), so an all-NaN row gives NaN, not -inf.
-                        let m = r.iter().fold(f64::NEG_INFINITY, |a, v| {
-                            let v = v.to_f64();
-                            if a.is_nan() || v.is_nan() { f64::NAN } else { a.max(v) }
-                        });
+                        let m = r.iter().fold(f64::NEG_INFINITY, |a, v| max_nan(a, v.to_f64()));
                         if m.is_infinite() {
                             m
                         } else {
