@@ -127,9 +127,24 @@ pub fn compile_graph(
                 Err(_) if name == "aot_eager" => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
-            let exe = backend
-                .compile(graph)
-                .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
+            let exe = if needs_autograd(out) {
+                // Until regions get a compiled backward (AOTAutograd), a region whose inputs
+                // require grad runs node by node through the dispatcher, recording the same
+                // history eager code would.
+                let no_grad = graph
+                    .nodes()
+                    .iter()
+                    .map(|n| {
+                        n.outputs
+                            .iter()
+                            .any(|&o| out.no_grad_values.contains(&graph.value(o).name))
+                    })
+                    .collect();
+                rynamo_backend::EagerExecutable::recording(graph, no_grad)
+            } else {
+                backend.compile(graph)
+            }
+            .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
             if super::logs::enabled(super::logs::Artifact::OutputCode)
                 && let Some(code) = exe.debug_dump()
             {
@@ -151,6 +166,14 @@ pub fn compile_graph(
             Ok(Executor::Python(compiled))
         }
     }
+}
+
+/// Whether a graph's outputs may need autograd history: some input requires grad (the guards
+/// pin `requires_grad` and the grad mode, so this holds for every run of the entry).
+fn needs_autograd(out: &OutputGraph) -> bool {
+    out.inputs
+        .iter()
+        .any(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
 }
 
 /// The text of a Python exception (message only).

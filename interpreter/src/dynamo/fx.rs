@@ -57,7 +57,20 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         }
         nodes[vid.0 as usize] = Some(node);
     }
+    let set_grad =
+        bridge::import_module("torch._C", vm).and_then(|c| c.get_attr("_set_grad_enabled", vm));
+    let mut mode = view.grad_enabled_at_start;
+    let switch = |to: bool, mode: &mut bool| -> PyResult<()> {
+        if *mode != to {
+            let f = set_grad.clone()?;
+            let args = vm.ctx.new_tuple(vec![vm.ctx.new_bool(to).into()]);
+            vm.call_method(&g, "call_function", (f, args, vm.ctx.new_dict()))?;
+            *mode = to;
+        }
+        Ok(())
+    };
     for (i, n) in graph.nodes().iter().enumerate() {
+        switch(view.grad_enabled.get(i).copied().unwrap_or(mode), &mut mode)?;
         let schema = n.op.schema();
         let mut args = Vec::new();
         let kwargs = vm.ctx.new_dict();
@@ -166,6 +179,7 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             }
         }
     }
+    switch(view.grad_enabled_at_start, &mut mode)?;
     let outs = graph
         .outputs()
         .iter()

@@ -192,6 +192,9 @@ class iinfo:
         )
 
 
+import _rynamo_autograd  # noqa: E402
+
+_C._autograd = _rynamo_autograd
 from torch.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
@@ -229,6 +232,9 @@ _C._install_python_methods("torch", (
     "aminmax kron inner cross bincount unique unique_consecutive median kthvalue"
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
+_C._install_python_methods(
+    "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]
+)
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):

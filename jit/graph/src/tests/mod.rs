@@ -3,6 +3,7 @@
 mod bind;
 mod errors;
 mod errors_nn;
+mod gradcheck;
 mod graph_ir;
 mod passes;
 mod samples;
