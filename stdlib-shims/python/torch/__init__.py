@@ -195,6 +195,8 @@ class iinfo:
 import _rynamo_autograd  # noqa: E402
 
 _C._autograd = _rynamo_autograd
+is_anomaly_enabled = _rynamo_autograd._is_anomaly_enabled
+is_anomaly_check_nan_enabled = _rynamo_autograd._is_anomaly_check_nan_enabled
 from torch.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
