@@ -124,23 +124,11 @@ pub fn compile_graph(
                 Err(_) if name == "inductor" => rynamo_backend::global()
                     .lookup("dynasm")
                     .unwrap_or_else(|_| Arc::new(EagerBackend)),
-                Err(_) if name == "aot_eager" => Arc::new(EagerBackend),
+                Err(_) if name.starts_with("aot_eager") => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
             let exe = if needs_autograd(out) {
-                // Until regions get a compiled backward (AOTAutograd), a region whose inputs
-                // require grad runs node by node through the dispatcher, recording the same
-                // history eager code would.
-                let no_grad = graph
-                    .nodes()
-                    .iter()
-                    .map(|n| {
-                        n.outputs
-                            .iter()
-                            .any(|&o| out.no_grad_values.contains(&graph.value(o).name))
-                    })
-                    .collect();
-                rynamo_backend::EagerExecutable::recording(graph, no_grad)
+                super::aot::compile_for_training(graph, out, name, &*backend)
             } else {
                 backend.compile(graph)
             }

@@ -11,6 +11,7 @@
 //!                                ──> compile (recipes, DCE, backend) ──> cache entry
 //! ```
 
+pub mod aot;
 pub mod attribute;
 pub mod bind_args;
 pub mod bridge;
