@@ -30,6 +30,17 @@ fn no_grad_nodes(graph: &Graph, out: &OutputGraph) -> Vec<bool> {
         .collect()
 }
 
+/// The joint and partitioned graphs of a region whose inputs require grad, or `None` when AOT
+/// cannot differentiate it as a whole.
+pub fn graphs_for(graph: &Graph, out: &OutputGraph) -> Option<AotGraphs> {
+    let requires_grad: Vec<bool> = out
+        .inputs
+        .iter()
+        .map(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
+        .collect();
+    AotGraphs::build(graph, &requires_grad, &no_grad_nodes(graph, out)).ok()
+}
+
 /// The executable for a graph with inputs that require grad, compiled by `backend` (named
 /// `name` by the user).
 pub fn compile_for_training(

@@ -146,6 +146,14 @@ pub fn compile_graph(
         }
         BackendSpec::Callable(f) => {
             let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
+            // `aot_autograd` backends split the graph through this handle.
+            if needs_autograd(out)
+                && let Some(graphs) = super::aot::graphs_for(graph, out)
+            {
+                let handle = super::aot_module::PyAotHandle::object(graphs, vm);
+                gm.set_attr("_rynamo_aot", handle, vm)
+                    .map_err(|e| py_err_text(&e, vm))?;
+            }
             let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
             let examples = vm.ctx.new_list(examples);
             let compiled = f

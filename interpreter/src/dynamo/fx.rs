@@ -123,10 +123,22 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             Some(FxTarget::Method(name)) => {
                 vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?
             }
-            _ => {
-                let f = bridge::torch_attr(n.op.py_name(), vm).unwrap_or_else(|| vm.ctx.none());
-                vm.call_method(&g, "call_function", (f, args, kwargs))?
-            }
+            _ => match bridge::torch_attr(n.op.py_name(), vm) {
+                Some(f) => vm.call_method(&g, "call_function", (f, args, kwargs))?,
+                // Graphs not traced from user code (AOT's forward and backward) name ops that
+                // are only Tensor methods (`expand`) or `torch.nn.functional` functions.
+                None if n.op.flags().contains(rynamo_graph::OpFlags::METHOD) => vm.call_method(
+                    &g,
+                    "call_method",
+                    (n.op.py_name().to_string(), args, kwargs),
+                )?,
+                None => {
+                    let f = bridge::import_module("torch.nn.functional", vm)
+                        .and_then(|m| m.get_attr(n.op.py_name(), vm))
+                        .unwrap_or_else(|_| vm.ctx.none());
+                    vm.call_method(&g, "call_function", (f, args, kwargs))?
+                }
+            },
         };
         if let Some(meta) = node.get_attr("meta", vm).ok()
             && let Some(info) = info

@@ -12,6 +12,7 @@
 //! ```
 
 pub mod aot;
+pub mod aot_module;
 pub mod attribute;
 pub mod bind_args;
 pub mod bridge;
