@@ -134,6 +134,15 @@ pub fn py_to_index(key: &PyObject, vm: &VirtualMachine) -> PyResult<IValue> {
 
 fn index_item(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IndexItem<rynamo_tensor::Tensor>> {
     if let Some(t) = as_tensor(obj) {
+        // PyTorch (`applySlicing`) indexes with a 0-d integer tensor as with its value: a
+        // `select`, so the result is a view of the indexed tensor, not an advanced-index copy.
+        if t.ndim() == 0 && t.dtype().is_integral(false) && t.dtype() != DType::UInt8 {
+            let i = t
+                .item()
+                .map_err(|e| crate::ops::tensor_err(e, vm))?
+                .to_i64();
+            return Ok(IndexItem::Int(i));
+        }
         return Ok(IndexItem::Tensor(t));
     }
     if vm.is_none(obj) {

@@ -125,6 +125,13 @@ impl Tracer<'_> {
             Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
                 .construct_named_tuple(&c, args, kwargs)
                 .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Class(c)
+                if args.len() == 1
+                    && kwargs.is_empty()
+                    && let Some(r) = self.enum_lookup(&c, &args[0], false) =>
+            {
+                r
+            }
             Kind::Class(c) => match self.call_stdlib_class(&c, &args, &kwargs) {
                 Some(r) => r,
                 None => self
@@ -133,6 +140,14 @@ impl Tracer<'_> {
             },
             Kind::Partial(p) => self.call_partial(&p, args, kwargs),
             Kind::Object(o) => {
+                if let Some(r) = self.call_methodcaller(&o, args.clone()) {
+                    return r;
+                }
+                if let Some(r) =
+                    self.call_lru_cache_wrapper(&o, &callee, args.clone(), kwargs.clone())
+                {
+                    return r;
+                }
                 if let Some(r) = self.call_getter(&o, args.clone()) {
                     if let Some(src) = &callee.source {
                         // The getter's keys were read off this object: it must stay the same.
@@ -503,6 +518,7 @@ fn bind_arguments(
         locals[next] = Some(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
             items: varkw,
             mutated: false,
+            ..Default::default()
         })))));
     }
     // Free variables come from the closure, in order, at the end of localsplus.

@@ -63,6 +63,14 @@ impl Tracer<'_> {
             "_functools" | "functools" if name == "reduce" && kwargs.is_empty() => {
                 Some(self.functools_reduce(args.to_vec()))
             }
+            "itertools" if name == "tee" => Some(self.call_polyfill("tee", args, kwargs)),
+            _ if name == "from_iterable"
+                && obj
+                    .get_attr("__self__", self.vm)
+                    .is_ok_and(|c| module_of(&c, self.vm).as_deref() == Some("itertools")) =>
+            {
+                Some(self.call_polyfill("chain_from_iterable", args, kwargs))
+            }
             _ => None,
         }
     }
@@ -88,10 +96,40 @@ impl Tracer<'_> {
         }
     }
 
+    /// A generator function of `torch/_dynamo/polyfills.py`, called with these arguments (its
+    /// body is traced lazily, like any generator's).
+    pub(crate) fn call_polyfill(
+        &mut self,
+        name: &str,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let f = super::bridge::import_module("torch._dynamo.polyfills", self.vm)
+            .and_then(|m| m.get_attr(&self.vm.ctx.new_str(name), self.vm))
+            .map_err(|_| unsupported(format!("polyfill {name}")))?;
+        self.call_vt(wrap_unguarded(f, self.vm), args.to_vec(), kwargs.to_vec())
+    }
+
     /// `operator.<name>(*args)`: the operator itself.
     fn call_operator(&mut self, name: &str, args: Vec<Vt>) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let bad = || unsupported(format!("operator.{name} with these arguments"));
+        if let Some(consts) = self.all_consts(&args)
+            && !matches!(name, "setitem" | "delitem")
+            && let Some(f) = self.operator_fn(name)
+        {
+            // On constants every `operator` function is the pure operation it names.
+            return self.fold(&f, consts, vec![]);
+        }
+        if let ("length_hint", [x, ..]) | ("index", [x]) = (name, args.as_slice())
+            && !matches!(x.kind, Kind::Const(_))
+        {
+            let len = self.vm.builtins.get_attr("len", vm).map_err(|_| bad())?;
+            return match name {
+                "length_hint" => self.call_builtin(&len, "len", vec![x.clone()], vec![]),
+                _ => Err(bad()),
+            };
+        }
         if let Some(i) = BINARY_OPS.iter().position(|(py, ..)| *py == name) {
             let [a, b] = <[Vt; 2]>::try_from(args).map_err(|_| bad())?;
             return self.binary(i, a, b);
@@ -200,7 +238,19 @@ impl Tracer<'_> {
             .to_str()?
             .to_owned();
         match (module.as_str(), name.as_str()) {
+            ("collections", n) => self.construct_collection(cls, n, args, kwargs),
             ("functools", "partial") => Some(self.make_partial(args, kwargs)),
+            // Lazy ones (and `islice` over an iterator someone holds): polyfill generators.
+            ("itertools", "starmap" | "takewhile" | "dropwhile" | "cycle" | "groupby") => {
+                Some(self.call_polyfill(&name, args, kwargs))
+            }
+            ("itertools", "islice")
+                if args
+                    .first()
+                    .is_some_and(|a| matches!(a.kind, Kind::Iter(_) | Kind::Generator(_))) =>
+            {
+                Some(self.call_polyfill("islice", args, kwargs))
+            }
             ("itertools", "accumulate") => Some(self.itertools_accumulate(cls, args, kwargs)),
             ("itertools", "repeat") => Some(self.itertools_repeat(args, kwargs)),
             // Infinite: its Python polyfill, a generator Dynamo runs lazily.
@@ -218,7 +268,7 @@ impl Tracer<'_> {
                 let spec = ITERTOOLS.iter().find(|(n, _)| *n == other)?;
                 Some(self.itertools_tokens(cls, other, spec.1, args, kwargs))
             }
-            ("operator", "itemgetter" | "attrgetter") => {
+            ("operator", "itemgetter" | "attrgetter" | "methodcaller") => {
                 // Immutable helpers: made for real from constants, applied when called.
                 let consts = self.all_consts(args)?;
                 if !kwargs.is_empty() {
@@ -515,6 +565,7 @@ fn map_tokens(
             super::variables::ListVar {
                 items: mapped,
                 mutated: false,
+                ..Default::default()
             },
         )))));
     }

@@ -109,6 +109,10 @@ impl Tracer<'_> {
                 return Ok(args[0].clone());
             }
         }
+        if let rynamo_graph::Returns::List = &op.schema().returns {
+            // `Tensor[]` (split, chunk, unbind): a tuple however many pieces, one included.
+            return Ok(Vt::new(Kind::Tuple(outs)));
+        }
         if let rynamo_graph::Returns::Tuple(_) = &op.schema().returns
             && let Some(cls) = bridge::import_module("torch.return_types", self.vm)
                 .ok()
@@ -225,7 +229,63 @@ impl Tracer<'_> {
                     "bool() of a tensor",
                 ));
             }
-            "cpu" | "detach" | "cuda" => return Ok(recv),
+            "cpu" | "cuda" => return Ok(recv),
+            // A tensor that is already contiguous is returned as it is (eager's `contiguous`).
+            "contiguous"
+                if args.is_empty()
+                    && kwargs.is_empty()
+                    && rynamo_tensor::layout::is_contiguous(&t.meta.shape, &t.meta.strides) =>
+            {
+                return Ok(recv);
+            }
+            "detach" => {
+                // A new tensor object sharing the data (not the tensor itself): a same-shape
+                // view, without requires_grad.
+                let shape = Vt::constant(bridge::make_size(&t.meta.shape, vm));
+                let mut v = self.call_tensor_method(recv, "view", vec![shape], vec![])?;
+                if let Kind::Tensor(tv) = &mut v.kind {
+                    tv.requires_grad = false;
+                }
+                return Ok(v);
+            }
+            "is_complex" | "is_inference" | "is_signed" => {
+                let v = match name {
+                    // Rynamo has no complex dtypes, and no inference tensors yet.
+                    "is_complex" | "is_inference" => false,
+                    _ => t.meta.dtype.is_signed(),
+                };
+                return Ok(Vt::constant(vm.ctx.new_bool(v).into()));
+            }
+            "type" if args.is_empty() && kwargs.is_empty() => {
+                return Ok(Vt::constant(
+                    vm.ctx
+                        .new_str(bridge::tensor_type_name(t.meta.dtype))
+                        .into(),
+                ));
+            }
+            "type" if args.len() == 1 && kwargs.is_empty() => {
+                // `x.type(torch.int64)` / `x.type("torch.LongTensor")`: `to` that dtype.
+                let d = match args[0].as_const() {
+                    Some(c) if bridge::dtype_of(c).is_some() => c.clone(),
+                    Some(c) => {
+                        let name = c.str(vm).map(|s| s.to_string()).unwrap_or_default();
+                        let d = bridge::dtype_from_type_name(&name).ok_or_else(|| {
+                            GraphBreak::new(
+                                GraphBreakKind::UnsupportedOperation,
+                                format!("Tensor.type({name:?})"),
+                            )
+                        })?;
+                        bridge::dtype_object(d, vm)
+                    }
+                    None => {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "Tensor.type() of a traced value",
+                        ));
+                    }
+                };
+                return self.call_tensor_method(recv, "to", vec![Vt::constant(d)], vec![]);
+            }
             "requires_grad_" => {
                 let flag = args
                     .first()
@@ -378,6 +438,25 @@ impl Tracer<'_> {
                 if rest.is_empty() && kwargs.iter().all(|(k, _)| k != "dtype") {
                     return Ok(recv);
                 }
+                // Eager's `to` returns the tensor itself when the dtype already matches and no
+                // copy is asked for (so `x.float() is x` for a float tensor).
+                let dtype_arg = rest
+                    .first()
+                    .or_else(|| kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v));
+                let copy = kwargs
+                    .iter()
+                    .find(|(k, _)| k == "copy")
+                    .map(|(_, v)| v.as_const().map(|c| c.is(&vm.ctx.true_value)));
+                if rest.len() <= 1
+                    && kwargs.iter().all(|(k, _)| k == "dtype" || k == "copy")
+                    && matches!(copy, None | Some(Some(false)))
+                    && dtype_arg
+                        .and_then(|d| d.as_const())
+                        .and_then(|c| bridge::dtype_of(c))
+                        .is_some_and(|d| d == t.meta.dtype)
+                {
+                    return Ok(recv);
+                }
                 let mut all = vec![recv];
                 all.extend(rest);
                 return self.call_op_overloads(
@@ -449,6 +528,43 @@ impl Tracer<'_> {
                 return self.call_op_overloads(ops, vec![lhs, rhs], vec![], target);
             }
         }
+        if pyname.starts_with('i') && lhs.as_tensor().is_some() {
+            // `x &= y`, `x @= y`, ... without an in-place registry op: eager computes the
+            // result and copies it into `x` (same object; every alias sees it), refusing a
+            // result dtype that cannot be cast to `x`'s.
+            let out = self.tensor_binary_out_of_place(op_name, pyname, lhs.clone(), rhs)?;
+            let (Some(dst), Some(src)) = (lhs.as_tensor(), out.as_tensor()) else {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    format!("operator {pyname} on tensors"),
+                ));
+            };
+            if !rynamo_tensor::can_cast(src.meta.dtype, dst.meta.dtype) {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::OpError,
+                    format!(
+                        "result type {} can't be cast to the desired output type {}",
+                        src.meta.dtype.name(),
+                        dst.meta.dtype.name()
+                    ),
+                ));
+            }
+            return self.call_method(lhs, "copy_", vec![out], Vec::new());
+        }
+        self.tensor_binary_out_of_place(op_name, pyname, lhs, rhs)
+    }
+
+    /// The out-of-place form of a binary operator on tensors.
+    fn tensor_binary_out_of_place(
+        &mut self,
+        op_name: &str,
+        pyname: &str,
+        lhs: Vt,
+        rhs: Vt,
+    ) -> Result<Vt, GraphBreak> {
+        let target = self
+            .operator_fn(pyname)
+            .map_or(FxTarget::Method(op_name.into()), FxTarget::Function);
         let ops = Op::overloads(op_name);
         if ops.is_empty() {
             return Err(GraphBreak::new(
@@ -565,6 +681,21 @@ impl Tracer<'_> {
             }
         };
         match &p.kind {
+            Kind::Tensor(t)
+                if t.meta.shape.is_empty()
+                    && t.meta.dtype.is_integral(false)
+                    && !matches!(
+                        t.meta.dtype,
+                        rynamo_tensor::DType::Bool | rynamo_tensor::DType::UInt8
+                    ) =>
+            {
+                // PyTorch indexes with a 0-d integer tensor as with its value (`select`, a view
+                // of the tensor): that needs the value, which only exists when the graph runs.
+                Err(GraphBreak::new(
+                    GraphBreakKind::TensorItem,
+                    "indexing with a 0-d integer tensor selects by its value",
+                ))
+            }
             Kind::Tensor(t) => Ok(IndexItem::Tensor(self.out.current_value(t))),
             Kind::Slice(parts) => {
                 let c = |v: &Vt| v.as_const().cloned().ok_or_else(bad);

@@ -13,7 +13,7 @@ use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
 use super::super::variables::exceptions::raise_builtin;
 use super::super::variables::python_value::{Converter, python_values};
-use super::super::variables::{Kind, ListVar, Vt};
+use super::super::variables::{Kind, ListVar, ViewKind, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
 const NB_SUBSCR: u32 = 26;
@@ -50,6 +50,23 @@ impl Tracer<'_> {
         if let Some(r) = self.set_binary(pyname, &lhs, &rhs) {
             return r;
         }
+        if matches!(lhs.kind, Kind::DictView(..)) || matches!(rhs.kind, Kind::DictView(..)) {
+            // Set operations on keys and items views (`d.keys() & e.keys()`): on real views
+            // of the dicts' current contents; the result is a new set.
+            let real = |this: &Self, v: &Vt| match &v.kind {
+                Kind::DictView(d, view) => this.real_dict_view(d, *view),
+                _ => this.python_value(v),
+            };
+            if let (Some(a), Some(b)) = (real(self, &lhs), real(self, &rhs)) {
+                return self.fold_operator(pyname.trim_start_matches('i'), vec![a, b]);
+            }
+            return Err(unsupported(pyname, &lhs, &rhs));
+        }
+        if let Kind::List(l) = &lhs.kind
+            && l.borrow().deque.is_some()
+        {
+            return Err(unsupported(pyname, &lhs, &rhs));
+        }
         // Sequence concatenation and repetition of tracked containers.
         let base = pyname.trim_start_matches('i');
         match (&lhs.kind, &rhs.kind, base) {
@@ -74,11 +91,18 @@ impl Tracer<'_> {
                 Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                     items,
                     mutated: false,
+                    ..Default::default()
                 })))))
             }
-            (Kind::List(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::List(a), "mul")
-                if pyname == "mul" =>
-            {
+            (Kind::List(a), _, "add") if pyname == "iadd" && !matches!(rhs.kind, Kind::List(_)) => {
+                // `lst += iterable` is `lst.extend(iterable)`.
+                let more = self.unpack_iterable(&rhs)?;
+                a.borrow_mut().items.extend(more);
+                a.borrow_mut().mutated = true;
+                self.out.side_effects.record_container(&lhs);
+                Ok(lhs)
+            }
+            (Kind::List(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::List(a), "mul") => {
                 let n = n
                     .try_to_value::<i64>(self.vm)
                     .map_err(|_| unsupported(pyname, &lhs, &rhs))?;
@@ -87,9 +111,17 @@ impl Tracer<'_> {
                 for _ in 0..n.max(0) {
                     out.extend(src.iter().cloned());
                 }
+                if pyname == "imul" && matches!(lhs.kind, Kind::List(_)) {
+                    // `lst *= n` repeats in place.
+                    a.borrow_mut().items = out;
+                    a.borrow_mut().mutated = true;
+                    self.out.side_effects.record_container(&lhs);
+                    return Ok(lhs);
+                }
                 Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                     items: out,
                     mutated: false,
+                    ..Default::default()
                 })))))
             }
             (Kind::Tuple(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::Tuple(a), "mul") => {
@@ -168,6 +200,19 @@ impl Tracer<'_> {
         };
         match &obj.kind {
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index, "tuple"),
+            Kind::List(l)
+                if l.borrow().deque.is_some()
+                    && !index
+                        .as_const()
+                        .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok()) =>
+            {
+                Err(raise_builtin(
+                    vm.ctx.exceptions.type_error,
+                    vm.ctx
+                        .new_str("sequence index must be integer, not 'slice'")
+                        .into(),
+                ))
+            }
             Kind::List(l) => {
                 let items = l.borrow().items.clone();
                 let r = seq_index(&items, &index, "list")?;
@@ -181,6 +226,7 @@ impl Tracer<'_> {
                         Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                             items,
                             mutated: false,
+                            ..Default::default()
                         }))))
                     }
                     _ => r,
@@ -189,13 +235,18 @@ impl Tracer<'_> {
             Kind::Dict(d) => {
                 let key = index
                     .as_const()
+                    .cloned()
                     .ok_or_else(|| unsupported("getitem", &obj, &index))?;
-                let d = d.borrow();
-                d.items
+                let found = d
+                    .borrow()
+                    .items
                     .iter()
-                    .find(|(k, _)| vm.bool_eq(k, key).unwrap_or(false))
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| raise_builtin(vm.ctx.exceptions.key_error, key.clone()))
+                    .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
+                    .map(|(_, v)| v.clone());
+                if let Some(v) = found {
+                    return Ok(v);
+                }
+                self.dict_missing(&obj, d, key)
             }
             Kind::Const(c) => {
                 let i = index
@@ -203,6 +254,7 @@ impl Tracer<'_> {
                     .ok_or_else(|| unsupported("getitem", &obj, &index))?;
                 self.fold_operator("getitem", vec![c.clone(), i.clone()])
             }
+            Kind::Class(c) if let Some(r) = self.enum_lookup(&c.clone(), &index, true) => r,
             Kind::NNModule(m) => {
                 // nn.Sequential / ModuleList indexing: read the child through the module.
                 let i = index
@@ -266,6 +318,15 @@ impl Tracer<'_> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
+            Kind::List(_)
+                if !index
+                    .as_const()
+                    .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok()) =>
+            {
+                // Slice assignment (and anything else a real list decides): on a real proxy.
+                self.proxy_method(&obj, "__setitem__", &[index, value], &[])
+                    .map(|_| ())
+            }
             Kind::List(l) => {
                 let i = index
                     .as_const()
@@ -325,6 +386,14 @@ impl Tracer<'_> {
                 };
                 dm.items.remove(pos);
                 dm.mutated = true;
+            }
+            Kind::List(_)
+                if !index
+                    .as_const()
+                    .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok()) =>
+            {
+                self.proxy_method(&obj, "__delitem__", &[index], &[])?;
+                return Ok(Flow::Next);
             }
             Kind::List(l) => {
                 let i = index
@@ -397,7 +466,9 @@ impl Tracer<'_> {
             }),
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => Ok(!items.is_empty()),
             Kind::List(l) => Ok(!l.borrow().items.is_empty()),
-            Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
+            Kind::Dict(d) | Kind::DictView(d, _) => Ok(!d.borrow().items.is_empty()),
+            // Types without `__bool__` or `__len__`: always true.
+            Kind::Iter(_) | Kind::Generator(_) | Kind::Exception(_) | Kind::Slice(_) => Ok(true),
             Kind::Set(s) => Ok(s.length(vm).map_err(|_| {
                 GraphBreak::new(GraphBreakKind::UnsupportedOperation, "len() of a set")
             })? > 0),
@@ -524,6 +595,23 @@ impl Tracer<'_> {
         // The item and the container's items convert together, so an item that is (or holds)
         // the same list as the needle is the same object again (`l in [l]` is True by
         // identity, as in Python, also when `l` holds itself).
+        // A view answers as what it lists: the dict's keys, values or (key, value) pairs now.
+        let container = match &container.kind {
+            Kind::DictView(d, ViewKind::Keys) => Vt::new(Kind::Dict(d.clone())),
+            Kind::DictView(d, view) => {
+                let items = d
+                    .borrow()
+                    .items
+                    .iter()
+                    .map(|(k, v)| match view {
+                        ViewKind::Values => v.clone(),
+                        _ => Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()])),
+                    })
+                    .collect();
+                Vt::new(Kind::Tuple(items))
+            }
+            _ => container,
+        };
         let mut conv = Converter::new(vm);
         let iv = item.as_const().cloned().or_else(|| conv.convert(&item));
         let found = match (&container.kind, iv.as_ref()) {
@@ -628,6 +716,70 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
             | K::TorchOp { obj: y, .. },
         ) => Some(x.is(y)),
         (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
+        // A real object the trace holds as an opaque `Object` is never a tensor or a container
+        // the trace tracks (those have their own kinds).
+        (
+            K::Tensor(_)
+            | K::Tuple(_)
+            | K::NamedTuple(..)
+            | K::List(_)
+            | K::Dict(_)
+            | K::DictView(..)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::NestedFunction(_)
+            | K::Exception(_)
+            | K::Slice(_),
+            K::Object(_),
+        )
+        | (
+            K::Object(_),
+            K::Tensor(_)
+            | K::Tuple(_)
+            | K::NamedTuple(..)
+            | K::List(_)
+            | K::Dict(_)
+            | K::DictView(..)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::NestedFunction(_)
+            | K::Exception(_)
+            | K::Slice(_),
+        ) => Some(false),
+        // A constant (None, a number, a dtype) is never a container, callable or object the
+        // trace tracks by another kind.
+        (
+            K::Const(_),
+            K::Class(_)
+            | K::Builtin(..)
+            | K::Module(_)
+            | K::TorchOp { .. }
+            | K::NestedFunction(_)
+            | K::Partial(_)
+            | K::BoundMethod(..)
+            | K::Exception(_)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::Set(_)
+            | K::DictView(..)
+            | K::Cell(_),
+        )
+        | (
+            K::Class(_)
+            | K::Builtin(..)
+            | K::Module(_)
+            | K::TorchOp { .. }
+            | K::NestedFunction(_)
+            | K::Partial(_)
+            | K::BoundMethod(..)
+            | K::Exception(_)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::Set(_)
+            | K::DictView(..)
+            | K::Cell(_),
+            K::Const(_),
+        ) => Some(false),
         (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_))
         | (K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_), K::Const(c)) =>
         {

@@ -42,6 +42,7 @@ impl Tracer<'_> {
         self.push(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
             items,
             mutated: false,
+            ..Default::default()
         })))));
         Ok(Flow::Next)
     }
@@ -61,6 +62,7 @@ impl Tracer<'_> {
         self.push(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
             items,
             mutated: false,
+            ..Default::default()
         })))));
         Ok(Flow::Next)
     }
@@ -259,6 +261,7 @@ impl Tracer<'_> {
         out.push(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
             items: items[before..mid_end].to_vec(),
             mutated: false,
+            ..Default::default()
         })))));
         out.extend(items[mid_end..].iter().cloned());
         for v in out.into_iter().rev() {

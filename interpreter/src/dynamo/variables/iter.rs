@@ -141,6 +141,18 @@ impl Tracer<'_> {
                 .iter()
                 .map(|(k, _)| Vt::constant(k.clone()))
                 .collect()),
+            Kind::DictView(d, view) => Ok(d
+                .borrow()
+                .items
+                .iter()
+                .map(|(k, v)| match view {
+                    super::ViewKind::Keys => Vt::constant(k.clone()),
+                    super::ViewKind::Values => v.clone(),
+                    super::ViewKind::Items => {
+                        Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()]))
+                    }
+                })
+                .collect()),
             Kind::Generator(g) => self.gen_drain(&g.clone()),
             Kind::Set(s) => {
                 let items = vm

@@ -141,7 +141,17 @@ impl Tracer<'_> {
             )
         };
         let cls = info.cls.downcast_ref::<PyType>().ok_or_else(missing)?;
-        let raw = cls.get_attr(vm.ctx.intern_str(name)).ok_or_else(missing)?;
+        if name == "__class__" {
+            return Ok(match &info.cls_source {
+                Some(src) => super::builder::wrap(self.out, info.cls.clone(), src.clone(), vm),
+                None => wrap_unguarded(info.cls.clone(), vm),
+            });
+        }
+        // An object made in the trace has only the attributes the trace stored (looked up
+        // before this) and its class's: anything else is eager's AttributeError.
+        let raw = cls
+            .get_attr(vm.ctx.intern_str(name))
+            .ok_or_else(|| super::super::attribute::attr_missing(obj, name, vm))?;
         let wrapped = |tr: &mut Self, v: PyObjectRef| match &info.cls_source {
             Some(src) => super::builder::wrap(tr.out, v, src.attr(name), vm),
             None => wrap_unguarded(v, vm),
