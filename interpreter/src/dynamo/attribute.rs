@@ -17,6 +17,9 @@ use super::variables::builder::{wrap, wrap_unguarded};
 use super::variables::exceptions::raise_builtin;
 use super::variables::{Kind, Vt};
 
+/// Classmethods of built-in types that only build a new value from their arguments.
+pub(crate) const PURE_CLASSMETHODS: &[&str] = &["fromkeys", "maketrans", "from_bytes", "fromhex"];
+
 /// Tensor attributes that are metadata (no graph node).
 const TENSOR_META_ATTRS: &[&str] = &[
     "shape",
@@ -57,8 +60,9 @@ impl Tracer<'_> {
                 let v = c
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|e| self.real_attr_failed(&obj, name, &e, true))?;
-                if v.class().is(vm.ctx.types.builtin_function_or_method_type) {
-                    // A method of an immutable value (`"a b".split`): called for real later.
+                if v.is_callable() && v.downcast_ref::<PyType>().is_none() {
+                    // A method of an immutable value (`"a b".split`, `(5).__abs__`): called for
+                    // real later.
                     return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
                 }
                 Ok(wrap_unguarded(v, vm))
@@ -169,6 +173,19 @@ impl Tracer<'_> {
                 let v = c
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|e| self.real_attr_failed(&obj, name, &e, fixed))?;
+                // `Point._make(...)` of a namedtuple class; the pure classmethods of built-in
+                // types (`dict.fromkeys`); methods of `torch.Tensor` called unbound
+                // (`torch.Tensor.add(x, 1)`): called by name on the class tracker.
+                let namedtuple_make = name == "_make"
+                    && super::variables::named_tuple::fields(c, vm).is_some();
+                let pure_classmethod = matches!(obj.kind, Kind::Builtin(..))
+                    && PURE_CLASSMETHODS.contains(&name);
+                let tensor_method = bridge::tensor_class(vm).is_some_and(|t| t.is(c))
+                    && v.is_callable()
+                    && v.downcast_ref::<PyType>().is_none();
+                if namedtuple_make || pure_classmethod || tensor_method {
+                    return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+                }
                 Ok(match &obj.source {
                     Some(src) => wrap(self.out, v, src.attr(name), vm),
                     None => wrap_unguarded(v, vm),

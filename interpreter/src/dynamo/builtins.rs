@@ -8,8 +8,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyStr, PyTuple};
-use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::builtins::PyStr;
+use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::bridge;
 use super::container_methods::set_dict_item;
@@ -700,7 +700,6 @@ impl Tracer<'_> {
     /// `callable(x)`: what the value's type says (`__call__` on the class), for every kind the
     /// trace can name; anything else is not modelled.
     fn is_callable(&self, x: &Vt) -> Result<bool, GraphBreak> {
-        let vm = self.vm;
         Ok(match &x.kind {
             Kind::Function(_)
             | Kind::NestedFunction(_)

@@ -140,6 +140,9 @@ impl Tracer<'_> {
             },
             Kind::Partial(p) => self.call_partial(&p, args, kwargs),
             Kind::Object(o) => {
+                if let Some(r) = self.call_bound_builtin(&o, &args, &kwargs) {
+                    return r;
+                }
                 if let Some(r) = self.call_methodcaller(&o, args.clone()) {
                     return r;
                 }

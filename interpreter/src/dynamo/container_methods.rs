@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::{PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use super::builtins::bad_args;
 use super::exc::GraphBreak;
@@ -31,13 +31,27 @@ impl Tracer<'_> {
                 let f = c
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|_| bad_args(name))?;
-                let consts = self.all_consts(&args).ok_or_else(|| bad_args(name))?;
-                let kw = kwargs
-                    .iter()
-                    .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| bad_args(name))?;
-                self.fold(&f, consts, kw)
+                self.fold_with_values(&f, name, &args, &kwargs)
+            }
+            // `dict.fromkeys(...)` and the like: a new value from constant arguments.
+            Kind::Builtin(c, _)
+                if super::attribute::PURE_CLASSMETHODS.contains(&name) =>
+            {
+                let f = c
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| bad_args(name))?;
+                self.fold_with_values(&f, name, &args, &kwargs)
+            }
+            // `torch.Tensor.add(x, 1)`: the method on its first argument.
+            Kind::Class(c) | Kind::Builtin(c, _)
+                if super::bridge::tensor_class(vm).is_some_and(|t| t.is(c)) =>
+            {
+                let mut args = args;
+                if args.first().and_then(|a| a.as_tensor()).is_none() {
+                    return Err(bad_args(name));
+                }
+                let recv = args.remove(0);
+                self.call_tensor_method(recv, name, args, kwargs)
             }
             // A deque's methods (maxlen, rotate, the left end) all go through a real deque.
             Kind::List(l) if l.borrow().deque.is_some() => {
@@ -185,6 +199,30 @@ impl Tracer<'_> {
         }
     }
 
+    /// Calls a method of an immutable value (or a pure classmethod) on the Python values of its
+    /// arguments (constants, and fresh copies of containers of constants: these methods do not
+    /// keep or change their arguments).
+    fn fold_with_values(
+        &mut self,
+        f: &PyObjectRef,
+        name: &str,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let mut all = args.to_vec();
+        all.extend(kwargs.iter().map(|(_, v)| v.clone()));
+        let values = super::variables::python_value::python_values(&all, vm)
+            .ok_or_else(|| bad_args(name))?;
+        let (pos, kw) = values.split_at(args.len());
+        let kw = kwargs
+            .iter()
+            .zip(kw)
+            .map(|((k, _), v)| (k.clone(), v.clone()))
+            .collect();
+        self.fold(f, pos.to_vec(), kw)
+    }
+
     fn dict_method(
         &mut self,
         recv: &Vt,
@@ -197,11 +235,8 @@ impl Tracer<'_> {
         if !kwargs.is_empty() && name != "update" {
             return self.proxy_method(recv, name, &args, &kwargs);
         }
-        let key_of = |v: &Vt| v.as_const().cloned().ok_or_else(|| bad_args(name));
         let find = |items: &[(PyObjectRef, Vt)], k: &PyObjectRef| {
-            items
-                .iter()
-                .position(|(kk, _)| vm.bool_eq(kk, k).unwrap_or(false))
+            items.iter().position(|(kk, _)| key_eq(kk, k, vm))
         };
         let r = match (name, args.as_slice()) {
             // Live views: they read the dict's items whenever they are used, as in Python.
@@ -209,7 +244,7 @@ impl Tracer<'_> {
             ("values", []) => return Ok(Vt::new(Kind::DictView(d, ViewKind::Values))),
             ("items", []) => return Ok(Vt::new(Kind::DictView(d, ViewKind::Items))),
             ("get", [k]) | ("get", [k, _]) => {
-                let key = key_of(k)?;
+                let key = self.dict_key(k)?;
                 let items = &d.borrow().items;
                 return Ok(match find(items, &key) {
                     Some(i) => items[i].1.clone(),
@@ -220,7 +255,7 @@ impl Tracer<'_> {
                 });
             }
             ("__contains__", [k]) => {
-                let key = key_of(k)?;
+                let key = self.dict_key(k)?;
                 return Ok(Vt::constant(
                     vm.ctx
                         .new_bool(find(&d.borrow().items, &key).is_some())
@@ -239,7 +274,7 @@ impl Tracer<'_> {
                             let [k, v] = kv.as_slice() else {
                                 return Err(bad_args(name));
                             };
-                            pairs.push((key_of(k)?, v.clone()));
+                            pairs.push((self.dict_key(k)?, v.clone()));
                         }
                         pairs
                     }
@@ -266,7 +301,7 @@ impl Tracer<'_> {
                 Vt::new(Kind::Tuple(vec![Vt::constant(k), v]))
             }
             ("pop", [k]) | ("pop", [k, _]) => {
-                let key = key_of(k)?;
+                let key = self.dict_key(k)?;
                 let mut dm = d.borrow_mut();
                 match find(&dm.items, &key) {
                     Some(i) => {
@@ -286,7 +321,7 @@ impl Tracer<'_> {
                 return self.dict_method(recv, d, name, vec![k.clone(), none], kwargs);
             }
             ("setdefault", [k, v]) => {
-                let key = key_of(k)?;
+                let key = self.dict_key(k)?;
                 let mut dm = d.borrow_mut();
                 match find(&dm.items, &key) {
                     Some(i) => dm.items[i].1.clone(),
@@ -441,6 +476,67 @@ impl Tracer<'_> {
     }
 }
 
+/// Whether two dict keys are the same key, as a dict decides: the same object, or equal
+/// values (a tensor or other identity-hashed key only matches itself).
+pub fn key_eq(a: &PyObjectRef, b: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    if a.is(b) {
+        return true;
+    }
+    if super::bridge::as_tensor(a).is_some() || super::bridge::as_tensor(b).is_some() {
+        return false;
+    }
+    vm.bool_eq(a, b).unwrap_or(false)
+}
+
+impl Tracer<'_> {
+    /// The real key object for a tracker used as a dict key: a constant, or an object the frame
+    /// holds (a parameter, a module, a function), pinned by an ID_MATCH guard on its source;
+    /// values made in the trace have no object to key by yet.
+    pub(crate) fn dict_key(&mut self, v: &Vt) -> Result<PyObjectRef, GraphBreak> {
+        let vm = self.vm;
+        if let Some(c) = v.as_const() {
+            return Ok(c.clone());
+        }
+        let real = match (&v.kind, &v.source) {
+            (Kind::Tensor(_), Some(src)) => src.eval(&self.out.frame, vm).ok(),
+            (
+                Kind::Object(o)
+                | Kind::NNModule(o)
+                | Kind::Function(o)
+                | Kind::Class(o)
+                | Kind::Builtin(o, _)
+                | Kind::Module(o),
+                _,
+            ) if !self
+                .out
+                .new_objects
+                .contains_key(&(o.as_object() as *const _ as usize)) =>
+            {
+                Some(o.clone())
+            }
+            _ => None,
+        };
+        let real = real.ok_or_else(|| {
+            GraphBreak::new(
+                super::exc::GraphBreakKind::UnsupportedOperation,
+                format!("dict key {}", v.describe()),
+            )
+        })?;
+        if real.class().name().to_string() == "ndarray" || real.hash(vm).is_err() {
+            return Err(GraphBreak::new(
+                super::exc::GraphBreakKind::UnsupportedOperation,
+                format!("unhashable dict key {}", v.describe()),
+            ));
+        }
+        if let Some(src) = &v.source {
+            self.out
+                .guards
+                .add(src, super::guards::Check::IdMatch { obj: real.clone() });
+        }
+        Ok(real)
+    }
+}
+
 /// Sets `items[key] = value`, keeping insertion order.
 pub fn set_dict_item(
     items: &mut Vec<(PyObjectRef, Vt)>,
@@ -448,10 +544,7 @@ pub fn set_dict_item(
     value: Vt,
     vm: &VirtualMachine,
 ) {
-    match items
-        .iter()
-        .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
-    {
+    match items.iter().position(|(k, _)| key_eq(k, &key, vm)) {
         Some(i) => items[i].1 = value,
         None => items.push((key, value)),
     }

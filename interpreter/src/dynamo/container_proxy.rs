@@ -45,6 +45,8 @@ const STRUCTURAL: &[&str] = &[
     "update",
     "__len__",
     "__getitem__",
+    "__setitem__",
+    "__delitem__",
 ];
 
 /// Methods that exist on these containers but are not traced this way (they call user code,
@@ -161,14 +163,15 @@ impl Tokens {
         }
         if let Some(d) = o.downcast_ref::<PyDict>() {
             let dict_cls = (!cls.is(vm.ctx.types.dict_type)).then(|| cls.to_owned().into());
-            if dict_cls
-                .as_ref()
-                .is_some_and(|c: &PyObjectRef| !is_modelled_dict_class(c, vm))
-            {
+            // A proxy defaultdict has no factory, so a copy of it would not be the real one's.
+            if dict_cls.as_ref().is_some_and(|c: &PyObjectRef| {
+                !is_modelled_dict_class(c, vm) || c.get_attr("default_factory", vm).is_ok()
+            }) {
                 return None;
             }
             let mut items = Vec::new();
-            for (k, v) in d.items_vec() {
+            let _ = d;
+            for (k, v) in dict_pairs(o, vm)? {
                 if self
                     .by_addr
                     .contains_key(&(k.as_object() as *const PyObject as usize))
@@ -200,6 +203,20 @@ impl Tokens {
         // Only immutable values may come back as they are (anything else could hold tokens).
         matches!(w.kind, Kind::Const(_)).then_some(w)
     }
+}
+
+/// A dict's pairs in its own iteration order (`items()`: an `OrderedDict` reordered by
+/// `move_to_end` iterates in its order, not its storage's).
+pub fn dict_pairs(d: &PyObject, vm: &VirtualMachine) -> Option<Vec<(PyObjectRef, PyObjectRef)>> {
+    let items = vm.call_method(d, "items", ()).ok()?;
+    vm.extract_elements_with(&items, |pair| {
+        let kv: Vec<PyObjectRef> = vm.extract_elements_with(&pair, Ok)?;
+        match <[PyObjectRef; 2]>::try_from(kv) {
+            Ok([k, v]) => Ok((k, v)),
+            Err(_) => Err(vm.new_type_error("dict item")),
+        }
+    })
+    .ok()
 }
 
 /// `Some(maxlen)` when `o` is a `collections.deque`.
@@ -325,9 +342,9 @@ impl Tracer<'_> {
     fn contents(&self, proxy: &PyObjectRef) -> Result<Vec<PyObjectRef>, GraphBreak> {
         let vm = self.vm;
         let bad = || GraphBreak::new(GraphBreakKind::UnmodelledMethod, "container contents");
-        if let Some(d) = proxy.downcast_ref::<PyDict>() {
-            return Ok(d
-                .items_vec()
+        if proxy.downcast_ref::<PyDict>().is_some() {
+            return Ok(dict_pairs(proxy, vm)
+                .ok_or_else(bad)?
                 .into_iter()
                 .flat_map(|(k, v)| [k, v])
                 .collect());
@@ -358,7 +375,7 @@ impl Tracer<'_> {
                 l.mutated = true;
             }
             Kind::Dict(d) => {
-                let pairs = proxy.downcast_ref::<PyDict>().ok_or_else(bad)?.items_vec();
+                let pairs = dict_pairs(proxy, vm).ok_or_else(bad)?;
                 let mut items = Vec::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     items.push((k, tokens.back(&v, proxy, recv, vm).ok_or_else(bad)?));

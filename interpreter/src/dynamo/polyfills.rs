@@ -83,10 +83,12 @@ impl Tracer<'_> {
         args: &[Vt],
         kwargs: &[(String, Vt)],
     ) -> Result<Vt, GraphBreak> {
-        let consts = self.all_consts(args);
+        // Constants, and fresh copies of containers of them (`math.prod([1, 2])`): these
+        // functions neither keep nor change their arguments.
+        let consts = super::variables::python_value::python_values(args, self.vm);
         let kw: Option<Vec<(String, PyObjectRef)>> = kwargs
             .iter()
-            .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))
+            .map(|(k, v)| self.python_value(v).map(|c| (k.clone(), c)))
             .collect();
         match (consts, kw) {
             (Some(c), Some(kw)) => self.fold(obj, c, kw),
@@ -94,6 +96,24 @@ impl Tracer<'_> {
                 "math.{name} of values only known when the graph runs"
             ))),
         }
+    }
+
+    /// A builtin method bound to a class that Dynamo models through a polyfill
+    /// (`itertools.chain.from_iterable`); `None` for anything else.
+    pub(crate) fn call_bound_builtin(
+        &mut self,
+        o: &PyObjectRef,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Option<Result<Vt, GraphBreak>> {
+        let vm = self.vm;
+        let owner = o.get_attr("__self__", vm).ok()?;
+        let name = o.get_attr("__name__", vm).ok()?.str(vm).ok()?.to_string();
+        let chain = super::bridge::import_module("itertools", vm)
+            .and_then(|m| m.get_attr("chain", vm))
+            .ok()?;
+        (owner.is(&chain) && name == "from_iterable")
+            .then(|| self.call_polyfill("chain_from_iterable", args, kwargs))
     }
 
     /// A generator function of `torch/_dynamo/polyfills.py`, called with these arguments (its
@@ -214,9 +234,9 @@ impl Tracer<'_> {
         kwargs: &[(String, Vt)],
     ) -> Option<Result<Vt, GraphBreak>> {
         let vm = self.vm;
-        // `torch.finfo(dtype)` / `torch.iinfo(dtype)` of a constant dtype: immutable facts about
-        // the dtype, made for real while tracing (their attributes are constants).
-        if ["finfo", "iinfo"]
+        // `torch.finfo(dtype)` / `torch.iinfo(dtype)` of a constant dtype, `torch.device("cpu")`:
+        // immutable values, made for real while tracing (their attributes are constants).
+        if ["finfo", "iinfo", "device"]
             .iter()
             .any(|n| super::bridge::torch_attr(n, vm).is_some_and(|c| c.is(cls)))
             && kwargs.is_empty()

@@ -202,6 +202,18 @@ mod dynamo_module {
     ) -> PyResult<PyCompiledFunction> {
         let backend = backend_spec(backend, vm)?;
         let id = backend_id(&backend);
+        // The function's own code is compiled even when it lives in a skipped file
+        // (`Module.__call__` of `torch.compile(module)`).
+        let target = func
+            .get_attr("__func__", vm)
+            .unwrap_or_else(|_| func.clone());
+        if let Some(code) = target
+            .get_attr("__code__", vm)
+            .ok()
+            .and_then(|c| c.downcast::<rustpython_vm::builtins::PyCode>().ok())
+        {
+            cache::set_always_optimized(code);
+        }
         Ok(PyCompiledFunction {
             func,
             mode: CallMode::Compile(Arc::new(CompileConfig {

@@ -13,6 +13,7 @@ use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
 use super::super::variables::exceptions::raise_builtin;
 use super::super::variables::python_value::{Converter, python_values};
+use super::super::container_methods::key_eq;
 use super::super::variables::{Kind, ListVar, ViewKind, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
@@ -134,7 +135,10 @@ impl Tracer<'_> {
                 }
                 Ok(Vt::new(Kind::Tuple(out)))
             }
-            _ => Err(unsupported(pyname, &lhs, &rhs)),
+            _ => match self.user_binary(pyname, &lhs, &rhs) {
+                Some(r) => r,
+                None => Err(unsupported(pyname, &lhs, &rhs)),
+            },
         }
     }
 
@@ -233,15 +237,12 @@ impl Tracer<'_> {
                 })
             }
             Kind::Dict(d) => {
-                let key = index
-                    .as_const()
-                    .cloned()
-                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let key = self.dict_key(&index)?;
                 let found = d
                     .borrow()
                     .items
                     .iter()
-                    .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
+                    .find(|(k, _)| key_eq(k, &key, vm))
                     .map(|(_, v)| v.clone());
                 if let Some(v) = found {
                     return Ok(v);
@@ -348,10 +349,7 @@ impl Tracer<'_> {
                 Ok(())
             }
             Kind::Dict(d) => {
-                let key = index
-                    .as_const()
-                    .cloned()
-                    .ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let key = self.dict_key(&index)?;
                 let mut dm = d.borrow_mut();
                 super::super::container_methods::set_dict_item(&mut dm.items, key, value, vm);
                 dm.mutated = true;
@@ -372,15 +370,12 @@ impl Tracer<'_> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Dict(d) => {
-                let key = index
-                    .as_const()
-                    .cloned()
-                    .ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let key = self.dict_key(&index)?;
                 let mut dm = d.borrow_mut();
                 let pos = dm
                     .items
                     .iter()
-                    .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
+                    .position(|(k, _)| key_eq(k, &key, vm));
                 let Some(pos) = pos else {
                     return Err(raise_builtin(vm.ctx.exceptions.key_error, key.clone()));
                 };
@@ -546,6 +541,9 @@ impl Tracer<'_> {
         if let Some(ab) = python_values(&[lhs.clone(), rhs.clone()], self.vm) {
             return self.fold_operator(name, ab);
         }
+        if let Some(r) = self.user_compare(which, &lhs, &rhs) {
+            return r;
+        }
         if which == 2 || which == 3 {
             // == / != on objects whose equality is their identity.
             let same = identity_equality(&lhs, &rhs, self.vm)
@@ -621,11 +619,10 @@ impl Tracer<'_> {
             (Kind::Set(s), Some(i)) => vm
                 ._contains(s, i)
                 .map_err(|_| unsupported("in", &item, &container))?,
-            (Kind::Dict(d), Some(i)) => d
-                .borrow()
-                .items
-                .iter()
-                .any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
+            (Kind::Dict(d), _) => {
+                let key = self.dict_key(&item)?;
+                d.borrow().items.iter().any(|(k, _)| key_eq(k, &key, vm))
+            }
             (Kind::Tuple(_) | Kind::NamedTuple(..) | Kind::List(_), Some(i)) => {
                 let items = match &container.kind {
                     Kind::List(l) => l.borrow().items.clone(),
@@ -796,4 +793,136 @@ fn unsupported(what: &str, a: &Vt, b: &Vt) -> GraphBreak {
         GraphBreakKind::UnsupportedOperation,
         format!("{what} on {} and {}", a.describe(), b.describe()),
     )
+}
+
+impl Tracer<'_> {
+    /// The Python method `name` of a user object's class, bound to it (`None` when the value is
+    /// not such an object, or the class inherits `object`'s slot).
+    fn user_dunder(&mut self, v: &Vt, name: &str) -> Option<Vt> {
+        let Kind::Object(o) = &v.kind else {
+            return None;
+        };
+        let raw = o.class().lookup_ref(&self.vm.ctx.new_str(name), self.vm)?;
+        raw.downcast_ref::<rustpython_vm::builtins::PyFunction>()?;
+        self.get_attr(v.clone(), name).ok()
+    }
+
+    /// Calls `lhs.<name>(rhs)`, then the reflected `rhs.<reflected>(lhs)` (first when `rhs`'s
+    /// class is a subclass of `lhs`'s that defines it), until one does not return
+    /// `NotImplemented`: Python's binary-operator protocol for user objects whose dunders are
+    /// Python functions (traced by inlining them). `None` when neither side has one.
+    fn user_protocol(
+        &mut self,
+        lhs: &Vt,
+        rhs: &Vt,
+        name: &str,
+        reflected: &str,
+    ) -> Option<Result<Option<Vt>, GraphBreak>> {
+        let vm = self.vm;
+        let fwd = self.user_dunder(lhs, name);
+        let rev = self.user_dunder(rhs, reflected);
+        if fwd.is_none() && rev.is_none() {
+            return None;
+        }
+        let rhs_first = match (&lhs.kind, &rhs.kind) {
+            (Kind::Object(a), Kind::Object(b)) => {
+                !a.class().is(b.class())
+                    && b.class().fast_issubclass(a.class())
+                    && rev.is_some()
+            }
+            _ => false,
+        };
+        let order: Vec<(Vt, Vt)> = match (fwd, rev) {
+            (Some(f), Some(r)) if rhs_first => vec![(r, lhs.clone()), (f, rhs.clone())],
+            (f, r) => f
+                .map(|f| (f, rhs.clone()))
+                .into_iter()
+                .chain(r.map(|r| (r, lhs.clone())))
+                .collect(),
+        };
+        Some((|| {
+            for (method, other) in order {
+                let r = self.call_vt(method, vec![other], Vec::new())?;
+                if !r.as_const().is_some_and(|c| c.is(&vm.ctx.not_implemented)) {
+                    return Ok(Some(r));
+                }
+            }
+            Ok(None)
+        })())
+    }
+
+    /// A comparison with a user object on either side, through its `__lt__`/`__eq__`/...;
+    /// `==`/`!=` fall back to identity when both return NotImplemented, orderings raise
+    /// TypeError as Python does.
+    fn user_compare(&mut self, which: usize, lhs: &Vt, rhs: &Vt) -> Option<Result<Vt, GraphBreak>> {
+        const NAMES: [(&str, &str, &str); 6] = [
+            ("__lt__", "__gt__", "<"),
+            ("__le__", "__ge__", "<="),
+            ("__eq__", "__eq__", "=="),
+            ("__ne__", "__ne__", "!="),
+            ("__gt__", "__lt__", ">"),
+            ("__ge__", "__le__", ">="),
+        ];
+        let (name, reflected, op) = NAMES[which];
+        let r = self.user_protocol(lhs, rhs, name, reflected)?;
+        Some(r.and_then(|found| match found {
+            Some(v) => Ok(v),
+            None if which == 2 || which == 3 => {
+                if which == 3
+                    && let Some(Ok(Some(eq))) = self.user_protocol(lhs, rhs, "__eq__", "__eq__")
+                {
+                    // `!=` of a class that only defines `__eq__`: its negation.
+                    let t = self.truth(&eq)?;
+                    return Ok(Vt::constant(self.vm.ctx.new_bool(!t).into()));
+                }
+                let same = same_object(lhs, rhs).ok_or_else(|| unsupported(op, lhs, rhs))?;
+                Ok(Vt::constant(
+                    self.vm.ctx.new_bool(same == (which == 2)).into(),
+                ))
+            }
+            None => Err(raise_builtin(
+                self.vm.ctx.exceptions.type_error,
+                self.vm
+                    .ctx
+                    .new_str(format!(
+                        "'{op}' not supported between instances of {} and {}",
+                        lhs.describe(),
+                        rhs.describe()
+                    ))
+                    .into(),
+            )),
+        }))
+    }
+
+    /// A binary operator with a user object on either side, through `__add__`/`__radd__`/...
+    /// (`__iadd__` first for `+=`).
+    fn user_binary(&mut self, pyname: &str, lhs: &Vt, rhs: &Vt) -> Option<Result<Vt, GraphBreak>> {
+        let base = pyname.trim_start_matches('i');
+        let base = match base {
+            "and_" => "and",
+            "or_" => "or",
+            other => other,
+        };
+        if pyname.starts_with('i')
+            && let Some(r) = self.user_protocol(lhs, rhs, &format!("__{pyname}__"), "")
+        {
+            match r {
+                Ok(Some(v)) => return Some(Ok(v)),
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let r = self.user_protocol(lhs, rhs, &format!("__{base}__"), &format!("__r{base}__"))?;
+        Some(r.and_then(|found| {
+            found.ok_or_else(|| {
+                raise_builtin(
+                    self.vm.ctx.exceptions.type_error,
+                    self.vm
+                        .ctx
+                        .new_str(format!("unsupported operand type(s) for {pyname}"))
+                        .into(),
+                )
+            })
+        }))
+    }
 }

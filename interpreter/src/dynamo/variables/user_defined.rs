@@ -27,8 +27,14 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
     let Some(ty) = cls.downcast_ref::<PyType>() else {
         return false;
     };
-    // A class statement's class (heap type) whose metaclass is `type`.
-    if !cls.class().is(vm.ctx.types.type_type)
+    // A class statement's class (heap type) whose metaclass is `type` or `abc.ABCMeta` (which
+    // only adds abstract-method bookkeeping: `object.__new__` refuses abstract classes itself).
+    let abc_meta = super::super::bridge::import_module("abc", vm)
+        .and_then(|m| m.get_attr("ABCMeta", vm))
+        .ok();
+    let plain_meta = cls.class().is(vm.ctx.types.type_type)
+        || abc_meta.is_some_and(|m| cls.class().is(&m));
+    if !plain_meta
         || !ty
             .slots
             .flags
