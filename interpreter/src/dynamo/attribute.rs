@@ -176,10 +176,10 @@ impl Tracer<'_> {
                 // `Point._make(...)` of a namedtuple class; the pure classmethods of built-in
                 // types (`dict.fromkeys`); methods of `torch.Tensor` called unbound
                 // (`torch.Tensor.add(x, 1)`): called by name on the class tracker.
-                let namedtuple_make = name == "_make"
-                    && super::variables::named_tuple::fields(c, vm).is_some();
-                let pure_classmethod = matches!(obj.kind, Kind::Builtin(..))
-                    && PURE_CLASSMETHODS.contains(&name);
+                let namedtuple_make =
+                    name == "_make" && super::variables::named_tuple::fields(c, vm).is_some();
+                let pure_classmethod =
+                    matches!(obj.kind, Kind::Builtin(..)) && PURE_CLASSMETHODS.contains(&name);
                 let tensor_method = bridge::tensor_class(vm).is_some_and(|t| t.is(c))
                     && v.is_callable()
                     && v.downcast_ref::<PyType>().is_none();

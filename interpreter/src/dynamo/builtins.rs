@@ -277,11 +277,12 @@ impl Tracer<'_> {
                     [it, d] => (it, Some(d.clone())),
                     _ => return Err(bad_args(name)),
                 };
-                let exhausted = |what: &str| match &default {
+                // An exhausted iterator raises StopIteration in the trace, as eager does (a
+                // traced `except StopIteration` catches it).
+                let exhausted = |_what: &str| match &default {
                     Some(d) => Ok(d.clone()),
-                    None => Err(GraphBreak::new(
-                        GraphBreakKind::UnsupportedConstruct,
-                        format!("next() on an exhausted {what} (StopIteration)"),
+                    None => Err(super::variables::exceptions::raise_builtin_noargs(
+                        vm.ctx.exceptions.stop_iteration,
                     )),
                 };
                 if let Kind::Generator(g) = &it.kind {

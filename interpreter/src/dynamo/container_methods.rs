@@ -34,9 +34,7 @@ impl Tracer<'_> {
                 self.fold_with_values(&f, name, &args, &kwargs)
             }
             // `dict.fromkeys(...)` and the like: a new value from constant arguments.
-            Kind::Builtin(c, _)
-                if super::attribute::PURE_CLASSMETHODS.contains(&name) =>
-            {
+            Kind::Builtin(c, _) if super::attribute::PURE_CLASSMETHODS.contains(&name) => {
                 let f = c
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|_| bad_args(name))?;

@@ -50,7 +50,10 @@ impl FrameHandler for ConvertFrame {
         if action == Action::Skip {
             return Ok(FrameAction::RunUnchanged);
         }
-        if action == Action::Default && is_skipped_file(code) && !cache::always_optimized(code.as_object()) {
+        if action == Action::Default
+            && is_skipped_file(code)
+            && !cache::always_optimized(code.as_object())
+        {
             // Not cached as a skip: the same code may be the target of a later torch.compile.
             return Ok(FrameAction::RunUnchanged);
         }
@@ -564,7 +567,12 @@ fn run_entry(
 fn is_skipped_file(code: &PyCode) -> bool {
     let path = code.code.source_path.as_str();
     let user = path.ends_with(".py") || path.starts_with('<');
-    !user && !code.code.obj_name.as_str().starts_with("torch_dynamo_resume_in_")
+    !user
+        && !code
+            .code
+            .obj_name
+            .as_str()
+            .starts_with("torch_dynamo_resume_in_")
 }
 
 fn first_line(code: &PyCode) -> u32 {

@@ -73,12 +73,12 @@ impl HostCallee for PyCallee {
                 .func
                 .call(rustpython_vm::function::FuncArgs::new(args, kwargs), vm)
                 .map_err(|e| {
-                rynamo_graph::Error::BadArgs(format!(
-                    "{} raised: {}",
-                    self.name,
-                    super::fx::error_text(&e, vm)
-                ))
-            })?;
+                    rynamo_graph::Error::BadArgs(format!(
+                        "{} raised: {}",
+                        self.name,
+                        super::fx::error_text(&e, vm)
+                    ))
+                })?;
             flatten_tensors(&r).map_err(rynamo_graph::Error::BadArgs)
         })
     }
@@ -163,7 +163,12 @@ impl Tracer<'_> {
         let probe = crate::eval_frame::with_callback_state(
             crate::eval_frame::CallbackState::Disabled,
             vm,
-            || func.call(rustpython_vm::function::FuncArgs::new(examples, kw_examples), vm),
+            || {
+                func.call(
+                    rustpython_vm::function::FuncArgs::new(examples, kw_examples),
+                    vm,
+                )
+            },
         );
         let r = probe.map_err(|e| {
             GraphBreak::new(

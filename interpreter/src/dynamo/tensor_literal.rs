@@ -106,7 +106,10 @@ impl Tracer<'_> {
                 _ => rest.push((k.clone(), v.clone())),
             }
         }
-        if rest.iter().any(|(k, _)| !matches!(k.as_str(), "device" | "requires_grad" | "pin_memory")) {
+        if rest
+            .iter()
+            .any(|(k, _)| !matches!(k.as_str(), "device" | "requires_grad" | "pin_memory"))
+        {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedCall,
                 "torch.tensor(tensor) with these keywords",

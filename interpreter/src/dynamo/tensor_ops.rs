@@ -657,7 +657,10 @@ impl Tracer<'_> {
     }
 
     /// An index expression (`x[0, 1:3, None, ..., mask]`) as index items.
-    fn index_items(&mut self, index: &Vt) -> Result<Vec<IndexItem<rynamo_graph::ValueId>>, GraphBreak> {
+    fn index_items(
+        &mut self,
+        index: &Vt,
+    ) -> Result<Vec<IndexItem<rynamo_graph::ValueId>>, GraphBreak> {
         let parts: Vec<Vt> = match &index.kind {
             Kind::Tuple(items) => items.clone(),
             // PyTorch's `treatSequenceAsTuple`: a short list holding a tensor, a sequence, a
@@ -777,7 +780,11 @@ impl Tracer<'_> {
             )
         };
         let value = self.python_value(p).ok_or_else(bad)?;
-        fn leaves(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine, out: &mut Vec<PyObjectRef>) -> bool {
+        fn leaves(
+            o: &PyObjectRef,
+            vm: &rustpython_vm::VirtualMachine,
+            out: &mut Vec<PyObjectRef>,
+        ) -> bool {
             if o.class().is(vm.ctx.types.list_type) {
                 return vm
                     .extract_elements_with(o, Ok)
@@ -922,7 +929,10 @@ impl Tracer<'_> {
                 let why = if key == "requires_grad" {
                     "Attempted to use tensor creation function with requires_grad=True".to_owned()
                 } else {
-                    format!("{key}={} is not supported here", c.repr(vm).map(|r| r.to_string()).unwrap_or_default())
+                    format!(
+                        "{key}={} is not supported here",
+                        c.repr(vm).map(|r| r.to_string()).unwrap_or_default()
+                    )
                 };
                 return Err(GraphBreak::new(GraphBreakKind::UnsupportedCall, why));
             }

@@ -92,7 +92,13 @@ def index_with_list(x):
 @entry(B)
 def index_with_tensor_in_list(x):
     i = torch.tensor([0, 2])
-    return x[:, i], x[[torch.tensor(1)]], x[:, [0, 1], i]
+    j = torch.tensor([1, 0])
+    return x[:, i], x[[i, j]], x[:, [0, 1], i]
+
+
+@entry(B)
+def index_with_0d_tensor(x):
+    return x[torch.tensor(1)], x[:, torch.tensor(2)]
 
 
 @entry(X)
@@ -156,4 +162,15 @@ def split_and_chunk(x):
     return torch.split(x, 1), torch.chunk(x, 1, dim=1), x.split(2, dim=1), torch.unbind(x)
 
 
-run(__file__, known={})
+run(
+    __file__,
+    known={
+        "device_dtype_consts": (0, "x.to(same device) returns x without a graph node, so a frame with no other op compiles no graph; PyTorch records the call"),
+        "tensor_flag_methods": (0, "eager Rynamo has no Tensor.is_inference (both raise AttributeError)"),
+        "inplace_view_methods": (1, "eager Rynamo has no Tensor.unsqueeze_/t_ (both raise AttributeError)"),
+        "index_with_0d_tensor": (2, "a 0-d integer tensor index selects by its value: a graph break (PyTorch traces an unbacked SymInt)"),
+        "module_in_region": (2, "the module built per call is a new object: modules are guarded by identity (ID_MATCH), so the second call recompiles; PyTorch guards inlined built-in modules by type"),
+        "module_constructed_no_params": (2, "nn.Module construction inside the region breaks (nn.Module.__init__ stores through object.__setattr__ into its registries)"),
+        "transformer_layer": (2, "as module_in_region"),
+    },
+)

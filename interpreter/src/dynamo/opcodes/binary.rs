@@ -7,13 +7,13 @@ use std::rc::Rc;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::super::bytecode::Instr;
+use super::super::container_methods::key_eq;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
 use super::super::variables::exceptions::raise_builtin;
 use super::super::variables::python_value::{Converter, python_values};
-use super::super::container_methods::key_eq;
 use super::super::variables::{Kind, ListVar, ViewKind, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
@@ -372,10 +372,7 @@ impl Tracer<'_> {
             Kind::Dict(d) => {
                 let key = self.dict_key(&index)?;
                 let mut dm = d.borrow_mut();
-                let pos = dm
-                    .items
-                    .iter()
-                    .position(|(k, _)| key_eq(k, &key, vm));
+                let pos = dm.items.iter().position(|(k, _)| key_eq(k, &key, vm));
                 let Some(pos) = pos else {
                     return Err(raise_builtin(vm.ctx.exceptions.key_error, key.clone()));
                 };
@@ -826,9 +823,7 @@ impl Tracer<'_> {
         }
         let rhs_first = match (&lhs.kind, &rhs.kind) {
             (Kind::Object(a), Kind::Object(b)) => {
-                !a.class().is(b.class())
-                    && b.class().fast_issubclass(a.class())
-                    && rev.is_some()
+                !a.class().is(b.class()) && b.class().fast_issubclass(a.class()) && rev.is_some()
             }
             _ => false,
         };
@@ -864,33 +859,47 @@ impl Tracer<'_> {
             ("__ge__", "__le__", ">="),
         ];
         let (name, reflected, op) = NAMES[which];
-        let r = self.user_protocol(lhs, rhs, name, reflected)?;
-        Some(r.and_then(|found| match found {
-            Some(v) => Ok(v),
-            None if which == 2 || which == 3 => {
-                if which == 3
-                    && let Some(Ok(Some(eq))) = self.user_protocol(lhs, rhs, "__eq__", "__eq__")
-                {
-                    // `!=` of a class that only defines `__eq__`: its negation.
-                    let t = self.truth(&eq)?;
-                    return Ok(Vt::constant(self.vm.ctx.new_bool(!t).into()));
-                }
-                let same = same_object(lhs, rhs).ok_or_else(|| unsupported(op, lhs, rhs))?;
-                Ok(Vt::constant(
-                    self.vm.ctx.new_bool(same == (which == 2)).into(),
-                ))
-            }
-            None => Err(raise_builtin(
-                self.vm.ctx.exceptions.type_error,
-                self.vm
-                    .ctx
-                    .new_str(format!(
-                        "'{op}' not supported between instances of {} and {}",
-                        lhs.describe(),
-                        rhs.describe()
+        let r = match self.user_protocol(lhs, rhs, name, reflected) {
+            Some(r) => r,
+            // `!=` of classes that only define `__eq__` (object's `__ne__` inverts it).
+            None if which == 3 => Ok(None),
+            None => return None,
+        };
+        if which == 3
+            && matches!(r, Ok(None))
+            && self.user_dunder(lhs, "__eq__").is_none()
+            && self.user_dunder(rhs, "__eq__").is_none()
+        {
+            return None;
+        }
+        Some(r.and_then(|found| {
+            match found {
+                Some(v) => Ok(v),
+                None if which == 2 || which == 3 => {
+                    if which == 3
+                        && let Some(Ok(Some(eq))) = self.user_protocol(lhs, rhs, "__eq__", "__eq__")
+                    {
+                        // `!=` of a class that only defines `__eq__`: its negation.
+                        let t = self.truth(&eq)?;
+                        return Ok(Vt::constant(self.vm.ctx.new_bool(!t).into()));
+                    }
+                    let same = same_object(lhs, rhs).ok_or_else(|| unsupported(op, lhs, rhs))?;
+                    Ok(Vt::constant(
+                        self.vm.ctx.new_bool(same == (which == 2)).into(),
                     ))
-                    .into(),
-            )),
+                }
+                None => Err(raise_builtin(
+                    self.vm.ctx.exceptions.type_error,
+                    self.vm
+                        .ctx
+                        .new_str(format!(
+                            "'{op}' not supported between instances of {} and {}",
+                            lhs.describe(),
+                            rhs.describe()
+                        ))
+                        .into(),
+                )),
+            }
         }))
     }
 

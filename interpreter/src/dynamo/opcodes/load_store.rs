@@ -529,7 +529,12 @@ impl Tracer<'_> {
     /// `_buffers` or `_modules` holds (those stores and deletes update the registries, which
     /// the trace's replay of a plain store would not, and which traced reads of those dicts
     /// would then contradict).
-    fn module_store_is_plain(&mut self, m: &rustpython_vm::PyObjectRef, name: &str, value: &Vt) -> bool {
+    fn module_store_is_plain(
+        &mut self,
+        m: &rustpython_vm::PyObjectRef,
+        name: &str,
+        value: &Vt,
+    ) -> bool {
         let vm = self.vm;
         let registered_class = match &value.kind {
             Kind::NNModule(_) => true,
@@ -587,7 +592,8 @@ impl Tracer<'_> {
             });
         let has_dict = slot_store || o.dict().is_some();
         // nn.Module's `__delattr__` removes registered names from its registries instead.
-        let module_registry = delete && matches!(obj.kind, Kind::NNModule(_)) && module_registers(o, name, vm);
+        let module_registry =
+            delete && matches!(obj.kind, Kind::NNModule(_)) && module_registers(o, name, vm);
         let plain = standard_hook && !descriptor && has_dict && !module_registry;
         // `del obj.name` raises unless the attribute is there: stored earlier in this trace, or
         // in the instance dict now (read through `get_attr`, which guards it).
@@ -651,7 +657,11 @@ impl Tracer<'_> {
 }
 
 /// Whether `name` is in the module's `_parameters`, `_buffers` or `_modules`.
-fn module_registers(m: &rustpython_vm::PyObjectRef, name: &str, vm: &rustpython_vm::VirtualMachine) -> bool {
+fn module_registers(
+    m: &rustpython_vm::PyObjectRef,
+    name: &str,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
     let Some(d) = m.dict() else {
         return false;
     };

@@ -32,8 +32,8 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
     let abc_meta = super::super::bridge::import_module("abc", vm)
         .and_then(|m| m.get_attr("ABCMeta", vm))
         .ok();
-    let plain_meta = cls.class().is(vm.ctx.types.type_type)
-        || abc_meta.is_some_and(|m| cls.class().is(&m));
+    let plain_meta =
+        cls.class().is(vm.ctx.types.type_type) || abc_meta.is_some_and(|m| cls.class().is(&m));
     if !plain_meta
         || !ty
             .slots
