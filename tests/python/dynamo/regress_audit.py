@@ -1,0 +1,151 @@
+"""Issue 27 requirement 1: trackers never answer what they do not model. Each case once gave a
+silently wrong result (a default value, a stale answer after the object changed, a dict view
+frozen at creation); now it is eager's answer, guarded, or a graph break. Graph counts are
+PyTorch 2.15's."""
+import collections
+import functools
+
+import torch
+import torch._dynamo
+import torch.nn as nn
+from torch._dynamo.testing import CompileCounter
+
+from _harness import check, done, expect
+
+X = torch.arange(6.0).reshape(2, 3)
+Pair = collections.namedtuple("Pair", ["a", "b"])
+
+
+def scaled(t, k, shift=0.0):
+    return t * k + shift
+
+
+PART = functools.partial(scaled, k=2.0)
+
+
+class Callable:
+    def __call__(self, t):
+        return t + 1
+
+
+class NotCallable:
+    pass
+
+
+class Cfg:
+    pass
+
+
+CFG = Cfg()
+
+
+def hasattr_partial(x):
+    return hasattr(PART, "func"), hasattr(PART, "keywords"), hasattr(PART, "__call__"), hasattr(PART, "nope"), x + 1
+
+
+def hasattr_namedtuple(x):
+    p = Pair(1, 2)
+    return hasattr(p, "a"), hasattr(p, "_fields"), hasattr(p, "_replace"), hasattr(p, "c"), x + 1
+
+
+def dict_views_follow_mutations(x):
+    d = {"a": x}
+    ks, vs, its = d.keys(), d.values(), d.items()
+    d["b"] = x + 1
+    del d["a"]
+    return list(ks), [v * 2 for v in vs], len(its), "b" in ks, "a" in ks
+
+
+def dict_view_set_ops(x):
+    d = {"a": 1, "b": 2}
+    e = {"b": 3}
+    return sorted(d.keys() - e.keys()), d.keys() & {"b", "z"}, d.keys().isdisjoint(e), x + 1
+
+
+def tensor_flags(x):
+    return x.is_sparse, x.is_quantized, x.is_meta, x.is_cpu, x.is_leaf, x.grad_fn, x + 1
+
+
+def callable_instances(x):
+    return callable(Callable()), callable(NotCallable()), callable(CFG), callable(x), x + 1
+
+
+def container_attributes(x):
+    return hasattr([], "append"), hasattr([], "nope"), hasattr({}, "keys"), hasattr((), "count"), x + 1
+
+
+check(hasattr_partial, X)
+check(hasattr_namedtuple, X)
+check(dict_views_follow_mutations, X)
+check(dict_view_set_ops, X)
+check(tensor_flags, X)
+check(callable_instances, X)
+check(container_attributes, X)
+
+
+# `hasattr` False and `getattr`'s default are guarded: adding the attribute later recompiles
+# (both were cached as constants: the old answer came back).
+def absent_attribute(x):
+    return x + getattr(CFG, "k", 1), hasattr(CFG, "k")
+
+
+torch._dynamo.reset()
+cnt = CompileCounter()
+opt = torch.compile(absent_attribute, backend=cnt)
+x = torch.zeros(1)
+first = opt(x)
+CFG.k = 5
+second = opt(x)
+del CFG.k
+third = opt(x)
+expect("getattr default / hasattr before", (first[0].item(), first[1]), (1.0, False))
+expect("getattr default / hasattr after the attribute appears", (second[0].item(), second[1]), (5.0, True))
+expect("and after it goes again", (third[0].item(), third[1]), (1.0, False))
+expect("absent_attribute graphs", cnt.frame_count, 2)
+
+
+# An attribute Dynamo cannot answer for is a break, and hasattr does not turn it into False.
+class Weird:
+    def __getattr__(self, name):
+        if name == "magic":
+            return 42
+        raise AttributeError(name)
+
+
+WEIRD = Weird()
+
+
+def getattr_hook(x):
+    return x + getattr(WEIRD, "magic", 0), hasattr(WEIRD, "other")
+
+
+check(getattr_hook, X, graphs=1)
+
+
+# Storing a Parameter (or a module) on an nn.Module files it into _parameters: the store runs
+# eagerly, where it stays consistent with traced reads (a module built in the region used to
+# lose its parameters: 'MultiheadAttention' object has no attribute 'in_proj_weight').
+def build_attention(x):
+    m = nn.MultiheadAttention(4, 2)
+    return x + 1, sorted(n for n, _ in m.named_parameters())
+
+
+torch._dynamo.reset()
+got = torch.compile(build_attention, backend="eager")(torch.ones(2))
+expect("module built in the region keeps its parameters", got[1], build_attention(torch.ones(2))[1])
+
+
+class Holder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(2))
+
+    def forward(self, x):
+        self.w = nn.Parameter(x.detach().clone())
+        self.note = 3
+        return self.w * 2, sorted(self._parameters), self.note
+
+
+check(Holder(), torch.arange(2.0), graphs=2)
+
+done()
