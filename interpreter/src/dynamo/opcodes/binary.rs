@@ -204,12 +204,7 @@ impl Tracer<'_> {
         };
         match &obj.kind {
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index, "tuple"),
-            Kind::List(l)
-                if l.borrow().deque.is_some()
-                    && !index
-                        .as_const()
-                        .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok()) =>
-            {
+            Kind::List(l) if l.borrow().deque.is_some() && !is_int_index(&index, vm) => {
                 Err(raise_builtin(
                     vm.ctx.exceptions.type_error,
                     vm.ctx
@@ -319,11 +314,7 @@ impl Tracer<'_> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
-            Kind::List(_)
-                if !index
-                    .as_const()
-                    .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok()) =>
-            {
+            Kind::List(_) if !is_int_index(&index, vm) => {
                 // Slice assignment (and anything else a real list decides): on a real proxy.
                 self.proxy_method(&obj, "__setitem__", &[index, value], &[])
                     .map(|_| ())
@@ -379,11 +370,7 @@ impl Tracer<'_> {
                 dm.items.remove(pos);
                 dm.mutated = true;
             }
-            Kind::List(_)
-                if !index
-                    .as_const()
-                    .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok()) =>
-            {
+            Kind::List(_) if !is_int_index(&index, vm) => {
                 self.proxy_method(&obj, "__delitem__", &[index], &[])?;
                 return Ok(Flow::Next);
             }
@@ -934,4 +921,11 @@ impl Tracer<'_> {
             })
         }))
     }
+}
+
+/// Whether an index is a constant int (not a slice or anything else).
+fn is_int_index(index: &Vt, vm: &rustpython_vm::VirtualMachine) -> bool {
+    index
+        .as_const()
+        .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok())
 }
