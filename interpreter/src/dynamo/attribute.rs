@@ -17,6 +17,36 @@ use super::variables::builder::{wrap, wrap_unguarded};
 use super::variables::exceptions::raise_builtin;
 use super::variables::{Kind, Vt};
 
+/// Whether `c` is a built-in type whose instances are immutable (`str.isalnum(ch)`, an unbound
+/// method of one, is then a pure function of constants).
+pub(crate) fn is_immutable_builtin_type(
+    c: &PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    let t = &vm.ctx.types;
+    [
+        t.str_type,
+        t.int_type,
+        t.float_type,
+        t.bool_type,
+        t.complex_type,
+        t.bytes_type,
+        t.tuple_type,
+        t.frozenset_type,
+        t.range_type,
+    ]
+    .iter()
+    .any(|ty| c.is(*ty))
+}
+
+/// Whether `c` is `list`, `dict` or `set` (`set.difference(a, b)` is `a.difference(b)`).
+pub(crate) fn is_container_type(c: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    let t = &vm.ctx.types;
+    [t.list_type, t.dict_type, t.set_type]
+        .iter()
+        .any(|ty| c.is(*ty))
+}
+
 /// Classmethods of built-in types that only build a new value from their arguments.
 pub(crate) const PURE_CLASSMETHODS: &[&str] = &["fromkeys", "maketrans", "from_bytes", "fromhex"];
 
@@ -178,8 +208,11 @@ impl Tracer<'_> {
                 // (`torch.Tensor.add(x, 1)`): called by name on the class tracker.
                 let namedtuple_make =
                     name == "_make" && super::variables::named_tuple::fields(c, vm).is_some();
-                let pure_classmethod =
-                    matches!(obj.kind, Kind::Builtin(..)) && PURE_CLASSMETHODS.contains(&name);
+                let pure_classmethod = matches!(obj.kind, Kind::Builtin(..))
+                    && (PURE_CLASSMETHODS.contains(&name)
+                        || ((is_immutable_builtin_type(c, vm) || is_container_type(c, vm))
+                            && v.is_callable()
+                            && v.downcast_ref::<PyType>().is_none()));
                 let tensor_method = bridge::tensor_class(vm).is_some_and(|t| t.is(c))
                     && v.is_callable()
                     && v.downcast_ref::<PyType>().is_none();

@@ -34,7 +34,24 @@ impl Tracer<'_> {
                 self.fold_with_values(&f, name, &args, &kwargs)
             }
             // `dict.fromkeys(...)` and the like: a new value from constant arguments.
-            Kind::Builtin(c, _) if super::attribute::PURE_CLASSMETHODS.contains(&name) => {
+            // `set.difference(a, b)`: an unbound method of a container type on an instance of it.
+            Kind::Builtin(c, _)
+                if super::attribute::is_container_type(c, vm)
+                    && !super::attribute::PURE_CLASSMETHODS.contains(&name)
+                    && args
+                        .first()
+                        .is_some_and(|a| self.type_of(a).is_ok_and(|t| t.is(c))) =>
+            {
+                let mut args = args;
+                let recv = args.remove(0);
+                self.call_method(recv, name, args, kwargs)
+            }
+            // `str.isalnum(ch)`: an unbound method of an immutable built-in type on a constant.
+            Kind::Builtin(c, _)
+                if super::attribute::PURE_CLASSMETHODS.contains(&name)
+                    || (super::attribute::is_immutable_builtin_type(c, vm)
+                        && args.first().is_some_and(|a| a.as_const().is_some())) =>
+            {
                 let f = c
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|_| bad_args(name))?;

@@ -560,19 +560,13 @@ fn run_entry(
 /// included) are never compiled as frames of their own (Dynamo's skipfiles: its inline list,
 /// `torch.nn` among it, applies to calls from traced code, which are still inlined). A
 /// function `torch.compile` was given is compiled wherever it lives (Dynamo's
-/// `always_optimize_code_objects`): `torch.compile(nn.Linear(...))` compiles `Module.__call__`,
-/// and the resume functions of such frames are compiled too. So a layer built or run between
-/// two graphs (its `__init__`, a call in a skipped frame) runs eagerly, as in PyTorch. Frozen
-/// modules are named by module, not by a `.py` path.
+/// `always_optimize_code_objects`: `Module.__call__` of a compiled user module, the wrapper
+/// `torch._dynamo.eval_frame` puts around a built-in layer); resume functions follow their
+/// file. So a layer built or run between two graphs (its `__init__`, a call in a skipped
+/// frame) runs eagerly, as in PyTorch. Frozen modules are named by module, not by a `.py` path.
 fn is_skipped_file(code: &PyCode) -> bool {
     let path = code.code.source_path.as_str();
-    let user = path.ends_with(".py") || path.starts_with('<');
-    !user
-        && !code
-            .code
-            .obj_name
-            .as_str()
-            .starts_with("torch_dynamo_resume_in_")
+    !(path.ends_with(".py") || path.starts_with('<'))
 }
 
 fn first_line(code: &PyCode) -> u32 {

@@ -109,6 +109,25 @@ impl Tracer<'_> {
         let vm = self.vm;
         let owner = o.get_attr("__self__", vm).ok()?;
         let name = o.get_attr("__name__", vm).ok()?.str(vm).ok()?.to_string();
+        // A method bound to an immutable constant (`keyword.iskeyword`, which is
+        // `frozenset(kwlist).__contains__`): pure on constant arguments.
+        if matches!(wrap_unguarded(owner.clone(), vm).kind, Kind::Const(_))
+            && let Some(a) = super::variables::python_value::python_values(args, vm)
+            && kwargs.is_empty()
+        {
+            return Some(self.fold(o, a, Vec::new()));
+        }
+        // `cls.__subclasses__()` / `cls.mro()`: what the class hierarchy is now (Dynamo answers
+        // these from the live classes too).
+        if matches!(name.as_str(), "__subclasses__" | "mro")
+            && owner
+                .downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some()
+            && args.is_empty()
+            && kwargs.is_empty()
+        {
+            return Some(self.fold(o, Vec::new(), Vec::new()));
+        }
         let chain = super::bridge::import_module("itertools", vm)
             .and_then(|m| m.get_attr("chain", vm))
             .ok()?;
