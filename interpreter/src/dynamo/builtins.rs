@@ -192,7 +192,10 @@ impl Tracer<'_> {
                     Kind::Tensor(t) => *t.meta.shape.first().ok_or_else(|| {
                         GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
                     })?,
-                    Kind::NNModule(m) => m.length(vm).map_err(|_| bad_args(name))?,
+                    Kind::NNModule(m) => {
+                        self.guard_module_children(x)?;
+                        m.length(vm).map_err(|_| bad_args(name))?
+                    }
                     _ => return Err(bad_args(name)),
                 };
                 Ok(Vt::constant(vm.ctx.new_int(n).into()))
@@ -343,6 +346,11 @@ impl Tracer<'_> {
                         GraphBreakKind::TensorToPython
                     };
                     return Err(GraphBreak::new(kind, format!("{name}() of a tensor")));
+                }
+                if let ("bool", [x]) = (name, args.as_slice()) {
+                    // Truth as the condition of an `if` would take it.
+                    let t = self.truth(x)?;
+                    return Ok(Vt::constant(vm.ctx.new_bool(t).into()));
                 }
                 Err(bad_args(name))
             }

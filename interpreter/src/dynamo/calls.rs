@@ -139,6 +139,23 @@ impl Tracer<'_> {
                     .unwrap_or_else(|| Err(unsupported_call(&callee))),
             },
             Kind::Partial(p) => self.call_partial(&p, args, kwargs),
+            Kind::Object(o)
+                if kwargs.is_empty()
+                    && ["__setattr__", "__delattr__"].iter().any(|n| {
+                        self.vm
+                            .ctx
+                            .types
+                            .object_type
+                            .as_object()
+                            .get_attr(*n, self.vm)
+                            .is_ok_and(|f| f.is(&o))
+                    }) =>
+            {
+                let delete = o
+                    .get_attr("__name__", self.vm)
+                    .is_ok_and(|n| n.str(self.vm).is_ok_and(|s| s.to_string() == "__delattr__"));
+                self.object_setattr(&args, delete)
+            }
             Kind::Object(o) => {
                 if let Some(r) = self.call_bound_builtin(&o, &args, &kwargs) {
                     return r;

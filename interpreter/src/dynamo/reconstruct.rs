@@ -392,11 +392,14 @@ impl Builder<'_> {
     ) -> PyResult<()> {
         for (name, v) in attrs {
             let v = self.build(v, vm)?;
-            let name = name
-                .clone()
-                .downcast::<rustpython_vm::builtins::PyStr>()
-                .map_err(|_| vm.new_type_error("attribute name must be a string"))?;
-            obj.set_attr(&name, v, vm)?;
+            // `object.__setattr__`: the attributes the trace stored, without the class's own
+            // hook (a frozen dataclass refuses stores after `__init__`).
+            vm.ctx
+                .types
+                .object_type
+                .as_object()
+                .get_attr("__setattr__", vm)?
+                .call((obj.clone(), name.clone(), v), vm)?;
         }
         Ok(())
     }

@@ -341,8 +341,6 @@ run(
     __file__,
     known={
         "cached_property_attr": (1, "functools.cached_property.__get__ reads the instance __dict__ (a break); PyTorch's Python 3.11 version breaks earlier, on its RLock, and skips the frame"),
-        "dataclass_features": (1, "dataclasses.fields/replace/asdict read __dataclass_fields__ and frozen dataclasses set attributes through object.__setattr__: not modelled"),
-        "frozen_dataclass_set": (0, "as dataclass_features"),
         "signature_basics": (1, "inspect.signature calls sys.getrecursionlimit and reads mappingproxy objects: not modelled"),
     },
 )

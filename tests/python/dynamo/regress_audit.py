@@ -10,7 +10,7 @@ import torch._dynamo
 import torch.nn as nn
 from torch._dynamo.testing import CompileCounter
 
-from _harness import check, done, expect
+from _harness import check, done, expect, same
 
 X = torch.arange(6.0).reshape(2, 3)
 Pair = collections.namedtuple("Pair", ["a", "b"])
@@ -147,5 +147,37 @@ class Holder(nn.Module):
 
 
 check(Holder(), torch.arange(2.0), graphs=2)
+
+
+# A container module's children are guarded: appending a layer, or replacing one, recompiles
+# (len(), iteration and indexing used to answer from the first trace's children).
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Identity(), nn.Identity()])
+        self.named = nn.ModuleDict({"a": nn.Identity(), "b": nn.ReLU()})
+
+    def forward(self, x):
+        y = x
+        for layer in self.layers:
+            y = layer(y) + 1
+        for k, v in self.named.items():
+            y = v(y) + len(k)
+        return y * len(self.layers), bool(self.layers), self.layers[-1](x), [k for k in self.named]
+
+
+stack = Stack()
+torch._dynamo.reset()
+cnt = CompileCounter()
+opt = torch.compile(stack, backend=cnt)
+x = torch.tensor([-3.0, 2.0])
+results = [(opt(x), stack(x))]
+stack.layers.append(nn.ReLU())
+results.append((opt(x), stack(x)))
+stack.layers[0] = nn.ReLU()
+results.append((opt(x), stack(x)))
+for i, (got, want) in enumerate(results):
+    expect(f"container module after change {i}", same(want, got), True)
+expect("container module graphs", cnt.frame_count, 3)
 
 done()

@@ -252,14 +252,37 @@ impl Tracer<'_> {
             }
             Kind::Class(c) if let Some(r) = self.enum_lookup(&c.clone(), &index, true) => r,
             Kind::NNModule(m) => {
-                // nn.Sequential / ModuleList indexing: read the child through the module.
+                // nn.Sequential / ModuleList / ModuleDict indexing: the child, read through the
+                // module's `_modules` (guarded: the children and their order are pinned).
                 let i = index
                     .as_const()
                     .ok_or_else(|| unsupported("getitem", &obj, &index))?;
                 let child = m
                     .get_item(&**i, vm)
                     .map_err(|_| unsupported("getitem", &obj, &index))?;
-                Ok(super::super::variables::builder::wrap_unguarded(child, vm))
+                self.guard_module_children(&obj)?;
+                let key = m
+                    .get_attr("_modules", vm)
+                    .ok()
+                    .and_then(|mods| {
+                        let d = mods.downcast_ref::<rustpython_vm::builtins::PyDict>()?;
+                        d.items_vec()
+                            .into_iter()
+                            .find(|(_, v)| v.is(&child))
+                            .and_then(|(k, _)| k.str(vm).ok().map(|s| s.to_string()))
+                    })
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let src = obj
+                    .source
+                    .clone()
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                Ok(super::super::variables::builder::wrap(
+                    self.out,
+                    child,
+                    src.attr("_modules")
+                        .item(super::super::source::Key::Str(key.as_str().into())),
+                    vm,
+                ))
             }
             _ => Err(unsupported("getitem", &obj, &index)),
         }
@@ -451,9 +474,19 @@ impl Tracer<'_> {
             Kind::Set(s) => Ok(s.length(vm).map_err(|_| {
                 GraphBreak::new(GraphBreakKind::UnsupportedOperation, "len() of a set")
             })? > 0),
-            Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| {
-                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
-            }),
+            Kind::NNModule(m) => {
+                let cls = m.class();
+                let has = cls.as_object().get_attr("__bool__", vm).is_ok()
+                    || cls.as_object().get_attr("__len__", vm).is_ok();
+                if !has {
+                    return Ok(true);
+                }
+                // A container (ModuleList, Sequential, ...): its children, guarded.
+                self.guard_module_children(x)?;
+                m.clone().try_to_bool(vm).map_err(|_| {
+                    GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
+                })
+            }
             Kind::Function(_)
             | Kind::NestedFunction(_)
             | Kind::BoundMethod(..)
@@ -596,6 +629,17 @@ impl Tracer<'_> {
         };
         let mut conv = Converter::new(vm);
         let iv = item.as_const().cloned().or_else(|| conv.convert(&item));
+        // An immutable real container (a frozenset or tuple the trace holds as an object, such
+        // as `dataclasses._ATOMIC_TYPES`) and a real item (a class, a function, a constant).
+        if let Kind::Object(c) = &container.kind
+            && (c.class().is(vm.ctx.types.frozenset_type) || c.class().is(vm.ctx.types.tuple_type))
+            && let Kind::Class(i) | Kind::Builtin(i, _) | Kind::Function(i) | Kind::Const(i) =
+                &item.kind
+        {
+            return vm
+                ._contains(c, i)
+                .map_err(|_| unsupported("in", &item, &container));
+        }
         let found = match (&container.kind, iv.as_ref()) {
             (Kind::Const(c), Some(i)) => vm
                 ._contains(c, i)
@@ -928,4 +972,41 @@ fn is_int_index(index: &Vt, vm: &rustpython_vm::VirtualMachine) -> bool {
     index
         .as_const()
         .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok())
+}
+
+impl Tracer<'_> {
+    /// Pins a container module's children (`len`, iteration, indexing, truth read them): a
+    /// DICT_KEYS guard on its `_modules`, so adding, removing or reordering children
+    /// recompiles. Only `torch.nn`'s containers are answered this way; a module whose length
+    /// is its own Python code is not modelled.
+    pub(crate) fn guard_module_children(&mut self, m: &Vt) -> Result<(), GraphBreak> {
+        let vm = self.vm;
+        let bad = || {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("the children of {}", m.describe()),
+            )
+        };
+        let Kind::NNModule(o) = &m.kind else {
+            return Err(bad());
+        };
+        let container = super::super::polyfills::module_of(o.class().as_object(), vm)
+            .is_some_and(|p| p == "torch.nn.modules.container");
+        let src = m.source.clone().filter(|_| container).ok_or_else(bad)?;
+        let mods = o.get_attr("_modules", vm).map_err(|_| bad())?;
+        let d = mods
+            .downcast_ref::<rustpython_vm::builtins::PyDict>()
+            .ok_or_else(bad)?;
+        let keys = d
+            .keys_vec()
+            .iter()
+            .map(|k| super::super::guards::ConstValue::of(k, vm))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad)?;
+        self.out.guards.add(
+            &src.attr("_modules"),
+            super::super::guards::Check::DictKeys(keys),
+        );
+        Ok(())
+    }
 }

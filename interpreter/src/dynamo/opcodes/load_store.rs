@@ -471,6 +471,25 @@ impl Tracer<'_> {
         name: &str,
         value: Option<Vt>,
     ) -> Result<(), GraphBreak> {
+        if let (Kind::Object(o), None) = (&obj.kind, &obj.source)
+            && let Some(info) = self
+                .out
+                .new_objects
+                .get(&(o.as_object() as *const _ as usize))
+                .cloned()
+            && let Some(hook) = super::super::variables::user_defined::python_store_hook(
+                &info.cls,
+                value.is_none(),
+                self.vm,
+            )
+        {
+            // An object made in the trace whose class stores through Python code (a frozen
+            // dataclass raises there; others end in `object.__setattr__`): that code, inlined.
+            let mut args = vec![obj.clone(), Vt::constant(self.vm.ctx.new_str(name).into())];
+            args.extend(value);
+            self.call_vt(wrap_unguarded(hook, self.vm), args, Vec::new())?;
+            return Ok(());
+        }
         if let Kind::Object(o) | Kind::NNModule(o) = &obj.kind {
             self.check_plain_store(o, &obj, name, value.is_none())?;
         }
@@ -522,6 +541,47 @@ impl Tracer<'_> {
             },
         });
         Ok(())
+    }
+
+    /// `object.__setattr__(obj, name, value)` / `object.__delattr__(obj, name)` on an object made
+    /// in the trace: the plain store, whatever the class's own hook (how a frozen dataclass's
+    /// `__init__` sets its fields). Other targets are not modelled.
+    pub(crate) fn object_setattr(&mut self, args: &[Vt], delete: bool) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let bad = || {
+            GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                "object.__setattr__ on an object the trace did not make",
+            )
+        };
+        let (obj, name, value) = match (args, delete) {
+            ([o, n], true) => (o, n, None),
+            ([o, n, v], false) => (o, n, Some(v.clone())),
+            _ => return Err(bad()),
+        };
+        let name = name
+            .as_const()
+            .and_then(|c| {
+                c.downcast_ref::<rustpython_vm::builtins::PyStr>()
+                    .map(|s| s.to_string())
+            })
+            .ok_or_else(bad)?;
+        let Kind::Object(o) = &obj.kind else {
+            return Err(bad());
+        };
+        if obj.source.is_some()
+            || !self
+                .out
+                .new_objects
+                .contains_key(&(o.as_object() as *const _ as usize))
+        {
+            return Err(bad());
+        }
+        if delete && self.get_attr(obj.clone(), &name).is_err() {
+            return Err(bad());
+        }
+        self.out.side_effects.set_attr(o.as_object(), &name, value);
+        Ok(Vt::constant(vm.ctx.none()))
     }
 
     /// Whether `module.name = value` is what `nn.Module.__setattr__` stores as a plain instance

@@ -49,10 +49,17 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
         (Some(a), Some(b)) => a.is(&b),
         _ => false,
     };
+    // A Python `__setattr__`/`__delattr__` (a frozen dataclass's) is inlined on stores.
+    let python_or_object = |name: &'static str| {
+        same_as_object(name)
+            || cls
+                .get_attr(name, vm)
+                .is_ok_and(|f| f.downcast_ref::<PyFunction>().is_some())
+    };
     let hooks_free = same_as_object("__new__")
-        && same_as_object("__setattr__")
+        && python_or_object("__setattr__")
         && same_as_object("__getattribute__")
-        && same_as_object("__delattr__")
+        && python_or_object("__delattr__")
         && cls.get_attr("__getattr__", vm).is_err();
     let excluded = cls
         .real_is_subclass(vm.ctx.exceptions.base_exception_type.as_object(), vm)
@@ -61,6 +68,18 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
             .and_then(|nn| nn.get_attr("Module", vm).ok())
             .is_some_and(|m| cls.real_is_subclass(&m, vm).unwrap_or(true));
     hooks_free && !excluded
+}
+
+/// The class's own Python `__setattr__` (`__delattr__` for a delete), when it has one.
+pub fn python_store_hook(
+    cls: &PyObjectRef,
+    delete: bool,
+    vm: &VirtualMachine,
+) -> Option<PyObjectRef> {
+    let name = if delete { "__delattr__" } else { "__setattr__" };
+    let f = cls.get_attr(name, vm).ok()?;
+    f.downcast_ref::<PyFunction>()?;
+    Some(f)
 }
 
 impl Tracer<'_> {
