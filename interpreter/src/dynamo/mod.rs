@@ -44,6 +44,7 @@ pub mod source;
 pub mod stats;
 pub mod stdlib_classes;
 pub mod symbolic_convert;
+pub mod tensor_args;
 pub mod tensor_literal;
 pub mod tensor_ops;
 pub mod trace_structured;

@@ -149,6 +149,24 @@ class Holder(nn.Module):
 check(Holder(), torch.arange(2.0), graphs=2)
 
 
+# `a is b` of two opaque frame objects (guarded only by type) pins their identities: the second
+# call with different objects used to reuse the first answer. (PyTorch 2.15 itself returns the
+# stale answer on the third call here; this case checks eager equality only.)
+class Opaque:
+    pass
+
+
+def identity_of_objects(x, a, b):
+    return x + (1 if a is b else 0), a == b
+
+
+torch._dynamo.reset()
+opt = torch.compile(identity_of_objects, backend="eager")
+p_obj, q_obj = Opaque(), Opaque()
+x = torch.zeros(1)
+for a, b in [(p_obj, p_obj), (p_obj, q_obj), (q_obj, q_obj)]:
+    expect("identity of opaque objects", same(identity_of_objects(x, a, b), opt(x, a, b)), True)
+
 # A container module's children are guarded: appending a layer, or replacing one, recompiles
 # (len(), iteration and indexing used to answer from the first trace's children).
 class Stack(nn.Module):
