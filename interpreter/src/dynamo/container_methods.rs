@@ -225,6 +225,11 @@ impl Tracer<'_> {
         kwargs: &[(String, Vt)],
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        // `dict.fromkeys(keys, value)` puts `value` itself into the result: a copy of a list
+        // would not be the list the program holds.
+        if name == "fromkeys" && args.iter().skip(1).any(|a| a.as_const().is_none()) {
+            return Err(bad_args(name));
+        }
         let mut all = args.to_vec();
         all.extend(kwargs.iter().map(|(_, v)| v.clone()));
         let values = super::variables::python_value::python_values(&all, vm)

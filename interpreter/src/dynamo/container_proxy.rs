@@ -265,14 +265,34 @@ impl Tracer<'_> {
         };
         let fail = || unmodelled(recv, name);
         let proxy = self.proxy_of(recv, &mut tokens, allow).ok_or_else(fail)?;
+        // Only an argument the method consumes as an iterable (`extend([x, y])`, a slice
+        // assignment's values) may be a copied container; anything the method stores
+        // (`append(lst)`) must stay that very object: a token.
+        let slice_store = name == "__setitem__"
+            && args
+                .first()
+                .and_then(|i| i.as_const())
+                .is_some_and(|c| c.class().is(vm.ctx.types.slice_type));
+        let consumed = |i: usize| match name {
+            "extend" | "extendleft" | "update" | "__init__" => i == 0,
+            "__setitem__" => slice_store && i == 1,
+            _ => false,
+        };
         let a = args
             .iter()
-            .map(|v| tokens.arg(v, allow, vm))
+            .enumerate()
+            .map(|(i, v)| {
+                if consumed(i) {
+                    tokens.arg(v, allow, vm)
+                } else {
+                    tokens.real(v, allow, vm)
+                }
+            })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(fail)?;
         let kw = kwargs
             .iter()
-            .map(|(k, v)| tokens.arg(v, allow, vm).map(|o| (k.clone(), o)))
+            .map(|(k, v)| tokens.real(v, allow, vm).map(|o| (k.clone(), o)))
             .collect::<Option<rustpython_vm::function::KwArgs>>()
             .ok_or_else(fail)?;
         let method = proxy

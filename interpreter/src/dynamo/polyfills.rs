@@ -160,6 +160,17 @@ impl Tracer<'_> {
             // On constants every `operator` function is the pure operation it names.
             return self.fold(&f, consts, vec![]);
         }
+        // Functions that only read their arguments and return a new constant: on fresh copies
+        // (converted together, so aliasing between the arguments survives). Not `getitem` and
+        // kin (they return parts of the argument, which a copy would not be) nor in-place ones.
+        if matches!(
+            name,
+            "countOf" | "indexOf" | "contains" | "length_hint" | "truth" | "not_"
+        ) && let Some(values) = super::variables::python_value::python_values(&args, vm)
+            && let Some(f) = self.operator_fn(name)
+        {
+            return self.fold(&f, values, vec![]);
+        }
         if let ("length_hint", [x, ..]) | ("index", [x]) = (name, args.as_slice())
             && !matches!(x.kind, Kind::Const(_))
         {

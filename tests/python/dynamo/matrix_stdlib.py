@@ -8,6 +8,7 @@ import inspect
 import itertools
 import math
 import operator
+import typing
 
 import torch
 from _matrix import entry, run
@@ -15,6 +16,25 @@ from _matrix import entry, run
 X = torch.arange(6.0).reshape(2, 3)
 
 Point = collections.namedtuple("Point", ["x", "y"], defaults=[0])
+
+
+Outer = collections.namedtuple("Outer", ["inner"])
+
+
+class Span(typing.NamedTuple):
+    lo: int
+    hi: int = 10
+
+    @staticmethod
+    def unit():
+        return 1
+
+    @classmethod
+    def empty(cls):
+        return cls(0, 0)
+
+    def width(self):
+        return self.hi - self.lo
 
 
 class Color(enum.Enum):
@@ -144,6 +164,28 @@ def namedtuple_features(x):
     p = Point(1)
     q = p._replace(y=5)
     return p, q, q._asdict(), Point._fields, Point._make([3, 4]), x + p.x
+
+
+@entry(X)
+def namedtuple_static_methods(x):
+    s = Span(3)
+    return s, s.width(), Span.unit(), s.unit(), Span.empty(), s._replace(hi=5).width(), x * s.hi
+
+
+@entry(X)
+def operator_more(x):
+    o = Outer(Point(2, 3))
+    return (
+        operator.attrgetter("inner.y", "inner.x")(o),
+        operator.itemgetter(0, -1)([x, x + 1, x + 2]),
+        operator.is_(None, None),
+        operator.truediv(x, 2),
+        operator.mod(7, 3),
+        operator.and_(6, 3),
+        operator.lshift(1, 4),
+        operator.countOf([1, 2, 1], 1),
+        operator.indexOf([1, 2, 3], 2),
+    )
 
 
 @entry(X)

@@ -167,6 +167,21 @@ x = torch.zeros(1)
 for a, b in [(p_obj, p_obj), (p_obj, q_obj), (q_obj, q_obj)]:
     expect("identity of opaque objects", same(identity_of_objects(x, a, b), opt(x, a, b)), True)
 
+# Containers traced through real proxies keep the very objects stored in them (a list stored in
+# a deque or OrderedDict is the program's list, so later mutations show through).
+def stored_objects(x):
+    d = collections.deque(maxlen=3)
+    inner = [1]
+    d.append(inner)
+    inner.append(2)
+    od = collections.OrderedDict()
+    od.setdefault("k", inner)
+    inner.append(3)
+    return x + 1, d[0], d[0] is inner, od["k"] is inner, list(d)
+
+
+check(stored_objects, X)
+
 # A container module's children are guarded: appending a layer, or replacing one, recompiles
 # (len(), iteration and indexing used to answer from the first trace's children).
 class Stack(nn.Module):
