@@ -93,7 +93,7 @@ def run(path, known=None):
         return
     with open(_GOLDEN) as f:
         golden = json.load(f)
-    failures, as_pytorch, total = [], 0, 0
+    failures, as_pytorch, total, unbroken, pt_unbroken = [], 0, 0, 0, 0
     for fn, args, kwargs in _entries:
         total += 1
         name = f"{tag}.{fn.__name__}"
@@ -120,6 +120,8 @@ def run(path, known=None):
         except Exception as e:  # noqa: BLE001 - reported per program
             failures.append(f"{name}: {type(e).__name__}: {e}")
             continue
+        unbroken += not _breaks()
+        pt_unbroken += pt["fullgraph"]
         if cnt.frame_count != want_graphs:
             what = f"KNOWN says {gap[0]} ({gap[1]})" if gap else f"PyTorch makes {pt['graphs']}"
             failures.append(f"{name}: {cnt.frame_count} graph(s), {what}")
@@ -129,6 +131,7 @@ def run(path, known=None):
         elif gap[0] == pt["graphs"] and pt["fullgraph"] and not _breaks():
             failures.append(f"{name}: listed in KNOWN but traces as PyTorch does; delete the line")
     print(f"matrix {tag}: {as_pytorch}/{total} programs trace as PyTorch does, {len(known)} known gaps")
+    print(f"matrix {tag}: {unbroken}/{total} trace without a graph break (PyTorch: {pt_unbroken})")
     for f in failures:
         print("FAIL", f)
     if failures:
