@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod args;
+pub mod autograd;
 mod call;
 mod convert;
 mod creation;
@@ -78,8 +79,10 @@ pub fn frozen_source(module: &str) -> Option<&'static str> {
 pub fn register(builder: rustpython_vm::InterpreterBuilder) -> rustpython_vm::InterpreterBuilder {
     init_types();
     let def = module::module_def(&builder.ctx);
+    let autograd_def = autograd::module_def(&builder.ctx);
     builder
         .add_native_module(def)
+        .add_native_module(autograd_def)
         .add_frozen_modules(rustpython_vm::py_freeze!(dir = "../python"))
 }
 
@@ -95,4 +98,5 @@ pub fn init_types() {
     let _ = PyOpMethod::make_static_type();
     let _ = py_method::PyPythonMethod::make_static_type();
     let _ = generator::PyGenerator::make_static_type();
+    let _ = autograd::PyNode::make_static_type();
 }

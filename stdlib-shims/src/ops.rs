@@ -370,6 +370,11 @@ fn invalid_combination<T>(
 /// The Python exception for a runtime/graph error: the class by the error's kind, with its
 /// message.
 pub fn to_py_err(err: &Error, vm: &VirtualMachine) -> PyBaseExceptionRef {
+    if let Error::External(e) = err
+        && let Some(exc) = e.payload.downcast_ref::<PyBaseExceptionRef>()
+    {
+        return exc.clone();
+    }
     let msg = err.to_string();
     match err.kind() {
         ErrorKind::Runtime => vm.new_runtime_error(msg),

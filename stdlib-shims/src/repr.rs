@@ -285,11 +285,12 @@ fn tuple_str(shape: &[usize]) -> String {
     }
 }
 
-/// The repr of `t` as PyTorch prints it, with `prefix` (`"tensor("`, or a subclass name).
+/// The repr of `t` as PyTorch prints it, with `prefix` (`"tensor("`, or a subclass name) and the
+/// autograd suffix (`grad_fn=<MulBackward0>` or `requires_grad=True`), if any.
 pub fn tensor_repr(
     t: &Tensor,
     prefix: &str,
-    requires_grad: bool,
+    autograd: Option<&str>,
     default: DType,
     opts: &PrintOptions,
 ) -> String {
@@ -324,8 +325,8 @@ pub fn tensor_repr(
         };
         printer.nested(t.shape(), 0, indent)
     };
-    if requires_grad {
-        suffixes.push("requires_grad=True".to_string());
+    if let Some(a) = autograd {
+        suffixes.push(a.to_string());
     }
     add_suffixes(format!("{prefix}{body}"), &suffixes, indent, opts.linewidth)
 }
@@ -340,10 +341,12 @@ impl Representable for PyTensor {
         } else {
             format!("{}(", class.name())
         };
+        let t = zelf.tensor();
+        let suffix = crate::autograd::repr_suffix(&t);
         Ok(tensor_repr(
-            &zelf.tensor(),
+            &t,
             &prefix,
-            zelf.requires_grad(),
+            suffix.as_deref(),
             default_dtype(),
             &print_options(),
         ))

@@ -1,38 +1,33 @@
-//! Process and thread state the `torch` module keeps outside any tensor: grad mode, the default
-//! dtype and the print options.
+//! Process and thread state the `torch` module keeps outside any tensor: grad mode (delegated to
+//! the dispatcher's flag in `rynamo_graph::autograd::mode`), the default dtype and the print options.
 //!
 //! Grad mode is per thread, as in PyTorch (`torch.no_grad()` in one thread leaves others alone).
 //! The default dtype and print options are process-wide, as in PyTorch.
 
-use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rynamo_tensor::DType;
 
-thread_local! {
-    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
-    static INFERENCE_MODE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// `torch.is_grad_enabled()` for the current thread.
+/// `torch.is_grad_enabled()` for the current thread (the dispatcher's flag, see
+/// `rynamo_graph::autograd::mode`).
 pub fn is_grad_enabled() -> bool {
-    GRAD_ENABLED.with(Cell::get)
+    rynamo_graph::autograd::mode::is_grad_enabled()
 }
 
 /// `torch._C._set_grad_enabled(mode)` for the current thread.
 pub fn set_grad_enabled(enabled: bool) {
-    GRAD_ENABLED.with(|g| g.set(enabled));
+    rynamo_graph::autograd::mode::set_grad_enabled(enabled);
 }
 
 /// `torch.is_inference_mode_enabled()` for the current thread.
 pub fn is_inference_mode_enabled() -> bool {
-    INFERENCE_MODE.with(Cell::get)
+    rynamo_graph::autograd::mode::is_inference_mode_enabled()
 }
 
 /// Sets the inference-mode flag for the current thread.
 pub fn set_inference_mode(enabled: bool) {
-    INFERENCE_MODE.with(|g| g.set(enabled));
+    rynamo_graph::autograd::mode::set_inference_mode(enabled);
 }
 
 /// The wire index of the default float dtype (`DType::ALL[i]`).

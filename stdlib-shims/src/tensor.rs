@@ -13,11 +13,10 @@
 
 use std::fmt;
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustpython_vm::builtins::{PyDict, PyType, PyTypeRef};
 use rustpython_vm::common::lock::PyRwLock;
-use rustpython_vm::function::{FuncArgs, OptionalArg, PySetterValue};
+use rustpython_vm::function::{FuncArgs, OptionalArg};
 use rustpython_vm::types::{
     AsMapping, AsNumber, AsSequence, Comparable, Constructor, Hashable, Iterable, PyTypeFlags,
     Representable,
@@ -29,6 +28,7 @@ use rustpython_vm::{
 use rynamo_graph::Op;
 use rynamo_tensor::{DType, Tensor, TensorMeta};
 
+use crate::autograd::PyTensorAutograd;
 use crate::convert::PyTensorConvert;
 use crate::dtype::PyDevice;
 use crate::metadata::PyTensorMetadata;
@@ -40,10 +40,6 @@ use crate::ops::{self, PyOpFunction, PyOpMethod, Surface, to_py_err};
 pub struct PyTensor {
     #[pytraverse(skip)]
     inner: PyRwLock<Tensor>,
-    #[pytraverse(skip)]
-    requires_grad: AtomicBool,
-    /// `x.grad`: set by user code (there is no autograd yet).
-    grad: PyRwLock<Option<PyObjectRef>>,
 }
 
 impl fmt::Debug for PyTensor {
@@ -54,13 +50,22 @@ impl fmt::Debug for PyTensor {
 }
 
 impl PyTensor {
-    /// A new tensor object holding `t` (not requiring grad).
-    pub fn new(t: Tensor) -> Self {
+    /// A new tensor object holding `t`, with `t`'s autograd identity (made when missing: every
+    /// Python tensor has one, so in-place ops and history reach every alias).
+    pub fn new(mut t: Tensor) -> Self {
+        let meta = t.ensure_autograd();
+        if crate::state::is_inference_mode_enabled() {
+            meta.update(|s| s.is_inference = true);
+        }
         PyTensor {
             inner: PyRwLock::new(t),
-            requires_grad: AtomicBool::new(false),
-            grad: PyRwLock::new(None),
         }
+    }
+
+    /// A new tensor object viewing `t`'s data under a fresh autograd identity (`detach()`
+    /// semantics: a leaf not requiring grad).
+    pub fn detached(t: &Tensor) -> Self {
+        PyTensor::new(t.with_autograd(Some(rynamo_tensor::AutogradMeta::new())))
     }
 
     /// The held tensor: a cheap alias (an `Arc` clone of the storage).
@@ -82,19 +87,25 @@ impl PyTensor {
             && t.strides() == m.strides.as_slice()
     }
 
-    /// The `requires_grad` flag.
+    /// `requires_grad`: a leaf that requires grad, or a tensor with a `grad_fn`.
     pub fn requires_grad(&self) -> bool {
-        self.requires_grad.load(Ordering::Relaxed)
+        self.inner.read().needs_grad()
     }
 
-    /// Sets the `requires_grad` flag.
+    /// Sets a leaf's `requires_grad` flag (the caller checks leafness and dtype; see
+    /// `autograd::set_requires_grad` for Python's checked setter).
     pub fn set_requires_grad(&self, value: bool) {
-        self.requires_grad.store(value, Ordering::Relaxed);
+        if let Some(m) = self.inner.read().autograd() {
+            m.update(|s| s.requires_grad = value);
+        }
     }
 
-    /// Replaces the held tensor (`x.data = y`, in-place metadata changes).
+    /// Replaces the held data and layout (`x.data = y`, in-place metadata changes), keeping this
+    /// tensor's autograd identity.
     pub fn set_tensor(&self, t: Tensor) {
-        *self.inner.write() = t;
+        let mut inner = self.inner.write();
+        let meta = inner.autograd().cloned();
+        *inner = t.with_autograd(meta);
     }
 }
 
@@ -210,124 +221,14 @@ fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
         AsSequence,
         Iterable,
         PyTensorConvert,
-        PyTensorMetadata
+        PyTensorMetadata,
+        PyTensorAutograd
     ),
-    // Tensors take attributes (`t._dynamo_dynamic_indices = ...`), as in PyTorch.
-    flags(BASETYPE, HAS_DICT)
+    // Tensors take attributes (`t._dynamo_dynamic_indices = ...`) and weak references, as in
+    // PyTorch.
+    flags(BASETYPE, HAS_DICT, HAS_WEAKREF)
 )]
 impl PyTensor {
-    // === Autograd flags (no autograd yet: these are plain flags) ===
-
-    #[pygetset(name = "requires_grad")]
-    fn requires_grad_prop(zelf: &Py<Self>) -> bool {
-        zelf.requires_grad()
-    }
-
-    #[pygetset(name = "requires_grad", setter)]
-    fn set_requires_grad_prop(
-        zelf: &Py<Self>,
-        value: PySetterValue<bool>,
-        vm: &VirtualMachine,
-    ) -> PyResult<()> {
-        match value {
-            PySetterValue::Assign(v) => {
-                if v {
-                    check_dim_grad(zelf.inner.read().dtype(), vm)?;
-                }
-                zelf.set_requires_grad(v);
-                Ok(())
-            }
-            PySetterValue::Delete => {
-                Err(vm.new_type_error("can't delete attribute 'requires_grad'"))
-            }
-        }
-    }
-
-    #[pygetset]
-    fn data(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-        wrap_tensor(zelf.tensor(), vm)
-    }
-
-    #[pygetset(setter)]
-    fn set_data(
-        zelf: &Py<Self>,
-        value: PySetterValue<PyRef<Self>>,
-        vm: &VirtualMachine,
-    ) -> PyResult<()> {
-        match value {
-            PySetterValue::Assign(t) => {
-                zelf.set_tensor(t.tensor());
-                Ok(())
-            }
-            PySetterValue::Delete => Err(vm.new_type_error("can't delete attribute 'data'")),
-        }
-    }
-
-    #[pygetset]
-    fn grad(zelf: &Py<Self>) -> Option<PyObjectRef> {
-        zelf.grad.read().clone()
-    }
-
-    #[pygetset(setter)]
-    fn set_grad(
-        zelf: &Py<Self>,
-        value: PySetterValue<Option<PyObjectRef>>,
-        vm: &VirtualMachine,
-    ) -> PyResult<()> {
-        let value = match value {
-            PySetterValue::Assign(v) => v.filter(|v| !vm.is_none(v)),
-            PySetterValue::Delete => None,
-        };
-        if let Some(v) = &value
-            && !v.downcastable::<PyTensor>()
-        {
-            return Err(vm.new_type_error(format!(
-                "assigned grad expected to be a Tensor or None but got grad of type {}",
-                v.class().name()
-            )));
-        }
-        *zelf.grad.write() = value;
-        Ok(())
-    }
-
-    #[pygetset]
-    fn grad_fn(_zelf: &Py<Self>) -> Option<PyObjectRef> {
-        None
-    }
-
-    #[pygetset]
-    fn is_leaf(_zelf: &Py<Self>) -> bool {
-        true
-    }
-
-    #[pymethod]
-    fn requires_grad_(
-        zelf: PyRef<Self>,
-        requires_grad: OptionalArg<bool>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyRef<Self>> {
-        let value = requires_grad.unwrap_or(true);
-        if value {
-            check_dim_grad(zelf.inner.read().dtype(), vm)?;
-        }
-        zelf.set_requires_grad(value);
-        Ok(zelf)
-    }
-
-    #[pymethod]
-    fn retain_grad(_zelf: &Py<Self>) {}
-
-    #[pymethod]
-    fn detach(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-        wrap_tensor(zelf.tensor(), vm)
-    }
-
-    #[pymethod]
-    fn detach_(zelf: PyRef<Self>) -> PyRef<Self> {
-        zelf.set_requires_grad(false);
-        zelf
-    }
-
     /// `Tensor._make_subclass(cls, data, require_grad=False)`: a `cls` instance sharing `data`'s
     /// storage (how `nn.Parameter.__new__` is written in PyTorch).
     #[pystaticmethod]
@@ -337,7 +238,7 @@ impl PyTensor {
         require_grad: OptionalArg<bool>,
         vm: &VirtualMachine,
     ) -> PyResult {
-        let t = PyTensor::new(data.tensor());
+        let t = PyTensor::detached(&data.tensor());
         let rg = require_grad.unwrap_or(false);
         if rg {
             check_dim_grad(t.meta().dtype, vm)?;
@@ -349,7 +250,12 @@ impl PyTensor {
     /// `copy.deepcopy(x)`: same class, copied data, flags and instance dict.
     #[pymethod]
     fn __deepcopy__(zelf: PyRef<Self>, memo: PyObjectRef, vm: &VirtualMachine) -> PyResult {
-        let copy = PyTensor::new(zelf.tensor().deep_clone());
+        if !zelf.tensor().autograd().is_none_or(|m| m.is_leaf()) {
+            return Err(vm.new_runtime_error(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001",
+            ));
+        }
+        let copy = PyTensor::new(zelf.tensor().deep_clone().with_autograd(None));
         copy.set_requires_grad(zelf.requires_grad());
         let new: PyObjectRef = copy.into_ref_with_type(vm, zelf.class().to_owned())?.into();
         if !vm.is_none(&memo) {

@@ -181,7 +181,8 @@ pub fn device_object(vm: &VirtualMachine) -> PyObjectRef {
     rynamo_shims::PyDevice::CPU.into_pyobject(vm)
 }
 
-/// Whether an `nn.Module` has forward hooks (then its `__call__` is traced, not just `forward`).
+/// Whether an `nn.Module` has forward or backward hooks (then its `__call__` is traced, not just
+/// `forward`).
 pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
     let non_empty = |name: &'static str| {
         m.get_attr(name, vm)
@@ -191,6 +192,8 @@ pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
     };
     non_empty("_forward_hooks")
         || non_empty("_forward_pre_hooks")
+        || non_empty("_backward_hooks")
+        || non_empty("_backward_pre_hooks")
         || torch_attr("nn", vm).is_some_and(|nn| {
             nn.get_attr("modules", vm)
                 .and_then(|mods| mods.get_attr("module", vm))

@@ -124,12 +124,15 @@ pub fn compile_graph(
                 Err(_) if name == "inductor" => rynamo_backend::global()
                     .lookup("dynasm")
                     .unwrap_or_else(|_| Arc::new(EagerBackend)),
-                Err(_) if name == "aot_eager" => Arc::new(EagerBackend),
+                Err(_) if name.starts_with("aot_eager") => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
-            let exe = backend
-                .compile(graph)
-                .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
+            let exe = if needs_autograd(out) {
+                super::aot::compile_for_training(graph, out, name, &*backend)
+            } else {
+                backend.compile(graph)
+            }
+            .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
             if super::logs::enabled(super::logs::Artifact::OutputCode)
                 && let Some(code) = exe.debug_dump()
             {
@@ -143,6 +146,14 @@ pub fn compile_graph(
         }
         BackendSpec::Callable(f) => {
             let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
+            // `aot_autograd` backends split the graph through this handle.
+            if needs_autograd(out)
+                && let Some(graphs) = super::aot::graphs_for(graph, out)
+            {
+                let handle = super::aot_module::PyAotHandle::object(graphs, vm);
+                gm.set_attr("_rynamo_aot", handle, vm)
+                    .map_err(|e| py_err_text(&e, vm))?;
+            }
             let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
             let examples = vm.ctx.new_list(examples);
             let compiled = f
@@ -151,6 +162,14 @@ pub fn compile_graph(
             Ok(Executor::Python(compiled))
         }
     }
+}
+
+/// Whether a graph's outputs may need autograd history: some input requires grad (the guards
+/// pin `requires_grad` and the grad mode, so this holds for every run of the entry).
+fn needs_autograd(out: &OutputGraph) -> bool {
+    out.inputs
+        .iter()
+        .any(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
 }
 
 /// The text of a Python exception (message only).

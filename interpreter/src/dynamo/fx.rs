@@ -57,7 +57,20 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         }
         nodes[vid.0 as usize] = Some(node);
     }
+    let set_grad =
+        bridge::import_module("torch._C", vm).and_then(|c| c.get_attr("_set_grad_enabled", vm));
+    let mut mode = view.grad_enabled_at_start;
+    let switch = |to: bool, mode: &mut bool| -> PyResult<()> {
+        if *mode != to {
+            let f = set_grad.clone()?;
+            let args = vm.ctx.new_tuple(vec![vm.ctx.new_bool(to).into()]);
+            vm.call_method(&g, "call_function", (f, args, vm.ctx.new_dict()))?;
+            *mode = to;
+        }
+        Ok(())
+    };
     for (i, n) in graph.nodes().iter().enumerate() {
+        switch(view.grad_enabled.get(i).copied().unwrap_or(mode), &mut mode)?;
         let schema = n.op.schema();
         let mut args = Vec::new();
         let kwargs = vm.ctx.new_dict();
@@ -113,10 +126,22 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             Some(FxTarget::Method(name)) => {
                 vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?
             }
-            _ => {
-                let f = bridge::torch_attr(n.op.py_name(), vm).unwrap_or_else(|| vm.ctx.none());
-                vm.call_method(&g, "call_function", (f, args, kwargs))?
-            }
+            _ => match bridge::torch_attr(n.op.py_name(), vm) {
+                Some(f) => vm.call_method(&g, "call_function", (f, args, kwargs))?,
+                // Graphs not traced from user code (AOT's forward and backward) name ops that
+                // are only Tensor methods (`expand`) or `torch.nn.functional` functions.
+                None if n.op.flags().contains(rynamo_graph::OpFlags::METHOD) => vm.call_method(
+                    &g,
+                    "call_method",
+                    (n.op.py_name().to_string(), args, kwargs),
+                )?,
+                None => {
+                    let f = bridge::import_module("torch.nn.functional", vm)
+                        .and_then(|m| m.get_attr(n.op.py_name(), vm))
+                        .unwrap_or_else(|_| vm.ctx.none());
+                    vm.call_method(&g, "call_function", (f, args, kwargs))?
+                }
+            },
         };
         if let Some(meta) = node.get_attr("meta", vm).ok()
             && let Some(info) = info
@@ -173,6 +198,7 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             }
         }
     }
+    switch(view.grad_enabled_at_start, &mut mode)?;
     let outs = graph
         .outputs()
         .iter()

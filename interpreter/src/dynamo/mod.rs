@@ -11,6 +11,8 @@
 //!                                ──> compile (recipes, DCE, backend) ──> cache entry
 //! ```
 
+pub mod aot;
+pub mod aot_module;
 pub mod attribute;
 pub mod bind_args;
 pub mod bridge;

@@ -61,9 +61,9 @@ impl Tracer<'_> {
             .collect::<Result<Vec<_>, GraphBreak>>()?;
         let rec = Rc::new(RefCell::new(Recording::default()));
         let sink = rec.clone();
-        let prev = rynamo_graph::registry::set_observer(Some(Box::new(move |op, a, out| {
+        let observer = rynamo_graph::registry::push_observer(Box::new(move |op, a, out| {
             sink.borrow_mut().calls.push((op, a.to_vec(), out.to_vec()));
-        })));
+        }));
         let result = crate::eval_frame::with_callback_state(
             crate::eval_frame::CallbackState::Disabled,
             vm,
@@ -72,7 +72,7 @@ impl Tracer<'_> {
                 func.call(rustpython_vm::function::FuncArgs::new(py_args, kw), vm)
             },
         );
-        rynamo_graph::registry::set_observer(prev);
+        rynamo_graph::registry::remove_observer(observer);
         let result = result.map_err(|e| {
             GraphBreak::new(
                 GraphBreakKind::UnsupportedCall,

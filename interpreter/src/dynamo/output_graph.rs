@@ -86,6 +86,11 @@ pub struct OutputGraph {
     pub new_objects: HashMap<usize, NewObject>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
+    /// Names of the values computed while grad mode was off (`no_grad` blocks): a graph run that
+    /// records autograd history runs their nodes without recording.
+    pub no_grad_values: std::collections::HashSet<String>,
+    /// The grad mode when the trace started.
+    pub grad_enabled_at_start: bool,
     /// Whether inference mode is on at this point (`inference_mode` blocks switch it).
     pub inference_mode: bool,
     /// Whether a graph break at this point raises `Unsupported`: `config.error_on_graph_break`
@@ -119,6 +124,8 @@ impl OutputGraph {
             containers: HashMap::new(),
             new_objects: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
+            no_grad_values: std::collections::HashSet::new(),
+            grad_enabled_at_start: super::bridge::grad_enabled(),
             inference_mode: super::bridge::inference_mode(),
             error_on_graph_break: super::config::error_on_graph_break(),
             error_on_graph_break_at_start: super::config::error_on_graph_break(),
@@ -206,6 +213,12 @@ impl OutputGraph {
             target,
             stack: self.user_stack.last().cloned(),
         });
+        if !self.grad_enabled {
+            for &v in &outs {
+                self.no_grad_values
+                    .insert(self.graph.graph().value(v).name.clone());
+            }
+        }
         Ok(outs
             .into_iter()
             .map(|v| {

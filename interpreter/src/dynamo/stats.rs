@@ -27,6 +27,11 @@ pub struct FxView {
     pub inputs: Vec<(Rc<Source>, PyObjectRef)>,
     /// The traced function's name.
     pub fn_name: String,
+    /// Per node, the grad mode it was traced under (`no_grad` blocks inside the region); the FX
+    /// code switches the mode around those nodes, as PyTorch's graphs call `_set_grad_enabled`.
+    pub grad_enabled: Vec<bool>,
+    /// The grad mode at the region's start (the FX code restores it at the end).
+    pub grad_enabled_at_start: bool,
 }
 
 impl FxView {
@@ -54,7 +59,18 @@ impl FxView {
                 out.fx.get(*i).cloned()
             })
             .collect();
+        let grad_enabled = graph
+            .nodes()
+            .iter()
+            .map(|n| {
+                !n.outputs
+                    .iter()
+                    .any(|o| out.no_grad_values.contains(&graph.value(*o).name))
+            })
+            .collect();
         Self {
+            grad_enabled,
+            grad_enabled_at_start: out.grad_enabled_at_start,
             graph,
             fx,
             inputs: out

@@ -31,6 +31,7 @@ impl Backend for EagerBackend {
         })?;
         Ok(Arc::new(EagerExecutable {
             graph: Arc::new(graph.clone()),
+            autograd: None,
         }))
     }
 }
@@ -39,9 +40,30 @@ impl Backend for EagerBackend {
 #[derive(Debug)]
 pub struct EagerExecutable {
     graph: Arc<Graph>,
+    /// `Some`: every node goes through the whole dispatch stack, so outputs get autograd history
+    /// as eager code would; the flags say which nodes were traced under `no_grad` (run with
+    /// grad mode off). `None`: nodes call their kernels directly.
+    autograd: Option<Vec<bool>>,
 }
 
 impl EagerExecutable {
+    /// An interpreter that records autograd history (see the `autograd` field): what a compiled
+    /// region whose inputs require grad runs until it has a compiled backward.
+    pub fn recording(graph: &Graph, no_grad_nodes: Vec<bool>) -> Result<Arc<dyn Executable>> {
+        verify(graph).map_err(|errs| {
+            Error::InvalidGraph(
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+        Ok(Arc::new(EagerExecutable {
+            graph: Arc::new(graph.clone()),
+            autograd: Some(no_grad_nodes),
+        }))
+    }
+
     /// The interpreted graph.
     pub fn graph(&self) -> &Graph {
         &self.graph
@@ -76,13 +98,21 @@ impl Executable for EagerExecutable {
         let missing = |v: &rynamo_graph::ValueId| {
             Error::InvalidGraph(format!("value {v} used before it was computed"))
         };
-        for n in g.nodes() {
+        for (i, n) in g.nodes().iter().enumerate() {
             let args: Vec<IValue> = n
                 .args
                 .iter()
                 .map(|a| a.try_map(|v| env[v.0 as usize].clone().ok_or_else(|| missing(v))))
                 .collect::<Result<_>>()?;
-            let outs = registry::call_uncounted(n.op, &args)?;
+            let outs = match &self.autograd {
+                None => registry::call_uncounted(n.op, &args)?,
+                Some(no_grad) => {
+                    let on = rynamo_graph::autograd::is_grad_enabled()
+                        && !no_grad.get(i).copied().unwrap_or(false);
+                    let _mode = rynamo_graph::autograd::GradModeGuard::new(on);
+                    registry::dispatch(n.op, &args)?
+                }
+            };
             if outs.len() != n.outputs.len() {
                 return Err(Error::InvalidGraph(format!(
                     "`{}` produced {} outputs, the node has {}",

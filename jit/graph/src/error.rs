@@ -37,6 +37,37 @@ pub enum Error {
     /// A graph value id that does not exist, or other misuse of the graph API.
     #[error("{0}")]
     Graph(String),
+    /// An error raised by embedder code the runtime called (a Python autograd hook or custom
+    /// backward), carried through unchanged so the embedder can raise the original.
+    #[error("{0}")]
+    External(ExternalError),
+}
+
+/// An embedder's error object (e.g. a Python exception) with its message.
+#[derive(Clone)]
+pub struct ExternalError {
+    /// The message, for `Display`.
+    pub message: String,
+    /// The embedder's object; downcast by the embedder that made it.
+    pub payload: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Display for ExternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::fmt::Debug for ExternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExternalError({:?})", self.message)
+    }
+}
+
+impl PartialEq for ExternalError {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.payload, &other.payload)
+    }
 }
 
 impl Error {
@@ -51,9 +82,11 @@ impl Error {
         match self {
             Error::Tensor(e) => e.kind(),
             Error::Bind(_) | Error::BadArgs(_) => ErrorKind::Type,
-            Error::Schema { .. } | Error::Parse { .. } | Error::UnknownOp(_) | Error::Graph(_) => {
-                ErrorKind::Runtime
-            }
+            Error::Schema { .. }
+            | Error::Parse { .. }
+            | Error::UnknownOp(_)
+            | Error::Graph(_)
+            | Error::External(_) => ErrorKind::Runtime,
         }
     }
 }

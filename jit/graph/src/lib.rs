@@ -31,11 +31,13 @@
 
 #![deny(missing_docs)]
 
+pub mod autograd;
 mod bind;
 mod error;
 mod graph;
 pub mod host;
 mod op;
+mod op_twin;
 pub mod passes;
 pub mod registry;
 mod rules;
@@ -48,7 +50,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
-pub use error::{Error, Result};
+pub use error::{Error, ExternalError, Result};
 pub use graph::{Graph, GraphBuilder, Node, NodeId, ValueId, ValueInfo};
 pub use op::{Lowering, Op, OpFlags};
 pub use rynamo_tensor::TensorMeta;

@@ -34,29 +34,78 @@ pub mod counters {
 }
 
 /// Sees every eager [`call`] on its thread: non-strict tracing (`nonstrict_trace`) records the
-/// ops a Python function runs on example tensors this way.
+/// ops a Python function runs on example tensors this way, the coverage table counts them.
 pub type Observer = Box<dyn FnMut(Op, &[IValue], &[Tensor])>;
 
 thread_local! {
-    static OBSERVER: std::cell::RefCell<Option<Observer>> = const { std::cell::RefCell::new(None) };
+    static OBSERVERS: std::cell::RefCell<Vec<(u64, Observer)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static NEXT_OBSERVER: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
 }
 
-/// Installs (or with `None` removes) this thread's observer; returns the previous one.
-pub fn set_observer(o: Option<Observer>) -> Option<Observer> {
-    OBSERVER.with(|cur| std::mem::replace(&mut *cur.borrow_mut(), o))
+/// Adds an observer on this thread (after the ones already there); its id removes it.
+pub fn push_observer(o: Observer) -> u64 {
+    let id = NEXT_OBSERVER.with(|n| {
+        let id = n.get();
+        n.set(id + 1);
+        id
+    });
+    OBSERVERS.with(|cur| cur.borrow_mut().push((id, o)));
+    id
 }
 
-/// Runs an op eagerly on bound arguments (schema order) and counts one dispatch.
+/// Removes the observer `id` (from [`push_observer`]); whether it was there.
+pub fn remove_observer(id: u64) -> bool {
+    OBSERVERS.with(|cur| {
+        let mut v = cur.borrow_mut();
+        let n = v.len();
+        v.retain(|(i, _)| *i != id);
+        v.len() != n
+    })
+}
+
+/// Runs an op eagerly on bound arguments (schema order) and counts one dispatch. The dispatch
+/// stack, in order:
+/// 1. autograd: with grad mode on and an argument that needs grad, the op is recorded
+///    ([`crate::autograd`]; in-place ops on leaves are refused there);
+/// 2. the observers ([`push_observer`]), in the order they were added;
+/// 3. the kernel.
 pub fn call(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     DISPATCH.fetch_add(1, Ordering::Relaxed);
+    dispatch(op, args)
+}
+
+/// [`call`] without the dispatch counter: the whole stack, for graph interpreters that record
+/// autograd history (they count their nodes in bulk).
+pub fn dispatch(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
+    if crate::autograd::mode::is_inference_mode_enabled() {
+        return crate::autograd::record::call_inference(op, args, call_observed);
+    }
+    crate::autograd::record::check_inference_inplace(op, args)?;
+    if crate::autograd::is_grad_enabled() && crate::autograd::record::any_needs_grad(args) {
+        return crate::autograd::record::call_recorded(op, args, call_observed);
+    }
+    let mut out = call_observed(op, args)?;
+    crate::autograd::record::note_views(op, args, &mut out);
+    Ok(out)
+}
+
+/// Layers 2 and 3 of [`call`]: the kernel, then every observer.
+fn call_observed(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     let out = call_uncounted(op, args)?;
-    OBSERVER.with(|cur| {
-        // Taken out while it runs, so an observer that calls ops does not observe itself.
-        let taken = cur.borrow_mut().take();
-        if let Some(mut f) = taken {
-            f(op, args, &out);
-            *cur.borrow_mut() = Some(f);
+    OBSERVERS.with(|cur| {
+        // Taken out while they run, so an observer that calls ops does not observe itself.
+        let mut taken = std::mem::take(&mut *cur.borrow_mut());
+        if taken.is_empty() {
+            return;
         }
+        for (_, f) in taken.iter_mut() {
+            f(op, args, &out);
+        }
+        let mut now = cur.borrow_mut();
+        // Observers added while these ran go after them.
+        taken.append(&mut now);
+        *now = taken;
     });
     Ok(out)
 }

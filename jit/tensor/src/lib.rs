@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod autograd_meta;
 pub mod creation;
 pub mod dtype;
 pub mod element;
@@ -48,6 +49,7 @@ mod tests;
 #[doc(hidden)]
 pub use half;
 
+pub use autograd_meta::{AutogradMeta, AutogradState};
 pub use dtype::{
     Category, DEFAULT_FLOAT, DType, Operand, Scalar, can_cast, promote_types, result_type,
 };

@@ -17,6 +17,9 @@ pub struct Tensor {
     shape: Dims,
     strides: Strides,
     offset: usize,
+    /// Autograd identity and state (see [`crate::autograd_meta`]); `None` until the tensor
+    /// reaches the dispatcher or Python. Views and fresh results start without it.
+    pub(crate) autograd: Option<Arc<crate::AutogradMeta>>,
 }
 
 // NOTE: by hand, not derived: `SmallVec`'s own `Clone` goes through a generic iterator
@@ -30,6 +33,7 @@ impl Clone for Tensor {
             shape: SmallVec::from_slice(&self.shape),
             strides: SmallVec::from_slice(&self.strides),
             offset: self.offset,
+            autograd: self.autograd.clone(),
         }
     }
 }
@@ -60,6 +64,7 @@ impl Tensor {
             shape: layout.shape,
             strides: layout.strides,
             offset: layout.offset,
+            autograd: None,
         };
         if t.numel() > 0 {
             let (lo, hi) = t.element_span();
@@ -86,6 +91,7 @@ impl Tensor {
             shape: layout.shape,
             strides: layout.strides,
             offset: layout.offset,
+            autograd: None,
         }
     }
 
@@ -98,6 +104,7 @@ impl Tensor {
             shape: layout.shape,
             strides: layout.strides,
             offset: layout.offset,
+            autograd: None,
         }
     }
 
@@ -113,6 +120,7 @@ impl Tensor {
             shape: SmallVec::from_slice(shape),
             strides: contiguous_strides(shape),
             offset: 0,
+            autograd: None,
         }
     }
 
@@ -130,6 +138,7 @@ impl Tensor {
             shape: SmallVec::from_slice(shape),
             strides: contiguous_strides(shape),
             offset: 0,
+            autograd: None,
         }
     }
 

@@ -7,13 +7,7 @@ use super::*;
 
 #[track_caller]
 fn check_repr(t: &Tensor, expected: &str) {
-    let got = tensor_repr(
-        t,
-        "tensor(",
-        false,
-        DType::Float32,
-        &PrintOptions::default(),
-    );
+    let got = tensor_repr(t, "tensor(", None, DType::Float32, &PrintOptions::default());
     assert_eq!(got, expected);
 }
 
@@ -88,12 +82,12 @@ fn default_dtype_decides_the_float_suffix() {
     let t = Tensor::from_vec(vec![0.5f32], &[1]).expect("1 value");
     let opts = PrintOptions::default();
     assert_eq!(
-        tensor_repr(&t, "tensor(", false, DType::Float64, &opts),
+        tensor_repr(&t, "tensor(", None, DType::Float64, &opts),
         "tensor([0.5000], dtype=torch.float32)"
     );
     let t = Tensor::from_vec(vec![0.5f64], &[1]).expect("1 value");
     assert_eq!(
-        tensor_repr(&t, "tensor(", false, DType::Float64, &opts),
+        tensor_repr(&t, "tensor(", None, DType::Float64, &opts),
         "tensor([0.5000])"
     );
 }

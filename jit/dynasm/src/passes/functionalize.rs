@@ -14,41 +14,11 @@ use std::collections::HashSet;
 use rynamo_graph::passes::PassCx;
 use rynamo_graph::{Arg, Graph, Lowering, Op, OpFlags, Value, ValueId, registry};
 
-/// The out-of-place op with the same arguments.
-fn out_of_place(op: Op) -> Option<Op> {
-    use Op::*;
-    Some(match op {
-        Add_ => Add,
-        Sub_ => Sub,
-        Mul_ => Mul,
-        Div_ => Div,
-        Clamp_ => Clamp,
-        MaskedFill_ => MaskedFill,
-        Neg_ => Neg,
-        Abs_ => Abs,
-        Exp_ => Exp,
-        Log_ => Log,
-        Sqrt_ => Sqrt,
-        Rsqrt_ => Rsqrt,
-        Sin_ => Sin,
-        Cos_ => Cos,
-        Tanh_ => Tanh,
-        Sigmoid_ => Sigmoid,
-        Relu_ => Relu,
-        Floor_ => Floor,
-        Ceil_ => Ceil,
-        Round_ => Round,
-        Trunc_ => Trunc,
-        Reciprocal_ => Reciprocal,
-        Pow_ => Pow,
-        Remainder_ => Remainder,
-        Fmod_ => Fmod,
-        FloorDivide_ => FloorDivide,
-        Lerp_ => Lerp,
-        Addcmul_ => Addcmul,
-        Addcdiv_ => Addcdiv,
-        _ => return None,
-    })
+/// The out-of-place op with the same arguments, for the ops this pass rewrites (the scatters
+/// keep their in-place node: their functional forms copy the whole destination).
+fn functional_twin(op: Op) -> Option<Op> {
+    op.functional_twin()
+        .filter(|_| !matches!(op, Op::Scatter_ | Op::ScatterValue_ | Op::ScatterAdd_))
 }
 
 /// The out-of-place form of in-place node `op(args)`: its op and arguments. `copy_(self, src)`
@@ -56,7 +26,7 @@ fn out_of_place(op: Op) -> Option<Op> {
 fn rewritten(op: Op, args: &[Arg]) -> Option<(Op, Vec<Arg>)> {
     match op {
         Op::Copy_ => Some((Op::Clone, vec![args.get(1)?.clone()])),
-        _ => Some((out_of_place(op)?, args.to_vec())),
+        _ => Some((functional_twin(op)?, args.to_vec())),
     }
 }
 

@@ -1,0 +1,132 @@
+//! Backward formulas of the in-place ops without a functional twin (the others use their
+//! twin's formula): `copy_`, `fill_`/`zero_`, `__setitem__`, `index_put_` and the random fills.
+//! "self" here is the value the tensor held before the write.
+
+use super::pointwise::grad_or_return;
+use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use crate::autograd::emit::{Emit, t};
+use crate::{Op, Value};
+
+/// copy_(self, src): the old value is overwritten (zero gradient), `src` gets the gradient.
+fn copy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        let z = e.zeros_like(&g)?;
+        put(&mut out, c, 0, z)?;
+    }
+    if c.needs(1) {
+        put(&mut out, c, 1, g)?;
+    }
+    Ok(out)
+}
+
+/// fill_(self, value) / zero_ / normal_ / uniform_: the old value is overwritten; a tensor
+/// `value` gets the summed gradient.
+fn fill<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        let z = e.zeros_like(&g)?;
+        put(&mut out, c, 0, z)?;
+    }
+    if c.op == Op::Fill_ && c.needs(1) {
+        let s = e.sum_all(&g)?;
+        put(&mut out, c, 1, s)?;
+    }
+    Ok(out)
+}
+
+/// `self[index] = value`: the written positions of the old value get no gradient; `value` gets
+/// the gradient read at the index (summed to its shape by the engine).
+fn setitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let index = c.args[1].try_map(|s| {
+        c.inputs[*s].clone().ok_or_else(|| {
+            crate::Error::Graph("internal: setitem's backward needs its index tensors".into())
+        })
+    })?;
+    if c.needs(0) {
+        let gc = e.op(Op::Clone, vec![t(&g)])?;
+        let mut r = e.call(
+            Op::SetItem,
+            vec![
+                t(&gc),
+                index.clone(),
+                Value::Scalar(rynamo_tensor::Scalar::Int(0)),
+            ],
+        )?;
+        put(&mut out, c, 0, r.swap_remove(0))?;
+    }
+    if c.needs(2) {
+        let mut r = e.call(Op::GetItem, vec![t(&g), index])?;
+        put(&mut out, c, 2, r.swap_remove(0))?;
+    }
+    Ok(out)
+}
+
+/// index_put_(self, indices, values, accumulate): like `__setitem__` with tensor indices; with
+/// `accumulate` the old value keeps its whole gradient.
+fn index_put<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let idx: Vec<E::T> = c
+        .a()
+        .tensors(1)?
+        .iter()
+        .map(|s| {
+            c.inputs[**s].clone().ok_or_else(|| {
+                crate::Error::Graph("internal: index_put_'s backward needs its indices".into())
+            })
+        })
+        .collect::<crate::Result<_>>()?;
+    let index = Value::Index(
+        idx.iter()
+            .map(|i| rynamo_tensor::IndexItem::Tensor(i.clone()))
+            .collect(),
+    );
+    if c.needs(0) {
+        let d = if c.a().bool(3)? {
+            g.clone()
+        } else {
+            let gc = e.op(Op::Clone, vec![t(&g)])?;
+            let mut r = e.call(
+                Op::SetItem,
+                vec![
+                    t(&gc),
+                    index.clone(),
+                    Value::Scalar(rynamo_tensor::Scalar::Int(0)),
+                ],
+            )?;
+            r.swap_remove(0)
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(2) {
+        let mut r = e.call(Op::GetItem, vec![t(&g), index])?;
+        put(&mut out, c, 2, r.swap_remove(0))?;
+    }
+    Ok(out)
+}
+
+pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
+    use Op::*;
+    static COPY: VjpRule = vjp_rule!("CopyBackwards", Saves::NONE, copy);
+    static FILL: VjpRule = vjp_rule!("FillBackward0", Saves::NONE, fill);
+    static ZERO: VjpRule = vjp_rule!("ZeroBackward0", Saves::NONE, fill);
+    static NORMAL: VjpRule = vjp_rule!("NormalBackward0", Saves::NONE, fill);
+    static UNIFORM: VjpRule = vjp_rule!("UniformBackward0", Saves::NONE, fill);
+    static SETITEM: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), setitem);
+    static INDEX_PUT: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), index_put);
+    Some(match op {
+        Copy_ => &COPY,
+        Fill_ => &FILL,
+        Zero_ => &ZERO,
+        Normal_ => &NORMAL,
+        Uniform_ => &UNIFORM,
+        SetItem => &SETITEM,
+        IndexPut_ => &INDEX_PUT,
+        _ => return None,
+    })
+}

@@ -1,0 +1,246 @@
+//! Backward formulas (vector-Jacobian products), one [`VjpRule`] per differentiable op.
+//!
+//! A rule is written once, generically over [`Emit`], and instantiated twice by [`vjp_rule!`]:
+//! for eager backward (real tensors) and for graph building (AOTAutograd). It receives a
+//! [`VjpCtx`] (the forward call's non-tensor arguments, the tensors it saved, the output
+//! gradients) and returns one gradient per tensor argument slot. It may return gradients in the
+//! broadcast (output) shape and in a wider dtype: the engine sums them to the argument's shape
+//! and casts them to its dtype, as PyTorch's `validate_outputs` does.
+//!
+//! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
+//! AOTAutograd's partitioner sees the same dependency set.
+
+mod inplace;
+mod linalg;
+pub(crate) mod names;
+mod pointwise;
+mod pointwise_binary;
+mod reduce;
+mod views;
+
+use rynamo_tensor::{Tensor, TensorMeta};
+
+use super::emit::{Eager, Emit};
+use crate::{Args, Error, GraphBuilder, Op, Result, Value};
+
+/// Which forward tensors a rule reads: argument positions (schema order) and whether it reads
+/// the outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Saves {
+    /// Bit `i` set: the tensor(s) of schema argument `i` are saved.
+    pub args: u32,
+    /// Bit `i` set: argument `i` is read only by the gradients of the *other* arguments (`a` in
+    /// `a * b` serves `b`'s gradient), so it is saved only when another argument needs grad, as
+    /// PyTorch's generated nodes do.
+    pub cross: u32,
+    /// The outputs are saved.
+    pub outputs: bool,
+}
+
+impl Saves {
+    /// Nothing saved (metas only).
+    pub const NONE: Saves = Saves {
+        args: 0,
+        cross: 0,
+        outputs: false,
+    };
+    /// The outputs only.
+    pub const OUTPUT: Saves = Saves {
+        args: 0,
+        cross: 0,
+        outputs: true,
+    };
+
+    /// These argument positions, each saved only when another argument needs grad.
+    pub const fn cross(positions: &[usize]) -> Saves {
+        let s = Saves::args(positions);
+        Saves {
+            args: s.args,
+            cross: s.args,
+            outputs: false,
+        }
+    }
+
+    /// Adds argument positions saved whenever any argument needs grad.
+    pub const fn and(self, positions: &[usize]) -> Saves {
+        let s = Saves::args(positions);
+        Saves {
+            args: self.args | s.args,
+            cross: self.cross,
+            outputs: self.outputs,
+        }
+    }
+
+    /// Whether argument `i` is saved only for the other arguments' gradients.
+    pub const fn is_cross(self, i: usize) -> bool {
+        self.cross & (1 << i) != 0
+    }
+
+    /// The given argument positions.
+    pub const fn args(positions: &[usize]) -> Saves {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < positions.len() {
+            bits |= 1 << positions[i];
+            i += 1;
+        }
+        Saves {
+            args: bits,
+            cross: 0,
+            outputs: false,
+        }
+    }
+
+    /// These argument positions and the outputs.
+    pub const fn args_and_output(positions: &[usize]) -> Saves {
+        let s = Saves::args(positions);
+        Saves {
+            args: s.args,
+            cross: 0,
+            outputs: true,
+        }
+    }
+
+    /// Whether argument `i` is saved.
+    pub const fn arg(self, i: usize) -> bool {
+        self.args & (1 << i) != 0
+    }
+}
+
+/// What a backward formula sees of its forward call.
+pub struct VjpCtx<'a, T> {
+    /// The forward op.
+    pub op: Op,
+    /// The bound arguments with each tensor replaced by its slot number (tensor lists hold one
+    /// slot per tensor; slots count the call's tensors in argument order).
+    pub args: &'a [Value<usize>],
+    /// Per slot: the saved tensor, `None` where the rule did not save it.
+    pub inputs: &'a [Option<T>],
+    /// Per slot: dtype and shape of the argument.
+    pub input_metas: &'a [TensorMeta],
+    /// The saved outputs (empty unless the rule saves them).
+    pub outputs: &'a [T],
+    /// Metas of the outputs.
+    pub output_metas: &'a [TensorMeta],
+    /// The gradient of each output; `None` for an output no gradient reached (zero).
+    pub grads: &'a [Option<T>],
+    /// Per slot: whether a gradient is wanted (the argument needs grad).
+    pub needs: &'a [bool],
+}
+
+impl<'a, T: Clone> VjpCtx<'a, T> {
+    /// Typed access to the non-tensor arguments (tensors read as slot numbers).
+    pub fn a(&self) -> Args<'a, usize> {
+        Args(self.args)
+    }
+
+    /// The slot of schema argument `i` (a tensor).
+    pub fn slot(&self, i: usize) -> Result<usize> {
+        self.a().tensor(i).copied()
+    }
+
+    /// The saved tensor of schema argument `i`.
+    pub fn input(&self, i: usize) -> Result<T> {
+        let s = self.slot(i)?;
+        self.inputs.get(s).cloned().flatten().ok_or_else(|| {
+            Error::Graph(format!(
+                "internal: the backward of `{}` reads argument {i}, which it does not save",
+                self.op
+            ))
+        })
+    }
+
+    /// The meta of schema argument `i` (a tensor).
+    pub fn input_meta(&self, i: usize) -> Result<&'a TensorMeta> {
+        Ok(&self.input_metas[self.slot(i)?])
+    }
+
+    /// Whether schema argument `i` is a tensor that wants a gradient.
+    pub fn needs(&self, i: usize) -> bool {
+        matches!(self.args.get(i), Some(Value::Tensor(s)) if self.needs[*s])
+    }
+
+    /// Saved output `i`.
+    pub fn output(&self, i: usize) -> Result<T> {
+        self.outputs.get(i).cloned().ok_or_else(|| {
+            Error::Graph(format!(
+                "internal: the backward of `{}` reads output {i}, which it does not save",
+                self.op
+            ))
+        })
+    }
+
+    /// The gradient of output `i` (`None`: zero).
+    pub fn grad(&self, i: usize) -> Option<T> {
+        self.grads.get(i).cloned().flatten()
+    }
+
+    /// An all-`None` gradient list (one per slot) to fill in.
+    pub fn no_grads(&self) -> Vec<Option<T>> {
+        vec![None; self.input_metas.len()]
+    }
+}
+
+/// The gradient of `i`'s slot set to `g` in `out` (when argument `i` is a tensor).
+pub fn put<T>(out: &mut [Option<T>], c: &VjpCtx<'_, impl Clone>, i: usize, g: T) -> Result<()> {
+    let s = c.slot(i)?;
+    out[s] = Some(g);
+    Ok(())
+}
+
+/// A backward formula instantiated for one [`Emit`] implementation.
+pub type VjpFn<E> = fn(&mut E, &VjpCtx<'_, <E as Emit>::T>) -> Grads<E>;
+
+/// A backward formula instantiated for eager tensors and for graph building.
+pub struct VjpRule {
+    /// PyTorch's name of the node class (`MulBackward0`).
+    pub name: &'static str,
+    /// What the formula reads.
+    pub saves: Saves,
+    /// The formula on real tensors.
+    pub eager: VjpFn<Eager>,
+    /// The formula as graph nodes.
+    pub graph: VjpFn<GraphBuilder>,
+}
+
+impl std::fmt::Debug for VjpRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VjpRule({})", self.name)
+    }
+}
+
+/// Declares a [`VjpRule`] from a generic formula `fn f<E: Emit>(e: &mut E, c: &VjpCtx<E::T>)`.
+macro_rules! vjp_rule {
+    ($name:literal, $saves:expr, $f:path) => {
+        $crate::autograd::vjp::VjpRule {
+            name: $name,
+            saves: $saves,
+            eager: $f,
+            graph: $f,
+        }
+    };
+}
+pub(crate) use vjp_rule;
+
+/// The formula of `op`; `None` for ops without one (non-differentiable, or not written yet:
+/// recording such an op when an input needs grad makes a node whose backward raises PyTorch's
+/// "not implemented" error).
+pub fn rule(op: Op) -> Option<&'static VjpRule> {
+    if let Some(twin) = op.functional_twin() {
+        return rule(twin);
+    }
+    pointwise::rule(op)
+        .or_else(|| pointwise_binary::rule(op))
+        .or_else(|| reduce::rule(op))
+        .or_else(|| linalg::rule(op))
+        .or_else(|| views::rule(op))
+        .or_else(|| inplace::rule(op))
+}
+
+/// Runs the eager instantiation of `r`.
+pub(crate) fn run_eager(r: &VjpRule, c: &VjpCtx<'_, Tensor>) -> Result<Vec<Option<Tensor>>> {
+    (r.eager)(&mut Eager, c)
+}
+
+/// What a formula returns: one gradient per tensor slot.
+pub type Grads<E> = Result<Vec<Option<<E as Emit>::T>>>;

@@ -1,0 +1,388 @@
+//! Backward formulas of the binary and ternary pointwise ops, `where`, `masked_fill` and the
+//! clamps. Operands may be numbers (`Tensor|Scalar`); only tensor slots get gradients.
+
+use super::pointwise::{grad_or_return, operand};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use crate::autograd::emit::{Emit, f, t};
+use crate::{Op, Result, Value};
+
+/// `g * v` for an operand `v` (tensor or number).
+fn times<E: Emit>(e: &mut E, g: &E::T, v: Value<E::T>) -> Result<E::T> {
+    e.op(Op::Mul, vec![t(g), v])
+}
+
+fn alpha<T: Clone>(c: &VjpCtx<'_, T>, i: usize) -> Result<f64> {
+    Ok(c.a().scalar(i)?.to_f64())
+}
+
+fn add_sub<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let a = alpha(c, 2)?;
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        put(&mut out, c, 0, g.clone())?;
+    }
+    if c.needs(1) {
+        let k = if c.op == Op::Sub { -a } else { a };
+        let d = if k == 1.0 { g } else { e.mul_s(&g, k)? };
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+fn mul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        let d = times(e, &g, operand::<E>(c, 1)?)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        let d = times(e, &g, operand::<E>(c, 0)?)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+fn div<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.a().opt_str(2)?.is_some() {
+        // Rounded division: zero gradient almost everywhere (PyTorch returns zeros).
+        for i in 0..2 {
+            if c.needs(i) {
+                let z = e.zeros_like(&g)?;
+                put(&mut out, c, i, z)?;
+            }
+        }
+        return Ok(out);
+    }
+    let other = operand::<E>(c, 1)?;
+    if c.needs(0) {
+        let d = e.op(Op::Div, vec![t(&g), other.clone()])?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        // -grad * self / other^2
+        let other = c.input(1)?;
+        let num = times(e, &g, operand::<E>(c, 0)?)?;
+        let o2 = e.mul(&other, &other)?;
+        let q = e.div(&num, &o2)?;
+        let d = e.neg(&q)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+fn pow<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let base = operand::<E>(c, 0)?;
+    let expo = operand::<E>(c, 1)?;
+    if c.needs(0) {
+        let x = c.input(0)?;
+        let d = match &expo {
+            // exponent * self^(exponent - 1); a zero exponent gives zeros, as PyTorch
+            Value::Scalar(s) if s.to_f64() == 0.0 => e.zeros_like(&g)?,
+            Value::Scalar(s) => {
+                let p = e.pow_s(&x, s.to_f64() - 1.0)?;
+                let p = e.mul_s(&p, s.to_f64())?;
+                e.mul(&g, &p)?
+            }
+            Value::Tensor(ex) => {
+                let em1 = e.add_s(ex, -1.0)?;
+                let p = e.op(Op::Pow, vec![t(&x), t(&em1)])?;
+                let p = e.mul(&p, ex)?;
+                // (exponent == 0) -> 0, so 0^-1 * 0 does not make NaN
+                let zero_e = e.cmp_s(Op::Eq, ex, 0.0)?;
+                let p = e.where_(&zero_e, f(0.0), t(&p))?;
+                e.mul(&g, &p)?
+            }
+            _ => unreachable!("invariant: operand() returns tensors or numbers"),
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        // grad * result * log(self), masked to 0 where self == 0 and exponent >= 0
+        let r = c.output(0)?;
+        let d = match &base {
+            Value::Scalar(s) => {
+                let lnb = s.to_f64().ln();
+                let d = e.mul_s(&r, lnb)?;
+                e.mul(&g, &d)?
+            }
+            Value::Tensor(b) => {
+                let lb = e.unary(Op::Log, b)?;
+                let d = e.mul(&r, &lb)?;
+                let b0 = e.cmp_s(Op::Eq, b, 0.0)?;
+                let ex = c.input(1)?;
+                let e_nonneg = e.cmp_s(Op::Ge, &ex, 0.0)?;
+                let mask = e.op(Op::LogicalAnd, vec![t(&b0), t(&e_nonneg)])?;
+                let d = e.where_(&mask, f(0.0), t(&d))?;
+                e.mul(&g, &d)?
+            }
+            _ => unreachable!("invariant: operand() returns tensors or numbers"),
+        };
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+/// maximum / minimum / max.other / min.other: the gradient goes to the chosen operand, split
+/// in half on ties (PyTorch's rule).
+fn max_min<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let a = c.input(0)?;
+    let b = c.input(1)?;
+    let is_max = matches!(c.op, Op::Maximum | Op::MaxOther);
+    let half = e.mul_s(&g, 0.5)?;
+    let tie = e.cmp(Op::Eq, &a, &b)?;
+    for (i, (x, y)) in [(0, (&a, &b)), (1, (&b, &a))] {
+        if !c.needs(i) {
+            continue;
+        }
+        let wins = e.cmp(if is_max { Op::Gt } else { Op::Lt }, x, y)?;
+        let d = e.where_(&wins, t(&g), f(0.0))?;
+        let d = e.where_(&tie, t(&half), t(&d))?;
+        put(&mut out, c, i, d)?;
+    }
+    Ok(out)
+}
+
+fn atan2<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let y = c.input(0)?;
+    let x = c.input(1)?;
+    let y2 = e.mul(&y, &y)?;
+    let x2 = e.mul(&x, &x)?;
+    let den = e.add(&y2, &x2)?;
+    let gr = e.div(&g, &den)?;
+    if c.needs(0) {
+        let d = e.mul(&gr, &x)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        let d = e.mul(&gr, &y)?;
+        let d = e.neg(&d)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+fn where_<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let cond = c.input(0)?;
+    if c.needs(1) {
+        let d = e.where_(&cond, t(&g), f(0.0))?;
+        put(&mut out, c, 1, d)?;
+    }
+    if c.needs(2) {
+        let d = e.where_(&cond, f(0.0), t(&g))?;
+        put(&mut out, c, 2, d)?;
+    }
+    Ok(out)
+}
+
+fn masked_fill<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let mask = c.input(1)?;
+    if c.needs(0) {
+        let d = e.where_(&mask, f(0.0), t(&g))?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(2) {
+        let d = e.where_(&mask, t(&g), f(0.0))?;
+        let d = e.sum_all(&d)?;
+        put(&mut out, c, 2, d)?;
+    }
+    Ok(out)
+}
+
+/// clamp / clip / clamp_min / clamp_max: `self` gets the gradient where it was kept; a tensor
+/// bound gets it where it was chosen.
+fn clamp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let x = c.input(0)?;
+    let (lo_i, hi_i) = match c.op {
+        Op::ClampMin => (Some(1), None),
+        Op::ClampMax => (None, Some(1)),
+        _ => (Some(1), Some(2)),
+    };
+    let bound = |i: Option<usize>| -> Option<usize> {
+        i.filter(|&i| !matches!(c.args.get(i), Some(Value::None)))
+    };
+    let (lo_i, hi_i) = (bound(lo_i), bound(hi_i));
+    // x >= lo and x <= hi (NaN x keeps its gradient, as PyTorch's formula)
+    let mut keep: Option<E::T> = None;
+    for (i, op) in [(lo_i, Op::Lt), (hi_i, Op::Gt)] {
+        let Some(i) = i else { continue };
+        let out_of = e.op(op, vec![t(&x), operand::<E>(c, i)?])?;
+        let inside = e.unary(Op::LogicalNot, &out_of)?;
+        keep = Some(match keep {
+            None => inside,
+            Some(k) => e.op(Op::LogicalAnd, vec![t(&k), t(&inside)])?,
+        });
+        if c.needs(i) {
+            let d = e.where_(&out_of, t(&g), f(0.0))?;
+            put(&mut out, c, i, d)?;
+        }
+    }
+    if c.needs(0) {
+        let d = match keep {
+            Some(k) => e.where_(&k, t(&g), f(0.0))?,
+            None => g.clone(),
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    Ok(out)
+}
+
+/// fmod / remainder: `self` gets the gradient; `other` gets `-grad * q`, q the rounded quotient.
+fn fmod_remainder<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        put(&mut out, c, 0, g.clone())?;
+    }
+    if c.needs(1) {
+        let mode = if c.op == Op::Fmod { "trunc" } else { "floor" };
+        let q = e.op_kw(
+            Op::Div,
+            vec![operand::<E>(c, 0)?, operand::<E>(c, 1)?],
+            vec![("rounding_mode", Value::Str(mode.into()))],
+        )?;
+        let d = e.mul(&g, &q)?;
+        let d = e.neg(&d)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+fn hypot<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let r = c.output(0)?;
+    let gr = e.div(&g, &r)?;
+    for i in 0..2 {
+        if c.needs(i) {
+            let d = e.mul(&gr, &c.input(i)?)?;
+            put(&mut out, c, i, d)?;
+        }
+    }
+    Ok(out)
+}
+
+fn lerp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let w = operand::<E>(c, 2)?;
+    if c.needs(0) {
+        // grad * (1 - weight)
+        let d = match &w {
+            Value::Scalar(s) => e.mul_s(&g, 1.0 - s.to_f64())?,
+            Value::Tensor(wt) => {
+                let om = e.rsub_s(1.0, wt)?;
+                e.mul(&g, &om)?
+            }
+            _ => unreachable!("invariant: operand() returns tensors or numbers"),
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        let d = times(e, &g, w.clone())?;
+        put(&mut out, c, 1, d)?;
+    }
+    if c.needs(2) {
+        let diff = e.sub(&c.input(1)?, &c.input(0)?)?;
+        let d = e.mul(&g, &diff)?;
+        put(&mut out, c, 2, d)?;
+    }
+    Ok(out)
+}
+
+fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let v = c.a().scalar(3)?.to_f64();
+    if c.needs(0) {
+        put(&mut out, c, 0, g.clone())?;
+    }
+    let t1 = c.input(1)?;
+    let t2 = c.input(2)?;
+    let gv = e.mul_s(&g, v)?;
+    if c.op == Op::Addcmul {
+        if c.needs(1) {
+            let d = e.mul(&gv, &t2)?;
+            put(&mut out, c, 1, d)?;
+        }
+        if c.needs(2) {
+            let d = e.mul(&gv, &t1)?;
+            put(&mut out, c, 2, d)?;
+        }
+    } else {
+        if c.needs(1) {
+            let d = e.div(&gv, &t2)?;
+            put(&mut out, c, 1, d)?;
+        }
+        if c.needs(2) {
+            // -grad * value * t1 / t2^2
+            let t22 = e.mul(&t2, &t2)?;
+            let q = e.div(&t1, &t22)?;
+            let d = e.mul(&gv, &q)?;
+            let d = e.neg(&d)?;
+            put(&mut out, c, 2, d)?;
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
+    use Op::*;
+    static ADD: VjpRule = vjp_rule!("AddBackward0", Saves::NONE, add_sub);
+    static SUB: VjpRule = vjp_rule!("SubBackward0", Saves::NONE, add_sub);
+    static MUL: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), mul);
+    static DIV: VjpRule = vjp_rule!("DivBackward0", Saves::cross(&[0]).and(&[1]), div);
+    static POW: VjpRule = vjp_rule!("PowBackward1", Saves::args_and_output(&[0, 1]), pow);
+    static MAXIMUM: VjpRule = vjp_rule!("MaximumBackward0", Saves::args(&[0, 1]), max_min);
+    static MINIMUM: VjpRule = vjp_rule!("MinimumBackward0", Saves::args(&[0, 1]), max_min);
+    static ATAN2: VjpRule = vjp_rule!("Atan2Backward0", Saves::args(&[0, 1]), atan2);
+    static WHERE: VjpRule = vjp_rule!("WhereBackward0", Saves::args(&[0]), where_);
+    static MASKED_FILL: VjpRule = vjp_rule!("MaskedFillBackward0", Saves::args(&[1]), masked_fill);
+    static CLAMP: VjpRule = vjp_rule!("ClampBackward1", Saves::args(&[0, 1, 2]), clamp);
+    static CLAMP_MIN: VjpRule = vjp_rule!("ClampMinBackward0", Saves::args(&[0, 1]), clamp);
+    static CLAMP_MAX: VjpRule = vjp_rule!("ClampMaxBackward0", Saves::args(&[0, 1]), clamp);
+    static FMOD: VjpRule = vjp_rule!("FmodBackward0", Saves::args(&[0, 1]), fmod_remainder);
+    static REMAINDER: VjpRule =
+        vjp_rule!("RemainderBackward0", Saves::args(&[0, 1]), fmod_remainder);
+    static HYPOT: VjpRule = vjp_rule!("HypotBackward0", Saves::args_and_output(&[0, 1]), hypot);
+    static LERP: VjpRule = vjp_rule!("LerpBackward0", Saves::args(&[0, 1, 2]), lerp);
+    static ADDCMUL: VjpRule = vjp_rule!("AddcmulBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
+    static ADDCDIV: VjpRule = vjp_rule!("AddcdivBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
+    Some(match op {
+        Add => &ADD,
+        Sub => &SUB,
+        Mul => &MUL,
+        Div => &DIV,
+        Pow => &POW,
+        Maximum | MaxOther => &MAXIMUM,
+        Minimum | MinOther => &MINIMUM,
+        Atan2 => &ATAN2,
+        Where => &WHERE,
+        MaskedFill => &MASKED_FILL,
+        Clamp | Clip => &CLAMP,
+        ClampMin => &CLAMP_MIN,
+        ClampMax => &CLAMP_MAX,
+        Fmod => &FMOD,
+        Remainder => &REMAINDER,
+        Hypot => &HYPOT,
+        Lerp => &LERP,
+        Addcmul => &ADDCMUL,
+        Addcdiv => &ADDCDIV,
+        _ => return None,
+    })
+}

@@ -1,0 +1,303 @@
+//! Backward formulas of the views, shape changes, copies and joins: each puts the gradient back
+//! where the forward took it from.
+
+use rynamo_tensor::layout::wrap_dim;
+
+use super::pointwise::{grad_or_return, unary};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use crate::autograd::emit::{Emit, t};
+use crate::{Op, Result, Value};
+
+fn reshape_back<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let shape = c.input_meta(0)?.shape.clone();
+    unary(e, c, |e, _, g| e.reshape(&g, &shape))
+}
+
+fn identity<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    unary(e, c, |_, _, g| Ok(g))
+}
+
+fn permute<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let n = c.input_meta(0)?.shape.len();
+    let dims = c.a().ints(1)?;
+    let mut inv = vec![0i64; n];
+    for (i, &d) in dims.iter().enumerate() {
+        inv[wrap_dim(d, n)?] = i as i64;
+    }
+    unary(e, c, |e, _, g| {
+        e.op(Op::Permute, vec![t(&g), Value::IntList(inv)])
+    })
+}
+
+fn transpose<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (d0, d1) = if c.op == Op::T {
+        (
+            0,
+            if c.input_meta(0)?.shape.len() < 2 {
+                0
+            } else {
+                1
+            },
+        )
+    } else {
+        (c.a().int(1)?, c.a().int(2)?)
+    };
+    unary(e, c, |e, _, g| e.transpose(&g, d0, d1))
+}
+
+fn expand<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let shape = c.input_meta(0)?.shape.clone();
+    unary(e, c, |e, _, g| e.sum_to(&g, &shape))
+}
+
+/// Zeros of `shape` with `g` placed at `start, start + step, ...` along `dim`.
+fn place<E: Emit>(
+    e: &mut E,
+    g: &E::T,
+    shape: &[usize],
+    dim: usize,
+    start: usize,
+    step: usize,
+) -> Result<E::T> {
+    let gs = e.shape(g);
+    let k = gs[dim];
+    if step == 1 {
+        // constant padding before and after along `dim` (pad lists run from the last dim)
+        let n = shape.len();
+        let mut pad = vec![0i64; 2 * (n - dim)];
+        let at = 2 * (n - 1 - dim);
+        pad[at] = start as i64;
+        pad[at + 1] = (shape[dim] - start - k) as i64;
+        return e.op(Op::Pad, vec![t(g), Value::IntList(pad)]);
+    }
+    // scatter into zeros at the strided positions
+    let idx = e.op_kw(
+        Op::Arange,
+        vec![
+            Value::Scalar(rynamo_tensor::Scalar::Int(start as i64)),
+            Value::Scalar(rynamo_tensor::Scalar::Int((start + k * step) as i64)),
+            Value::Scalar(rynamo_tensor::Scalar::Int(step as i64)),
+        ],
+        vec![("dtype", Value::DType(rynamo_tensor::DType::Int64))],
+    )?;
+    let mut view = vec![1usize; gs.len()];
+    view[dim] = k;
+    let idx = e.reshape(&idx, &view)?;
+    let idx = e.expand(&idx, &gs)?;
+    let z = e.zeros(shape, e.dtype(g))?;
+    e.op(
+        Op::Scatter,
+        vec![t(&z), Value::Int(dim as i64), t(&idx), t(g)],
+    )
+}
+
+/// Python slice bounds normalised as the forward view did: the first index taken.
+fn slice_start(start: Option<i64>, size: usize) -> usize {
+    let n = size as i64;
+    let s = start.unwrap_or(0);
+    let s = if s < 0 { s + n } else { s };
+    s.clamp(0, n) as usize
+}
+
+fn slice<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let shape = c.input_meta(0)?.shape.clone();
+    let dim = wrap_dim(c.a().int(1)?, shape.len())?;
+    let start = slice_start(c.a().opt_int(2)?, shape[dim]);
+    let step = c.a().int(4)? as usize;
+    unary(e, c, |e, _, g| place(e, &g, &shape, dim, start, step))
+}
+
+fn narrow<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let shape = c.input_meta(0)?.shape.clone();
+    let dim = wrap_dim(c.a().int(1)?, shape.len())?;
+    let s = c.a().int(2)?;
+    let start = if s < 0 { s + shape[dim] as i64 } else { s } as usize;
+    unary(e, c, |e, _, g| place(e, &g, &shape, dim, start, 1))
+}
+
+fn select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let shape = c.input_meta(0)?.shape.clone();
+    let dim = wrap_dim(c.a().int(1)?, shape.len())?;
+    let i = c.a().int(2)?;
+    let index = if i < 0 { i + shape[dim] as i64 } else { i } as usize;
+    unary(e, c, |e, _, g| {
+        let g = e.unsqueeze(&g, dim as i64)?;
+        place(e, &g, &shape, dim, index, 1)
+    })
+}
+
+/// cat: each input gets its stretch of the gradient along `dim`.
+fn cat<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let slots = c.a().tensors(0)?;
+    let gshape = e.shape(&g);
+    let dim = wrap_dim(c.a().int(1)?, gshape.len().max(1))?;
+    let mut at = 0usize;
+    for &s in &slots {
+        let m = &c.input_metas[*s];
+        // PyTorch skips legacy empty 1-D inputs ([0]) in cat
+        if m.shape.len() != gshape.len() {
+            continue;
+        }
+        let len = m.shape[dim];
+        if c.needs[*s] {
+            let d = e.op(
+                Op::Narrow,
+                vec![
+                    t(&g),
+                    Value::Int(dim as i64),
+                    Value::Int(at as i64),
+                    Value::Int(len as i64),
+                ],
+            )?;
+            out[*s] = Some(d);
+        }
+        at += len;
+    }
+    Ok(out)
+}
+
+/// stack: each input gets its index of the gradient along `dim`.
+fn stack<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let slots = c.a().tensors(0)?;
+    let dim = wrap_dim(c.a().int(1)?, e.shape(&g).len())?;
+    for (i, &s) in slots.iter().enumerate() {
+        if c.needs[*s] {
+            let d = e.op(
+                Op::Select,
+                vec![t(&g), Value::Int(dim as i64), Value::Int(i as i64)],
+            )?;
+            out[*s] = Some(d);
+        }
+    }
+    Ok(out)
+}
+
+/// split / chunk / unbind: the pieces' gradients joined back (zeros for pieces no gradient
+/// reached).
+fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let mut out = c.no_grads();
+    if c.grads.iter().all(Option::is_none) || !c.needs(0) {
+        return Ok(out);
+    }
+    let shape = c.input_meta(0)?.shape.clone();
+    let dim_arg = if c.op == Op::Unbind { 1 } else { 2 };
+    let dim = wrap_dim(c.a().int(dim_arg)?, shape.len())?;
+    let mut pieces = Vec::with_capacity(c.grads.len());
+    for (i, g) in c.grads.iter().enumerate() {
+        let m = &c.output_metas[i];
+        let p = match g {
+            Some(g) => g.clone(),
+            None => e.zeros(&m.shape, m.dtype)?,
+        };
+        pieces.push(p);
+    }
+    let d = if c.op == Op::Unbind {
+        e.op(
+            Op::Stack,
+            vec![Value::TensorList(pieces), Value::Int(dim as i64)],
+        )?
+    } else {
+        e.op(
+            Op::Cat,
+            vec![Value::TensorList(pieces), Value::Int(dim as i64)],
+        )?
+    };
+    put(&mut out, c, 0, d)?;
+    Ok(out)
+}
+
+/// `x[index]`: the gradient scattered back to where each element was read. Without tensor
+/// indices the read positions are distinct, so it is a `__setitem__` into zeros; with them an
+/// element may be read twice, so the read positions are found by indexing `arange(numel)` the
+/// same way and the gradient is summed into them.
+fn getitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if !c.needs(0) {
+        return Ok(out);
+    }
+    let m = c.input_meta(0)?.clone();
+    let items = c.a().index(1)?;
+    let has_tensor = items
+        .iter()
+        .any(|i| matches!(i, rynamo_tensor::IndexItem::Tensor(_)));
+    let index = c.args[1].try_map(|s| {
+        c.inputs[*s].clone().ok_or_else(|| {
+            crate::Error::Graph("internal: getitem's backward needs its index tensors".into())
+        })
+    })?;
+    let d = if !has_tensor {
+        let z = e.zeros(&m.shape, e.dtype(&g))?;
+        let mut r = e.call(Op::SetItem, vec![t(&z), index, t(&g)])?;
+        r.swap_remove(0)
+    } else {
+        let n: usize = m.shape.iter().product();
+        let pos = e.op_kw(
+            Op::Arange,
+            vec![Value::Scalar(rynamo_tensor::Scalar::Int(n as i64))],
+            vec![("dtype", Value::DType(rynamo_tensor::DType::Int64))],
+        )?;
+        let pos = e.reshape(&pos, &m.shape)?;
+        let mut read = e.call(Op::GetItem, vec![t(&pos), index])?;
+        let read = read.swap_remove(0);
+        let k: usize = e.shape(&read).iter().product();
+        let read = e.reshape(&read, &[k])?;
+        let gf = e.reshape(&g, &[k])?;
+        let z = e.zeros(&[n], e.dtype(&g))?;
+        let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&read), t(&gf)])?;
+        e.reshape(&d, &m.shape)?
+    };
+    put(&mut out, c, 0, d)?;
+    Ok(out)
+}
+
+pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
+    use Op::*;
+    static VIEW: VjpRule = vjp_rule!("ViewBackward0", Saves::NONE, reshape_back);
+    static RESHAPE: VjpRule = vjp_rule!("ViewBackward0", Saves::NONE, reshape_back);
+    static UNSAFE_VIEW: VjpRule = vjp_rule!("UnsafeViewBackward0", Saves::NONE, reshape_back);
+    static SQUEEZE: VjpRule = vjp_rule!("SqueezeBackward0", Saves::NONE, reshape_back);
+    static UNSQUEEZE: VjpRule = vjp_rule!("UnsqueezeBackward0", Saves::NONE, reshape_back);
+    static PERMUTE: VjpRule = vjp_rule!("PermuteBackward0", Saves::NONE, permute);
+    static TRANSPOSE: VjpRule = vjp_rule!("TransposeBackward0", Saves::NONE, transpose);
+    static T_: VjpRule = vjp_rule!("TBackward0", Saves::NONE, transpose);
+    static EXPAND: VjpRule = vjp_rule!("ExpandBackward0", Saves::NONE, expand);
+    static SLICE: VjpRule = vjp_rule!("SliceBackward0", Saves::NONE, slice);
+    static NARROW: VjpRule = vjp_rule!("SliceBackward0", Saves::NONE, narrow);
+    static SELECT: VjpRule = vjp_rule!("SelectBackward0", Saves::NONE, select);
+    static CLONE: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, identity);
+    static TO: VjpRule = vjp_rule!("ToCopyBackward0", Saves::NONE, identity);
+    static CAT: VjpRule = vjp_rule!("CatBackward0", Saves::NONE, cat);
+    static STACK: VjpRule = vjp_rule!("StackBackward0", Saves::NONE, stack);
+    static SPLIT: VjpRule = vjp_rule!("SplitBackward0", Saves::NONE, join);
+    static SPLIT_SIZES: VjpRule = vjp_rule!("SplitWithSizesBackward0", Saves::NONE, join);
+    static UNBIND: VjpRule = vjp_rule!("UnbindBackward0", Saves::NONE, join);
+    static GETITEM: VjpRule = vjp_rule!("IndexBackward0", Saves::args(&[1]), getitem);
+    Some(match op {
+        View => &VIEW,
+        Reshape => &RESHAPE,
+        Flatten | Unflatten => &UNSAFE_VIEW,
+        Squeeze => &SQUEEZE,
+        Unsqueeze => &UNSQUEEZE,
+        Permute => &PERMUTE,
+        Transpose => &TRANSPOSE,
+        T => &T_,
+        Expand => &EXPAND,
+        Slice => &SLICE,
+        Narrow => &NARROW,
+        Select => &SELECT,
+        Clone | Contiguous => &CLONE,
+        To | Type => &TO,
+        Cat => &CAT,
+        Stack => &STACK,
+        Split | Chunk => &SPLIT,
+        SplitSizes => &SPLIT_SIZES,
+        Unbind => &UNBIND,
+        GetItem => &GETITEM,
+        _ => return None,
+    })
+}
