@@ -403,10 +403,12 @@ impl Tracer<'_> {
             "ndim" => vm.ctx.new_int(t.meta.shape.len()).into(),
             "is_cuda" => vm.ctx.new_bool(false).into(),
             "requires_grad" => vm.ctx.new_bool(t.requires_grad).into(),
-            // A tensor that does not require grad is a leaf; one that does is a leaf only when
-            // it was made outside the graph (an input, a parameter).
-            "is_leaf" if !t.requires_grad || self.out.inputs.iter().any(|i| i.value == t.value) => {
-                vm.ctx.new_bool(true).into()
+            // A tensor that does not require grad is a leaf; one the graph computed that does
+            // has a grad_fn, so it is not. An input that requires grad may be either (its
+            // guards do not say): not modelled.
+            "is_leaf" if !t.requires_grad => vm.ctx.new_bool(true).into(),
+            "is_leaf" if !self.out.inputs.iter().any(|i| i.value == t.value) => {
+                vm.ctx.new_bool(false).into()
             }
             "grad_fn" if !t.requires_grad => vm.ctx.none(),
             "is_cpu" => vm.ctx.new_bool(true).into(),
@@ -490,7 +492,8 @@ impl Tracer<'_> {
 
     fn tensor_property(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {
         match name {
-            "data" => Ok(obj),
+            // `x.data`: a new object sharing the data, detached (see `detach`).
+            "data" => self.call_tensor_method(obj, "detach", vec![], vec![]),
             "T" => {
                 let ndim = obj.as_tensor().map_or(0, |t| t.meta.shape.len());
                 let dims: Vec<i64> = (0..ndim as i64).rev().collect();

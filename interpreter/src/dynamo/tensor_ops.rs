@@ -239,9 +239,16 @@ impl Tracer<'_> {
             {
                 return Ok(recv);
             }
+            "detach" if t.requires_grad => {
+                // The graph has no detach op: a view would carry the autograd history.
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "Tensor.detach() of a tensor that requires grad",
+                ));
+            }
             "detach" => {
                 // A new tensor object sharing the data (not the tensor itself): a same-shape
-                // view, without requires_grad.
+                // view (the tensor has no autograd history to drop).
                 let shape = Vt::constant(bridge::make_size(&t.meta.shape, vm));
                 let mut v = self.call_tensor_method(recv, "view", vec![shape], vec![])?;
                 if let Kind::Tensor(tv) = &mut v.kind {
@@ -288,16 +295,28 @@ impl Tracer<'_> {
                 return self.call_tensor_method(recv, "to", vec![Vt::constant(d)], vec![]);
             }
             "requires_grad_" => {
-                let flag = args
-                    .first()
-                    .and_then(|a| a.as_const())
-                    .map(|c| c.is(&vm.ctx.true_value))
-                    .unwrap_or(true);
-                let mut out = recv.clone();
-                if let Kind::Tensor(tv) = &mut out.kind {
-                    tv.requires_grad = flag;
+                let flag = match args.first().map(|a| a.as_const()) {
+                    None => true,
+                    Some(Some(c)) if c.class().is(vm.ctx.types.bool_type) => {
+                        c.is(&vm.ctx.true_value)
+                    }
+                    Some(_) => {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "Tensor.requires_grad_() of a non-constant flag",
+                        ));
+                    }
+                };
+                // Setting what is already set changes nothing; anything else changes the real
+                // tensor's autograd state (every alias's, an input's after the call), which the
+                // trace does not model: it runs eagerly.
+                if flag == t.requires_grad {
+                    return Ok(recv);
                 }
-                return Ok(out);
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "Tensor.requires_grad_() changing the flag",
+                ));
             }
             "float" | "double" | "half" | "bfloat16" | "long" | "int" | "short" | "bool"
             | "byte" | "char" => {

@@ -166,7 +166,7 @@ run(
     __file__,
     known={
         "device_dtype_consts": (0, "x.to(same device) returns x without a graph node, so a frame with no other op compiles no graph; PyTorch records the call"),
-        "tensor_flag_methods": (0, "eager Rynamo has no Tensor.is_inference (both raise AttributeError)"),
+        "tensor_flag_methods": (0, "eager Rynamo's torch.is_floating_point rejects input= (both raise TypeError)"),
         "inplace_view_methods": (1, "eager Rynamo has no Tensor.unsqueeze_/t_ (both raise AttributeError)"),
         "index_with_0d_tensor": (2, "a 0-d integer tensor index selects by its value: a graph break (PyTorch traces an unbacked SymInt)"),
         "module_in_region": (2, "the module built per call is a new object: modules are guarded by identity (ID_MATCH), so the second call recompiles; PyTorch guards inlined built-in modules by type"),

@@ -182,6 +182,33 @@ def stored_objects(x):
 
 check(stored_objects, X)
 
+# Autograd state the trace does not model runs eagerly: requires_grad_() that changes the flag
+# (the real tensor's flag, an input's too, is changed as in eager), detach() of a tensor that
+# requires grad (no history may leak into the result); is_leaf/grad_fn are answered only where
+# they follow from requires_grad.
+def autograd_state(x, w):
+    y = x * w
+    z = y.detach()
+    return y.is_leaf, z.is_leaf, x.is_leaf, z.grad_fn, z.requires_grad, y + 1
+
+
+def flags_set_in_place(x):
+    x.requires_grad_()
+    y = x * 2
+    return y.requires_grad, y
+
+
+for fn, args in [(autograd_state, (torch.ones(2), torch.ones(2, requires_grad=True)))]:
+    torch._dynamo.reset()
+    got = torch.compile(fn, backend="eager")(*args)
+    want = fn(*args)
+    expect(f"{fn.__name__}", got[:5], want[:5])
+a_in, b_in = torch.ones(2), torch.ones(2)
+torch._dynamo.reset()
+got = torch.compile(flags_set_in_place, backend="eager")(b_in)
+want = flags_set_in_place(a_in)
+expect("requires_grad_() on an input", (b_in.requires_grad, got[0], got[1].requires_grad), (a_in.requires_grad, want[0], want[1].requires_grad))
+
 # A container module's children are guarded: appending a layer, or replacing one, recompiles
 # (len(), iteration and indexing used to answer from the first trace's children).
 class Stack(nn.Module):
