@@ -58,6 +58,18 @@ pub fn set_inference_mode(enabled: bool) {
     rynamo_shims::state::set_inference_mode(enabled);
 }
 
+/// `x.type()` of a tensor with this dtype (`torch.FloatTensor`).
+pub fn tensor_type_name(d: DType) -> &'static str {
+    rynamo_shims::legacy_type_name(d)
+}
+
+/// The dtype a legacy type name stands for (`x.type("torch.LongTensor")`).
+pub fn dtype_from_type_name(name: &str) -> Option<DType> {
+    DType::ALL
+        .into_iter()
+        .find(|&d| rynamo_shims::legacy_type_name(d) == name)
+}
+
 /// The dtype a `torch.dtype` object stands for.
 pub fn dtype_of(obj: &PyObject) -> Option<DType> {
     obj.downcast_ref::<rynamo_shims::PyDType>().map(|d| d.dtype)
