@@ -257,7 +257,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)(model)
 
 
-_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging")
+_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "optim", "utils")
 
 
 def __getattr__(name):
