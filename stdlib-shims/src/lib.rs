@@ -47,6 +47,8 @@ mod number;
 pub mod ops;
 pub mod py_method;
 pub mod repr;
+mod safetensors;
+mod serialization;
 pub mod size;
 pub mod state;
 pub mod tensor;
@@ -77,8 +79,12 @@ pub fn frozen_source(module: &str) -> Option<&'static str> {
 pub fn register(builder: rustpython_vm::InterpreterBuilder) -> rustpython_vm::InterpreterBuilder {
     init_types();
     let def = module::module_def(&builder.ctx);
+    let ser = serialization::module_def(&builder.ctx);
+    let st = safetensors::module_def(&builder.ctx);
     builder
         .add_native_module(def)
+        .add_native_module(ser)
+        .add_native_module(st)
         .add_frozen_modules(rustpython_vm::py_freeze!(dir = "../python"))
 }
 
