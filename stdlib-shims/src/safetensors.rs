@@ -224,9 +224,9 @@ mod safetensors_native {
         }
     }
 
-    fn open_backing(backing: Backing, what: &str, vm: &VirtualMachine) -> PyResult<SafeFile> {
+    fn open_backing(backing: Backing, vm: &VirtualMachine) -> PyResult<SafeFile> {
         let parsed = parse(backing.bytes())
-            .map_err(|e| vm.new_runtime_error(format!("Error while deserializing header: {e} ({what})")))?;
+            .map_err(|e| vm.new_runtime_error(format!("Error while deserializing header: {e}")))?;
         Ok(SafeFile {
             backing: Arc::new(backing),
             parsed,
@@ -237,13 +237,13 @@ mod safetensors_native {
     #[pyfunction]
     fn open_file(path: String, vm: &VirtualMachine) -> PyResult<SafeFile> {
         let map = map_file(&path).map_err(|e| vm.new_os_error(format!("{path}: {e}")))?;
-        open_backing(Backing::Map(map), &path, vm)
+        open_backing(Backing::Map(map), vm)
     }
 
     /// Parses and validates bytes (`safetensors.torch.load`).
     #[pyfunction]
     fn open_bytes(data: PyBytesRef, vm: &VirtualMachine) -> PyResult<SafeFile> {
-        open_backing(Backing::Owned(data.as_bytes().to_vec()), "<bytes>", vm)
+        open_backing(Backing::Owned(data.as_bytes().to_vec()), vm)
     }
 
     #[pyclass]
