@@ -3,6 +3,7 @@ of the pickle opcodes that only ever calls an allowlist (tensor rebuild function
 storages, ``OrderedDict``, ``torch.Size``, ...) plus what ``torch.serialization.add_safe_globals``
 added, so loading an untrusted checkpoint cannot run code. Errors use PyTorch's wording."""
 
+import _compat_pickle
 import codecs
 import struct
 from collections import Counter, OrderedDict
@@ -100,6 +101,7 @@ class Unpickler:
         self.read = file.read
         self.memo = {}
         self.persistent_load = None
+        self.proto = -1
 
     def _resolve(self, module, name):
         full_path = f"{module}.{name}"
@@ -153,7 +155,7 @@ def _read_line(u):
 
 @_op(b"\x80")
 def _proto(u):
-    u.read(1)
+    u.proto = u.read(1)[0]
 
 
 @_op(b"\x95")
@@ -170,6 +172,12 @@ def _stop(u):
 def _global(u):
     module = _read_line(u)
     name = _read_line(u)
+    if u.proto < 3:
+        # Protocol 2 writes Python 2 names (`__builtin__.set`); map them as pickle does.
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
     u.stack.append(u._resolve(module, name))
 
 

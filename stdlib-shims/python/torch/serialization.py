@@ -381,7 +381,7 @@ def _load_zip(reader, path, map_location, pickle_module, weights_only, mmap, enc
     return _unpickler(data, weights_only, pickle_module, persistent_load, encoding).load()
 
 
-def _load_legacy(f, map_location, pickle_module, weights_only, encoding):
+def _load_legacy(f, map_location, pickle_module, weights_only, encoding, name):
     """The pre-1.6 format: pickled magic number, protocol version and system info, the object
     pickle, the list of storage keys, then each storage as an int64 element count and its bytes."""
     def small(obj_file):
@@ -389,9 +389,13 @@ def _load_legacy(f, map_location, pickle_module, weights_only, encoding):
             return _weights_only_unpickler.load(obj_file, encoding=encoding)
         return pickle_module.load(obj_file, encoding=encoding)
 
-    magic = small(f)
+    try:
+        magic = small(f)
+    except (pickle.UnpicklingError, EOFError, ValueError, struct.error) as e:
+        raise RuntimeError(f"{name} is not a PyTorch checkpoint: neither a zip archive nor a legacy pickle "
+                           f"stream ({e})") from None
     if magic != MAGIC_NUMBER:
-        raise RuntimeError("Invalid magic number; corrupt file?")
+        raise RuntimeError(f"Invalid magic number; corrupt file? ({name})")
     version = small(f)
     if version != PROTOCOL_VERSION:
         raise RuntimeError(f"Invalid protocol version: {version}")
@@ -405,27 +409,26 @@ def _load_legacy(f, map_location, pickle_module, weights_only, encoding):
         if typename != "storage":
             raise RuntimeError(f"Unknown saved id type: {typename}")
         storage_type, key, location, numel, view_metadata = saved_id[1:6]
-        if key not in pending:
-            pending[key] = (_storage_dtype(storage_type), storage_type, location, numel, TypedStorage.__new__(
-                storage_type if isinstance(storage_type, type) else UntypedStorage))
-        storage = pending[key][4]
         if view_metadata is not None:
-            view_key, offset, view_size = view_metadata
-            raise RuntimeError(f"legacy storage views are not supported (view {view_key} of storage {key})")
-        return storage
+            raise RuntimeError(f"legacy storage views are not supported (view of storage {key})")
+        if key not in pending:
+            # The bytes follow the object pickle: tensors are rebuilt over a zeroed storage that is
+            # filled in place afterwards (so every view sees the data).
+            dtype = _storage_dtype(storage_type)
+            flat = torch.zeros(numel, dtype=dtype)
+            pending[key] = (dtype, numel, _restore(flat, storage_type, location, map_location))
+        return pending[key][2]
 
     result = _unpickler(f, weights_only, pickle_module, persistent_load, encoding).load()
     keys = small(f)
     for key in keys:
-        dtype, storage_type, location, numel, storage = pending[key]
+        dtype, numel, storage = pending[key]
         (count,) = struct.unpack("<q", f.read(8))
         itemsize = torch.empty(0, dtype=dtype).element_size()
         data = f.read(count * itemsize)
-        if len(data) != count * itemsize:
-            raise RuntimeError(f"storage {key} is truncated: {len(data)} of {count * itemsize} bytes")
-        storage._tensor = _native.storage_from_buffer(data, dtype)
-        restored = _restore(storage._tensor, storage_type, location, map_location)
-        storage._tensor = restored._tensor
+        if count != numel or len(data) != count * itemsize:
+            raise RuntimeError(f"storage {key} is truncated or mismatched: {len(data)} bytes for {numel} elements")
+        storage._tensor.copy_(_native.storage_from_buffer(data, dtype))
     return result
 
 
@@ -484,7 +487,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 raise RuntimeError("mmap can only be used with files saved with `torch.save(_use_new_zipfile_"
                                    "serialization=True), please torch.save your checkpoint with this option in "
                                    "order to use mmap.")
-            load_fn = lambda: _load_legacy(fileobj, map_location, pickle_module, weights_only, encoding)  # noqa: E731
+            load_fn = lambda: _load_legacy(fileobj, map_location, pickle_module, weights_only, encoding, name)  # noqa: E731
         if not weights_only:
             try:
                 return load_fn()
