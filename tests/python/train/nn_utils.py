@@ -33,6 +33,9 @@ for norm_type in (2.0, 1, math.inf, 3.0):
         # Within 1e-6 of the exact norm: p-norms go through pow, whose last bit differs between libms.
         print(f"norm {norm_type} max {max_norm}: total ~ exact {abs(total.item() - exact) <= 1e-6 * exact}",
               [round(v, 5) for p in ps[:2] for v in p.grad.reshape(-1).tolist()], ps[2].grad)
+ps = params(1.0)
+print("foreach:", clip_grad_norm_(ps, 1.0, foreach=True).item() == clip_grad_norm_(params(1.0), 1.0).item(),
+      clip_grad_value_(ps, 0.1, foreach=True), ps[0].grad.tolist())
 print("no grads:", clip_grad_norm_([torch.nn.Parameter(torch.zeros(1))], 1.0))
 print("single tensor:", clip_grad_norm_(params(1.0)[0], 1.0).item())
 ps = params(1.0)

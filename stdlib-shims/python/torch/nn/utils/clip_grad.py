@@ -25,9 +25,9 @@ def _vector_norm(t, norm_type):
 
 
 def _check_foreach(foreach, tensors):
-    if foreach and tensors:
-        # Rynamo's tensors live on the CPU, where PyTorch has no foreach kernels for clipping.
-        raise RuntimeError("foreach=True was passed, but can't use the foreach API on cpu tensors")
+    # PyTorch 2.15 runs foreach=True on CPU tensors through its per-tensor fallback: the same
+    # numbers as foreach=False, which is what runs here either way.
+    return foreach
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
