@@ -145,7 +145,11 @@ impl PyGenerator {
 
     /// Restores a state from `get_state`.
     #[pymethod]
-    fn set_state(zelf: PyRef<Self>, state: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyRef<Self>> {
+    fn set_state(
+        zelf: PyRef<Self>,
+        state: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyRef<Self>> {
         let t = crate::tensor::as_tensor(&state)
             .ok_or_else(|| vm.new_type_error("expected a torch.ByteTensor state"))?;
         if t.dtype() != rynamo_tensor::DType::UInt8 {

@@ -49,9 +49,7 @@ mod safetensors_native {
 
     use rustpython_vm::builtins::{PyBytesRef, PyDictRef, PyListRef, PyTupleRef};
     use rustpython_vm::function::OptionalArg;
-    use rustpython_vm::{
-        Py, PyPayload, PyResult, VirtualMachine, pyclass,
-    };
+    use rustpython_vm::{Py, PyPayload, PyResult, VirtualMachine, pyclass};
     use rynamo_tensor::{Layout, Tensor};
     use safetensors::tensor::{Metadata, SafeTensors, TensorInfo};
     use safetensors::{Dtype, View};
@@ -98,8 +96,8 @@ mod safetensors_native {
                 return Err(vm.new_type_error("expected (name, tensor) pairs"));
             };
             let name: String = name.clone().try_into_value(vm)?;
-            let tensor = as_tensor(t)
-                .ok_or_else(|| vm.new_type_error(format!("{name} is not a tensor")))?;
+            let tensor =
+                as_tensor(t).ok_or_else(|| vm.new_type_error(format!("{name} is not a tensor")))?;
             if !tensor.is_contiguous() {
                 return Err(vm.new_value_error(format!(
                     "You are trying to save a non contiguous tensor: `{name}` which is not allowed. It either means you are trying to save tensors which are reference of each other in which case it's recommended to save only the full tensors, and reslice at load time, or simply call `.contiguous()` on your tensor to pack it before saving."
@@ -135,7 +133,10 @@ mod safetensors_native {
         Ok(Some(map))
     }
 
-    fn st_err(e: safetensors::SafeTensorError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
+    fn st_err(
+        e: safetensors::SafeTensorError,
+        vm: &VirtualMachine,
+    ) -> rustpython_vm::builtins::PyBaseExceptionRef {
         vm.new_runtime_error(format!("Error while serializing: {e}"))
     }
 
@@ -252,8 +253,12 @@ mod safetensors_native {
         #[pymethod]
         fn keys(zelf: &Py<Self>, vm: &VirtualMachine) -> PyListRef {
             let names = zelf.parsed.metadata.offset_keys();
-            vm.ctx
-                .new_list(names.into_iter().map(|n| vm.ctx.new_str(n).into()).collect())
+            vm.ctx.new_list(
+                names
+                    .into_iter()
+                    .map(|n| vm.ctx.new_str(n).into())
+                    .collect(),
+            )
         }
 
         /// The `__metadata__` dict, or None.
@@ -275,7 +280,11 @@ mod safetensors_native {
         #[pymethod]
         fn info(zelf: &Py<Self>, name: String, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
             let info = zelf.info_of(&name, vm)?;
-            let shape = info.shape.iter().map(|&d| vm.ctx.new_int(d).into()).collect();
+            let shape = info
+                .shape
+                .iter()
+                .map(|&d| vm.ctx.new_int(d).into())
+                .collect();
             Ok(vm.ctx.new_tuple(vec![
                 vm.ctx.new_str(format!("{:?}", info.dtype)).into(),
                 vm.ctx.new_tuple(shape).into(),
@@ -287,7 +296,10 @@ mod safetensors_native {
         fn get_tensor(zelf: &Py<Self>, name: String, vm: &VirtualMachine) -> PyResult {
             let info = zelf.info_of(&name, vm)?;
             let dtype = runtime_dtype(info.dtype).ok_or_else(|| {
-                vm.new_type_error(format!("safetensors dtype {:?} is not supported by Rynamo", info.dtype))
+                vm.new_type_error(format!(
+                    "safetensors dtype {:?} is not supported by Rynamo",
+                    info.dtype
+                ))
             })?;
             let (begin, end) = info.data_offsets;
             let start = zelf.parsed.data_start + begin;
@@ -297,11 +309,15 @@ mod safetensors_native {
             // the storage keeps `owner` alive. Alignment: the header pads the buffer start to 8
             // bytes and the writer orders tensors by descending alignment; a misaligned range
             // (possible in files from other writers) is copied instead.
-            let storage = if (owner.ptr() as usize + start) % dtype.itemsize() == 0 {
+            let storage = if (owner.ptr() as usize + start).is_multiple_of(dtype.itemsize()) {
+                // SAFETY: in bounds (checked by `deserialize`).
                 let ptr = unsafe { owner.ptr().add(start) };
+                // SAFETY: see above; `owner` keeps the bytes alive and they are aligned for `dtype`.
                 unsafe { external_storage(ptr, len, owner) }
             } else {
-                Arc::new(rynamo_tensor::Storage::from_bytes(&owner.bytes()[start..start + len]))
+                Arc::new(rynamo_tensor::Storage::from_bytes(
+                    &owner.bytes()[start..start + len],
+                ))
             };
             let t = Tensor::from_storage(storage, dtype, Layout::contiguous(&info.shape))
                 .map_err(|e| vm.new_runtime_error(e.to_string()))?;
@@ -311,10 +327,13 @@ mod safetensors_native {
 
     impl SafeFile {
         fn info_of(&self, name: &str, vm: &VirtualMachine) -> PyResult<&TensorInfo> {
-            self.parsed
-                .metadata
-                .info(name)
-                .ok_or_else(|| vm.new_key_error(vm.ctx.new_str(format!("File does not contain tensor {name}")).into()))
+            self.parsed.metadata.info(name).ok_or_else(|| {
+                vm.new_key_error(
+                    vm.ctx
+                        .new_str(format!("File does not contain tensor {name}"))
+                        .into(),
+                )
+            })
         }
     }
 }

@@ -3,7 +3,7 @@
 //! (`torch/serialization.py`); storages cross the boundary here as whole byte copies (one
 //! `memcpy`) or, for `mmap=True` and `frombuffer`, as tensors over memory owned elsewhere.
 
-pub(crate) use serialization::module_def;
+pub(crate) use native::module_def;
 
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use rynamo_tensor::{DType, Layout, Storage, Tensor};
 /// A 1-D tensor of `dtype` over all of `storage` (its element count is `nbytes / itemsize`).
 pub(crate) fn flat_tensor(storage: Arc<Storage>, dtype: DType) -> Result<Tensor, String> {
     let size = dtype.itemsize();
-    if storage.nbytes() % size != 0 {
+    if !storage.nbytes().is_multiple_of(size) {
         return Err(format!(
             "buffer length ({} bytes) is not a multiple of the element size ({size}) of {}",
             storage.nbytes(),
@@ -51,7 +51,7 @@ pub(crate) fn map_file(path: &str) -> std::io::Result<memmap2::MmapMut> {
 }
 
 #[rustpython_vm::pymodule(name = "_rynamo_serialization")]
-mod serialization {
+mod native {
     use std::io::{Read, Seek, SeekFrom};
     use std::sync::Arc;
 
@@ -138,6 +138,7 @@ mod serialization {
             }
             // SAFETY: the range lies inside the mapping, which the storage owns from here on.
             let ptr = unsafe { map.as_mut_ptr().add(offset as usize) };
+            // SAFETY: as above: the range is inside the map, which the storage now owns.
             unsafe { external_storage(ptr, nbytes, map) }
         } else {
             let mut file = std::fs::File::open(&path).map_err(io_err)?;
