@@ -76,6 +76,14 @@ mod native {
         (Arc::as_ptr(t.storage()) as usize, t.storage().nbytes())
     }
 
+    /// A 1-D tensor of `t`'s dtype over the whole storage under `t`, sharing it.
+    #[pyfunction]
+    fn storage_flat(t: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        let t = t.tensor();
+        let flat = flat_tensor(t.storage().clone(), t.dtype()).map_err(|e| vm.new_value_error(e))?;
+        Ok(wrap_tensor(flat, vm))
+    }
+
     /// Every byte of the storage under `t` (what `data/<key>` holds in a checkpoint).
     #[pyfunction]
     fn storage_bytes(t: PyRef<PyTensor>, vm: &VirtualMachine) -> PyBytesRef {

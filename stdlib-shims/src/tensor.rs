@@ -317,6 +317,20 @@ impl PyTensor {
     #[pymethod]
     fn retain_grad(_zelf: &Py<Self>) {}
 
+    /// Pickling outside `torch.save` (`pickle.dumps(t)`): the reduction lives in Python
+    /// (`torch/_tensor_pickle.py`), the storage travelling as its bytes.
+    #[pymethod]
+    fn __reduce_ex__(
+        zelf: PyObjectRef,
+        _protocol: OptionalArg<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        // `import torch._tensor_pickle` binds the package; the submodule is then its attribute.
+        let torch = vm.import("torch._tensor_pickle", 0)?;
+        let module = torch.get_attr("_tensor_pickle", vm)?;
+        module.get_attr("reduce_tensor", vm)?.call((zelf,), vm)
+    }
+
     #[pymethod]
     fn detach(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
         wrap_tensor(zelf.tensor(), vm)

@@ -49,7 +49,17 @@ def _user_allowed_globals():
     return out
 
 
+_ALLOWED = None
+
+
 def _allowed_globals():
+    global _ALLOWED
+    if _ALLOWED is None:
+        _ALLOWED = _build_allowed_globals()
+    return _ALLOWED
+
+
+def _build_allowed_globals():
     import torch._utils as u
     from torch import storage
 

@@ -174,6 +174,11 @@ try:
 except ValueError as e:
     expect(str(e) == "f must be a file path in order to use the mmap argument", str(e))
 
+# Plain pickle (outside torch.save): by value, views keep their layout.
+plain = pickle.loads(pickle.dumps({"v": big[1:3, ::2], "p": torch.nn.Parameter(torch.ones(2))}))
+expect(values(plain["v"]) == values(big[1:3, ::2]) and plain["v"].stride() == big[1:3, ::2].stride()
+       and type(plain["p"]) is torch.nn.Parameter, "pickle.dumps round trip")
+
 # --- truncated and corrupt files: an error naming the file, never a crash ---
 raw = open(path, "rb").read()
 for label, blob in (("truncated", raw[: len(raw) // 2]), ("tail-cut", raw[:-30]), ("garbage", b"\x00" * 100),
