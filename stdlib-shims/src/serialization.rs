@@ -80,7 +80,8 @@ mod native {
     #[pyfunction]
     fn storage_flat(t: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult {
         let t = t.tensor();
-        let flat = flat_tensor(t.storage().clone(), t.dtype()).map_err(|e| vm.new_value_error(e))?;
+        let flat =
+            flat_tensor(t.storage().clone(), t.dtype()).map_err(|e| vm.new_value_error(e))?;
         Ok(wrap_tensor(flat, vm))
     }
 
