@@ -95,6 +95,24 @@ mod native {
         vm.ctx.new_bytes(bytes.to_vec())
     }
 
+    /// Writes every byte of the storage under `t` to the open file descriptor `fd` (no copy:
+    /// straight from the tensor's memory) and returns `(crc32, nbytes)` for the zip record.
+    #[pyfunction]
+    fn write_storage(fd: i32, t: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult<(u32, usize)> {
+        use std::io::Write;
+        use std::os::fd::FromRawFd;
+        let t = t.tensor();
+        let s = t.storage();
+        // SAFETY: the storage is live (held by `t`) and `nbytes` long; it is only read.
+        let bytes = unsafe { std::slice::from_raw_parts(s.as_ptr(), s.nbytes()) };
+        // SAFETY: `fd` is the caller's open descriptor; `ManuallyDrop` leaves it open.
+        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        file.write_all(bytes).map_err(|e| {
+            vm.new_os_error(format!("writing a storage of {} bytes: {e}", bytes.len()))
+        })?;
+        Ok((crc32fast::hash(bytes), bytes.len()))
+    }
+
     /// The bytes of a contiguous tensor's elements.
     #[pyfunction]
     fn tensor_bytes(t: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult<PyBytesRef> {

@@ -4,7 +4,7 @@ The zip format (PyTorch's default since 1.6): ``<archive>/data.pkl`` is a protoc
 tensors reduce to ``torch._utils._rebuild_tensor_v2`` over storages named by persistent ids
 ``('storage', torch.FloatStorage, key, 'cpu', numel)``; each storage's bytes are the record
 ``<archive>/data/<key>``, stored uncompressed at a 64-byte-aligned offset (the zip extra field
-``FB`` pads the local header, as PyTorch's writer does), so ``mmap=True`` can view them in place.
+``FB`` pads the local header, as PyTorch's writer does; ``_zip_writer.py``), so ``mmap=True`` can view them in place.
 ``byteorder``, ``version``, ``.format_version``, ``.storage_alignment`` and
 ``.data/serialization_id`` are written as PyTorch writes them. Files from PyTorch load here and
 files written here load in PyTorch. The legacy (pre-1.6) pickle-stream format loads too.
@@ -29,6 +29,7 @@ import _rynamo_serialization as _native
 
 import torch
 from torch import _weights_only_unpickler
+from torch._zip_writer import ZipRecordWriter
 from torch.storage import TypedStorage, UntypedStorage, _LegacyStorage, storage_class_for
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
@@ -176,35 +177,6 @@ def _archive_name(f):
     return os.path.splitext(os.path.basename(path))[0] or "archive"
 
 
-class _AlignedZipWriter:
-    """Writes stored (uncompressed) records whose data starts on a 64-byte boundary, by padding
-    each local header with an ``FB`` extra field of ``Z`` bytes, as PyTorch's writer does."""
-
-    def __init__(self, fileobj, prefix):
-        self.zip = zipfile.ZipFile(fileobj, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True)
-        self.prefix = prefix
-        self.names = []
-        self.crc = 0
-
-    def write(self, name, data):
-        full = f"{self.prefix}/{name}"
-        info = zipfile.ZipInfo(full, date_time=(1980, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_STORED
-        start = self.zip.fp.tell() + 30 + len(full.encode("utf-8")) + 4
-        pad = (-start) % _ALIGNMENT
-        info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
-        info.create_system = 0
-        self.zip.writestr(info, data)
-        self.names.append(full)
-        self.crc = zlib.crc32(data, self.crc)
-
-    def close(self):
-        # A 20-digit hash of the record names and a 20-digit combined CRC, like PyTorch's id.
-        names_hash = zlib.crc32("".join(self.names).encode()) * 2654435761 % 10**20
-        self.write(".data/serialization_id", b"%020d%020d" % (names_hash, self.crc))
-        self.zip.close()
-
-
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
     """Saves ``obj`` to ``f`` (a path or a writable binary file) in PyTorch's zip format."""
@@ -217,14 +189,15 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     path = _path_of(f)
     out = open(path, "wb") if path is not None else f
     try:
-        writer = _AlignedZipWriter(out, _archive_name(f))
+        writer = ZipRecordWriter(out, _archive_name(f))
         writer.write("data.pkl", buf.getvalue())
         writer.write(".format_version", b"1")
         writer.write(".storage_alignment", b"64")
         if not _disable_byteorder_record:
             writer.write("byteorder", sys.byteorder.encode())
         for key in sorted(pickler.storages):
-            writer.write(f"data/{key}", _native.storage_bytes(pickler.storages[key]))
+            t = pickler.storages[key]
+            writer.write_storage(f"data/{key}", t, _native.storage_key(t)[1])
         writer.write("version", b"%d\n" % _FORMAT_VERSION)
         writer.close()
     finally:

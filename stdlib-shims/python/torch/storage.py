@@ -103,9 +103,3 @@ def _dtype_to_storage_type_map():
 def storage_class_for(dtype):
     """The legacy class PyTorch writes for ``dtype`` (``torch.FloatStorage`` for float32)."""
     return _legacy_classes[_STORAGE_NAMES[str(dtype).replace("torch.", "")]]
-
-
-def from_flat(cls, flat):
-    obj = cls.__new__(cls)
-    obj._tensor = flat
-    return obj

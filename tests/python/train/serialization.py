@@ -148,6 +148,21 @@ for kwargs in ({}, {"mmap": True}, {"weights_only": False}):
     back["big"][1, 0] = -1.0
     expect(float(back["view"][0, 0]) == -1.0, "round trip: view shares storage with its base")
 
+# An open file object (storages written straight from memory) and a buffer (through bytes) give
+# the same archive records.
+fpath = os.path.join(TMP, "fileobj.pt")
+with open(fpath, "wb") as fh:
+    torch.save(data, fh)
+bio = io.BytesIO()
+torch.save(data, bio)
+import zipfile  # noqa: E402
+za, zb = zipfile.ZipFile(fpath), zipfile.ZipFile(io.BytesIO(bio.getvalue()))
+expect(za.testzip() is None and zb.testzip() is None, "CRC mismatch in a written archive")
+expect([i.filename.split("/", 1)[1] for i in za.infolist()] == [i.filename.split("/", 1)[1] for i in zb.infolist()]
+       and all(za.read(a) == zb.read(b) for a, b in zip(za.namelist(), zb.namelist()) if "serialization_id" not in a),
+       "file and buffer archives differ")
+expect(values(torch.load(fpath)["big"]) == values(big), "file object round trip")
+
 # The big storage is written once: two views of it cost no extra bytes.
 p1, p2 = os.path.join(TMP, "one.pt"), os.path.join(TMP, "two.pt")
 torch.save({"a": big}, p1)
