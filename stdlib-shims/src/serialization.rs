@@ -107,10 +107,19 @@ mod native {
         let bytes = unsafe { std::slice::from_raw_parts(s.as_ptr(), s.nbytes()) };
         // SAFETY: `fd` is the caller's open descriptor; `ManuallyDrop` leaves it open.
         let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        file.write_all(bytes).map_err(|e| {
+        // The CRC runs on another thread while this one writes: both only read the bytes.
+        let (crc, written) = std::thread::scope(|scope| {
+            let crc = scope.spawn(|| crc32fast::hash(bytes));
+            let written = file.write_all(bytes);
+            (
+                crc.join().unwrap_or_else(|_| crc32fast::hash(bytes)),
+                written,
+            )
+        });
+        written.map_err(|e| {
             vm.new_os_error(format!("writing a storage of {} bytes: {e}", bytes.len()))
         })?;
-        Ok((crc32fast::hash(bytes), bytes.len()))
+        Ok((crc, bytes.len()))
     }
 
     /// The bytes of a contiguous tensor's elements.
