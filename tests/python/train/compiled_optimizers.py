@@ -72,6 +72,48 @@ for name, cls_name, kwargs, grouped in OPTIMIZERS:
         failures.append(f"{name}: explain found {explanation.graph_count} graphs and "
                         f"{explanation.graph_break_count} breaks: {explanation.break_reasons}")
 
+# A whole train step in one compiled function: forward and loss, backward() (a graph break, as
+# PyTorch's default), step() and zero_grad() (`p.grad = None` replayed on the real parameters)
+# traced in the resumed graph. Losses and parameters as eager's.
+def make_model():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
+    return model, torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+
+x, y = torch.randn(16, 8), torch.randn(16, 4)
+
+
+def train_step(model, opt):
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    return loss
+
+
+model, opt = make_model()
+eager_losses = [train_step(model, opt).item() for _ in range(8)]
+for backend in BACKENDS:
+    torch._dynamo.reset()
+    model_c, opt_c = make_model()
+    counter = CompileCounterWithBackend(backend)
+    step_c = torch.compile(train_step, backend=counter)
+    losses = [step_c(model_c, opt_c).item() for _ in range(8)]
+    err = max(abs(a - b) / abs(b) for a, b in zip(losses, eager_losses))
+    perr = max(rel_err(a.detach(), b.detach()) for a, b in zip(model_c.parameters(), model.parameters()))
+    if not (err <= RTOL and perr <= RTOL):
+        failures.append(f"train step/{backend}: losses differ by {err:.2e}, parameters by {perr:.2e}")
+    if counter.frame_count != 2 or any(p.grad is not None for p in model_c.parameters()):
+        failures.append(f"train step/{backend}: {counter.frame_count} graphs (expected 2: before and "
+                        f"after backward), grads after zero_grad: {[p.grad for p in model_c.parameters()]}")
+torch._dynamo.reset()
+model_c, opt_c = make_model()
+explanation = torch._dynamo.explain(train_step)(model_c, opt_c)
+if explanation.graph_break_count != 1:
+    failures.append(f"train step: {explanation.graph_break_count} breaks, expected 1 (backward): "
+                    f"{explanation.break_reasons}")
+
 # `p.grad` is one object while it is the same gradient (Dynamo's aliasing guards rely on it).
 p = torch.nn.Parameter(torch.ones(3))
 (p * 2).sum().backward()
