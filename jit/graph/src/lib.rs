@@ -33,16 +33,17 @@
 
 pub mod autograd;
 mod bind;
+pub mod def;
 mod error;
 mod graph;
 pub mod host;
 mod op;
-mod op_twin;
 pub mod passes;
 pub mod registry;
 mod rules;
 pub mod samples;
 pub mod schema;
+mod schema_syntax;
 pub mod text;
 mod value;
 mod verify;

@@ -7,3 +7,4 @@ mod gradcheck;
 mod graph_ir;
 mod passes;
 mod samples;
+mod wire_ids;
