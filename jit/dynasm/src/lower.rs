@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rynamo_graph::{Arg, Args, Graph, Lowering, Node as GNode, Op, Value, ValueId};
+use rynamo_graph::{Args, Graph, Lowering, Node as GNode, Op, Value, ValueId};
 use rynamo_tensor::ops::pointwise::TensorOrScalar;
 use rynamo_tensor::{BinaryOp, DType, Scalar, TensorMeta, result_type};
 
@@ -51,24 +51,6 @@ impl ConstVal {
             ConstVal::I64(_) => Ty::I64,
             ConstVal::Bool(_) => Ty::Bool,
         }
-    }
-}
-
-/// The value a constant-filled creation op (`zeros`, `ones`, `full`, `empty`, their `*_like` and
-/// `new_*` forms, `scalar_tensor`) fills its output with, `empty`s as 0 (their contents are
-/// unspecified); `None` for any other op. The fuser inlines these as kernel constants and
-/// constant folding evaluates through them.
-pub fn fill_value(op: Op, args: &[Arg]) -> Option<Scalar> {
-    let a = Args(args);
-    match op {
-        Op::Zeros | Op::ZerosLike | Op::NewZeros | Op::Empty | Op::EmptyLike | Op::NewEmpty => {
-            Some(Scalar::Int(0))
-        }
-        Op::Ones | Op::OnesLike | Op::NewOnes => Some(Scalar::Int(1)),
-        Op::Full | Op::FullLike => a.scalar(1).ok(),
-        Op::NewFull => a.scalar(2).ok(),
-        Op::ScalarTensor => a.scalar(0).ok(),
-        _ => None,
     }
 }
 
@@ -243,8 +225,9 @@ pub fn lower_pointwise(
             b.cast(x, oty)
         }
         op if op.lowering() == Lowering::Creation => {
-            let v =
-                fill_value(op, &n.args).ok_or_else(|| format!("{op} is not a constant fill"))?;
+            let v = op
+                .fill_value(&n.args)
+                .ok_or_else(|| format!("{op} is not a constant fill"))?;
             b.konst(ConstVal::from_scalar(v, oty))
         }
         op if binary_kind(op).is_some() => binary(b, g, n, &mut arg, oty)?,

@@ -62,6 +62,18 @@ pub struct Decomposition {
 /// A constant creation op's fill value from its (graph) arguments.
 pub type FillFn = fn(&[Arg]) -> Option<Scalar>;
 
+/// Instantiates a generic decomposition `fn<E: Emit>(&mut E, &[Value<E::T>]) ->
+/// Result<Option<E::T>>` for both [`crate::autograd::Emit`] implementations.
+macro_rules! decomposition {
+    ($f:path) => {
+        $crate::def::Decomposition {
+            eager: $f,
+            graph: $f,
+        }
+    };
+}
+pub(crate) use decomposition;
+
 /// One op.
 #[derive(Clone, Copy)]
 pub struct OpDef {

@@ -8,7 +8,7 @@
 //! ```text
 //!   op.rs (ONE table: name, schema, lowering, flags, rules module)
 //!     -> Schema::bind (Python args -> IValues)  -> registry::call (eager kernel)
-//!     -> GraphBuilder::call (meta rule)         -> Graph -> passes::optimize -> backend
+//!     -> GraphBuilder::call (meta rule)         -> Graph -> rynamo-passes -> backend
 //! ```
 //!
 //! **Invariant:** an op's output metas come from one rule, used both while tracing and (checked in
@@ -38,7 +38,6 @@ mod error;
 mod graph;
 pub mod host;
 mod op;
-pub mod passes;
 pub mod registry;
 mod rules;
 pub mod samples;

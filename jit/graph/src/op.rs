@@ -439,6 +439,13 @@ impl Op {
         self.def().flags
     }
 
+    /// For a constant-filled creation op (`zeros`, `full_like`, `scalar_tensor`, ...), the value it
+    /// fills its output with (`empty`s report 0: their contents are unspecified); `None` for other
+    /// ops.
+    pub fn fill_value(self, args: &[crate::Arg]) -> Option<rynamo_tensor::Scalar> {
+        self.def().fill.and_then(|f| f(args))
+    }
+
     /// The out-of-place op taking the same arguments, for in-place ops that have one.
     pub fn functional_twin(self) -> Option<Op> {
         self.def().functional

@@ -4,9 +4,10 @@ use rynamo_tensor::ops::pad::PadMode;
 use rynamo_tensor::ops::{self, index, nn, norm};
 use rynamo_tensor::{DType, Tensor, random};
 
-use crate::Value;
-use crate::def::op;
+use crate::autograd::emit::{Emit, t as arg};
+use crate::def::{decomposition, op};
 use crate::samples::{fx, pos_args, t, with_kw};
+use crate::{Op, Result, Value};
 
 op! {
     layer_norm = "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor",
@@ -18,6 +19,7 @@ op! {
     with .sample(|| {
         pos_args(vec![t(fx::x()), Value::IntList(vec![3]), t(fx::y()), t(fx::y())])
     })
+    .decompose(decomposition!(super::layer_norm_decomposition))
 }
 
 op! {
@@ -69,6 +71,7 @@ op! {
         ];
         with_kw(stats, "training", Value::Bool(true))
     })
+    .decompose(decomposition!(super::batch_norm_decomposition))
 }
 
 op! {
@@ -88,4 +91,83 @@ op! {
         let args = vec![t(fx::img()), Value::IntList(vec![1, 2, 2, 1])];
         with_kw(args, "mode", Value::Str("reflect".into()))
     })
+}
+
+// === Decompositions (the JIT fuses their parts) ===
+
+/// `layer_norm` as mean / variance / affine over the normalized dims (floating point only).
+fn layer_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<E::T>> {
+    let a = layer_norm::Args::read(args)?;
+    let x = a.input;
+    let m = e.meta(x);
+    if !m.dtype.is_floating_point() || m.shape.is_empty() {
+        return Ok(None);
+    }
+    let k = a.normalized_shape.len() as i64;
+    let dims: Vec<i64> = (-k..0).collect();
+    let mean_of = |e: &mut E, v: &E::T| {
+        e.op(
+            Op::Mean,
+            vec![arg(v), Value::IntList(dims.clone()), Value::Bool(true)],
+        )
+    };
+    let mean = mean_of(e, x)?;
+    let d = e.sub(x, &mean)?;
+    let sq = e.mul(&d, &d)?;
+    let var = mean_of(e, &sq)?;
+    let ve = e.add_s(&var, a.eps)?;
+    let rstd = e.unary(Op::Rsqrt, &ve)?;
+    let mut y = e.mul(&d, &rstd)?;
+    if let Some(w) = a.weight {
+        y = e.mul(&y, w)?;
+    }
+    if let Some(b) = a.bias {
+        y = e.add(&y, b)?;
+    }
+    Ok(Some(y))
+}
+
+/// `batch_norm` in evaluation mode (running statistics, nothing written) as eager computes it, in
+/// f64: per channel `scale = w / sqrt(var + eps)` (`1 / sqrt` without a weight) and
+/// `shift = b - mean * scale` (`0 - ...` without a bias), then `x * scale + shift` rounded to the
+/// input dtype; exact operations in eager's order, so bitwise eager's. Training mode updates the
+/// running statistics in place and keeps the eager node.
+fn batch_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<E::T>> {
+    let a = batch_norm::Args::read(args)?;
+    let x = a.input;
+    let xm = e.meta(x);
+    let (dt, shape) = (xm.dtype, xm.shape);
+    if a.training || !matches!(dt, DType::Float32 | DType::Float64) || shape.len() < 2 {
+        return Ok(None);
+    }
+    let (Some(mean), Some(var)) = (a.running_mean, a.running_var) else {
+        return Ok(None);
+    };
+    let f64_of = |e: &mut E, v: &E::T| e.to_dtype(v, DType::Float64);
+    let (mean, var) = (f64_of(e, mean)?, f64_of(e, var)?);
+    let w = a.weight.map(|w| f64_of(e, w)).transpose()?;
+    let b = a.bias.map(|b| f64_of(e, b)).transpose()?;
+    let ve = e.add_s(&var, a.eps)?;
+    let sd = e.unary(Op::Sqrt, &ve)?;
+    let scale = match w {
+        Some(w) => e.div(&w, &sd)?,
+        None => e.unary(Op::Reciprocal, &sd)?,
+    };
+    let ms = e.mul(&mean, &scale)?;
+    let b = match b {
+        Some(b) => b,
+        None => e.zeros_like(&ms)?,
+    };
+    let shift = e.sub(&b, &ms)?;
+    // [c] -> [c, 1, ...]: broadcast over the dims after the channel.
+    let per_channel: Vec<i64> = std::iter::once(shape[1] as i64)
+        .chain(std::iter::repeat_n(1, shape.len() - 2))
+        .collect();
+    let view =
+        |e: &mut E, v: &E::T| e.op(Op::View, vec![arg(v), Value::IntList(per_channel.clone())]);
+    let (scale, shift) = (view(e, &scale)?, view(e, &shift)?);
+    let x = f64_of(e, x)?;
+    let y = e.mul(&x, &scale)?;
+    let y = e.add(&y, &shift)?;
+    Ok(Some(e.to_dtype(&y, dt)?))
 }
