@@ -52,6 +52,7 @@ pub mod size;
 pub mod state;
 pub mod tensor;
 
+pub use convert::legacy_type_name;
 pub use creation::tensor_from_data;
 pub use dtype::{PyDType, PyDevice, dtype_object};
 pub use ops::{

@@ -53,7 +53,10 @@ impl PyTensor {
     /// A new tensor object holding `t`, with `t`'s autograd identity (made when missing: every
     /// Python tensor has one, so in-place ops and history reach every alias).
     pub fn new(mut t: Tensor) -> Self {
-        t.ensure_autograd();
+        let meta = t.ensure_autograd();
+        if crate::state::is_inference_mode_enabled() {
+            meta.update(|s| s.is_inference = true);
+        }
         PyTensor {
             inner: PyRwLock::new(t),
         }
@@ -221,8 +224,9 @@ fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
         PyTensorMetadata,
         PyTensorAutograd
     ),
-    // Tensors take attributes (`t._dynamo_dynamic_indices = ...`), as in PyTorch.
-    flags(BASETYPE, HAS_DICT)
+    // Tensors take attributes (`t._dynamo_dynamic_indices = ...`) and weak references, as in
+    // PyTorch.
+    flags(BASETYPE, HAS_DICT, HAS_WEAKREF)
 )]
 impl PyTensor {
     /// `Tensor._make_subclass(cls, data, require_grad=False)`: a `cls` instance sharing `data`'s

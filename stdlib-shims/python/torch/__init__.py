@@ -195,6 +195,8 @@ class iinfo:
 import _rynamo_autograd  # noqa: E402
 
 _C._autograd = _rynamo_autograd
+is_anomaly_enabled = _rynamo_autograd._is_anomaly_enabled
+is_anomaly_check_nan_enabled = _rynamo_autograd._is_anomaly_check_nan_enabled
 from torch.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
@@ -263,7 +265,14 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)(model)
 
 
-_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging")
+_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func")
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``torch.func.vmap``."""
+    import torch.func
+
+    return torch.func.vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
 
 def __getattr__(name):
