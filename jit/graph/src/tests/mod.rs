@@ -7,6 +7,7 @@ mod errors;
 mod errors_nn;
 mod gradcheck;
 mod graph_ir;
+mod operators;
 mod partition_golden;
 mod samples;
 mod wire_ids;
