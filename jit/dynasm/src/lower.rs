@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use rynamo_graph::{Args, Graph, Lowering, Node as GNode, Op, Value, ValueId};
+use rynamo_tensor::expr::{Bin, Cmp, ENode, Expr, Un};
 use rynamo_tensor::ops::pointwise::TensorOrScalar;
 use rynamo_tensor::{BinaryOp, DType, Scalar, TensorMeta, result_type};
 
@@ -194,6 +195,11 @@ pub fn lower_pointwise(
         };
         Ok(b.cast(v, ty))
     };
+    if let Some(expr) = n.op.def().scalar {
+        let e = expr(&n.args).map_err(|e| e.to_string())?;
+        let r = lower_expr(b, &e, &mut arg, oty)?;
+        return Ok(b.cast(r, oty));
+    }
     let r = match n.op {
         Op::Contiguous | Op::Clone | Op::To | Op::Type => arg(b, 0, oty)?,
         Op::Where => {
@@ -240,6 +246,62 @@ pub fn lower_pointwise(
         }
     };
     Ok(b.cast(r, oty))
+}
+
+/// Lowers an op's scalar expression (`rynamo_tensor::expr`), computed in the output dtype `ty`
+/// (floating point), as the eager kernel runs it: each primitive becomes the instruction (or
+/// scalar call) that computes it the way eager's does.
+fn lower_expr(b: &mut Body, e: &Expr, arg: &mut ArgFn<'_>, ty: Ty) -> R<V> {
+    if !is_float(ty) {
+        return Err(format!("an expression op computing in {ty:?}"));
+    }
+    let mut vals: Vec<V> = Vec::with_capacity(e.nodes.len());
+    for node in &e.nodes {
+        let at = |i: u32| vals[i as usize];
+        let v = match *node {
+            ENode::Arg(i) => arg(b, usize::from(i), ty)?,
+            ENode::Const(c) => b.f(ty, c),
+            ENode::Un(u, x) => {
+                let x = at(x);
+                match u {
+                    Un::Neg => b.un(UOp::Neg, x),
+                    Un::Abs => b.un(UOp::Abs, x),
+                    Un::Sqrt => b.un(UOp::Sqrt, x),
+                    Un::Exp => b.math(UOp::Exp, Func1::Exp, x),
+                    Un::Ln => b.math(UOp::Log, Func1::Log, x),
+                    Un::Tanh => b.math(UOp::Tanh, Func1::Tanh, x),
+                }
+            }
+            ENode::Bin(op, x, y) => {
+                let op = match op {
+                    Bin::Add => BOp::Add,
+                    Bin::Sub => BOp::Sub,
+                    Bin::Mul => BOp::Mul,
+                    Bin::Div => BOp::Div,
+                };
+                b.bin(op, at(x), at(y))
+            }
+            ENode::Cmp(c, x, y) => {
+                let op = match c {
+                    Cmp::Eq => BOp::Eq,
+                    Cmp::Ne => BOp::Ne,
+                    Cmp::Lt => BOp::Lt,
+                    Cmp::Le => BOp::Le,
+                    Cmp::Gt => BOp::Gt,
+                    Cmp::Ge => BOp::Ge,
+                };
+                b.bin(op, at(x), at(y))
+            }
+            ENode::IsNan(x) => b.un(UOp::IsNan, at(x)),
+            ENode::Or(x, y) => b.bin(BOp::Or, at(x), at(y)),
+            ENode::Select(m, x, y) => b.sel(at(m), at(x), at(y)),
+            ENode::Call(f, x) => b.call1(Func1::Extern(f), at(x)),
+        };
+        vals.push(v);
+    }
+    vals.last()
+        .copied()
+        .ok_or_else(|| "an empty expression".into())
 }
 
 fn binary_kind(op: Op) -> Option<BinaryOp> {

@@ -15,6 +15,7 @@
 //!     fill        constant-filled creation ops: the fill value
 //!     sample      a representative call
 //!     operators   Python operator spellings (`add`, `iadd`, ...), see `operators.rs`
+//!     scalar      pointwise ops: the scalar expression the eager kernel runs and backends lower
 //! ```
 
 use rynamo_tensor::{Scalar, Tensor, TensorMeta};
@@ -62,6 +63,10 @@ pub struct Decomposition {
 /// A constant creation op's fill value from its (graph) arguments.
 pub type FillFn = fn(&[Arg]) -> Option<Scalar>;
 
+/// A pointwise op's scalar expression for its (graph) arguments, recorded from the same generic
+/// function its eager kernel runs (`rynamo_tensor::expr`); `ENode::Arg(i)` is argument `i`.
+pub type ScalarExprFn = fn(&[Arg]) -> Result<rynamo_tensor::expr::Expr>;
+
 /// Instantiates a generic decomposition `fn<E: Emit>(&mut E, &[Value<E::T>]) ->
 /// Result<Option<E::T>>` for both [`crate::autograd::Emit`] implementations.
 macro_rules! decomposition {
@@ -100,6 +105,9 @@ pub struct OpDef {
     pub sample: fn() -> Sample,
     /// The Python operators that run this op (`operator` module names: `add`, `iadd`, `neg`).
     pub operators: &'static [&'static str],
+    /// For a pointwise op computed in its (floating-point) output dtype: its scalar expression,
+    /// which backends lower instead of restating the op.
+    pub scalar: Option<ScalarExprFn>,
 }
 
 impl OpDef {
@@ -123,6 +131,7 @@ impl OpDef {
             fill: None,
             sample: crate::samples::x,
             operators: &[],
+            scalar: None,
         }
     }
 
@@ -161,6 +170,14 @@ impl OpDef {
     /// Sets the sample call.
     pub const fn sample(self, s: fn() -> Sample) -> OpDef {
         OpDef { sample: s, ..self }
+    }
+
+    /// Sets the scalar expression.
+    pub const fn scalar(self, f: ScalarExprFn) -> OpDef {
+        OpDef {
+            scalar: Some(f),
+            ..self
+        }
     }
 
     /// Sets the Python operator spellings.

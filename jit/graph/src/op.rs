@@ -381,6 +381,13 @@ ops! {
     Cummax = 240 => order::cummax;
     Cummin = 241 => order::cummin;
     Logcumsumexp = 242 => order::logcumsumexp;
+
+    // === Added through OpDef (issue 23's proof of the recipe) ===
+    Logit = 243 => unary::logit;
+    Logit_ = 244 => unary::logit_;
+    NanToNum_ = 245 => unary::nan_to_num_;
+    Erfinv = 246 => unary::erfinv;
+    Xlogy = 247 => binary::xlogy;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -41,6 +41,10 @@ pub(crate) mod fx {
     pub(crate) fn ramp() -> Tensor {
         from(vec![0.5f32, 1.0, 1.5, 2.0, 2.5, 3.0], &[2, 3])
     }
+    /// f32 `[2, 3]` inside `(0, 1)`: `0.1, 0.25, 0.4, 0.6, 0.75, 0.9`.
+    pub(crate) fn unit() -> Tensor {
+        from(vec![0.1f32, 0.25, 0.4, 0.6, 0.75, 0.9], &[2, 3])
+    }
     /// f32 `[3]`, normal values.
     pub(crate) fn y() -> Tensor {
         f32s(&[3])

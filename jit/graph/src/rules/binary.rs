@@ -4,7 +4,8 @@
 //! `binary` of that kind.
 
 use rynamo_tensor::BinaryOp as B;
-use rynamo_tensor::ops::pointwise;
+use rynamo_tensor::expr::{Cmp, Real, record};
+use rynamo_tensor::ops::{float_expr, pointwise};
 use rynamo_tensor::{Scalar, TensorOrScalar};
 
 use super::{IntoOperand, inplace, meta_of};
@@ -301,4 +302,24 @@ op! {
     }
     with .functional(Op::MaskedFill)
         .sample(|| pos_args(vec![t(fx::x().deep_clone()), t(fx::mask()), Value::Float(-1.0)]))
+}
+
+// === Appended: ops added through their definitions alone ===
+
+op! {
+    xlogy = "xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD];
+    items {
+        /// `x * log(y)`, 0 where `x == 0`, NaN where `y` is NaN (PyTorch's `xlogy`).
+        #[inline(always)]
+        pub(crate) fn expr<T: Real>(x: T, y: T) -> T {
+            let zero = T::konst(0.0);
+            let finite_y = T::select(x.cmp(Cmp::Eq, zero), zero, x * y.ln());
+            T::select(y.is_nan(), T::konst(f64::NAN), finite_y)
+        }
+    }
+    meta(_, a) { Ok(vec![float_expr::binary_meta("xlogy", a.self_, a.other)?]) }
+    eager(_, a) { Ok(vec![float_expr::binary("xlogy", a.self_, a.other, (expr::<f32>, expr::<f64>))?]) }
+    with .vjp(&vjp::XLOGY)
+        .sample(|| pos_args(vec![t(fx::pos()), t(fx::ramp())]))
+        .scalar(|_| Ok(record(2, |v| expr(v[0], v[1]))))
 }

@@ -3,7 +3,9 @@
 //! are `rynamo_tensor`'s `unary_meta` / `unary` of that kind.
 
 use rynamo_tensor::UnaryOp as U;
-use rynamo_tensor::ops::pointwise;
+use rynamo_tensor::expr::{Cmp, Real, record};
+use rynamo_tensor::kernels::special;
+use rynamo_tensor::ops::{float_expr, pointwise};
 
 use super::inplace;
 use crate::autograd::vjp::pointwise as vjp;
@@ -210,3 +212,82 @@ unary_!(trunc_ = "trunc_(Tensor self) -> Tensor", [FUNCTION METHOD INPLACE], tru
     with .sample(mine));
 unary_!(reciprocal_ = "reciprocal_(Tensor self) -> Tensor", [FUNCTION METHOD INPLACE],
     reciprocal = Reciprocal, with .sample(ramp));
+
+// === Appended: ops added through their definitions alone ===
+
+/// A floating-point op given by its scalar expression `|a, x| ...` (typed arguments `a`, element
+/// `x`): the eager kernel maps it over `f32`/`f64` elements (`float_expr`) and the JIT lowers
+/// the recording of the same function. Integer inputs promote to the default float dtype.
+macro_rules! float_unary {
+    ($name:ident = $schema:literal, [$($flag:ident)*], |$a:ident, $x:ident| $expr:expr
+        $(, with $($with:tt)*)?) => {
+        op! {
+            $name = $schema, Pointwise, [$($flag)*];
+            items {
+                /// The op's scalar expression on element `x`.
+                #[inline(always)]
+                #[allow(unused_variables, reason = "not every expression has parameters")]
+                pub(crate) fn expr<T: Real, U>($a: &Args<'_, U>, $x: T) -> T {
+                    $expr
+                }
+            }
+            meta(_, a) { Ok(vec![float_expr::unary_meta(a.self_)]) }
+            eager(_, a) {
+                Ok(vec![float_expr::unary(a.self_, (|v: f32| expr(&a, v), |v: f64| expr(&a, v)))?])
+            }
+            with .scalar(|args| {
+                let a = Args::read(args)?;
+                Ok(record(1, |v| expr(&a, v[0])))
+            }) $($($with)*)?
+        }
+    };
+}
+
+/// The in-place form of float expression op `$twin`.
+macro_rules! float_unary_ {
+    ($name:ident = $schema:literal, [$($flag:ident)*], $twin:ident = $Twin:ident
+        $(, with $($with:tt)*)?) => {
+        op! {
+            $name = $schema, Pointwise, [$($flag)*];
+            meta(op, a) {
+                inplace::check_no_internal_overlap(op, a.self_)?;
+                inplace::check_into(a.self_, &float_expr::unary_meta(a.self_))?;
+                Ok(vec![super::super::meta_of(a.self_)])
+            }
+            eager(op, a, args) {
+                let f = super::$twin::Args::read(args)?;
+                inplace::check_no_internal_overlap(op, a.self_)?;
+                let fns = (|v: f32| super::$twin::expr(&f, v), |v: f64| super::$twin::expr(&f, v));
+                float_expr::unary_(a.self_, fns)?;
+                Ok(vec![a.self_.clone()])
+            }
+            with .functional(Op::$Twin) $($($with)*)?
+        }
+    };
+}
+
+// `log(z / (1 - z))` with `z = x` clamped to `[eps, 1 - eps]` when `eps` is given and not
+// negative (a negative `eps` means none, as in PyTorch). NaN stays NaN.
+float_unary!(logit = "logit(Tensor self, float? eps=None) -> Tensor", [FUNCTION METHOD],
+    |a, x| {
+        let one = T::konst(1.0);
+        let z = match a.eps.filter(|e| *e >= 0.0) {
+            Some(e) => {
+                let lo = T::konst(e);
+                let hi = one - lo;
+                T::select(x.cmp(Cmp::Lt, lo), lo, T::select(x.cmp(Cmp::Gt, hi), hi, x))
+            }
+            None => x,
+        };
+        (z / (one - z)).ln()
+    },
+    with.vjp(&vjp::LOGIT).sample(|| pos_args(vec![t(fx::unit())])));
+float_unary_!(logit_ = "logit_(Tensor self, float? eps=None) -> Tensor", [FUNCTION METHOD INPLACE],
+    logit = Logit,
+    with.sample(|| with_kw(vec![t(fx::unit().deep_clone())], "eps", Value::Float(0.2))));
+unary_!(nan_to_num_ =
+    "nan_to_num_(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
+    [FUNCTION METHOD INPLACE], nan_to_num = NanToNum,
+    with.sample(|| pos_args(vec![t(fx::x().deep_clone()), Value::Float(0.0)])));
+float_unary!(erfinv = "erfinv(Tensor self) -> Tensor", [FUNCTION METHOD], |a, x| special::erfinv(x),
+    with.vjp(&vjp::ERFINV).sample(|| pos_args(vec![t(fx::unit())])));

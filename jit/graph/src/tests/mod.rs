@@ -10,4 +10,5 @@ mod graph_ir;
 mod operators;
 mod partition_golden;
 mod samples;
+mod special_ops;
 mod wire_ids;

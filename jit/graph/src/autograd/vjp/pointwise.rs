@@ -369,6 +369,38 @@ fn nan_to_num<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
+fn logit<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    // grad / (x (1 - x)); outside [eps, 1 - eps]: 0, or without eps outside [0, 1]: NaN
+    let eps = crate::rules::unary::logit::Args::read(c.args)?
+        .eps
+        .filter(|eps| *eps >= 0.0);
+    let (lo, hi, outside) = match eps {
+        Some(eps) => (eps, 1.0 - eps, 0.0),
+        None => (0.0, 1.0, f64::NAN),
+    };
+    unary(e, c, |e, c, g| {
+        let x = c.input(0)?;
+        let one_minus = e.rsub_s(1.0, &x)?;
+        let den = e.mul(&x, &one_minus)?;
+        let d = e.div(&g, &den)?;
+        let below = e.cmp_s(Op::Lt, &x, lo)?;
+        let above = e.cmp_s(Op::Gt, &x, hi)?;
+        let out = e.op(Op::LogicalOr, vec![t(&below), t(&above)])?;
+        e.where_(&out, f(outside), t(&d))
+    })
+}
+
+fn erfinv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    // grad * sqrt(pi) / 2 * exp(result^2)
+    unary(e, c, |e, c, g| {
+        let r = c.output(0)?;
+        let r2 = e.mul(&r, &r)?;
+        let ex = e.unary(Op::Exp, &r2)?;
+        let d = e.mul_s(&ex, PI.sqrt() / 2.0)?;
+        e.mul(&g, &d)
+    })
+}
+
 pub(crate) static NEG: VjpRule = vjp_rule!("NegBackward0", Saves::NONE, neg);
 pub(crate) static EXP: VjpRule = vjp_rule!("ExpBackward0", Saves::OUTPUT, exp);
 pub(crate) static EXP2: VjpRule = vjp_rule!("Exp2Backward0", Saves::OUTPUT, exp2);
@@ -409,3 +441,5 @@ pub(crate) static RECIP: VjpRule = vjp_rule!("ReciprocalBackward0", Saves::OUTPU
 pub(crate) static SQUARE: VjpRule = vjp_rule!("PowBackward0", Saves::args(&[0]), square);
 pub(crate) static NAN_TO_NUM: VjpRule =
     vjp_rule!("NanToNumBackward0", Saves::args(&[0]), nan_to_num);
+pub(crate) static LOGIT: VjpRule = vjp_rule!("LogitBackward0", Saves::args(&[0]), logit);
+pub(crate) static ERFINV: VjpRule = vjp_rule!("ErfinvBackward0", Saves::OUTPUT, erfinv);

@@ -341,6 +341,43 @@ fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
+fn xlogy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let other = operand::<E>(c, 1)?;
+    if c.needs(0) {
+        // xlogy(grad, other), 0 where self == 0 and other <= 0
+        let x = c.input(0)?;
+        let d = e.op(Op::Xlogy, vec![t(&g), other.clone()])?;
+        let zero = e.cmp_s(Op::Eq, &x, 0.0)?;
+        let at_pole = match &other {
+            Value::Tensor(y) => {
+                let nonpos = e.cmp_s(Op::Le, y, 0.0)?;
+                Some(e.op(Op::LogicalAnd, vec![t(&zero), t(&nonpos)])?)
+            }
+            Value::Scalar(s) if s.to_f64() <= 0.0 => Some(zero),
+            _ => None,
+        };
+        let d = match at_pole {
+            Some(m) => e.where_(&m, f(0.0), t(&d))?,
+            None => d,
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        // grad * self / other
+        let y = c.input(1)?;
+        let gx = match operand::<E>(c, 0)? {
+            Value::Tensor(x) => e.mul(&g, &x)?,
+            Value::Scalar(s) => e.mul_s(&g, s.to_f64())?,
+            _ => unreachable!("invariant: operand() returns tensors or numbers"),
+        };
+        let d = e.div(&gx, &y)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
 pub(crate) static ADD: VjpRule = vjp_rule!("AddBackward0", Saves::NONE, add_sub);
 pub(crate) static SUB: VjpRule = vjp_rule!("SubBackward0", Saves::NONE, add_sub);
 pub(crate) static MUL: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), mul);
@@ -365,3 +402,4 @@ pub(crate) static ADDCMUL: VjpRule =
     vjp_rule!("AddcmulBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
 pub(crate) static ADDCDIV: VjpRule =
     vjp_rule!("AddcdivBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
+pub(crate) static XLOGY: VjpRule = vjp_rule!("XlogyBackward0", Saves::args(&[0, 1]), xlogy);
