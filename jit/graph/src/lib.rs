@@ -1,4 +1,4 @@
-//! The op registry and the graph IR: schemas, meta rules, text format, verifier and passes.
+//! The op registry and the graph IR: op definitions, schemas, meta rules, text format, verifier.
 //!
 //! Everything above the tensor runtime talks about ops through this crate: the Python `torch`
 //! module binds calls with [`Schema::bind`] and runs them with [`registry::call`]; Dynamo records
@@ -6,7 +6,7 @@
 //! backends lower [`Graph`]s; plugins receive them serialised.
 //!
 //! ```text
-//!   op.rs (ONE table: name, schema, lowering, flags, rules module)
+//!   op.rs (wire ids) -> rules/<family>.rs (one OpDef per op: schema, meta, eager, vjp, ...)
 //!     -> Schema::bind (Python args -> IValues)  -> registry::call (eager kernel)
 //!     -> GraphBuilder::call (meta rule)         -> Graph -> rynamo-passes -> backend
 //! ```
