@@ -6,9 +6,9 @@
 //! to the half type first, as PyTorch's opmath does) and round back.
 
 use crate::error::bail;
-use crate::kernels::copy::copy_cast;
+use crate::kernels::copy::through_dtype;
 use crate::kernels::map::{map1, map2};
-use crate::ops::pointwise::{TensorOrScalar, operand_via};
+use crate::ops::pointwise::{TensorOrScalar, check_writable, operand_via};
 use crate::{
     DEFAULT_FLOAT, DType, Error, Result, Shaped, Tensor, TensorMeta, broadcast_shapes, can_cast,
     result_type,
@@ -39,18 +39,14 @@ where
 {
     let c = out.dtype().compute_dtype();
     let src = x.to_dtype(c);
-    let target = if out.dtype() == c {
-        out.clone()
-    } else {
-        Tensor::empty(out.shape(), c)
+    let run = |target: &Tensor| {
+        match c {
+            DType::Float64 => map1::<f64, f64>(target, &src, &f.1),
+            _ => map1::<f32, f32>(target, &src, &f.0),
+        }
+        Ok(())
     };
-    match c {
-        DType::Float64 => map1::<f64, f64>(&target, &src, f.1),
-        _ => map1::<f32, f32>(&target, &src, f.0),
-    }
-    if out.dtype() != c {
-        copy_cast(out, &target);
-    }
+    through_dtype(out, c, run).expect("invariant: the kernel cannot fail");
 }
 
 /// `f(x)` into a new tensor.
@@ -117,18 +113,13 @@ where
         operand_via(b, meta.dtype, c, &meta.shape)?,
     );
     let out = Tensor::empty(&meta.shape, meta.dtype);
-    let target = if meta.dtype == c {
-        out.clone()
-    } else {
-        Tensor::empty(&meta.shape, c)
-    };
-    match c {
-        DType::Float64 => map2::<f64, f64, f64>(&target, &ac, &bc, f.1),
-        _ => map2::<f32, f32, f32>(&target, &ac, &bc, f.0),
-    }
-    if meta.dtype != c {
-        copy_cast(&out, &target);
-    }
+    through_dtype(&out, c, |target| {
+        match c {
+            DType::Float64 => map2::<f64, f64, f64>(target, &ac, &bc, &f.1),
+            _ => map2::<f32, f32, f32>(target, &ac, &bc, &f.0),
+        }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -145,20 +136,7 @@ where
     B: Fn(f64, f64) -> f64 + Sync,
 {
     let meta = binary_meta(name, TensorOrScalar::Tensor(this), other)?;
-    if meta.shape != this.shape() {
-        bail!(
-            Runtime,
-            "output with shape {:?} doesn't match the broadcast shape {:?}",
-            this.shape(),
-            meta.shape
-        );
-    }
-    if !can_cast(meta.dtype, this.dtype()) {
-        return Err(Error::CannotCast {
-            from: meta.dtype,
-            to: this.dtype(),
-        });
-    }
+    check_writable(this, &meta)?;
     let r = binary(name, TensorOrScalar::Tensor(this), other, f)?;
     this.copy_(&r)?;
     Ok(())
