@@ -4,6 +4,7 @@ mod bind;
 mod errors;
 mod errors_nn;
 mod gradcheck;
+mod gradcheck_nn;
 mod graph_ir;
 mod passes;
 mod samples;

@@ -10,11 +10,18 @@
 //! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
 //! AOTAutograd's partitioner sees the same dependency set.
 
+mod conv;
+mod einsum;
+mod indexing;
 mod inplace;
 mod linalg;
+mod loss;
 pub(crate) mod names;
+mod nn;
+mod order;
 mod pointwise;
 mod pointwise_binary;
+mod rearrange;
 mod reduce;
 mod views;
 
@@ -235,6 +242,73 @@ pub fn rule(op: Op) -> Option<&'static VjpRule> {
         .or_else(|| linalg::rule(op))
         .or_else(|| views::rule(op))
         .or_else(|| inplace::rule(op))
+        .or_else(|| nn::rule(op))
+        .or_else(|| loss::rule(op))
+        .or_else(|| conv::rule(op))
+        .or_else(|| indexing::rule(op))
+        .or_else(|| order::rule(op))
+        .or_else(|| rearrange::rule(op))
+        .or_else(|| einsum::rule(op))
+}
+
+/// A decomposition applied when `op` is recorded (PyTorch's `CompositeImplicitAutograd`): with
+/// grad mode on and an argument needing grad, the op runs as these registry ops instead, each
+/// recorded with its own formula (`dropout` is `x * mask` so the mask is saved, not redrawn;
+/// `cross_entropy` is `log_softmax` + `nll_loss`). Without autograd the op's own fused kernel
+/// runs. Written once over [`Emit`], like the formulas.
+pub struct Composite {
+    /// The decomposition on real tensors.
+    pub eager: CompositeFn<Eager>,
+    /// The decomposition as graph nodes.
+    pub graph: CompositeFn<GraphBuilder>,
+}
+
+/// A decomposition for one [`Emit`]: the op's outputs from its bound arguments, or `None` when
+/// this call needs none (the op is recorded with its own formula).
+pub type CompositeFn<E> =
+    fn(&mut E, &[Value<<E as Emit>::T>]) -> Result<Option<Vec<<E as Emit>::T>>>;
+
+impl std::fmt::Debug for Composite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Composite")
+    }
+}
+
+/// Declares a [`Composite`] from a generic `fn f<E: Emit>(e: &mut E, args: &[Value<E::T>])`.
+macro_rules! composite_rule {
+    ($f:path) => {
+        $crate::autograd::vjp::Composite {
+            eager: $f,
+            graph: $f,
+        }
+    };
+}
+pub(crate) use composite_rule;
+
+/// Ops whose outputs never require grad whatever their inputs (the `*_like` and `new_*`
+/// creation ops read only their input's metadata): nothing is recorded for them.
+pub fn non_differentiable(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        ZerosLike
+            | OnesLike
+            | EmptyLike
+            | FullLike
+            | RandLike
+            | RandnLike
+            | NewZeros
+            | NewOnes
+            | NewEmpty
+            | NewFull
+    )
+}
+
+/// The decomposition `op` is recorded as, if any.
+pub fn composite(op: Op) -> Option<&'static Composite> {
+    nn::composite(op)
+        .or_else(|| loss::composite(op))
+        .or_else(|| conv::composite(op))
 }
 
 /// Runs the eager instantiation of `r`.
