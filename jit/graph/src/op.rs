@@ -411,6 +411,15 @@ ops! {
     Cummax = "cummax", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
     Cummin = "cummin", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
     Logcumsumexp = "logcumsumexp", "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD], order;
+
+    // === Appended: backward ops (autograd) ===
+    ConvolutionBackwardInput = "convolution_backward_input", "convolution_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor", Extern, [], backward;
+    ConvolutionBackwardWeight = "convolution_backward_weight", "convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor", Extern, [], backward;
+    MaxPool2dWithIndicesBackward = "max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, Tensor indices) -> Tensor", Extern, [], backward;
+    AvgPool2dBackward = "avg_pool2d_backward", "avg_pool2d_backward(Tensor grad_output, int[] input_size, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", Extern, [], backward;
+    AdaptiveAvgPool2dBackward = "adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward(Tensor grad_output, int[] input_size) -> Tensor", Extern, [], backward;
+    LayerNormBackward = "layer_norm_backward", "layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor)", Extern, [], backward;
+    BatchNormBackward = "batch_norm_backward", "batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor)", Extern, [], backward;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -357,6 +357,84 @@ fn sample_more(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
             ],
             kw("is_causal", V::Bool(true)),
         ),
+        _ => sample_backward(op),
+    }
+}
+
+/// Samples of the backward ops (autograd): the gradients of the forward samples above.
+fn sample_backward(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
+    let x = f32s(&[2, 3]);
+    let y = f32s(&[3]);
+    let img = f32s(&[2, 4, 5, 5]);
+    let w4 = f32s(&[4]);
+    let ints = |v: &[i64]| Value::IntList(v.to_vec());
+    let img_size = ints(&[2, 4, 5, 5]);
+    // a gradient shaped like an input, with other values
+    let like = |s: &[usize]| {
+        let mut wide = s.to_vec();
+        wide.push(1);
+        f32s(&wide)
+            .reshape(&s.iter().map(|&d| d as i64).collect::<Vec<_>>())
+            .expect("invariant: sample tensors have valid shapes")
+    };
+    use Op::*;
+    use Value as V;
+    match op {
+        // conv2d(img, [3, 4, 3, 3], stride=2, padding=1): a [2, 3, 3, 3] output
+        ConvolutionBackwardInput => (
+            vec![
+                t(&f32s(&[2, 3, 3, 3])),
+                t(&f32s(&[3, 4, 3, 3])),
+                img_size,
+                ints(&[2]),
+                ints(&[1]),
+                ints(&[1]),
+                V::Int(1),
+            ],
+            vec![],
+        ),
+        ConvolutionBackwardWeight => (
+            vec![
+                t(&f32s(&[2, 3, 3, 3])),
+                t(&img),
+                ints(&[3, 4, 3, 3]),
+                ints(&[2]),
+                ints(&[1]),
+                ints(&[1]),
+                V::Int(1),
+            ],
+            vec![],
+        ),
+        // max_pool2d(img, 3, 2, 1)
+        MaxPool2dWithIndicesBackward => {
+            let (_, idx) =
+                rynamo_tensor::ops::pool::max_pool2d(&img, &[3], &[2], &[1], &[1], false)
+                    .expect("invariant: sample tensors have valid shapes");
+            (vec![t(&f32s(&[2, 4, 3, 3])), img_size, t(&idx)], vec![])
+        }
+        // avg_pool2d(img, 2, ceil_mode=True)
+        AvgPool2dBackward => (
+            vec![
+                t(&f32s(&[2, 4, 3, 3])),
+                img_size,
+                ints(&[2]),
+                ints(&[]),
+                ints(&[0]),
+                V::Bool(true),
+                V::Bool(true),
+                V::None,
+            ],
+            vec![],
+        ),
+        AdaptiveAvgPool2dBackward => (vec![t(&f32s(&[2, 4, 3, 2])), img_size], vec![]),
+        LayerNormBackward => (
+            vec![t(&like(&[2, 3])), t(&x), ints(&[3]), t(&y), V::Float(1e-5)],
+            vec![],
+        ),
+        BatchNormBackward => (
+            vec![t(&like(&[2, 4, 5, 5])), t(&img), t(&w4), V::Float(1e-5)],
+            vec![],
+        ),
         _ => (vec![t(&x)], vec![]),
     }
 }

@@ -150,6 +150,8 @@ pub(super) fn cases() -> Vec<(Call, Vec<usize>)> {
     v.extend(loss_cases());
     v.extend(attention_cases());
     v.extend(pool_cases());
+    v.extend(conv_cases());
+    v.extend(norm_cases());
     v.into_iter()
         .map(|c| {
             let f = frozen(c.0);
@@ -441,6 +443,112 @@ fn pool_cases() -> Vec<Call> {
         (
             Op::MaxPool2dWithIndices,
             vec![t(&f64s(&[3, 4, 4], 92)), i(3), i(1), i(1)],
+            vec![],
+        ),
+    ]
+}
+
+fn conv_cases() -> Vec<Call> {
+    let x = f64s(&[2, 4, 6, 5], 101);
+    let x1 = f64s(&[2, 4, 7], 102);
+    let conv2 = |args: Vec<IValue>, k: Vec<(String, IValue)>| (Op::Conv2d, args, k);
+    vec![
+        conv2(
+            vec![t(&x), t(&f64s(&[3, 4, 3, 3], 103)), t(&f64s(&[3], 104))],
+            vec![],
+        ),
+        conv2(
+            vec![t(&x), t(&f64s(&[6, 2, 2, 3], 105))],
+            kw(&[
+                ("stride", ints(&[2, 1])),
+                ("padding", ints(&[1, 2])),
+                ("dilation", ints(&[2, 1])),
+                ("groups", i(2)),
+            ]),
+        ),
+        conv2(
+            vec![t(&f64s(&[4, 5, 5], 106)), t(&f64s(&[2, 4, 1, 1], 107))],
+            vec![],
+        ),
+        (
+            Op::Conv2dPadding,
+            vec![t(&x), t(&f64s(&[2, 4, 2, 4], 108)), t(&f64s(&[2], 109))],
+            kw(&[("padding", s("same")), ("dilation", ints(&[2, 1]))]),
+        ),
+        (
+            Op::Conv2dPadding,
+            vec![t(&x), t(&f64s(&[2, 2, 3, 3], 110))],
+            kw(&[("padding", s("valid")), ("stride", i(2)), ("groups", i(2))]),
+        ),
+        (
+            Op::Conv1d,
+            vec![t(&x1), t(&f64s(&[4, 1, 3], 111))],
+            kw(&[("stride", i(2)), ("padding", i(2)), ("groups", i(4))]),
+        ),
+        (
+            Op::Conv1dPadding,
+            vec![t(&f64s(&[4, 7], 112)), t(&f64s(&[3, 4, 4], 113))],
+            kw(&[("padding", s("same"))]),
+        ),
+    ]
+}
+
+fn norm_cases() -> Vec<Call> {
+    let img = f64s(&[3, 2, 4, 3], 121);
+    let w = f64s(&[2], 122);
+    let b = f64s(&[2], 123);
+    let rm = f64s(&[2], 124);
+    let rv = map(&f64s(&[2], 125), |v| v.abs() + 0.5);
+    let bn = |args: Vec<IValue>, k: Vec<(String, IValue)>| (Op::BatchNorm, args, k);
+    let training = || ("training", Value::Bool(true));
+    vec![
+        bn(
+            vec![t(&img), t(&rm), t(&rv), t(&w), t(&b)],
+            kw(&[training()]),
+        ),
+        bn(
+            vec![t(&img), Value::None, Value::None],
+            kw(&[training(), ("eps", fl(0.1))]),
+        ),
+        bn(
+            vec![t(&f64s(&[5, 2], 126)), t(&rm), t(&rv), t(&w)],
+            kw(&[training()]),
+        ),
+        bn(vec![t(&img), t(&rm), t(&rv), t(&w), t(&b)], vec![]),
+        bn(
+            vec![t(&f64s(&[4, 2, 3], 127)), t(&rm), t(&rv)],
+            kw(&[("eps", fl(0.3))]),
+        ),
+        (
+            Op::AvgPool2d,
+            vec![t(&img), ints(&[2, 3]), i(1), i(1)],
+            vec![],
+        ),
+        (
+            Op::AvgPool2d,
+            vec![
+                t(&f64s(&[2, 3, 5, 5], 128)),
+                i(3),
+                i(2),
+                i(1),
+                Value::Bool(true),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::AvgPool2d,
+            vec![t(&f64s(&[3, 5, 4], 129)), i(2)],
+            kw(&[("divisor_override", i(3)), ("ceil_mode", Value::Bool(true))]),
+        ),
+        (
+            Op::AdaptiveAvgPool2d,
+            vec![t(&f64s(&[2, 3, 7, 5], 130)), ints(&[3, 4])],
+            vec![],
+        ),
+        (
+            Op::AdaptiveAvgPool2d,
+            vec![t(&f64s(&[3, 4, 4], 131)), i(1)],
             vec![],
         ),
     ]

@@ -46,24 +46,25 @@ pub struct ConvArgs<'a> {
     pub groups: i64,
 }
 
-/// The resolved geometry, always 2-D (a 1-D convolution has height 1).
+/// The resolved geometry, always 2-D (a 1-D convolution has height 1). Shared with the
+/// backward kernels (`conv_backward.rs`).
 #[derive(Clone, Debug)]
-struct Geo {
-    batched: bool,
-    n: usize,
-    c: usize,
-    hw: [usize; 2],
-    o: usize,
-    k: [usize; 2],
-    stride: [usize; 2],
-    pad_lo: [usize; 2],
-    dil: [usize; 2],
-    groups: usize,
-    out: [usize; 2],
+pub(crate) struct Geo {
+    pub(crate) batched: bool,
+    pub(crate) n: usize,
+    pub(crate) c: usize,
+    pub(crate) hw: [usize; 2],
+    pub(crate) o: usize,
+    pub(crate) k: [usize; 2],
+    pub(crate) stride: [usize; 2],
+    pub(crate) pad_lo: [usize; 2],
+    pub(crate) dil: [usize; 2],
+    pub(crate) groups: usize,
+    pub(crate) out: [usize; 2],
 }
 
 /// Expands a 1-or-`nd` list to `nd` values.
-fn expand_arg(nd: usize, v: &[i64], name: &str) -> Result<Vec<i64>> {
+pub(crate) fn expand_arg(nd: usize, v: &[i64], name: &str) -> Result<Vec<i64>> {
     match v.len() {
         1 => Ok(vec![v[0]; nd]),
         l if l == nd => Ok(v.to_vec()),
@@ -75,7 +76,7 @@ fn expand_arg(nd: usize, v: &[i64], name: &str) -> Result<Vec<i64>> {
 }
 
 /// Lifts a 1-D geometry to 2-D (height 1 in front).
-fn lift(nd: usize, v: &[usize], one: usize) -> [usize; 2] {
+pub(crate) fn lift(nd: usize, v: &[usize], one: usize) -> [usize; 2] {
     if nd == 1 { [one, v[0]] } else { [v[0], v[1]] }
 }
 
@@ -266,7 +267,7 @@ pub fn conv(
 }
 
 /// Fills `col` (`[cg * kh * kw, oh * ow]`) from one sample's channel group `src` (`[cg, h, w]`).
-fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
+pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
     let [h, w] = g.hw;
     let [kh, kw] = g.k;
     let [oh, ow] = g.out;

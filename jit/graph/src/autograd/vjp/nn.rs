@@ -101,16 +101,32 @@ fn opt_input<T: Clone>(c: &VjpCtx<'_, T>, i: usize) -> Result<Option<T>> {
     }
 }
 
-/// layer_norm(input, normalized_shape, weight, bias, eps).
+/// layer_norm(input, normalized_shape, weight, bias, eps): the `layer_norm_backward` kernel;
+/// under `create_graph` the same gradients as ops, so they can be differentiated again.
 fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     let x = c.input(0)?;
     let n = c.input_meta(0)?.shape.len() as i64;
-    let k = c.a().ints(1)?.len() as i64;
-    let dims: Vec<i64> = (n - k..n).collect();
+    let ns = c.a().ints(1)?.to_vec();
+    let dims: Vec<i64> = (n - ns.len() as i64..n).collect();
     let w = opt_input(c, 2)?;
-    let (xhat, rstd) = normalize(e, &x, &dims, c.a().float(4)?)?;
+    let eps = c.a().float(4)?;
+    if !crate::autograd::is_grad_enabled() {
+        let wv = w.as_ref().map_or(Value::None, t);
+        let mut r = e.call(
+            Op::LayerNormBackward,
+            vec![t(&g), t(&x), Value::IntList(ns), wv, Value::Float(eps)],
+        )?;
+        for (k, slot) in [(2, 3), (1, 2), (0, 0)] {
+            let d = r.remove(k);
+            if c.needs(slot) {
+                put(&mut out, c, slot, d)?;
+            }
+        }
+        return Ok(out);
+    }
+    let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
     if c.needs(0) {
         let gw = match &w {
             Some(w) => e.mul(&g, w)?,
@@ -128,6 +144,110 @@ fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         put(&mut out, c, 3, g)?;
     }
     Ok(out)
+}
+
+/// batch_norm in training (evaluation mode is recorded as its affine map, [`batch_norm_parts`]):
+/// the `batch_norm_backward` kernel, which recomputes the batch statistics from the input
+/// (the running statistics are neither saved nor differentiated, so a second forward updating
+/// them before backward is fine, as in PyTorch); under `create_graph` the same as ops.
+fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if !c.a().bool(5)? {
+        return Err(crate::Error::Graph(
+            "internal: evaluation-mode batch_norm is differentiated through its decomposition"
+                .into(),
+        ));
+    }
+    let x = c.input(0)?;
+    let shape = c.input_meta(0)?.shape.clone();
+    let w = opt_input(c, 3)?;
+    let eps = c.a().float(7)?;
+    if !crate::autograd::is_grad_enabled() {
+        let wv = w.as_ref().map_or(Value::None, t);
+        let mut r = e.call(
+            Op::BatchNormBackward,
+            vec![t(&g), t(&x), wv, Value::Float(eps)],
+        )?;
+        for (k, slot) in [(2, 4), (1, 3), (0, 0)] {
+            let d = r.remove(k);
+            if c.needs(slot) {
+                put(&mut out, c, slot, d)?;
+            }
+        }
+        return Ok(out);
+    }
+    let dims: Vec<i64> = (0..shape.len() as i64).filter(|&d| d != 1).collect();
+    let mut chan = vec![1usize; shape.len()];
+    chan[1] = shape[1];
+    let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
+    if c.needs(0) {
+        let gw = match &w {
+            Some(w) => {
+                let wv = e.reshape(w, &chan)?;
+                e.mul(&g, &wv)?
+            }
+            None => g.clone(),
+        };
+        let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(3) {
+        let d = e.mul(&g, &xhat)?;
+        let d = e.sum_dims(&d, &dims, false)?;
+        put(&mut out, c, 3, d)?;
+    }
+    if c.needs(4) {
+        let d = e.sum_dims(&g, &dims, false)?;
+        put(&mut out, c, 4, d)?;
+    }
+    Ok(out)
+}
+
+/// batch_norm in evaluation mode, recorded as the kernel's affine map in f64:
+/// `x * scale + shift`, `scale = weight / sqrt(running_var + eps)`,
+/// `shift = bias - running_mean * scale`, cast back. The running statistics are read, not saved.
+fn batch_norm_parts<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<Vec<E::T>>>
+where
+    E::T: Facts,
+{
+    E::T::check(Op::BatchNorm, args)?;
+    let a = crate::Args(args);
+    if a.bool(5)? {
+        return Ok(None);
+    }
+    let x = a.tensor(0)?;
+    let shape = e.shape(x);
+    let dt = e.dtype(x);
+    let f64_ = rynamo_tensor::DType::Float64;
+    let rm = e.to_dtype(a.tensor(1)?, f64_)?;
+    let rv = e.to_dtype(a.tensor(2)?, f64_)?;
+    let eps = a.float(7)?;
+    let sd = e.add_s(&rv, eps)?;
+    let sd = e.unary(Op::Sqrt, &sd)?;
+    let scale = match a.opt_tensor(3)? {
+        Some(w) => {
+            let w = e.to_dtype(w, f64_)?;
+            e.div(&w, &sd)?
+        }
+        None => e.op(Op::Div, vec![f(1.0), t(&sd)])?,
+    };
+    let ms = e.mul(&rm, &scale)?;
+    let shift = match a.opt_tensor(4)? {
+        Some(b) => {
+            let b = e.to_dtype(b, f64_)?;
+            e.sub(&b, &ms)?
+        }
+        None => e.rsub_s(0.0, &ms)?,
+    };
+    let mut chan = vec![1usize; shape.len()];
+    chan[1] = shape[1];
+    let scale = e.reshape(&scale, &chan)?;
+    let shift = e.reshape(&shift, &chan)?;
+    let xf = e.to_dtype(x, f64_)?;
+    let y = e.mul(&xf, &scale)?;
+    let y = e.add(&y, &shift)?;
+    Ok(Some(vec![e.to_dtype(&y, dt)?]))
 }
 
 /// group_norm(input, num_groups, weight, bias, eps): a layer norm of each `[N, G, C/G * S]`
@@ -295,12 +415,15 @@ pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
         vjp_rule!("NativeLayerNormBackward0", Saves::args(&[0, 2]), layer_norm);
     static GROUP_NORM: VjpRule =
         vjp_rule!("NativeGroupNormBackward0", Saves::args(&[0, 2]), group_norm);
+    static BATCH_NORM: VjpRule =
+        vjp_rule!("NativeBatchNormBackward0", Saves::args(&[0, 3]), batch_norm);
     static EMBEDDING: VjpRule = vjp_rule!("EmbeddingBackward0", Saves::args(&[0]), embedding);
     static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
     static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
     Some(match op {
         LayerNorm => &LAYER_NORM,
         GroupNorm => &GROUP_NORM,
+        BatchNorm => &BATCH_NORM,
         Embedding => &EMBEDDING,
         Dropout => &DROPOUT,
         Pad => &PAD,
@@ -310,8 +433,10 @@ pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
 
 pub(super) fn composite(op: Op) -> Option<&'static Composite> {
     static DROPOUT: Composite = composite_rule!(dropout_parts);
+    static BATCH_NORM: Composite = composite_rule!(batch_norm_parts);
     Some(match op {
         Op::Dropout => &DROPOUT,
+        Op::BatchNorm => &BATCH_NORM,
         _ => return None,
     })
 }
