@@ -48,6 +48,9 @@ pub(crate) fn node_name(op: Op, args: &[IValue], default: &'static str) -> &'sta
         },
         Op::GetItem => getitem_name(a(1)),
         Op::NllLoss if rank(a(0)) >= 3 => "NllLoss2DBackward0",
+        // an unbatched input: PyTorch convolves it unsqueezed, then squeezes the batch dim
+        Op::Conv1d | Op::Conv1dPadding if rank(a(0)) == 2 => "SqueezeBackward1",
+        Op::Conv2d | Op::Conv2dPadding if rank(a(0)) == 3 => "SqueezeBackward1",
         Op::Pad => pad_name(a(1), a(2)),
         _ => default,
     }
