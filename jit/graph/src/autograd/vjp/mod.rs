@@ -286,7 +286,8 @@ macro_rules! composite_rule {
 pub(crate) use composite_rule;
 
 /// Ops whose outputs never require grad whatever their inputs (the `*_like` and `new_*`
-/// creation ops read only their input's metadata): nothing is recorded for them.
+/// creation ops read only their input's metadata; `view(dtype)` reinterprets bits, which
+/// PyTorch declares not differentiable): nothing is recorded for them.
 pub fn non_differentiable(op: Op) -> bool {
     use Op::*;
     matches!(
@@ -301,6 +302,7 @@ pub fn non_differentiable(op: Op) -> bool {
             | NewOnes
             | NewEmpty
             | NewFull
+            | ViewDtype
     )
 }
 
