@@ -229,6 +229,15 @@ fn indexing_cases() -> Vec<Call> {
             vec![t(&x), i(1), t(&Tensor::scalar(2i64))],
             vec![],
         ),
+        (
+            Op::IndexSelect,
+            vec![
+                t(&x),
+                i(1),
+                t(&Tensor::from_vec(vec![3i32, 0, 3], &[3]).unwrap()),
+            ],
+            vec![],
+        ),
     ]
 }
 
@@ -304,6 +313,11 @@ fn nn_cases() -> Vec<Call> {
         (Op::GroupNorm, vec![t(&img), i(2), t(&w4), t(&b4)], vec![]),
         (Op::GroupNorm, vec![t(&f64s(&[3, 4], 56)), i(4)], vec![]),
         (Op::Embedding, vec![t(&idx), t(&table)], vec![]),
+        (
+            Op::Embedding,
+            vec![t(&idx.to_dtype(DType::Int32)), t(&table)],
+            vec![],
+        ),
         (Op::Pad, vec![t(&x), ints(&[1, -1, 0, 2])], vec![]),
         (
             Op::Pad,

@@ -286,18 +286,42 @@ pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
                     }
                     let line = &plane[ih as usize * w..(ih as usize + 1) * w];
                     let off = (j * g.dil[1]) as isize - g.pad_lo[1] as isize;
-                    for (x, d) in dst.iter_mut().enumerate() {
-                        let iw = (x * g.stride[1]) as isize + off;
-                        *d = if iw >= 0 && iw < w as isize {
-                            line[iw as usize]
-                        } else {
-                            F::zero()
-                        };
+                    let (x0, x1) = in_bounds(off, g.stride[1], w, ow);
+                    dst[..x0].fill(F::zero());
+                    dst[x1..].fill(F::zero());
+                    let first = (x0 * g.stride[1]) as isize + off;
+                    if x0 == x1 {
+                        continue;
+                    }
+                    if g.stride[1] == 1 {
+                        dst[x0..x1].copy_from_slice(&line[first as usize..][..x1 - x0]);
+                    } else {
+                        for (d, &v) in dst[x0..x1]
+                            .iter_mut()
+                            .zip(line[first as usize..].iter().step_by(g.stride[1]))
+                        {
+                            *d = v;
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// The output columns `x0..x1` whose input column `x * stride + off` lies in `0..w` (a window
+/// row's in-bounds stretch; the rest read padding).
+pub(crate) fn in_bounds(off: isize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
+    let s = stride as isize;
+    // smallest x with x * s + off >= 0, and the first x with x * s + off >= w
+    let x0 = if off >= 0 { 0 } else { (-off + s - 1) / s };
+    let x1 = if (w as isize) - off <= 0 {
+        0
+    } else {
+        ((w as isize) - off + s - 1) / s
+    };
+    let x1 = (x1.max(0) as usize).min(ow);
+    ((x0 as usize).min(x1), x1)
 }
 
 fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out: &Tensor) {

@@ -319,3 +319,26 @@ fn norm_backward_matches_the_closed_form() {
         nb::batch_norm_backward(&t[0], &t[1], Some(&t[2]), eps).unwrap()[0].clone()
     });
 }
+
+#[test]
+fn in_bounds_is_the_brute_force_stretch() {
+    // every offset (padding and dilation shift the window's first column), stride and width,
+    // including windows wholly in the padding and output rows longer than the input
+    for stride in 1..5usize {
+        for w in 1..9usize {
+            for ow in 0..12usize {
+                for off in -12..12isize {
+                    let inside: Vec<usize> = (0..ow)
+                        .filter(|&x| {
+                            let iw = (x * stride) as isize + off;
+                            iw >= 0 && iw < w as isize
+                        })
+                        .collect();
+                    let (x0, x1) = crate::ops::conv::in_bounds(off, stride, w, ow);
+                    let got: Vec<usize> = (x0..x1).collect();
+                    assert_eq!(got, inside, "off {off} stride {stride} w {w} ow {ow}");
+                }
+            }
+        }
+    }
+}

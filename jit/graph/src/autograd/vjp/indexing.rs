@@ -82,7 +82,9 @@ fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let gs = e.shape(&g);
         let mut view = vec![1usize; gs.len()];
         view[dim] = gs[dim];
-        let idx = e.reshape(&c.input(2)?, &view)?;
+        // int32 indices are allowed; scatter_add takes int64
+        let idx = e.to_dtype(&c.input(2)?, rynamo_tensor::DType::Int64)?;
+        let idx = e.reshape(&idx, &view)?;
         let idx = e.expand(&idx, &gs)?;
         scatter_add_into(e, &shape, dim as i64, &idx, &g)?
     };

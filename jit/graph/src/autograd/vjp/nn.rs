@@ -306,6 +306,8 @@ fn embedding<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let (rows, dim) = (wshape[0], wshape[1]);
     let idx = c.input(0)?;
     let m: usize = c.input_meta(0)?.shape.iter().product();
+    // int32 indices are allowed; scatter_add takes int64
+    let idx = e.to_dtype(&idx, rynamo_tensor::DType::Int64)?;
     let flat = e.reshape(&idx, &[m, 1])?;
     let mut g2 = e.reshape(&g, &[m, dim])?;
     if let Some(p) = c.a().opt_int(2)? {
