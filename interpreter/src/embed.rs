@@ -134,6 +134,8 @@ impl Builder {
         builder = rynamo_shims::register(builder);
         let dynamo = crate::dynamo::py_module::module_def(&builder.ctx);
         builder = builder.add_native_module(dynamo);
+        let aot = crate::dynamo::aot_module::module_def(&builder.ctx);
+        builder = builder.add_native_module(aot);
         for make in self.native_modules {
             let def = make(&builder.ctx);
             builder = builder.add_native_module(def);

@@ -120,7 +120,7 @@ fn sequence_value(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IValue> {
 /// The index expression of `x[key]` / `x[key] = v` as an `Index[]` value: a tuple is one item per
 /// element; anything else is a single item. Lists become index tensors, as in PyTorch.
 pub fn py_to_index(key: &PyObject, vm: &VirtualMachine) -> PyResult<IValue> {
-    let items = if key.class().is(vm.ctx.types.tuple_type) {
+    let items = if key.class().is(vm.ctx.types.tuple_type) || list_as_tuple(key, vm) {
         let elems: Vec<PyObjectRef> = key.to_owned().try_to_value(vm)?;
         elems
             .iter()
@@ -132,8 +132,36 @@ pub fn py_to_index(key: &PyObject, vm: &VirtualMachine) -> PyResult<IValue> {
     Ok(Value::Index(items))
 }
 
+/// PyTorch's `treatSequenceAsTuple` (NumPy's old heuristic, still applied by PyTorch 2.15): a
+/// list index shorter than 32 holding a tensor, a sequence, a slice, `...` or `None` indexes
+/// like the tuple of its items (`x[[i, j]]` is `x[i, j]`).
+pub fn list_as_tuple(key: &PyObject, vm: &VirtualMachine) -> bool {
+    let Some(l) = key.downcast_ref::<PyList>() else {
+        return false;
+    };
+    let items = l.borrow_vec();
+    items.len() < 32
+        && items.iter().any(|o| {
+            as_tensor(o).is_some()
+                || o.downcastable::<PyList>()
+                || o.downcastable::<PyTuple>()
+                || o.downcastable::<PySlice>()
+                || o.downcastable::<PyEllipsis>()
+                || vm.is_none(o)
+        })
+}
+
 fn index_item(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IndexItem<rynamo_tensor::Tensor>> {
     if let Some(t) = as_tensor(obj) {
+        // PyTorch (`applySlicing`) indexes with a 0-d integer tensor as with its value: a
+        // `select`, so the result is a view of the indexed tensor, not an advanced-index copy.
+        if t.ndim() == 0 && t.dtype().is_integral(false) && t.dtype() != DType::UInt8 {
+            let i = t
+                .item()
+                .map_err(|e| crate::ops::tensor_err(e, vm))?
+                .to_i64();
+            return Ok(IndexItem::Int(i));
+        }
         return Ok(IndexItem::Tensor(t));
     }
     if vm.is_none(obj) {

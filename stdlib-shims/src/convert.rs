@@ -43,7 +43,7 @@ pub(crate) fn convert_to(
 }
 
 /// PyTorch's legacy type names (`x.type()`).
-fn legacy_type_name(d: DType) -> &'static str {
+pub fn legacy_type_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "torch.BoolTensor",
         DType::UInt8 => "torch.ByteTensor",

@@ -177,8 +177,12 @@ pub(crate) trait PyTensorMetadata: PyPayload {
     }
 
     #[pygetset]
-    fn _version(zelf: &Py<PyTensor>) -> u64 {
-        zelf.tensor().version()
+    fn _version(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult<u64> {
+        let t = zelf.tensor();
+        if t.autograd().is_some_and(|m| m.is_inference()) {
+            return Err(vm.new_runtime_error("Inference tensors do not track version counter."));
+        }
+        Ok(t.version())
     }
 
     #[pymethod]

@@ -17,6 +17,39 @@ use super::variables::builder::{wrap, wrap_unguarded};
 use super::variables::exceptions::raise_builtin;
 use super::variables::{Kind, Vt};
 
+/// Whether `c` is a built-in type whose instances are immutable (`str.isalnum(ch)`, an unbound
+/// method of one, is then a pure function of constants).
+pub(crate) fn is_immutable_builtin_type(
+    c: &PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    let t = &vm.ctx.types;
+    [
+        t.str_type,
+        t.int_type,
+        t.float_type,
+        t.bool_type,
+        t.complex_type,
+        t.bytes_type,
+        t.tuple_type,
+        t.frozenset_type,
+        t.range_type,
+    ]
+    .iter()
+    .any(|ty| c.is(*ty))
+}
+
+/// Whether `c` is `list`, `dict` or `set` (`set.difference(a, b)` is `a.difference(b)`).
+pub(crate) fn is_container_type(c: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    let t = &vm.ctx.types;
+    [t.list_type, t.dict_type, t.set_type]
+        .iter()
+        .any(|ty| c.is(*ty))
+}
+
+/// Classmethods of built-in types that only build a new value from their arguments.
+pub(crate) const PURE_CLASSMETHODS: &[&str] = &["fromkeys", "maketrans", "from_bytes", "fromhex"];
+
 /// Tensor attributes that are metadata (no graph node).
 const TENSOR_META_ATTRS: &[&str] = &[
     "shape",
@@ -27,6 +60,15 @@ const TENSOR_META_ATTRS: &[&str] = &[
     "requires_grad",
     "is_leaf",
     "layout",
+    "is_cpu",
+    "is_sparse",
+    "is_quantized",
+    "is_meta",
+    "is_nested",
+    "is_mkldnn",
+    "itemsize",
+    "nbytes",
+    "grad_fn",
 ];
 
 impl Tracer<'_> {
@@ -44,11 +86,13 @@ impl Tracer<'_> {
                 }
             }
             Kind::Const(c) => {
+                // Constants are immutable values of fixed types: a missing attribute is missing.
                 let v = c
                     .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|_| attr_error(&obj, name))?;
-                if v.class().is(vm.ctx.types.builtin_function_or_method_type) {
-                    // A method of an immutable value (`"a b".split`): called for real later.
+                    .map_err(|e| self.real_attr_failed(&obj, name, &e, true))?;
+                if v.is_callable() && v.downcast_ref::<PyType>().is_none() {
+                    // A method of an immutable value (`"a b".split`, `(5).__abs__`): called for
+                    // real later.
                     return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
                 }
                 Ok(wrap_unguarded(v, vm))
@@ -57,9 +101,12 @@ impl Tracer<'_> {
                 let (cls, items) = (cls.clone(), items.clone());
                 self.named_tuple_attr(&obj, &cls, &items, name)
             }
-            Kind::Tuple(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_) | Kind::Iter(_) => {
-                Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
-            }
+            Kind::Tuple(_)
+            | Kind::List(_)
+            | Kind::Dict(_)
+            | Kind::Set(_)
+            | Kind::Iter(_)
+            | Kind::DictView(..) => self.container_attr(&obj, name),
             // `value` and `prev` of an `error_on_graph_break` manager (the decorator form reads
             // `self.value`), as the trace has them (`prev` changes when it is entered).
             Kind::ErrorOnGraphBreak(e) => match name {
@@ -68,11 +115,16 @@ impl Tracer<'_> {
                     Some(p) => vm.ctx.new_bool(p).into(),
                     None => vm.ctx.none(),
                 })),
-                _ => Err(attr_error(&obj, name)),
+                _ => Err(attr_unmodelled(&obj, name)),
             },
             Kind::Exception(e) => match name {
                 "args" => Ok(Vt::new(Kind::Tuple(e.args.clone()))),
-                _ => Err(attr_error(&obj, name)),
+                "__class__" => Ok(wrap_unguarded(e.cls.clone(), vm)),
+                _ => {
+                    // A fresh exception has only what its class gives it.
+                    let cls = e.cls.clone();
+                    self.fixed_class_attr(&obj, &cls, name)
+                }
             },
             Kind::GradMode(g) => match name {
                 "__enter__" | "__exit__" | "clone" => {
@@ -82,14 +134,15 @@ impl Tracer<'_> {
                     vm.ctx.new_bool(g.prev.get().unwrap_or_default()).into(),
                 )),
                 "mode" => Ok(Vt::constant(vm.ctx.new_bool(g.mode).into())),
-                _ => Err(attr_error(&obj, name)),
+                _ => Err(attr_unmodelled(&obj, name)),
             },
             Kind::Module(m) => {
+                // The torch namespace is trusted (Dynamo does not guard torch.* either).
+                let trusted = is_torch_module(m, vm);
                 let v = m
                     .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|_| attr_error(&obj, name))?;
-                // The torch namespace is trusted (Dynamo does not guard torch.* either).
-                if is_torch_module(m, vm) {
+                    .map_err(|e| self.real_attr_failed(&obj, name, &e, trusted))?;
+                if trusted {
                     return Ok(wrap_unguarded(v, vm));
                 }
                 Ok(match &obj.source {
@@ -99,7 +152,8 @@ impl Tracer<'_> {
             }
             Kind::NNModule(o) | Kind::Object(o) => {
                 if let Some(stored) = self.out.side_effects.get_attr(o.as_object(), name) {
-                    return stored.ok_or_else(|| attr_error(&obj, name));
+                    // Stored or deleted in this trace: the overlay is the answer.
+                    return stored.ok_or_else(|| attr_missing(&obj, name, vm));
                 }
                 if obj.source.is_none()
                     && let Some(info) = self
@@ -112,7 +166,7 @@ impl Tracer<'_> {
                 }
                 let v = o
                     .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|_| attr_error(&obj, name))?;
+                    .map_err(|e| self.real_attr_failed(&obj, name, &e, false))?;
                 // A bound method of this object: keep the receiver's tracker (and its source).
                 if v.class().is(vm.ctx.types.bound_method_type)
                     && let Ok(zelf) = v.get_attr("__self__", vm)
@@ -139,9 +193,32 @@ impl Tracer<'_> {
             | Kind::Function(c)
             | Kind::Builtin(c, _)
             | Kind::TorchOp { obj: c, .. } => {
+                // Built-in functions and types cannot gain attributes; registry ops are trusted.
+                let fixed = matches!(obj.kind, Kind::Builtin(..) | Kind::TorchOp { .. })
+                    || c.downcast_ref::<PyType>().is_some_and(|t| {
+                        !t.slots
+                            .flags
+                            .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE)
+                    });
                 let v = c
                     .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|_| attr_error(&obj, name))?;
+                    .map_err(|e| self.real_attr_failed(&obj, name, &e, fixed))?;
+                // `Point._make(...)` of a namedtuple class; the pure classmethods of built-in
+                // types (`dict.fromkeys`); methods of `torch.Tensor` called unbound
+                // (`torch.Tensor.add(x, 1)`): called by name on the class tracker.
+                let namedtuple_make =
+                    name == "_make" && super::variables::named_tuple::fields(c, vm).is_some();
+                let pure_classmethod = matches!(obj.kind, Kind::Builtin(..))
+                    && (PURE_CLASSMETHODS.contains(&name)
+                        || ((is_immutable_builtin_type(c, vm) || is_container_type(c, vm))
+                            && v.is_callable()
+                            && v.downcast_ref::<PyType>().is_none()));
+                let tensor_method = bridge::tensor_class(vm).is_some_and(|t| t.is(c))
+                    && v.is_callable()
+                    && v.downcast_ref::<PyType>().is_none();
+                if namedtuple_make || pure_classmethod || tensor_method {
+                    return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+                }
                 Ok(match &obj.source {
                     Some(src) => wrap(self.out, v, src.attr(name), vm),
                     None => wrap_unguarded(v, vm),
@@ -150,17 +227,166 @@ impl Tracer<'_> {
             Kind::Partial(p) => match name {
                 "func" => Ok(p.func.clone()),
                 "args" => Ok(Vt::new(Kind::Tuple(p.args.clone()))),
-                _ => Err(attr_error(&obj, name)),
+                "keywords" => {
+                    let items = p
+                        .keywords
+                        .iter()
+                        .map(|(k, v)| (vm.ctx.new_str(k.as_str()).into(), v.clone()))
+                        .collect();
+                    Ok(Vt::new(Kind::Dict(Rc::new(std::cell::RefCell::new(
+                        super::variables::DictVar {
+                            items,
+                            mutated: false,
+                            ..Default::default()
+                        },
+                    )))))
+                }
+                "__call__" => Ok(obj.clone()),
+                _ => {
+                    // A partial made in the trace has an empty `__dict__`: only what
+                    // `functools.partial` itself defines exists.
+                    let cls = bridge::import_module("functools", vm)
+                        .and_then(|m| m.get_attr("partial", vm))
+                        .map_err(|_| attr_unmodelled(&obj, name))?;
+                    self.fixed_class_attr(&obj, &cls, name)
+                }
             },
             Kind::BoundMethod(f, s) => match name {
                 "__self__" => Ok((**s).clone()),
                 "__func__" => Ok((**f).clone()),
                 _ => self.get_attr((**f).clone(), name),
             },
-            Kind::NestedFunction(nf) => {
-                nested_function_attr(nf, name, vm).ok_or_else(|| attr_error(&obj, name))
+            Kind::NestedFunction(nf) => match nested_function_attr(nf, name, vm) {
+                Some(v) => Ok(v),
+                // A function made in the trace has only what the function type defines (stores
+                // on it break the graph); those it defines but are not modelled break.
+                None if vm
+                    .ctx
+                    .types
+                    .function_type
+                    .as_object()
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .is_ok() =>
+                {
+                    Err(attr_unmodelled(&obj, name))
+                }
+                None => Err(attr_missing(&obj, name, vm)),
+            },
+            _ => Err(attr_unmodelled(&obj, name)),
+        }
+    }
+
+    /// A real `getattr` failed with `err`. An `AttributeError` is the traced program's
+    /// AttributeError when the answer cannot change: the object is immutable (`fixed`), or it
+    /// came from the frame and a `HASATTR` guard now pins the attribute's absence. Anything else
+    /// (another exception, an object only the trace knows) is not modelled.
+    pub(crate) fn real_attr_failed(
+        &mut self,
+        obj: &Vt,
+        name: &str,
+        err: &rustpython_vm::builtins::PyBaseExceptionRef,
+        fixed: bool,
+    ) -> GraphBreak {
+        let vm = self.vm;
+        if !err.fast_isinstance(vm.ctx.exceptions.attribute_error) {
+            return attr_unmodelled(obj, name);
+        }
+        if fixed {
+            return attr_missing(obj, name, vm);
+        }
+        match &obj.source {
+            Some(src) => {
+                self.out.guards.add(
+                    src,
+                    super::guards::Check::HasAttr {
+                        name: name.to_owned(),
+                        present: false,
+                    },
+                );
+                attr_missing(obj, name, vm)
             }
-            _ => Err(attr_error(&obj, name)),
+            None => attr_unmodelled(obj, name),
+        }
+    }
+
+    /// `obj.name` for a value made in the trace whose only attributes are its class's (a fresh
+    /// exception, a `functools.partial`): a missing one raises AttributeError, plain data on
+    /// the class is read, functions bind; descriptors and anything else are not modelled.
+    fn fixed_class_attr(
+        &mut self,
+        obj: &Vt,
+        cls: &PyObjectRef,
+        name: &str,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let Some(ty) = cls.downcast_ref::<PyType>() else {
+            return Err(attr_unmodelled(obj, name));
+        };
+        let Some(raw) = ty.get_attr(vm.ctx.intern_str(name)) else {
+            return Err(attr_missing(obj, name, vm));
+        };
+        let w = wrap_unguarded(raw.clone(), vm);
+        if matches!(w.kind, Kind::Const(_)) {
+            return Ok(w);
+        }
+        if raw
+            .downcast_ref::<rustpython_vm::builtins::PyFunction>()
+            .is_some()
+        {
+            return Ok(Vt::new(Kind::BoundMethod(
+                Box::new(wrap_unguarded(raw, vm)),
+                Box::new(obj.clone()),
+            )));
+        }
+        Err(attr_unmodelled(obj, name))
+    }
+
+    /// Data attributes of tracked containers: a deque's `maxlen`, a defaultdict's
+    /// `default_factory`, a view's `mapping`.
+    fn container_data_attr(&mut self, obj: &Vt, name: &str) -> Option<Result<Vt, GraphBreak>> {
+        let vm = self.vm;
+        match (&obj.kind, name) {
+            (Kind::List(l), "maxlen") => {
+                let maxlen = l.borrow().deque?;
+                Some(Ok(Vt::constant(match maxlen {
+                    Some(n) => vm.ctx.new_int(n).into(),
+                    None => vm.ctx.none(),
+                })))
+            }
+            (Kind::Dict(d), "default_factory") => {
+                let d = d.borrow();
+                d.cls.as_ref()?.get_attr("default_factory", vm).ok()?;
+                Some(Ok(d
+                    .default_factory
+                    .clone()
+                    .unwrap_or_else(|| Vt::constant(vm.ctx.none()))))
+            }
+            _ => None,
+        }
+    }
+
+    /// An attribute of a list, tuple, dict, set, iterator or dict view: a method when the
+    /// value's type defines it (called later, by name, on the tracker), its class for
+    /// `__class__`, an AttributeError when the type lacks it (these built-in types cannot gain
+    /// attributes, and their instances have no `__dict__`).
+    fn container_attr(&mut self, obj: &Vt, name: &str) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let ty = self.type_of(obj)?;
+        if name == "__class__" {
+            return Ok(wrap_unguarded(ty, vm));
+        }
+        if let Some(r) = self.container_data_attr(obj, name) {
+            return r;
+        }
+        let Some(t) = ty.downcast_ref::<PyType>() else {
+            return Err(attr_unmodelled(obj, name));
+        };
+        match t.get_attr(vm.ctx.intern_str(name)) {
+            None => Err(attr_missing(obj, name, vm)),
+            Some(raw) if raw.is_callable() => {
+                Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())))
+            }
+            Some(_) => Err(attr_unmodelled(obj, name)),
         }
     }
 
@@ -177,12 +403,29 @@ impl Tracer<'_> {
             "ndim" => vm.ctx.new_int(t.meta.shape.len()).into(),
             "is_cuda" => vm.ctx.new_bool(false).into(),
             "requires_grad" => vm.ctx.new_bool(t.requires_grad).into(),
-            "is_leaf" => vm.ctx.new_bool(true).into(),
+            // A tensor that does not require grad is a leaf; one the graph computed that does
+            // has a grad_fn, so it is not. An input that requires grad may be either (its
+            // guards do not say): not modelled.
+            "is_leaf" if !t.requires_grad => vm.ctx.new_bool(true).into(),
+            "is_leaf" if !self.out.inputs.iter().any(|i| i.value == t.value) => {
+                vm.ctx.new_bool(false).into()
+            }
+            "grad_fn" if !t.requires_grad => vm.ctx.none(),
+            "is_cpu" => vm.ctx.new_bool(true).into(),
+            // Rynamo's tensors are dense, strided and on the CPU.
+            "is_sparse" | "is_quantized" | "is_meta" | "is_nested" | "is_mkldnn" => {
+                vm.ctx.new_bool(false).into()
+            }
+            "itemsize" => vm.ctx.new_int(t.meta.dtype.itemsize()).into(),
+            "nbytes" => vm
+                .ctx
+                .new_int(t.meta.shape.iter().product::<usize>() * t.meta.dtype.itemsize())
+                .into(),
             "layout" => bridge::torch_attr("strided", vm).unwrap_or_else(|| vm.ctx.none()),
             _ => {
                 return Err(GraphBreak::new(
-                    GraphBreakKind::UnsupportedOperation,
-                    format!("Tensor.{name}"),
+                    GraphBreakKind::UnmodelledAttribute,
+                    format!("Tensor.{name} of a tensor made in the graph that requires grad"),
                 ));
             }
         };
@@ -203,7 +446,7 @@ impl Tracer<'_> {
         let real = match &obj.source {
             Some(src) => Some(
                 src.eval(&self.out.frame, vm)
-                    .map_err(|_| attr_error(obj, name))?,
+                    .map_err(|_| attr_unmodelled(obj, name))?,
             ),
             None => None,
         };
@@ -211,11 +454,25 @@ impl Tracer<'_> {
             Some(r) => r.class().to_owned(),
             None => bridge::tensor_class(vm)
                 .and_then(|c| c.downcast::<PyType>().ok())
-                .ok_or_else(|| attr_error(obj, name))?,
+                .ok_or_else(|| attr_unmodelled(obj, name))?,
         };
         let py_name = vm.ctx.new_str(name);
-        if cls.lookup_ref(&py_name, vm).is_some() {
-            return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+        if let Some(raw) = cls.lookup_ref(&py_name, vm) {
+            // A method is called on the tensor later; a property (`grad`, `names`, ...) is
+            // data this tracker does not model, never a method to call.
+            let data = raw.class().is(vm.ctx.types.getset_type)
+                || raw.class().is(vm.ctx.types.property_type)
+                || !raw.is_callable();
+            if !data {
+                return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+            }
+            if let (Some(r), Some(src)) = (&real, &obj.source)
+                && let Ok(v) = r.get_attr(&py_name, vm)
+            {
+                // A property of a tensor from the frame (`x.grad`), guarded through its source.
+                return Ok(wrap(self.out, v, src.attr(name), vm));
+            }
+            return Err(attr_unmodelled(obj, name));
         }
         if let (Some(r), Some(src)) = (&real, &obj.source)
             && let Ok(v) = r.get_attr(&py_name, vm)
@@ -235,7 +492,8 @@ impl Tracer<'_> {
 
     fn tensor_property(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {
         match name {
-            "data" => Ok(obj),
+            // `x.data`: a new object sharing the data, detached (see `detach`).
+            "data" => self.call_tensor_method(obj, "detach", vec![], vec![]),
             "T" => {
                 let ndim = obj.as_tensor().map_or(0, |t| t.meta.shape.len());
                 let dims: Vec<i64> = (0..ndim as i64).rev().collect();
@@ -291,10 +549,39 @@ fn nested_function_attr(
     Some(wrap_unguarded(obj, vm))
 }
 
-fn attr_error(obj: &Vt, name: &str) -> GraphBreak {
+/// An attribute Dynamo cannot answer for: a break (GB0018), never a guessed value or absence.
+pub(crate) fn attr_unmodelled(obj: &Vt, name: &str) -> GraphBreak {
     GraphBreak::new(
-        GraphBreakKind::UnsupportedOperation,
-        format!("attribute '{name}' of {} could not be read", obj.describe()),
+        GraphBreakKind::UnmodelledAttribute,
+        format!("attribute '{name}' of {}", obj.describe()),
+    )
+}
+
+/// The traced program raising `AttributeError` for a missing attribute, as eager would (so a
+/// traced `hasattr`, `getattr` default or `except AttributeError` sees it).
+pub(crate) fn attr_missing(obj: &Vt, name: &str, vm: &rustpython_vm::VirtualMachine) -> GraphBreak {
+    let what = match &obj.kind {
+        Kind::Const(c) | Kind::Object(c) | Kind::NNModule(c) => {
+            format!("'{}' object", c.class().name())
+        }
+        Kind::Class(c) | Kind::Builtin(c, _) => match c.downcast_ref::<PyType>() {
+            Some(t) => format!("type object '{}'", t.name()),
+            None => format!("'{}' object", c.class().name()),
+        },
+        Kind::Module(m) => format!(
+            "module '{}'",
+            m.get_attr("__name__", vm)
+                .ok()
+                .and_then(|n| n.str(vm).ok().map(|s| s.to_string()))
+                .unwrap_or_default()
+        ),
+        _ => format!("'{}' object", obj.describe()),
+    };
+    raise_builtin(
+        vm.ctx.exceptions.attribute_error,
+        vm.ctx
+            .new_str(format!("{what} has no attribute '{name}'"))
+            .into(),
     )
 }
 

@@ -58,6 +58,18 @@ pub fn set_inference_mode(enabled: bool) {
     rynamo_shims::state::set_inference_mode(enabled);
 }
 
+/// `x.type()` of a tensor with this dtype (`torch.FloatTensor`).
+pub fn tensor_type_name(d: DType) -> &'static str {
+    rynamo_shims::legacy_type_name(d)
+}
+
+/// The dtype a legacy type name stands for (`x.type("torch.LongTensor")`).
+pub fn dtype_from_type_name(name: &str) -> Option<DType> {
+    DType::ALL
+        .into_iter()
+        .find(|&d| rynamo_shims::legacy_type_name(d) == name)
+}
+
 /// The dtype a `torch.dtype` object stands for.
 pub fn dtype_of(obj: &PyObject) -> Option<DType> {
     obj.downcast_ref::<rynamo_shims::PyDType>().map(|d| d.dtype)
@@ -169,7 +181,8 @@ pub fn device_object(vm: &VirtualMachine) -> PyObjectRef {
     rynamo_shims::PyDevice::CPU.into_pyobject(vm)
 }
 
-/// Whether an `nn.Module` has forward hooks (then its `__call__` is traced, not just `forward`).
+/// Whether an `nn.Module` has forward or backward hooks (then its `__call__` is traced, not just
+/// `forward`).
 pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
     let non_empty = |name: &'static str| {
         m.get_attr(name, vm)
@@ -179,6 +192,8 @@ pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
     };
     non_empty("_forward_hooks")
         || non_empty("_forward_pre_hooks")
+        || non_empty("_backward_hooks")
+        || non_empty("_backward_pre_hooks")
         || torch_attr("nn", vm).is_some_and(|nn| {
             nn.get_attr("modules", vm)
                 .and_then(|mods| mods.get_attr("module", vm))

@@ -8,8 +8,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyStr, PyTuple};
-use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::builtins::PyStr;
+use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::bridge;
 use super::container_methods::set_dict_item;
@@ -123,6 +123,17 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        if matches!(name, "_run_backward" | "_run_grad")
+            && obj
+                .get_attr("__module__", vm)
+                .is_ok_and(|m| m.str(vm).is_ok_and(|m| m.to_string() == "_rynamo_autograd"))
+        {
+            // `torch.autograd.backward` / `grad` reached through the Python wrappers.
+            return Err(GraphBreak::new(
+                GraphBreakKind::AutogradCall,
+                format!("call to torch.autograd ({name})"),
+            ));
+        }
         if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
             return r;
         }
@@ -144,7 +155,7 @@ impl Tracer<'_> {
             // An exception made from constants formats to a constant.
             return self.fold(obj, vec![real], Vec::new());
         }
-        if IO_BUILTINS.contains(&name) && name != "next" && name != "setattr" {
+        if IO_BUILTINS.contains(&name) && !matches!(name, "next" | "setattr" | "delattr") {
             return Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
                 format!(
@@ -187,31 +198,18 @@ impl Tracer<'_> {
                 let n = match &x.kind {
                     Kind::Tuple(items) | Kind::NamedTuple(_, items) => items.len(),
                     Kind::List(l) => l.borrow().items.len(),
-                    Kind::Dict(d) => d.borrow().items.len(),
+                    Kind::Dict(d) | Kind::DictView(d, _) => d.borrow().items.len(),
                     Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
                     Kind::Tensor(t) => *t.meta.shape.first().ok_or_else(|| {
                         GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
                     })?,
-                    Kind::NNModule(m) => m.length(vm).map_err(|_| bad_args(name))?,
+                    Kind::NNModule(m) => {
+                        self.guard_module_children(x)?;
+                        m.length(vm).map_err(|_| bad_args(name))?
+                    }
                     _ => return Err(bad_args(name)),
                 };
                 Ok(Vt::constant(vm.ctx.new_int(n).into()))
-            }
-            "isinstance" => {
-                let [x, cls] = args.as_slice() else {
-                    return Err(bad_args(name));
-                };
-                let cls = self.class_object(cls)?;
-                let inst = match &x.kind {
-                    Kind::Tensor(_) => bridge::tensor_class(vm).is_some_and(|t| {
-                        cls_matches(&cls, vm, |c| t.is(c) || is_subclass(&t, c, vm))
-                    }),
-                    _ => {
-                        let ty = self.type_of(x)?;
-                        cls_matches(&cls, vm, |c| is_subclass(&ty, c, vm))
-                    }
-                };
-                Ok(Vt::constant(vm.ctx.new_bool(inst).into()))
             }
             "type" => {
                 let [x] = args.as_slice() else {
@@ -231,14 +229,23 @@ impl Tracer<'_> {
                     _ => return Err(bad_args(name)),
                 };
                 let attr = attr.ok_or_else(|| bad_args(name))?;
+                if name == "hasattr" && args.len() != 2 {
+                    return Err(bad_args(name));
+                }
                 let got = self.get_attr(x, &attr);
+                // Only the traced program's own AttributeError means "absent" (what eager's
+                // hasattr and getattr default catch); any other break means Dynamo does not
+                // know, and breaks instead of answering.
+                let absent = |e: &GraphBreak| e.is_raised(vm.ctx.exceptions.attribute_error, vm);
                 match (name, got) {
                     ("hasattr", Ok(_)) => Ok(Vt::constant(vm.ctx.new_bool(true).into())),
-                    ("hasattr", Err(_)) => Ok(Vt::constant(vm.ctx.new_bool(false).into())),
+                    ("hasattr", Err(e)) if absent(&e) => {
+                        Ok(Vt::constant(vm.ctx.new_bool(false).into()))
+                    }
                     (_, Ok(v)) => Ok(v),
                     (_, Err(e)) => match args.get(2) {
-                        Some(default) => Ok(default.clone()),
-                        None => Err(e),
+                        Some(default) if absent(&e) => Ok(default.clone()),
+                        _ => Err(e),
                     },
                 }
             }
@@ -256,6 +263,22 @@ impl Tracer<'_> {
                 self.set_attr(x.clone(), &attr, Some(v.clone()))?;
                 Ok(Vt::constant(vm.ctx.none()))
             }
+            "delattr" => {
+                let [x, a] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
+                let attr = a
+                    .as_const()
+                    .and_then(|a| {
+                        a.downcast_ref::<PyStr>()
+                            .and_then(|s| s.to_str().map(str::to_owned))
+                    })
+                    .ok_or_else(|| bad_args(name))?;
+                // `del x.attr` needs the attribute to exist, as eager's delattr does.
+                self.get_attr(x.clone(), &attr)?;
+                self.set_attr(x.clone(), &attr, None)?;
+                Ok(Vt::constant(vm.ctx.none()))
+            }
             "iter" => {
                 let [x] = args.as_slice() else {
                     return Err(bad_args(name));
@@ -263,29 +286,36 @@ impl Tracer<'_> {
                 self.make_iter(x.clone())
             }
             "next" => {
-                let [it] = args.as_slice() else {
-                    return Err(bad_args(name));
+                let (it, default) = match args.as_slice() {
+                    [it] => (it, None),
+                    [it, d] => (it, Some(d.clone())),
+                    _ => return Err(bad_args(name)),
+                };
+                // An exhausted iterator raises StopIteration in the trace, as eager does (a
+                // traced `except StopIteration` catches it).
+                let exhausted = |_what: &str| match &default {
+                    Some(d) => Ok(d.clone()),
+                    None => Err(super::variables::exceptions::raise_builtin_noargs(
+                        vm.ctx.exceptions.stop_iteration,
+                    )),
                 };
                 if let Kind::Generator(g) = &it.kind {
-                    return self.gen_next(&g.clone())?.ok_or_else(|| {
-                        GraphBreak::new(
-                            GraphBreakKind::UnsupportedConstruct,
-                            "next() on an exhausted generator (StopIteration)",
-                        )
-                    });
+                    return match self.gen_next(&g.clone())? {
+                        Some(v) => Ok(v),
+                        None => exhausted("generator"),
+                    };
                 }
                 let Kind::Iter(it) = &it.kind else {
                     return Err(bad_args(name));
                 };
                 let mut it = it.borrow_mut();
-                let v = it.items.get(it.pos).cloned().ok_or_else(|| {
-                    GraphBreak::new(
-                        GraphBreakKind::UnsupportedConstruct,
-                        "next() on an exhausted iterator (StopIteration)",
-                    )
-                })?;
-                it.pos += 1;
-                Ok(v)
+                match it.items.get(it.pos).cloned() {
+                    Some(v) => {
+                        it.pos += 1;
+                        Ok(v)
+                    }
+                    None => exhausted("iterator"),
+                }
             }
             "range" => {
                 let consts = self.all_consts(&args).ok_or_else(|| bad_args(name))?;
@@ -307,6 +337,7 @@ impl Tracer<'_> {
                     Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                         items,
                         mutated: false,
+                        ..Default::default()
                     }))))
                 } else {
                     Vt::new(Kind::Tuple(items))
@@ -327,24 +358,55 @@ impl Tracer<'_> {
                     };
                     return Err(GraphBreak::new(kind, format!("{name}() of a tensor")));
                 }
+                if let ("bool", [x]) = (name, args.as_slice()) {
+                    // Truth as the condition of an `if` would take it.
+                    let t = self.truth(x)?;
+                    return Ok(Vt::constant(vm.ctx.new_bool(t).into()));
+                }
                 Err(bad_args(name))
             }
             "callable" => {
                 let [x] = args.as_slice() else {
                     return Err(bad_args(name));
                 };
-                let c = matches!(
-                    x.kind,
-                    Kind::Function(_)
-                        | Kind::NestedFunction(_)
-                        | Kind::BoundMethod(..)
-                        | Kind::Partial(_)
-                        | Kind::TorchOp { .. }
-                        | Kind::Builtin(..)
-                        | Kind::Class(_)
-                        | Kind::NNModule(_)
-                );
+                let c = self.is_callable(x)?;
                 Ok(Vt::constant(vm.ctx.new_bool(c).into()))
+            }
+            "id" => {
+                let [x] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
+                self.id_of(x)
+            }
+            "isinstance" | "issubclass" => {
+                // Checks whose answer needs more than the type (ABCs, tuples of them): asked
+                // of the real objects (classes are real; the instance's type is known).
+                let [x, cls] = args.as_slice() else {
+                    return Err(bad_args(name));
+                };
+                let cls = self.class_object(cls)?;
+                let sub = match (name, &x.kind) {
+                    ("issubclass", Kind::Class(c) | Kind::Builtin(c, _) | Kind::Const(c)) => {
+                        c.clone()
+                    }
+                    ("issubclass", _) => return Err(bad_args(name)),
+                    _ => self.type_of(x)?,
+                };
+                let f = vm
+                    .builtins
+                    .get_attr("issubclass", vm)
+                    .map_err(|_| bad_args(name))?;
+                self.fold(&f, vec![sub, cls], Vec::new())
+            }
+            "map" | "filter" => {
+                // Dynamo's polyfills: lazy generators, traced like any generator function.
+                let f = bridge::import_module("torch._dynamo.polyfills", vm)
+                    .and_then(|m| m.get_attr(&vm.ctx.new_str(name), vm))
+                    .map_err(|_| bad_args(name))?;
+                if !kwargs.is_empty() || args.len() < 2 {
+                    return Err(bad_args(name));
+                }
+                self.call_vt(wrap_unguarded(f, vm), args, Vec::new())
             }
             _ => Err(GraphBreak::new(
                 GraphBreakKind::BuiltinCall,
@@ -357,7 +419,7 @@ impl Tracer<'_> {
     }
 
     /// `min`/`max`/`sum`/`any`/`all`/`sorted`/`abs` on tracked values.
-    fn reduce_builtin(
+    pub(crate) fn reduce_builtin(
         &mut self,
         obj: &PyObjectRef,
         name: &str,
@@ -405,6 +467,12 @@ impl Tracer<'_> {
             many if matches!(name, "min" | "max") && many.len() > 1 => many.to_vec(),
             _ => return Err(bad_args(name)),
         };
+        if matches!(name, "min" | "max")
+            && key.is_none()
+            && let Some(r) = self.min_max_of_tensors(name == "max", &items)
+        {
+            return r;
+        }
         let keys = match &key {
             Some(k) if !k.as_const().is_some_and(|c| vm.is_none(c)) => {
                 let mut keys = Vec::with_capacity(items.len());
@@ -490,6 +558,7 @@ impl Tracer<'_> {
                         Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                             items: picked,
                             mutated: false,
+                            ..Default::default()
                         })))))
                     }
                     Kind::Const(p) => pick(p),
@@ -564,15 +633,40 @@ impl Tracer<'_> {
             super::variables::DictVar {
                 items,
                 mutated: false,
+                ..Default::default()
             },
         )))))
     }
 
     /// The type of a tracked value.
-    fn type_of(&self, x: &Vt) -> Result<PyObjectRef, GraphBreak> {
+    pub(crate) fn type_of(&self, x: &Vt) -> Result<PyObjectRef, GraphBreak> {
         let vm = self.vm;
         Ok(match &x.kind {
-            Kind::Tensor(_) => bridge::tensor_class(vm).ok_or_else(|| bad_args("type"))?,
+            // A tensor from the frame may be a subclass (`nn.Parameter`): its own class, fixed
+            // by the TENSOR_MATCH guard's type check on its source.
+            Kind::Tensor(_) => match x
+                .source
+                .as_ref()
+                .and_then(|s| s.eval(&self.out.frame, vm).ok())
+            {
+                Some(real) => real.class().to_owned().into(),
+                None => bridge::tensor_class(vm).ok_or_else(|| bad_args("type"))?,
+            },
+            Kind::Partial(_) => bridge::import_module("functools", vm)
+                .and_then(|m| m.get_attr("partial", vm))
+                .map_err(|_| bad_args("type"))?,
+            Kind::NestedFunction(_) => vm.ctx.types.function_type.to_owned().into(),
+            Kind::BoundMethod(..) => vm.ctx.types.bound_method_type.to_owned().into(),
+            Kind::Generator(_) => vm.ctx.types.generator_type.to_owned().into(),
+            Kind::DictView(d, view) => {
+                let real = vm.ctx.new_dict();
+                let _ = d;
+                vm.call_method(real.as_object(), view.method(), ())
+                    .map_err(|_| bad_args("type"))?
+                    .class()
+                    .to_owned()
+                    .into()
+            }
             Kind::Const(c)
             | Kind::Object(c)
             | Kind::NNModule(c)
@@ -582,8 +676,16 @@ impl Tracer<'_> {
             | Kind::Builtin(c, _) => c.class().to_owned().into(),
             Kind::Tuple(_) => vm.ctx.types.tuple_type.to_owned().into(),
             Kind::NamedTuple(cls, _) => cls.clone(),
-            Kind::List(_) => vm.ctx.types.list_type.to_owned().into(),
-            Kind::Dict(_) => vm.ctx.types.dict_type.to_owned().into(),
+            Kind::List(l) => match &l.borrow().deque {
+                Some(_) => bridge::import_module("collections", vm)
+                    .and_then(|m| m.get_attr("deque", vm))
+                    .map_err(|_| bad_args("type"))?,
+                None => vm.ctx.types.list_type.to_owned().into(),
+            },
+            Kind::Dict(d) => match &d.borrow().cls {
+                Some(c) => c.clone(),
+                None => vm.ctx.types.dict_type.to_owned().into(),
+            },
             Kind::Set(_) => vm.ctx.types.set_type.to_owned().into(),
             Kind::Slice(_) => vm.ctx.types.slice_type.to_owned().into(),
             Kind::Exception(e) => e.cls.clone(),
@@ -614,22 +716,111 @@ pub(crate) fn bad_args(name: &str) -> GraphBreak {
     )
 }
 
-fn is_subclass(sub: &PyObjectRef, sup: &PyObjectRef, vm: &VirtualMachine) -> bool {
-    sub.real_is_subclass(sup, vm).unwrap_or(false)
+impl Tracer<'_> {
+    /// `callable(x)`: what the value's type says (`__call__` on the class), for every kind the
+    /// trace can name; anything else is not modelled.
+    fn is_callable(&self, x: &Vt) -> Result<bool, GraphBreak> {
+        Ok(match &x.kind {
+            Kind::Function(_)
+            | Kind::NestedFunction(_)
+            | Kind::BoundMethod(..)
+            | Kind::Partial(_)
+            | Kind::TorchOp { .. }
+            | Kind::Builtin(..)
+            | Kind::Class(_)
+            | Kind::NNModule(_)
+            | Kind::Method(..)
+            | Kind::GradMode(_)
+            | Kind::ErrorOnGraphBreak(_) => true,
+            Kind::Tensor(_)
+            | Kind::Tuple(_)
+            | Kind::NamedTuple(..)
+            | Kind::List(_)
+            | Kind::Dict(_)
+            | Kind::Set(_)
+            | Kind::Slice(_)
+            | Kind::Iter(_)
+            | Kind::Generator(_)
+            | Kind::Exception(_)
+            | Kind::DictView(..)
+            | Kind::Cell(_) => false,
+            // The class decides (instances of classes with `__call__` are callable); a class
+            // whose instances are callable only through `__getattr__` tricks does not exist.
+            Kind::Const(o) | Kind::Object(o) | Kind::Module(o) => o.is_callable(),
+            Kind::Null => return Err(bad_args("callable")),
+        })
+    }
+
+    /// `id(x)`: the real object's id for objects the frame holds (pinned by an ID_MATCH guard on
+    /// the source, as Dynamo does), and for constants; objects made in the trace have no id yet.
+    fn id_of(&mut self, x: &Vt) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let real = match (&x.kind, &x.source) {
+            (Kind::Const(c), _) => c.clone(),
+            (
+                Kind::Object(o)
+                | Kind::NNModule(o)
+                | Kind::Function(o)
+                | Kind::Class(o)
+                | Kind::Module(o)
+                | Kind::Builtin(o, _)
+                | Kind::TorchOp { obj: o, .. },
+                _,
+            ) if !self
+                .out
+                .new_objects
+                .contains_key(&(o.as_object() as *const _ as usize)) =>
+            {
+                if let Some(src) = &x.source {
+                    self.out
+                        .guards
+                        .add(src, super::guards::Check::IdMatch { obj: o.clone() });
+                }
+                o.clone()
+            }
+            (Kind::Tensor(_) | Kind::List(_) | Kind::Dict(_) | Kind::Set(_), Some(src)) => {
+                let o = src.eval(&self.out.frame, vm).map_err(|_| bad_args("id"))?;
+                self.out
+                    .guards
+                    .add(src, super::guards::Check::IdMatch { obj: o.clone() });
+                o
+            }
+            _ => {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::BuiltinCall,
+                    format!(
+                        "id() of {}, which only exists once the graph runs",
+                        x.describe()
+                    ),
+                ));
+            }
+        };
+        Ok(Vt::constant(vm.ctx.new_int(real.get_id()).into()))
+    }
 }
 
-/// Applies `pred` to a class or to each class of a tuple.
-fn cls_matches(
-    cls: &PyObjectRef,
-    vm: &VirtualMachine,
-    pred: impl Fn(&PyObjectRef) -> bool,
-) -> bool {
-    fn go(cls: &PyObjectRef, pred: &dyn Fn(&PyObjectRef) -> bool) -> bool {
-        match cls.downcast_ref::<PyTuple>() {
-            Some(t) => t.as_slice().iter().any(|c| go(c, pred)),
-            None => pred(cls),
+impl Tracer<'_> {
+    /// `max(a, b)` / `min(a, b)` of two one-element tensors of the same shape and dtype: Python
+    /// keeps `a` unless `b > a` (`b < a` for min), which `torch.where(b > a, b, a)` computes
+    /// exactly (NaNs included). Other mixes of tensors need their values (eager raises for
+    /// several elements, and a tensor against a number returns one or the other's type).
+    fn min_max_of_tensors(&mut self, max: bool, items: &[Vt]) -> Option<Result<Vt, GraphBreak>> {
+        let [a, b] = items else {
+            return None;
+        };
+        let (ta, tb) = (a.as_tensor()?, b.as_tensor()?);
+        if ta.meta.shape != tb.meta.shape
+            || ta.meta.dtype != tb.meta.dtype
+            || ta.meta.shape.iter().product::<usize>() != 1
+        {
+            return None;
         }
+        let cmp = if max { 4 } else { 0 }; // `>` / `<`
+        Some((|| {
+            let cond = self.compare(cmp, b.clone(), a.clone())?;
+            let f = bridge::torch_attr("where", self.vm).ok_or_else(|| bad_args("max"))?;
+            let f = wrap_unguarded(f, self.vm);
+            self.call_vt(f, vec![cond, b.clone(), a.clone()], Vec::new())
+        })())
     }
-    let _ = vm;
-    go(cls, &pred)
 }

@@ -38,6 +38,8 @@ pub struct CodeCache {
 
 thread_local! {
     static CACHE: RefCell<HashMap<usize, CodeCache>> = RefCell::new(HashMap::new());
+    /// Code objects `torch.compile` was given (kept alive, so addresses are not reused).
+    static ALWAYS_OPTIMIZE: RefCell<HashMap<usize, PyRef<PyCode>>> = RefCell::new(HashMap::new());
     static NEXT_FRAME_ID: RefCell<u32> = const { RefCell::new(0) };
 }
 
@@ -124,4 +126,16 @@ pub fn stats() -> (usize, usize) {
             c.values().map(|e| e.entries.len()).sum(),
         )
     })
+}
+
+/// Marks `code` as the target of a `torch.compile` call: compiled even in a skipped file.
+pub fn set_always_optimized(code: PyRef<PyCode>) {
+    ALWAYS_OPTIMIZE.with(|a| {
+        a.borrow_mut().insert(key(code.as_object()), code);
+    });
+}
+
+/// Whether `code` is the target of a `torch.compile` call.
+pub fn always_optimized(code: &PyObject) -> bool {
+    ALWAYS_OPTIMIZE.with(|a| a.borrow().contains_key(&key(code)))
 }

@@ -125,6 +125,13 @@ impl Tracer<'_> {
             Kind::Class(c) if super::variables::named_tuple::fields(&c, self.vm).is_some() => self
                 .construct_named_tuple(&c, args, kwargs)
                 .unwrap_or_else(|| Err(unsupported_call(&callee))),
+            Kind::Class(c)
+                if args.len() == 1
+                    && kwargs.is_empty()
+                    && let Some(r) = self.enum_lookup(&c, &args[0], false) =>
+            {
+                r
+            }
             Kind::Class(c) => match self.call_stdlib_class(&c, &args, &kwargs) {
                 Some(r) => r,
                 None => self
@@ -132,7 +139,35 @@ impl Tracer<'_> {
                     .unwrap_or_else(|| Err(unsupported_call(&callee))),
             },
             Kind::Partial(p) => self.call_partial(&p, args, kwargs),
+            Kind::Object(o)
+                if kwargs.is_empty()
+                    && ["__setattr__", "__delattr__"].iter().any(|n| {
+                        self.vm
+                            .ctx
+                            .types
+                            .object_type
+                            .as_object()
+                            .get_attr(*n, self.vm)
+                            .is_ok_and(|f| f.is(&o))
+                    }) =>
+            {
+                let delete = o
+                    .get_attr("__name__", self.vm)
+                    .is_ok_and(|n| n.str(self.vm).is_ok_and(|s| s.to_string() == "__delattr__"));
+                self.object_setattr(&args, delete)
+            }
             Kind::Object(o) => {
+                if let Some(r) = self.call_bound_builtin(&o, &args, &kwargs) {
+                    return r;
+                }
+                if let Some(r) = self.call_methodcaller(&o, args.clone()) {
+                    return r;
+                }
+                if let Some(r) =
+                    self.call_lru_cache_wrapper(&o, &callee, args.clone(), kwargs.clone())
+                {
+                    return r;
+                }
                 if let Some(r) = self.call_getter(&o, args.clone()) {
                     if let Some(src) = &callee.source {
                         // The getter's keys were read off this object: it must stay the same.
@@ -503,6 +538,7 @@ fn bind_arguments(
         locals[next] = Some(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
             items: varkw,
             mutated: false,
+            ..Default::default()
         })))));
     }
     // Free variables come from the closure, in order, at the end of localsplus.

@@ -124,23 +124,11 @@ pub fn compile_graph(
                 Err(_) if name == "inductor" => rynamo_backend::global()
                     .lookup("dynasm")
                     .unwrap_or_else(|_| Arc::new(EagerBackend)),
-                Err(_) if name == "aot_eager" => Arc::new(EagerBackend),
+                Err(_) if name.starts_with("aot_eager") => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
             let exe = if needs_autograd(out) {
-                // Until regions get a compiled backward (AOTAutograd), a region whose inputs
-                // require grad runs node by node through the dispatcher, recording the same
-                // history eager code would.
-                let no_grad = graph
-                    .nodes()
-                    .iter()
-                    .map(|n| {
-                        n.outputs
-                            .iter()
-                            .any(|&o| out.no_grad_values.contains(&graph.value(o).name))
-                    })
-                    .collect();
-                rynamo_backend::EagerExecutable::recording(graph, no_grad)
+                super::aot::compile_for_training(graph, out, name, &*backend)
             } else {
                 backend.compile(graph)
             }
@@ -158,6 +146,14 @@ pub fn compile_graph(
         }
         BackendSpec::Callable(f) => {
             let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
+            // `aot_autograd` backends split the graph through this handle.
+            if needs_autograd(out)
+                && let Some(graphs) = super::aot::graphs_for(graph, out)
+            {
+                let handle = super::aot_module::PyAotHandle::object(graphs, vm);
+                gm.set_attr("_rynamo_aot", handle, vm)
+                    .map_err(|e| py_err_text(&e, vm))?;
+            }
             let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
             let examples = vm.ctx.new_list(examples);
             let compiled = f

@@ -50,8 +50,11 @@ impl FrameHandler for ConvertFrame {
         if action == Action::Skip {
             return Ok(FrameAction::RunUnchanged);
         }
-        if action == Action::Default && is_skipped_file(code) {
-            cache::set_action(code, Action::Skip);
+        if action == Action::Default
+            && is_skipped_file(code)
+            && !cache::always_optimized(code.as_object())
+        {
+            // Not cached as a skip: the same code may be the target of a later torch.compile.
             return Ok(FrameAction::RunUnchanged);
         }
         let Some(fv) = bind_frame(frame.func, code, frame.args, vm)? else {
@@ -553,15 +556,17 @@ fn run_entry(
     }
 }
 
-/// Frames of the frozen standard library and of the `torch` package itself are never compiled
-/// as frames of their own (Dynamo's skipfiles); calls into them from user code are still inlined
-/// where Dynamo can trace them. `torch.nn` is the exception, as in Dynamo's inline list: a
-/// compiled built-in layer (`torch.compile(nn.Sequential(...))`) traces its `forward`. Frozen
-/// modules are named by module, not by a `.py` path.
+/// Frames of the frozen standard library and of the `torch` package itself (`torch.nn`
+/// included) are never compiled as frames of their own (Dynamo's skipfiles: its inline list,
+/// `torch.nn` among it, applies to calls from traced code, which are still inlined). A
+/// function `torch.compile` was given is compiled wherever it lives (Dynamo's
+/// `always_optimize_code_objects`: `Module.__call__` of a compiled user module, the wrapper
+/// `torch._dynamo.eval_frame` puts around a built-in layer); resume functions follow their
+/// file. So a layer built or run between two graphs (its `__init__`, a call in a skipped
+/// frame) runs eagerly, as in PyTorch. Frozen modules are named by module, not by a `.py` path.
 fn is_skipped_file(code: &PyCode) -> bool {
     let path = code.code.source_path.as_str();
-    let traced_torch = path == "torch.nn" || path.starts_with("torch.nn.");
-    !(path.ends_with(".py") || path.starts_with('<') || traced_torch)
+    !(path.ends_with(".py") || path.starts_with('<'))
 }
 
 fn first_line(code: &PyCode) -> u32 {

@@ -45,6 +45,12 @@ pub enum GraphBreakKind {
     ForbiddenCallable,
     /// An exception raised in traced code that no traced frame handles.
     ObservedException,
+    /// An attribute Dynamo does not model on this kind of value: its answer would be a guess.
+    UnmodelledAttribute,
+    /// A method of a Python value (a container, a constant) that Dynamo does not model.
+    UnmodelledMethod,
+    /// `Tensor.backward()`, `torch.autograd.backward` or `torch.autograd.grad` in the region.
+    AutogradCall,
 }
 
 /// A hint that applies to breaks users cannot remove.
@@ -72,6 +78,9 @@ impl GraphBreakKind {
         Self::UnsupportedContextManager,
         Self::ForbiddenCallable,
         Self::ObservedException,
+        Self::UnmodelledAttribute,
+        Self::UnmodelledMethod,
+        Self::AutogradCall,
     ];
 
     /// The stable code (`GB0001`, ...). Never reused or renumbered.
@@ -94,6 +103,9 @@ impl GraphBreakKind {
             Self::UnsupportedContextManager => "GB0015",
             Self::ForbiddenCallable => "GB0016",
             Self::ObservedException => "GB0017",
+            Self::UnmodelledAttribute => "GB0018",
+            Self::UnmodelledMethod => "GB0019",
+            Self::AutogradCall => "GB0020",
         }
     }
 
@@ -117,6 +129,9 @@ impl GraphBreakKind {
             Self::UnsupportedContextManager => "Unsupported context manager",
             Self::ForbiddenCallable => "Attempt to trace a forbidden callable",
             Self::ObservedException => "Observed exception",
+            Self::UnmodelledAttribute => "Unsupported attribute access",
+            Self::UnmodelledMethod => "Unsupported method call",
+            Self::AutogradCall => "Unsupported Tensor.backward() call",
         }
     }
 
@@ -165,6 +180,15 @@ impl GraphBreakKind {
             }
             Self::ObservedException => {
                 "Dynamo found no exception handler at the top-level compiled function when encountering an exception. Exception will propagate outside the compiled region."
+            }
+            Self::UnmodelledAttribute => {
+                "Dynamo does not model this attribute of this kind of value (reading it, or whether it exists), so it runs eagerly instead of guessing."
+            }
+            Self::UnmodelledMethod => {
+                "Dynamo does not know how to trace this method of this kind of value, so it runs eagerly instead of guessing."
+            }
+            Self::AutogradCall => {
+                "Dynamo currently does not support tracing `Tensor.backward()` when trace_autograd_ops is off."
             }
         }
     }
@@ -223,6 +247,18 @@ impl GraphBreakKind {
                 "Dynamo has detected that tracing the code will result in an error when running in eager. Please double check that your code doesn't contain a similar error when actually running eager/uncompiled.",
                 "Catch the exception inside the compiled function if it is expected.",
             ],
+            Self::UnmodelledAttribute => vec![
+                "Read the attribute outside the compiled region, or pass its value in as an argument.",
+                SUPPORTABLE,
+            ],
+            Self::UnmodelledMethod => vec![
+                "Avoid calling this method in the compiled region, or call it outside and pass the result in.",
+                SUPPORTABLE,
+            ],
+            Self::AutogradCall => vec![
+                "The forward graph before the call is compiled for training and its backward runs compiled; the backward call itself runs eagerly.",
+                FUNDAMENTAL,
+            ],
         }
     }
 }
@@ -269,6 +305,26 @@ impl GraphBreak {
         );
         b.raised = Some(exc);
         b
+    }
+
+    /// Whether this is the trace raising an exception of class `cls` (or a subclass): what
+    /// `hasattr` and `getattr(obj, name, default)` catch (`AttributeError`), where any other
+    /// break means the answer is not known.
+    pub fn is_raised(
+        &self,
+        cls: &rustpython_vm::Py<rustpython_vm::builtins::PyType>,
+        vm: &rustpython_vm::VirtualMachine,
+    ) -> bool {
+        match self.raised.as_ref().map(|r| &r.kind) {
+            Some(super::variables::Kind::Exception(e)) => e
+                .cls
+                .downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some_and(|t| t.fast_issubclass(cls)),
+            _ => {
+                let _ = vm;
+                false
+            }
+        }
     }
 
     /// The one-line reason `explain()` and the `graph_breaks` log show.

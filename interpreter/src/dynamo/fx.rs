@@ -99,22 +99,25 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             Some(FxTarget::Host {
                 func,
                 args: host_args,
+                kwargs: host_kwargs,
             }) => {
                 let inputs = match n.args.first() {
                     Some(Value::TensorList(ts)) => ts.clone(),
                     _ => Vec::new(),
                 };
-                let call_args = host_args
-                    .iter()
-                    .map(|a| match a {
-                        super::host_call::HostArg::Tensor(k) => value_node(inputs[*k], &nodes, vm),
-                        super::host_call::HostArg::Const(c) => Ok(c.clone()),
-                    })
-                    .collect::<PyResult<Vec<_>>>()?;
+                let arg = |a: &super::host_call::HostArg| match a {
+                    super::host_call::HostArg::Tensor(k) => value_node(inputs[*k], &nodes, vm),
+                    super::host_call::HostArg::Const(c) => Ok(c.clone()),
+                };
+                let call_args = host_args.iter().map(arg).collect::<PyResult<Vec<_>>>()?;
+                let call_kwargs = vm.ctx.new_dict();
+                for (k, a) in host_kwargs {
+                    call_kwargs.set_item(k.as_str(), arg(a)?, vm)?;
+                }
                 vm.call_method(
                     &g,
                     "call_function",
-                    (func.clone(), vm.ctx.new_tuple(call_args), vm.ctx.new_dict()),
+                    (func.clone(), vm.ctx.new_tuple(call_args), call_kwargs),
                 )?
             }
             Some(FxTarget::Function(f)) if !vm.is_none(f) => {
@@ -123,10 +126,22 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             Some(FxTarget::Method(name)) => {
                 vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?
             }
-            _ => {
-                let f = bridge::torch_attr(n.op.py_name(), vm).unwrap_or_else(|| vm.ctx.none());
-                vm.call_method(&g, "call_function", (f, args, kwargs))?
-            }
+            _ => match bridge::torch_attr(n.op.py_name(), vm) {
+                Some(f) => vm.call_method(&g, "call_function", (f, args, kwargs))?,
+                // Graphs not traced from user code (AOT's forward and backward) name ops that
+                // are only Tensor methods (`expand`) or `torch.nn.functional` functions.
+                None if n.op.flags().contains(rynamo_graph::OpFlags::METHOD) => vm.call_method(
+                    &g,
+                    "call_method",
+                    (n.op.py_name().to_string(), args, kwargs),
+                )?,
+                None => {
+                    let f = bridge::import_module("torch.nn.functional", vm)
+                        .and_then(|m| m.get_attr(n.op.py_name(), vm))
+                        .unwrap_or_else(|_| vm.ctx.none());
+                    vm.call_method(&g, "call_function", (f, args, kwargs))?
+                }
+            },
         };
         if let Some(meta) = node.get_attr("meta", vm).ok()
             && let Some(info) = info
@@ -159,8 +174,12 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                 vm,
             );
         }
+        // A one-output op returns its tensor; a `Tensor[]` or tuple op returns a sequence even
+        // with one piece (`torch.split(x, 1)` of one row), read through `getitem`.
+        let sequence = !matches!(n.op.schema().returns, rynamo_graph::Returns::Tensor)
+            && n.op != rynamo_graph::Op::HostCall;
         match n.outputs.as_slice() {
-            [one] => nodes[one.0 as usize] = Some(node),
+            [one] if !sequence => nodes[one.0 as usize] = Some(node),
             many => {
                 let getitem = vm.import("operator", 0)?.get_attr("getitem", vm)?;
                 for (k, o) in many.iter().enumerate() {

@@ -143,6 +143,15 @@ pub enum Check {
         /// The value seen while tracing.
         obj: PyObjectRef,
     },
+    /// `hasattr(x, name) == present` (HASATTR): what a trace that found an attribute missing
+    /// (so `hasattr` was False, `getattr`'s default was used, `except AttributeError` ran)
+    /// assumed about the object.
+    HasAttr {
+        /// The attribute.
+        name: String,
+        /// Whether it existed while tracing.
+        present: bool,
+    },
 }
 
 impl Check {
@@ -155,6 +164,16 @@ impl Check {
             Check::Length(_) => "LENGTH_CHECK",
             Check::DictKeys(_) => "DICT_KEYS_MATCH",
             Check::ValueMatch { .. } => "EQUALS_MATCH",
+            Check::HasAttr { .. } => "HASATTR",
+        }
+    }
+
+    /// Whether `other` checks the same thing (one guard per source and kind; `HASATTR` once
+    /// per attribute).
+    fn same_key(&self, other: &Check) -> bool {
+        match (self, other) {
+            (Check::HasAttr { name: a, .. }, Check::HasAttr { name: b, .. }) => a == b,
+            _ => self.kind_name() == other.kind_name(),
         }
     }
 
@@ -175,6 +194,10 @@ impl Check {
                 meta.strides
             ),
             Check::Length(n) => format!("len({src}) == {n}"),
+            Check::HasAttr { name, present } => format!(
+                "{}hasattr({src}, '{name}')",
+                if *present { "" } else { "not " }
+            ),
             Check::ValueMatch { obj } => format!("{src} == {}", obj_repr(obj)),
             Check::DictKeys(keys) => format!(
                 "list({src}.keys()) == [{}]",
@@ -235,6 +258,10 @@ impl Check {
             Check::ValueMatch { obj } => {
                 let ok = value.class().is(obj.class()) && vm.bool_eq(value, obj).unwrap_or(false);
                 if ok { Ok(()) } else { fail() }
+            }
+            Check::HasAttr { name, present } => {
+                let has = value.get_attr(&vm.ctx.new_str(name.as_str()), vm).is_ok();
+                if has == *present { Ok(()) } else { fail() }
             }
             Check::Length(n) => match value.length(vm) {
                 Ok(len) if len == *n => Ok(()),
@@ -394,7 +421,7 @@ impl GuardSet {
         let dup = self
             .guards
             .iter()
-            .any(|g| g.source == *source && g.check.kind_name() == check.kind_name());
+            .any(|g| g.source == *source && g.check.same_key(&check));
         if !dup {
             self.guards.push(Guard {
                 source: source.clone(),

@@ -31,6 +31,7 @@ struct PyCallee {
     func: PyObjectRef,
     name: String,
     args: Vec<HostArg>,
+    kwargs: Vec<(String, HostArg)>,
     metas: Vec<TensorMeta>,
 }
 
@@ -58,21 +59,26 @@ impl HostCallee for PyCallee {
             )));
         }
         thread::with_current_vm(|vm| {
-            let args: Vec<PyObjectRef> = self
-                .args
+            let value = |a: &HostArg| match a {
+                HostArg::Tensor(i) => bridge::wrap_tensor(inputs[*i].clone(), vm),
+                HostArg::Const(c) => c.clone(),
+            };
+            let args: Vec<PyObjectRef> = self.args.iter().map(value).collect();
+            let kwargs: rustpython_vm::function::KwArgs = self
+                .kwargs
                 .iter()
-                .map(|a| match a {
-                    HostArg::Tensor(i) => bridge::wrap_tensor(inputs[*i].clone(), vm),
-                    HostArg::Const(c) => c.clone(),
-                })
+                .map(|(k, a)| (k.clone(), value(a)))
                 .collect();
-            let r = self.func.call(args, vm).map_err(|e| {
-                rynamo_graph::Error::BadArgs(format!(
-                    "{} raised: {}",
-                    self.name,
-                    super::fx::error_text(&e, vm)
-                ))
-            })?;
+            let r = self
+                .func
+                .call(rustpython_vm::function::FuncArgs::new(args, kwargs), vm)
+                .map_err(|e| {
+                    rynamo_graph::Error::BadArgs(format!(
+                        "{} raised: {}",
+                        self.name,
+                        super::fx::error_text(&e, vm)
+                    ))
+                })?;
             flatten_tensors(&r).map_err(rynamo_graph::Error::BadArgs)
         })
     }
@@ -112,16 +118,13 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
-        if !kwargs.is_empty() {
-            return Err(GraphBreak::new(
-                GraphBreakKind::UnsupportedCall,
-                format!("allow_in_graph function {name} called with keyword arguments"),
-            ));
-        }
         let mut template = Vec::with_capacity(args.len());
         let mut tensors = Vec::new();
         let mut examples = Vec::new();
-        for a in &args {
+        // Keyword arguments go after the positional ones in the same tensor list.
+        let npos = args.len();
+        let all: Vec<&Vt> = args.iter().chain(kwargs.iter().map(|(_, v)| v)).collect();
+        for a in all {
             match &a.kind {
                 Kind::Tensor(t) => {
                     template.push(HostArg::Tensor(tensors.len()));
@@ -146,11 +149,26 @@ impl Tracer<'_> {
                 }
             }
         }
+        let kw_template: Vec<(String, HostArg)> = kwargs
+            .iter()
+            .map(|(k, _)| k.clone())
+            .zip(template.split_off(npos))
+            .collect();
+        let kw_examples: rustpython_vm::function::KwArgs = kwargs
+            .iter()
+            .map(|(k, _)| k.clone())
+            .zip(examples.split_off(npos))
+            .collect();
         // Output shapes: one call on zero-filled tensors, with Dynamo off.
         let probe = crate::eval_frame::with_callback_state(
             crate::eval_frame::CallbackState::Disabled,
             vm,
-            || func.call(examples, vm),
+            || {
+                func.call(
+                    rustpython_vm::function::FuncArgs::new(examples, kw_examples),
+                    vm,
+                )
+            },
         );
         let r = probe.map_err(|e| {
             GraphBreak::new(
@@ -169,6 +187,7 @@ impl Tracer<'_> {
             func: func.clone(),
             name: name.to_owned(),
             args: template.clone(),
+            kwargs: kw_template.clone(),
             metas,
         }));
         let rg = args
@@ -181,6 +200,7 @@ impl Tracer<'_> {
             FxTarget::Host {
                 func: func.clone(),
                 args: template,
+                kwargs: kw_template,
             },
             rg,
         )?;

@@ -26,6 +26,10 @@ pub enum Artifact {
     Graph,
     /// `output_code`: kernels the backend generated.
     OutputCode,
+    /// `aot_graphs`: the forward and backward graphs of compiled training regions.
+    AotGraphs,
+    /// `aot_joint_graph`: their joint forward-backward graphs.
+    AotJointGraph,
     /// `dynamo` at INFO (`dynamo`) or DEBUG (`+dynamo`).
     Dynamo,
     /// `+dynamo`: debug-level tracing of every instruction.
@@ -42,6 +46,8 @@ impl Artifact {
         ("graph_code", Artifact::GraphCode),
         ("graph", Artifact::Graph),
         ("output_code", Artifact::OutputCode),
+        ("aot_graphs", Artifact::AotGraphs),
+        ("aot_joint_graph", Artifact::AotJointGraph),
         ("dynamo", Artifact::Dynamo),
     ];
 
@@ -65,6 +71,9 @@ impl Artifact {
             Artifact::GraphCode | Artifact::Graph => "torch/_dynamo/output_graph.py",
             Artifact::GraphBreaks => "torch/_dynamo/symbolic_convert.py",
             Artifact::OutputCode => "torch/_inductor/graph.py",
+            Artifact::AotGraphs | Artifact::AotJointGraph => {
+                "torch/_functorch/_aot_autograd/graph_capture.py"
+            }
             Artifact::Dynamo | Artifact::DynamoDebug => "torch/_dynamo/convert_frame.py",
         }
     }

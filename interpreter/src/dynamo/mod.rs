@@ -11,6 +11,8 @@
 //!                                ──> compile (recipes, DCE, backend) ──> cache entry
 //! ```
 
+pub mod aot;
+pub mod aot_module;
 pub mod attribute;
 pub mod bind_args;
 pub mod bridge;
@@ -23,6 +25,7 @@ pub mod codegen;
 pub mod compile;
 pub mod config;
 pub mod container_methods;
+pub mod container_proxy;
 pub mod convert_frame;
 pub mod exc;
 pub mod fx;
@@ -41,7 +44,9 @@ pub mod resume;
 pub mod side_effects;
 pub mod source;
 pub mod stats;
+pub mod stdlib_classes;
 pub mod symbolic_convert;
+pub mod tensor_args;
 pub mod tensor_literal;
 pub mod tensor_ops;
 pub mod trace_structured;

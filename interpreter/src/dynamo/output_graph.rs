@@ -39,6 +39,8 @@ pub enum FxTarget {
         func: PyObjectRef,
         /// Its arguments.
         args: Vec<super::host_call::HostArg>,
+        /// Its keyword arguments.
+        kwargs: Vec<(String, super::host_call::HostArg)>,
     },
 }
 

@@ -63,6 +63,14 @@ impl Tracer<'_> {
             "_functools" | "functools" if name == "reduce" && kwargs.is_empty() => {
                 Some(self.functools_reduce(args.to_vec()))
             }
+            "itertools" if name == "tee" => Some(self.call_polyfill("tee", args, kwargs)),
+            _ if name == "from_iterable"
+                && obj
+                    .get_attr("__self__", self.vm)
+                    .is_ok_and(|c| module_of(&c, self.vm).as_deref() == Some("itertools")) =>
+            {
+                Some(self.call_polyfill("chain_from_iterable", args, kwargs))
+            }
             _ => None,
         }
     }
@@ -75,10 +83,12 @@ impl Tracer<'_> {
         args: &[Vt],
         kwargs: &[(String, Vt)],
     ) -> Result<Vt, GraphBreak> {
-        let consts = self.all_consts(args);
+        // Constants, and fresh copies of containers of them (`math.prod([1, 2])`): these
+        // functions neither keep nor change their arguments.
+        let consts = super::variables::python_value::python_values(args, self.vm);
         let kw: Option<Vec<(String, PyObjectRef)>> = kwargs
             .iter()
-            .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))
+            .map(|(k, v)| self.python_value(v).map(|c| (k.clone(), c)))
             .collect();
         match (consts, kw) {
             (Some(c), Some(kw)) => self.fold(obj, c, kw),
@@ -88,10 +98,88 @@ impl Tracer<'_> {
         }
     }
 
+    /// A builtin method bound to a class that Dynamo models through a polyfill
+    /// (`itertools.chain.from_iterable`); `None` for anything else.
+    pub(crate) fn call_bound_builtin(
+        &mut self,
+        o: &PyObjectRef,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Option<Result<Vt, GraphBreak>> {
+        let vm = self.vm;
+        let owner = o.get_attr("__self__", vm).ok()?;
+        let name = o.get_attr("__name__", vm).ok()?.str(vm).ok()?.to_string();
+        // A method bound to an immutable constant (`keyword.iskeyword`, which is
+        // `frozenset(kwlist).__contains__`): pure on constant arguments.
+        if matches!(wrap_unguarded(owner.clone(), vm).kind, Kind::Const(_))
+            && let Some(a) = super::variables::python_value::python_values(args, vm)
+            && kwargs.is_empty()
+        {
+            return Some(self.fold(o, a, Vec::new()));
+        }
+        // `cls.__subclasses__()` / `cls.mro()`: what the class hierarchy is now (Dynamo answers
+        // these from the live classes too).
+        if matches!(name.as_str(), "__subclasses__" | "mro")
+            && owner
+                .downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some()
+            && args.is_empty()
+            && kwargs.is_empty()
+        {
+            return Some(self.fold(o, Vec::new(), Vec::new()));
+        }
+        let chain = super::bridge::import_module("itertools", vm)
+            .and_then(|m| m.get_attr("chain", vm))
+            .ok()?;
+        (owner.is(&chain) && name == "from_iterable")
+            .then(|| self.call_polyfill("chain_from_iterable", args, kwargs))
+    }
+
+    /// A generator function of `torch/_dynamo/polyfills.py`, called with these arguments (its
+    /// body is traced lazily, like any generator's).
+    pub(crate) fn call_polyfill(
+        &mut self,
+        name: &str,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let f = super::bridge::import_module("torch._dynamo.polyfills", self.vm)
+            .and_then(|m| m.get_attr(&self.vm.ctx.new_str(name), self.vm))
+            .map_err(|_| unsupported(format!("polyfill {name}")))?;
+        self.call_vt(wrap_unguarded(f, self.vm), args.to_vec(), kwargs.to_vec())
+    }
+
     /// `operator.<name>(*args)`: the operator itself.
     fn call_operator(&mut self, name: &str, args: Vec<Vt>) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let bad = || unsupported(format!("operator.{name} with these arguments"));
+        if let Some(consts) = self.all_consts(&args)
+            && !matches!(name, "setitem" | "delitem")
+            && let Some(f) = self.operator_fn(name)
+        {
+            // On constants every `operator` function is the pure operation it names.
+            return self.fold(&f, consts, vec![]);
+        }
+        // Functions that only read their arguments and return a new constant: on fresh copies
+        // (converted together, so aliasing between the arguments survives). Not `getitem` and
+        // kin (they return parts of the argument, which a copy would not be) nor in-place ones.
+        if matches!(
+            name,
+            "countOf" | "indexOf" | "contains" | "length_hint" | "truth" | "not_"
+        ) && let Some(values) = super::variables::python_value::python_values(&args, vm)
+            && let Some(f) = self.operator_fn(name)
+        {
+            return self.fold(&f, values, vec![]);
+        }
+        if let ("length_hint", [x, ..]) | ("index", [x]) = (name, args.as_slice())
+            && !matches!(x.kind, Kind::Const(_))
+        {
+            let len = self.vm.builtins.get_attr("len", vm).map_err(|_| bad())?;
+            return match name {
+                "length_hint" => self.call_builtin(&len, "len", vec![x.clone()], vec![]),
+                _ => Err(bad()),
+            };
+        }
         if let Some(i) = BINARY_OPS.iter().position(|(py, ..)| *py == name) {
             let [a, b] = <[Vt; 2]>::try_from(args).map_err(|_| bad())?;
             return self.binary(i, a, b);
@@ -176,9 +264,9 @@ impl Tracer<'_> {
         kwargs: &[(String, Vt)],
     ) -> Option<Result<Vt, GraphBreak>> {
         let vm = self.vm;
-        // `torch.finfo(dtype)` / `torch.iinfo(dtype)` of a constant dtype: immutable facts about
-        // the dtype, made for real while tracing (their attributes are constants).
-        if ["finfo", "iinfo"]
+        // `torch.finfo(dtype)` / `torch.iinfo(dtype)` of a constant dtype, `torch.device("cpu")`:
+        // immutable values, made for real while tracing (their attributes are constants).
+        if ["finfo", "iinfo", "device"]
             .iter()
             .any(|n| super::bridge::torch_attr(n, vm).is_some_and(|c| c.is(cls)))
             && kwargs.is_empty()
@@ -200,7 +288,19 @@ impl Tracer<'_> {
             .to_str()?
             .to_owned();
         match (module.as_str(), name.as_str()) {
+            ("collections", n) => self.construct_collection(cls, n, args, kwargs),
             ("functools", "partial") => Some(self.make_partial(args, kwargs)),
+            // Lazy ones (and `islice` over an iterator someone holds): polyfill generators.
+            ("itertools", "starmap" | "takewhile" | "dropwhile" | "cycle" | "groupby") => {
+                Some(self.call_polyfill(&name, args, kwargs))
+            }
+            ("itertools", "islice")
+                if args
+                    .first()
+                    .is_some_and(|a| matches!(a.kind, Kind::Iter(_) | Kind::Generator(_))) =>
+            {
+                Some(self.call_polyfill("islice", args, kwargs))
+            }
             ("itertools", "accumulate") => Some(self.itertools_accumulate(cls, args, kwargs)),
             ("itertools", "repeat") => Some(self.itertools_repeat(args, kwargs)),
             // Infinite: its Python polyfill, a generator Dynamo runs lazily.
@@ -218,7 +318,7 @@ impl Tracer<'_> {
                 let spec = ITERTOOLS.iter().find(|(n, _)| *n == other)?;
                 Some(self.itertools_tokens(cls, other, spec.1, args, kwargs))
             }
-            ("operator", "itemgetter" | "attrgetter") => {
+            ("operator", "itemgetter" | "attrgetter" | "methodcaller") => {
                 // Immutable helpers: made for real from constants, applied when called.
                 let consts = self.all_consts(args)?;
                 if !kwargs.is_empty() {
@@ -515,6 +615,7 @@ fn map_tokens(
             super::variables::ListVar {
                 items: mapped,
                 mutated: false,
+                ..Default::default()
             },
         )))));
     }

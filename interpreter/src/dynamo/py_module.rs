@@ -81,6 +81,33 @@ mod dynamo_module {
 
     static NEXT_CONFIG_ID: AtomicU64 = AtomicU64::new(1);
 
+    thread_local! {
+        /// Backend identities and their config ids: compiled entries belong to a backend, not
+        /// to one `torch.compile` wrapper (PyTorch's cache entries compare the backend object),
+        /// so two wrappers of one function with the same backend share the code's entries.
+        /// Callable backends are kept alive here, so their addresses are never reused.
+        static BACKEND_IDS: std::cell::RefCell<Vec<(BackendSpec, u64)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// The config id of a backend: the same for the same backend name or callable object.
+    fn backend_id(backend: &BackendSpec) -> u64 {
+        BACKEND_IDS.with(|ids| {
+            let mut ids = ids.borrow_mut();
+            let found = ids.iter().find(|(b, _)| match (b, backend) {
+                (BackendSpec::Native(a), BackendSpec::Native(b)) => a == b,
+                (BackendSpec::Callable(a), BackendSpec::Callable(b)) => a.is(b),
+                _ => false,
+            });
+            if let Some((_, id)) = found {
+                return *id;
+            }
+            let id = NEXT_CONFIG_ID.fetch_add(1, Ordering::Relaxed);
+            ids.push((backend.clone(), id));
+            id
+        })
+    }
+
     #[derive(Debug)]
     enum CallMode {
         Compile(Arc<CompileConfig>),
@@ -174,12 +201,25 @@ mod dynamo_module {
         vm: &VirtualMachine,
     ) -> PyResult<PyCompiledFunction> {
         let backend = backend_spec(backend, vm)?;
+        let id = backend_id(&backend);
+        // The function's own code is compiled even when it lives in a skipped file
+        // (`Module.__call__` of `torch.compile(module)`).
+        let target = func
+            .get_attr("__func__", vm)
+            .unwrap_or_else(|_| func.clone());
+        if let Some(code) = target
+            .get_attr("__code__", vm)
+            .ok()
+            .and_then(|c| c.downcast::<rustpython_vm::builtins::PyCode>().ok())
+        {
+            cache::set_always_optimized(code);
+        }
         Ok(PyCompiledFunction {
             func,
             mode: CallMode::Compile(Arc::new(CompileConfig {
                 backend,
                 fullgraph,
-                id: NEXT_CONFIG_ID.fetch_add(1, Ordering::Relaxed),
+                id,
             })),
         })
     }

@@ -32,6 +32,13 @@ pub enum Recon {
     List(Vec<Recon>),
     /// A new dict.
     Dict(Vec<(PyObjectRef, Recon)>),
+    /// A new `collections.deque` with this `maxlen`.
+    Deque(Option<usize>, Vec<Recon>),
+    /// A new dict of a `collections` class (`OrderedDict`, `Counter`, `defaultdict` with its
+    /// default factory).
+    TypedDict(PyObjectRef, Option<Box<Recon>>, Vec<(PyObjectRef, Recon)>),
+    /// A live view of a rebuilt dict: `d.keys()`, `d.values()`, `d.items()`.
+    DictView(Box<Recon>, super::variables::ViewKind),
     /// A new set of these constants.
     Set(Vec<PyObjectRef>),
     /// A new slice.
@@ -107,13 +114,13 @@ pub fn recon_of(
     match &vt.kind {
         Kind::Tensor(t) => {
             let cur = out.current_value(t);
-            // An input returned (or mutated in place) keeps its identity.
-            let is_input_obj = vt
-                .source
-                .as_ref()
-                .is_some_and(|s| out.inputs.iter().any(|i| i.source == *s));
-            if is_input_obj {
-                return Ok(Recon::Source(vt.source.clone().expect("checked above")));
+            // An input returned (or mutated in place) keeps its identity: a tracker whose
+            // (first) value is a graph input's is that input object, whichever source it was
+            // read through (`y = x` reads `L['y']`, an alias of the input at `L['x']`).
+            if let Some(input) = out.inputs.iter().find(|i| i.value == t.value) {
+                return Ok(Recon::Source(
+                    vt.source.clone().unwrap_or_else(|| input.source.clone()),
+                ));
             }
             Ok(Recon::Output(outputs.index(cur)))
         }
@@ -149,13 +156,16 @@ pub fn recon_of(
                 return Ok(Recon::Source(src.clone()));
             }
             shared(Rc::as_ptr(l) as usize, outputs, |outputs| {
-                Ok(Recon::List(
-                    l.borrow()
-                        .items
-                        .iter()
-                        .map(|i| recon_of(i, out, outputs, vm))
-                        .collect::<Result<_, _>>()?,
-                ))
+                let items = l
+                    .borrow()
+                    .items
+                    .iter()
+                    .map(|i| recon_of(i, out, outputs, vm))
+                    .collect::<Result<_, _>>()?;
+                Ok(match l.borrow().deque {
+                    Some(maxlen) => Recon::Deque(maxlen, items),
+                    None => Recon::List(items),
+                })
             })
         }
         Kind::Dict(d) => {
@@ -163,13 +173,23 @@ pub fn recon_of(
                 return Ok(Recon::Source(src.clone()));
             }
             shared(Rc::as_ptr(d) as usize, outputs, |outputs| {
-                Ok(Recon::Dict(
-                    d.borrow()
-                        .items
-                        .iter()
-                        .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
-                        .collect::<Result<_, GraphBreak>>()?,
-                ))
+                let items = d
+                    .borrow()
+                    .items
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
+                    .collect::<Result<_, GraphBreak>>()?;
+                let (cls, factory) = {
+                    let d = d.borrow();
+                    (d.cls.clone(), d.default_factory.clone())
+                };
+                Ok(match cls {
+                    None => Recon::Dict(items),
+                    Some(c) => {
+                        let f = recon_opt(factory.as_ref(), out, outputs, vm)?;
+                        Recon::TypedDict(c, f, items)
+                    }
+                })
             })
         }
         Kind::Set(s) => {
@@ -184,6 +204,10 @@ pub fn recon_of(
                 outputs,
                 |_| Ok(Recon::Set(items)),
             )
+        }
+        Kind::DictView(d, view) => {
+            let dict = recon_of(&Vt::new(Kind::Dict(d.clone())), out, outputs, vm)?;
+            Ok(Recon::DictView(Box::new(dict), *view))
         }
         Kind::Exception(e) => Ok(Recon::Exception(
             e.cls.clone(),
@@ -368,11 +392,14 @@ impl Builder<'_> {
     ) -> PyResult<()> {
         for (name, v) in attrs {
             let v = self.build(v, vm)?;
-            let name = name
-                .clone()
-                .downcast::<rustpython_vm::builtins::PyStr>()
-                .map_err(|_| vm.new_type_error("attribute name must be a string"))?;
-            obj.set_attr(&name, v, vm)?;
+            // `object.__setattr__`: the attributes the trace stored, without the class's own
+            // hook (a frozen dataclass refuses stores after `__init__`).
+            vm.ctx
+                .types
+                .object_type
+                .as_object()
+                .get_attr("__setattr__", vm)?
+                .call((obj.clone(), name.clone(), v), vm)?;
         }
         Ok(())
     }
@@ -430,11 +457,23 @@ impl Builder<'_> {
                 }
                 d.into()
             }
+            Recon::Deque(..) | Recon::TypedDict(..) => {
+                let obj = self.empty_container(r, vm)?;
+                self.fill(&obj, r, vm)?;
+                obj
+            }
+            Recon::DictView(dict, view) => {
+                let d = self.build(dict, vm)?;
+                vm.call_method(&d, view.method(), ())?
+            }
             Recon::Def(id, inner) => {
                 // Register the container before building its items (it may contain itself).
                 let (obj, fill): (PyObjectRef, bool) = match &**inner {
                     Recon::List(_) => (vm.ctx.new_list(Vec::new()).into(), true),
                     Recon::Dict(_) => (vm.ctx.new_dict().into(), true),
+                    Recon::Deque(..) | Recon::TypedDict(..) => {
+                        (self.empty_container(inner, vm)?, true)
+                    }
                     Recon::NewObject(cls, _) => (new_instance(cls, vm)?, true),
                     Recon::Cell(_) => (new_cell(None, vm)?, true),
                     other => (self.build(other, vm)?, false),
@@ -461,6 +500,7 @@ impl Builder<'_> {
                             }
                         }
                         Recon::NewObject(_, attrs) => self.set_attrs(&obj, attrs, vm)?,
+                        Recon::Deque(..) | Recon::TypedDict(..) => self.fill(&obj, inner, vm)?,
                         Recon::Cell(Some(v)) => {
                             let v = self.build(v, vm)?;
                             obj.set_attr("cell_contents", v, vm)?;
@@ -592,6 +632,49 @@ impl Builder<'_> {
     }
 }
 
+impl Builder<'_> {
+    /// An empty deque or `collections` dict for a [`Recon::Deque`] / [`Recon::TypedDict`].
+    fn empty_container(&mut self, r: &Recon, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        match r {
+            Recon::Deque(maxlen, _) => {
+                let maxlen: PyObjectRef = match maxlen {
+                    Some(n) => vm.ctx.new_int(*n).into(),
+                    None => vm.ctx.none(),
+                };
+                bridge::import_module("collections", vm)?
+                    .get_attr("deque", vm)?
+                    .call((vm.ctx.new_tuple(Vec::new()), maxlen), vm)
+            }
+            Recon::TypedDict(cls, Some(factory), _) => {
+                let f = self.build(factory, vm)?;
+                cls.call((f,), vm)
+            }
+            Recon::TypedDict(cls, None, _) => cls.call((), vm),
+            _ => Err(vm.new_runtime_error("not a container recipe")),
+        }
+    }
+
+    /// Puts a deque's or dict's items into the container made by [`Self::empty_container`].
+    fn fill(&mut self, obj: &PyObjectRef, r: &Recon, vm: &VirtualMachine) -> PyResult<()> {
+        match r {
+            Recon::Deque(_, items) => {
+                for i in items {
+                    let v = self.build(i, vm)?;
+                    vm.call_method(obj, "append", (v,))?;
+                }
+            }
+            Recon::TypedDict(_, _, items) => {
+                for (k, v) in items {
+                    let v = self.build(v, vm)?;
+                    obj.set_item(&**k, v, vm)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 /// Whether a recipe reads the frame (then it cannot be built without the frame's values).
 pub fn reads_frame(r: &Recon) -> bool {
     match r {
@@ -600,6 +683,11 @@ pub fn reads_frame(r: &Recon) -> bool {
             v.iter().any(reads_frame)
         }
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
+        Recon::Deque(_, v) => v.iter().any(reads_frame),
+        Recon::TypedDict(_, f, v) => {
+            f.as_deref().is_some_and(reads_frame) || v.iter().any(|(_, x)| reads_frame(x))
+        }
+        Recon::DictView(d, _) => reads_frame(d),
         Recon::Slice(p) => p.iter().any(reads_frame),
         Recon::Def(_, inner) | Recon::Attr(inner, _) => reads_frame(inner),
         Recon::BoundMethod(p) => p.iter().any(reads_frame),

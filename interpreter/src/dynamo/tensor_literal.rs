@@ -8,7 +8,7 @@ use std::rc::Rc;
 use rustpython_vm::PyObjectRef;
 use rustpython_vm::function::{FuncArgs, KwArgs};
 
-use super::exc::GraphBreak;
+use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
 use super::variables::{Kind, ListVar, Vt};
 
@@ -57,6 +57,11 @@ impl Tracer<'_> {
         kwargs: &[(String, Vt)],
     ) -> Option<Result<Vt, GraphBreak>> {
         let vm = self.vm;
+        if let [data] = args
+            && data.as_tensor().is_some()
+        {
+            return Some(self.tensor_of_tensor(data, kwargs));
+        }
         let pos = args
             .iter()
             .map(|a| constant_value(a, &mut Vec::new(), vm))
@@ -84,5 +89,41 @@ impl Tracer<'_> {
         };
         let args = pos.into_iter().map(Vt::constant).collect();
         Some(self.call_allowed_in_graph(&func, "tensor", args, Vec::new()))
+    }
+}
+
+impl Tracer<'_> {
+    /// `torch.tensor(t, dtype=None)` of a tensor: a copy (eager warns and copies), detached,
+    /// in the requested dtype; other keywords as `take_call_options` honours them.
+    fn tensor_of_tensor(&mut self, data: &Vt, kwargs: &[(String, Vt)]) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let mut dtype = None;
+        let mut rest = Vec::new();
+        for (k, v) in kwargs {
+            match k.as_str() {
+                "dtype" if !v.as_const().is_some_and(|c| vm.is_none(c)) => dtype = Some(v.clone()),
+                "dtype" => {}
+                _ => rest.push((k.clone(), v.clone())),
+            }
+        }
+        if rest
+            .iter()
+            .any(|(k, _)| !matches!(k.as_str(), "device" | "requires_grad" | "pin_memory"))
+        {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                "torch.tensor(tensor) with these keywords",
+            ));
+        }
+        self.take_call_options(rynamo_graph::Op::overloads("clone"), &mut rest)?;
+        let copy = self.call_tensor_method(data.clone(), "clone", Vec::new(), Vec::new())?;
+        let mut out = match dtype {
+            Some(d) => self.call_tensor_method(copy, "to", vec![d], Vec::new())?,
+            None => copy,
+        };
+        if let Kind::Tensor(t) = &mut out.kind {
+            t.requires_grad = false;
+        }
+        Ok(out)
     }
 }

@@ -12,6 +12,7 @@ use super::bridge::{self, Surface};
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::output_graph::FxTarget;
 use super::symbolic_convert::Tracer;
+use super::tensor_args::device_is_cpu;
 use super::variables::{Kind, TensorVar, Vt};
 
 /// Python binary operators by `BINARY_OP` argument (CPython 3.14 order), with the registry op of
@@ -108,6 +109,10 @@ impl Tracer<'_> {
                 self.out.set_current(t, o.value);
                 return Ok(args[0].clone());
             }
+        }
+        if let rynamo_graph::Returns::List = &op.schema().returns {
+            // `Tensor[]` (split, chunk, unbind): a tuple however many pieces, one included.
+            return Ok(Vt::new(Kind::Tuple(outs)));
         }
         if let rynamo_graph::Returns::Tuple(_) = &op.schema().returns
             && let Some(cls) = bridge::import_module("torch.return_types", self.vm)
@@ -225,18 +230,93 @@ impl Tracer<'_> {
                     "bool() of a tensor",
                 ));
             }
-            "cpu" | "detach" | "cuda" => return Ok(recv),
-            "requires_grad_" => {
-                let flag = args
-                    .first()
-                    .and_then(|a| a.as_const())
-                    .map(|c| c.is(&vm.ctx.true_value))
-                    .unwrap_or(true);
-                let mut out = recv.clone();
-                if let Kind::Tensor(tv) = &mut out.kind {
-                    tv.requires_grad = flag;
+            "cpu" | "cuda" => return Ok(recv),
+            // A tensor that is already contiguous is returned as it is (eager's `contiguous`).
+            "contiguous"
+                if args.is_empty()
+                    && kwargs.is_empty()
+                    && rynamo_tensor::layout::is_contiguous(&t.meta.shape, &t.meta.strides) =>
+            {
+                return Ok(recv);
+            }
+            "detach" if t.requires_grad => {
+                // The graph has no detach op: a view would carry the autograd history.
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "Tensor.detach() of a tensor that requires grad",
+                ));
+            }
+            "detach" => {
+                // A new tensor object sharing the data (not the tensor itself): a same-shape
+                // view (the tensor has no autograd history to drop).
+                let shape = Vt::constant(bridge::make_size(&t.meta.shape, vm));
+                let mut v = self.call_tensor_method(recv, "view", vec![shape], vec![])?;
+                if let Kind::Tensor(tv) = &mut v.kind {
+                    tv.requires_grad = false;
                 }
-                return Ok(out);
+                return Ok(v);
+            }
+            "is_complex" | "is_signed" if args.is_empty() && kwargs.is_empty() => {
+                let v = match name {
+                    // Rynamo has no complex dtypes.
+                    "is_complex" => false,
+                    _ => t.meta.dtype.is_signed(),
+                };
+                return Ok(Vt::constant(vm.ctx.new_bool(v).into()));
+            }
+            "type" if args.is_empty() && kwargs.is_empty() => {
+                return Ok(Vt::constant(
+                    vm.ctx
+                        .new_str(bridge::tensor_type_name(t.meta.dtype))
+                        .into(),
+                ));
+            }
+            "type" if args.len() == 1 && kwargs.is_empty() => {
+                // `x.type(torch.int64)` / `x.type("torch.LongTensor")`: `to` that dtype.
+                let d = match args[0].as_const() {
+                    Some(c) if bridge::dtype_of(c).is_some() => c.clone(),
+                    Some(c) => {
+                        let name = c.str(vm).map(|s| s.to_string()).unwrap_or_default();
+                        let d = bridge::dtype_from_type_name(&name).ok_or_else(|| {
+                            GraphBreak::new(
+                                GraphBreakKind::UnsupportedOperation,
+                                format!("Tensor.type({name:?})"),
+                            )
+                        })?;
+                        bridge::dtype_object(d, vm)
+                    }
+                    None => {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "Tensor.type() of a traced value",
+                        ));
+                    }
+                };
+                return self.call_tensor_method(recv, "to", vec![Vt::constant(d)], vec![]);
+            }
+            "requires_grad_" => {
+                let flag = match args.first().map(|a| a.as_const()) {
+                    None => true,
+                    Some(Some(c)) if c.class().is(vm.ctx.types.bool_type) => {
+                        c.is(&vm.ctx.true_value)
+                    }
+                    Some(_) => {
+                        return Err(GraphBreak::new(
+                            GraphBreakKind::UnsupportedOperation,
+                            "Tensor.requires_grad_() of a non-constant flag",
+                        ));
+                    }
+                };
+                // Setting what is already set changes nothing; anything else changes the real
+                // tensor's autograd state (every alias's, an input's after the call), which the
+                // trace does not model: it runs eagerly.
+                if flag == t.requires_grad {
+                    return Ok(recv);
+                }
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    "Tensor.requires_grad_() changing the flag",
+                ));
             }
             "float" | "double" | "half" | "bfloat16" | "long" | "int" | "short" | "bool"
             | "byte" | "char" => {
@@ -336,10 +416,8 @@ impl Tracer<'_> {
                     [one] if !matches!(one.kind, Kind::Const(_)) => one.clone(),
                     many => Vt::new(Kind::Tuple(many.to_vec())),
                 };
-                let mut kw: Vec<(String, Vt)> = kwargs
-                    .into_iter()
-                    .filter(|(k, _)| k != "device" && k != "requires_grad")
-                    .collect();
+                let mut kw: Vec<(String, Vt)> = kwargs;
+                self.take_call_options(Op::overloads(factory), &mut kw)?;
                 if !kw.iter().any(|(k, _)| k == "dtype") {
                     kw.push((
                         "dtype".into(),
@@ -366,16 +444,41 @@ impl Tracer<'_> {
                         bridge::is_device(c)
                             || c.downcast_ref::<rustpython_vm::builtins::PyStr>().is_some()
                     }) {
+                        // Only the CPU exists: `to("cpu")` changes nothing, another device
+                        // raises eagerly.
+                        if !a.as_const().is_some_and(|c| device_is_cpu(c, vm)) {
+                            return Err(GraphBreak::new(
+                                GraphBreakKind::OpError,
+                                "Tensor.to() a device other than the CPU",
+                            ));
+                        }
                         continue;
                     } else {
                         rest.push(a);
                     }
                 }
-                let kwargs: Vec<_> = kwargs
-                    .into_iter()
-                    .filter(|(k, _)| k != "device" && k != "non_blocking")
-                    .collect();
+                let mut kwargs = kwargs;
+                self.take_call_options(Op::overloads("to"), &mut kwargs)?;
                 if rest.is_empty() && kwargs.iter().all(|(k, _)| k != "dtype") {
+                    return Ok(recv);
+                }
+                // Eager's `to` returns the tensor itself when the dtype already matches and no
+                // copy is asked for (so `x.float() is x` for a float tensor).
+                let dtype_arg = rest
+                    .first()
+                    .or_else(|| kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v));
+                let copy = kwargs
+                    .iter()
+                    .find(|(k, _)| k == "copy")
+                    .map(|(_, v)| v.as_const().map(|c| c.is(&vm.ctx.true_value)));
+                if rest.len() <= 1
+                    && kwargs.iter().all(|(k, _)| k == "dtype" || k == "copy")
+                    && matches!(copy, None | Some(Some(false)))
+                    && dtype_arg
+                        .and_then(|d| d.as_const())
+                        .and_then(|c| bridge::dtype_of(c))
+                        .is_some_and(|d| d == t.meta.dtype)
+                {
                     return Ok(recv);
                 }
                 let mut all = vec![recv];
@@ -411,6 +514,12 @@ impl Tracer<'_> {
             .filter(|o| o.flags().contains(OpFlags::METHOD))
             .collect();
         if overloads.is_empty() {
+            if name == "backward" {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::AutogradCall,
+                    "call_method TensorVariable() backward".to_string(),
+                ));
+            }
             // Methods written in Python on `torch.Tensor` (`torch/__init__.py` installs the
             // `torch._refs*` decompositions as methods, `x.movedim(...)`): inlined with the
             // tensor as their first argument, as a call of the function would be.
@@ -449,6 +558,43 @@ impl Tracer<'_> {
                 return self.call_op_overloads(ops, vec![lhs, rhs], vec![], target);
             }
         }
+        if pyname.starts_with('i') && lhs.as_tensor().is_some() {
+            // `x &= y`, `x @= y`, ... without an in-place registry op: eager computes the
+            // result and copies it into `x` (same object; every alias sees it), refusing a
+            // result dtype that cannot be cast to `x`'s.
+            let out = self.tensor_binary_out_of_place(op_name, pyname, lhs.clone(), rhs)?;
+            let (Some(dst), Some(src)) = (lhs.as_tensor(), out.as_tensor()) else {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::UnsupportedOperation,
+                    format!("operator {pyname} on tensors"),
+                ));
+            };
+            if !rynamo_tensor::can_cast(src.meta.dtype, dst.meta.dtype) {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::OpError,
+                    format!(
+                        "result type {} can't be cast to the desired output type {}",
+                        src.meta.dtype.name(),
+                        dst.meta.dtype.name()
+                    ),
+                ));
+            }
+            return self.call_method(lhs, "copy_", vec![out], Vec::new());
+        }
+        self.tensor_binary_out_of_place(op_name, pyname, lhs, rhs)
+    }
+
+    /// The out-of-place form of a binary operator on tensors.
+    fn tensor_binary_out_of_place(
+        &mut self,
+        op_name: &str,
+        pyname: &str,
+        lhs: Vt,
+        rhs: Vt,
+    ) -> Result<Vt, GraphBreak> {
+        let target = self
+            .operator_fn(pyname)
+            .map_or(FxTarget::Method(op_name.into()), FxTarget::Function);
         let ops = Op::overloads(op_name);
         if ops.is_empty() {
             return Err(GraphBreak::new(
@@ -537,19 +683,49 @@ impl Tracer<'_> {
     }
 
     /// An index expression (`x[0, 1:3, None, ..., mask]`) as index items.
-    fn index_items(&self, index: &Vt) -> Result<Vec<IndexItem<rynamo_graph::ValueId>>, GraphBreak> {
+    fn index_items(
+        &mut self,
+        index: &Vt,
+    ) -> Result<Vec<IndexItem<rynamo_graph::ValueId>>, GraphBreak> {
         let parts: Vec<Vt> = match &index.kind {
             Kind::Tuple(items) => items.clone(),
+            // PyTorch's `treatSequenceAsTuple`: a short list holding a tensor, a sequence, a
+            // slice, `...` or `None` indexes as the tuple of its items.
+            Kind::List(l)
+                if l.borrow().deque.is_none()
+                    && l.borrow().items.len() < 32
+                    && l.borrow().items.iter().any(|i| match &i.kind {
+                        Kind::Tensor(_) | Kind::List(_) | Kind::Tuple(_) | Kind::Slice(_) => true,
+                        Kind::Const(c) => {
+                            self.vm.is_none(c)
+                                || c.is(&self.vm.ctx.ellipsis)
+                                || c.class().is(self.vm.ctx.types.slice_type)
+                                || c.class().is(self.vm.ctx.types.tuple_type)
+                        }
+                        _ => false,
+                    }) =>
+            {
+                l.borrow().items.clone()
+            }
             Kind::Const(c) if c.class().is(self.vm.ctx.types.tuple_type) => c
                 .downcast_ref::<rustpython_vm::builtins::PyTuple>()
                 .map(|t| t.as_slice().iter().cloned().map(Vt::constant).collect())
                 .unwrap_or_default(),
             _ => vec![index.clone()],
         };
-        parts.iter().map(|p| self.index_item(p)).collect()
+        let mut items = Vec::with_capacity(parts.len());
+        for p in &parts {
+            items.push(self.index_item(p)?);
+        }
+        Ok(items)
     }
 
-    fn index_item(&self, p: &Vt) -> Result<IndexItem<rynamo_graph::ValueId>, GraphBreak> {
+    fn index_item(&mut self, p: &Vt) -> Result<IndexItem<rynamo_graph::ValueId>, GraphBreak> {
+        if let Kind::List(l) = &p.kind
+            && l.borrow().deque.is_none()
+        {
+            return self.list_index(p);
+        }
         let vm = self.vm;
         let bad = || {
             GraphBreak::new(
@@ -565,6 +741,21 @@ impl Tracer<'_> {
             }
         };
         match &p.kind {
+            Kind::Tensor(t)
+                if t.meta.shape.is_empty()
+                    && t.meta.dtype.is_integral(false)
+                    && !matches!(
+                        t.meta.dtype,
+                        rynamo_tensor::DType::Bool | rynamo_tensor::DType::UInt8
+                    ) =>
+            {
+                // PyTorch indexes with a 0-d integer tensor as with its value (`select`, a view
+                // of the tensor): that needs the value, which only exists when the graph runs.
+                Err(GraphBreak::new(
+                    GraphBreakKind::TensorItem,
+                    "indexing with a 0-d integer tensor selects by its value",
+                ))
+            }
             Kind::Tensor(t) => Ok(IndexItem::Tensor(self.out.current_value(t))),
             Kind::Slice(parts) => {
                 let c = |v: &Vt| v.as_const().cloned().ok_or_else(bad);
@@ -636,6 +827,7 @@ impl Tracer<'_> {
                     )
                 })?;
         }
+        self.take_call_options(overloads, &mut kwargs)?;
         let target = match surface {
             Surface::Method => {
                 FxTarget::Method(overloads.first().map_or("?", |o| o.py_name()).into())

@@ -17,11 +17,13 @@
 
 #![deny(missing_docs)]
 
+mod aot;
 mod eager;
 mod error;
 mod registry;
 mod traits;
 
+pub use aot::{AotExecutable, AotGraphs};
 pub use eager::{EagerBackend, EagerExecutable};
 pub use error::{Error, Result};
 pub use registry::{BackendRegistry, global};

@@ -311,9 +311,12 @@ pub fn plan(g: &Graph) -> Plan {
         }
     }
     // A materialised view is computed by its eager kernel on a real tensor, so its input needs a
-    // buffer too (transitively through chains of views).
+    // buffer too (transitively through chains of views); so does a materialised creation op's
+    // (`ones_like(x + 1)` as an output runs `ones_like`'s eager kernel on `x + 1`).
     for (i, n) in g.nodes().iter().enumerate().rev() {
-        if matches!(classes[i], Class::View(_)) && materialized.contains(&n.outputs[0]) {
+        if matches!(classes[i], Class::View(_) | Class::Const)
+            && materialized.contains(&n.outputs[0])
+        {
             materialized.extend(n.inputs());
         }
     }

@@ -417,6 +417,12 @@ fn geometry(
     let (cols, cs) = col.map_or((1, vec![0; na]), |c| (c.0, c.1));
     let (rows, rs) = row.map_or((1, vec![0; na]), |r| (r.0, r.1));
     let numel: usize = kp.domain.iter().product();
+    // Output rows: a reduction over an empty dim still writes each of its (kept) rows, its
+    // identity or NaN for a mean (`cols` is 0), so only an empty kept domain has no rows.
+    let kept: usize = (0..nd)
+        .filter(|&d| !reducing || !kp.reduced[d])
+        .map(|d| kp.domain[d])
+        .product();
     for (i, a) in ir.accesses.iter_mut().enumerate() {
         a.col = match (a.kind, cs[i]) {
             (AccessKind::RowStore, _) => ColStride::Broadcast,
@@ -444,7 +450,7 @@ fn geometry(
         geom,
         outputs,
         batch: outer.iter().map(|d| d.0).collect(),
-        rows: if numel == 0 { 0 } else { rows },
+        rows: if numel == 0 && kept == 0 { 0 } else { rows },
         cols,
         nodes,
         parked: Vec::new(),

@@ -78,6 +78,10 @@ pub fn call(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
 /// [`call`] without the dispatch counter: the whole stack, for graph interpreters that record
 /// autograd history (they count their nodes in bulk).
 pub fn dispatch(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
+    if crate::autograd::mode::is_inference_mode_enabled() {
+        return crate::autograd::record::call_inference(op, args, call_observed);
+    }
+    crate::autograd::record::check_inference_inplace(op, args)?;
     if crate::autograd::is_grad_enabled() && crate::autograd::record::any_needs_grad(args) {
         return crate::autograd::record::call_recorded(op, args, call_observed);
     }

@@ -82,6 +82,11 @@ impl AutogradMeta {
     pub fn is_leaf(&self) -> bool {
         self.lock().grad_fn.is_none()
     }
+
+    /// Whether the tensor was made under inference mode.
+    pub fn is_inference(&self) -> bool {
+        self.lock().is_inference
+    }
 }
 
 impl std::fmt::Debug for AutogradMeta {

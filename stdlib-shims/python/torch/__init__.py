@@ -195,6 +195,8 @@ class iinfo:
 import _rynamo_autograd  # noqa: E402
 
 _C._autograd = _rynamo_autograd
+is_anomaly_enabled = _rynamo_autograd._is_anomaly_enabled
+is_anomaly_check_nan_enabled = _rynamo_autograd._is_anomaly_check_nan_enabled
 from torch.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
@@ -263,13 +265,38 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)(model)
 
 
-_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging")
+_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils")
+
+
+# Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
+_LAZY_ATTRS = {
+    "save": "torch.serialization", "load": "torch.serialization", "serialization": None, "storage": None,
+    "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
+    "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers",
+    "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
+}
+_LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
+                    "ByteStorage BoolStorage BFloat16Storage").split()
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``torch.func.vmap``."""
+    import torch.func
+
+    return torch.func.vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
 
 def __getattr__(name):
+    import importlib
+
     # torch._dynamo and friends import on first use, as in PyTorch.
     if name in _LAZY_SUBMODULES:
-        import importlib
-
         return importlib.import_module("torch." + name)
+    if name in _LAZY_ATTRS:
+        module = _LAZY_ATTRS[name]
+        if module is None:
+            return importlib.import_module("torch." + name)
+        return getattr(importlib.import_module(module), name)
+    if name in _LEGACY_STORAGES:
+        return importlib.import_module("torch.storage")._legacy_classes[name]
     raise AttributeError(f"module 'torch' has no attribute {name!r}")

@@ -46,7 +46,11 @@ impl rynamo_graph::autograd::Backward for PyFunctionBackward {
                         None => vm.ctx.none(),
                     })
                     .collect();
-                let module = vm.import("torch.autograd.function", 0)?;
+                vm.import("torch.autograd.function", 0)?;
+                let module = vm
+                    .sys_module
+                    .get_attr("modules", vm)?
+                    .get_item("torch.autograd.function", vm)?;
                 let call = module.get_attr("_call_backward", vm)?;
                 let res = call.call((self.ctx.clone(), vm.ctx.new_tuple(py_grads)), vm)?;
                 let res: Vec<PyObjectRef> = res.try_to_value(vm)?;

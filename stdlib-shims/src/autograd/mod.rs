@@ -106,7 +106,53 @@ pub(crate) fn set_requires_grad(zelf: &Py<PyTensor>, v: bool, vm: &VirtualMachin
     }
     if v {
         check_float(zelf.meta().dtype, vm)?;
+        if meta.is_inference() && !crate::state::is_inference_mode_enabled() {
+            return Err(vm.new_runtime_error(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.",
+            ));
+        }
     }
     meta.update(|s| s.requires_grad = v);
     Ok(())
+}
+
+/// A Python `(pack_hook, unpack_hook)` pair of `saved_tensors_hooks`.
+pub(crate) struct PySavedHooks {
+    pub(crate) pack: PyObjectRef,
+    pub(crate) unpack: PyObjectRef,
+}
+
+impl rynamo_graph::autograd::saved::SavedTensorHooks for PySavedHooks {
+    fn pack(&self, t: &Tensor) -> rynamo_graph::Result<Box<dyn std::any::Any + Send + Sync>> {
+        if !rustpython_vm::vm::thread::current_vm_is_set() {
+            return Err(no_vm());
+        }
+        rustpython_vm::vm::thread::with_current_vm(|vm| {
+            let packed = self
+                .pack
+                .call((wrap_tensor(t.clone(), vm),), vm)
+                .map_err(|e| external(e, vm))?;
+            Ok(Box::new(packed) as Box<dyn std::any::Any + Send + Sync>)
+        })
+    }
+
+    fn unpack(&self, packed: &(dyn std::any::Any + Send + Sync)) -> rynamo_graph::Result<Tensor> {
+        let Some(obj) = packed.downcast_ref::<PyObjectRef>() else {
+            return Err(Error::Graph(
+                "internal: packed value of another embedder".into(),
+            ));
+        };
+        rustpython_vm::vm::thread::with_current_vm(|vm| {
+            let r = self
+                .unpack
+                .call((obj.clone(),), vm)
+                .map_err(|e| external(e, vm))?;
+            as_tensor(&r).ok_or_else(|| {
+                Error::Tensor(rynamo_tensor::Error::Type(format!(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {}",
+                    r.class().name()
+                )))
+            })
+        })
+    }
 }

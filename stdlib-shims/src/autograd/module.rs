@@ -235,6 +235,21 @@ mod _autograd {
         function_apply(ctx, name, &args, &outputs, &dirty, &non_differentiable, vm)
     }
 
+    /// Enters a `saved_tensors_hooks(pack_hook, unpack_hook)` block.
+    #[pyfunction]
+    fn _push_saved_tensors_hooks(pack_hook: PyObjectRef, unpack_hook: PyObjectRef) {
+        rynamo_graph::autograd::saved::push_hooks(Arc::new(crate::autograd::PySavedHooks {
+            pack: pack_hook,
+            unpack: unpack_hook,
+        }));
+    }
+
+    /// Leaves the innermost `saved_tensors_hooks` block.
+    #[pyfunction]
+    fn _pop_saved_tensors_hooks() {
+        rynamo_graph::autograd::saved::pop_hooks();
+    }
+
     #[pyfunction]
     fn _set_anomaly_enabled(enabled: bool, check_nan: bool) {
         anomaly::set_enabled(enabled, check_nan);

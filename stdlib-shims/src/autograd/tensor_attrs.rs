@@ -48,6 +48,11 @@ pub(crate) trait PyTensorAutograd: PyPayload {
         Ok(zelf)
     }
 
+    #[pymethod]
+    fn is_inference(zelf: &Py<PyTensor>) -> bool {
+        meta_of(zelf).is_inference()
+    }
+
     #[pygetset]
     fn is_leaf(zelf: &Py<PyTensor>) -> bool {
         meta_of(zelf).is_leaf()

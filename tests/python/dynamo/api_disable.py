@@ -67,4 +67,27 @@ torch._dynamo.reset()
 opt_disabled = torch.compile(torch._dynamo.disable(b_fn), backend=cnt)
 assert bool((opt_disabled(x) == b_fn(x)).all()) and cnt.frame_count == 0
 
+
+# Two torch.compile wrappers of fn with the same backend object share fn's cache entries (and
+# those of the frames under it): the second wrapper's calls are cache hits, so the frame count
+# is one wrapper's (PyTorch's cache entries compare the backend, not the wrapper).
+def two_wrappers(graphs):
+    torch._dynamo.reset()
+    cnt = CompileCounter()
+    first, second = torch.compile(fn, backend=cnt), torch.compile(fn, backend=cnt)
+    for opt in (first, second, first, second):
+        assert bool((opt(x) == fn(x)).all())
+    assert cnt.frame_count == graphs, (cnt.frame_count, graphs)
+    other = CompileCounter()
+    torch.compile(fn, backend=other)(x)
+    assert other.frame_count == graphs, (other.frame_count, graphs)
+
+
+two_wrappers(1)
+a_fn = torch._dynamo.disable(orig_a_fn)
+two_wrappers(1)
+a_fn = torch._dynamo.disable(orig_a_fn, recursive=False)
+two_wrappers(3)
+a_fn = orig_a_fn
+
 done()

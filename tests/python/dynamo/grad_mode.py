@@ -108,7 +108,8 @@ torch.set_grad_enabled(True)
 check(set_mode_call, x, graphs=1)
 torch.set_grad_enabled(True)
 
-# An unmodelled context manager is a graph break with its own code; the frame runs eagerly.
+# A manager whose __enter__/__exit__ are Python functions is traced through them (as PyTorch
+# does: one graph with fullgraph=True).
 class Ctx:
     def __enter__(self):
         return self
@@ -126,13 +127,30 @@ def generic_with(x):
     return y
 
 
+check(generic_with, x, graphs=1)
+torch._dynamo.reset()
+torch.compile(generic_with, backend="eager", fullgraph=True)(x)
+
+# A manager implemented natively (a lock) is not modelled: a graph break with its own code; the
+# frame runs eagerly.
+import threading
+
+lock = threading.Lock()
+
+
+def native_with(x):
+    with lock:
+        y = x + 1
+    return y
+
+
 torch._dynamo.reset()
 try:
-    torch.compile(generic_with, backend="eager", fullgraph=True)(x)
+    torch.compile(native_with, backend="eager", fullgraph=True)(x)
     raise AssertionError("fullgraph=True must raise")
 except torch._dynamo.exc.Unsupported as e:
     assert "Unsupported context manager" in str(e) and "GB0015" in str(e), str(e)
-check(generic_with, x, graphs=0)
+check(native_with, x, graphs=0)
 
 
 def inference_block(x):

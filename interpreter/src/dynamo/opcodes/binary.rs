@@ -7,13 +7,14 @@ use std::rc::Rc;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::super::bytecode::Instr;
+use super::super::container_methods::key_eq;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
 use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
 use super::super::variables::exceptions::raise_builtin;
 use super::super::variables::python_value::{Converter, python_values};
-use super::super::variables::{Kind, ListVar, Vt};
+use super::super::variables::{Kind, ListVar, ViewKind, Vt};
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
 const NB_SUBSCR: u32 = 26;
@@ -50,6 +51,23 @@ impl Tracer<'_> {
         if let Some(r) = self.set_binary(pyname, &lhs, &rhs) {
             return r;
         }
+        if matches!(lhs.kind, Kind::DictView(..)) || matches!(rhs.kind, Kind::DictView(..)) {
+            // Set operations on keys and items views (`d.keys() & e.keys()`): on real views
+            // of the dicts' current contents; the result is a new set.
+            let real = |this: &Self, v: &Vt| match &v.kind {
+                Kind::DictView(d, view) => this.real_dict_view(d, *view),
+                _ => this.python_value(v),
+            };
+            if let (Some(a), Some(b)) = (real(self, &lhs), real(self, &rhs)) {
+                return self.fold_operator(pyname.trim_start_matches('i'), vec![a, b]);
+            }
+            return Err(unsupported(pyname, &lhs, &rhs));
+        }
+        if let Kind::List(l) = &lhs.kind
+            && l.borrow().deque.is_some()
+        {
+            return Err(unsupported(pyname, &lhs, &rhs));
+        }
         // Sequence concatenation and repetition of tracked containers.
         let base = pyname.trim_start_matches('i');
         match (&lhs.kind, &rhs.kind, base) {
@@ -74,11 +92,18 @@ impl Tracer<'_> {
                 Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                     items,
                     mutated: false,
+                    ..Default::default()
                 })))))
             }
-            (Kind::List(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::List(a), "mul")
-                if pyname == "mul" =>
-            {
+            (Kind::List(a), _, "add") if pyname == "iadd" && !matches!(rhs.kind, Kind::List(_)) => {
+                // `lst += iterable` is `lst.extend(iterable)`.
+                let more = self.unpack_iterable(&rhs)?;
+                a.borrow_mut().items.extend(more);
+                a.borrow_mut().mutated = true;
+                self.out.side_effects.record_container(&lhs);
+                Ok(lhs)
+            }
+            (Kind::List(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::List(a), "mul") => {
                 let n = n
                     .try_to_value::<i64>(self.vm)
                     .map_err(|_| unsupported(pyname, &lhs, &rhs))?;
@@ -87,9 +112,17 @@ impl Tracer<'_> {
                 for _ in 0..n.max(0) {
                     out.extend(src.iter().cloned());
                 }
+                if pyname == "imul" && matches!(lhs.kind, Kind::List(_)) {
+                    // `lst *= n` repeats in place.
+                    a.borrow_mut().items = out;
+                    a.borrow_mut().mutated = true;
+                    self.out.side_effects.record_container(&lhs);
+                    return Ok(lhs);
+                }
                 Ok(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                     items: out,
                     mutated: false,
+                    ..Default::default()
                 })))))
             }
             (Kind::Tuple(a), Kind::Const(n), "mul") | (Kind::Const(n), Kind::Tuple(a), "mul") => {
@@ -102,7 +135,10 @@ impl Tracer<'_> {
                 }
                 Ok(Vt::new(Kind::Tuple(out)))
             }
-            _ => Err(unsupported(pyname, &lhs, &rhs)),
+            _ => match self.user_binary(pyname, &lhs, &rhs) {
+                Some(r) => r,
+                None => Err(unsupported(pyname, &lhs, &rhs)),
+            },
         }
     }
 
@@ -168,6 +204,14 @@ impl Tracer<'_> {
         };
         match &obj.kind {
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_index(items, &index, "tuple"),
+            Kind::List(l) if l.borrow().deque.is_some() && !is_int_index(&index, vm) => {
+                Err(raise_builtin(
+                    vm.ctx.exceptions.type_error,
+                    vm.ctx
+                        .new_str("sequence index must be integer, not 'slice'")
+                        .into(),
+                ))
+            }
             Kind::List(l) => {
                 let items = l.borrow().items.clone();
                 let r = seq_index(&items, &index, "list")?;
@@ -181,21 +225,24 @@ impl Tracer<'_> {
                         Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
                             items,
                             mutated: false,
+                            ..Default::default()
                         }))))
                     }
                     _ => r,
                 })
             }
             Kind::Dict(d) => {
-                let key = index
-                    .as_const()
-                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
-                let d = d.borrow();
-                d.items
+                let key = self.dict_key(&index)?;
+                let found = d
+                    .borrow()
+                    .items
                     .iter()
-                    .find(|(k, _)| vm.bool_eq(k, key).unwrap_or(false))
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| raise_builtin(vm.ctx.exceptions.key_error, key.clone()))
+                    .find(|(k, _)| key_eq(k, &key, vm))
+                    .map(|(_, v)| v.clone());
+                if let Some(v) = found {
+                    return Ok(v);
+                }
+                self.dict_missing(&obj, d, key)
             }
             Kind::Const(c) => {
                 let i = index
@@ -203,15 +250,39 @@ impl Tracer<'_> {
                     .ok_or_else(|| unsupported("getitem", &obj, &index))?;
                 self.fold_operator("getitem", vec![c.clone(), i.clone()])
             }
+            Kind::Class(c) if let Some(r) = self.enum_lookup(&c.clone(), &index, true) => r,
             Kind::NNModule(m) => {
-                // nn.Sequential / ModuleList indexing: read the child through the module.
+                // nn.Sequential / ModuleList / ModuleDict indexing: the child, read through the
+                // module's `_modules` (guarded: the children and their order are pinned).
                 let i = index
                     .as_const()
                     .ok_or_else(|| unsupported("getitem", &obj, &index))?;
                 let child = m
                     .get_item(&**i, vm)
                     .map_err(|_| unsupported("getitem", &obj, &index))?;
-                Ok(super::super::variables::builder::wrap_unguarded(child, vm))
+                self.guard_module_children(&obj)?;
+                let key = m
+                    .get_attr("_modules", vm)
+                    .ok()
+                    .and_then(|mods| {
+                        let d = mods.downcast_ref::<rustpython_vm::builtins::PyDict>()?;
+                        d.items_vec()
+                            .into_iter()
+                            .find(|(_, v)| v.is(&child))
+                            .and_then(|(k, _)| k.str(vm).ok().map(|s| s.to_string()))
+                    })
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                let src = obj
+                    .source
+                    .clone()
+                    .ok_or_else(|| unsupported("getitem", &obj, &index))?;
+                Ok(super::super::variables::builder::wrap(
+                    self.out,
+                    child,
+                    src.attr("_modules")
+                        .item(super::super::source::Key::Str(key.as_str().into())),
+                    vm,
+                ))
             }
             _ => Err(unsupported("getitem", &obj, &index)),
         }
@@ -266,6 +337,11 @@ impl Tracer<'_> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Tensor(_) => self.tensor_setitem(obj, index, value),
+            Kind::List(_) if !is_int_index(&index, vm) => {
+                // Slice assignment (and anything else a real list decides): on a real proxy.
+                self.proxy_method(&obj, "__setitem__", &[index, value], &[])
+                    .map(|_| ())
+            }
             Kind::List(l) => {
                 let i = index
                     .as_const()
@@ -287,10 +363,7 @@ impl Tracer<'_> {
                 Ok(())
             }
             Kind::Dict(d) => {
-                let key = index
-                    .as_const()
-                    .cloned()
-                    .ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let key = self.dict_key(&index)?;
                 let mut dm = d.borrow_mut();
                 super::super::container_methods::set_dict_item(&mut dm.items, key, value, vm);
                 dm.mutated = true;
@@ -311,20 +384,18 @@ impl Tracer<'_> {
         let vm = self.vm;
         match &obj.kind {
             Kind::Dict(d) => {
-                let key = index
-                    .as_const()
-                    .cloned()
-                    .ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let key = self.dict_key(&index)?;
                 let mut dm = d.borrow_mut();
-                let pos = dm
-                    .items
-                    .iter()
-                    .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
+                let pos = dm.items.iter().position(|(k, _)| key_eq(k, &key, vm));
                 let Some(pos) = pos else {
                     return Err(raise_builtin(vm.ctx.exceptions.key_error, key.clone()));
                 };
                 dm.items.remove(pos);
                 dm.mutated = true;
+            }
+            Kind::List(_) if !is_int_index(&index, vm) => {
+                self.proxy_method(&obj, "__delitem__", &[index], &[])?;
+                return Ok(Flow::Next);
             }
             Kind::List(l) => {
                 let i = index
@@ -397,13 +468,25 @@ impl Tracer<'_> {
             }),
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => Ok(!items.is_empty()),
             Kind::List(l) => Ok(!l.borrow().items.is_empty()),
-            Kind::Dict(d) => Ok(!d.borrow().items.is_empty()),
+            Kind::Dict(d) | Kind::DictView(d, _) => Ok(!d.borrow().items.is_empty()),
+            // Types without `__bool__` or `__len__`: always true.
+            Kind::Iter(_) | Kind::Generator(_) | Kind::Exception(_) | Kind::Slice(_) => Ok(true),
             Kind::Set(s) => Ok(s.length(vm).map_err(|_| {
                 GraphBreak::new(GraphBreakKind::UnsupportedOperation, "len() of a set")
             })? > 0),
-            Kind::NNModule(m) => m.clone().try_to_bool(vm).map_err(|_| {
-                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
-            }),
+            Kind::NNModule(m) => {
+                let cls = m.class();
+                let has = cls.as_object().get_attr("__bool__", vm).is_ok()
+                    || cls.as_object().get_attr("__len__", vm).is_ok();
+                if !has {
+                    return Ok(true);
+                }
+                // A container (ModuleList, Sequential, ...): its children, guarded.
+                self.guard_module_children(x)?;
+                m.clone().try_to_bool(vm).map_err(|_| {
+                    GraphBreak::new(GraphBreakKind::UnsupportedOperation, "bool() of a module")
+                })
+            }
             Kind::Function(_)
             | Kind::NestedFunction(_)
             | Kind::BoundMethod(..)
@@ -475,10 +558,15 @@ impl Tracer<'_> {
         if let Some(ab) = python_values(&[lhs.clone(), rhs.clone()], self.vm) {
             return self.fold_operator(name, ab);
         }
+        if let Some(r) = self.user_compare(which, &lhs, &rhs) {
+            return r;
+        }
         if which == 2 || which == 3 {
             // == / != on objects whose equality is their identity.
             let same = identity_equality(&lhs, &rhs, self.vm)
                 .ok_or_else(|| unsupported("compare", &lhs, &rhs))?;
+            self.pin_identity(&lhs);
+            self.pin_identity(&rhs);
             return Ok(Vt::constant(
                 self.vm
                     .ctx
@@ -503,6 +591,8 @@ impl Tracer<'_> {
             (Some(a), Some(b)) => a.is(b),
             _ => same_object(&lhs, &rhs).ok_or_else(|| unsupported("is", &lhs, &rhs))?,
         };
+        self.pin_identity(&lhs);
+        self.pin_identity(&rhs);
         let r = if ins.arg == 1 { !same } else { same };
         self.push(Vt::constant(self.vm.ctx.new_bool(r).into()));
         Ok(Flow::Next)
@@ -524,8 +614,36 @@ impl Tracer<'_> {
         // The item and the container's items convert together, so an item that is (or holds)
         // the same list as the needle is the same object again (`l in [l]` is True by
         // identity, as in Python, also when `l` holds itself).
+        // A view answers as what it lists: the dict's keys, values or (key, value) pairs now.
+        let container = match &container.kind {
+            Kind::DictView(d, ViewKind::Keys) => Vt::new(Kind::Dict(d.clone())),
+            Kind::DictView(d, view) => {
+                let items = d
+                    .borrow()
+                    .items
+                    .iter()
+                    .map(|(k, v)| match view {
+                        ViewKind::Values => v.clone(),
+                        _ => Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()])),
+                    })
+                    .collect();
+                Vt::new(Kind::Tuple(items))
+            }
+            _ => container,
+        };
         let mut conv = Converter::new(vm);
         let iv = item.as_const().cloned().or_else(|| conv.convert(&item));
+        // An immutable real container (a frozenset or tuple the trace holds as an object, such
+        // as `dataclasses._ATOMIC_TYPES`) and a real item (a class, a function, a constant).
+        if let Kind::Object(c) = &container.kind
+            && (c.class().is(vm.ctx.types.frozenset_type) || c.class().is(vm.ctx.types.tuple_type))
+            && let Kind::Class(i) | Kind::Builtin(i, _) | Kind::Function(i) | Kind::Const(i) =
+                &item.kind
+        {
+            return vm
+                ._contains(c, i)
+                .map_err(|_| unsupported("in", &item, &container));
+        }
         let found = match (&container.kind, iv.as_ref()) {
             (Kind::Const(c), Some(i)) => vm
                 ._contains(c, i)
@@ -533,11 +651,10 @@ impl Tracer<'_> {
             (Kind::Set(s), Some(i)) => vm
                 ._contains(s, i)
                 .map_err(|_| unsupported("in", &item, &container))?,
-            (Kind::Dict(d), Some(i)) => d
-                .borrow()
-                .items
-                .iter()
-                .any(|(k, _)| vm.bool_eq(k, i).unwrap_or(false)),
+            (Kind::Dict(d), _) => {
+                let key = self.dict_key(&item)?;
+                d.borrow().items.iter().any(|(k, _)| key_eq(k, &key, vm))
+            }
             (Kind::Tuple(_) | Kind::NamedTuple(..) | Kind::List(_), Some(i)) => {
                 let items = match &container.kind {
                     Kind::List(l) => l.borrow().items.clone(),
@@ -604,7 +721,7 @@ fn identity_equality(a: &Vt, b: &Vt, vm: &rustpython_vm::VirtualMachine) -> Opti
 }
 
 /// Whether two trackers are the same Python object, when that is knowable.
-fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
+pub(super) fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
     use Kind as K;
     match (&a.kind, &b.kind) {
         (K::Tensor(x), K::Tensor(y)) => Some(x.value == y.value),
@@ -628,6 +745,70 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
             | K::TorchOp { obj: y, .. },
         ) => Some(x.is(y)),
         (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
+        // A real object the trace holds as an opaque `Object` is never a tensor or a container
+        // the trace tracks (those have their own kinds).
+        (
+            K::Tensor(_)
+            | K::Tuple(_)
+            | K::NamedTuple(..)
+            | K::List(_)
+            | K::Dict(_)
+            | K::DictView(..)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::NestedFunction(_)
+            | K::Exception(_)
+            | K::Slice(_),
+            K::Object(_),
+        )
+        | (
+            K::Object(_),
+            K::Tensor(_)
+            | K::Tuple(_)
+            | K::NamedTuple(..)
+            | K::List(_)
+            | K::Dict(_)
+            | K::DictView(..)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::NestedFunction(_)
+            | K::Exception(_)
+            | K::Slice(_),
+        ) => Some(false),
+        // A constant (None, a number, a dtype) is never a container, callable or object the
+        // trace tracks by another kind.
+        (
+            K::Const(_),
+            K::Class(_)
+            | K::Builtin(..)
+            | K::Module(_)
+            | K::TorchOp { .. }
+            | K::NestedFunction(_)
+            | K::Partial(_)
+            | K::BoundMethod(..)
+            | K::Exception(_)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::Set(_)
+            | K::DictView(..)
+            | K::Cell(_),
+        )
+        | (
+            K::Class(_)
+            | K::Builtin(..)
+            | K::Module(_)
+            | K::TorchOp { .. }
+            | K::NestedFunction(_)
+            | K::Partial(_)
+            | K::BoundMethod(..)
+            | K::Exception(_)
+            | K::Iter(_)
+            | K::Generator(_)
+            | K::Set(_)
+            | K::DictView(..)
+            | K::Cell(_),
+            K::Const(_),
+        ) => Some(false),
         (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_))
         | (K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_), K::Const(c)) =>
         {
@@ -639,9 +820,16 @@ fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
     }
 }
 
-fn unsupported(what: &str, a: &Vt, b: &Vt) -> GraphBreak {
+pub(super) fn unsupported(what: &str, a: &Vt, b: &Vt) -> GraphBreak {
     GraphBreak::new(
         GraphBreakKind::UnsupportedOperation,
         format!("{what} on {} and {}", a.describe(), b.describe()),
     )
+}
+
+/// Whether an index is a constant int (not a slice or anything else).
+fn is_int_index(index: &Vt, vm: &rustpython_vm::VirtualMachine) -> bool {
+    index
+        .as_const()
+        .is_some_and(|c| c.try_to_value::<i64>(vm).is_ok())
 }

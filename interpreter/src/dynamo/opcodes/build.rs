@@ -42,6 +42,7 @@ impl Tracer<'_> {
         self.push(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
             items,
             mutated: false,
+            ..Default::default()
         })))));
         Ok(Flow::Next)
     }
@@ -50,17 +51,13 @@ impl Tracer<'_> {
         let flat = self.pop_n(2 * ins.arg as usize)?;
         let mut items = Vec::with_capacity(ins.arg as usize);
         for pair in flat.chunks(2) {
-            let key = pair[0].as_const().cloned().ok_or_else(|| {
-                GraphBreak::new(
-                    GraphBreakKind::UnsupportedOperation,
-                    "dict with a non-constant key",
-                )
-            })?;
+            let key = self.dict_key(&pair[0])?;
             set_dict_item(&mut items, key, pair[1].clone(), self.vm);
         }
         self.push(Vt::new(Kind::Dict(Rc::new(RefCell::new(DictVar {
             items,
             mutated: false,
+            ..Default::default()
         })))));
         Ok(Flow::Next)
     }
@@ -194,12 +191,8 @@ impl Tracer<'_> {
                 "MAP_ADD target",
             ));
         };
-        let key = key.as_const().cloned().ok_or_else(|| {
-            GraphBreak::new(
-                GraphBreakKind::UnsupportedOperation,
-                "dict comprehension with a non-constant key",
-            )
-        })?;
+        let d = d.clone();
+        let key = self.dict_key(&key)?;
         set_dict_item(&mut d.borrow_mut().items, key, value, self.vm);
         Ok(Flow::Next)
     }
@@ -259,6 +252,7 @@ impl Tracer<'_> {
         out.push(Vt::new(Kind::List(Rc::new(RefCell::new(ListVar {
             items: items[before..mid_end].to_vec(),
             mutated: false,
+            ..Default::default()
         })))));
         out.extend(items[mid_end..].iter().cloned());
         for v in out.into_iter().rev() {

@@ -137,6 +137,19 @@ impl Tracer<'_> {
                 self.push(r);
                 Ok(Flow::Next)
             }
+            // A traced user manager's `__exit__(type, value, traceback)`: its result decides
+            // whether the exception is swallowed (the bytecode tests it next).
+            Kind::BoundMethod(..) => {
+                let exc = self.stack[n - 1].clone();
+                let Kind::Exception(e) = &exc.kind else {
+                    return Err(unsupported("WITH_EXCEPT_START without an exception"));
+                };
+                let cls = super::super::variables::builder::wrap_unguarded(e.cls.clone(), self.vm);
+                let none = Vt::constant(self.vm.ctx.none());
+                let r = self.call_vt(exit, vec![cls, exc, none], Vec::new())?;
+                self.push(r);
+                Ok(Flow::Next)
+            }
             _ => Err(unsupported(format!(
                 "exception through the `with` block of {}",
                 exit.describe()

@@ -26,11 +26,22 @@ impl Tracer<'_> {
         if st.done {
             return Ok(None);
         }
+        let vm = self.vm;
         let mut child = self.child(st.code, st.locals, st.globals, st.globals_source)?;
         child.stack = st.stack;
         child.pos = st.pos;
         child.is_generator = true;
-        let ran = child.run()?;
+        // PEP 479: a StopIteration escaping a generator's body is a RuntimeError.
+        let ran = child.run().map_err(|e| {
+            if e.is_raised(vm.ctx.exceptions.stop_iteration, vm) {
+                super::super::variables::exceptions::raise_builtin(
+                    vm.ctx.exceptions.runtime_error,
+                    vm.ctx.new_str("generator raised StopIteration").into(),
+                )
+            } else {
+                e
+            }
+        })?;
         let yielded = child.yielded.take();
         let (locals, stack, pos) = (
             std::mem::take(&mut child.locals),

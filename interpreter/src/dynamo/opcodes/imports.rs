@@ -34,12 +34,38 @@ impl Tracer<'_> {
         let level = level
             .try_to_value::<usize>(vm)
             .map_err(|_| unsupported(format!("import {name}: bad level")))?;
-        if level != 0 {
-            // A relative import resolves against the frame's `__package__`; not modelled.
-            return Err(unsupported(format!("relative import of {name}")));
-        }
+        // A relative import resolves against the importing module's package (importlib's
+        // `_resolve_name`), then imports that absolute name, as the real instruction would.
+        let name = if level == 0 {
+            name.to_string()
+        } else {
+            let package = self
+                .globals
+                .get_item_opt("__package__", vm)
+                .ok()
+                .flatten()
+                .filter(|p| !vm.is_none(p))
+                .and_then(|p| p.downcast_ref::<PyStr>().map(|s| s.to_string()))
+                .filter(|p| !p.is_empty())
+                .ok_or_else(|| {
+                    unsupported(format!("relative import of {name} without __package__"))
+                })?;
+            let mut parts: Vec<&str> = package.split('.').collect();
+            if level > parts.len() {
+                return Err(unsupported(format!(
+                    "relative import of {name} beyond the top package"
+                )));
+            }
+            parts.truncate(parts.len() + 1 - level);
+            let base = parts.join(".");
+            if name.is_empty() {
+                base
+            } else {
+                format!("{base}.{name}")
+            }
+        };
         let module = vm
-            .import_from(&vm.ctx.new_str(name.as_str()), fromlist.clone(), level)
+            .import_from(&vm.ctx.new_str(name.as_str()), fromlist.clone(), 0)
             .map_err(|e| {
                 let msg = super::super::fx::error_text(&e, vm);
                 unsupported(format!("import {name} failed while tracing: {msg}"))

@@ -471,8 +471,38 @@ impl Tracer<'_> {
         name: &str,
         value: Option<Vt>,
     ) -> Result<(), GraphBreak> {
+        if let (Kind::Object(o), None) = (&obj.kind, &obj.source)
+            && let Some(info) = self
+                .out
+                .new_objects
+                .get(&(o.as_object() as *const _ as usize))
+                .cloned()
+            && let Some(hook) = super::super::variables::user_defined::python_store_hook(
+                &info.cls,
+                value.is_none(),
+                self.vm,
+            )
+        {
+            // An object made in the trace whose class stores through Python code (a frozen
+            // dataclass raises there; others end in `object.__setattr__`): that code, inlined.
+            let mut args = vec![obj.clone(), Vt::constant(self.vm.ctx.new_str(name).into())];
+            args.extend(value);
+            self.call_vt(wrap_unguarded(hook, self.vm), args, Vec::new())?;
+            return Ok(());
+        }
         if let Kind::Object(o) | Kind::NNModule(o) = &obj.kind {
             self.check_plain_store(o, &obj, name, value.is_none())?;
+        }
+        if let (Kind::NNModule(o), Some(v)) = (&obj.kind, &value)
+            && !self.module_store_is_plain(o, name, v)
+        {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                format!(
+                    "STORE_ATTR {name} on {}: nn.Module.__setattr__ files this value into its _parameters, _buffers or _modules",
+                    obj.describe()
+                ),
+            ));
         }
         if let (Kind::Object(o), None) = (&obj.kind, &obj.source)
             && self
@@ -513,6 +543,77 @@ impl Tracer<'_> {
         Ok(())
     }
 
+    /// `object.__setattr__(obj, name, value)` / `object.__delattr__(obj, name)` on an object made
+    /// in the trace: the plain store, whatever the class's own hook (how a frozen dataclass's
+    /// `__init__` sets its fields). Other targets are not modelled.
+    pub(crate) fn object_setattr(&mut self, args: &[Vt], delete: bool) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let bad = || {
+            GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                "object.__setattr__ on an object the trace did not make",
+            )
+        };
+        let (obj, name, value) = match (args, delete) {
+            ([o, n], true) => (o, n, None),
+            ([o, n, v], false) => (o, n, Some(v.clone())),
+            _ => return Err(bad()),
+        };
+        let name = name
+            .as_const()
+            .and_then(|c| {
+                c.downcast_ref::<rustpython_vm::builtins::PyStr>()
+                    .map(|s| s.to_string())
+            })
+            .ok_or_else(bad)?;
+        let Kind::Object(o) = &obj.kind else {
+            return Err(bad());
+        };
+        if obj.source.is_some()
+            || !self
+                .out
+                .new_objects
+                .contains_key(&(o.as_object() as *const _ as usize))
+        {
+            return Err(bad());
+        }
+        if delete && self.get_attr(obj.clone(), &name).is_err() {
+            return Err(bad());
+        }
+        self.out.side_effects.set_attr(o.as_object(), &name, value);
+        Ok(Vt::constant(vm.ctx.none()))
+    }
+
+    /// Whether `module.name = value` is what `nn.Module.__setattr__` stores as a plain instance
+    /// attribute: not a parameter, buffer or module value, and not a name its `_parameters`,
+    /// `_buffers` or `_modules` holds (those stores and deletes update the registries, which
+    /// the trace's replay of a plain store would not, and which traced reads of those dicts
+    /// would then contradict).
+    fn module_store_is_plain(
+        &mut self,
+        m: &rustpython_vm::PyObjectRef,
+        name: &str,
+        value: &Vt,
+    ) -> bool {
+        let vm = self.vm;
+        let registered_class = match &value.kind {
+            Kind::NNModule(_) => true,
+            // A tensor made in the trace is a plain `torch.Tensor`; one from the frame may be a
+            // Parameter or Buffer.
+            Kind::Tensor(_) => match &value.source {
+                None => false,
+                Some(src) => src.eval(&self.out.frame, vm).is_ok_and(|real| {
+                    !super::super::bridge::tensor_class(vm).is_some_and(|t| real.class().is(&t))
+                }),
+            },
+            _ => false,
+        };
+        if registered_class {
+            return false;
+        }
+        !module_registers(m, name, vm)
+    }
+
     /// Breaks the graph unless `obj.name = value` (`del obj.name` with `delete`) is a plain
     /// instance-dict store that cannot fail: the store is replayed after the graph ran, when the
     /// frame's other side effects have happened, so one that runs code (a property setter, a
@@ -550,7 +651,10 @@ impl Tracer<'_> {
                     || dcls.lookup_ref(&vm.ctx.new_str("__delete__"), vm).is_some()
             });
         let has_dict = slot_store || o.dict().is_some();
-        let plain = standard_hook && !descriptor && has_dict;
+        // nn.Module's `__delattr__` removes registered names from its registries instead.
+        let module_registry =
+            delete && matches!(obj.kind, Kind::NNModule(_)) && module_registers(o, name, vm);
+        let plain = standard_hook && !descriptor && has_dict && !module_registry;
         // `del obj.name` raises unless the attribute is there: stored earlier in this trace, or
         // in the instance dict now (read through `get_attr`, which guards it).
         let deletable = !delete
@@ -610,4 +714,21 @@ impl Tracer<'_> {
         self.stack.swap(len - 1, len - n);
         Ok(Flow::Next)
     }
+}
+
+/// Whether `name` is in the module's `_parameters`, `_buffers` or `_modules`.
+fn module_registers(
+    m: &rustpython_vm::PyObjectRef,
+    name: &str,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    let Some(d) = m.dict() else {
+        return false;
+    };
+    ["_parameters", "_buffers", "_modules"].iter().any(|reg| {
+        d.get_item_opt(*reg, vm)
+            .ok()
+            .flatten()
+            .is_some_and(|r| r.get_item(name, vm).is_ok())
+    })
 }

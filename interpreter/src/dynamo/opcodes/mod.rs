@@ -11,3 +11,4 @@ mod imports;
 mod load_store;
 mod pattern_match;
 mod sets;
+mod user_protocol;

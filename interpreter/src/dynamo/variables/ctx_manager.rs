@@ -421,6 +421,23 @@ impl Tracer<'_> {
             .last()
             .cloned()
             .ok_or_else(|| bad("empty stack"))?;
+        if let Kind::Object(o) = &recv.kind
+            && o.class()
+                .lookup_ref(&self.vm.ctx.new_str(name), self.vm)
+                .is_some_and(|f| {
+                    f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                        .is_some()
+                })
+        {
+            // A manager whose `__enter__`/`__exit__` are Python functions (a user class,
+            // `contextlib.nullcontext`, a `@contextmanager` function's manager): the bound
+            // method, inlined when the block calls it.
+            let m = self.get_attr(recv.clone(), name)?;
+            self.pop()?;
+            self.push(m);
+            self.push(Vt::new(Kind::Null));
+            return Ok(super::super::symbolic_convert::Flow::Next);
+        }
         if !matches!(recv.kind, Kind::GradMode(_) | Kind::ErrorOnGraphBreak(_)) {
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedContextManager,

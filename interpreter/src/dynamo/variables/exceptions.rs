@@ -72,6 +72,18 @@ pub fn raise_builtin(
     ))))
 }
 
+/// `raise cls()` with no arguments (`StopIteration` from an exhausted `next()`).
+pub fn raise_builtin_noargs(
+    cls: &'static rustpython_vm::Py<PyType>,
+) -> super::super::exc::GraphBreak {
+    super::super::exc::GraphBreak::raised(Vt::new(super::Kind::Exception(std::rc::Rc::new(
+        ExcVar {
+            cls: cls.to_owned().into(),
+            args: Vec::new(),
+        },
+    ))))
+}
+
 /// Whether calling `cls` makes an exception Dynamo can model: a `BaseException` subclass whose
 /// `__new__` and `__init__` come from built-in exception types (which only store `args`). User
 /// classes that define either are constructed by their own code, so they are not modelled;

@@ -141,6 +141,18 @@ impl Tracer<'_> {
                 .iter()
                 .map(|(k, _)| Vt::constant(k.clone()))
                 .collect()),
+            Kind::DictView(d, view) => Ok(d
+                .borrow()
+                .items
+                .iter()
+                .map(|(k, v)| match view {
+                    super::ViewKind::Keys => Vt::constant(k.clone()),
+                    super::ViewKind::Values => v.clone(),
+                    super::ViewKind::Items => {
+                        Vt::new(Kind::Tuple(vec![Vt::constant(k.clone()), v.clone()]))
+                    }
+                })
+                .collect()),
             Kind::Generator(g) => self.gen_drain(&g.clone()),
             Kind::Set(s) => {
                 let items = vm
@@ -175,13 +187,17 @@ impl Tracer<'_> {
                 Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
             }
             Kind::NNModule(m) => {
-                // ModuleList / Sequential iterate their children: read them through the module.
+                // ModuleList / Sequential iterate their children: read them through the module
+                // (which ones, and in what order, guarded).
+                self.guard_module_children(x)?;
                 let items = vm
                     .extract_elements_with(m, Ok)
                     .map_err(|_| bad_args("iter"))?;
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.into_iter().enumerate() {
                     let vt = match &x.source {
+                        // A ModuleDict iterates its keys: constants, pinned by the guard above.
+                        _ if !bridge::is_nn_module(&item, vm) => wrap_unguarded(item, vm),
                         Some(src) => {
                             let key = bridge::module_child_key(m, i, vm)
                                 .ok_or_else(|| bad_args("iter"))?;

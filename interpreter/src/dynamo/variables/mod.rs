@@ -49,13 +49,15 @@ pub struct TensorVar {
     pub requires_grad: bool,
 }
 
-/// A list, shared between aliases.
+/// A list (or a `collections.deque` made in the trace), shared between aliases.
 #[derive(Clone, Debug, Default)]
 pub struct ListVar {
     /// The items.
     pub items: Vec<Vt>,
     /// Whether the trace changed it (then it is written back when it came from the frame).
     pub mutated: bool,
+    /// For a deque: `Some(maxlen)` (`None` inside: unbounded).
+    pub deque: Option<Option<usize>>,
 }
 
 /// A dict, shared between aliases. Keys are constants (strings, ints, ...).
@@ -65,6 +67,33 @@ pub struct DictVar {
     pub items: Vec<(PyObjectRef, Vt)>,
     /// Whether the trace changed it.
     pub mutated: bool,
+    /// Its class when it is not a plain dict: `collections.OrderedDict`, `defaultdict` or
+    /// `Counter` (made in the trace; the frame's instances of these are opaque objects).
+    pub cls: Option<PyObjectRef>,
+    /// A `defaultdict`'s `default_factory` (a tracker: a builtin type, a function, a lambda).
+    pub default_factory: Option<Vt>,
+}
+
+/// Which live view of a dict (`keys()`, `values()`, `items()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    /// `d.keys()`.
+    Keys,
+    /// `d.values()`.
+    Values,
+    /// `d.items()`.
+    Items,
+}
+
+impl ViewKind {
+    /// The dict method that makes this view.
+    pub fn method(self) -> &'static str {
+        match self {
+            ViewKind::Keys => "keys",
+            ViewKind::Values => "values",
+            ViewKind::Items => "items",
+        }
+    }
 }
 
 /// An iterator being unrolled.
@@ -153,6 +182,8 @@ pub enum Kind {
     List(Rc<RefCell<ListVar>>),
     /// A dict.
     Dict(Rc<RefCell<DictVar>>),
+    /// A live view of a dict: it reads the dict's current items whenever it is used.
+    DictView(Rc<RefCell<DictVar>>, ViewKind),
     /// A set of constants: without a source, a real `set` made during the trace that only the
     /// trace sees (operated on at trace time); with one, the trace's copy of the frame's set
     /// (its mutations are replayed on the real set).
@@ -255,6 +286,9 @@ impl Vt {
             Kind::NamedTuple(..) => "NamedTupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),
             Kind::Dict(_) => "ConstDictVariable()".into(),
+            Kind::DictView(_, ViewKind::Keys) => "DictKeysVariable()".into(),
+            Kind::DictView(_, ViewKind::Values) => "DictValuesVariable()".into(),
+            Kind::DictView(_, ViewKind::Items) => "DictItemsVariable()".into(),
             Kind::Set(_) => "SetVariable()".into(),
             Kind::Slice(_) => "SliceVariable()".into(),
             Kind::Iter(_) => "ListIteratorVariable()".into(),

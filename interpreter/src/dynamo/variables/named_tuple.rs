@@ -105,7 +105,10 @@ impl Tracer<'_> {
         Some(Ok(Vt::new(Kind::NamedTuple(cls.clone(), out))))
     }
 
-    /// `nt.name`: a field, or a method of the class bound to the tuple.
+    /// `nt.name`: a field; `_replace`/`_asdict`/`_make` (modelled methods, called by name);
+    /// otherwise the class's attribute: data, a function bound to the tuple, a classmethod
+    /// bound to the class. Instances have no `__dict__` (`__slots__ = ()`), so a name the class
+    /// lacks is eager's AttributeError.
     pub(crate) fn named_tuple_attr(
         &mut self,
         obj: &Vt,
@@ -119,12 +122,18 @@ impl Tracer<'_> {
                 GraphBreak::new(GraphBreakKind::UnsupportedConstruct, "named tuple field")
             });
         }
-        let attr = cls.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| {
-            GraphBreak::new(
-                GraphBreakKind::UnsupportedOperation,
-                format!("attribute '{name}' of a named tuple"),
-            )
-        })?;
+        if name == "__class__" {
+            return Ok(super::builder::wrap_unguarded(cls.clone(), vm));
+        }
+        if matches!(name, "_replace" | "_asdict" | "_make") && is_collections_namedtuple(cls, vm) {
+            return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+        }
+        let Some(ty) = cls.downcast_ref::<rustpython_vm::builtins::PyType>() else {
+            return Err(super::super::attribute::attr_unmodelled(obj, name));
+        };
+        let Some(attr) = ty.get_attr(vm.ctx.intern_str(name)) else {
+            return Err(super::super::attribute::attr_missing(obj, name, vm));
+        };
         if attr
             .downcast_ref::<rustpython_vm::builtins::PyFunction>()
             .is_some()
@@ -135,12 +144,81 @@ impl Tracer<'_> {
                 Box::new(obj.clone()),
             )));
         }
-        if super::builder::is_literal(&attr, vm) {
-            return Ok(Vt::constant(attr));
+        if attr.class().is(vm.ctx.types.classmethod_type)
+            && let Ok(f) = attr.get_attr("__func__", vm)
+        {
+            return Ok(Vt::new(Kind::BoundMethod(
+                Box::new(super::builder::wrap_unguarded(f, vm)),
+                Box::new(super::builder::wrap_unguarded(cls.clone(), vm)),
+            )));
         }
-        Err(GraphBreak::new(
-            GraphBreakKind::UnsupportedOperation,
-            format!("attribute '{name}' of a named tuple"),
-        ))
+        if attr.class().is(vm.ctx.types.staticmethod_type)
+            && let Ok(f) = attr.get_attr("__func__", vm)
+        {
+            return Ok(super::builder::wrap_unguarded(f, vm));
+        }
+        let w = super::builder::wrap_unguarded(attr.clone(), vm);
+        if matches!(w.kind, Kind::Const(_)) {
+            return Ok(w);
+        }
+        if attr.is_callable() {
+            // A tuple method (`count`, `index`): called by name on the tracker.
+            return Ok(Vt::new(Kind::Method(Box::new(obj.clone()), name.into())));
+        }
+        Err(super::super::attribute::attr_unmodelled(obj, name))
+    }
+
+    /// `nt._replace(**kw)`, `nt._asdict()`, `cls._make(iterable)` of a `collections.namedtuple`.
+    pub(crate) fn named_tuple_method(
+        &mut self,
+        cls: &PyObjectRef,
+        items: &[Vt],
+        name: &str,
+        args: Vec<Vt>,
+        kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let names = fields(cls, vm).unwrap_or_default();
+        let bad = || {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!("namedtuple.{name}() with these arguments (eager raises)"),
+            )
+        };
+        match name {
+            "_replace" if args.is_empty() => {
+                let mut out = items.to_vec();
+                for (k, v) in kwargs {
+                    let i = names.iter().position(|n| *n == k).ok_or_else(bad)?;
+                    out[i] = v;
+                }
+                Ok(Vt::new(Kind::NamedTuple(cls.clone(), out)))
+            }
+            "_asdict" if args.is_empty() && kwargs.is_empty() => {
+                let pairs = names
+                    .iter()
+                    .zip(items)
+                    .map(|(n, v)| (vm.ctx.new_str(n.as_str()).into(), v.clone()))
+                    .collect();
+                Ok(Vt::new(Kind::Dict(std::rc::Rc::new(
+                    std::cell::RefCell::new(super::DictVar {
+                        items: pairs,
+                        mutated: false,
+                        ..Default::default()
+                    }),
+                ))))
+            }
+            "_make" if kwargs.is_empty() => {
+                let [seq] = args.as_slice() else {
+                    return Err(bad());
+                };
+                let items = self.unpack_iterable(seq)?;
+                if items.len() != names.len() {
+                    return Err(bad());
+                }
+                Ok(Vt::new(Kind::NamedTuple(cls.clone(), items)))
+            }
+            _ => Err(bad()),
+        }
     }
 }

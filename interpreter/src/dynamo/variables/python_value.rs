@@ -51,6 +51,33 @@ impl<'vm> Converter<'vm> {
                 super::named_tuple::build(cls, self.convert_all(t)?, vm).ok()?
             }
             Kind::Set(s) => s.clone(),
+            Kind::List(l) if l.borrow().deque.is_some() => {
+                // A deque: made from its converted items (a deque holding itself is not
+                // converted).
+                let addr = Rc::as_ptr(l) as usize;
+                if let Some(obj) = self.made.get(&addr) {
+                    return Some(obj.clone());
+                }
+                let (tracked, maxlen) = {
+                    let l = l.borrow();
+                    (l.items.clone(), l.deque.flatten())
+                };
+                let items = self.convert_all(&tracked)?;
+                let deque = super::super::bridge::import_module("collections", vm)
+                    .and_then(|m| m.get_attr("deque", vm))
+                    .ok()?;
+                let maxlen = match maxlen {
+                    Some(n) => vm.ctx.new_int(n).into(),
+                    None => vm.ctx.none(),
+                };
+                let obj = deque.call((vm.ctx.new_list(items), maxlen), vm).ok()?;
+                self.made.insert(addr, obj.clone());
+                obj
+            }
+            Kind::DictView(d, view) => {
+                let dict = self.convert(&Vt::new(Kind::Dict(d.clone())))?;
+                vm.call_method(&dict, view.method(), ()).ok()?
+            }
             Kind::List(l) => {
                 let addr = Rc::as_ptr(l) as usize;
                 if let Some(obj) = self.made.get(&addr) {
@@ -68,14 +95,32 @@ impl<'vm> Converter<'vm> {
                 if let Some(obj) = self.made.get(&addr) {
                     return Some(obj.clone());
                 }
-                let dict = vm.ctx.new_dict();
-                self.made.insert(addr, dict.clone().into());
+                let (cls, factory) = {
+                    let d = d.borrow();
+                    (d.cls.clone(), d.default_factory.clone())
+                };
+                let dict: PyObjectRef = match (cls, factory) {
+                    (None, _) => vm.ctx.new_dict().into(),
+                    (Some(c), None) => c.call((), vm).ok()?,
+                    // A defaultdict keeps its factory (its repr shows it): only a real one.
+                    (Some(c), Some(f)) => {
+                        let f = match &f.kind {
+                            Kind::Const(o)
+                            | Kind::Builtin(o, _)
+                            | Kind::Class(o)
+                            | Kind::Function(o) => o.clone(),
+                            _ => return None,
+                        };
+                        c.call((f,), vm).ok()?
+                    }
+                };
+                self.made.insert(addr, dict.clone());
                 let tracked = d.borrow().items.clone();
                 for (k, x) in &tracked {
                     let x = self.convert(x)?;
                     dict.set_item(&**k, x, vm).ok()?;
                 }
-                dict.into()
+                dict
             }
             _ => return None,
         })

@@ -27,8 +27,14 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
     let Some(ty) = cls.downcast_ref::<PyType>() else {
         return false;
     };
-    // A class statement's class (heap type) whose metaclass is `type`.
-    if !cls.class().is(vm.ctx.types.type_type)
+    // A class statement's class (heap type) whose metaclass is `type` or `abc.ABCMeta` (which
+    // only adds abstract-method bookkeeping: `object.__new__` refuses abstract classes itself).
+    let abc_meta = super::super::bridge::import_module("abc", vm)
+        .and_then(|m| m.get_attr("ABCMeta", vm))
+        .ok();
+    let plain_meta =
+        cls.class().is(vm.ctx.types.type_type) || abc_meta.is_some_and(|m| cls.class().is(&m));
+    if !plain_meta
         || !ty
             .slots
             .flags
@@ -43,10 +49,17 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
         (Some(a), Some(b)) => a.is(&b),
         _ => false,
     };
+    // A Python `__setattr__`/`__delattr__` (a frozen dataclass's) is inlined on stores.
+    let python_or_object = |name: &'static str| {
+        same_as_object(name)
+            || cls
+                .get_attr(name, vm)
+                .is_ok_and(|f| f.downcast_ref::<PyFunction>().is_some())
+    };
     let hooks_free = same_as_object("__new__")
-        && same_as_object("__setattr__")
+        && python_or_object("__setattr__")
         && same_as_object("__getattribute__")
-        && same_as_object("__delattr__")
+        && python_or_object("__delattr__")
         && cls.get_attr("__getattr__", vm).is_err();
     let excluded = cls
         .real_is_subclass(vm.ctx.exceptions.base_exception_type.as_object(), vm)
@@ -55,6 +68,18 @@ fn is_plain_class(cls: &PyObjectRef, vm: &VirtualMachine) -> bool {
             .and_then(|nn| nn.get_attr("Module", vm).ok())
             .is_some_and(|m| cls.real_is_subclass(&m, vm).unwrap_or(true));
     hooks_free && !excluded
+}
+
+/// The class's own Python `__setattr__` (`__delattr__` for a delete), when it has one.
+pub fn python_store_hook(
+    cls: &PyObjectRef,
+    delete: bool,
+    vm: &VirtualMachine,
+) -> Option<PyObjectRef> {
+    let name = if delete { "__delattr__" } else { "__setattr__" };
+    let f = cls.get_attr(name, vm).ok()?;
+    f.downcast_ref::<PyFunction>()?;
+    Some(f)
 }
 
 impl Tracer<'_> {
@@ -141,7 +166,17 @@ impl Tracer<'_> {
             )
         };
         let cls = info.cls.downcast_ref::<PyType>().ok_or_else(missing)?;
-        let raw = cls.get_attr(vm.ctx.intern_str(name)).ok_or_else(missing)?;
+        if name == "__class__" {
+            return Ok(match &info.cls_source {
+                Some(src) => super::builder::wrap(self.out, info.cls.clone(), src.clone(), vm),
+                None => wrap_unguarded(info.cls.clone(), vm),
+            });
+        }
+        // An object made in the trace has only the attributes the trace stored (looked up
+        // before this) and its class's: anything else is eager's AttributeError.
+        let raw = cls
+            .get_attr(vm.ctx.intern_str(name))
+            .ok_or_else(|| super::super::attribute::attr_missing(obj, name, vm))?;
         let wrapped = |tr: &mut Self, v: PyObjectRef| match &info.cls_source {
             Some(src) => super::builder::wrap(tr.out, v, src.attr(name), vm),
             None => wrap_unguarded(v, vm),

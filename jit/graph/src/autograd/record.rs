@@ -85,6 +85,36 @@ fn check_inplace(t: &Tensor) -> Result<()> {
     Ok(())
 }
 
+/// Inference mode: the op runs without autograd and its outputs are inference tensors.
+pub(crate) fn call_inference(
+    op: Op,
+    args: &[IValue],
+    below: impl FnOnce(Op, &[IValue]) -> Result<Vec<Tensor>>,
+) -> Result<Vec<Tensor>> {
+    let mut outs = below(op, args)?;
+    for o in &mut outs {
+        o.ensure_autograd().update(|s| s.is_inference = true);
+    }
+    Ok(outs)
+}
+
+fn is_inference(t: &Tensor) -> bool {
+    t.autograd().is_some_and(|m| m.is_inference())
+}
+
+/// Outside inference mode, inference tensors may not be written in place.
+pub(crate) fn check_inference_inplace(op: Op, args: &[IValue]) -> Result<()> {
+    if op.flags().contains(OpFlags::INPLACE)
+        && let Some(Value::Tensor(t)) = args.first()
+        && is_inference(t)
+    {
+        return Err(runtime(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.",
+        ));
+    }
+    Ok(())
+}
+
 /// Records views made without a node (grad mode off, or nothing needing grad): an output that
 /// shares input 0's storage gets input 0's root as its base.
 pub(crate) fn note_views(op: Op, args: &[IValue], outs: &mut [Tensor]) {
@@ -97,10 +127,14 @@ pub(crate) fn note_views(op: Op, args: &[IValue], outs: &mut [Tensor]) {
     if x.autograd().is_none() {
         return;
     }
+    let inference = is_inference(x);
     for o in outs.iter_mut() {
         if o.shares_storage(x) && !o.same_identity(x) {
             let base = view_root(x);
-            o.ensure_autograd().update(|s| s.view_base = Some(base));
+            o.ensure_autograd().update(|s| {
+                s.view_base = Some(base);
+                s.is_inference = inference;
+            });
         }
     }
 }
@@ -233,7 +267,7 @@ pub(crate) fn call_recorded(
     let output_metas: Vec<TensorMeta> = outs.iter().map(Tensor::meta).collect();
     let (name, backward): (&'static str, Box<dyn Backward>) = match rule {
         Some(r) => {
-            let saved = save(r, args, &slot_ts, original_self, &outs);
+            let saved = save(r, args, &slot_ts, original_self, &outs)?;
             (
                 vjp::names::node_name(op, args, r.name),
                 Box::new(OpBackward {
@@ -279,7 +313,7 @@ fn save(
     slot_ts: &[&Tensor],
     original_self: Option<Tensor>,
     outs: &[Tensor],
-) -> SavedArgs {
+) -> Result<SavedArgs> {
     let mut next = 0usize;
     let mut inputs: Vec<Option<SavedTensor>> = Vec::with_capacity(slot_ts.len());
     let mut plain = Vec::with_capacity(args.len());
@@ -289,32 +323,48 @@ fn save(
             .enumerate()
             .any(|(j, a)| j != i && a.tensors().iter().any(|t| t.needs_grad()))
     };
+    let check = |t: &Tensor| -> Result<()> {
+        if is_inference(t) {
+            return Err(runtime(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.",
+            ));
+        }
+        Ok(())
+    };
     for (i, a) in args.iter().enumerate() {
         let keep = r.saves.arg(i) && (!r.saves.is_cross(i) || other_needs(i));
-        let v = a
-            .try_map(|t| {
-                let s = next;
-                next += 1;
-                inputs.push(keep.then(|| match (i, &original_self) {
-                    (0, Some(orig)) => SavedTensor::input(orig),
-                    _ => SavedTensor::input(t),
-                }));
-                Ok::<_, ()>(s)
-            })
-            .expect("invariant: infallible map");
+        let v = a.try_map(|t| {
+            let s = next;
+            next += 1;
+            let saved = if keep {
+                let t = match (i, &original_self) {
+                    (0, Some(orig)) => orig,
+                    _ => t,
+                };
+                check(t)?;
+                Some(SavedTensor::input(t)?)
+            } else {
+                None
+            };
+            inputs.push(saved);
+            Ok::<_, crate::Error>(s)
+        })?;
         plain.push(v);
     }
     let outputs = if r.saves.outputs {
         outs.iter()
             .enumerate()
-            .map(|(j, o)| SavedTensor::output(o, j as u32))
-            .collect()
+            .map(|(j, o)| {
+                check(o)?;
+                SavedTensor::output(o, j as u32)
+            })
+            .collect::<Result<Vec<_>>>()?
     } else {
         vec![]
     };
-    SavedArgs {
+    Ok(SavedArgs {
         args: plain,
         inputs,
         outputs,
-    }
+    })
 }

@@ -36,6 +36,9 @@ _DEFAULTS = {
     "skip_torchrec": True,
     "optimize_ddp": True,
     "enrich_profiler_metadata": False,
+    # torch.func transforms are traced through their Python implementation (always on here).
+    "capture_func_transforms": True,
+    "trace_autograd_ops": False,
 }
 
 

@@ -72,6 +72,15 @@ def optimize_assert(backend="inductor", *, hooks=None, export=False, dynamic=Non
     return _OptimizeContext(backend, nopython=True)
 
 
+def _wrap_inline(mod):
+    """A function whose frame calls `mod` (PyTorch's `external_utils.wrap_inline`)."""
+
+    def inner(*args, **kwargs):
+        return mod(*args, **kwargs)
+
+    return inner
+
+
 def _optimized_module_class():
     import torch
 
@@ -85,7 +94,15 @@ def _optimized_module_class():
             super().__init__()
             self._orig_mod = mod
             self.dynamo_ctx = dynamo_ctx
-            self._compiled_call = _C.compiled_function(mod.__call__, dynamo_ctx._backend, dynamo_ctx._nopython)
+            # A built-in layer's code is in a skipped file: as PyTorch does (`wrap_inline`), the
+            # compiled frame is a small wrapper that calls the module, so a graph break inside
+            # the layer runs the whole call eagerly instead of compiling its internals piecewise.
+            # A user module's `__call__` is compiled itself.
+            if getattr(type(mod).forward, "__module__", "").startswith("torch.nn"):
+                target = _wrap_inline(mod)
+            else:
+                target = mod.__call__
+            self._compiled_call = _C.compiled_function(target, dynamo_ctx._backend, dynamo_ctx._nopython)
 
         def __call__(self, *args, **kwargs):
             return self._compiled_call(*args, **kwargs)

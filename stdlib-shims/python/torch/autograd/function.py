@@ -80,16 +80,18 @@ class BackwardCFunction(FunctionCtx):
                 continue
             t, version, out_nr = item
             if t._version != version:
-                where = (
-                    f", which is output {out_nr} of {self._cls.__name__}Backward,"
-                    if out_nr is not None else ""
-                )
+                if out_nr is not None:
+                    where = f", which is output {out_nr} of {self._cls.__name__},"
+                elif t.grad_fn is not None:
+                    where = f", which is output {t.output_nr} of {_short_name(t.grad_fn.name())},"
+                else:
+                    where = ""
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified "
                     f"by an inplace operation: [{t.type()} {list(t.shape)}]{where} is at version "
                     f"{t._version}; expected version {version} instead. Hint: enable anomaly "
                     "detection to find the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True)."
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
                 )
             out.append(t)
         return tuple(out)
@@ -99,6 +101,12 @@ class BackwardCFunction(FunctionCtx):
     def _release_saved(self):
         self._saved = None
         self._freed = True
+
+
+def _short_name(name):
+    """PyTorch's form of a node in saved-tensor errors: ``AddBackward0`` is ``Add``."""
+    head, sep, tail = name.rpartition("Backward")
+    return head if sep and (tail == "" or tail.isdigit()) else name
 
 
 def _call_backward(ctx, grads):

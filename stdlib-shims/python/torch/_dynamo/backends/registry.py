@@ -36,8 +36,9 @@ def lookup_backend(compiler_fn):
     if name == "inductor":
         return "dynasm" if "dynasm" in native else "eager"
     if name in ("aot_eager", "aot_eager_default_partitioner", "aot_eager_decomp_partition"):
-        # No autograd yet: the AOT variants trace forward graphs only, i.e. eager.
-        return "eager"
+        # The native side differentiates and partitions the graph (AOTAutograd) and interprets
+        # the forward and backward graphs eagerly.
+        return "aot_eager"
     raise InvalidBackend(name)
 
 

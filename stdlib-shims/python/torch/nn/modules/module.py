@@ -116,8 +116,15 @@ class Module:
     # === Calling ===
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or _global_hooks_active):
+        if not (self._forward_pre_hooks or self._forward_hooks or _global_hooks_active
+                or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            from torch.nn.modules._backward_hooks import BackwardHook
+
+            bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                   list(self._backward_pre_hooks.values()))
         # Iterating over snapshots: a hook may remove itself or another hook.
         if _global_hooks_active:
             for hook in list(_global_forward_pre_hooks.values()):
@@ -138,6 +145,8 @@ class Module:
                 new_args = hook(self, args)
                 if new_args is not None:
                     args = new_args if isinstance(new_args, tuple) else (new_args,)
+        if bw_hook is not None:
+            args = bw_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         if _global_hooks_active:
             for hook in list(_global_forward_hooks.values()):
@@ -151,7 +160,33 @@ class Module:
                 new_result = hook(self, args, result)
             if new_result is not None:
                 result = new_result
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
         return result
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients of the module's outputs are
+        computed, and may return replacement ``grad_output``."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            _move_to_front(self._backward_pre_hooks, handle.id)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the module's
+        inputs are computed, and may return replacement ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            _move_to_front(self._backward_hooks, handle.id)
+        return handle
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``) runs
