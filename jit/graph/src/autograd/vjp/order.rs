@@ -40,16 +40,22 @@ fn cumsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// cumprod. Before the first zero along the dim, `d out_j / d x_k = out_j / x_k`, so the
 /// gradient is `reverse_cumsum(g * out) / x`. At the first zero `z` it is
 /// `prod(x[:z]) * sum_{j >= z} g_j * prod(x[z+1..=j])`; after it, every term holds that zero.
-/// Written with `where`s (no data-dependent branch), so it is differentiable again.
+/// Written with `where`s (no data-dependent branch). The masks drop the dependence of the
+/// zero gradients after the first zero on that zero, so under `create_graph` the O(n^2) form
+/// (`cumprod_differentiable`) runs instead.
 fn cumprod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let d = dim_of(c, 1)?;
     let shape = c.input_meta(0)?.shape.clone();
     unary(e, c, |e, c, g| {
         let Some(d) = d else { return Ok(g) };
-        if shape[d as usize] <= 1 {
+        let n = shape[d as usize];
+        if n <= 1 {
             return Ok(g);
         }
         let x = c.input(0)?;
+        if crate::autograd::is_grad_enabled() {
+            return cumprod_differentiable(e, &x, &g, d, n);
+        }
         let out = c.output(0)?;
         let zero = e.cmp_s(Op::Eq, &x, 0.0)?;
         let zeros_so_far = e.op(Op::Cumsum, vec![t(&zero), Value::Int(d)])?;
@@ -74,6 +80,35 @@ fn cumprod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let term2 = e.where_(&first, t(&hs), f(0.0))?;
         e.add(&term1, &term2)
     })
+}
+
+/// cumprod's gradient as ops that differentiate again, exact at zeros (as PyTorch's
+/// `cumprod_backward` under grad mode, O(n^2)): `d_k = sum_{j >= k} g_j prod_{i <= j, i != k}
+/// x_i`. Row `k` of an `[n, n]` matrix holds `x` with `x_k` replaced by 1; its cumprod along the
+/// row holds every such product, and the upper triangle (`j >= k`) weighted by `g` sums to `d_k`.
+fn cumprod_differentiable<E: Emit>(
+    e: &mut E,
+    x: &E::T,
+    g: &E::T,
+    d: i64,
+    n: usize,
+) -> Result<E::T> {
+    let last = e.shape(x).len() as i64 - 1;
+    let xt = e.transpose(x, d, last)?;
+    let gt = e.transpose(g, d, last)?;
+    let mut rows = e.shape(&xt);
+    rows.insert(rows.len() - 1, n);
+    let m = e.unsqueeze(&xt, -2)?;
+    let m = e.expand(&m, &rows)?;
+    let eye = e.op(Op::Eye, vec![Value::Int(n as i64)])?;
+    let eye = e.cmp_s(Op::Eq, &eye, 1.0)?;
+    let m = e.where_(&eye, f(1.0), t(&m))?;
+    let p = e.op(Op::Cumprod, vec![t(&m), Value::Int(-1)])?;
+    let gw = e.unsqueeze(&gt, -2)?;
+    let p = e.mul(&p, &gw)?;
+    let p = e.op(Op::Triu, vec![t(&p), Value::Int(0)])?;
+    let s = e.sum_dims(&p, &[-1], false)?;
+    e.transpose(&s, d, last)
 }
 
 /// logcumsumexp: `d_k = sum_{j >= k} g_j exp(x_k - out_j)`, summed in log space separately

@@ -1,6 +1,7 @@
 //! Backward formulas of the rearranging ops (`repeat`, `tile`, `flip`, `roll`, `tril`, `triu`)
 //! and of the strided views `diagonal` and `as_strided`.
 
+use rynamo_tensor::layout::wrap_dim;
 use rynamo_tensor::{DType, Scalar};
 
 use super::nn::Facts;
@@ -60,18 +61,44 @@ fn tri<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     unary(e, c, |e, _, g| e.op(op, vec![t(&g), Value::Int(k)]))
 }
 
-/// diagonal: zeros with the gradient written onto the same diagonal (`diagonal_backward`).
+/// diagonal: the gradient added into zeros of the input's shape at the diagonal's positions
+/// (`diagonal_backward`). A scatter rather than a `copy_` into a view of fresh zeros: that
+/// write is not tracked back to a tensor without autograd metadata, so it lost the history
+/// `create_graph` needs; the scatter differentiates again and traces as plain nodes.
 fn diagonal<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let shape = c.input_meta(0)?.shape.clone();
-    let (off, d1, d2) = (c.a().int(1)?, c.a().int(2)?, c.a().int(3)?);
+    let nd = shape.len();
+    let (d1, d2) = (wrap_dim(c.a().int(2)?, nd)?, wrap_dim(c.a().int(3)?, nd)?);
+    let off = c.a().int(1)?;
+    // the strides of a contiguous tensor of the input's shape
+    let mut cs = vec![1i64; nd];
+    for i in (0..nd.saturating_sub(1)).rev() {
+        cs[i] = cs[i + 1] * shape[i + 1] as i64;
+    }
     unary(e, c, |e, _, g| {
-        let z = e.zeros(&shape, e.dtype(&g))?;
-        let diag = e.op(
-            Op::Diagonal,
-            vec![t(&z), Value::Int(off), Value::Int(d1), Value::Int(d2)],
-        )?;
-        e.op(Op::Copy_, vec![t(&diag), t(&g)])?;
-        Ok(z)
+        let gshape = e.shape(&g);
+        let dt = e.dtype(&g);
+        let (n_in, n_out): (usize, usize) = (shape.iter().product(), gshape.iter().product());
+        if n_out == 0 {
+            return e.zeros(&shape, dt);
+        }
+        // the output's dims: the others in order, then the diagonal
+        let mut strides: Vec<i64> = (0..nd)
+            .filter(|&i| i != d1 && i != d2)
+            .map(|i| cs[i])
+            .collect();
+        strides.push(cs[d1] + cs[d2]);
+        let start = if off >= 0 {
+            off * cs[d2]
+        } else {
+            -off * cs[d1]
+        };
+        let at = positions(e, &gshape, &strides, start)?;
+        let at = e.reshape(&at, &[n_out])?;
+        let gf = e.reshape(&g, &[n_out])?;
+        let buf = e.zeros(&[n_in], dt)?;
+        let buf = e.op(Op::ScatterAdd, vec![t(&buf), Value::Int(0), t(&at), t(&gf)])?;
+        e.reshape(&buf, &shape)
     })
 }
 
