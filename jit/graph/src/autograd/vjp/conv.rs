@@ -300,55 +300,40 @@ fn adaptive_avg_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Gra
     })
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static CONV: VjpRule = vjp_rule!("ConvolutionBackward0", Saves::cross(&[0, 1]), conv);
-    static CONV_BI: VjpRule = vjp_rule!(
-        "ConvolutionBackwardBackward0",
-        Saves::cross(&[0, 1]),
-        conv_backward_input
-    );
-    static CONV_BW: VjpRule = vjp_rule!(
-        "ConvolutionBackwardBackward0",
-        Saves::cross(&[0, 1]),
-        conv_backward_weight
-    );
-    static MAX_POOL: VjpRule =
-        vjp_rule!("MaxPool2DWithIndicesBackward0", Saves::OUTPUT, max_pool2d);
-    static MAX_POOL_B: VjpRule = vjp_rule!(
-        "MaxPool2DWithIndicesBackwardBackward0",
-        Saves::args(&[2]),
-        max_pool2d_backward
-    );
-    static AVG_POOL: VjpRule = vjp_rule!("AvgPool2DBackward0", Saves::NONE, avg_pool2d);
-    static AVG_POOL_B: VjpRule = vjp_rule!(
-        "AvgPool2DBackwardBackward0",
-        Saves::NONE,
-        avg_pool2d_backward
-    );
-    static ADAPTIVE: VjpRule = vjp_rule!(
-        "AdaptiveAvgPool2DBackward0",
-        Saves::NONE,
-        adaptive_avg_pool2d
-    );
-    static ADAPTIVE_B: VjpRule = vjp_rule!(
-        "AdaptiveAvgPool2DBackwardBackward0",
-        Saves::NONE,
-        adaptive_avg_pool2d_backward
-    );
-    Some(match op {
-        Conv1d | Conv1dPadding | Conv2d | Conv2dPadding => &CONV,
-        ConvolutionBackwardInput => &CONV_BI,
-        ConvolutionBackwardWeight => &CONV_BW,
-        MaxPool2dWithIndices => &MAX_POOL,
-        MaxPool2dWithIndicesBackward => &MAX_POOL_B,
-        AvgPool2d => &AVG_POOL,
-        AvgPool2dBackward => &AVG_POOL_B,
-        AdaptiveAvgPool2d => &ADAPTIVE,
-        AdaptiveAvgPool2dBackward => &ADAPTIVE_B,
-        _ => return None,
-    })
-}
+pub(crate) static CONV: VjpRule = vjp_rule!("ConvolutionBackward0", Saves::cross(&[0, 1]), conv);
+pub(crate) static CONV_BI: VjpRule = vjp_rule!(
+    "ConvolutionBackwardBackward0",
+    Saves::cross(&[0, 1]),
+    conv_backward_input
+);
+pub(crate) static CONV_BW: VjpRule = vjp_rule!(
+    "ConvolutionBackwardBackward0",
+    Saves::cross(&[0, 1]),
+    conv_backward_weight
+);
+pub(crate) static MAX_POOL: VjpRule =
+    vjp_rule!("MaxPool2DWithIndicesBackward0", Saves::OUTPUT, max_pool2d);
+pub(crate) static MAX_POOL_B: VjpRule = vjp_rule!(
+    "MaxPool2DWithIndicesBackwardBackward0",
+    Saves::args(&[2]),
+    max_pool2d_backward
+);
+pub(crate) static AVG_POOL: VjpRule = vjp_rule!("AvgPool2DBackward0", Saves::NONE, avg_pool2d);
+pub(crate) static AVG_POOL_B: VjpRule = vjp_rule!(
+    "AvgPool2DBackwardBackward0",
+    Saves::NONE,
+    avg_pool2d_backward
+);
+pub(crate) static ADAPTIVE: VjpRule = vjp_rule!(
+    "AdaptiveAvgPool2DBackward0",
+    Saves::NONE,
+    adaptive_avg_pool2d
+);
+pub(crate) static ADAPTIVE_B: VjpRule = vjp_rule!(
+    "AdaptiveAvgPool2DBackwardBackward0",
+    Saves::NONE,
+    adaptive_avg_pool2d_backward
+);
 
 pub(super) fn composite(op: Op) -> Option<&'static Composite> {
     static MAX_POOL: Composite = composite_rule!(max_pool2d_parts);

@@ -200,7 +200,4 @@ fn einsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    static EINSUM: VjpRule = vjp_rule!("EinsumBackward0", Saves::args(&[1]), einsum);
-    (op == Op::Einsum).then_some(&EINSUM)
-}
+pub(crate) static EINSUM: VjpRule = vjp_rule!("EinsumBackward0", Saves::args(&[1]), einsum);

@@ -92,20 +92,11 @@ fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&[2]), gather);
-    static SCATTER: VjpRule = vjp_rule!("ScatterBackward0", Saves::args(&[2]), scatter);
-    static SCATTER_VALUE: VjpRule = vjp_rule!("ScatterBackward1", Saves::args(&[2]), scatter);
-    static SCATTER_ADD: VjpRule = vjp_rule!("ScatterAddBackward0", Saves::args(&[2]), scatter);
-    static INDEX_SELECT: VjpRule =
-        vjp_rule!("IndexSelectBackward0", Saves::args(&[2]), index_select);
-    Some(match op {
-        Gather => &GATHER,
-        Scatter => &SCATTER,
-        ScatterValue => &SCATTER_VALUE,
-        ScatterAdd => &SCATTER_ADD,
-        IndexSelect => &INDEX_SELECT,
-        _ => return None,
-    })
-}
+pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&[2]), gather);
+pub(crate) static SCATTER: VjpRule = vjp_rule!("ScatterBackward0", Saves::args(&[2]), scatter);
+pub(crate) static SCATTER_VALUE: VjpRule =
+    vjp_rule!("ScatterBackward1", Saves::args(&[2]), scatter);
+pub(crate) static SCATTER_ADD: VjpRule =
+    vjp_rule!("ScatterAddBackward0", Saves::args(&[2]), scatter);
+pub(crate) static INDEX_SELECT: VjpRule =
+    vjp_rule!("IndexSelectBackward0", Saves::args(&[2]), index_select);

@@ -362,16 +362,8 @@ fn repeat_heads<E: Emit>(e: &mut E, x: &E::T, hq: usize) -> Result<E::T> {
     )
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static MSE: VjpRule = vjp_rule!("MseLossBackward0", Saves::args(&[0, 1]), mse_loss);
-    static NLL: VjpRule = vjp_rule!("NllLossBackward0", Saves::args(&[1, 2]), nll_loss);
-    Some(match op {
-        MseLoss => &MSE,
-        NllLoss => &NLL,
-        _ => return None,
-    })
-}
+pub(crate) static MSE: VjpRule = vjp_rule!("MseLossBackward0", Saves::args(&[0, 1]), mse_loss);
+pub(crate) static NLL: VjpRule = vjp_rule!("NllLossBackward0", Saves::args(&[1, 2]), nll_loss);
 
 pub(super) fn composite(op: Op) -> Option<&'static Composite> {
     use Op::*;

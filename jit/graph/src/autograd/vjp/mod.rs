@@ -10,20 +10,20 @@
 //! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
 //! AOTAutograd's partitioner sees the same dependency set.
 
-mod conv;
-mod einsum;
-mod indexing;
-mod inplace;
-mod linalg;
-mod loss;
+pub(crate) mod conv;
+pub(crate) mod einsum;
+pub(crate) mod indexing;
+pub(crate) mod inplace;
+pub(crate) mod linalg;
+pub(crate) mod loss;
 pub(crate) mod names;
-mod nn;
-mod order;
-mod pointwise;
-mod pointwise_binary;
-mod rearrange;
-mod reduce;
-mod views;
+pub(crate) mod nn;
+pub(crate) mod order;
+pub(crate) mod pointwise;
+pub(crate) mod pointwise_binary;
+pub(crate) mod rearrange;
+pub(crate) mod reduce;
+pub(crate) mod views;
 
 use rynamo_tensor::{Tensor, TensorMeta};
 
@@ -229,26 +229,15 @@ macro_rules! vjp_rule {
 }
 pub(crate) use vjp_rule;
 
-/// The formula of `op`; `None` for ops without one (non-differentiable, or not written yet:
-/// recording such an op when an input needs grad makes a node whose backward raises PyTorch's
-/// "not implemented" error).
+/// The formula of `op` (its [`crate::def::OpDef`]'s `vjp` slot; an in-place op uses its functional
+/// twin's); `None` for ops without one (non-differentiable, or not written yet: recording such an
+/// op when an input needs grad makes a node whose backward raises PyTorch's "not implemented"
+/// error).
 pub fn rule(op: Op) -> Option<&'static VjpRule> {
     if let Some(twin) = op.functional_twin() {
         return rule(twin);
     }
-    pointwise::rule(op)
-        .or_else(|| pointwise_binary::rule(op))
-        .or_else(|| reduce::rule(op))
-        .or_else(|| linalg::rule(op))
-        .or_else(|| views::rule(op))
-        .or_else(|| inplace::rule(op))
-        .or_else(|| nn::rule(op))
-        .or_else(|| loss::rule(op))
-        .or_else(|| conv::rule(op))
-        .or_else(|| indexing::rule(op))
-        .or_else(|| order::rule(op))
-        .or_else(|| rearrange::rule(op))
-        .or_else(|| einsum::rule(op))
+    op.def().vjp
 }
 
 /// A decomposition applied when `op` is recorded (PyTorch's `CompositeImplicitAutograd`): with

@@ -29,7 +29,7 @@ impl Facts for Tensor {
         Tensor::needs_grad(self)
     }
     fn check(op: Op, args: &[Value<Self>]) -> Result<()> {
-        op.meta_rule(args).map(|_| ())
+        (op.def().meta.tensors)(op, args).map(|_| ())
     }
 }
 
@@ -411,27 +411,16 @@ fn pad<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static LAYER_NORM: VjpRule =
-        vjp_rule!("NativeLayerNormBackward0", Saves::args(&[0, 2]), layer_norm);
-    static GROUP_NORM: VjpRule =
-        vjp_rule!("NativeGroupNormBackward0", Saves::args(&[0, 2]), group_norm);
-    static BATCH_NORM: VjpRule =
-        vjp_rule!("NativeBatchNormBackward0", Saves::args(&[0, 3]), batch_norm);
-    static EMBEDDING: VjpRule = vjp_rule!("EmbeddingBackward0", Saves::args(&[0]), embedding);
-    static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
-    static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
-    Some(match op {
-        LayerNorm => &LAYER_NORM,
-        GroupNorm => &GROUP_NORM,
-        BatchNorm => &BATCH_NORM,
-        Embedding => &EMBEDDING,
-        Dropout => &DROPOUT,
-        Pad => &PAD,
-        _ => return None,
-    })
-}
+pub(crate) static LAYER_NORM: VjpRule =
+    vjp_rule!("NativeLayerNormBackward0", Saves::args(&[0, 2]), layer_norm);
+pub(crate) static GROUP_NORM: VjpRule =
+    vjp_rule!("NativeGroupNormBackward0", Saves::args(&[0, 2]), group_norm);
+pub(crate) static BATCH_NORM: VjpRule =
+    vjp_rule!("NativeBatchNormBackward0", Saves::args(&[0, 3]), batch_norm);
+pub(crate) static EMBEDDING: VjpRule =
+    vjp_rule!("EmbeddingBackward0", Saves::args(&[0]), embedding);
+pub(crate) static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
+pub(crate) static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
 
 pub(super) fn composite(op: Op) -> Option<&'static Composite> {
     static DROPOUT: Composite = composite_rule!(dropout_parts);

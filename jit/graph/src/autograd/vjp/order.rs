@@ -172,27 +172,15 @@ fn cum_extremum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static CUMSUM: VjpRule = vjp_rule!("CumsumBackward0", Saves::NONE, cumsum);
-    static CUMPROD: VjpRule = vjp_rule!("CumprodBackward0", Saves::args_and_output(&[0]), cumprod);
-    static LCSE: VjpRule = vjp_rule!(
-        "LogcumsumexpBackward0",
-        Saves::args_and_output(&[0]),
-        logcumsumexp
-    );
-    static SORT: VjpRule = vjp_rule!("SortBackward0", Saves::OUTPUT, select_values);
-    static TOPK: VjpRule = vjp_rule!("TopkBackward0", Saves::OUTPUT, select_values);
-    static CUMMAX: VjpRule = vjp_rule!("CummaxBackward0", Saves::OUTPUT, cum_extremum);
-    static CUMMIN: VjpRule = vjp_rule!("CumminBackward0", Saves::OUTPUT, cum_extremum);
-    Some(match op {
-        Cumsum => &CUMSUM,
-        Cumprod => &CUMPROD,
-        Logcumsumexp => &LCSE,
-        Sort => &SORT,
-        Topk => &TOPK,
-        Cummax => &CUMMAX,
-        Cummin => &CUMMIN,
-        _ => return None,
-    })
-}
+pub(crate) static CUMSUM: VjpRule = vjp_rule!("CumsumBackward0", Saves::NONE, cumsum);
+pub(crate) static CUMPROD: VjpRule =
+    vjp_rule!("CumprodBackward0", Saves::args_and_output(&[0]), cumprod);
+pub(crate) static LCSE: VjpRule = vjp_rule!(
+    "LogcumsumexpBackward0",
+    Saves::args_and_output(&[0]),
+    logcumsumexp
+);
+pub(crate) static SORT: VjpRule = vjp_rule!("SortBackward0", Saves::OUTPUT, select_values);
+pub(crate) static TOPK: VjpRule = vjp_rule!("TopkBackward0", Saves::OUTPUT, select_values);
+pub(crate) static CUMMAX: VjpRule = vjp_rule!("CummaxBackward0", Saves::OUTPUT, cum_extremum);
+pub(crate) static CUMMIN: VjpRule = vjp_rule!("CumminBackward0", Saves::OUTPUT, cum_extremum);

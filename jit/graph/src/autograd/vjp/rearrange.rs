@@ -217,23 +217,11 @@ fn overlaps(shape: &[usize], strides: &[i64]) -> bool {
     false
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static REPEAT: VjpRule = vjp_rule!("RepeatBackward0", Saves::NONE, repeat);
-    static FLIP: VjpRule = vjp_rule!("FlipBackward0", Saves::NONE, flip);
-    static ROLL: VjpRule = vjp_rule!("RollBackward0", Saves::NONE, roll);
-    static TRIL: VjpRule = vjp_rule!("TrilBackward0", Saves::NONE, tri);
-    static TRIU: VjpRule = vjp_rule!("TriuBackward0", Saves::NONE, tri);
-    static DIAGONAL: VjpRule = vjp_rule!("DiagonalBackward0", Saves::NONE, diagonal);
-    static AS_STRIDED: VjpRule = vjp_rule!("AsStridedBackward0", Saves::args(&[0]), as_strided);
-    Some(match op {
-        Repeat | Tile => &REPEAT,
-        Flip => &FLIP,
-        Roll => &ROLL,
-        Tril => &TRIL,
-        Triu => &TRIU,
-        Diagonal => &DIAGONAL,
-        AsStrided => &AS_STRIDED,
-        _ => return None,
-    })
-}
+pub(crate) static REPEAT: VjpRule = vjp_rule!("RepeatBackward0", Saves::NONE, repeat);
+pub(crate) static FLIP: VjpRule = vjp_rule!("FlipBackward0", Saves::NONE, flip);
+pub(crate) static ROLL: VjpRule = vjp_rule!("RollBackward0", Saves::NONE, roll);
+pub(crate) static TRIL: VjpRule = vjp_rule!("TrilBackward0", Saves::NONE, tri);
+pub(crate) static TRIU: VjpRule = vjp_rule!("TriuBackward0", Saves::NONE, tri);
+pub(crate) static DIAGONAL: VjpRule = vjp_rule!("DiagonalBackward0", Saves::NONE, diagonal);
+pub(crate) static AS_STRIDED: VjpRule =
+    vjp_rule!("AsStridedBackward0", Saves::args(&[0]), as_strided);
