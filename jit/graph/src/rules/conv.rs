@@ -97,7 +97,7 @@ op! {
             pool::max_pool2d(a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode)?;
         Ok(vec![v])
     }
-    with .sample(pool_3_2_1)
+    with .recorded_as(&vjp_conv::MAX_POOL_PARTS).sample(pool_3_2_1)
 }
 
 op! {

@@ -35,7 +35,7 @@ op! {
             a.label_smoothing,
         )?])
     }
-    with .sample(|| classes(Some(("label_smoothing", Value::Float(0.1)))))
+    with .recorded_as(&vjp_loss::CROSS_ENTROPY_PARTS).sample(|| classes(Some(("label_smoothing", Value::Float(0.1)))))
 }
 
 op! {
@@ -49,12 +49,12 @@ op! {
         let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
         Ok(vec![loss::nll_loss(a.input, a.target, a.weight, a.ignore_index, r)?])
     }
-    with .vjp(&vjp_loss::NLL).sample(|| classes(None))
+    with .recorded_as(&vjp_loss::NLL_CHECK).vjp(&vjp_loss::NLL).sample(|| classes(None))
 }
 
 /// A regression loss (`mse_loss`, `l1_loss`).
 macro_rules! regression {
-    ($name:ident = $schema:literal, $k:ident $(, $vjp:expr)?) => {
+    ($name:ident = $schema:literal, $k:ident $(, with $($with:tt)*)?) => {
         op! {
             $name = $schema, Extern, [NN_FUNCTIONAL];
             meta(_, a) {
@@ -65,7 +65,7 @@ macro_rules! regression {
                 let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
                 Ok(vec![loss::regression(Regression::$k, a.input, a.target, r)?])
             }
-            with $(.vjp($vjp))? .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
+            with $($($with)*)? .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
         }
     };
 }
@@ -73,11 +73,12 @@ macro_rules! regression {
 regression!(
     mse_loss = "mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor",
     Mse,
-    &vjp_loss::MSE
+    with.vjp(&vjp_loss::MSE)
 );
 regression!(
     l1_loss = "l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor",
-    L1
+    L1,
+    with.recorded_as(&vjp_loss::L1_PARTS)
 );
 
 op! {
@@ -100,7 +101,7 @@ op! {
     eager(_, a) {
         Ok(vec![attention::sdpa(a.query, a.key, a.value, a.attn_mask, &options(&a))?])
     }
-    with .sample(|| {
+    with .recorded_as(&vjp_loss::SDPA_PARTS).sample(|| {
         let args = vec![t(f32s(&[2, 4, 8])), t(f32s(&[2, 5, 8])), t(f32s(&[2, 5, 3]))];
         with_kw(args, "is_causal", Value::Bool(true))
     })

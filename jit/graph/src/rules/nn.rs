@@ -36,7 +36,7 @@ op! {
         [NN_FUNCTIONAL RANDOM];
     meta(_, a) { Ok(vec![random::dropout_meta(a.input, a.p)?]) }
     eager(_, a) { Ok(vec![random::dropout(a.input, a.p, a.training, None)?]) }
-    with .vjp(&vjp_nn::DROPOUT).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.3)]))
+    with .recorded_as(&vjp_nn::DROPOUT_PARTS).vjp(&vjp_nn::DROPOUT).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.3)]))
 }
 
 op! {
@@ -64,7 +64,7 @@ op! {
             a.eps,
         )?])
     }
-    with .vjp(&vjp_nn::BATCH_NORM).sample(|| {
+    with .recorded_as(&vjp_nn::BATCH_NORM_PARTS).vjp(&vjp_nn::BATCH_NORM).sample(|| {
         let stats = vec![
             t(fx::img()),
             t(Tensor::zeros(&[4], DType::Float32)),

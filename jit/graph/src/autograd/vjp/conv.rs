@@ -335,10 +335,4 @@ pub(crate) static ADAPTIVE_B: VjpRule = vjp_rule!(
     adaptive_avg_pool2d_backward
 );
 
-pub(super) fn composite(op: Op) -> Option<&'static Composite> {
-    static MAX_POOL: Composite = composite_rule!(max_pool2d_parts);
-    Some(match op {
-        Op::MaxPool2d => &MAX_POOL,
-        _ => return None,
-    })
-}
+pub(crate) static MAX_POOL_PARTS: Composite = composite_rule!(max_pool2d_parts);

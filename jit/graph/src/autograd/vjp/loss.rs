@@ -365,17 +365,7 @@ fn repeat_heads<E: Emit>(e: &mut E, x: &E::T, hq: usize) -> Result<E::T> {
 pub(crate) static MSE: VjpRule = vjp_rule!("MseLossBackward0", Saves::args(&[0, 1]), mse_loss);
 pub(crate) static NLL: VjpRule = vjp_rule!("NllLossBackward0", Saves::args(&[1, 2]), nll_loss);
 
-pub(super) fn composite(op: Op) -> Option<&'static Composite> {
-    use Op::*;
-    static NLL: Composite = composite_rule!(nll_loss_check);
-    static CROSS_ENTROPY: Composite = composite_rule!(cross_entropy_parts);
-    static L1: Composite = composite_rule!(l1_parts);
-    static SDPA: Composite = composite_rule!(sdpa_parts);
-    Some(match op {
-        NllLoss => &NLL,
-        CrossEntropy => &CROSS_ENTROPY,
-        L1Loss => &L1,
-        ScaledDotProductAttention => &SDPA,
-        _ => return None,
-    })
-}
+pub(crate) static NLL_CHECK: Composite = composite_rule!(nll_loss_check);
+pub(crate) static CROSS_ENTROPY_PARTS: Composite = composite_rule!(cross_entropy_parts);
+pub(crate) static L1_PARTS: Composite = composite_rule!(l1_parts);
+pub(crate) static SDPA_PARTS: Composite = composite_rule!(sdpa_parts);

@@ -274,32 +274,16 @@ macro_rules! composite_rule {
 }
 pub(crate) use composite_rule;
 
-/// Ops whose outputs never require grad whatever their inputs (the `*_like` and `new_*`
-/// creation ops read only their input's metadata; `view(dtype)` reinterprets bits, which
-/// PyTorch declares not differentiable): nothing is recorded for them.
+/// Whether `op`'s outputs never require grad whatever its inputs (its `OpDef` says so: the
+/// `*_like` / `new_*` creation ops read only their input's metadata; `view(dtype)` reinterprets
+/// bits, which PyTorch declares not differentiable): nothing is recorded for them.
 pub fn non_differentiable(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        ZerosLike
-            | OnesLike
-            | EmptyLike
-            | FullLike
-            | RandLike
-            | RandnLike
-            | NewZeros
-            | NewOnes
-            | NewEmpty
-            | NewFull
-            | ViewDtype
-    )
+    op.def().not_differentiable
 }
 
-/// The decomposition `op` is recorded as, if any.
+/// The decomposition autograd records `op` as, if any (its `OpDef`'s `recorded_as`).
 pub fn composite(op: Op) -> Option<&'static Composite> {
-    nn::composite(op)
-        .or_else(|| loss::composite(op))
-        .or_else(|| conv::composite(op))
+    op.def().recorded_as
 }
 
 /// Runs the eager instantiation of `r`.

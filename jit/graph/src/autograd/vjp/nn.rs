@@ -422,12 +422,5 @@ pub(crate) static EMBEDDING: VjpRule =
 pub(crate) static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
 pub(crate) static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
 
-pub(super) fn composite(op: Op) -> Option<&'static Composite> {
-    static DROPOUT: Composite = composite_rule!(dropout_parts);
-    static BATCH_NORM: Composite = composite_rule!(batch_norm_parts);
-    Some(match op {
-        Op::Dropout => &DROPOUT,
-        Op::BatchNorm => &BATCH_NORM,
-        _ => return None,
-    })
-}
+pub(crate) static DROPOUT_PARTS: Composite = composite_rule!(dropout_parts);
+pub(crate) static BATCH_NORM_PARTS: Composite = composite_rule!(batch_norm_parts);
