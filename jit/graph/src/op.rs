@@ -388,6 +388,15 @@ ops! {
     NanToNum_ = 245 => unary::nan_to_num_;
     Erfinv = 246 => unary::erfinv;
     Xlogy = 247 => binary::xlogy;
+
+    // === Appended: backward ops (autograd) ===
+    ConvolutionBackwardInput = 248 => backward::convolution_backward_input;
+    ConvolutionBackwardWeight = 249 => backward::convolution_backward_weight;
+    MaxPool2dWithIndicesBackward = 250 => backward::max_pool2d_with_indices_backward;
+    AvgPool2dBackward = 251 => backward::avg_pool2d_backward;
+    AdaptiveAvgPool2dBackward = 252 => backward::adaptive_avg_pool2d_backward;
+    LayerNormBackward = 253 => backward::layer_norm_backward;
+    BatchNormBackward = 254 => backward::batch_norm_backward;
 }
 
 fn schemas() -> &'static [Schema] {

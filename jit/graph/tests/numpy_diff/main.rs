@@ -71,7 +71,20 @@ const ELSEWHERE: &[(Op, &str)] = &[
         Op::Uniform_,
         "random samples: distribution tests in rynamo-tensor tests::random",
     ),
+    // Backward ops (autograd): gradients of their forward ops, checked against finite
+    // differences of those (float64) in rynamo-graph tests::gradcheck / gradcheck_nn, and in
+    // float32 against the float64 kernels in rynamo-tensor tests::backward_kernels.
+    (Op::ConvolutionBackwardInput, BACKWARD),
+    (Op::ConvolutionBackwardWeight, BACKWARD),
+    (Op::MaxPool2dWithIndicesBackward, BACKWARD),
+    (Op::AvgPool2dBackward, BACKWARD),
+    (Op::AdaptiveAvgPool2dBackward, BACKWARD),
+    (Op::LayerNormBackward, BACKWARD),
+    (Op::BatchNormBackward, BACKWARD),
 ];
+
+const BACKWARD: &str =
+    "a gradient: finite differences of its forward op in rynamo-graph tests::gradcheck";
 
 fn spec_of(op: Op) -> Option<Spec> {
     spec_pointwise::spec(op)
