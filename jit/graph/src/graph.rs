@@ -152,6 +152,41 @@ impl Graph {
         }
     }
 
+    /// The same program for inputs of other shapes: the inputs take `input_metas` and every
+    /// node's outputs are re-inferred by its meta rule, in order (a graph traced with dynamic
+    /// dimensions, instantiated for one call's sizes). Errors when the arity differs, when a meta
+    /// rule rejects the new shapes, or when a node would now define a different number of values
+    /// (`split` into more pieces): the graph is not valid for these shapes.
+    pub fn with_input_metas(&self, input_metas: &[TensorMeta]) -> Result<Graph> {
+        if input_metas.len() != self.inputs.len() {
+            return Err(Error::Graph(format!(
+                "{} input shapes for a graph of {} inputs",
+                input_metas.len(),
+                self.inputs.len()
+            )));
+        }
+        let mut g = self.clone();
+        for (v, m) in self.inputs.iter().zip(input_metas) {
+            g.values[v.0 as usize].meta = m.clone();
+        }
+        for i in 0..g.nodes.len() {
+            let (op, outs) = (g.nodes[i].op, g.nodes[i].outputs.clone());
+            let metas = crate::registry::meta(op, &g.arg_metas(&g.nodes[i].args)?)?;
+            if metas.len() != outs.len() {
+                return Err(Error::Graph(format!(
+                    "{} now defines {} values instead of {}",
+                    op.py_name(),
+                    metas.len(),
+                    outs.len()
+                )));
+            }
+            for (o, m) in outs.iter().zip(metas) {
+                g.values[o.0 as usize].meta = m;
+            }
+        }
+        Ok(g)
+    }
+
     /// Drops values that no input or node defines and renumbers the rest (ids change).
     pub fn compact(&mut self) {
         let mut live: Vec<ValueId> = self.inputs.clone();

@@ -24,6 +24,8 @@ _DEFAULTS = {
     "reorderable_logging_functions": set(),
     "automatic_dynamic_shapes": True,
     "assume_static_by_default": True,
+    "force_parameter_static_shapes": True,
+    "allow_ignore_mark_dynamic": False,
     "specialize_int": False,
     "specialize_float": True,
     "inline_inbuilt_nn_modules": True,
