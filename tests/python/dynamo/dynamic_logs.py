@@ -1,3 +1,6 @@
+# env: RYNAMO_DYNAMIC_SHAPES=0
+# (pins recompiles caused by size changes, so it runs with static-by-default shapes even when the
+# suite is run with dynamic shapes forced on)
 """Diagnostics of dynamic shapes: `TORCH_LOGS=recompiles` names the dimension that changed,
 `dynamic` logs each `create_symbol`, `guards` and `explain()` show the dynamic TENSOR_MATCH
 (`size=[None, 4]`) and the shape-environment guards (`2 <= L['x'].size()[0]`, equalities of

@@ -1,3 +1,6 @@
+# env: RYNAMO_DYNAMIC_SHAPES=0
+# (pins recompiles caused by size changes, so it runs with static-by-default shapes even when the
+# suite is run with dynamic shapes forced on)
 """Dynamic shapes: compile counts of the static (`dynamic=False`), automatic (`dynamic=None`)
 and `dynamic=True` modes over size sequences, pinned to PyTorch's (`dynamic_shapes_pt.json`,
 recorded by `_dynamic_record.py` under real PyTorch), with every compiled result compared with

@@ -1,3 +1,6 @@
+# env: RYNAMO_DYNAMIC_SHAPES=0
+# (pins recompiles caused by size changes, so it runs with static-by-default shapes even when the
+# suite is run with dynamic shapes forced on)
 """Dynamic shapes stay sound: whatever the trace read of a dynamic size is specialised (guarded
 as a constant), ops whose output count depends on sizes pin them, and a graph left dynamic is
 re-instantiated for each call's shapes. Every compiled result is compared with eager, on the

@@ -107,6 +107,10 @@ class _Patch:
 
 _module = sys.modules[__name__]
 _values = {k: (set(v) if isinstance(v, set) else v) for k, v in _DEFAULTS.items()}
+# `RYNAMO_DYNAMIC_SHAPES=1`: every dimension starts dynamic (as `dynamic=True`), for running a
+# test suite with dynamic shapes forced on.
+if __import__("os").environ.get("RYNAMO_DYNAMIC_SHAPES") == "1":
+    _values["assume_static_by_default"] = False
 _module.__class__ = _ConfigModule
 _module.__dict__["_values"] = _values
 _C.register_config(_module)
