@@ -229,6 +229,20 @@ fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
     flags(BASETYPE, HAS_DICT, HAS_WEAKREF)
 )]
 impl PyTensor {
+    /// Pickling outside `torch.save` (`pickle.dumps(t)`): the reduction lives in Python
+    /// (`torch/_tensor_pickle.py`), the storage travelling as its bytes.
+    #[pymethod]
+    fn __reduce_ex__(
+        zelf: PyObjectRef,
+        _protocol: OptionalArg<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        // `import torch._tensor_pickle` binds the package; the submodule is then its attribute.
+        let torch = vm.import("torch._tensor_pickle", 0)?;
+        let module = torch.get_attr("_tensor_pickle", vm)?;
+        module.get_attr("reduce_tensor", vm)?.call((zelf,), vm)
+    }
+
     /// `Tensor._make_subclass(cls, data, require_grad=False)`: a `cls` instance sharing `data`'s
     /// storage (how `nn.Parameter.__new__` is written in PyTorch).
     #[pystaticmethod]
