@@ -351,3 +351,52 @@ impl fmt::Display for Name<'_> {
         write!(f, "%{}", self.0)
     }
 }
+
+#[cfg(test)]
+mod with_input_metas_tests {
+    use rynamo_tensor::DType;
+
+    use super::*;
+
+    fn meta(shape: &[usize]) -> TensorMeta {
+        TensorMeta::contiguous(DType::Float32, shape)
+    }
+
+    #[test]
+    fn reinfers_every_node_for_new_input_shapes() {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", meta(&[3, 4]));
+        let r = b.call_py(Op::Relu, vec![Value::Tensor(x)], vec![]).unwrap()[0];
+        let s = b
+            .call_py(
+                Op::Sum,
+                vec![Value::Tensor(r), Value::IntList(vec![0])],
+                vec![],
+            )
+            .unwrap()[0];
+        let g = b.finish(vec![s]);
+        let g7 = g.with_input_metas(&[meta(&[7, 4])]).unwrap();
+        assert_eq!(g7.value(r).meta.shape, vec![7, 4]);
+        assert_eq!(g7.value(s).meta.shape, vec![4]);
+        assert_eq!(
+            g.value(r).meta.shape,
+            vec![3, 4],
+            "the template is unchanged"
+        );
+        assert!(g.with_input_metas(&[]).is_err());
+    }
+
+    #[test]
+    fn rejects_a_node_whose_output_count_changes() {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", meta(&[4, 2]));
+        let parts = b
+            .call_py(Op::Split, vec![Value::Tensor(x), Value::Int(2)], vec![])
+            .unwrap();
+        assert_eq!(parts.len(), 2);
+        let g = b.finish(parts);
+        assert!(g.with_input_metas(&[meta(&[4, 2])]).is_ok());
+        let err = g.with_input_metas(&[meta(&[6, 2])]).unwrap_err();
+        assert!(err.to_string().contains("instead of 2"), "{err}");
+    }
+}
