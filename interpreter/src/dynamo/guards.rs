@@ -16,7 +16,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use rynamo_tensor::{DType, TensorMeta};
 
 use super::bridge;
-use super::source::{Key, Source};
+use super::source::Source;
 
 /// A constant a guard compares against.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,6 +165,16 @@ pub enum Check {
         /// Whether it existed while tracing.
         present: bool,
     },
+    /// `key in x` for a dict, by the key's identity or equality as the dict decides
+    /// (DICT_CONTAINS): what a trace that found an object key missing assumed.
+    DictContains {
+        /// The key object, kept alive so its address cannot be reused.
+        key: PyObjectRef,
+        /// The key's source text, for the guard's code.
+        key_text: String,
+        /// Whether it was present while tracing.
+        present: bool,
+    },
 }
 
 impl Check {
@@ -179,6 +189,7 @@ impl Check {
             Check::ValueMatch { .. } => "EQUALS_MATCH",
             Check::HasAttr { .. } => "HASATTR",
             Check::DimRange { .. } => "LAMBDA_GUARD",
+            Check::DictContains { .. } => "DICT_CONTAINS",
         }
     }
 
@@ -188,6 +199,7 @@ impl Check {
         match (self, other) {
             (Check::HasAttr { name: a, .. }, Check::HasAttr { name: b, .. }) => a == b,
             (Check::DimRange { dim: a, .. }, Check::DimRange { dim: b, .. }) => a == b,
+            (Check::DictContains { key: a, .. }, Check::DictContains { key: b, .. }) => a.is(b),
             _ => self.kind_name() == other.kind_name(),
         }
     }
@@ -219,6 +231,12 @@ impl Check {
                 if *present { "" } else { "not " }
             ),
             Check::ValueMatch { obj } => format!("{src} == {}", obj_repr(obj)),
+            Check::DictContains {
+                key_text, present, ..
+            } => format!(
+                "{}___dict_contains({key_text}, {src})",
+                if *present { "" } else { "not " }
+            ),
             Check::DictKeys(keys) => format!(
                 "list({src}.keys()) == [{}]",
                 keys.iter()
@@ -292,6 +310,17 @@ impl Check {
             Check::HasAttr { name, present } => {
                 let has = value.get_attr(&vm.ctx.new_str(name.as_str()), vm).is_ok();
                 if has == *present { Ok(()) } else { fail() }
+            }
+            Check::DictContains { key, present, .. } => {
+                let has = value
+                    .downcast_ref::<rustpython_vm::builtins::PyDict>()
+                    .and_then(|d| d.get_item_opt(&**key, vm).ok())
+                    .map(|v| v.is_some());
+                if has == Some(*present) {
+                    Ok(())
+                } else {
+                    fail()
+                }
             }
             Check::Length(n) => match value.length(vm) {
                 Ok(len) if len == *n => Ok(()),
@@ -622,13 +651,7 @@ impl GuardTree {
                 Access::Attr(vm.ctx.new_str(&**name)),
             ),
             Source::Const(c) => (None, Access::Const(c.0.clone())),
-            Source::Item(base, key) => {
-                let k = match key {
-                    Key::Int(i) => vm.ctx.new_int(*i).into(),
-                    Key::Str(s) => vm.ctx.new_str(&**s).into(),
-                };
-                (Some(self.node_for(base, vm)), Access::Item(k))
-            }
+            Source::Item(base, key) => (Some(self.node_for(base, vm)), Access::Item(key.to_py(vm))),
         };
         self.nodes.push(Node {
             parent,
