@@ -91,6 +91,12 @@ pub fn force_parameter_static_shapes() -> bool {
     get_bool("force_parameter_static_shapes", true)
 }
 
+/// `config.allow_ignore_mark_dynamic`: a trace that specialises a `mark_dynamic` dimension
+/// keeps it static instead of raising ConstraintViolationError.
+pub fn allow_ignore_mark_dynamic() -> bool {
+    get_bool("allow_ignore_mark_dynamic", false)
+}
+
 /// `config.verbose`.
 pub fn verbose() -> bool {
     get_bool("verbose", false)

@@ -167,7 +167,11 @@ impl ConvertFrame {
                         );
                         continue;
                     }
-                    if let Some(msg) = out.shape_env.violation_message() {
+                    if let Some(msg) = out
+                        .shape_env
+                        .violation_message()
+                        .filter(|_| !config::allow_ignore_mark_dynamic())
+                    {
                         return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
                     }
                     return self.on_graph_break(code, compile_id, b, Some((out, fv, started)), vm);
@@ -176,7 +180,11 @@ impl ConvertFrame {
             }
         };
         let (out, ret) = traced;
-        if let Some(msg) = out.shape_env.violation_message() {
+        if let Some(msg) = out
+            .shape_env
+            .violation_message()
+            .filter(|_| !config::allow_ignore_mark_dynamic())
+        {
             return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
         }
         let (graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {

@@ -121,6 +121,10 @@ except ConstraintViolationError as e:
         ],
     )
 torch._dynamo.reset()
+torch._dynamo.config.allow_ignore_mark_dynamic = True
+expect("allow_ignore_mark_dynamic specialises quietly", torch.compile(computed_view, backend="eager")(x).shape, (6,))
+torch._dynamo.config.allow_ignore_mark_dynamic = False
+torch._dynamo.reset()
 x = torch.randn(3, 4)
 torch._dynamo.maybe_mark_dynamic(x, 0)
 expect("maybe_mark_dynamic specialises quietly", torch.compile(computed_view, backend="eager")(x).shape, (6,))
