@@ -66,7 +66,7 @@ pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Resu
         // In-place ops would need functionalization first. Ops that update buffers on the side
         // (batch_norm's running statistics) stay in the forward: the partitioner never
         // recomputes an impure op.
-        if f.contains(OpFlags::INPLACE) {
+        if f.contains(OpFlags::INPLACE) && !is_counter_update(fw, n) {
             return Err(unsupported(format!("`{}` writes in place", n.op)));
         }
         if f.contains(OpFlags::HOST) {
@@ -234,6 +234,31 @@ fn record_composites(
     }
     let outputs = fw.outputs().iter().map(|o| map[o]).collect();
     Ok((gb.finish(outputs), flags))
+}
+
+/// Whether in-place node `n` updates a counter: an integer or bool tensor that only in-place
+/// updates of itself read (batch norm's `num_batches_tracked.add_(1)`). Nothing differentiable
+/// can see it, so the update stays in the forward graph as it is (impure, never recomputed).
+fn is_counter_update(fw: &Graph, n: &crate::Node) -> bool {
+    let Some(Value::Tensor(root)) = n.args.first() else {
+        return false;
+    };
+    if fw.value(*root).meta.dtype.is_floating_point() {
+        return false;
+    }
+    let mut names = vec![*root];
+    for m in fw.nodes() {
+        if !m.inputs().any(|v| names.contains(&v)) {
+            continue;
+        }
+        let writes_it = m.op.flags().contains(OpFlags::INPLACE)
+            && matches!(m.args.first(), Some(Value::Tensor(v)) if names.contains(v));
+        if !writes_it || m.inputs().filter(|v| names.contains(v)).count() != 1 {
+            return false;
+        }
+        names.extend(m.outputs.iter().copied());
+    }
+    true
 }
 
 /// The engine's `validate_outputs` step, as graph nodes: sum a broadcast gradient down to the

@@ -107,6 +107,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool2d(input, output_size):
     """``output_size`` is an int or a pair whose ``None`` entries keep the input's size."""
+    if isinstance(output_size, (list, tuple)) and len(output_size) == 1:
+        # The schema's int[2] as an FX graph spells a single size.
+        output_size = output_size[0]
     if isinstance(output_size, (list, tuple)):
         oh = input.shape[-2] if output_size[0] is None else output_size[0]
         ow = input.shape[-1] if output_size[1] is None else output_size[1]
