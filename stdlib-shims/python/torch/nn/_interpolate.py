@@ -109,10 +109,10 @@ def _aa_taps(mode, n_in, n_out, given, align):
     scale = _scale(n_in, n_out, given, align)
     support = half * scale if scale >= 1.0 else half
     invscale = 1.0 / scale if scale >= 1.0 else 1.0
-    delta = 0.5 if align else 0.0
     starts, weights = [], []
     for i in range(n_out):
-        center = scale * (i + 0.5 - delta) + delta
+        # With align_corners only the scale changes ((in - 1) / (out - 1)); the center does not.
+        center = scale * (i + 0.5)
         xmin = max(int(center - support + 0.5), 0)
         xsize = min(int(center + support + 0.5), n_in) - xmin
         w = [filt((j + xmin - center + 0.5) * invscale) for j in range(xsize)]
