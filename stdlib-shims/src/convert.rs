@@ -244,7 +244,12 @@ pub(crate) trait PyTensorConvert: PyPayload {
                 .ok_or_else(|| {
                     vm.new_value_error(format!("invalid type: '{}'", s.to_string_lossy()))
                 })?,
+            // A dtype, or a legacy tensor type (`torch.DoubleTensor`), which carries its dtype.
             None => dtype_from_py(&d, vm)
+                .or_else(|| {
+                    let inner = d.get_attr("dtype", vm).ok()?;
+                    dtype_from_py(&inner, vm)
+                })
                 .ok_or_else(|| vm.new_type_error("type(): dtype must be a torch.dtype"))?,
         };
         if target == zelf.meta().dtype {

@@ -411,6 +411,17 @@ ops! {
     Cummax = "cummax", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
     Cummin = "cummin", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
     Logcumsumexp = "logcumsumexp", "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD], order;
+
+    // === Issue 29 (models helper): sampling and torch.linalg (rules in rules/models.rs) ===
+    Multinomial = "multinomial", "multinomial(Tensor self, int num_samples, bool replacement=False) -> Tensor", Extern, [FUNCTION METHOD RANDOM], models;
+    LinalgInv = "_linalg_inv", "_linalg_inv(Tensor A) -> Tensor", Extern, [FUNCTION], models;
+    LinalgSolve = "_linalg_solve", "_linalg_solve(Tensor A, Tensor B) -> Tensor", Extern, [FUNCTION], models;
+    LinalgDet = "_linalg_det", "_linalg_det(Tensor A) -> Tensor", Extern, [FUNCTION], models;
+    LinalgSlogdet = "_linalg_slogdet", "_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", Extern, [FUNCTION], models;
+    LinalgCholesky = "_linalg_cholesky", "_linalg_cholesky(Tensor A, bool upper=False) -> Tensor", Extern, [FUNCTION], models;
+    LinalgQr = "_linalg_qr", "_linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", Extern, [FUNCTION], models;
+    LinalgSvd = "_linalg_svd", "_linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)", Extern, [FUNCTION], models;
+    LinalgEigh = "_linalg_eigh", "_linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)", Extern, [FUNCTION], models;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -34,6 +34,24 @@ fn t(x: &Tensor) -> IValue {
     Value::Tensor(x.clone())
 }
 
+/// A diagonally dominant 3x3 matrix: invertible, well conditioned.
+fn well_conditioned() -> Tensor {
+    Tensor::from_vec(
+        vec![2.0f32, 0.5, -0.3, 0.4, 1.5, 0.2, -0.1, 0.6, 1.8],
+        &[3, 3],
+    )
+    .expect("invariant: sample tensors have valid shapes")
+}
+
+/// A symmetric positive-definite 3x3 matrix with distinct eigenvalues.
+fn spd() -> Tensor {
+    Tensor::from_vec(
+        vec![3.0f32, 0.5, -0.4, 0.5, 2.0, 0.3, -0.4, 0.3, 1.2],
+        &[3, 3],
+    )
+    .expect("invariant: sample tensors have valid shapes")
+}
+
 /// Python-style positional and keyword arguments for a representative call of `op`.
 pub fn sample(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
     let x = f32s(&[2, 3]);
@@ -255,6 +273,13 @@ fn sample_more(op: Op) -> (Vec<IValue>, Vec<(String, IValue)>) {
         Cumsum | Cumprod => (vec![t(&ints), V::Int(1)], vec![]),
         Cummax | Cummin => (vec![t(&ints), V::Int(-1)], vec![]),
         Logcumsumexp => (vec![t(&x), V::Int(0)], vec![]),
+        Multinomial => (vec![t(&xp), V::Int(2)], vec![]),
+        LinalgInv | LinalgDet | LinalgSlogdet => (vec![t(&well_conditioned())], vec![]),
+        LinalgSolve => (vec![t(&well_conditioned()), t(&f32s(&[3, 2]))], vec![]),
+        LinalgCholesky => (vec![t(&spd()), V::Bool(false)], vec![]),
+        LinalgEigh => (vec![t(&spd()), V::Str("L".into())], vec![]),
+        LinalgQr => (vec![t(&f32s(&[4, 3])), V::Str("reduced".into())], vec![]),
+        LinalgSvd => (vec![t(&f32s(&[3, 4])), V::Bool(false)], vec![]),
         Sort | Argsort => (vec![t(&x), V::Int(0), V::Bool(true)], vec![]),
         Topk => (vec![t(&x), V::Int(2)], vec![]),
         Baddbmm => (

@@ -46,7 +46,9 @@ pub fn usable_threads() -> usize {
 pub fn set_num_threads(n: usize) {
     if n > 0 {
         // Fails (harmlessly) once the global pool exists.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
     }
     MAX_THREADS.store(n, Ordering::Relaxed);
 }

@@ -276,6 +276,7 @@ from torch._refs_search import (  # noqa: E402,F401
     bincount, bucketize, kthvalue, median, searchsorted,
 )
 from torch._refs_unique import unique, unique_consecutive  # noqa: E402,F401
+from torch._refs_special import logit, logit_, nan_to_num_  # noqa: E402,F401
 
 moveaxis = movedim
 
@@ -291,6 +292,8 @@ _C._install_python_methods("torch", (
     "aminmax kron inner cross bincount unique unique_consecutive median kthvalue"
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
+_C._install_python_methods("torch._refs_special", ["logit", "logit_", "nan_to_num_"])
+_C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]
 )
@@ -323,7 +326,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 _LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
-                    "version", "__config__", "cpu", "amp", "linalg", "special")
+                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
@@ -339,6 +342,33 @@ _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStora
 
 _LEGACY_TENSOR_TYPES = ("DoubleTensor FloatTensor HalfTensor BFloat16Tensor LongTensor IntTensor ShortTensor "
                         "CharTensor ByteTensor BoolTensor").split()
+
+
+def _linalg():
+    import torch.linalg
+
+    return torch.linalg
+
+
+def det(input):
+    return _linalg().det(input)
+
+
+def inverse(input, *, out=None):
+    return _linalg().inv(input)
+
+
+def slogdet(input):
+    return _linalg().slogdet(input)
+
+
+def logdet(input):
+    sign, logabs = _linalg().slogdet(input)
+    return _C.where(sign < 0, nan, logabs)
+
+
+def matrix_power(input, n):
+    return _linalg().matrix_power(input, n)
 
 
 def set_default_tensor_type(t):

@@ -6,6 +6,7 @@ mod errors;
 mod errors_nn;
 mod gradcheck;
 mod graph_ir;
+mod linalg_grad;
 mod partition_golden;
 mod passes;
 mod samples;

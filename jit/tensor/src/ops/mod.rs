@@ -4,6 +4,7 @@
 
 pub mod attention;
 pub mod conv;
+pub mod decomp;
 pub mod einsum;
 pub mod gather;
 pub mod index;

@@ -12,6 +12,7 @@
 
 mod inplace;
 mod linalg;
+mod linalg_decomp;
 pub(crate) mod names;
 mod pointwise;
 mod pointwise_binary;
@@ -233,6 +234,7 @@ pub fn rule(op: Op) -> Option<&'static VjpRule> {
         .or_else(|| pointwise_binary::rule(op))
         .or_else(|| reduce::rule(op))
         .or_else(|| linalg::rule(op))
+        .or_else(|| linalg_decomp::rule(op))
         .or_else(|| views::rule(op))
         .or_else(|| inplace::rule(op))
 }
