@@ -123,3 +123,12 @@ print("config show:", isinstance(torch.__config__.show(), str), isinstance(torch
 with torch.device("cpu"):
     print("with device:", torch.ones(2).device, torch.zeros(1).device.type)
 print("default device:", torch.get_default_device())
+
+# --- nn.init.orthogonal_ (QR of a normal sample; the stream differs from PyTorch's, the properties do not)
+for shape, gain in (((4, 6), 1.0), ((6, 4), 2.0), ((3, 2, 2), 0.5)):
+    w = torch.nn.init.orthogonal_(torch.empty(shape), gain=gain)
+    flat = w.reshape(shape[0], -1) / gain
+    gram = flat @ flat.t() if flat.shape[0] <= flat.shape[1] else flat.t() @ flat
+    print("orthogonal_", shape, "orthonormal:", bool((gram - torch.eye(gram.shape[0])).abs().max() < 1e-5))
+show("orthogonal_ 1-D", lambda: torch.nn.init.orthogonal_(torch.empty(3)))
+print("orthogonal_ empty:", list(torch.nn.init.orthogonal_(torch.empty(0, 3)).shape))
