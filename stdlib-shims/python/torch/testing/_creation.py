@@ -28,6 +28,8 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         result = torch.where(result == 0, torch.full_like(result, tiny), result)
     if noncontiguous and result.numel() > 1:
         result = torch.repeat_interleave(result, 2, dim=-1)[..., ::2]
+    elif memory_format is not None:
+        result = result.clone(memory_format=memory_format)
     if requires_grad:
         result.requires_grad_(True)
     return result
