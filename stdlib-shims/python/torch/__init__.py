@@ -336,6 +336,8 @@ _LAZY_ATTRS = {
     "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
     "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers",
     "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
+    "autocast": "torch.amp", "is_autocast_enabled": "torch.amp", "get_autocast_dtype": "torch.amp",
+    "is_autocast_available": "torch.amp",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
                     "ByteStorage BoolStorage BFloat16Storage").split()
