@@ -257,12 +257,15 @@ def _machine_eps(dtype):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     dims = list(range(-len(normalized_shape), 0))
+    # As ATen: float16/bfloat16 inputs are normalized in float32 (with float32's epsilon by default)
+    # and the result cast back once.
+    x = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
     if eps is None:
-        eps = _machine_eps(input.dtype)
-    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+        eps = _machine_eps(x.dtype)
+    out = x * torch.rsqrt((x * x).mean(dims, keepdim=True) + eps)
     if weight is not None:
         out = out * weight
-    return out
+    return out.to(input.dtype) if out.dtype != input.dtype else out
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
