@@ -40,6 +40,10 @@ use crate::ops::{self, PyOpFunction, PyOpMethod, Surface, to_py_err};
 pub struct PyTensor {
     #[pytraverse(skip)]
     inner: PyRwLock<Tensor>,
+    /// The Python object last returned for `.grad`, so `p.grad is p.grad` holds as in PyTorch
+    /// (whose tensors keep their Python object); reused while `.grad` is the same tensor.
+    #[pytraverse(skip)]
+    grad_obj: PyRwLock<Option<PyObjectRef>>,
 }
 
 impl fmt::Debug for PyTensor {
@@ -59,6 +63,7 @@ impl PyTensor {
         }
         PyTensor {
             inner: PyRwLock::new(t),
+            grad_obj: PyRwLock::new(None),
         }
     }
 
@@ -66,6 +71,25 @@ impl PyTensor {
     /// semantics: a leaf not requiring grad).
     pub fn detached(t: &Tensor) -> Self {
         PyTensor::new(t.with_autograd(Some(rynamo_tensor::AutogradMeta::new())))
+    }
+
+    /// The Python object for `grad` (this tensor's `.grad`): the one returned last time when it is
+    /// still the same tensor, else a new one, remembered.
+    pub fn grad_object(&self, grad: Tensor, vm: &VirtualMachine) -> PyObjectRef {
+        let mut cache = self.grad_obj.write();
+        if let Some(obj) = cache.as_ref()
+            && as_tensor(obj).is_some_and(|t| t.same_identity(&grad))
+        {
+            return obj.clone();
+        }
+        let obj = wrap_tensor(grad, vm);
+        *cache = Some(obj.clone());
+        obj
+    }
+
+    /// Remembers the object assigned to `.grad` (`p.grad = g; p.grad is g`).
+    pub fn remember_grad_object(&self, obj: Option<PyObjectRef>) {
+        *self.grad_obj.write() = obj;
     }
 
     /// The held tensor: a cheap alias (an `Arc` clone of the storage).

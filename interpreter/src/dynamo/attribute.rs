@@ -450,6 +450,12 @@ impl Tracer<'_> {
             ),
             None => None,
         };
+        if let Some(r) = &real
+            && let Some(Some(stored)) = self.out.side_effects.get_attr(r.as_object(), name)
+        {
+            // Stored earlier in this trace (`p.grad = None`), replayed after the graph.
+            return Ok(stored);
+        }
         let cls = match &real {
             Some(r) => r.class().to_owned(),
             None => bridge::tensor_class(vm)

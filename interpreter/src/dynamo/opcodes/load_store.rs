@@ -516,6 +516,11 @@ impl Tracer<'_> {
                 .set_attr(o.as_object(), name, value.clone());
             return Ok(());
         }
+        if let (Kind::Tensor(_), Some(src), "grad", Some(v)) =
+            (&obj.kind, &obj.source, name, &value)
+        {
+            return self.store_grad(src.clone(), v.clone());
+        }
         let target = match (&obj.kind, &obj.source) {
             (Kind::NNModule(o) | Kind::Object(o), Some(src)) => (o.clone(), src.clone()),
             _ => {
@@ -539,6 +544,44 @@ impl Tracer<'_> {
                 target: src,
                 name: name.into(),
             },
+        });
+        Ok(())
+    }
+
+    /// `p.grad = value` on a tensor from the frame (an optimizer's `zero_grad`): `None`, or a
+    /// tensor of the parameter's dtype and shape (what eager's setter accepts), replayed on the
+    /// real tensor after the graph; later reads in the trace see the new value.
+    fn store_grad(&mut self, src: Rc<Source>, value: Vt) -> Result<(), GraphBreak> {
+        let vm = self.vm;
+        let unsupported = |why: &str| {
+            GraphBreak::new(
+                GraphBreakKind::UntrackableStore,
+                format!("STORE_ATTR grad on {src}: {why}"),
+            )
+        };
+        let real = src
+            .eval(&self.out.frame, vm)
+            .map_err(|_| unsupported("the tensor cannot be read"))?;
+        let param = super::super::bridge::tensor_meta(&real)
+            .ok_or_else(|| unsupported("not a tensor"))?
+            .0;
+        let fits = match (&value.kind, value.as_const()) {
+            (_, Some(c)) => vm.is_none(c),
+            (Kind::Tensor(t), _) => t.meta.dtype == param.dtype && t.meta.shape == param.shape,
+            _ => false,
+        };
+        if !fits {
+            return Err(unsupported(
+                "only None or a gradient of the tensor's dtype and shape",
+            ));
+        }
+        self.out
+            .side_effects
+            .set_attr(real.as_object(), "grad", Some(value.clone()));
+        self.out.side_effects.push(SideEffect::StoreAttr {
+            target: src,
+            name: "grad".into(),
+            value,
         });
         Ok(())
     }

@@ -2,7 +2,7 @@
 
 import torch
 
-from .optimizer import (Optimizer, _check_foreach_fused, _check_lr, _get_value, _to_scalar,
+from .optimizer import (Optimizer, _addcdiv_, _check_foreach_fused, _check_lr, _get_value, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adagrad"]
@@ -53,5 +53,5 @@ class Adagrad(Optimizer):
                 clr = lr / (1 + (step - 1) * group["lr_decay"])
                 state_sum.addcmul_(grad, grad, value=1)
                 std = state_sum.sqrt().add_(group["eps"])
-                p.addcdiv_(grad, std, value=-clr)
+                _addcdiv_(p, grad, std, -clr)
         return loss

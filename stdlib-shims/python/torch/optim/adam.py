@@ -4,7 +4,7 @@ the bias-corrected denominator with ``eps`` added after the square root)."""
 
 import torch
 
-from .optimizer import (Optimizer, _check_foreach_fused, _check_lr, _get_value, _to_scalar,
+from .optimizer import (Optimizer, _addcdiv_, _check_foreach_fused, _check_lr, _get_value, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adam", "AdamW"]
@@ -45,15 +45,12 @@ class Adam(Optimizer):
             group.setdefault("decoupled_weight_decay", False)
             group.setdefault("fused", None)
 
-    def _state_of(self, p, amsgrad):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = torch.tensor(0.0, dtype=torch.float32)
-            state["exp_avg"] = torch.zeros_like(p)
-            state["exp_avg_sq"] = torch.zeros_like(p)
-            if amsgrad:
-                state["max_exp_avg_sq"] = torch.zeros_like(p)
-        return state
+    def _init_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0, dtype=torch.float32)
+        state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -65,10 +62,11 @@ class Adam(Optimizer):
             beta1, beta2 = (_to_scalar(b) for b in group["betas"])
             lr = _to_scalar(group["lr"])
             wd, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
+            self._init_group(group)
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self._state_of(p, amsgrad)
+                state = self.state[p]
                 grad = p.grad if not group["maximize"] else -p.grad
                 exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 step_t += 1
@@ -90,7 +88,7 @@ class Adam(Optimizer):
                     denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
                 else:
                     denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                p.addcdiv_(exp_avg, denom, value=-step_size)
+                _addcdiv_(p, exp_avg, denom, -step_size)
         return loss
 
 

@@ -3,7 +3,7 @@
 import torch
 
 from .adam import _check_betas
-from .optimizer import Optimizer, _check_lr, _get_value, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _addcdiv_, _check_lr, _get_value, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adamax"]
 
@@ -21,6 +21,11 @@ class Adamax(Optimizer):
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
+    def _init_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0, dtype=torch.float32)
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_inf"] = torch.zeros_like(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = None
@@ -28,16 +33,13 @@ class Adamax(Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            self._init_group(group)
             beta1, beta2 = group["betas"]
             lr, eps = _to_scalar(group["lr"]), group["eps"]
             for p in group["params"]:
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_inf"] = torch.zeros_like(p)
                 grad = p.grad if not group["maximize"] else -p.grad
                 exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
                 step_t += 1
@@ -46,5 +48,5 @@ class Adamax(Optimizer):
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_inf.copy_(torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
                 clr = lr / (1 - beta1 ** _get_value(step_t))
-                p.addcdiv_(exp_avg, exp_inf, value=-clr)
+                _addcdiv_(p, exp_avg, exp_inf, -clr)
         return loss

@@ -5,7 +5,7 @@ matches."""
 import torch
 
 from .adam import _check_betas
-from .optimizer import Optimizer, _check_lr, _get_value, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _addcdiv_, _check_lr, _get_value, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["NAdam"]
 
@@ -27,6 +27,12 @@ class NAdam(Optimizer):
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    def _init_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0, dtype=torch.float32)
+        state["mu_product"] = torch.ones((), dtype=torch.float32)
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_avg_sq"] = torch.zeros_like(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = None
@@ -34,6 +40,7 @@ class NAdam(Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            self._init_group(group)
             beta1, beta2 = group["betas"]
             lr, eps, wd = _to_scalar(group["lr"]), group["eps"], group["weight_decay"]
             momentum_decay = group["momentum_decay"]
@@ -41,11 +48,6 @@ class NAdam(Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
-                    state["mu_product"] = torch.ones((), dtype=torch.float32)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_avg_sq"] = torch.zeros_like(p)
                 grad = p.grad if not group["maximize"] else -p.grad
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 mu_product, step_t = state["mu_product"], state["step"]
@@ -66,6 +68,6 @@ class NAdam(Optimizer):
                 mu_product_now = _get_value(mu_product)
                 mu_product_next = mu_product_now * mu_next
                 denom.add_(eps)
-                p.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product_now)))
-                p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+                _addcdiv_(p, grad, denom, (-lr * (1.0 - mu) / (1.0 - mu_product_now)))
+                _addcdiv_(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
         return loss

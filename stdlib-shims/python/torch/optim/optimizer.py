@@ -60,8 +60,22 @@ def _use_grad_for_differentiable(func):
 
 
 def _get_value(x):
-    """A Python number from a step counter (a 0-d tensor or a number)."""
+    """A Python number from a step counter (a 0-d tensor or a number); while Dynamo traces, the
+    counter as a float64 tensor, so the bias corrections stay in the graph instead of breaking it
+    on ``item()`` (as PyTorch's ``_get_value``), computed at the precision of eager's Python floats
+    (RAdam's rectification cancels ~1e-4 of its digits in float32)."""
+    if torch.compiler.is_compiling():
+        return x.to(torch.float64) if isinstance(x, torch.Tensor) else x
     return x.item() if isinstance(x, torch.Tensor) else x
+
+
+def _addcdiv_(p, tensor1, tensor2, value):
+    """``p.addcdiv_(tensor1, tensor2, value=value)``; while Dynamo traces, ``value`` may be a 0-d
+    tensor (the step is one, see ``_get_value``) and is applied as ``p += tensor1 / tensor2 * value``,
+    as Dynamo rewrites ``addcdiv_`` with a tensor value."""
+    if isinstance(value, torch.Tensor):
+        return p.add_(tensor1 / tensor2 * value)
+    return p.addcdiv_(tensor1, tensor2, value=value)
 
 
 def _to_scalar(x):
@@ -318,6 +332,22 @@ class Optimizer:
             hook(self)
 
     # --- gradients ---
+
+    def _init_state(self, state, p, group):
+        """Fills a parameter's empty state on its first step (optimizers with state override it)."""
+
+    def _init_group(self, group):
+        """Creates the missing state of the group's parameters that have gradients. Under
+        torch.compile Dynamo runs it for real while tracing (it only creates state), so the traced
+        step finds every state entry, as PyTorch's OptimizerVariable runs ``_init_group``."""
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                self._init_state(state, p, group)
+
+    _init_group._rynamo_call_at_trace_time = True
 
     def zero_grad(self, set_to_none=True):
         """Drops every gradient (``set_to_none=True``, the default) or zeroes it in place."""

@@ -23,6 +23,11 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
+    def _init_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0, dtype=torch.float32)
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_avg_sq"] = torch.zeros_like(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = None
@@ -30,16 +35,13 @@ class RAdam(Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            self._init_group(group)
             beta1, beta2 = group["betas"]
             lr, eps, wd = _to_scalar(group["lr"]), group["eps"], group["weight_decay"]
             for p in group["params"]:
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_avg_sq"] = torch.zeros_like(p)
                 grad = p.grad if not group["maximize"] else -p.grad
                 exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 step_t += 1
@@ -56,7 +58,13 @@ class RAdam(Optimizer):
                 corrected = exp_avg / bias_correction1
                 rho_inf = 2 / (1 - beta2) - 1
                 rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-                if rho_t > 5.0:
+                if isinstance(rho_t, torch.Tensor):
+                    # Traced (the step is a tensor, see _get_value): both updates, chosen by
+                    # torch.where instead of a data-dependent branch.
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    adaptive = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
+                    p.add_(torch.where(rho_t > 5.0, corrected * lr * adaptive * rect, corrected * lr), alpha=-1.0)
+                elif rho_t > 5.0:
                     rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                     adaptive = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
                     p.add_(corrected * lr * adaptive * rect, alpha=-1.0)

@@ -20,6 +20,14 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    def _init_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0, dtype=torch.float32)
+        state["square_avg"] = torch.zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = torch.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = torch.zeros_like(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = None
@@ -27,6 +35,7 @@ class RMSprop(Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            self._init_group(group)
             lr = _to_scalar(group["lr"])
             alpha, eps, wd = group["alpha"], group["eps"], group["weight_decay"]
             momentum, centered = group["momentum"], group["centered"]
@@ -34,13 +43,6 @@ class RMSprop(Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
-                    state["square_avg"] = torch.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = torch.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = torch.zeros_like(p)
                 grad = p.grad if not group["maximize"] else -p.grad
                 square_avg = state["square_avg"]
                 state["step"] += 1
