@@ -22,6 +22,11 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
         _check_foreach_fused(foreach, None, differentiable)
 
+    def _init_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0, dtype=torch.float32)
+        state["square_avg"] = torch.zeros_like(p)
+        state["acc_delta"] = torch.zeros_like(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = None
@@ -29,15 +34,12 @@ class Adadelta(Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            self._init_group(group)
             lr, rho, eps = _to_scalar(group["lr"]), group["rho"], group["eps"]
             for p in group["params"]:
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
-                    state["square_avg"] = torch.zeros_like(p)
-                    state["acc_delta"] = torch.zeros_like(p)
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"] += 1
                 grad = p.grad if not group["maximize"] else -p.grad
