@@ -374,6 +374,21 @@ def matrix_power(input, n):
     return _linalg().matrix_power(input, n)
 
 
+def _no_complex(name):
+    def unsupported(*args, **kwargs):
+        raise NotImplementedError(f"torch.{name}: complex dtypes (complex64/complex128) are not supported by Rynamo "
+                                  "yet")
+    unsupported.__name__ = name
+    return unsupported
+
+
+# Complex tensors do not exist yet (issue 29 requirement 3): their entry points raise a clear error
+# instead of an AttributeError.
+polar = _no_complex("polar")
+view_as_complex = _no_complex("view_as_complex")
+view_as_real = _no_complex("view_as_real")
+
+
 def set_default_tensor_type(t):
     """Deprecated: sets the default dtype from a legacy tensor type (``torch.DoubleTensor``)."""
     import warnings

@@ -24,6 +24,7 @@ import torch
 
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_LINEAR_MODES = ("linear", "bilinear", "trilinear")  # membership tests: Dynamo traces `in` on a tuple
 
 
 def _is_integer(x):
@@ -147,10 +148,10 @@ def _check_mode(input, mode, antialias, align_corners):
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
-    if mode in _LINEAR_DIMS and nd in (1, 2, 3) and _LINEAR_DIMS[mode] != nd:
+    if mode in _LINEAR_MODES and nd in (1, 2, 3) and _LINEAR_DIMS[mode] != nd:
         want = _LINEAR_DIMS[mode] + 2
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want}D input")
-    ok = (mode in ("nearest", "nearest-exact", "area") and nd in (1, 2, 3)) or mode in _LINEAR_DIMS \
+    ok = (mode in ("nearest", "nearest-exact", "area") and nd in (1, 2, 3)) or mode in _LINEAR_MODES \
         or (mode in ("bicubic", "lanczos") and nd == 2)
     if not ok:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
