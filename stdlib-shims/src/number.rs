@@ -4,14 +4,15 @@
 //!
 //! RustPython calls a binary slot with the operands in source order whichever side is the
 //! tensor, and the registry's schemas take `Tensor|Scalar` on both sides, so `2 - x` is simply
-//! `sub(2, x)`: reflected operators need no separate code.
+//! `sub(2, x)`: reflected operators need no separate code. Which op an operator runs comes from
+//! the registry's operator map (`rynamo_graph::PyOperator`), which Dynamo reads too.
 
 use rustpython_vm::common::hash::{PyHash, hash_object_id};
 use rustpython_vm::function::{Either, PyComparisonValue};
 use rustpython_vm::protocol::{PyNumber, PyNumberMethods};
 use rustpython_vm::types::{AsNumber, Comparable, Hashable, PyComparisonOp};
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyResult, VirtualMachine};
-use rynamo_graph::{IValue, Op, Value, registry};
+use rynamo_graph::{IValue, Op, PyOperator, Value, registry};
 use rynamo_tensor::{DType, Scalar, can_cast};
 
 use crate::args::py_to_value;
@@ -44,29 +45,37 @@ fn bind_operands(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> Opt
         .map(|(_, args)| args)
 }
 
-/// `a <op> b` through the registry.
-fn binary(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-    let Some(args) = bind_operands(op, a, b, vm) else {
+/// `a <op> b` through the registry (the op the operator map gives).
+fn binary(o: PyOperator, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
+    let Some(ops) = o.ops() else {
         return Ok(vm.ctx.not_implemented());
     };
-    call_op1(op, args, vm)
-}
-
-/// `a <op>= b` with the registry's in-place op: mutates `a` and returns it.
-fn inplace(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-    let Some(args) = bind_operands(op, a, b, vm) else {
+    let Some(args) = bind_operands(ops.op, a, b, vm) else {
         return Ok(vm.ctx.not_implemented());
     };
-    registry::call(op, &args).map_err(|e| to_py_err(&e, vm))?;
-    Ok(a.to_owned())
+    call_op1(ops.op, args, vm)
 }
 
-/// `a <op>= b` for operators without an in-place op in the registry: the out-of-place result
-/// is written back into `a` (with PyTorch's check that its dtype casts into `a`'s).
-fn inplace_via_copy(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-    let result = binary(op, a, b, vm)?;
+/// `a <op>= b`: the registry's in-place op when the operator map names one (mutates `a` and
+/// returns it); otherwise the out-of-place result is written back into `a` (with PyTorch's check
+/// that its dtype casts into `a`'s).
+fn inplace(o: PyOperator, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
+    let Some(ops) = o.ops() else {
+        return Ok(vm.ctx.not_implemented());
+    };
+    if let Some(ip) = ops.inplace {
+        let Some(args) = bind_operands(ip, a, b, vm) else {
+            return Ok(vm.ctx.not_implemented());
+        };
+        registry::call(ip, &args).map_err(|e| to_py_err(&e, vm))?;
+        return Ok(a.to_owned());
+    }
+    let Some(args) = bind_operands(ops.op, a, b, vm) else {
+        return Ok(vm.ctx.not_implemented());
+    };
+    let result = call_op1(ops.op, args, vm)?;
     let (Some(dst), Some(src)) = (as_tensor(a), as_tensor(&result)) else {
-        return Ok(result); // NotImplemented passes through.
+        return Ok(result);
     };
     if !can_cast(src.dtype(), dst.dtype()) {
         return Err(tensor_err(
@@ -82,8 +91,10 @@ fn inplace_via_copy(op: Op, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> 
     Ok(a.to_owned())
 }
 
-fn unary(op: Op, num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult {
+fn unary(o: PyOperator, num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult {
     let t = PyTensor::number_downcast(num).tensor();
+    let op = o.ops().map(|ops| ops.op);
+    let op = op.ok_or_else(|| vm.new_type_error(format!("bad operand for {}", o.name())))?;
     call_op1(op, vec![Value::Tensor(t)], vm)
 }
 
@@ -124,17 +135,17 @@ fn index(num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult {
 impl AsNumber for PyTensor {
     fn as_number() -> &'static PyNumberMethods {
         static AS_NUMBER: PyNumberMethods = PyNumberMethods {
-            add: Some(|a, b, vm| binary(Op::Add, a, b, vm)),
-            subtract: Some(|a, b, vm| binary(Op::Sub, a, b, vm)),
-            multiply: Some(|a, b, vm| binary(Op::Mul, a, b, vm)),
-            remainder: Some(|a, b, vm| binary(Op::Remainder, a, b, vm)),
+            add: Some(|a, b, vm| binary(PyOperator::Add, a, b, vm)),
+            subtract: Some(|a, b, vm| binary(PyOperator::Sub, a, b, vm)),
+            multiply: Some(|a, b, vm| binary(PyOperator::Mul, a, b, vm)),
+            remainder: Some(|a, b, vm| binary(PyOperator::Mod, a, b, vm)),
             power: Some(|a, b, c, vm| {
                 if !vm.is_none(c) {
                     return Err(vm.new_type_error("pow() 3rd argument not allowed for tensors"));
                 }
-                binary(Op::Pow, a, b, vm)
+                binary(PyOperator::Pow, a, b, vm)
             }),
-            negative: Some(|num, vm| unary(Op::Neg, num, vm)),
+            negative: Some(|num, vm| unary(PyOperator::Neg, num, vm)),
             positive: Some(|num, vm| {
                 if PyTensor::number_downcast(num).meta().dtype == DType::Bool {
                     return Err(vm.new_runtime_error(
@@ -143,33 +154,33 @@ impl AsNumber for PyTensor {
                 }
                 Ok(num.obj.to_owned())
             }),
-            absolute: Some(|num, vm| unary(Op::Abs, num, vm)),
+            absolute: Some(|num, vm| unary(PyOperator::Abs, num, vm)),
             boolean: Some(truth),
-            invert: Some(|num, vm| unary(Op::BitwiseNot, num, vm)),
-            and: Some(|a, b, vm| binary(Op::BitwiseAnd, a, b, vm)),
-            xor: Some(|a, b, vm| binary(Op::BitwiseXor, a, b, vm)),
-            or: Some(|a, b, vm| binary(Op::BitwiseOr, a, b, vm)),
-            lshift: Some(|a, b, vm| binary(Op::BitwiseLeftShift, a, b, vm)),
-            rshift: Some(|a, b, vm| binary(Op::BitwiseRightShift, a, b, vm)),
+            invert: Some(|num, vm| unary(PyOperator::Invert, num, vm)),
+            and: Some(|a, b, vm| binary(PyOperator::And, a, b, vm)),
+            xor: Some(|a, b, vm| binary(PyOperator::Xor, a, b, vm)),
+            or: Some(|a, b, vm| binary(PyOperator::Or, a, b, vm)),
+            lshift: Some(|a, b, vm| binary(PyOperator::LShift, a, b, vm)),
+            rshift: Some(|a, b, vm| binary(PyOperator::RShift, a, b, vm)),
             int: Some(|num, vm| Ok(vm.ctx.new_int(single(num, vm)?.to_i64()).into())),
             float: Some(|num, vm| Ok(vm.ctx.new_float(single(num, vm)?.to_f64()).into())),
-            inplace_add: Some(|a, b, vm| inplace(Op::Add_, a, b, vm)),
-            inplace_subtract: Some(|a, b, vm| inplace(Op::Sub_, a, b, vm)),
-            inplace_multiply: Some(|a, b, vm| inplace(Op::Mul_, a, b, vm)),
-            inplace_remainder: Some(|a, b, vm| inplace_via_copy(Op::Remainder, a, b, vm)),
-            inplace_power: Some(|a, b, _c, vm| inplace_via_copy(Op::Pow, a, b, vm)),
-            inplace_and: Some(|a, b, vm| inplace_via_copy(Op::BitwiseAnd, a, b, vm)),
-            inplace_xor: Some(|a, b, vm| inplace_via_copy(Op::BitwiseXor, a, b, vm)),
-            inplace_or: Some(|a, b, vm| inplace_via_copy(Op::BitwiseOr, a, b, vm)),
-            inplace_lshift: Some(|a, b, vm| inplace_via_copy(Op::BitwiseLeftShift, a, b, vm)),
-            inplace_rshift: Some(|a, b, vm| inplace_via_copy(Op::BitwiseRightShift, a, b, vm)),
-            floor_divide: Some(|a, b, vm| binary(Op::FloorDivide, a, b, vm)),
-            true_divide: Some(|a, b, vm| binary(Op::Div, a, b, vm)),
-            inplace_floor_divide: Some(|a, b, vm| inplace_via_copy(Op::FloorDivide, a, b, vm)),
-            inplace_true_divide: Some(|a, b, vm| inplace(Op::Div_, a, b, vm)),
+            inplace_add: Some(|a, b, vm| inplace(PyOperator::IAdd, a, b, vm)),
+            inplace_subtract: Some(|a, b, vm| inplace(PyOperator::ISub, a, b, vm)),
+            inplace_multiply: Some(|a, b, vm| inplace(PyOperator::IMul, a, b, vm)),
+            inplace_remainder: Some(|a, b, vm| inplace(PyOperator::IMod, a, b, vm)),
+            inplace_power: Some(|a, b, _c, vm| inplace(PyOperator::IPow, a, b, vm)),
+            inplace_and: Some(|a, b, vm| inplace(PyOperator::IAnd, a, b, vm)),
+            inplace_xor: Some(|a, b, vm| inplace(PyOperator::IXor, a, b, vm)),
+            inplace_or: Some(|a, b, vm| inplace(PyOperator::IOr, a, b, vm)),
+            inplace_lshift: Some(|a, b, vm| inplace(PyOperator::ILShift, a, b, vm)),
+            inplace_rshift: Some(|a, b, vm| inplace(PyOperator::IRShift, a, b, vm)),
+            floor_divide: Some(|a, b, vm| binary(PyOperator::FloorDiv, a, b, vm)),
+            true_divide: Some(|a, b, vm| binary(PyOperator::TrueDiv, a, b, vm)),
+            inplace_floor_divide: Some(|a, b, vm| inplace(PyOperator::IFloorDiv, a, b, vm)),
+            inplace_true_divide: Some(|a, b, vm| inplace(PyOperator::ITrueDiv, a, b, vm)),
             index: Some(index),
-            matrix_multiply: Some(|a, b, vm| binary(Op::Matmul, a, b, vm)),
-            inplace_matrix_multiply: Some(|a, b, vm| inplace_via_copy(Op::Matmul, a, b, vm)),
+            matrix_multiply: Some(|a, b, vm| binary(PyOperator::MatMul, a, b, vm)),
+            inplace_matrix_multiply: Some(|a, b, vm| inplace(PyOperator::IMatMul, a, b, vm)),
             ..PyNumberMethods::NOT_IMPLEMENTED
         };
         &AS_NUMBER
@@ -185,12 +196,12 @@ impl Comparable for PyTensor {
         vm: &VirtualMachine,
     ) -> PyResult<Either<PyObjectRef, PyComparisonValue>> {
         let op = match op {
-            PyComparisonOp::Lt => Op::Lt,
-            PyComparisonOp::Le => Op::Le,
-            PyComparisonOp::Eq => Op::Eq,
-            PyComparisonOp::Ne => Op::Ne,
-            PyComparisonOp::Gt => Op::Gt,
-            PyComparisonOp::Ge => Op::Ge,
+            PyComparisonOp::Lt => PyOperator::Lt,
+            PyComparisonOp::Le => PyOperator::Le,
+            PyComparisonOp::Eq => PyOperator::Eq,
+            PyComparisonOp::Ne => PyOperator::Ne,
+            PyComparisonOp::Gt => PyOperator::Gt,
+            PyComparisonOp::Ge => PyOperator::Ge,
         };
         binary(op, zelf, other, vm).map(Either::A)
     }

@@ -133,3 +133,142 @@ fn no_hand_written_source_file_is_over_1500_lines() {
     }
     assert!(offenders.is_empty(), "over {CAP} lines: {offenders:#?}");
 }
+
+/// The workspace crates each crate may depend on (normal dependencies): ARCHITECTURE.md's
+/// arrows. Every crate may use `rynamo-tensor`; a crate missing here fails too.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("rynamo-tensor", &[]),
+    ("rynamo-graph-macros", &[]),
+    ("rynamo-graph", &["rynamo-graph-macros"]),
+    // The shared passes know no backend.
+    ("rynamo-passes", &["rynamo-graph"]),
+    ("rynamo-backend", &["rynamo-graph"]),
+    (
+        "rynamo-dynasm",
+        &["rynamo-graph", "rynamo-passes", "rynamo-backend"],
+    ),
+    ("rynamo-shims", &["rynamo-graph"]),
+    ("rynamo-plugin-abi", &[]),
+    ("rynamo-plugin-wire", &["rynamo-graph", "rynamo-plugin-abi"]),
+    (
+        "rynamo-plugin-sdk",
+        &["rynamo-graph", "rynamo-plugin-abi", "rynamo-plugin-wire"],
+    ),
+    (
+        "rynamo-plugin-host",
+        &[
+            "rynamo-graph",
+            "rynamo-passes",
+            "rynamo-backend",
+            "rynamo-plugin-abi",
+            "rynamo-plugin-wire",
+        ],
+    ),
+    (
+        "rynamo-plugin-reference",
+        &["rynamo-backend", "rynamo-plugin-sdk"],
+    ),
+    (
+        "rynamo-plugin-faulty",
+        &["rynamo-backend", "rynamo-plugin-sdk"],
+    ),
+    (
+        "rynamo-plugin-conformance",
+        &[
+            "rynamo-graph",
+            "rynamo-backend",
+            "rynamo-plugin-abi",
+            "rynamo-plugin-wire",
+            "rynamo-plugin-host",
+        ],
+    ),
+    (
+        "rynamo",
+        &[
+            "rynamo-graph",
+            "rynamo-passes",
+            "rynamo-backend",
+            "rynamo-dynasm",
+            "rynamo-shims",
+            "rynamo-plugin-host",
+        ],
+    ),
+    ("rynamo-tests", &["rynamo"]),
+    (
+        "rynamo-benches",
+        &["rynamo", "rynamo-graph", "rynamo-backend", "rynamo-dynasm"],
+    ),
+];
+
+#[test]
+fn workspace_dependencies_follow_the_architecture() {
+    let pkgs = packages();
+    let ours: Vec<&str> = pkgs.iter().map(|(n, ..)| n.as_str()).collect();
+    for (name, manifest, deps) in &pkgs {
+        let allowed = ALLOWED
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| {
+                panic!("{name} ({manifest}) is not in tidy.rs's ALLOWED table (ARCHITECTURE.md)")
+            })
+            .1;
+        for dep in deps.iter().filter(|d| ours.contains(&d.as_str())) {
+            assert!(
+                dep == "rynamo-tensor" || allowed.contains(&dep.as_str()),
+                "{name} depends on {dep}, which ARCHITECTURE.md's dependency rules do not allow"
+            );
+        }
+    }
+}
+
+/// Op rules name their arguments (the schema's generated accessors) rather than reading them by
+/// position, so a schema change cannot silently shift what a rule reads.
+#[test]
+fn op_rules_read_no_argument_by_position() {
+    let dir = workspace_root().join("jit/graph/src/rules");
+    let accessors = [
+        "tensor",
+        "tensors",
+        "opt_tensor",
+        "tensor_or_scalar",
+        "opt_tensor_or_scalar",
+        "scalar",
+        "opt_scalar",
+        "int",
+        "opt_int",
+        "ints",
+        "opt_ints",
+        "float",
+        "opt_float",
+        "bool",
+        "opt_bool",
+        "str",
+        "opt_str",
+        "dtype",
+        "opt_dtype",
+        "index",
+    ];
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("rules dir") {
+        let path = entry.expect("dir entry").path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            let positional = accessors.iter().any(|a| {
+                line.match_indices(&format!(".{a}(")).any(|(i, m)| {
+                    line[i + m.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_digit())
+                })
+            });
+            if positional || line.contains("Args(args)") {
+                offenders.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "positional argument reads in op rules:\n{}",
+        offenders.join("\n")
+    );
+}

@@ -104,8 +104,8 @@ pub fn finish_trace(
     let result = recon_of(ret, out, &mut outputs, vm)?;
     let mut graph = out.graph.graph().clone();
     graph.set_outputs(outputs.values.clone());
-    let cx = rynamo_graph::passes::PassCx::default();
-    rynamo_graph::passes::eliminate_dead_code(&mut graph, &cx);
+    let cx = rynamo_passes::PassCx::default();
+    rynamo_passes::eliminate_dead_code(&mut graph, &cx);
     let inputs = out.inputs.iter().map(|i| i.source.clone()).collect();
     Ok((graph, inputs, replays, result))
 }

@@ -12,7 +12,6 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
-use super::tensor_ops::BINARY_OPS;
 use super::variables::builder::{wrap_fresh, wrap_unguarded};
 use super::variables::{Kind, PartialVar, Vt};
 
@@ -180,9 +179,9 @@ impl Tracer<'_> {
                 _ => Err(bad()),
             };
         }
-        if let Some(i) = BINARY_OPS.iter().position(|(py, ..)| *py == name) {
+        if let Some(o) = rynamo_graph::PyOperator::from_name(name).filter(|o| o.is_binary()) {
             let [a, b] = <[Vt; 2]>::try_from(args).map_err(|_| bad())?;
-            return self.binary(i, a, b);
+            return self.binary(o as usize, a, b);
         }
         let cmp = ["lt", "le", "eq", "ne", "gt", "ge"];
         if let Some(i) = cmp.iter().position(|c| *c == name) {

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use rustpython_vm::{AsObject, PyObjectRef};
-use rynamo_graph::{Arg, Op, OpFlags, Value};
+use rynamo_graph::{Arg, Op, OpFlags, PyOperator, Value};
 use rynamo_tensor::IndexItem;
 
 use super::bridge::{self, Surface};
@@ -14,41 +14,6 @@ use super::output_graph::FxTarget;
 use super::symbolic_convert::Tracer;
 use super::tensor_args::device_is_cpu;
 use super::variables::{Kind, TensorVar, Vt};
-
-/// Python binary operators by `BINARY_OP` argument (CPython 3.14 order), with the registry op of
-/// the tensor form and its in-place form.
-pub const BINARY_OPS: &[(&str, &str, Option<&str>)] = &[
-    ("add", "add", None),
-    ("and_", "bitwise_and", None),
-    ("floordiv", "floor_divide", None),
-    ("lshift", "bitwise_left_shift", None),
-    ("matmul", "matmul", None),
-    ("mul", "mul", None),
-    ("mod", "remainder", None),
-    ("or_", "bitwise_or", None),
-    ("pow", "pow", None),
-    ("rshift", "bitwise_right_shift", None),
-    ("sub", "sub", None),
-    ("truediv", "div", None),
-    ("xor", "bitwise_xor", None),
-    ("iadd", "add", Some("add_")),
-    ("iand", "bitwise_and", Some("bitwise_and_")),
-    ("ifloordiv", "floor_divide", Some("floor_divide_")),
-    ("ilshift", "bitwise_left_shift", Some("bitwise_left_shift_")),
-    ("imatmul", "matmul", None),
-    ("imul", "mul", Some("mul_")),
-    ("imod", "remainder", Some("remainder_")),
-    ("ior", "bitwise_or", Some("bitwise_or_")),
-    ("ipow", "pow", Some("pow_")),
-    (
-        "irshift",
-        "bitwise_right_shift",
-        Some("bitwise_right_shift_"),
-    ),
-    ("isub", "sub", Some("sub_")),
-    ("itruediv", "div", Some("div_")),
-    ("ixor", "bitwise_xor", Some("bitwise_xor_")),
-];
 
 impl Tracer<'_> {
     /// Converts trackers to op argument values; `None` if one is not representable.
@@ -546,19 +511,34 @@ impl Tracer<'_> {
         lhs: Vt,
         rhs: Vt,
     ) -> Result<Vt, GraphBreak> {
-        let (pyname, op_name, inplace) = BINARY_OPS[which];
+        let o = PyOperator::from_binary_op(which).ok_or_else(|| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOpcode,
+                format!("BINARY_OP {which}"),
+            )
+        })?;
+        let pyname = o.name();
+        let Some(ops) = o.ops() else {
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("operator {pyname} on tensors"),
+            ));
+        };
+        let op_name = ops.op.py_name();
         let target = self
             .operator_fn(pyname)
             .map_or(FxTarget::Method(op_name.into()), FxTarget::Function);
-        if let Some(ip) = inplace
+        if let Some(ip) = ops.inplace
             && lhs.as_tensor().is_some()
         {
-            let ops = Op::overloads(ip);
-            if !ops.is_empty() {
-                return self.call_op_overloads(ops, vec![lhs, rhs], vec![], target);
-            }
+            return self.call_op_overloads(
+                Op::overloads(ip.py_name()),
+                vec![lhs, rhs],
+                vec![],
+                target,
+            );
         }
-        if pyname.starts_with('i') && lhs.as_tensor().is_some() {
+        if o.is_inplace() && lhs.as_tensor().is_some() {
             // `x &= y`, `x @= y`, ... without an in-place registry op: eager computes the
             // result and copies it into `x` (same object; every alias sees it), refusing a
             // result dtype that cannot be cast to `x`'s.
@@ -612,15 +592,21 @@ impl Tracer<'_> {
         lhs: Vt,
         rhs: Vt,
     ) -> Result<Vt, GraphBreak> {
-        let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
+        let o = PyOperator::from_compare_op(which).ok_or_else(|| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOpcode,
+                format!("COMPARE_OP {which}"),
+            )
+        })?;
         // `c < x` is `x > c`: keep the tensor first, as Python's reflected dispatch does.
-        let (name, lhs, rhs) = if lhs.as_tensor().is_none() {
-            (["gt", "ge", "eq", "ne", "lt", "le"][which], rhs, lhs)
+        let (o, lhs, rhs) = if lhs.as_tensor().is_none() {
+            (o.swapped(), rhs, lhs)
         } else {
-            (name, lhs, rhs)
+            (o, lhs, rhs)
         };
+        let name = o.ops().map_or(o.name(), |ops| ops.op.py_name());
         let target = self
-            .operator_fn(name)
+            .operator_fn(o.name())
             .map_or(FxTarget::Method(name.into()), FxTarget::Function);
         self.call_op_overloads(Op::overloads(name), vec![lhs, rhs], vec![], target)
     }

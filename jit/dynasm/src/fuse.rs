@@ -140,7 +140,7 @@ pub fn classify(g: &Graph, id: NodeId) -> Class {
             _ if crate::lower::pointwise_supported(g, n) => Class::Pointwise,
             _ => Class::Opaque,
         },
-        Lowering::Creation if crate::lower::fill_value(n.op, &n.args).is_some() => Class::Const,
+        Lowering::Creation if n.op.fill_value(&n.args).is_some() => Class::Const,
         Lowering::Creation => Class::Opaque,
         Lowering::Reduction => reduction(g, n).map_or(Class::Opaque, Class::Reduction),
         Lowering::MatMul | Lowering::Extern => Class::Opaque,

@@ -122,6 +122,8 @@ pub fn func1(f: Func1, double: bool) -> usize {
         Func1::Round => pick!(round_f32, round_f64),
         Func1::Sigmoid => pick!(sigmoid_f32, sigmoid_f64),
         Func1::Mish => pick!(mish_f32, mish_f64),
+        Func1::Extern(s) if double => s.f64 as usize,
+        Func1::Extern(s) => s.f32 as usize,
     }
 }
 

@@ -111,7 +111,7 @@
 //! - `RYNAMO_JIT_DUMP=1`: print each compiled graph's kernels (loop IR and disassembly) to
 //!   stderr; [`DynasmExecutable::dump`] returns the same text.
 //! - `RYNAMO_VERIFY=1`, `RYNAMO_DUMP_AFTER=<pass>`: verify / print the graph after the passes
-//!   (see `rynamo_graph::passes::PassCx`).
+//!   (see `rynamo_passes::PassCx`).
 //!
 //! # AArch64
 //! [`aarch64::NeonTarget`] builds on every host (dynasm assembles AArch64 anywhere), and

@@ -17,6 +17,8 @@
 
 use std::fmt;
 
+use rynamo_tensor::expr::ScalarFn1;
+
 /// Reductions one column loop may hold (each keeps two accumulator registers live).
 pub const MAX_REDUCES: usize = 3;
 
@@ -149,6 +151,9 @@ pub enum Func1 {
     Round,
     Sigmoid,
     Mish,
+    /// A scalar function an op's expression names (`rynamo_tensor::expr::ScalarFn1`): its own
+    /// `f32`/`f64` entry points, which the eager kernel calls too.
+    Extern(&'static ScalarFn1),
 }
 
 /// Scalar library functions of two arguments.

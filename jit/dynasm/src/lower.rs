@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use rynamo_graph::{Arg, Args, Graph, Lowering, Node as GNode, Op, Value, ValueId};
+use rynamo_graph::{Args, Graph, Lowering, Node as GNode, Op, Value, ValueId};
+use rynamo_tensor::expr::{Bin, Cmp, ENode, Expr, Un};
 use rynamo_tensor::ops::pointwise::TensorOrScalar;
 use rynamo_tensor::{BinaryOp, DType, Scalar, TensorMeta, result_type};
 
@@ -51,24 +52,6 @@ impl ConstVal {
             ConstVal::I64(_) => Ty::I64,
             ConstVal::Bool(_) => Ty::Bool,
         }
-    }
-}
-
-/// The value a constant-filled creation op (`zeros`, `ones`, `full`, `empty`, their `*_like` and
-/// `new_*` forms, `scalar_tensor`) fills its output with, `empty`s as 0 (their contents are
-/// unspecified); `None` for any other op. The fuser inlines these as kernel constants and
-/// constant folding evaluates through them.
-pub fn fill_value(op: Op, args: &[Arg]) -> Option<Scalar> {
-    let a = Args(args);
-    match op {
-        Op::Zeros | Op::ZerosLike | Op::NewZeros | Op::Empty | Op::EmptyLike | Op::NewEmpty => {
-            Some(Scalar::Int(0))
-        }
-        Op::Ones | Op::OnesLike | Op::NewOnes => Some(Scalar::Int(1)),
-        Op::Full | Op::FullLike => a.scalar(1).ok(),
-        Op::NewFull => a.scalar(2).ok(),
-        Op::ScalarTensor => a.scalar(0).ok(),
-        _ => None,
     }
 }
 
@@ -212,6 +195,11 @@ pub fn lower_pointwise(
         };
         Ok(b.cast(v, ty))
     };
+    if let Some(expr) = n.op.def().scalar {
+        let e = expr(&n.args).map_err(|e| e.to_string())?;
+        let r = lower_expr(b, &e, &mut arg, oty)?;
+        return Ok(b.cast(r, oty));
+    }
     let r = match n.op {
         Op::Contiguous | Op::Clone | Op::To | Op::Type => arg(b, 0, oty)?,
         Op::Where => {
@@ -243,8 +231,9 @@ pub fn lower_pointwise(
             b.cast(x, oty)
         }
         op if op.lowering() == Lowering::Creation => {
-            let v =
-                fill_value(op, &n.args).ok_or_else(|| format!("{op} is not a constant fill"))?;
+            let v = op
+                .fill_value(&n.args)
+                .ok_or_else(|| format!("{op} is not a constant fill"))?;
             b.konst(ConstVal::from_scalar(v, oty))
         }
         op if binary_kind(op).is_some() => binary(b, g, n, &mut arg, oty)?,
@@ -257,6 +246,62 @@ pub fn lower_pointwise(
         }
     };
     Ok(b.cast(r, oty))
+}
+
+/// Lowers an op's scalar expression (`rynamo_tensor::expr`), computed in the output dtype `ty`
+/// (floating point), as the eager kernel runs it: each primitive becomes the instruction (or
+/// scalar call) that computes it the way eager's does.
+fn lower_expr(b: &mut Body, e: &Expr, arg: &mut ArgFn<'_>, ty: Ty) -> R<V> {
+    if !is_float(ty) {
+        return Err(format!("an expression op computing in {ty:?}"));
+    }
+    let mut vals: Vec<V> = Vec::with_capacity(e.nodes.len());
+    for node in &e.nodes {
+        let at = |i: u32| vals[i as usize];
+        let v = match *node {
+            ENode::Arg(i) => arg(b, usize::from(i), ty)?,
+            ENode::Const(c) => b.f(ty, c),
+            ENode::Un(u, x) => {
+                let x = at(x);
+                match u {
+                    Un::Neg => b.un(UOp::Neg, x),
+                    Un::Abs => b.un(UOp::Abs, x),
+                    Un::Sqrt => b.un(UOp::Sqrt, x),
+                    Un::Exp => b.math(UOp::Exp, Func1::Exp, x),
+                    Un::Ln => b.math(UOp::Log, Func1::Log, x),
+                    Un::Tanh => b.math(UOp::Tanh, Func1::Tanh, x),
+                }
+            }
+            ENode::Bin(op, x, y) => {
+                let op = match op {
+                    Bin::Add => BOp::Add,
+                    Bin::Sub => BOp::Sub,
+                    Bin::Mul => BOp::Mul,
+                    Bin::Div => BOp::Div,
+                };
+                b.bin(op, at(x), at(y))
+            }
+            ENode::Cmp(c, x, y) => {
+                let op = match c {
+                    Cmp::Eq => BOp::Eq,
+                    Cmp::Ne => BOp::Ne,
+                    Cmp::Lt => BOp::Lt,
+                    Cmp::Le => BOp::Le,
+                    Cmp::Gt => BOp::Gt,
+                    Cmp::Ge => BOp::Ge,
+                };
+                b.bin(op, at(x), at(y))
+            }
+            ENode::IsNan(x) => b.un(UOp::IsNan, at(x)),
+            ENode::Or(x, y) => b.bin(BOp::Or, at(x), at(y)),
+            ENode::Select(m, x, y) => b.sel(at(m), at(x), at(y)),
+            ENode::Call(f, x) => b.call1(Func1::Extern(f), at(x)),
+        };
+        vals.push(v);
+    }
+    vals.last()
+        .copied()
+        .ok_or_else(|| "an empty expression".into())
 }
 
 fn binary_kind(op: Op) -> Option<BinaryOp> {

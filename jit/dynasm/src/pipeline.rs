@@ -1,8 +1,8 @@
 //! The whole JIT, in order. Read this to know what runs.
 //!
 //! ```text
-//!   Graph --[functionalize]--> [decompose] --> [fold constants]    (graph passes, verified
-//!         --[fuse bias]--> [CSE] --[DCE]-->                         after each in debug)
+//!   Graph --[rynamo_passes::pipeline: functionalize, decompose, fold constants,
+//!            the JIT's fuse bias, CSE, DCE]-->               (verified after each in debug)
 //!         --[fuse]------> Plan (kernels, buffers)
 //!         --[schedule]--> Vec<Step> (loop IR + geometry)
 //!         --[attn::fuse]-> matmul, row kernel, matmul fused per matrix
@@ -11,8 +11,8 @@
 
 use std::sync::Arc;
 
-use rynamo_graph::passes::{PassCx, eliminate_common_subexpressions, eliminate_dead_code};
 use rynamo_graph::{Graph, verify};
+use rynamo_passes::PassCx;
 
 use crate::schedule::Step;
 use crate::target::Target;
@@ -30,7 +30,7 @@ pub struct Program {
     pub dead_after: Vec<Vec<usize>>,
 }
 
-/// Runs the graph passes on a copy of `g`.
+/// Runs the graph passes (the shared pipeline with the JIT's `fuse bias`) on a copy of `g`.
 pub fn optimize(g: &Graph) -> Result<Graph> {
     let mut g = g.clone();
     let mut cx = PassCx::default();
@@ -42,20 +42,7 @@ pub fn optimize(g: &Graph) -> Result<Graph> {
                 .join("; "),
         )
     };
-    cx.run(&mut g, "functionalize", passes::functionalize)
-        .map_err(v)?;
-    cx.run(&mut g, "decompose", passes::decompose).map_err(v)?;
-    cx.run(&mut g, "fold constants", passes::fold_constants)
-        .map_err(v)?;
-    cx.run(&mut g, "fuse bias", passes::fuse_bias).map_err(v)?;
-    cx.run(
-        &mut g,
-        "eliminate common subexpressions",
-        eliminate_common_subexpressions,
-    )
-    .map_err(v)?;
-    // NOTE: after CSE and the rewrites above, whose replaced nodes are dead.
-    cx.run(&mut g, "eliminate dead code", eliminate_dead_code)
+    rynamo_passes::pipeline::run(&mut g, &mut cx, &[("fuse bias", passes::fuse_bias)])
         .map_err(v)?;
     Ok(g)
 }

@@ -184,6 +184,8 @@ pub struct GraphBuilder {
     g: Graph,
     names: HashSet<String>,
     next: usize,
+    /// Prefix of generated names (`jit` in passes that rewrite a graph).
+    prefix: &'static str,
 }
 
 impl GraphBuilder {
@@ -201,13 +203,50 @@ impl GraphBuilder {
         loop {
             let n = match hint {
                 Some(h) => format!("{h}_{}", self.next),
-                None => self.next.to_string(),
+                None => format!("{}{}", self.prefix, self.next),
             };
             self.next += 1;
             if self.names.insert(n.clone()) {
                 return n;
             }
         }
+    }
+
+    /// A builder for rewriting `old`: its graph starts with `old`'s inputs (same names and metas),
+    /// its generated names (`jit0`, `jit1`, ...) avoid every name `old` uses, and the map takes
+    /// `old`'s inputs to the new ones (a pass extends it as it copies or replaces nodes).
+    pub fn rewriting(old: &Graph) -> (GraphBuilder, HashMap<ValueId, ValueId>) {
+        let mut b = GraphBuilder {
+            prefix: "jit",
+            ..GraphBuilder::default()
+        };
+        b.names.extend(old.values.iter().map(|v| v.name.clone()));
+        let mut map = HashMap::new();
+        for &i in old.inputs() {
+            let info = old.value(i);
+            map.insert(i, b.g.add_input(info.name.clone(), info.meta.clone()));
+        }
+        (b, map)
+    }
+
+    /// Appends `op(args)` whose outputs keep the given names and metas (a node copied from the
+    /// graph being rewritten; no meta rule runs).
+    pub fn push_copied(&mut self, op: Op, args: Vec<Arg>, outputs: &[ValueInfo]) -> Vec<ValueId> {
+        let outs: Vec<ValueId> = outputs
+            .iter()
+            .map(|o| {
+                self.names.insert(o.name.clone());
+                self.g.add_value(o.name.clone(), o.meta.clone())
+            })
+            .collect();
+        self.g.push_node(op, args, outs.clone());
+        outs
+    }
+
+    /// Drops the nodes after the first `len` (a rewrite that did not apply; their values stay
+    /// until [`Graph::compact`]).
+    pub fn truncate_nodes(&mut self, len: usize) {
+        self.g.nodes.truncate(len);
     }
 
     /// Adds a graph input (renamed with a suffix if the name is taken).

@@ -1,4 +1,4 @@
-//! The op registry and the graph IR: schemas, meta rules, text format, verifier and passes.
+//! The op registry and the graph IR: op definitions, schemas, meta rules, text format, verifier.
 //!
 //! Everything above the tensor runtime talks about ops through this crate: the Python `torch`
 //! module binds calls with [`Schema::bind`] and runs them with [`registry::call`]; Dynamo records
@@ -6,9 +6,9 @@
 //! backends lower [`Graph`]s; plugins receive them serialised.
 //!
 //! ```text
-//!   op.rs (ONE table: name, schema, lowering, flags, rules module)
+//!   op.rs (wire ids) -> rules/<family>.rs (one OpDef per op: schema, meta, eager, vjp, ...)
 //!     -> Schema::bind (Python args -> IValues)  -> registry::call (eager kernel)
-//!     -> GraphBuilder::call (meta rule)         -> Graph -> passes::optimize -> backend
+//!     -> GraphBuilder::call (meta rule)         -> Graph -> rynamo-passes -> backend
 //! ```
 //!
 //! **Invariant:** an op's output metas come from one rule, used both while tracing and (checked in
@@ -33,16 +33,17 @@
 
 pub mod autograd;
 mod bind;
+pub mod def;
 mod error;
 mod graph;
 pub mod host;
 mod op;
-mod op_twin;
-pub mod passes;
+pub mod operators;
 pub mod registry;
 mod rules;
 pub mod samples;
 pub mod schema;
+mod schema_syntax;
 pub mod text;
 mod value;
 mod verify;
@@ -53,6 +54,7 @@ mod tests;
 pub use error::{Error, ExternalError, Result};
 pub use graph::{Graph, GraphBuilder, Node, NodeId, ValueId, ValueInfo};
 pub use op::{Lowering, Op, OpFlags};
+pub use operators::{OperatorOps, PyOperator};
 pub use rynamo_tensor::TensorMeta;
 pub use schema::{ParamType, Returns, Schema};
 pub use text::parse;

@@ -1,26 +1,21 @@
-//! THE op table. One row per op: variant, Python name, schema, lowering kind, flags, and the
-//! rules module that holds its meta rule and eager kernel. The `ops!` macro expands it into
-//! [`Op`] and its metadata accessors.
+//! THE op table: each op's wire id and where its definition ([`OpDef`]) lives. The `ops!` macro
+//! expands it into [`Op`] (explicit discriminants: the ids) and [`Op::def`].
 //!
-//! ORDER OP: the enum order is the wire-format order (plugins serialise `Op as u16`). Append only:
-//! a new op goes at the END of the table, whatever its family.
+//! ORDER OP: ids are the wire format (plugins serialise `op.id()`) and never change; a new op takes
+//! the next id at the END of the table, whatever its family. `tests/wire_ids.rs` fails when an
+//! existing id changes.
 //!
-//! Adding an op:
-//! 1. append a row: `Name = "py_name", "schema", Lowering, [FLAGS], rules_module;`
-//! 2. handle `Op::Name` in that rules module's `meta` and `eager` (usually one match arm each,
-//!    calling a `*_meta` rule and a kernel in `rynamo_tensor`);
-//! 3. give it a sample call in `tests/samples.rs` (every op is run there and checked against its
-//!    meta rule);
-//! 4. give it a spec in `tests/numpy_diff/spec_*.rs` (argument generator, NumPy reference, dtype
-//!    rule, tolerance), or list it in that suite's `ELSEWHERE` with the reason.
+//! Adding an op: see ARCHITECTURE.md, "Adding an op".
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use rynamo_tensor::{Shaped, Tensor, TensorMeta};
+use rynamo_tensor::{Tensor, TensorMeta};
 
+use crate::def::OpDef;
+use crate::rules::*;
 use crate::schema::Schema;
-use crate::{IValue, Result, Value, rules};
+use crate::{IValue, Result, Value};
 
 /// How a backend lowers an op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,46 +79,21 @@ impl OpFlags {
 }
 
 macro_rules! ops {
-    ($($v:ident = $py:literal, $schema:literal, $low:ident, [$($flag:ident)*], $rules:ident;)*) => {
-        /// Every registered op.
+    ($($v:ident = $id:literal => $($def:ident)::+;)*) => {
+        /// Every registered op; the discriminant is the wire id.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
         #[allow(missing_docs, reason = "each variant is the op named by its schema")]
         #[allow(non_camel_case_types, reason = "in-place ops keep ATen's trailing underscore: Add_ is add_")]
-        pub enum Op { $($v),* }
+        pub enum Op { $($v = $id),* }
 
         impl Op {
             /// All ops in wire order.
             pub const ALL: &'static [Op] = &[$(Op::$v),*];
 
-            /// The Python name (`torch.<name>` / `Tensor.<name>`); overloads share it.
-            pub const fn py_name(self) -> &'static str {
-                match self { $(Op::$v => $py),* }
-            }
-
-            /// The schema source text.
-            pub const fn schema_src(self) -> &'static str {
-                match self { $(Op::$v => $schema),* }
-            }
-
-            /// How backends lower it.
-            pub const fn lowering(self) -> Lowering {
-                match self { $(Op::$v => Lowering::$low),* }
-            }
-
-            /// Surfaces and properties.
-            pub const fn flags(self) -> OpFlags {
-                match self { $(Op::$v => OpFlags::NONE $(.union(OpFlags::$flag))*),* }
-            }
-
-            /// Runs the meta rule on any tensor-like arguments (bound, in schema order).
-            pub(crate) fn meta_rule<T: Shaped + Clone>(self, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-                match self { $(Op::$v => rules::$rules::meta(self, args)),* }
-            }
-
-            /// Runs the eager kernel (bound arguments, in schema order).
-            pub(crate) fn eager_kernel(self, args: &[IValue]) -> Result<Vec<Tensor>> {
-                match self { $(Op::$v => rules::$rules::eager(self, args)),* }
+            /// The op's definition.
+            pub fn def(self) -> &'static OpDef {
+                match self { $(Op::$v => &$($def)::+::DEF),* }
             }
         }
     };
@@ -131,297 +101,304 @@ macro_rules! ops {
 
 ops! {
     // === Unary pointwise ===
-    Neg = "neg", "neg(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Abs = "abs", "abs(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Exp = "exp", "exp(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Exp2 = "exp2", "exp2(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Expm1 = "expm1", "expm1(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Log = "log", "log(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Log2 = "log2", "log2(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Log10 = "log10", "log10(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Log1p = "log1p", "log1p(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Sqrt = "sqrt", "sqrt(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Rsqrt = "rsqrt", "rsqrt(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Sin = "sin", "sin(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Cos = "cos", "cos(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Tan = "tan", "tan(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Asin = "asin", "asin(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Acos = "acos", "acos(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Atan = "atan", "atan(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Sinh = "sinh", "sinh(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Cosh = "cosh", "cosh(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Tanh = "tanh", "tanh(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD NN_FUNCTIONAL], unary;
-    Sigmoid = "sigmoid", "sigmoid(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD NN_FUNCTIONAL], unary;
-    Relu = "relu", "relu(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD NN_FUNCTIONAL], unary;
-    Relu6 = "relu6", "relu6(Tensor self) -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    LeakyRelu = "leaky_relu", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    Elu = "elu", "elu(Tensor self, Scalar alpha=1.0) -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    Gelu = "gelu", "gelu(Tensor self, *, str approximate='none') -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    Silu = "silu", "silu(Tensor self) -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    Mish = "mish", "mish(Tensor self) -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    Softplus = "softplus", "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", Pointwise, [NN_FUNCTIONAL], unary;
-    Erf = "erf", "erf(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Floor = "floor", "floor(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Ceil = "ceil", "ceil(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Round = "round", "round(Tensor self, *, int decimals=0) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Trunc = "trunc", "trunc(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Frac = "frac", "frac(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Sign = "sign", "sign(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Reciprocal = "reciprocal", "reciprocal(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Square = "square", "square(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    LogicalNot = "logical_not", "logical_not(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    BitwiseNot = "bitwise_not", "bitwise_not(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    IsNan = "isnan", "isnan(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    IsInf = "isinf", "isinf(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    IsFinite = "isfinite", "isfinite(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    NanToNum = "nan_to_num", "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", Pointwise, [FUNCTION METHOD], unary;
-    Clamp = "clamp", "clamp(Tensor self, Tensor|Scalar? min=None, Tensor|Scalar? max=None) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Clip = "clip", "clip(Tensor self, Tensor|Scalar? min=None, Tensor|Scalar? max=None) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
+    Neg = 0 => unary::neg;
+    Abs = 1 => unary::abs;
+    Exp = 2 => unary::exp;
+    Exp2 = 3 => unary::exp2;
+    Expm1 = 4 => unary::expm1;
+    Log = 5 => unary::log;
+    Log2 = 6 => unary::log2;
+    Log10 = 7 => unary::log10;
+    Log1p = 8 => unary::log1p;
+    Sqrt = 9 => unary::sqrt;
+    Rsqrt = 10 => unary::rsqrt;
+    Sin = 11 => unary::sin;
+    Cos = 12 => unary::cos;
+    Tan = 13 => unary::tan;
+    Asin = 14 => unary::asin;
+    Acos = 15 => unary::acos;
+    Atan = 16 => unary::atan;
+    Sinh = 17 => unary::sinh;
+    Cosh = 18 => unary::cosh;
+    Tanh = 19 => unary::tanh;
+    Sigmoid = 20 => unary::sigmoid;
+    Relu = 21 => unary::relu;
+    Relu6 = 22 => unary::relu6;
+    LeakyRelu = 23 => unary::leaky_relu;
+    Elu = 24 => unary::elu;
+    Gelu = 25 => unary::gelu;
+    Silu = 26 => unary::silu;
+    Mish = 27 => unary::mish;
+    Softplus = 28 => unary::softplus;
+    Erf = 29 => unary::erf;
+    Floor = 30 => unary::floor;
+    Ceil = 31 => unary::ceil;
+    Round = 32 => unary::round;
+    Trunc = 33 => unary::trunc;
+    Frac = 34 => unary::frac;
+    Sign = 35 => unary::sign;
+    Reciprocal = 36 => unary::reciprocal;
+    Square = 37 => unary::square;
+    LogicalNot = 38 => unary::logical_not;
+    BitwiseNot = 39 => unary::bitwise_not;
+    IsNan = 40 => unary::is_nan;
+    IsInf = 41 => unary::is_inf;
+    IsFinite = 42 => unary::is_finite;
+    NanToNum = 43 => unary::nan_to_num;
+    Clamp = 44 => binary::clamp;
+    Clip = 45 => binary::clip;
 
     // === Binary pointwise ===
-    Add = "add", "add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Sub = "sub", "sub(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Mul = "mul", "mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Div = "div", "div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    FloorDivide = "floor_divide", "floor_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Remainder = "remainder", "remainder(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Pow = "pow", "pow(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Maximum = "maximum", "maximum(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Minimum = "minimum", "minimum(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Eq = "eq", "eq(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Ne = "ne", "ne(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Lt = "lt", "lt(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Le = "le", "le(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Gt = "gt", "gt(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Ge = "ge", "ge(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    LogicalAnd = "logical_and", "logical_and(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    LogicalOr = "logical_or", "logical_or(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    LogicalXor = "logical_xor", "logical_xor(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    BitwiseAnd = "bitwise_and", "bitwise_and(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    BitwiseOr = "bitwise_or", "bitwise_or(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    BitwiseXor = "bitwise_xor", "bitwise_xor(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    Atan2 = "atan2", "atan2(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Where = "where", "where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION], binary;
-    MaskedFill = "masked_fill", "masked_fill(Tensor self, Tensor mask, Tensor|Scalar value) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    MaxOther = "max", "max.other(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    MinOther = "min", "min.other(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
+    Add = 46 => binary::add;
+    Sub = 47 => binary::sub;
+    Mul = 48 => binary::mul;
+    Div = 49 => binary::div;
+    FloorDivide = 50 => binary::floor_divide;
+    Remainder = 51 => binary::remainder;
+    Pow = 52 => binary::pow;
+    Maximum = 53 => binary::maximum;
+    Minimum = 54 => binary::minimum;
+    Eq = 55 => binary::eq;
+    Ne = 56 => binary::ne;
+    Lt = 57 => binary::lt;
+    Le = 58 => binary::le;
+    Gt = 59 => binary::gt;
+    Ge = 60 => binary::ge;
+    LogicalAnd = 61 => binary::logical_and;
+    LogicalOr = 62 => binary::logical_or;
+    LogicalXor = 63 => binary::logical_xor;
+    BitwiseAnd = 64 => binary::bitwise_and;
+    BitwiseOr = 65 => binary::bitwise_or;
+    BitwiseXor = 66 => binary::bitwise_xor;
+    Atan2 = 67 => binary::atan2;
+    Where = 68 => binary::r#where;
+    MaskedFill = 69 => binary::masked_fill;
+    MaxOther = 70 => binary::max_other;
+    MinOther = 71 => binary::min_other;
 
     // === In place ===
-    Add_ = "add_", "add_(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Sub_ = "sub_", "sub_(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Mul_ = "mul_", "mul_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Div_ = "div_", "div_(Tensor self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Clamp_ = "clamp_", "clamp_(Tensor self, Tensor|Scalar? min=None, Tensor|Scalar? max=None) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Copy_ = "copy_", "copy_(Tensor self, Tensor src) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Zero_ = "zero_", "zero_(Tensor self) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Fill_ = "fill_", "fill_(Tensor self, Tensor|Scalar value) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    MaskedFill_ = "masked_fill_", "masked_fill_(Tensor self, Tensor mask, Tensor|Scalar value) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    SetItem = "__setitem__", "__setitem__(Tensor self, Index[] indices, Tensor|Scalar value) -> Tensor", Extern, [METHOD INPLACE], inplace;
+    Add_ = 72 => binary::add_;
+    Sub_ = 73 => binary::sub_;
+    Mul_ = 74 => binary::mul_;
+    Div_ = 75 => binary::div_;
+    Clamp_ = 76 => binary::clamp_;
+    Copy_ = 77 => inplace::copy_;
+    Zero_ = 78 => inplace::zero_;
+    Fill_ = 79 => inplace::fill_;
+    MaskedFill_ = 80 => binary::masked_fill_;
+    SetItem = 81 => inplace::set_item;
 
     // === Reductions ===
-    Sum = "sum", "sum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Mean = "mean", "mean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Prod = "prod", "prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Amax = "amax", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Amin = "amin", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Max = "max", "max(Tensor self) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    MaxDim = "max", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", Reduction, [FUNCTION METHOD], reduce;
-    Min = "min", "min(Tensor self) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    MinDim = "min", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", Reduction, [FUNCTION METHOD], reduce;
-    Argmax = "argmax", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Argmin = "argmin", "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Var = "var", "var(Tensor self, int[1]? dim=None, bool? unbiased=None, bool keepdim=False, *, Scalar? correction=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Std = "std", "std(Tensor self, int[1]? dim=None, bool? unbiased=None, bool keepdim=False, *, Scalar? correction=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    LogSumExp = "logsumexp", "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    All = "all", "all(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Any = "any", "any(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Softmax = "softmax", "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", Extern, [FUNCTION METHOD NN_FUNCTIONAL], reduce;
-    LogSoftmax = "log_softmax", "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", Extern, [FUNCTION METHOD NN_FUNCTIONAL], reduce;
+    Sum = 82 => reduce::sum;
+    Mean = 83 => reduce::mean;
+    Prod = 84 => reduce::prod;
+    Amax = 85 => reduce::amax;
+    Amin = 86 => reduce::amin;
+    Max = 87 => reduce::max;
+    MaxDim = 88 => reduce::max_dim;
+    Min = 89 => reduce::min;
+    MinDim = 90 => reduce::min_dim;
+    Argmax = 91 => reduce::argmax;
+    Argmin = 92 => reduce::argmin;
+    Var = 93 => reduce::var;
+    Std = 94 => reduce::std;
+    LogSumExp = 95 => reduce::log_sum_exp;
+    All = 96 => reduce::all;
+    Any = 97 => reduce::any;
+    Softmax = 98 => reduce::softmax;
+    LogSoftmax = 99 => reduce::log_softmax;
 
     // === Linear algebra ===
-    Matmul = "matmul", "matmul(Tensor self, Tensor other) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Mm = "mm", "mm(Tensor self, Tensor mat2) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Bmm = "bmm", "bmm(Tensor self, Tensor mat2) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Addmm = "addmm", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Linear = "linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", MatMul, [NN_FUNCTIONAL], linalg;
+    Matmul = 100 => linalg::matmul;
+    Mm = 101 => linalg::mm;
+    Bmm = 102 => linalg::bmm;
+    Addmm = 103 => linalg::addmm;
+    Linear = 104 => linalg::linear;
 
     // === Views ===
-    View = "view", "view(Tensor self, int[] size) -> Tensor", View, [METHOD VIEW], views;
-    Reshape = "reshape", "reshape(Tensor self, int[] shape) -> Tensor", View, [FUNCTION METHOD], views;
-    Permute = "permute", "permute(Tensor self, int[] dims) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Transpose = "transpose", "transpose(Tensor self, int dim0, int dim1) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    T = "t", "t(Tensor self) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Expand = "expand", "expand(Tensor self, int[] size) -> Tensor", View, [METHOD VIEW], views;
-    Slice = "slice", "slice(Tensor self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor", View, [VIEW], views;
-    Select = "select", "select(Tensor self, int dim, int index) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Narrow = "narrow", "narrow(Tensor self, int dim, int start, int length) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Unsqueeze = "unsqueeze", "unsqueeze(Tensor self, int dim) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Squeeze = "squeeze", "squeeze(Tensor self, int[]? dim=None) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Unflatten = "unflatten", "unflatten(Tensor self, int dim, int[] sizes) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Flatten = "flatten", "flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor", View, [FUNCTION METHOD], views;
-    AsStrided = "as_strided", "as_strided(Tensor self, int[] size, int[] stride, int? storage_offset=None) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Diagonal = "diagonal", "diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", View, [FUNCTION METHOD VIEW], views;
-    Contiguous = "contiguous", "contiguous(Tensor self) -> Tensor", Pointwise, [METHOD], views;
-    Clone = "clone", "clone(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD], views;
-    GetItem = "__getitem__", "__getitem__(Tensor self, Index[] indices) -> Tensor", Extern, [METHOD DATA_DEPENDENT], views;
-    To = "to", "to(Tensor self, ScalarType? dtype=None, *, bool copy=False) -> Tensor", Pointwise, [METHOD], views;
-    Type = "type", "type(Tensor self, ScalarType dtype) -> Tensor", Pointwise, [METHOD], views;
+    View = 105 => views::view;
+    Reshape = 106 => views::reshape;
+    Permute = 107 => views::permute;
+    Transpose = 108 => views::transpose;
+    T = 109 => views::t;
+    Expand = 110 => views::expand;
+    Slice = 111 => views::slice;
+    Select = 112 => views::select;
+    Narrow = 113 => views::narrow;
+    Unsqueeze = 114 => views::unsqueeze;
+    Squeeze = 115 => views::squeeze;
+    Unflatten = 116 => views::unflatten;
+    Flatten = 117 => views::flatten;
+    AsStrided = 118 => views::as_strided;
+    Diagonal = 119 => views::diagonal;
+    Contiguous = 120 => views::contiguous;
+    Clone = 121 => views::clone;
+    GetItem = 122 => views::get_item;
+    To = 123 => views::to;
+    Type = 124 => views::r#type;
 
     // === Joining and splitting ===
-    Cat = "cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", Extern, [FUNCTION], shape;
-    Stack = "stack", "stack(Tensor[] tensors, int dim=0) -> Tensor", Extern, [FUNCTION], shape;
-    Split = "split", "split(Tensor self, int split_size, int dim=0) -> Tensor[]", View, [FUNCTION METHOD VIEW], shape;
-    SplitSizes = "split", "split.sizes(Tensor self, int[] split_size, int dim=0) -> Tensor[]", View, [FUNCTION METHOD VIEW], shape;
-    Chunk = "chunk", "chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", View, [FUNCTION METHOD VIEW], shape;
+    Cat = 125 => shape::cat;
+    Stack = 126 => shape::stack;
+    Split = 127 => shape::split;
+    SplitSizes = 128 => shape::split_sizes;
+    Chunk = 129 => shape::chunk;
 
     // === Creation ===
-    Zeros = "zeros", "zeros(int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Ones = "ones", "ones(int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Empty = "empty", "empty(int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Full = "full", "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    ZerosLike = "zeros_like", "zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    OnesLike = "ones_like", "ones_like(Tensor self, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    EmptyLike = "empty_like", "empty_like(Tensor self, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    FullLike = "full_like", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Arange = "arange", "arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Linspace = "linspace", "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Eye = "eye", "eye(int n, int? m=None, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    ScalarTensor = "scalar_tensor", "scalar_tensor(Scalar s, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION], creation;
-    Rand = "rand", "rand(int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
-    Randn = "randn", "randn(int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
-    RandLike = "rand_like", "rand_like(Tensor self, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
-    RandnLike = "randn_like", "randn_like(Tensor self, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
-    Randint = "randint", "randint(int high, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
-    RandintLow = "randint", "randint.low(int low, int high, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
-    Randperm = "randperm", "randperm(int n, *, ScalarType? dtype=None) -> Tensor", Creation, [FUNCTION RANDOM], creation;
+    Zeros = 130 => creation::zeros;
+    Ones = 131 => creation::ones;
+    Empty = 132 => creation::empty;
+    Full = 133 => creation::full;
+    ZerosLike = 134 => creation::zeros_like;
+    OnesLike = 135 => creation::ones_like;
+    EmptyLike = 136 => creation::empty_like;
+    FullLike = 137 => creation::full_like;
+    Arange = 138 => creation::arange;
+    Linspace = 139 => creation::linspace;
+    Eye = 140 => creation::eye;
+    ScalarTensor = 141 => creation::scalar_tensor;
+    Rand = 142 => creation::rand;
+    Randn = 143 => creation::randn;
+    RandLike = 144 => creation::rand_like;
+    RandnLike = 145 => creation::randn_like;
+    Randint = 146 => creation::randint;
+    RandintLow = 147 => creation::randint_low;
+    Randperm = 148 => creation::randperm;
 
     // === Neural-network functions ===
-    LayerNorm = "layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], nn;
-    Embedding = "embedding", "embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor", Extern, [NN_FUNCTIONAL], nn;
-    Dropout = "dropout", "dropout(Tensor input, float p=0.5, bool training=True) -> Tensor", Extern, [NN_FUNCTIONAL RANDOM], nn;
+    LayerNorm = 149 => nn::layer_norm;
+    Embedding = 150 => nn::embedding;
+    Dropout = 151 => nn::dropout;
 
     // === Appended (ORDER OP): more pointwise ===
-    Fmod = "fmod", "fmod(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Hypot = "hypot", "hypot(Tensor self, Tensor other) -> Tensor", Pointwise, [FUNCTION METHOD COMMUTATIVE], binary;
-    BitwiseLeftShift = "bitwise_left_shift", "bitwise_left_shift(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    BitwiseRightShift = "bitwise_right_shift", "bitwise_right_shift(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    ClampMin = "clamp_min", "clamp_min(Tensor self, Tensor|Scalar min) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    ClampMax = "clamp_max", "clamp_max(Tensor self, Tensor|Scalar max) -> Tensor", Pointwise, [FUNCTION METHOD], binary;
-    Lerp = "lerp", "lerp(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor", Pointwise, [FUNCTION METHOD], ternary;
-    Addcmul = "addcmul", "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [FUNCTION METHOD], ternary;
-    Addcdiv = "addcdiv", "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [FUNCTION METHOD], ternary;
+    Fmod = 152 => binary::fmod;
+    Hypot = 153 => binary::hypot;
+    BitwiseLeftShift = 154 => binary::bitwise_left_shift;
+    BitwiseRightShift = 155 => binary::bitwise_right_shift;
+    ClampMin = 156 => binary::clamp_min;
+    ClampMax = 157 => binary::clamp_max;
+    Lerp = 158 => ternary::lerp;
+    Addcmul = 159 => ternary::addcmul;
+    Addcdiv = 160 => ternary::addcdiv;
 
     // === Appended: more in place ===
-    Neg_ = "neg_", "neg_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Abs_ = "abs_", "abs_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Exp_ = "exp_", "exp_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Log_ = "log_", "log_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Sqrt_ = "sqrt_", "sqrt_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Rsqrt_ = "rsqrt_", "rsqrt_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Sin_ = "sin_", "sin_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Cos_ = "cos_", "cos_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Tanh_ = "tanh_", "tanh_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Sigmoid_ = "sigmoid_", "sigmoid_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Relu_ = "relu_", "relu_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD NN_FUNCTIONAL INPLACE], inplace;
-    Floor_ = "floor_", "floor_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Ceil_ = "ceil_", "ceil_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Round_ = "round_", "round_(Tensor self, *, int decimals=0) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Trunc_ = "trunc_", "trunc_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Reciprocal_ = "reciprocal_", "reciprocal_(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD INPLACE], inplace;
-    Pow_ = "pow_", "pow_(Tensor self, Tensor|Scalar exponent) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Remainder_ = "remainder_", "remainder_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Fmod_ = "fmod_", "fmod_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    FloorDivide_ = "floor_divide_", "floor_divide_(Tensor self, Tensor|Scalar other) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Lerp_ = "lerp_", "lerp_(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Addcmul_ = "addcmul_", "addcmul_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    Addcdiv_ = "addcdiv_", "addcdiv_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", Pointwise, [METHOD INPLACE], inplace;
-    IndexPut_ = "index_put_", "index_put_(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False) -> Tensor", Extern, [FUNCTION METHOD INPLACE], inplace;
-    Scatter_ = "scatter_", "scatter_(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", Extern, [METHOD INPLACE], inplace;
-    ScatterValue_ = "scatter_", "scatter_.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor", Extern, [METHOD INPLACE], inplace;
-    ScatterAdd_ = "scatter_add_", "scatter_add_(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", Extern, [METHOD INPLACE], inplace;
-    Normal_ = "normal_", "normal_(Tensor self, float mean=0, float std=1) -> Tensor", Extern, [METHOD INPLACE RANDOM], inplace;
-    Uniform_ = "uniform_", "uniform_(Tensor self, float from=0, float to=1) -> Tensor", Extern, [METHOD INPLACE RANDOM], inplace;
+    Neg_ = 161 => unary::neg_;
+    Abs_ = 162 => unary::abs_;
+    Exp_ = 163 => unary::exp_;
+    Log_ = 164 => unary::log_;
+    Sqrt_ = 165 => unary::sqrt_;
+    Rsqrt_ = 166 => unary::rsqrt_;
+    Sin_ = 167 => unary::sin_;
+    Cos_ = 168 => unary::cos_;
+    Tanh_ = 169 => unary::tanh_;
+    Sigmoid_ = 170 => unary::sigmoid_;
+    Relu_ = 171 => unary::relu_;
+    Floor_ = 172 => unary::floor_;
+    Ceil_ = 173 => unary::ceil_;
+    Round_ = 174 => unary::round_;
+    Trunc_ = 175 => unary::trunc_;
+    Reciprocal_ = 176 => unary::reciprocal_;
+    Pow_ = 177 => binary::pow_;
+    Remainder_ = 178 => binary::remainder_;
+    Fmod_ = 179 => binary::fmod_;
+    FloorDivide_ = 180 => binary::floor_divide_;
+    Lerp_ = 181 => ternary::lerp_;
+    Addcmul_ = 182 => ternary::addcmul_;
+    Addcdiv_ = 183 => ternary::addcdiv_;
+    IndexPut_ = 184 => inplace::index_put_;
+    Scatter_ = 185 => inplace::scatter_;
+    ScatterValue_ = 186 => inplace::scatter_value_;
+    ScatterAdd_ = 187 => inplace::scatter_add_;
+    Normal_ = 188 => inplace::normal_;
+    Uniform_ = 189 => inplace::uniform_;
 
     // === Appended: more reductions and scans ===
-    Norm = "norm", "norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    NormStr = "norm", "norm.str(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    CountNonzero = "count_nonzero", "count_nonzero(Tensor self, int[1]? dim=None) -> Tensor", Reduction, [FUNCTION METHOD], reduce;
-    Cumsum = "cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", Extern, [FUNCTION METHOD], order;
-    Cumprod = "cumprod", "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", Extern, [FUNCTION METHOD], order;
-    Sort = "sort", "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
-    Argsort = "argsort", "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor", Extern, [FUNCTION METHOD], order;
-    Topk = "topk", "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
+    Norm = 190 => reduce::norm;
+    NormStr = 191 => reduce::norm_str;
+    CountNonzero = 192 => reduce::count_nonzero;
+    Cumsum = 193 => order::cumsum;
+    Cumprod = 194 => order::cumprod;
+    Sort = 195 => order::sort;
+    Argsort = 196 => order::argsort;
+    Topk = 197 => order::topk;
 
     // === Appended: more linear algebra ===
-    Baddbmm = "baddbmm", "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Dot = "dot", "dot(Tensor self, Tensor tensor) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Mv = "mv", "mv(Tensor self, Tensor vec) -> Tensor", MatMul, [FUNCTION METHOD], linalg;
-    Outer = "outer", "outer(Tensor self, Tensor vec2) -> Tensor", Extern, [FUNCTION METHOD], linalg;
-    Einsum = "einsum", "einsum(str equation, Tensor[] tensors) -> Tensor", Extern, [FUNCTION], linalg;
+    Baddbmm = 198 => linalg::baddbmm;
+    Dot = 199 => linalg::dot;
+    Mv = 200 => linalg::mv;
+    Outer = 201 => linalg::outer;
+    Einsum = 202 => linalg::einsum;
 
     // === Appended: more shape ops ===
-    Unbind = "unbind", "unbind(Tensor self, int dim=0) -> Tensor[]", View, [FUNCTION METHOD VIEW], shape;
-    Repeat = "repeat", "repeat(Tensor self, int[] repeats) -> Tensor", Extern, [METHOD], rearrange;
-    Tile = "tile", "tile(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
-    Flip = "flip", "flip(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
-    Roll = "roll", "roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
-    Tril = "tril", "tril(Tensor self, int diagonal=0) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
-    Triu = "triu", "triu(Tensor self, int diagonal=0) -> Tensor", Extern, [FUNCTION METHOD], rearrange;
-    Gather = "gather", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", Extern, [FUNCTION METHOD], indexing;
-    Scatter = "scatter", "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", Extern, [FUNCTION METHOD], indexing;
-    ScatterValue = "scatter", "scatter.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor", Extern, [FUNCTION METHOD], indexing;
-    ScatterAdd = "scatter_add", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", Extern, [FUNCTION METHOD], indexing;
-    IndexSelect = "index_select", "index_select(Tensor self, int dim, Tensor index) -> Tensor", Extern, [FUNCTION METHOD], indexing;
-    Nonzero = "nonzero", "nonzero(Tensor self) -> Tensor", Extern, [FUNCTION METHOD DATA_DEPENDENT], indexing;
+    Unbind = 203 => shape::unbind;
+    Repeat = 204 => rearrange::repeat;
+    Tile = 205 => rearrange::tile;
+    Flip = 206 => rearrange::flip;
+    Roll = 207 => rearrange::roll;
+    Tril = 208 => rearrange::tril;
+    Triu = 209 => rearrange::triu;
+    Gather = 210 => indexing::gather;
+    Scatter = 211 => indexing::scatter;
+    ScatterValue = 212 => indexing::scatter_value;
+    ScatterAdd = 213 => indexing::scatter_add;
+    IndexSelect = 214 => indexing::index_select;
+    Nonzero = 215 => indexing::nonzero;
 
     // === Appended: more creation ===
-    NewZeros = "new_zeros", "new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
-    NewOnes = "new_ones", "new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
-    NewEmpty = "new_empty", "new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
-    NewFull = "new_full", "new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor", Creation, [METHOD], creation;
+    NewZeros = 216 => creation::new_zeros;
+    NewOnes = 217 => creation::new_ones;
+    NewEmpty = 218 => creation::new_empty;
+    NewFull = 219 => creation::new_full;
 
     // === Appended: more neural-network functions ===
-    Conv1d = "conv1d", "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
-    Conv1dPadding = "conv1d", "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
-    Conv2d = "conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
-    Conv2dPadding = "conv2d", "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
-    MaxPool2d = "max_pool2d", "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], conv;
-    MaxPool2dWithIndices = "max_pool2d_with_indices", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)", Extern, [NN_FUNCTIONAL], conv;
-    AvgPool2d = "avg_pool2d", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", Extern, [NN_FUNCTIONAL], conv;
-    AdaptiveAvgPool2d = "adaptive_avg_pool2d", "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", Extern, [NN_FUNCTIONAL], conv;
-    BatchNorm = "batch_norm", "batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05) -> Tensor", Extern, [NN_FUNCTIONAL MUTATES_ARGS], nn;
-    GroupNorm = "group_norm", "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor", Extern, [FUNCTION NN_FUNCTIONAL], nn;
-    Pad = "pad", "pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor", Extern, [NN_FUNCTIONAL], nn;
-    CrossEntropy = "cross_entropy", "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean', float label_smoothing=0.0) -> Tensor", Extern, [NN_FUNCTIONAL], loss;
-    NllLoss = "nll_loss", "nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean') -> Tensor", Extern, [NN_FUNCTIONAL], loss;
-    MseLoss = "mse_loss", "mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor", Extern, [NN_FUNCTIONAL], loss;
-    L1Loss = "l1_loss", "l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor", Extern, [NN_FUNCTIONAL], loss;
-    ScaledDotProductAttention = "scaled_dot_product_attention", "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor", Extern, [NN_FUNCTIONAL RANDOM], loss;
+    Conv1d = 220 => conv::conv1d;
+    Conv1dPadding = 221 => conv::conv1d_padding;
+    Conv2d = 222 => conv::conv2d;
+    Conv2dPadding = 223 => conv::conv2d_padding;
+    MaxPool2d = 224 => conv::max_pool2d;
+    MaxPool2dWithIndices = 225 => conv::max_pool2d_with_indices;
+    AvgPool2d = 226 => conv::avg_pool2d;
+    AdaptiveAvgPool2d = 227 => conv::adaptive_avg_pool2d;
+    BatchNorm = 228 => nn::batch_norm;
+    GroupNorm = 229 => nn::group_norm;
+    Pad = 230 => nn::pad;
+    CrossEntropy = 231 => loss::cross_entropy;
+    NllLoss = 232 => loss::nll_loss;
+    MseLoss = 233 => loss::mse_loss;
+    L1Loss = 234 => loss::l1_loss;
+    ScaledDotProductAttention = 235 => loss::scaled_dot_product_attention;
 
     // === Host calls ===
-    HostCall = "host_call", "host_call(Tensor[] inputs, int callee) -> Tensor[]", Extern, [HOST], host;
+    HostCall = 236 => host::host_call;
 
     // === Index tuples (`nonzero_numpy` is what `x.nonzero(as_tuple=True)` binds to, see
     // rynamo-shims `bind_overload`; like PyTorch it has no Python name of its own) ===
-    WhereCond = "where", "where.cond(Tensor condition) -> Tensor[]", Extern, [FUNCTION DATA_DEPENDENT], indexing;
-    NonzeroNumpy = "nonzero_numpy", "nonzero_numpy(Tensor self) -> Tensor[]", Extern, [DATA_DEPENDENT], indexing;
+    WhereCond = 237 => indexing::where_cond;
+    NonzeroNumpy = 238 => indexing::nonzero_numpy;
 
     // === Appended later (wire ids are positions: new ops go at the end) ===
-    ViewDtype = "view", "view.dtype(Tensor self, ScalarType dtype) -> Tensor", Extern, [METHOD VIEW], views;
-    Cummax = "cummax", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
-    Cummin = "cummin", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", Extern, [FUNCTION METHOD], order;
-    Logcumsumexp = "logcumsumexp", "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD], order;
+    ViewDtype = 239 => views::view_dtype;
+    Cummax = 240 => order::cummax;
+    Cummin = 241 => order::cummin;
+    Logcumsumexp = 242 => order::logcumsumexp;
 
-    // === Issue 29 (models helper): sampling and torch.linalg (rules in rules/models.rs) ===
-    Multinomial = "multinomial", "multinomial(Tensor self, int num_samples, bool replacement=False) -> Tensor", Extern, [FUNCTION METHOD RANDOM], models;
-    LinalgInv = "_linalg_inv", "_linalg_inv(Tensor A) -> Tensor", Extern, [FUNCTION], models;
-    LinalgSolve = "_linalg_solve", "_linalg_solve(Tensor A, Tensor B) -> Tensor", Extern, [FUNCTION], models;
-    LinalgDet = "_linalg_det", "_linalg_det(Tensor A) -> Tensor", Extern, [FUNCTION], models;
-    LinalgSlogdet = "_linalg_slogdet", "_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", Extern, [FUNCTION], models;
-    LinalgCholesky = "_linalg_cholesky", "_linalg_cholesky(Tensor A, bool upper=False) -> Tensor", Extern, [FUNCTION], models;
-    LinalgQr = "_linalg_qr", "_linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", Extern, [FUNCTION], models;
-    LinalgSvd = "_linalg_svd", "_linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)", Extern, [FUNCTION], models;
-    LinalgEigh = "_linalg_eigh", "_linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)", Extern, [FUNCTION], models;
+    // === Added through OpDef (issue 23's proof of the recipe) ===
+    Logit = 243 => unary::logit;
+    Logit_ = 244 => unary::logit_;
+    NanToNum_ = 245 => unary::nan_to_num_;
+    Erfinv = 246 => unary::erfinv;
+    Xlogy = 247 => binary::xlogy;
+
+    // === Issue 29 (models helper): sampling and torch.linalg (definitions in rules/models.rs) ===
+    Multinomial = 248 => models::multinomial;
+    LinalgInv = 249 => models::linalg_inv;
+    LinalgSolve = 250 => models::linalg_solve;
+    LinalgDet = 251 => models::linalg_det;
+    LinalgSlogdet = 252 => models::linalg_slogdet;
+    LinalgCholesky = 253 => models::linalg_cholesky;
+    LinalgQr = 254 => models::linalg_qr;
+    LinalgSvd = 255 => models::linalg_svd;
+    LinalgEigh = 256 => models::linalg_eigh;
 }
 
 fn schemas() -> &'static [Schema] {
@@ -459,6 +436,55 @@ fn by_name() -> &'static Names {
 }
 
 impl Op {
+    /// The Python name (`torch.<name>` / `Tensor.<name>`): the schema's base name; overloads
+    /// share it.
+    pub fn py_name(self) -> &'static str {
+        self.schema().base_name()
+    }
+
+    /// The schema source text.
+    pub fn schema_src(self) -> &'static str {
+        self.def().schema
+    }
+
+    /// How backends lower it.
+    pub fn lowering(self) -> Lowering {
+        self.def().lowering
+    }
+
+    /// Surfaces and properties.
+    pub fn flags(self) -> OpFlags {
+        self.def().flags
+    }
+
+    /// For a constant-filled creation op (`zeros`, `full_like`, `scalar_tensor`, ...), the value it
+    /// fills its output with (`empty`s report 0: their contents are unspecified); `None` for other
+    /// ops.
+    pub fn fill_value(self, args: &[crate::Arg]) -> Option<rynamo_tensor::Scalar> {
+        self.def().fill.and_then(|f| f(args))
+    }
+
+    /// The out-of-place op taking the same arguments, for in-place ops that have one.
+    pub fn functional_twin(self) -> Option<Op> {
+        self.def().functional
+    }
+
+    /// Runs the meta rule on metas (bound arguments, in schema order).
+    pub(crate) fn meta_rule(self, args: &[Value<TensorMeta>]) -> Result<Vec<TensorMeta>> {
+        (self.def().meta.metas)(self, args)
+    }
+
+    /// Runs the meta rule on real tensors (the debug-build check of eager results).
+    #[cfg(debug_assertions)]
+    pub(crate) fn meta_rule_on_tensors(self, args: &[IValue]) -> Result<Vec<TensorMeta>> {
+        (self.def().meta.tensors)(self, args)
+    }
+
+    /// Runs the eager kernel (bound arguments, in schema order).
+    pub(crate) fn eager_kernel(self, args: &[IValue]) -> Result<Vec<Tensor>> {
+        (self.def().eager)(self, args)
+    }
+
     /// The parsed schema (parsed once for all ops, on first use).
     pub fn schema(self) -> &'static Schema {
         &schemas()[self as usize]
@@ -486,6 +512,7 @@ impl Op {
 
     /// The op with this wire id.
     pub fn from_id(id: u16) -> Option<Op> {
+        // Ids are dense and in table order (checked by `tests/wire_ids.rs`).
         Op::ALL.get(id as usize).copied()
     }
 }

@@ -2,9 +2,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rynamo_tensor::{BinaryOp, Scalar, Tensor, TensorMeta, UnaryOp};
+use rynamo_tensor::{Tensor, TensorMeta};
 
-use crate::{Args, Error, IValue, MetaValue, Op, Result, Value};
+use crate::{Error, IValue, MetaValue, Op, Result};
 
 static DISPATCH: AtomicU64 = AtomicU64::new(0);
 static IN_GRAPH: AtomicU64 = AtomicU64::new(0);
@@ -167,22 +167,10 @@ pub fn resolve(
     }
 }
 
-/// The kernel-level unary op a node applies (with its parameters, e.g. `leaky_relu`'s slope), or
-/// `None` when `op` is not a unary pointwise op. For backends that lower pointwise ops themselves.
-pub fn unary_kind<T>(op: Op, args: &[Value<T>]) -> Result<Option<UnaryOp>> {
-    crate::rules::unary::kind(op, &Args(args))
-}
-
-/// The kernel-level binary op and `alpha` of a binary pointwise op (in-place forms included:
-/// `add_` gives `Add`), or `None`.
-pub fn binary_kind<T>(op: Op, args: &[Value<T>]) -> Result<Option<(BinaryOp, Scalar)>> {
-    crate::rules::binary::kind(op, &Args(args))
-}
-
 /// Debug builds check every eager result against the meta rule, so the two cannot drift apart.
 #[cfg(debug_assertions)]
 fn check_against_meta(op: Op, args: &[IValue], out: &[Tensor]) {
-    let metas = match op.meta_rule(args) {
+    let metas = match op.meta_rule_on_tensors(args) {
         Ok(m) => m,
         Err(Error::Tensor(rynamo_tensor::Error::DataDependent(_))) => return,
         Err(e) => panic!("meta rule of `{op}` rejected arguments its kernel accepted: {e}"),

@@ -123,32 +123,17 @@ fn err(src: &str, msg: impl Into<String>) -> Error {
 impl Schema {
     /// Parses a schema string.
     pub fn parse(src: &str) -> Result<Schema> {
-        let open = src.find('(').ok_or_else(|| err(src, "missing `(`"))?;
-        let arrow = src.find("->").ok_or_else(|| err(src, "missing `->`"))?;
-        // The params end at the `)` that precedes `->`.
-        let close = src[..arrow]
-            .rfind(')')
-            .ok_or_else(|| err(src, "missing `)`"))?;
-        let (name, inner) = (src[..open].trim(), &src[open + 1..close]);
-        let mut params = Vec::new();
-        let mut kw_only = false;
-        for part in split_top(inner) {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            if part == "*" {
-                kw_only = true;
-                continue;
-            }
-            params.push(parse_param(src, part, kw_only)?);
-        }
-        let ret = src[arrow + 2..].trim();
-        let returns = match ret {
+        let text = crate::schema_syntax::split_schema(src).map_err(|m| err(src, m))?;
+        let params = text
+            .params
+            .iter()
+            .map(|p| typed_param(src, p))
+            .collect::<Result<Vec<_>>>()?;
+        let returns = match text.returns {
             "Tensor" => Returns::Tensor,
             "Tensor[]" => Returns::List,
             r if r.starts_with('(') && r.ends_with(')') => Returns::Tuple(
-                split_top(&r[1..r.len() - 1])
+                crate::schema_syntax::split_top(&r[1..r.len() - 1])
                     .map(|p| p.split_whitespace().last().unwrap_or("").to_string())
                     .collect(),
             ),
@@ -156,7 +141,7 @@ impl Schema {
         };
         let n_positional = params.iter().take_while(|p| !p.kw_only).count();
         Ok(Schema {
-            name: name.to_string(),
+            name: text.name.to_string(),
             params,
             returns,
             n_positional,
@@ -174,41 +159,8 @@ impl Schema {
     }
 }
 
-/// Splits on commas not nested in brackets or quotes.
-fn split_top(s: &str) -> impl Iterator<Item = &str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start, mut quote) = (0i32, 0usize, false);
-    for (i, c) in s.char_indices() {
-        match c {
-            '\'' => quote = !quote,
-            '[' | '(' if !quote => depth += 1,
-            ']' | ')' if !quote => depth -= 1,
-            ',' if depth == 0 && !quote => {
-                parts.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&s[start..]);
-    parts.into_iter()
-}
-
-fn parse_param(src: &str, part: &str, kw_only: bool) -> Result<Param> {
-    let (decl, default) = match part.split_once('=') {
-        Some((d, v)) => (d.trim(), Some(v.trim())),
-        None => (part, None),
-    };
-    let (ty_s, name) = decl
-        .rsplit_once(' ')
-        .ok_or_else(|| err(src, format!("bad parameter `{part}`")))?;
-    let (ty_s, optional) = match ty_s.trim().strip_suffix('?') {
-        Some(t) => (t, true),
-        None => (ty_s.trim(), false),
-    };
-    let base = ty_s.split('[').next().unwrap_or(ty_s);
-    let list = ty_s.contains('[');
-    let ty = match (base, list) {
+fn typed_param(src: &str, p: &crate::schema_syntax::ParamText<'_>) -> Result<Param> {
+    let ty = match (p.base(), p.is_list()) {
         ("Tensor", false) => ParamType::Tensor,
         ("Tensor", true) => ParamType::TensorList,
         ("Tensor|Scalar", false) => ParamType::TensorOrScalar,
@@ -220,15 +172,15 @@ fn parse_param(src: &str, part: &str, kw_only: bool) -> Result<Param> {
         ("str", false) => ParamType::Str,
         ("ScalarType", false) => ParamType::DType,
         ("Index", true) => ParamType::Index,
-        _ => return Err(err(src, format!("unknown type `{ty_s}`"))),
+        _ => return Err(err(src, format!("unknown type `{}`", p.ty))),
     };
-    let default = default.map(|d| parse_default(src, d, ty)).transpose()?;
+    let default = p.default.map(|d| parse_default(src, d, ty)).transpose()?;
     Ok(Param {
-        name: name.trim().to_string(),
+        name: p.name.to_string(),
         ty,
-        optional,
+        optional: p.optional,
         default,
-        kw_only,
+        kw_only: p.kw_only,
     })
 }
 

@@ -159,6 +159,111 @@ pub fn ops(path: &Path, _scratch: &Path) -> R {
     ))
 }
 
+/// Whether the plugin claims the one-node graph `op(x: f32[4, 6], other...)`.
+fn claims(lib: &PluginLibrary, op: Op, rest: Vec<rynamo_graph::Arg>) -> Result<bool, Error> {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", TensorMeta::contiguous(DType::Float32, &[4, 6]));
+    let mut args = vec![Value::Tensor(x)];
+    args.extend(rest);
+    let out = b.call_py(op, args, vec![])?;
+    Ok(lib.supports(&b.finish(out))? == vec![true])
+}
+
+/// Runs `g` partitioned and eagerly, each on its own copy of `inputs`: the outputs and the
+/// inputs after the call (in-place updates write them) must agree.
+fn compare_mutating(exe: &dyn Executable, g: &Graph, inputs: &[Tensor]) -> Result<(), Error> {
+    let copies = |ins: &[Tensor]| -> Vec<Tensor> {
+        // Keep aliasing between inputs (the same tensor twice stays one tensor).
+        let mut out: Vec<Tensor> = Vec::new();
+        for (i, t) in ins.iter().enumerate() {
+            match ins[..i].iter().position(|u| u.shares_storage(t)) {
+                Some(j) => out.push(out[j].clone()),
+                None => out.push(t.deep_clone()),
+            }
+        }
+        out
+    };
+    let (mine, theirs) = (copies(inputs), copies(inputs));
+    let got = exe.run(&mine)?;
+    let want = eager(g, &theirs)?;
+    compare_all(&got, &want, true).map_err(Error::Check)?;
+    compare_all(&mine, &theirs, true).map_err(Error::Check)
+}
+
+/// In-place updates are functionalized before partitioning: the plugin runs the out-of-place
+/// ops, inputs are written back on the host, results match eager (aliased inputs included); an
+/// update through a view keeps the graph on the host.
+fn in_place_updates(lib: &PluginLibrary, backend: &PluginBackend, yes: Op) -> Result<(), Error> {
+    let t = |v| Value::Tensor(v);
+    let meta = TensorMeta::contiguous(DType::Float32, &[4, 6]);
+    // The graph's own tensor: `yes(x) * 2` in place.
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", meta.clone());
+    let a = b.call_py(yes, vec![t(x)], vec![])?[0];
+    let m = b.call_py(Op::Mul_, vec![t(a), Value::Int(2)], vec![])?[0];
+    let g = b.finish(vec![m]);
+    let exe = backend.compile_partitioned(&g)?;
+    let mul = claims(lib, Op::Mul, vec![Value::Int(2)])?;
+    if mul
+        && exe.placement()
+            != vec![Placement {
+                nodes: 0..2,
+                on_plugin: true,
+            }]
+    {
+        return fail(format!(
+            "an update of the graph's own tensor: placement {:?}",
+            exe.placement()
+        ));
+    }
+    compare_mutating(exe.as_ref(), &g, &f32_inputs(1, &[4, 6], 11))?;
+    // An optimizer's step on its inputs: `p.add_(d, alpha=-0.1)`, returning `p`.
+    let mut b = GraphBuilder::new();
+    let (p, d) = (b.input("p", meta.clone()), b.input("d", meta.clone()));
+    let alpha = vec![("alpha".to_string(), Value::Float(-0.1))];
+    let u = b.call_py(Op::Add_, vec![t(p), t(d)], alpha)?[0];
+    let g = b.finish(vec![u]);
+    let exe = backend.compile_partitioned(&g)?;
+    let add = claims(lib, Op::Add, vec![Value::Float(1.0)])?;
+    let want = vec![
+        Placement {
+            nodes: 0..1,
+            on_plugin: true,
+        },
+        Placement {
+            nodes: 1..2,
+            on_plugin: false,
+        },
+    ];
+    if add && exe.placement() != want {
+        return fail(format!(
+            "an update of an input: placement {:?}",
+            exe.placement()
+        ));
+    }
+    let inputs = f32_inputs(2, &[4, 6], 12);
+    compare_mutating(exe.as_ref(), &g, &inputs)?;
+    let p = inputs[0].deep_clone();
+    let out = exe.run(&[p.clone(), inputs[1].clone()])?;
+    if !out[0].shares_storage(&p) {
+        return fail("the updated input was returned as a copy, not as the input itself");
+    }
+    // The same tensor as both inputs: eager's `p.add_(p)` reads what it writes.
+    compare_mutating(exe.as_ref(), &g, &[inputs[0].clone(), inputs[0].clone()])?;
+    // Through a view: the whole graph stays on the host.
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", meta);
+    let a = b.call_py(yes, vec![t(x)], vec![])?[0];
+    let v = b.call_py(Op::View, vec![t(a), Value::IntList(vec![24])], vec![])?[0];
+    b.call_py(Op::Mul_, vec![t(v), Value::Int(2)], vec![])?;
+    let g = b.finish(vec![a]);
+    let exe = backend.compile_partitioned(&g)?;
+    if exe.placement().iter().any(|p| p.on_plugin) {
+        return fail("an update through a view was sent to the plugin");
+    }
+    compare_mutating(exe.as_ref(), &g, &f32_inputs(1, &[4, 6], 13))
+}
+
 fn first_unary(lib: &PluginLibrary, want: bool, candidates: &[Op]) -> Result<Option<Op>, Error> {
     for &op in candidates {
         if lib.supports(&chain_graph(&[op]))? == vec![want] {
@@ -253,17 +358,7 @@ pub fn partitioning(path: &Path, _scratch: &Path) -> R {
     }
     compare_all(&exe.run(&inputs)?, &eager(&full, &inputs)?, true).map_err(Error::Check)?;
 
-    // A mutation anywhere keeps the whole graph on the host.
-    let mut b = GraphBuilder::new();
-    let x = b.input("x", TensorMeta::contiguous(DType::Float32, &[4, 6]));
-    let a = b.call_py(yes, t(x), vec![])?[0];
-    let m = b.call_py(Op::Mul_, vec![Value::Tensor(a), Value::Int(2)], vec![])?[0];
-    let g = b.finish(vec![m]);
-    let exe = backend.compile_partitioned(&g)?;
-    if exe.placement().iter().any(|p| p.on_plugin) {
-        return fail("a mutating graph was sent to the plugin");
-    }
-    compare_all(&exe.run(&inputs)?, &eager(&g, &inputs)?, true).map_err(Error::Check)?;
+    in_place_updates(&lib, &backend, yes)?;
     Ok(format!(
         "split around `{}`; `{}` on the plugin",
         no.map_or("dropout", |o| o.name()),

@@ -75,23 +75,10 @@ impl PluginBackend {
         &self.options
     }
 
-    /// Per node: will the plugin run it (the plugin's answer and the host policy)?
+    /// Per node: will the plugin run it (the plugin's answer and the host policy, on the
+    /// functionalized graph, whose nodes are `graph`'s one for one before its write-backs)?
     pub fn placement_mask(&self, graph: &Graph) -> Result<Vec<bool>> {
-        let plugin = self.lib.supports(graph)?;
-        Ok(plugin
-            .into_iter()
-            .zip(host_policy(graph))
-            .map(|(a, b)| a && b)
-            .collect())
-    }
-
-    fn warn(&self, what: String) {
-        self.lib.note(RYNAMO_LOG_WARN, format!("host: {what}"));
-    }
-
-    /// Compiles `graph`, returning the concrete executable (for its [`PartitionedExecutable::placement`]).
-    pub fn compile_partitioned(&self, graph: &Graph) -> Result<Arc<PartitionedExecutable>> {
-        verify(graph).map_err(|errs| {
+        let functional = functionalized(graph).map_err(|errs| {
             rynamo_backend::Error::InvalidGraph(
                 errs.iter()
                     .map(|e| e.to_string())
@@ -99,6 +86,40 @@ impl PluginBackend {
                     .join("; "),
             )
         })?;
+        let plugin = self.lib.supports(&functional)?;
+        let mut mask: Vec<bool> = plugin
+            .into_iter()
+            .zip(host_policy(&functional))
+            .map(|(a, b)| a && b)
+            .collect();
+        mask.truncate(graph.nodes().len());
+        Ok(mask)
+    }
+
+    fn warn(&self, what: String) {
+        self.lib.note(RYNAMO_LOG_WARN, format!("host: {what}"));
+    }
+
+    /// Compiles `graph`, returning the concrete executable (for its [`PartitionedExecutable::placement`]).
+    ///
+    /// The graph is functionalized first (`rynamo_passes::functionalize`, then
+    /// `functionalize_inputs`): in-place updates of the graph's own tensors and of its inputs
+    /// become out-of-place ops the plugin can run, with the inputs written back on the host at
+    /// the end. When the inputs of a call alias each other, the functional form would read values
+    /// eager would have seen overwritten, so such calls run the original graph on the fallback.
+    pub fn compile_partitioned(&self, original: &Graph) -> Result<Arc<PartitionedExecutable>> {
+        let invalid = |errs: Vec<rynamo_graph::VerifyError>| {
+            rynamo_backend::Error::InvalidGraph(
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        };
+        verify(original).map_err(invalid)?;
+        let functional = functionalized(original).map_err(invalid)?;
+        let graph = &functional;
+        let written = rynamo_passes::write_backs(graph).unwrap_or_default();
         let mask = match self.placement_mask(graph) {
             Ok(m) => m,
             Err(e) if self.options.fallback_on_error => {
@@ -133,6 +154,15 @@ impl PluginBackend {
             steps.push(Step { seg, runner });
         }
         Ok(Arc::new(PartitionedExecutable {
+            written: written
+                .iter()
+                .filter_map(|w| graph.inputs().iter().position(|i| i == w))
+                .collect(),
+            original: if written.is_empty() {
+                None
+            } else {
+                Some(self.options.fallback.compile(original)?)
+            },
             steps,
             num_values: graph.values().len(),
             inputs: graph.inputs().to_vec(),
@@ -205,6 +235,11 @@ struct Step {
 
 /// A partitioned graph: plugin and fallback segments run in node order.
 pub struct PartitionedExecutable {
+    /// Positions of the inputs the functionalized graph writes back.
+    written: Vec<usize>,
+    /// The graph before functionalization, on the fallback (when it writes inputs): runs calls
+    /// whose written inputs alias another input.
+    original: Option<Arc<dyn Executable>>,
     steps: Vec<Step>,
     num_values: usize,
     inputs: Vec<ValueId>,
@@ -300,6 +335,11 @@ impl PartitionedExecutable {
             }
             env[v.0 as usize] = Some(t.clone());
         }
+        if let Some(original) = &self.original
+            && self.inputs_alias(inputs)
+        {
+            return Ok(original.run(inputs)?);
+        }
         let get = |env: &[Option<Tensor>], v: ValueId| {
             env[v.0 as usize].clone().ok_or_else(|| {
                 Error::Backend(rynamo_backend::Error::InvalidGraph(format!(
@@ -321,6 +361,35 @@ impl PartitionedExecutable {
         }
         self.outputs.iter().map(|&v| get(&env, v)).collect()
     }
+}
+
+impl PartitionedExecutable {
+    /// Whether a written input shares memory with another input or with itself (an expanded
+    /// tensor): the functionalized graph assumes it does not.
+    fn inputs_alias(&self, inputs: &[Tensor]) -> bool {
+        self.written.iter().any(|&w| {
+            let t = &inputs[w];
+            rynamo_tensor::memory_overlap::internal_overlap(t)
+                != rynamo_tensor::memory_overlap::MemOverlap::No
+                || inputs
+                    .iter()
+                    .enumerate()
+                    .any(|(i, u)| i != w && t.shares_storage(u))
+        })
+    }
+}
+
+/// `g` with in-place updates made functional (the inputs written back at the end).
+fn functionalized(g: &Graph) -> std::result::Result<Graph, Vec<rynamo_graph::VerifyError>> {
+    let mut g = g.clone();
+    let mut cx = rynamo_passes::PassCx::default();
+    cx.run(&mut g, "functionalize", rynamo_passes::functionalize)?;
+    cx.run(
+        &mut g,
+        "functionalize inputs",
+        rynamo_passes::functionalize_inputs,
+    )?;
+    Ok(g)
 }
 
 impl Executable for PartitionedExecutable {

@@ -28,18 +28,20 @@ pub struct Segment {
     pub outputs: Vec<ValueId>,
 }
 
-/// The nodes the host lets a plugin run at all: not in-place, random, data-dependent or host calls, and none
-/// at all when the graph mutates anything. Plugins compute into fresh buffers and cannot see host
-/// aliasing or the host RNG stream, so such nodes stay on the fallback.
+/// The nodes the host lets a plugin run at all: not in-place, random, data-dependent or host
+/// calls, and none at all when the graph mutates anything other than through trailing
+/// write-backs of its inputs (what `rynamo_passes::functionalize_inputs` leaves). Plugins compute
+/// into fresh buffers and cannot see host aliasing or the host RNG stream, so such nodes stay on
+/// the fallback; the write-backs run there too, after everything the plugin computed.
 pub fn host_policy(g: &Graph) -> Vec<bool> {
-    let mutates = g.nodes().iter().any(|n| {
-        n.op.flags().contains(OpFlags::INPLACE) || n.op.flags().contains(OpFlags::MUTATES_ARGS)
-    });
+    let mutates = rynamo_passes::write_backs(g).is_none();
     g.nodes()
         .iter()
         .map(|n| {
             let f = n.op.flags();
             !mutates
+                && !f.contains(OpFlags::INPLACE)
+                && !f.contains(OpFlags::MUTATES_ARGS)
                 && !f.contains(OpFlags::RANDOM)
                 && !f.contains(OpFlags::DATA_DEPENDENT)
                 && !f.contains(OpFlags::HOST)

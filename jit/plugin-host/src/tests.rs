@@ -74,6 +74,13 @@ fn host_policy_keeps_state_on_the_host() {
         vec![false, false],
         "a mutating graph stays on the host"
     );
+    // What functionalization leaves: pure nodes, then write-backs of inputs.
+    let g = parse(
+        "graph(%x: f32[3]):\n  %a: f32[3] = neg(%x)\n  %b: f32[3] = mul(%x, 2)\n  \
+         %c: f32[3] = copy_(%x, %b)\n  return (%a, %c)\n",
+    )
+    .unwrap();
+    assert_eq!(host_policy(&g), vec![true, true, false]);
 }
 
 #[test]

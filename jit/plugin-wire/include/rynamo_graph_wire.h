@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 243 ops. */
+/* Op ids (the op table's order); 248 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -288,5 +288,10 @@
 #define RYNAMO_OP_CUMMAX 240 /* cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) */
 #define RYNAMO_OP_CUMMIN 241 /* cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) */
 #define RYNAMO_OP_LOGCUMSUMEXP 242 /* logcumsumexp(Tensor self, int dim) -> Tensor */
+#define RYNAMO_OP_LOGIT 243 /* logit(Tensor self, float? eps=None) -> Tensor */
+#define RYNAMO_OP_LOGIT_ 244 /* logit_(Tensor self, float? eps=None) -> Tensor */
+#define RYNAMO_OP_NAN_TO_NUM_ 245 /* nan_to_num_(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor */
+#define RYNAMO_OP_ERFINV 246 /* erfinv(Tensor self) -> Tensor */
+#define RYNAMO_OP_XLOGY 247 /* xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

@@ -29,6 +29,7 @@ pub mod creation;
 pub mod dtype;
 pub mod element;
 mod error;
+pub mod expr;
 pub mod iter;
 pub mod kernels;
 pub mod layout;

@@ -261,13 +261,13 @@ from torch.autograd.grad_mode import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
-from torch import autograd, cuda, nn, return_types  # noqa: E402,F401
+from torch import autograd, cuda, nn, return_types, special  # noqa: E402,F401
 from torch import functional  # noqa: E402
 from torch.functional import *  # noqa: E402,F401,F403
 from torch._refs import (  # noqa: E402,F401
     argwhere, concat, concatenate, copysign, deg2rad, diag, float_power, fliplr, flipud, fmax,
     fmin, heaviside, logaddexp, logaddexp2, rad2deg, rot90, sgn, signbit, sinc, swapaxes,
-    swapdims, take_along_dim, trace, tril_indices, triu_indices, true_divide, xlogy,
+    swapdims, take_along_dim, trace, tril_indices, triu_indices, true_divide,
 )
 from torch._refs_data import (  # noqa: E402,F401
     aminmax, cross, diff, index_add, index_copy, index_fill, inner, kron, logspace,
@@ -277,7 +277,6 @@ from torch._refs_search import (  # noqa: E402,F401
     bincount, bucketize, kthvalue, median, searchsorted,
 )
 from torch._refs_unique import unique, unique_consecutive  # noqa: E402,F401
-from torch._refs_special import logit, logit_, nan_to_num_  # noqa: E402,F401
 
 moveaxis = movedim
 
@@ -289,11 +288,10 @@ _C._install_python_methods("torch", (
     "allclose isclose equal swapaxes swapdims movedim moveaxis true_divide deg2rad rad2deg "
     "argwhere broadcast_to tensor_split hsplit vsplit dsplit fliplr flipud rot90 take_along_dim "
     "diag trace repeat_interleave masked_select index_add index_copy index_fill diff logaddexp "
-    "logaddexp2 heaviside copysign fmax fmin sgn signbit xlogy float_power sinc nansum nanmean "
+    "logaddexp2 heaviside copysign fmax fmin sgn signbit float_power sinc nansum nanmean "
     "aminmax kron inner cross bincount unique unique_consecutive median kthvalue"
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
-_C._install_python_methods("torch._refs_special", ["logit", "logit_", "nan_to_num_"])
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]

@@ -275,15 +275,6 @@ def fmin(input, other):
     return _ignoring_nan(torch.minimum(input, other), input, other)
 
 
-def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0`` unless ``other`` is NaN."""
-    dt = _float_result(input, other)
-    x = input.to(dt) if isinstance(input, torch.Tensor) else torch.tensor(input, dtype=dt)
-    y = other.to(dt) if isinstance(other, torch.Tensor) else torch.tensor(other, dtype=dt)
-    out = torch.where(x == 0, torch.zeros((), dtype=dt), x * torch.log(y))
-    return torch.where(y.isnan(), y, out)
-
-
 def float_power(input, exponent):
     """``pow`` computed in float64."""
     base = input.to(torch.float64) if isinstance(input, torch.Tensor) else float(input)

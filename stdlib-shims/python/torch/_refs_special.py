@@ -1,28 +1,11 @@
-"""``torch.logit``, in-place ``nan_to_num_``/``logit_`` and the ``torch.special`` functions that are
-compositions of registry ops (the differential fuzzer stopped most often on ``logit`` and
-``nan_to_num_``)."""
+"""The ``torch.special`` functions that are compositions of registry ops (``logit``, ``erfinv`` and
+``xlogy`` are registry ops of their own)."""
 
 import torch
 
 
 def _float_input(x):
     return x if x.is_floating_point() else x.to(torch.get_default_dtype())
-
-
-def logit(input, eps=None, *, out=None):
-    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    x = _float_input(input)
-    if eps is not None:
-        x = x.clamp(eps, 1.0 - eps)
-    return torch.log(x / (1 - x))
-
-
-def logit_(input, eps=None):
-    return input.copy_(logit(input, eps))
-
-
-def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
-    return input.copy_(torch.nan_to_num(input, nan, posinf, neginf))
 
 
 def entr(input):

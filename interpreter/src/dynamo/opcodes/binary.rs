@@ -10,11 +10,11 @@ use super::super::bytecode::Instr;
 use super::super::container_methods::key_eq;
 use super::super::exc::{GraphBreak, GraphBreakKind};
 use super::super::symbolic_convert::{Flow, Step, Tracer};
-use super::super::tensor_ops::BINARY_OPS;
 use super::super::variables::builder::wrap_fresh;
 use super::super::variables::exceptions::raise_builtin;
 use super::super::variables::python_value::{Converter, python_values};
 use super::super::variables::{Kind, ListVar, ViewKind, Vt};
+use rynamo_graph::PyOperator;
 
 /// `BINARY_OP`'s argument for subscription (`x[i]`) in CPython 3.14.
 const NB_SUBSCR: u32 = 26;
@@ -41,7 +41,14 @@ impl Tracer<'_> {
 
     /// `lhs <op> rhs` for `BINARY_OP` argument `which` (not subscription).
     pub(crate) fn binary(&mut self, which: usize, lhs: Vt, rhs: Vt) -> Result<Vt, GraphBreak> {
-        let (pyname, ..) = BINARY_OPS[which];
+        let pyname = PyOperator::from_binary_op(which)
+            .ok_or_else(|| {
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedOpcode,
+                    format!("BINARY_OP {which}"),
+                )
+            })?
+            .name();
         if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
             return self.tensor_binary(which, lhs, rhs);
         }
@@ -149,7 +156,7 @@ impl Tracer<'_> {
             self.getitem(lhs, rhs)?
         } else {
             let which = ins.arg as usize;
-            if which >= BINARY_OPS.len() {
+            if PyOperator::from_binary_op(which).is_none() {
                 return Err(GraphBreak::new(
                     GraphBreakKind::UnsupportedOpcode,
                     format!("BINARY_OP {which}"),

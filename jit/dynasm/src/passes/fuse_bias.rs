@@ -1,8 +1,8 @@
 //! `add(matmul(a, b), bias)` becomes `addmm(bias, a, b)`: the GEMM accumulates onto the bias,
 //! so the bias costs no extra pass over the output (the runtime's GEMM epilogue).
 
-use rynamo_graph::passes::PassCx;
 use rynamo_graph::{Graph, Op, Value, ValueId, registry};
+use rynamo_passes::PassCx;
 use rynamo_tensor::Scalar;
 
 fn uses(g: &Graph, v: ValueId) -> usize {

@@ -10,6 +10,7 @@ mod common;
 mod coverage;
 mod diff;
 mod div;
+mod expr;
 mod functionalize;
 mod logsumexp;
 mod nonpos;

@@ -2,106 +2,146 @@
 
 use rynamo_tensor::ops::conv::{self, ConvArgs, ConvPadding};
 use rynamo_tensor::ops::pool;
-use rynamo_tensor::{Shaped, Tensor, TensorMeta};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::def::{Sample, op};
+use crate::samples::{f32s, fx, pos_args, t, with_kw};
+use crate::{Result, Value};
 
-/// Spatial rank and arguments of a convolution op.
-fn conv_args<'a, T>(op: Op, a: &Args<'a, T>) -> Result<Option<(usize, ConvArgs<'a>)>> {
-    let nd = match op {
-        Op::Conv1d | Op::Conv1dPadding => 1,
-        Op::Conv2d | Op::Conv2dPadding => 2,
-        _ => return Ok(None),
+/// A convolution of `$nd` spatial dims; `|a| padding` reads its padding (explicit sizes, or
+/// `'same'`/`'valid'` for the `.padding` overloads).
+macro_rules! convolution {
+    ($name:ident = $schema:literal, $nd:literal, |$a:ident| $padding:expr $(, with $($with:tt)*)?) => {
+        op! {
+            $name = $schema, Extern, [FUNCTION NN_FUNCTIONAL];
+            items {
+                /// The convolution's arguments.
+                fn args<'a, T>($a: &Args<'a, T>) -> Result<ConvArgs<'a>> {
+                    Ok(ConvArgs {
+                        stride: $a.stride,
+                        padding: $padding,
+                        dilation: $a.dilation,
+                        groups: $a.groups,
+                    })
+                }
+            }
+            meta(_, a) { Ok(vec![conv::conv_meta($nd, a.input, a.weight, a.bias, &args(&a)?)?]) }
+            eager(_, a) { Ok(vec![conv::conv($nd, a.input, a.weight, a.bias, &args(&a)?)?]) }
+            $(with $($with)*)?
+        }
     };
-    let padding = match op {
-        Op::Conv1dPadding | Op::Conv2dPadding => ConvPadding::parse(a.str(4)?)?,
-        _ => ConvPadding::Explicit(a.ints(4)?),
-    };
-    Ok(Some((
-        nd,
-        ConvArgs {
-            stride: a.ints(3)?,
-            padding,
-            dilation: a.ints(5)?,
-            groups: a.int(6)?,
-        },
-    )))
 }
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    if let Some((nd, c)) = conv_args(op, &a)? {
-        return Ok(vec![conv::conv_meta(
-            nd,
-            x,
-            a.tensor(1)?,
-            a.opt_tensor(2)?,
-            &c,
-        )?]);
-    }
-    Ok(match op {
-        Op::MaxPool2d | Op::MaxPool2dWithIndices => {
-            let (v, i) = pool::max_pool2d_meta(
-                x,
-                a.ints(1)?,
-                a.ints(2)?,
-                a.ints(3)?,
-                a.ints(4)?,
-                a.bool(5)?,
-            )?;
-            if op == Op::MaxPool2d {
-                vec![v]
-            } else {
-                vec![v, i]
-            }
-        }
-        Op::AvgPool2d => vec![pool::avg_pool2d_meta(
-            x,
-            a.ints(1)?,
-            a.ints(2)?,
-            a.ints(3)?,
-            a.bool(4)?,
-            a.opt_int(6)?,
-        )?],
-        Op::AdaptiveAvgPool2d => vec![pool::adaptive_avg_pool2d_meta(x, a.ints(1)?)?],
-        _ => return Err(wrong_module(op)),
+convolution!(
+    conv1d = "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor",
+    1,
+    |a| ConvPadding::Explicit(a.padding),
+    with.sample(|| {
+        let args = vec![t(f32s(&[2, 4, 9])), t(f32s(&[6, 2, 3])), t(f32s(&[6]))];
+        with_kw(args, "groups", Value::Int(2))
     })
+);
+convolution!(
+    conv1d_padding = "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor",
+    1,
+    |a| ConvPadding::parse(a.padding)?,
+    with.sample(|| {
+        let args = vec![t(f32s(&[4, 9])), t(f32s(&[6, 4, 3]))];
+        with_kw(args, "padding", Value::Str("same".into()))
+    })
+);
+convolution!(
+    conv2d = "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor",
+    2,
+    |a| ConvPadding::Explicit(a.padding),
+    with.sample(|| {
+        let args = vec![t(fx::img()), t(f32s(&[3, 4, 3, 3])), t(f32s(&[3]))];
+        let kw = vec![
+            ("stride".into(), Value::Int(2)),
+            ("padding".into(), Value::Int(1)),
+        ];
+        (args, kw)
+    })
+);
+convolution!(
+    conv2d_padding = "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor",
+    2,
+    |a| ConvPadding::parse(a.padding)?,
+    with.sample(|| {
+        let args = vec![t(fx::img()), t(f32s(&[3, 4, 2, 3]))];
+        with_kw(args, "padding", Value::Str("same".into()))
+    })
+);
+
+/// `op(img, 3, 2, 1)`.
+fn pool_3_2_1() -> Sample {
+    pos_args(vec![
+        t(fx::img()),
+        Value::Int(3),
+        Value::Int(2),
+        Value::Int(1),
+    ])
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    if let Some((nd, c)) = conv_args(op, &a)? {
-        return Ok(vec![conv::conv(nd, x, a.tensor(1)?, a.opt_tensor(2)?, &c)?]);
+op! {
+    max_pool2d = "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
+        Extern, [FUNCTION NN_FUNCTIONAL];
+    meta(_, a) {
+        let (v, _) = pool::max_pool2d_meta(
+            a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode,
+        )?;
+        Ok(vec![v])
     }
-    Ok(match op {
-        Op::MaxPool2d | Op::MaxPool2dWithIndices => {
-            let (v, i) = pool::max_pool2d(
-                x,
-                a.ints(1)?,
-                a.ints(2)?,
-                a.ints(3)?,
-                a.ints(4)?,
-                a.bool(5)?,
-            )?;
-            if op == Op::MaxPool2d {
-                vec![v]
-            } else {
-                vec![v, i]
-            }
-        }
-        Op::AvgPool2d => vec![pool::avg_pool2d(
-            x,
-            a.ints(1)?,
-            a.ints(2)?,
-            a.ints(3)?,
-            a.bool(4)?,
-            a.bool(5)?,
-            a.opt_int(6)?,
-        )?],
-        Op::AdaptiveAvgPool2d => vec![pool::adaptive_avg_pool2d(x, a.ints(1)?)?],
-        _ => return Err(wrong_module(op)),
-    })
+    eager(_, a) {
+        let (v, _) =
+            pool::max_pool2d(a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode)?;
+        Ok(vec![v])
+    }
+    with .sample(pool_3_2_1)
+}
+
+op! {
+    max_pool2d_with_indices = "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)",
+        Extern, [NN_FUNCTIONAL];
+    meta(_, a) {
+        let (v, i) = pool::max_pool2d_meta(
+            a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode,
+        )?;
+        Ok(vec![v, i])
+    }
+    eager(_, a) {
+        let (v, i) =
+            pool::max_pool2d(a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode)?;
+        Ok(vec![v, i])
+    }
+    with .sample(pool_3_2_1)
+}
+
+op! {
+    avg_pool2d = "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        Extern, [NN_FUNCTIONAL];
+    meta(_, a) {
+        Ok(vec![pool::avg_pool2d_meta(
+            a.self_, a.kernel_size, a.stride, a.padding, a.ceil_mode, a.divisor_override,
+        )?])
+    }
+    eager(_, a) {
+        Ok(vec![pool::avg_pool2d(
+            a.self_,
+            a.kernel_size,
+            a.stride,
+            a.padding,
+            a.ceil_mode,
+            a.count_include_pad,
+            a.divisor_override,
+        )?])
+    }
+    with .sample(|| with_kw(vec![t(fx::img()), Value::Int(2)], "ceil_mode", Value::Bool(true)))
+}
+
+op! {
+    adaptive_avg_pool2d = "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", Extern,
+        [NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![pool::adaptive_avg_pool2d_meta(a.self_, a.output_size)?]) }
+    eager(_, a) { Ok(vec![pool::adaptive_avg_pool2d(a.self_, a.output_size)?]) }
+    with .sample(|| pos_args(vec![t(fx::img()), Value::IntList(vec![3, 2])]))
 }

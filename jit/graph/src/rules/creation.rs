@@ -1,94 +1,226 @@
-//! Creation and random ops.
+//! Creation and random ops. Each op's `out` is its output meta from its typed arguments, shared by
+//! the meta rule and the kernel (which allocates from it); constant-filled ones declare their
+//! fill value (the JIT inlines it, constant folding evaluates through it).
 
 use rynamo_tensor::creation as cr;
-use rynamo_tensor::{DEFAULT_FLOAT, DType, Shaped, Tensor, TensorMeta, random};
+use rynamo_tensor::{DEFAULT_FLOAT, DType, Scalar, Shaped, Tensor, TensorMeta, random};
 
-use super::{preserving, wrong_module};
-use crate::{Args, IValue, Op, Result, Value};
+use super::preserving;
+use crate::def::{Sample, op};
+use crate::samples::{fx, pos_args, t, with_kw};
+use crate::{Result, Value};
 
-/// Output meta of a creation op (shared by meta and eager: eager allocates from it).
-fn out_meta<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<TensorMeta> {
-    // `*_like` keep the input's memory order (`preserve_format`).
-    let like = |dt: Option<DType>| -> Result<TensorMeta> {
-        let x = a.tensor(0)?;
-        Ok(preserving(x, dt.unwrap_or(x.dtype())))
+/// One creation op: `|a| out_meta` and `|a, m| tensor` (contiguous, `m`'s dtype and shape).
+macro_rules! creation {
+    ($name:ident = $schema:literal, [$($flag:ident)*], |$a:ident| $out:expr,
+        |$ka:ident, $m:ident| $make:expr $(, with $($with:tt)*)?) => {
+        op! {
+            $name = $schema, Creation, [$($flag)*];
+            items {
+                /// The output meta.
+                #[allow(clippy::redundant_closure_call, reason = "the meta is written inline")]
+                fn out<T: Shaped>($a: &Args<'_, T>) -> Result<TensorMeta> {
+                    Ok($out)
+                }
+            }
+            meta(_, a) { Ok(vec![out(&a)?]) }
+            eager(_, $ka) {
+                let $m = out(&$ka)?;
+                let t: Tensor = $make;
+                // The contiguous result's values, in memory order, under the meta's dense strides
+                // (a `*_like` of a permuted tensor); a no-op for every other creation op.
+                Ok(vec![t.with_dense_strides(&$m.strides)])
+            }
+            $(with $($with)*)?
+        }
     };
-    Ok(match op {
-        Op::Zeros | Op::Ones | Op::Empty => TensorMeta::contiguous(
-            a.opt_dtype(1)?.unwrap_or(DEFAULT_FLOAT),
-            &cr::sizes(a.ints(0)?)?,
-        ),
-        Op::Full => cr::full_meta(a.ints(0)?, a.scalar(1)?, a.opt_dtype(2)?)?,
-        Op::ZerosLike | Op::OnesLike | Op::EmptyLike => like(a.opt_dtype(1)?)?,
-        Op::NewZeros | Op::NewOnes | Op::NewEmpty => TensorMeta::contiguous(
-            a.opt_dtype(2)?.unwrap_or(a.tensor(0)?.dtype()),
-            &cr::sizes(a.ints(1)?)?,
-        ),
-        Op::NewFull => TensorMeta::contiguous(
-            a.opt_dtype(3)?.unwrap_or(a.tensor(0)?.dtype()),
-            &cr::sizes(a.ints(1)?)?,
-        ),
-        Op::FullLike => like(a.opt_dtype(2)?)?,
-        Op::Arange => cr::arange_meta(
-            a.scalar(0)?,
-            a.opt_scalar(1)?,
-            a.scalar(2)?,
-            a.opt_dtype(3)?,
-        )?,
-        Op::Linspace => cr::linspace_meta(a.int(2)?, a.opt_dtype(3)?)?,
-        Op::Eye => cr::eye_meta(a.int(0)?, a.opt_int(1)?, a.opt_dtype(2)?)?,
-        Op::ScalarTensor => TensorMeta::contiguous(a.opt_dtype(1)?.unwrap_or(DEFAULT_FLOAT), &[]),
-        Op::Rand | Op::Randn => {
-            random::rand_meta(&cr::sizes(a.ints(0)?)?, a.opt_dtype(1)?, op.py_name())?
-        }
-        Op::RandLike | Op::RandnLike => {
-            let m = like(a.opt_dtype(1)?)?;
-            random::rand_meta(&m.shape, Some(m.dtype), op.py_name())?;
-            m
-        }
-        Op::Randint => {
-            random::randint_meta(0, a.int(0)?, &cr::sizes(a.ints(1)?)?, a.opt_dtype(2)?)?
-        }
-        Op::RandintLow => random::randint_meta(
-            a.int(0)?,
-            a.int(1)?,
-            &cr::sizes(a.ints(2)?)?,
-            a.opt_dtype(3)?,
-        )?,
-        Op::Randperm => TensorMeta::contiguous(
-            a.opt_dtype(1)?.unwrap_or(DType::Int64),
-            &[a.int(0)?.max(0) as usize],
-        ),
-        _ => return Err(wrong_module(op)),
-    })
 }
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    Ok(vec![out_meta(op, &Args(args))?])
+/// `*_like`: the input's shape and memory order (`preserve_format`), `dtype` or the input's.
+fn like<T: Shaped>(x: &T, dtype: Option<DType>) -> TensorMeta {
+    preserving(x, dtype.unwrap_or(x.dtype()))
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let m = out_meta(op, &a)?;
-    let t = match op {
-        Op::Zeros | Op::ZerosLike | Op::NewZeros => Tensor::zeros(&m.shape, m.dtype),
-        Op::Empty | Op::EmptyLike | Op::NewEmpty => Tensor::empty(&m.shape, m.dtype),
-        Op::Ones | Op::OnesLike | Op::NewOnes => Tensor::ones(&m.shape, m.dtype),
-        Op::NewFull => Tensor::full(&m.shape, a.scalar(2)?, m.dtype),
-        Op::Full => Tensor::full(&m.shape, a.scalar(1)?, m.dtype),
-        Op::FullLike => Tensor::full(&m.shape, a.scalar(1)?, m.dtype),
-        Op::Arange => cr::arange(a.scalar(0)?, a.opt_scalar(1)?, a.scalar(2)?, Some(m.dtype))?,
-        Op::Linspace => cr::linspace(a.scalar(0)?, a.scalar(1)?, a.int(2)?, Some(m.dtype))?,
-        Op::Eye => cr::eye(a.int(0)?, a.opt_int(1)?, Some(m.dtype))?,
-        Op::ScalarTensor => Tensor::from_scalar(a.scalar(0)?, m.dtype),
-        Op::Rand | Op::RandLike => random::rand(&m.shape, Some(m.dtype), None)?,
-        Op::Randn | Op::RandnLike => random::randn(&m.shape, Some(m.dtype), None)?,
-        Op::Randint => random::randint(0, a.int(0)?, &m.shape, Some(m.dtype), None)?,
-        Op::RandintLow => random::randint(a.int(0)?, a.int(1)?, &m.shape, Some(m.dtype), None)?,
-        Op::Randperm => random::randperm(a.int(0)?, Some(m.dtype), None)?,
-        _ => return Err(wrong_module(op)),
-    };
-    // The contiguous result's values, in memory order, under the meta's dense strides (a `*_like`
-    // of a permuted tensor); a no-op for every other creation op.
-    Ok(vec![t.with_dense_strides(&m.strides)])
+/// `new_*`: contiguous `size`, `dtype` or the input's.
+fn new_of<T: Shaped>(x: &T, size: &[i64], dtype: Option<DType>) -> Result<TensorMeta> {
+    Ok(TensorMeta::contiguous(
+        dtype.unwrap_or(x.dtype()),
+        &cr::sizes(size)?,
+    ))
 }
+
+/// Contiguous `size` of `dtype` or the default float dtype.
+fn sized(size: &[i64], dtype: Option<DType>) -> Result<TensorMeta> {
+    Ok(TensorMeta::contiguous(
+        dtype.unwrap_or(DEFAULT_FLOAT),
+        &cr::sizes(size)?,
+    ))
+}
+
+fn two_by_three() -> Sample {
+    pos_args(vec![Value::Int(2), Value::Int(3)])
+}
+
+fn new_4_by_2() -> Sample {
+    pos_args(vec![t(fx::x()), Value::Int(4), Value::Int(2)])
+}
+
+const ZERO: Option<Scalar> = Some(Scalar::Int(0));
+const ONE: Option<Scalar> = Some(Scalar::Int(1));
+
+creation!(
+    zeros = "zeros(int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| sized(a.size, a.dtype)?,
+    |a, m| Tensor::zeros(&m.shape, m.dtype),
+    with.fill(|_| ZERO).sample(two_by_three)
+);
+creation!(
+    ones = "ones(int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| sized(a.size, a.dtype)?,
+    |a, m| Tensor::ones(&m.shape, m.dtype),
+    with.fill(|_| ONE).sample(two_by_three)
+);
+creation!(
+    empty = "empty(int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| sized(a.size, a.dtype)?,
+    |a, m| Tensor::empty(&m.shape, m.dtype),
+    with.fill(|_| ZERO).sample(two_by_three)
+);
+creation!(
+    full = "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| cr::full_meta(a.size, a.fill_value, a.dtype)?,
+    |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
+    with.fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+        .sample(|| pos_args(vec![Value::IntList(vec![2]), Value::Int(7)]))
+);
+creation!(
+    zeros_like = "zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| like(a.self_, a.dtype),
+    |a, m| Tensor::zeros(&m.shape, m.dtype),
+    with.fill(|_| ZERO)
+);
+creation!(
+    ones_like = "ones_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| like(a.self_, a.dtype),
+    |a, m| Tensor::ones(&m.shape, m.dtype),
+    with.fill(|_| ONE)
+);
+creation!(
+    empty_like = "empty_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| like(a.self_, a.dtype),
+    |a, m| Tensor::empty(&m.shape, m.dtype),
+    with.fill(|_| ZERO)
+);
+creation!(
+    full_like = "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| like(a.self_, a.dtype),
+    |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
+    with.fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+        .sample(|| pos_args(vec![t(fx::x()), Value::Bool(true)]))
+);
+creation!(
+    new_zeros = "new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [METHOD],
+    |a| new_of(a.self_, a.size, a.dtype)?,
+    |a, m| Tensor::zeros(&m.shape, m.dtype),
+    with.fill(|_| ZERO).sample(new_4_by_2)
+);
+creation!(
+    new_ones = "new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [METHOD],
+    |a| new_of(a.self_, a.size, a.dtype)?,
+    |a, m| Tensor::ones(&m.shape, m.dtype),
+    with.fill(|_| ONE).sample(new_4_by_2)
+);
+creation!(
+    new_empty = "new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [METHOD],
+    |a| new_of(a.self_, a.size, a.dtype)?,
+    |a, m| Tensor::empty(&m.shape, m.dtype),
+    with.fill(|_| ZERO).sample(new_4_by_2)
+);
+creation!(
+    new_full =
+        "new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
+    [METHOD],
+    |a| new_of(a.self_, a.size, a.dtype)?,
+    |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
+    with.fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+        .sample(|| pos_args(vec![t(fx::x()), Value::IntList(vec![3]), Value::Float(1.5)]))
+);
+creation!(
+    scalar_tensor = "scalar_tensor(Scalar s, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| TensorMeta::contiguous(a.dtype.unwrap_or(DEFAULT_FLOAT), &[]),
+    |a, m| Tensor::from_scalar(a.s, m.dtype),
+    with.fill(|args| Args::read(args).ok().map(|a| a.s))
+        .sample(|| pos_args(vec![Value::Float(2.5)]))
+);
+creation!(
+    arange = "arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| cr::arange_meta(a.start, a.end, a.step, a.dtype)?,
+    |a, m| cr::arange(a.start, a.end, a.step, Some(m.dtype))?,
+    with.sample(|| pos_args(vec![Value::Int(1), Value::Float(2.0), Value::Float(0.25)]))
+);
+creation!(
+    linspace = "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| cr::linspace_meta(a.steps, a.dtype)?,
+    |a, m| cr::linspace(a.start, a.end, a.steps, Some(m.dtype))?,
+    with.sample(|| pos_args(vec![Value::Int(0), Value::Int(1), Value::Int(5)]))
+);
+creation!(
+    eye = "eye(int n, int? m=None, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION],
+    |a| cr::eye_meta(a.n, a.m, a.dtype)?,
+    |a, meta| cr::eye(a.n, a.m, Some(meta.dtype))?,
+    with.sample(|| with_kw(vec![Value::Int(3)], "dtype", Value::DType(DType::Int32)))
+);
+creation!(rand = "rand(int[] size, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
+    |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "rand")?,
+    |a, m| random::rand(&m.shape, Some(m.dtype), None)?,
+    with .sample(two_by_three));
+creation!(randn = "randn(int[] size, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
+    |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "randn")?,
+    |a, m| random::randn(&m.shape, Some(m.dtype), None)?,
+    with .sample(two_by_three));
+creation!(rand_like = "rand_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION RANDOM],
+    |a| {
+        let m = like(a.self_, a.dtype);
+        random::rand_meta(&m.shape, Some(m.dtype), "rand_like")?;
+        m
+    },
+    |a, m| random::rand(&m.shape, Some(m.dtype), None)?);
+creation!(randn_like = "randn_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION RANDOM],
+    |a| {
+        let m = like(a.self_, a.dtype);
+        random::rand_meta(&m.shape, Some(m.dtype), "randn_like")?;
+        m
+    },
+    |a, m| random::randn(&m.shape, Some(m.dtype), None)?);
+creation!(randint = "randint(int high, int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION RANDOM],
+    |a| random::randint_meta(0, a.high, &cr::sizes(a.size)?, a.dtype)?,
+    |a, m| random::randint(0, a.high, &m.shape, Some(m.dtype), None)?,
+    with .sample(|| pos_args(vec![Value::Int(10), Value::IntList(vec![4])])));
+creation!(randint_low =
+    "randint.low(int low, int high, int[] size, *, ScalarType? dtype=None) -> Tensor",
+    [FUNCTION RANDOM],
+    |a| random::randint_meta(a.low, a.high, &cr::sizes(a.size)?, a.dtype)?,
+    |a, m| random::randint(a.low, a.high, &m.shape, Some(m.dtype), None)?,
+    with .sample(|| pos_args(vec![Value::Int(-5), Value::Int(5), Value::IntList(vec![4])])));
+creation!(randperm = "randperm(int n, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
+    |a| TensorMeta::contiguous(a.dtype.unwrap_or(DType::Int64), &[a.n.max(0) as usize]),
+    |a, m| random::randperm(a.n, Some(m.dtype), None)?,
+    with .sample(|| pos_args(vec![Value::Int(6)])));

@@ -1,64 +1,101 @@
 //! Index-driven ops: `gather`, `scatter`, `scatter_add`, `index_select`, `nonzero` (and its
 //! one-index-per-dim forms `torch.where(c)`, `nonzero(as_tuple=True)`).
 
+use rynamo_tensor::TensorOrScalar;
 use rynamo_tensor::ops::gather::{self as g, ScatterReduce};
-use rynamo_tensor::{Shaped, Tensor, TensorMeta, TensorOrScalar};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::Value;
+use crate::def::{Sample, op};
+use crate::samples::{fx, pos_args, t, with_kw};
 
-fn reduce<T>(op: Op, a: &Args<'_, T>) -> Result<ScatterReduce> {
-    Ok(match op {
-        Op::ScatterAdd => ScatterReduce::Add,
-        _ => ScatterReduce::parse(a.opt_str(4)?)?,
+/// `op(x, 1, idx, x)`.
+fn scatter_sample() -> Sample {
+    pos_args(vec![t(fx::x()), Value::Int(1), t(fx::idx()), t(fx::x())])
+}
+
+op! {
+    gather = "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![g::gather_meta(a.self_, a.dim, a.index)?]) }
+    eager(_, a) { Ok(vec![g::gather(a.self_, a.dim, a.index)?]) }
+    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::idx())]))
+}
+
+op! {
+    scatter = "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) {
+        ScatterReduce::parse(a.reduce)?;
+        Ok(vec![g::scatter_meta("scatter", a.self_, a.dim, a.index, Some(a.src))?])
+    }
+    eager(_, a) {
+        let reduce = ScatterReduce::parse(a.reduce)?;
+        let src = TensorOrScalar::Tensor(a.src);
+        Ok(vec![g::scatter(a.self_, a.dim, a.index, src, reduce)?])
+    }
+    with .sample(scatter_sample)
+}
+
+op! {
+    scatter_value =
+        "scatter.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) {
+        ScatterReduce::parse(a.reduce)?;
+        Ok(vec![g::scatter_meta("scatter", a.self_, a.dim, a.index, None)?])
+    }
+    eager(_, a) {
+        let reduce = ScatterReduce::parse(a.reduce)?;
+        let value = TensorOrScalar::Scalar(a.value);
+        Ok(vec![g::scatter(a.self_, a.dim, a.index, value, reduce)?])
+    }
+    with .sample(|| {
+        let args = vec![t(fx::x()), Value::Int(1), t(fx::idx()), Value::Float(2.0)];
+        with_kw(args, "reduce", Value::Str("multiply".into()))
     })
 }
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    let m = match op {
-        Op::Gather => g::gather_meta(x, a.int(1)?, a.tensor(2)?)?,
-        Op::Scatter | Op::ScatterAdd => {
-            reduce(op, &a)?;
-            g::scatter_meta(op.name(), x, a.int(1)?, a.tensor(2)?, Some(a.tensor(3)?))?
-        }
-        Op::ScatterValue => {
-            reduce(op, &a)?;
-            g::scatter_meta("scatter", x, a.int(1)?, a.tensor(2)?, None)?
-        }
-        Op::IndexSelect => g::index_select_meta(x, a.int(1)?, a.tensor(2)?)?,
-        Op::Nonzero | Op::WhereCond | Op::NonzeroNumpy => g::nonzero_meta(x)?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![m])
+op! {
+    scatter_add = "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", Extern,
+        [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![g::scatter_meta("scatter_add", a.self_, a.dim, a.index, Some(a.src))?]) }
+    eager(_, a) {
+        let src = TensorOrScalar::Tensor(a.src);
+        Ok(vec![g::scatter(a.self_, a.dim, a.index, src, ScatterReduce::Add)?])
+    }
+    with .sample(scatter_sample)
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    if matches!(op, Op::WhereCond | Op::NonzeroNumpy) {
-        return Ok(g::nonzero_numpy(x));
-    }
-    let t = match op {
-        Op::Gather => g::gather(x, a.int(1)?, a.tensor(2)?)?,
-        Op::Scatter | Op::ScatterAdd => g::scatter(
-            x,
-            a.int(1)?,
-            a.tensor(2)?,
-            TensorOrScalar::Tensor(a.tensor(3)?),
-            reduce(op, &a)?,
-        )?,
-        Op::ScatterValue => g::scatter(
-            x,
-            a.int(1)?,
-            a.tensor(2)?,
-            TensorOrScalar::Scalar(a.scalar(3)?),
-            reduce(op, &a)?,
-        )?,
-        Op::IndexSelect => g::index_select(x, a.int(1)?, a.tensor(2)?)?,
-        Op::Nonzero => g::nonzero(x)?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![t])
+op! {
+    index_select = "index_select(Tensor self, int dim, Tensor index) -> Tensor", Extern,
+        [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![g::index_select_meta(a.self_, a.dim, a.index)?]) }
+    eager(_, a) { Ok(vec![g::index_select(a.self_, a.dim, a.index)?]) }
+    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::longs(&[2, 2, 0]))]))
+}
+
+/// `op(ints)`.
+fn of_ints() -> Sample {
+    pos_args(vec![t(fx::ints())])
+}
+
+op! {
+    nonzero = "nonzero(Tensor self) -> Tensor", Extern, [FUNCTION METHOD DATA_DEPENDENT];
+    meta(_, a) { Ok(vec![g::nonzero_meta(a.self_)?]) }
+    eager(_, a) { Ok(vec![g::nonzero(a.self_)?]) }
+    with .sample(of_ints)
+}
+
+op! {
+    where_cond = "where.cond(Tensor condition) -> Tensor[]", Extern, [FUNCTION DATA_DEPENDENT];
+    meta(_, a) { Ok(vec![g::nonzero_meta(a.condition)?]) }
+    eager(_, a) { Ok(g::nonzero_numpy(a.condition)) }
+    with .sample(of_ints)
+}
+
+op! {
+    nonzero_numpy = "nonzero_numpy(Tensor self) -> Tensor[]", Extern, [DATA_DEPENDENT];
+    meta(_, a) { Ok(vec![g::nonzero_meta(a.self_)?]) }
+    eager(_, a) { Ok(g::nonzero_numpy(a.self_)) }
+    with .sample(of_ints)
 }

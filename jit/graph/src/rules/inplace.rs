@@ -1,20 +1,26 @@
-//! In-place ops: each returns its (mutated) first argument, so the meta is that argument's.
+//! In-place ops without a pointwise functional twin (`copy_`, `fill_`, `__setitem__`, the scatters,
+//! the random fills), and the checks every in-place op shares: each returns its (mutated) first
+//! argument, so the meta is that argument's.
 
 use rynamo_tensor::ops::gather::{self, ScatterReduce};
-use rynamo_tensor::ops::{index, pointwise, ternary};
+use rynamo_tensor::ops::{index, pointwise};
 use rynamo_tensor::{
-    Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, can_cast, layout, memory_overlap, random,
+    BinaryOp, DType, IndexItem, Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, UnaryOp,
+    can_cast, layout, memory_overlap, random,
 };
 
-use super::{meta_of, wrong_module};
-use crate::{Args, Error, IValue, Op, Result, Value};
+use super::meta_of;
+use crate::autograd::vjp::inplace as vjp;
+use crate::def::op;
+use crate::samples::{fx, pos_args, t, with_kw};
+use crate::{Error, IValue, Op, Result, Value};
 
 fn rt(msg: String) -> Error {
     Error::Tensor(rynamo_tensor::Error::Runtime(msg))
 }
 
 /// Checks that an out-of-place result could be written back into `this`.
-fn check_into<T: Shaped>(this: &T, result: &TensorMeta) -> Result<()> {
+pub(crate) fn check_into<T: Shaped>(this: &T, result: &TensorMeta) -> Result<()> {
     if result.shape != this.shape() {
         return Err(rt(format!(
             "output with shape {:?} doesn't match the broadcast shape {:?}",
@@ -31,7 +37,7 @@ fn check_into<T: Shaped>(this: &T, result: &TensorMeta) -> Result<()> {
     Ok(())
 }
 
-fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
+pub(crate) fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
     if let TensorOrScalar::Tensor(t) = v
         && t.ndim() != 0
     {
@@ -47,7 +53,7 @@ fn check_fill_value<T: Shaped>(v: &TensorOrScalar<&T>) -> Result<()> {
 /// size > 1, as `expand` makes): the result would depend on the write order. Only the
 /// TensorIterator ops and `scatter_` check; `fill_`, `zero_`, `masked_fill_`, `index_put_` and a
 /// scalar `__setitem__` write expanded tensors.
-fn check_no_internal_overlap<T: Shaped>(op: Op, this: &T) -> Result<()> {
+pub(crate) fn check_no_internal_overlap<T: Shaped>(op: Op, this: &T) -> Result<()> {
     if matches!(
         op,
         Op::Fill_ | Op::Zero_ | Op::MaskedFill_ | Op::IndexPut_ | Op::SetItem
@@ -59,229 +65,260 @@ fn check_no_internal_overlap<T: Shaped>(op: Op, this: &T) -> Result<()> {
 
 /// ATen's TensorIterator refuses inputs partially overlapping the destination (`a[1:].add_(a[:-1])`
 /// reads elements it has already written); an input that is the destination itself is fine.
-fn check_inputs_overlap(this: &Tensor, inputs: &[Option<&Tensor>]) -> Result<()> {
+pub(crate) fn check_inputs_overlap(this: &Tensor, inputs: &[Option<&Tensor>]) -> Result<()> {
     for t in inputs.iter().flatten() {
         memory_overlap::assert_no_partial_overlap(this, t)?;
     }
     Ok(())
 }
 
-/// The out-of-place op whose unary kernel an in-place unary op applies.
-fn unary_base(op: Op) -> Option<Op> {
-    Some(match op {
-        Op::Neg_ => Op::Neg,
-        Op::Abs_ => Op::Abs,
-        Op::Exp_ => Op::Exp,
-        Op::Log_ => Op::Log,
-        Op::Sqrt_ => Op::Sqrt,
-        Op::Rsqrt_ => Op::Rsqrt,
-        Op::Sin_ => Op::Sin,
-        Op::Cos_ => Op::Cos,
-        Op::Tanh_ => Op::Tanh,
-        Op::Sigmoid_ => Op::Sigmoid,
-        Op::Relu_ => Op::Relu,
-        Op::Floor_ => Op::Floor,
-        Op::Ceil_ => Op::Ceil,
-        Op::Round_ => Op::Round,
-        Op::Trunc_ => Op::Trunc,
-        Op::Reciprocal_ => Op::Reciprocal,
-        _ => return None,
-    })
-}
-
-fn scatter_reduce<T>(op: Op, a: &Args<'_, T>) -> Result<ScatterReduce> {
-    Ok(match op {
-        Op::ScatterAdd_ => ScatterReduce::Add,
-        _ => ScatterReduce::parse(a.opt_str(4)?)?,
-    })
-}
-
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let this = a.tensor(0)?;
+/// The meta of in-place unary op `op` applying kernel op `k` to `this`.
+pub(crate) fn unary_meta<T: Shaped>(op: Op, this: &T, k: UnaryOp) -> Result<Vec<TensorMeta>> {
     check_no_internal_overlap(op, this)?;
-    if let Some(base) = unary_base(op) {
-        let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
-        let r = pointwise::unary_meta(k, this)?;
-        check_into(this, &r)?;
-        return Ok(vec![meta_of(this)]);
-    }
-    match op {
-        Op::Add_
-        | Op::Sub_
-        | Op::Mul_
-        | Op::Div_
-        | Op::Pow_
-        | Op::Remainder_
-        | Op::Fmod_
-        | Op::FloorDivide_ => {
-            let (b, _) = super::binary::expect_kind(op, &a)?;
-            let r =
-                pointwise::binary_meta(b, TensorOrScalar::Tensor(this), a.tensor_or_scalar(1)?)?;
-            check_into(this, &r)?;
-        }
-        Op::Clamp_ => {
-            let r = pointwise::clamp_meta(
-                this,
-                a.opt_tensor_or_scalar(1)?,
-                a.opt_tensor_or_scalar(2)?,
-            )?;
-            check_into(this, &r)?;
-        }
-        Op::Copy_ => {
-            let src = a.tensor(1)?;
-            layout::broadcast_strides(src.shape(), src.strides(), this.shape())?;
-        }
-        Op::Zero_ => {}
-        Op::Fill_ => check_fill_value(&a.tensor_or_scalar(1)?)?,
-        Op::MaskedFill_ => {
-            let r = pointwise::masked_fill_meta(this, a.tensor(1)?, a.tensor_or_scalar(2)?)?;
-            check_into(this, &r)?;
-        }
-        Op::SetItem => {
-            index::plan(this, a.index(1)?)?;
-        }
-        Op::Lerp_ => check_into(
-            this,
-            &ternary::lerp_meta(this, a.tensor(1)?, a.tensor_or_scalar(2)?)?,
-        )?,
-        Op::Addcmul_ | Op::Addcdiv_ => {
-            let k = super::ternary::addc_op(op).ok_or_else(|| wrong_module(op))?;
-            check_into(
-                this,
-                &ternary::addc_meta(k, this, a.tensor(1)?, a.tensor(2)?)?,
-            )?;
-        }
-        Op::IndexPut_ => {
-            gather::index_put_meta(this, &a.tensors(1)?, a.tensor(2)?)?;
-        }
-        Op::Scatter_ | Op::ScatterAdd_ => {
-            scatter_reduce(op, &a)?;
-            gather::scatter_meta(
-                op.name().trim_end_matches('_'),
-                this,
-                a.int(1)?,
-                a.tensor(2)?,
-                Some(a.tensor(3)?),
-            )?;
-        }
-        Op::ScatterValue_ => {
-            scatter_reduce(op, &a)?;
-            gather::scatter_meta("scatter", this, a.int(1)?, a.tensor(2)?, None)?;
-        }
-        Op::Normal_ => random::normal_check(this, a.float(2)?)?,
-        Op::Uniform_ => random::uniform_check(this, a.float(1)?, a.float(2)?)?,
-        _ => return Err(wrong_module(op)),
-    }
+    let r = pointwise::unary_meta(k, this)?;
+    check_into(this, &r)?;
     Ok(vec![meta_of(this)])
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let this = a.tensor(0)?;
-    if op == Op::Copy_ {
-        // `copy_` onto the same view is a no-op before any check, as in ATen.
-        memory_overlap::check_copy(this, a.tensor(1)?)?;
-    } else {
-        check_no_internal_overlap(op, this)?;
-    }
-    if let Some(base) = unary_base(op) {
-        let k = super::unary::kind(base, &a)?.ok_or_else(|| wrong_module(op))?;
-        pointwise::unary_(k, this)?;
-        return Ok(vec![this.clone()]);
-    }
-    match op {
-        Op::Add_
-        | Op::Sub_
-        | Op::Mul_
-        | Op::Div_
-        | Op::Pow_
-        | Op::Remainder_
-        | Op::Fmod_
-        | Op::FloorDivide_ => {
-            let (b, alpha) = super::binary::expect_kind(op, &a)?;
-            let other = a.tensor_or_scalar(1)?;
-            check_inputs_overlap(this, &[other.tensor()])?;
-            pointwise::binary_(b, this, other, alpha)?;
-        }
-        Op::Clamp_ => {
-            let (min, max) = (a.opt_tensor_or_scalar(1)?, a.opt_tensor_or_scalar(2)?);
-            check_inputs_overlap(
-                this,
-                &[
-                    min.and_then(TensorOrScalar::tensor),
-                    max.and_then(TensorOrScalar::tensor),
-                ],
-            )?;
-            pointwise::clamp_(this, min, max)?
-        }
-        Op::Copy_ => this.copy_(a.tensor(1)?)?,
-        Op::Zero_ => this.fill_(Scalar::Int(0)),
-        Op::Fill_ => {
-            let v = a.tensor_or_scalar(1)?;
-            check_fill_value(&v)?;
-            match v {
-                TensorOrScalar::Scalar(s) => this.fill_(s),
-                TensorOrScalar::Tensor(t) => this.fill_(t.item()?),
-            }
-        }
-        Op::MaskedFill_ => {
-            let mask = a.tensor(1)?;
-            check_inputs_overlap(this, &[Some(mask)])?;
-            let r = pointwise::masked_fill(this, mask, a.tensor_or_scalar(2)?)?;
-            check_into(this, &super::meta_of(&r))?;
-            this.copy_(&r)?;
-        }
-        Op::SetItem => index::setitem(this, a.index(1)?, a.tensor_or_scalar(2)?)?,
-        Op::Lerp_ => {
-            let (end, weight) = (a.tensor(1)?, a.tensor_or_scalar(2)?);
-            check_inputs_overlap(this, &[Some(end), weight.tensor()])?;
-            ternary::lerp_(this, end, weight)?
-        }
-        Op::Addcmul_ | Op::Addcdiv_ => {
-            let k = super::ternary::addc_op(op).ok_or_else(|| wrong_module(op))?;
-            let (t1, t2) = (a.tensor(1)?, a.tensor(2)?);
-            check_inputs_overlap(this, &[Some(t1), Some(t2)])?;
-            ternary::addc_(k, this, t1, t2, a.scalar(3)?)?;
-        }
-        Op::IndexPut_ => {
-            let (indices, values, accumulate) = (a.tensors(1)?, a.tensor(2)?, a.bool(3)?);
-            // Without `accumulate`, the put itself checks (it knows when ATen dispatches to
-            // `masked_fill_`, which does not).
-            if accumulate {
-                memory_overlap::assert_no_overlap(this, values)?;
-                for i in &indices {
-                    memory_overlap::assert_no_overlap(this, i)?;
-                }
-            }
-            gather::index_put_(this, &indices, values, accumulate)?;
-        }
-        Op::Scatter_ | Op::ScatterAdd_ => {
-            let (index, src) = (a.tensor(2)?, a.tensor(3)?);
-            memory_overlap::assert_no_overlap(this, index)?;
-            memory_overlap::assert_no_overlap(this, src)?;
-            gather::scatter_(
-                this,
-                a.int(1)?,
-                index,
-                TensorOrScalar::Tensor(src),
-                scatter_reduce(op, &a)?,
-            )?
-        }
-        Op::ScatterValue_ => {
-            let index = a.tensor(2)?;
-            memory_overlap::assert_no_overlap(this, index)?;
-            gather::scatter_(
-                this,
-                a.int(1)?,
-                index,
-                TensorOrScalar::Scalar(a.scalar(3)?),
-                scatter_reduce(op, &a)?,
-            )?
-        }
-        Op::Normal_ => random::normal_(this, a.float(1)?, a.float(2)?, None)?,
-        Op::Uniform_ => random::uniform_(this, a.float(1)?, a.float(2)?, None)?,
-        _ => return Err(wrong_module(op)),
-    }
+/// The meta of in-place binary op `op` applying kernel op `b` to `this` and `other`.
+pub(crate) fn binary_meta<T: Shaped>(
+    op: Op,
+    this: &T,
+    b: BinaryOp,
+    other: TensorOrScalar<&T>,
+) -> Result<Vec<TensorMeta>> {
+    check_no_internal_overlap(op, this)?;
+    let r = pointwise::binary_meta(b, TensorOrScalar::Tensor(this), other)?;
+    check_into(this, &r)?;
+    Ok(vec![meta_of(this)])
+}
+
+/// Runs in-place binary op `op` applying kernel op `b` (with `alpha`) to `this` and `other`.
+pub(crate) fn binary_eager(
+    op: Op,
+    this: &Tensor,
+    b: BinaryOp,
+    other: TensorOrScalar<&Tensor>,
+    alpha: Scalar,
+) -> Result<Vec<Tensor>> {
+    check_no_internal_overlap(op, this)?;
+    check_inputs_overlap(this, &[other.tensor()])?;
+    pointwise::binary_(b, this, other, alpha)?;
     Ok(vec![this.clone()])
+}
+
+/// Runs in-place unary op `op` applying kernel op `k` to `this`.
+pub(crate) fn unary_eager(op: Op, this: &Tensor, k: UnaryOp) -> Result<Vec<Tensor>> {
+    check_no_internal_overlap(op, this)?;
+    pointwise::unary_(k, this)?;
+    Ok(vec![this.clone()])
+}
+
+/// `scatter_`'s reduction (`reduce=None`: a plain write).
+fn scatter_reduce(reduce: Option<&str>) -> Result<ScatterReduce> {
+    Ok(ScatterReduce::parse(reduce)?)
+}
+
+/// A fresh copy of the default sample's tensor: in-place samples write into it.
+fn mine() -> IValue {
+    t(fx::x().deep_clone())
+}
+
+op! {
+    copy_ = "copy_(Tensor self, Tensor src) -> Tensor", Pointwise, [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        layout::broadcast_strides(a.src.shape(), a.src.strides(), a.self_.shape())?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(_, a) {
+        // `copy_` onto the same view is a no-op before any check, as in ATen.
+        memory_overlap::check_copy(a.self_, a.src)?;
+        a.self_.copy_(a.src)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::COPY)
+        .sample(|| pos_args(vec![t(Tensor::zeros(&[2, 3], DType::Int32)), t(fx::y())]))
+}
+
+op! {
+    zero_ = "zero_(Tensor self) -> Tensor", Pointwise, [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        a.self_.fill_(Scalar::Int(0));
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::ZERO).sample(|| pos_args(vec![mine()]))
+}
+
+op! {
+    fill_ = "fill_(Tensor self, Tensor|Scalar value) -> Tensor", Pointwise, [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        check_fill_value(&a.value)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        check_fill_value(&a.value)?;
+        match a.value {
+            TensorOrScalar::Scalar(s) => a.self_.fill_(s),
+            TensorOrScalar::Tensor(t) => a.self_.fill_(t.item()?),
+        }
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::FILL).sample(|| pos_args(vec![mine(), Value::Int(4)]))
+}
+
+op! {
+    set_item = "__setitem__(Tensor self, Index[] indices, Tensor|Scalar value) -> Tensor", Extern,
+        [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        index::plan(a.self_, a.indices)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        index::setitem(a.self_, a.indices, a.value)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::SETITEM).sample(|| {
+        let mask = IndexItem::Tensor(fx::mask());
+        pos_args(vec![mine(), Value::Index(vec![mask]), Value::Float(9.0)])
+    })
+}
+
+op! {
+    index_put_ =
+        "index_put_(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False) -> Tensor",
+        Extern, [FUNCTION METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        gather::index_put_meta(a.self_, &a.indices, a.values)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        // Without `accumulate`, the put itself checks (it knows when ATen dispatches to
+        // `masked_fill_`, which does not).
+        if a.accumulate {
+            memory_overlap::assert_no_overlap(a.self_, a.values)?;
+            for i in &a.indices {
+                memory_overlap::assert_no_overlap(a.self_, i)?;
+            }
+        }
+        gather::index_put_(a.self_, &a.indices, a.values, a.accumulate)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::INDEX_PUT).sample(|| {
+        let indices = Value::TensorList(vec![fx::longs(&[1, 0])]);
+        with_kw(vec![mine(), indices, t(fx::y())], "accumulate", Value::Bool(true))
+    })
+}
+
+/// `scatter_(dim, index, src)` on a fresh `x`.
+fn scatter_sample() -> crate::def::Sample {
+    pos_args(vec![mine(), Value::Int(1), t(fx::idx()), t(fx::x())])
+}
+
+op! {
+    scatter_ =
+        "scatter_(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor",
+        Extern, [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        scatter_reduce(a.reduce)?;
+        gather::scatter_meta("scatter", a.self_, a.dim, a.index, Some(a.src))?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        memory_overlap::assert_no_overlap(a.self_, a.index)?;
+        memory_overlap::assert_no_overlap(a.self_, a.src)?;
+        let src = TensorOrScalar::Tensor(a.src);
+        gather::scatter_(a.self_, a.dim, a.index, src, scatter_reduce(a.reduce)?)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .functional(Op::Scatter).sample(scatter_sample)
+}
+
+op! {
+    scatter_value_ =
+        "scatter_.value(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor",
+        Extern, [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        scatter_reduce(a.reduce)?;
+        gather::scatter_meta("scatter", a.self_, a.dim, a.index, None)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        memory_overlap::assert_no_overlap(a.self_, a.index)?;
+        let value = TensorOrScalar::Scalar(a.value);
+        gather::scatter_(a.self_, a.dim, a.index, value, scatter_reduce(a.reduce)?)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .functional(Op::ScatterValue).sample(|| {
+        let args = vec![mine(), Value::Int(1), t(fx::idx()), Value::Float(2.0)];
+        with_kw(args, "reduce", Value::Str("multiply".into()))
+    })
+}
+
+op! {
+    scatter_add_ = "scatter_add_(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", Extern,
+        [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        gather::scatter_meta("scatter_add", a.self_, a.dim, a.index, Some(a.src))?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        memory_overlap::assert_no_overlap(a.self_, a.index)?;
+        memory_overlap::assert_no_overlap(a.self_, a.src)?;
+        let src = TensorOrScalar::Tensor(a.src);
+        gather::scatter_(a.self_, a.dim, a.index, src, ScatterReduce::Add)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .functional(Op::ScatterAdd).sample(scatter_sample)
+}
+
+op! {
+    normal_ = "normal_(Tensor self, float mean=0, float std=1) -> Tensor", Extern,
+        [METHOD INPLACE RANDOM];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        random::normal_check(a.self_, a.std)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        random::normal_(a.self_, a.mean, a.std, None)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::NORMAL)
+        .sample(|| pos_args(vec![mine(), Value::Float(1.0), Value::Float(2.0)]))
+}
+
+op! {
+    uniform_ = "uniform_(Tensor self, float from=0, float to=1) -> Tensor", Extern,
+        [METHOD INPLACE RANDOM];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        random::uniform_check(a.self_, a.from, a.to)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        random::uniform_(a.self_, a.from, a.to, None)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .vjp(&vjp::UNIFORM)
+        .sample(|| pos_args(vec![mine(), Value::Float(-1.0), Value::Float(2.0)]))
 }

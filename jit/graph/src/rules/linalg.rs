@@ -1,55 +1,129 @@
 //! Matrix products, vector products and `einsum`.
 
-use rynamo_tensor::ops::{einsum, linalg, matmul as mm};
-use rynamo_tensor::{Shaped, Tensor, TensorMeta};
+use rynamo_tensor::ops::{self, linalg};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::Value;
+use crate::autograd::vjp::linalg as vjp;
+use crate::def::op;
+use crate::samples::{f32s, fx, pos_args, t, with_kw};
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let m = match op {
-        Op::Matmul => mm::matmul_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Mm => mm::mm_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Bmm => mm::bmm_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Addmm => mm::addmm_meta(a.tensor(0)?, a.tensor(1)?, a.tensor(2)?)?,
-        Op::Linear => mm::linear_meta(a.tensor(0)?, a.tensor(1)?, a.opt_tensor(2)?)?,
-        Op::Baddbmm => linalg::baddbmm_meta(a.tensor(0)?, a.tensor(1)?, a.tensor(2)?)?,
-        Op::Dot => linalg::dot_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Mv => linalg::mv_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Outer => linalg::outer_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Einsum => einsum::einsum_meta(a.str(0)?, &a.tensors(1)?)?,
-        _ => return Err(wrong_module(op)),
+/// A product of two tensors: `$meta(a, b)` / `$kernel(a, b)` on the parameters named.
+macro_rules! product {
+    ($name:ident = $schema:literal, $low:ident, $lhs:ident, $rhs:ident, $meta:path, $kernel:path
+        $(, with $($with:tt)*)?) => {
+        op! {
+            $name = $schema, $low, [FUNCTION METHOD];
+            meta(_, a) { Ok(vec![$meta(a.$lhs, a.$rhs)?]) }
+            eager(_, a) { Ok(vec![$kernel(a.$lhs, a.$rhs)?]) }
+            $(with $($with)*)?
+        }
     };
-    Ok(vec![m])
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let t = match op {
-        Op::Matmul => mm::matmul(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Mm => mm::mm(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Bmm => mm::bmm(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Addmm => mm::addmm(
-            a.tensor(0)?,
-            a.tensor(1)?,
-            a.tensor(2)?,
-            a.scalar(3)?,
-            a.scalar(4)?,
-        )?,
-        Op::Linear => mm::linear(a.tensor(0)?, a.tensor(1)?, a.opt_tensor(2)?)?,
-        Op::Baddbmm => linalg::baddbmm(
-            a.tensor(0)?,
-            a.tensor(1)?,
-            a.tensor(2)?,
-            a.scalar(3)?,
-            a.scalar(4)?,
-        )?,
-        Op::Dot => linalg::dot(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Mv => linalg::mv(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Outer => linalg::outer(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Einsum => einsum::einsum(a.str(0)?, &a.tensors(1)?)?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![t])
+product!(
+    matmul = "matmul(Tensor self, Tensor other) -> Tensor",
+    MatMul,
+    self_,
+    other,
+    ops::matmul::matmul_meta,
+    ops::matmul::matmul,
+    with.vjp(&vjp::MATMUL)
+        .operators(&["matmul", "imatmul"])
+        .sample(|| pos_args(vec![t(fx::x()), t(f32s(&[3, 4]))]))
+);
+product!(
+    mm = "mm(Tensor self, Tensor mat2) -> Tensor",
+    MatMul,
+    self_,
+    mat2,
+    ops::matmul::mm_meta,
+    ops::matmul::mm,
+    with.vjp(&vjp::MM)
+        .sample(|| pos_args(vec![t(fx::x()), t(f32s(&[3, 4]))]))
+);
+product!(
+    bmm = "bmm(Tensor self, Tensor mat2) -> Tensor",
+    MatMul,
+    self_,
+    mat2,
+    ops::matmul::bmm_meta,
+    ops::matmul::bmm,
+    with.vjp(&vjp::BMM)
+        .sample(|| pos_args(vec![t(f32s(&[2, 2, 3])), t(f32s(&[2, 3, 2]))]))
+);
+product!(
+    dot = "dot(Tensor self, Tensor tensor) -> Tensor",
+    MatMul,
+    self_,
+    tensor,
+    linalg::dot_meta,
+    linalg::dot,
+    with.vjp(&vjp::DOT)
+        .sample(|| pos_args(vec![t(fx::y()), t(fx::y())]))
+);
+product!(
+    mv = "mv(Tensor self, Tensor vec) -> Tensor",
+    MatMul,
+    self_,
+    vec,
+    linalg::mv_meta,
+    linalg::mv,
+    with.vjp(&vjp::MV)
+        .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
+);
+product!(
+    outer = "outer(Tensor self, Tensor vec2) -> Tensor",
+    Extern,
+    self_,
+    vec2,
+    linalg::outer_meta,
+    linalg::outer,
+    with.vjp(&vjp::OUTER).sample(|| {
+        let row = fx::ints()
+            .select(0, 0)
+            .expect("invariant: sample tensors have valid shapes");
+        pos_args(vec![t(fx::y()), t(row)])
+    })
+);
+
+op! {
+    addmm = "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        MatMul, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![ops::matmul::addmm_meta(a.self_, a.mat1, a.mat2)?]) }
+    eager(_, a) { Ok(vec![ops::matmul::addmm(a.self_, a.mat1, a.mat2, a.beta, a.alpha)?]) }
+    with .vjp(&vjp::ADDMM).sample(|| {
+        let xt = fx::x().t().expect("invariant: sample tensors have valid shapes");
+        with_kw(vec![t(fx::y()), t(xt), t(fx::x())], "beta", Value::Float(0.5))
+    })
+}
+
+op! {
+    linear = "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", MatMul,
+        [NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![ops::matmul::linear_meta(a.input, a.weight, a.bias)?]) }
+    eager(_, a) { Ok(vec![ops::matmul::linear(a.input, a.weight, a.bias)?]) }
+    with .vjp(&vjp::LINEAR)
+        .sample(|| pos_args(vec![t(fx::x()), t(f32s(&[4, 3])), t(f32s(&[4]))]))
+}
+
+op! {
+    baddbmm =
+        "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        MatMul, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![linalg::baddbmm_meta(a.self_, a.batch1, a.batch2)?]) }
+    eager(_, a) { Ok(vec![linalg::baddbmm(a.self_, a.batch1, a.batch2, a.beta, a.alpha)?]) }
+    with .vjp(&vjp::BADDBMM).sample(|| {
+        let args = vec![t(fx::y()), t(f32s(&[2, 2, 4])), t(f32s(&[2, 4, 3]))];
+        with_kw(args, "alpha", Value::Float(2.0))
+    })
+}
+
+op! {
+    einsum = "einsum(str equation, Tensor[] tensors) -> Tensor", Extern, [FUNCTION];
+    meta(_, a) { Ok(vec![ops::einsum::einsum_meta(a.equation, &a.tensors)?]) }
+    eager(_, a) { Ok(vec![ops::einsum::einsum(a.equation, &a.tensors)?]) }
+    with .sample(|| {
+        let operands = vec![f32s(&[2, 3, 4]), f32s(&[2, 4, 5])];
+        pos_args(vec![Value::Str("bij,bjk->bik".into()), Value::TensorList(operands)])
+    })
 }

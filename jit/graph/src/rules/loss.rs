@@ -2,98 +2,104 @@
 
 use rynamo_tensor::ops::attention::{self, SdpaArgs};
 use rynamo_tensor::ops::loss::{self, Reduction, Regression};
-use rynamo_tensor::{Shaped, Tensor, TensorMeta};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::Value;
+use crate::def::{Sample, op};
+use crate::samples::{f32s, fx, pos_args, t, with_kw};
 
-/// The reduction of a loss op: `reduction=` or the legacy `size_average`/`reduce` pair.
-fn reduction<T>(op: Op, a: &Args<'_, T>) -> Result<Reduction> {
-    let (sa, rd, r) = match op {
-        Op::CrossEntropy | Op::NllLoss => (3, 5, 6),
-        _ => (2, 3, 4),
-    };
-    Ok(Reduction::parse(
-        a.str(r)?,
-        a.opt_bool(sa)?,
-        a.opt_bool(rd)?,
-    )?)
-}
-
-fn regression(op: Op) -> Option<Regression> {
-    match op {
-        Op::MseLoss => Some(Regression::Mse),
-        Op::L1Loss => Some(Regression::L1),
-        _ => None,
+/// `op(x, [2, 0])`: class targets.
+fn classes(kw: Option<(&str, Value<rynamo_tensor::Tensor>)>) -> Sample {
+    let args = vec![t(fx::x()), t(fx::longs(&[2, 0]))];
+    match kw {
+        Some((k, v)) => with_kw(args, k, v),
+        None => pos_args(args),
     }
 }
 
-fn sdpa_args<T>(a: &Args<'_, T>) -> Result<SdpaArgs> {
-    Ok(SdpaArgs {
-        dropout_p: a.float(4)?,
-        is_causal: a.bool(5)?,
-        scale: a.opt_float(6)?,
-        enable_gqa: a.bool(7)?,
+op! {
+    cross_entropy = "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean', float label_smoothing=0.0) -> Tensor",
+        Extern, [NN_FUNCTIONAL];
+    meta(_, a) {
+        let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
+        Ok(vec![loss::cross_entropy_meta(a.input, a.target, a.weight, r, a.label_smoothing)?])
+    }
+    eager(_, a) {
+        let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
+        Ok(vec![loss::cross_entropy(
+            a.input,
+            a.target,
+            a.weight,
+            a.ignore_index,
+            r,
+            a.label_smoothing,
+        )?])
+    }
+    with .sample(|| classes(Some(("label_smoothing", Value::Float(0.1)))))
+}
+
+op! {
+    nll_loss = "nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean') -> Tensor",
+        Extern, [NN_FUNCTIONAL];
+    meta(_, a) {
+        let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
+        Ok(vec![loss::nll_loss_meta(a.input, a.target, a.weight, r)?])
+    }
+    eager(_, a) {
+        let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
+        Ok(vec![loss::nll_loss(a.input, a.target, a.weight, a.ignore_index, r)?])
+    }
+    with .sample(|| classes(None))
+}
+
+/// A regression loss (`mse_loss`, `l1_loss`).
+macro_rules! regression {
+    ($name:ident = $schema:literal, $k:ident) => {
+        op! {
+            $name = $schema, Extern, [NN_FUNCTIONAL];
+            meta(_, a) {
+                let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
+                Ok(vec![loss::regression_meta(Regression::$k, a.input, a.target, r)?])
+            }
+            eager(_, a) {
+                let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
+                Ok(vec![loss::regression(Regression::$k, a.input, a.target, r)?])
+            }
+            with .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
+        }
+    };
+}
+
+regression!(
+    mse_loss = "mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor",
+    Mse
+);
+regression!(
+    l1_loss = "l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor",
+    L1
+);
+
+op! {
+    scaled_dot_product_attention = "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
+        Extern, [NN_FUNCTIONAL RANDOM];
+    items {
+        /// The attention options.
+        fn options<T>(a: &Args<'_, T>) -> SdpaArgs {
+            SdpaArgs {
+                dropout_p: a.dropout_p,
+                is_causal: a.is_causal,
+                scale: a.scale,
+                enable_gqa: a.enable_gqa,
+            }
+        }
+    }
+    meta(_, a) {
+        Ok(vec![attention::sdpa_meta(a.query, a.key, a.value, a.attn_mask, &options(&a))?])
+    }
+    eager(_, a) {
+        Ok(vec![attention::sdpa(a.query, a.key, a.value, a.attn_mask, &options(&a))?])
+    }
+    with .sample(|| {
+        let args = vec![t(f32s(&[2, 4, 8])), t(f32s(&[2, 5, 8])), t(f32s(&[2, 5, 3]))];
+        with_kw(args, "is_causal", Value::Bool(true))
     })
-}
-
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    let m = match op {
-        Op::CrossEntropy => loss::cross_entropy_meta(
-            x,
-            a.tensor(1)?,
-            a.opt_tensor(2)?,
-            reduction(op, &a)?,
-            a.float(7)?,
-        )?,
-        Op::NllLoss => loss::nll_loss_meta(x, a.tensor(1)?, a.opt_tensor(2)?, reduction(op, &a)?)?,
-        Op::ScaledDotProductAttention => attention::sdpa_meta(
-            x,
-            a.tensor(1)?,
-            a.tensor(2)?,
-            a.opt_tensor(3)?,
-            &sdpa_args(&a)?,
-        )?,
-        _ => {
-            let k = regression(op).ok_or_else(|| wrong_module(op))?;
-            loss::regression_meta(k, x, a.tensor(1)?, reduction(op, &a)?)?
-        }
-    };
-    Ok(vec![m])
-}
-
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    let t = match op {
-        Op::CrossEntropy => loss::cross_entropy(
-            x,
-            a.tensor(1)?,
-            a.opt_tensor(2)?,
-            a.int(4)?,
-            reduction(op, &a)?,
-            a.float(7)?,
-        )?,
-        Op::NllLoss => loss::nll_loss(
-            x,
-            a.tensor(1)?,
-            a.opt_tensor(2)?,
-            a.int(4)?,
-            reduction(op, &a)?,
-        )?,
-        Op::ScaledDotProductAttention => attention::sdpa(
-            x,
-            a.tensor(1)?,
-            a.tensor(2)?,
-            a.opt_tensor(3)?,
-            &sdpa_args(&a)?,
-        )?,
-        _ => {
-            let k = regression(op).ok_or_else(|| wrong_module(op))?;
-            loss::regression(k, x, a.tensor(1)?, reduction(op, &a)?)?
-        }
-    };
-    Ok(vec![t])
 }

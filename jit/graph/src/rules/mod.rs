@@ -21,7 +21,7 @@ pub(crate) mod ternary;
 pub(crate) mod unary;
 pub(crate) mod views;
 
-use rynamo_tensor::{DType, Shaped, TensorMeta};
+use rynamo_tensor::{DType, Shaped, TensorMeta, TensorOrScalar};
 
 /// The meta of a tensor-like value (strides kept: in-place ops return their input).
 pub(crate) fn meta_of<T: Shaped>(t: &T) -> TensorMeta {
@@ -41,10 +41,21 @@ pub(crate) fn preserving<T: Shaped>(x: &T, dtype: DType) -> TensorMeta {
     }
 }
 
-/// An op reached a rules module that does not handle it: a bug in the op table.
-pub(crate) fn wrong_module(op: crate::Op) -> crate::Error {
-    crate::Error::BadArgs(format!(
-        "internal: no rule for op `{}` in this module",
-        op.name()
-    ))
+/// A binary operand as the kernels take it: a tensor (`Tensor` parameters) or a tensor or a
+/// wrapped number (`Tensor|Scalar` parameters).
+pub(crate) trait IntoOperand<'a, T> {
+    /// The operand.
+    fn into_operand(self) -> TensorOrScalar<&'a T>;
+}
+
+impl<'a, T> IntoOperand<'a, T> for &'a T {
+    fn into_operand(self) -> TensorOrScalar<&'a T> {
+        TensorOrScalar::Tensor(self)
+    }
+}
+
+impl<'a, T> IntoOperand<'a, T> for TensorOrScalar<&'a T> {
+    fn into_operand(self) -> TensorOrScalar<&'a T> {
+        self
+    }
 }

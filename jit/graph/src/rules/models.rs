@@ -1,14 +1,18 @@
-//! Rules of the ops added for issue 29 (the models helper's block at the end of the op table):
-//! `multinomial` and the `torch.linalg` factorizations (`_linalg_*`, wrapped with PyTorch's
-//! argument handling by `torch/linalg/__init__.py`).
+//! The ops added for issue 29 (models helper): `multinomial` and the `torch.linalg`
+//! factorizations (`_linalg_*`, wrapped with PyTorch's argument handling by
+//! `torch/linalg/__init__.py`). The kernels live in `rynamo_tensor` (`sampling`, `ops::decomp`,
+//! through faer); the backward formulas in `autograd/vjp/linalg_decomp.rs`.
 
 use rynamo_tensor::ops::decomp::{self, QrMode};
-use rynamo_tensor::{Shaped, Tensor, TensorMeta, sampling};
+use rynamo_tensor::{Tensor, TensorMeta, sampling};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::Value;
+use crate::autograd::vjp::linalg_decomp as vjp;
+use crate::def::{Sample, op};
+use crate::samples::{f32s, fx, pos_args, t};
 
-fn uplo_upper(s: &str) -> Result<bool> {
+/// `UPLO=`: whether the upper triangle is read.
+fn uplo_upper(s: &str) -> crate::Result<bool> {
     match s {
         "L" | "l" => Ok(false),
         "U" | "u" => Ok(true),
@@ -18,63 +22,116 @@ fn uplo_upper(s: &str) -> Result<bool> {
     }
 }
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    Ok(match op {
-        Op::Multinomial => vec![sampling::multinomial_meta(x, a.int(1)?, a.bool(2)?)?],
-        Op::LinalgInv => vec![decomp::same_meta("linalg.inv", x)?],
-        Op::LinalgSolve => {
-            decomp::check_matrix("torch.linalg.solve", x, true)?;
-            let b = a.tensor(1)?;
-            decomp::check_matrix("torch.linalg.solve", b, false)?;
-            vec![TensorMeta::contiguous(b.dtype(), b.shape())]
-        }
-        Op::LinalgDet => vec![decomp::det_meta("linalg.det", x)?],
-        Op::LinalgSlogdet => {
-            let m = decomp::det_meta("linalg.slogdet", x)?;
-            vec![m.clone(), m]
-        }
-        Op::LinalgCholesky => vec![decomp::same_meta("linalg.cholesky", x)?],
-        Op::LinalgQr => {
-            let (q, r) = decomp::qr_meta(x, QrMode::parse(a.str(1)?)?)?;
-            vec![q, r]
-        }
-        Op::LinalgSvd => decomp::svd_meta(x, a.bool(1)?)?.to_vec(),
-        Op::LinalgEigh => {
-            uplo_upper(a.str(1)?)?;
-            let (l, q) = decomp::eigh_meta(x)?;
-            vec![l, q]
-        }
-        _ => return Err(wrong_module(op)),
-    })
+/// A diagonally dominant 3x3 matrix: invertible, well conditioned.
+fn well_conditioned() -> Tensor {
+    Tensor::from_vec(
+        vec![2.0f32, 0.5, -0.3, 0.4, 1.5, 0.2, -0.1, 0.6, 1.8],
+        &[3, 3],
+    )
+    .expect("invariant: sample tensors have valid shapes")
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    Ok(match op {
-        Op::Multinomial => vec![sampling::multinomial(x, a.int(1)?, a.bool(2)?, None)?],
-        Op::LinalgInv => vec![decomp::inv(x)?],
-        Op::LinalgSolve => vec![decomp::solve(x, a.tensor(1)?)?],
-        Op::LinalgDet => vec![decomp::det(x)?],
-        Op::LinalgSlogdet => {
-            let (s, l) = decomp::slogdet(x)?;
-            vec![s, l]
-        }
-        Op::LinalgCholesky => vec![decomp::cholesky(x, a.bool(1)?)?],
-        Op::LinalgQr => {
-            let (q, r) = decomp::qr(x, QrMode::parse(a.str(1)?)?)?;
-            vec![q, r]
-        }
-        Op::LinalgSvd => {
-            let (u, s, vh) = decomp::svd(x, a.bool(1)?)?;
-            vec![u, s, vh]
-        }
-        Op::LinalgEigh => {
-            let (l, q) = decomp::eigh(x, uplo_upper(a.str(1)?)?)?;
-            vec![l, q]
-        }
-        _ => return Err(wrong_module(op)),
-    })
+/// A symmetric positive-definite 3x3 matrix with distinct eigenvalues.
+fn spd() -> Tensor {
+    Tensor::from_vec(
+        vec![3.0f32, 0.5, -0.4, 0.5, 2.0, 0.3, -0.4, 0.3, 1.2],
+        &[3, 3],
+    )
+    .expect("invariant: sample tensors have valid shapes")
+}
+
+fn square() -> Sample {
+    pos_args(vec![t(well_conditioned())])
+}
+
+op! {
+    multinomial = "multinomial(Tensor self, int num_samples, bool replacement=False) -> Tensor",
+        Extern, [FUNCTION METHOD RANDOM];
+    meta(_, a) { Ok(vec![sampling::multinomial_meta(a.self_, a.num_samples, a.replacement)?]) }
+    eager(_, a) { Ok(vec![sampling::multinomial(a.self_, a.num_samples, a.replacement, None)?]) }
+    with .sample(|| pos_args(vec![t(fx::pos()), Value::Int(2)]))
+}
+
+op! {
+    linalg_inv = "_linalg_inv(Tensor a) -> Tensor", Extern, [FUNCTION];
+    meta(_, a) { Ok(vec![decomp::same_meta("linalg.inv", a.a)?]) }
+    eager(_, a) { Ok(vec![decomp::inv(a.a)?]) }
+    with .vjp(&vjp::INV).sample(square)
+}
+
+op! {
+    linalg_solve = "_linalg_solve(Tensor a, Tensor b) -> Tensor", Extern, [FUNCTION];
+    meta(_, a) {
+        decomp::check_matrix("torch.linalg.solve", a.a, true)?;
+        decomp::check_matrix("torch.linalg.solve", a.b, false)?;
+        Ok(vec![TensorMeta::contiguous(a.b.dtype(), a.b.shape())])
+    }
+    eager(_, a) { Ok(vec![decomp::solve(a.a, a.b)?]) }
+    with .vjp(&vjp::SOLVE).sample(|| pos_args(vec![t(well_conditioned()), t(f32s(&[3, 2]))]))
+}
+
+op! {
+    linalg_det = "_linalg_det(Tensor a) -> Tensor", Extern, [FUNCTION];
+    meta(_, a) { Ok(vec![decomp::det_meta("linalg.det", a.a)?]) }
+    eager(_, a) { Ok(vec![decomp::det(a.a)?]) }
+    with .vjp(&vjp::DET).sample(square)
+}
+
+op! {
+    linalg_slogdet = "_linalg_slogdet(Tensor a) -> (Tensor sign, Tensor logabsdet)", Extern, [FUNCTION];
+    meta(_, a) {
+        let m = decomp::det_meta("linalg.slogdet", a.a)?;
+        Ok(vec![m.clone(), m])
+    }
+    eager(_, a) {
+        let (s, l) = decomp::slogdet(a.a)?;
+        Ok(vec![s, l])
+    }
+    with .vjp(&vjp::SLOGDET).sample(square)
+}
+
+op! {
+    linalg_cholesky = "_linalg_cholesky(Tensor a, bool upper=False) -> Tensor", Extern, [FUNCTION];
+    meta(_, a) { Ok(vec![decomp::same_meta("linalg.cholesky", a.a)?]) }
+    eager(_, a) { Ok(vec![decomp::cholesky(a.a, a.upper)?]) }
+    with .vjp(&vjp::CHOLESKY).sample(|| pos_args(vec![t(spd()), Value::Bool(false)]))
+}
+
+op! {
+    linalg_qr = "_linalg_qr(Tensor a, str mode='reduced') -> (Tensor Q, Tensor R)", Extern, [FUNCTION];
+    meta(_, a) {
+        let (q, r) = decomp::qr_meta(a.a, QrMode::parse(a.mode)?)?;
+        Ok(vec![q, r])
+    }
+    eager(_, a) {
+        let (q, r) = decomp::qr(a.a, QrMode::parse(a.mode)?)?;
+        Ok(vec![q, r])
+    }
+    with .sample(|| pos_args(vec![t(f32s(&[4, 3])), Value::Str("reduced".into())]))
+}
+
+op! {
+    linalg_svd = "_linalg_svd(Tensor a, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)",
+        Extern, [FUNCTION];
+    meta(_, a) { Ok(decomp::svd_meta(a.a, a.full_matrices)?.to_vec()) }
+    eager(_, a) {
+        let (u, s, vh) = decomp::svd(a.a, a.full_matrices)?;
+        Ok(vec![u, s, vh])
+    }
+    with .sample(|| pos_args(vec![t(f32s(&[3, 4])), Value::Bool(false)]))
+}
+
+op! {
+    linalg_eigh = "_linalg_eigh(Tensor a, str uplo='L') -> (Tensor eigenvalues, Tensor eigenvectors)",
+        Extern, [FUNCTION];
+    meta(_, a) {
+        uplo_upper(a.uplo)?;
+        let (l, q) = decomp::eigh_meta(a.a)?;
+        Ok(vec![l, q])
+    }
+    eager(_, a) {
+        let (l, q) = decomp::eigh(a.a, uplo_upper(a.uplo)?)?;
+        Ok(vec![l, q])
+    }
+    with .vjp(&vjp::EIGH).sample(|| pos_args(vec![t(spd()), Value::Str("L".into())]))
 }

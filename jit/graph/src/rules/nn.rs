@@ -1,73 +1,173 @@
 //! `layer_norm`, `batch_norm`, `group_norm`, `embedding`, `dropout`, `pad`.
 
-use rynamo_tensor::ops::pad::{self, PadMode};
-use rynamo_tensor::ops::{index, nn, norm};
-use rynamo_tensor::{Shaped, Tensor, TensorMeta, random};
+use rynamo_tensor::ops::pad::PadMode;
+use rynamo_tensor::ops::{self, index, nn, norm};
+use rynamo_tensor::{DType, Tensor, random};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::autograd::emit::{Emit, t as arg};
+use crate::def::{decomposition, op};
+use crate::samples::{fx, pos_args, t, with_kw};
+use crate::{Op, Result, Value};
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let m = match op {
-        Op::LayerNorm => {
-            nn::layer_norm_meta(a.tensor(0)?, a.ints(1)?, a.opt_tensor(2)?, a.opt_tensor(3)?)?
-        }
-        Op::BatchNorm => norm::batch_norm_meta(
-            a.tensor(0)?,
-            a.opt_tensor(1)?,
-            a.opt_tensor(2)?,
-            a.opt_tensor(3)?,
-            a.opt_tensor(4)?,
-            a.bool(5)?,
-        )?,
-        Op::GroupNorm => {
-            norm::group_norm_meta(a.tensor(0)?, a.int(1)?, a.opt_tensor(2)?, a.opt_tensor(3)?)?
-        }
-        Op::Embedding => index::embedding_meta(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Dropout => random::dropout_meta(a.tensor(0)?, a.float(1)?)?,
-        Op::Pad => pad::pad_meta(a.tensor(0)?, a.ints(1)?, PadMode::parse(a.str(2)?)?)?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![m])
+op! {
+    layer_norm = "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor",
+        Extern, [FUNCTION NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![nn::layer_norm_meta(a.input, a.normalized_shape, a.weight, a.bias)?]) }
+    eager(_, a) {
+        Ok(vec![nn::layer_norm(a.input, a.normalized_shape, a.weight, a.bias, a.eps)?])
+    }
+    with .sample(|| {
+        pos_args(vec![t(fx::x()), Value::IntList(vec![3]), t(fx::y()), t(fx::y())])
+    })
+    .decompose(decomposition!(super::layer_norm_decomposition))
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let t = match op {
-        Op::LayerNorm => nn::layer_norm(
-            a.tensor(0)?,
-            a.ints(1)?,
-            a.opt_tensor(2)?,
-            a.opt_tensor(3)?,
-            a.float(4)?,
-        )?,
-        Op::BatchNorm => norm::batch_norm(
-            a.tensor(0)?,
-            a.opt_tensor(1)?,
-            a.opt_tensor(2)?,
-            a.opt_tensor(3)?,
-            a.opt_tensor(4)?,
-            a.bool(5)?,
-            a.float(6)?,
-            a.float(7)?,
-        )?,
-        Op::GroupNorm => norm::group_norm(
-            a.tensor(0)?,
-            a.int(1)?,
-            a.opt_tensor(2)?,
-            a.opt_tensor(3)?,
-            a.float(4)?,
-        )?,
-        Op::Embedding => index::embedding(a.tensor(0)?, a.tensor(1)?)?,
-        Op::Dropout => random::dropout(a.tensor(0)?, a.float(1)?, a.bool(2)?, None)?,
-        Op::Pad => pad::pad(
-            a.tensor(0)?,
-            a.ints(1)?,
-            PadMode::parse(a.str(2)?)?,
-            a.opt_float(3)?,
-        )?,
-        _ => return Err(wrong_module(op)),
+op! {
+    embedding = "embedding(Tensor input, Tensor weight, int? padding_idx=None) -> Tensor", Extern,
+        [NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![index::embedding_meta(a.input, a.weight)?]) }
+    eager(_, a) { Ok(vec![index::embedding(a.input, a.weight)?]) }
+    with .sample(|| pos_args(vec![t(fx::longs(&[1, 0, 1])), t(fx::x())]))
+}
+
+op! {
+    dropout = "dropout(Tensor input, float p=0.5, bool training=True) -> Tensor", Extern,
+        [NN_FUNCTIONAL RANDOM];
+    meta(_, a) { Ok(vec![random::dropout_meta(a.input, a.p)?]) }
+    eager(_, a) { Ok(vec![random::dropout(a.input, a.p, a.training, None)?]) }
+    with .sample(|| pos_args(vec![t(fx::x()), Value::Float(0.3)]))
+}
+
+op! {
+    batch_norm = "batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05) -> Tensor",
+        Extern, [NN_FUNCTIONAL MUTATES_ARGS];
+    meta(_, a) {
+        Ok(vec![norm::batch_norm_meta(
+            a.input,
+            a.running_mean,
+            a.running_var,
+            a.weight,
+            a.bias,
+            a.training,
+        )?])
+    }
+    eager(_, a) {
+        Ok(vec![norm::batch_norm(
+            a.input,
+            a.running_mean,
+            a.running_var,
+            a.weight,
+            a.bias,
+            a.training,
+            a.momentum,
+            a.eps,
+        )?])
+    }
+    with .sample(|| {
+        let stats = vec![
+            t(fx::img()),
+            t(Tensor::zeros(&[4], DType::Float32)),
+            t(Tensor::ones(&[4], DType::Float32)),
+        ];
+        with_kw(stats, "training", Value::Bool(true))
+    })
+    .decompose(decomposition!(super::batch_norm_decomposition))
+}
+
+op! {
+    group_norm = "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor",
+        Extern, [FUNCTION NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![norm::group_norm_meta(a.input, a.num_groups, a.weight, a.bias)?]) }
+    eager(_, a) { Ok(vec![norm::group_norm(a.input, a.num_groups, a.weight, a.bias, a.eps)?]) }
+    with .sample(|| pos_args(vec![t(fx::img()), Value::Int(2)]))
+}
+
+op! {
+    pad = "pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor", Extern,
+        [NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![ops::pad::pad_meta(a.input, a.pad, PadMode::parse(a.mode)?)?]) }
+    eager(_, a) { Ok(vec![ops::pad::pad(a.input, a.pad, PadMode::parse(a.mode)?, a.value)?]) }
+    with .sample(|| {
+        let args = vec![t(fx::img()), Value::IntList(vec![1, 2, 2, 1])];
+        with_kw(args, "mode", Value::Str("reflect".into()))
+    })
+}
+
+// === Decompositions (the JIT fuses their parts) ===
+
+/// `layer_norm` as mean / variance / affine over the normalized dims (floating point only).
+fn layer_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<E::T>> {
+    let a = layer_norm::Args::read(args)?;
+    let x = a.input;
+    let m = e.meta(x);
+    if !m.dtype.is_floating_point() || m.shape.is_empty() {
+        return Ok(None);
+    }
+    let k = a.normalized_shape.len() as i64;
+    let dims: Vec<i64> = (-k..0).collect();
+    let mean_of = |e: &mut E, v: &E::T| {
+        e.op(
+            Op::Mean,
+            vec![arg(v), Value::IntList(dims.clone()), Value::Bool(true)],
+        )
     };
-    Ok(vec![t])
+    let mean = mean_of(e, x)?;
+    let d = e.sub(x, &mean)?;
+    let sq = e.mul(&d, &d)?;
+    let var = mean_of(e, &sq)?;
+    let ve = e.add_s(&var, a.eps)?;
+    let rstd = e.unary(Op::Rsqrt, &ve)?;
+    let mut y = e.mul(&d, &rstd)?;
+    if let Some(w) = a.weight {
+        y = e.mul(&y, w)?;
+    }
+    if let Some(b) = a.bias {
+        y = e.add(&y, b)?;
+    }
+    Ok(Some(y))
+}
+
+/// `batch_norm` in evaluation mode (running statistics, nothing written) as eager computes it, in
+/// f64: per channel `scale = w / sqrt(var + eps)` (`1 / sqrt` without a weight) and
+/// `shift = b - mean * scale` (`0 - ...` without a bias), then `x * scale + shift` rounded to the
+/// input dtype; exact operations in eager's order, so bitwise eager's. Training mode updates the
+/// running statistics in place and keeps the eager node.
+fn batch_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<E::T>> {
+    let a = batch_norm::Args::read(args)?;
+    let x = a.input;
+    let xm = e.meta(x);
+    let (dt, shape) = (xm.dtype, xm.shape);
+    if a.training || !matches!(dt, DType::Float32 | DType::Float64) || shape.len() < 2 {
+        return Ok(None);
+    }
+    let (Some(mean), Some(var)) = (a.running_mean, a.running_var) else {
+        return Ok(None);
+    };
+    let f64_of = |e: &mut E, v: &E::T| e.to_dtype(v, DType::Float64);
+    let (mean, var) = (f64_of(e, mean)?, f64_of(e, var)?);
+    let w = a.weight.map(|w| f64_of(e, w)).transpose()?;
+    let b = a.bias.map(|b| f64_of(e, b)).transpose()?;
+    let ve = e.add_s(&var, a.eps)?;
+    let sd = e.unary(Op::Sqrt, &ve)?;
+    let scale = match w {
+        Some(w) => e.div(&w, &sd)?,
+        None => e.unary(Op::Reciprocal, &sd)?,
+    };
+    let ms = e.mul(&mean, &scale)?;
+    let b = match b {
+        Some(b) => b,
+        None => e.zeros_like(&ms)?,
+    };
+    let shift = e.sub(&b, &ms)?;
+    // [c] -> [c, 1, ...]: broadcast over the dims after the channel.
+    let per_channel: Vec<i64> = std::iter::once(shape[1] as i64)
+        .chain(std::iter::repeat_n(1, shape.len() - 2))
+        .collect();
+    let view =
+        |e: &mut E, v: &E::T| e.op(Op::View, vec![arg(v), Value::IntList(per_channel.clone())]);
+    let (scale, shift) = (view(e, &scale)?, view(e, &shift)?);
+    let x = f64_of(e, x)?;
+    let y = e.mul(&x, &scale)?;
+    let y = e.add(&y, &shift)?;
+    Ok(Some(e.to_dtype(&y, dt)?))
 }

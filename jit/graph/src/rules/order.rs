@@ -1,61 +1,110 @@
 //! Scans and orderings along a dim: `cumsum`, `cumprod`, `logcumsumexp`, `cummax`, `cummin`,
 //! `sort`, `argsort`, `topk`.
 
+use rynamo_tensor::ops;
 use rynamo_tensor::ops::scan::{self, ExtremumOp, ScanOp};
-use rynamo_tensor::ops::sort;
-use rynamo_tensor::{Shaped, Tensor, TensorMeta};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::Value;
+use crate::def::{Sample, op};
+use crate::samples::{fx, pos_args, t};
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    Ok(match op {
-        Op::Cumsum | Op::Cumprod => vec![scan::scan_meta(x, a.int(1)?, a.opt_dtype(2)?)?],
-        Op::Logcumsumexp => vec![scan::logcumsumexp_meta(x, a.int(1)?)?],
-        Op::Cummax | Op::Cummin => {
-            let (v, i) = scan::cum_extremum_meta(x, a.int(1)?)?;
-            vec![v, i]
-        }
-        Op::Sort => {
-            let (v, i) = sort::sort_meta(x, a.int(1)?)?;
-            vec![v, i]
-        }
-        Op::Argsort => vec![sort::sort_meta(x, a.int(1)?)?.1],
-        Op::Topk => {
-            let (v, i) = sort::topk_meta(x, a.int(1)?, a.int(2)?)?;
-            vec![v, i]
-        }
-        _ => return Err(wrong_module(op)),
-    })
+/// `op(ints, dim)`.
+fn ints_along(dim: i64) -> Sample {
+    pos_args(vec![t(fx::ints()), Value::Int(dim)])
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    Ok(match op {
-        Op::Cumsum => vec![scan::scan(ScanOp::Sum, x, a.int(1)?, a.opt_dtype(2)?)?],
-        Op::Cumprod => vec![scan::scan(ScanOp::Prod, x, a.int(1)?, a.opt_dtype(2)?)?],
-        Op::Logcumsumexp => vec![scan::logcumsumexp(x, a.int(1)?)?],
-        Op::Cummax | Op::Cummin => {
-            let ext = if op == Op::Cummax {
-                ExtremumOp::Max
-            } else {
-                ExtremumOp::Min
-            };
-            let (v, i) = scan::cum_extremum(ext, x, a.int(1)?)?;
-            vec![v, i]
+/// `cumsum` / `cumprod`.
+macro_rules! scan {
+    ($name:ident = $schema:literal, $op:ident) => {
+        op! {
+            $name = $schema, Extern, [FUNCTION METHOD];
+            meta(_, a) { Ok(vec![scan::scan_meta(a.self_, a.dim, a.dtype)?]) }
+            eager(_, a) { Ok(vec![scan::scan(ScanOp::$op, a.self_, a.dim, a.dtype)?]) }
+            with .sample(|| ints_along(1))
         }
-        Op::Sort => {
-            let (v, i) = sort::sort(x, a.int(1)?, a.bool(2)?)?;
-            vec![v, i]
+    };
+}
+
+scan!(
+    cumsum = "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    Sum
+);
+scan!(
+    cumprod = "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    Prod
+);
+
+/// `cummax` / `cummin`.
+macro_rules! cum_extremum {
+    ($name:ident = $schema:literal, $op:ident) => {
+        op! {
+            $name = $schema, Extern, [FUNCTION METHOD];
+            meta(_, a) {
+                let (v, i) = scan::cum_extremum_meta(a.self_, a.dim)?;
+                Ok(vec![v, i])
+            }
+            eager(_, a) {
+                let (v, i) = scan::cum_extremum(ExtremumOp::$op, a.self_, a.dim)?;
+                Ok(vec![v, i])
+            }
+            with .sample(|| ints_along(-1))
         }
-        Op::Argsort => vec![sort::argsort(x, a.int(1)?, a.bool(2)?)?],
-        Op::Topk => {
-            let (v, i) = sort::topk(x, a.int(1)?, a.int(2)?, a.bool(3)?)?;
-            vec![v, i]
-        }
-        _ => return Err(wrong_module(op)),
-    })
+    };
+}
+
+cum_extremum!(
+    cummax = "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+    Max
+);
+cum_extremum!(
+    cummin = "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+    Min
+);
+
+op! {
+    logcumsumexp = "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![scan::logcumsumexp_meta(a.self_, a.dim)?]) }
+    eager(_, a) { Ok(vec![scan::logcumsumexp(a.self_, a.dim)?]) }
+    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(0)]))
+}
+
+/// `op(x, 0, True)`.
+fn descending_along_0() -> Sample {
+    pos_args(vec![t(fx::x()), Value::Int(0), Value::Bool(true)])
+}
+
+op! {
+    sort = "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) {
+        let (v, i) = ops::sort::sort_meta(a.self_, a.dim)?;
+        Ok(vec![v, i])
+    }
+    eager(_, a) {
+        let (v, i) = ops::sort::sort(a.self_, a.dim, a.descending)?;
+        Ok(vec![v, i])
+    }
+    with .sample(descending_along_0)
+}
+
+op! {
+    argsort = "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![ops::sort::sort_meta(a.self_, a.dim)?.1]) }
+    eager(_, a) { Ok(vec![ops::sort::argsort(a.self_, a.dim, a.descending)?]) }
+    with .sample(descending_along_0)
+}
+
+op! {
+    topk = "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) {
+        let (v, i) = ops::sort::topk_meta(a.self_, a.k, a.dim)?;
+        Ok(vec![v, i])
+    }
+    eager(_, a) {
+        let (v, i) = ops::sort::topk(a.self_, a.k, a.dim, a.largest)?;
+        Ok(vec![v, i])
+    }
+    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(2)]))
 }

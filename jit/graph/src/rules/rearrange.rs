@@ -1,37 +1,55 @@
 //! Rearranging copies: `repeat`, `tile`, `flip`, `roll`, `tril`, `triu`.
 
 use rynamo_tensor::ops::rearrange as re;
-use rynamo_tensor::{Shaped, Tensor, TensorMeta};
 
-use super::wrong_module;
-use crate::{Args, IValue, Op, Result, Value};
+use crate::Value;
+use crate::def::{Sample, op};
+use crate::samples::{fx, pos_args, t};
 
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    let m = match op {
-        Op::Repeat => re::repeat_meta(x, a.ints(1)?)?,
-        Op::Tile => re::repeat_meta(x, &re::tile_repeats(x, a.ints(1)?))?,
-        Op::Flip => re::flip_meta(x, a.ints(1)?)?,
-        Op::Roll => re::roll_meta(x, a.ints(1)?, a.ints(2)?)?,
-        Op::Tril => re::tri_meta(x, "tril")?,
-        Op::Triu => re::tri_meta(x, "triu")?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![m])
+fn x_with(rest: Vec<Value<rynamo_tensor::Tensor>>) -> Sample {
+    let mut args = vec![t(fx::x())];
+    args.extend(rest);
+    pos_args(args)
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    let t = match op {
-        Op::Repeat => re::repeat(x, a.ints(1)?)?,
-        Op::Tile => re::repeat(x, &re::tile_repeats(x, a.ints(1)?))?,
-        Op::Flip => re::flip(x, a.ints(1)?)?,
-        Op::Roll => re::roll(x, a.ints(1)?, a.ints(2)?)?,
-        Op::Tril => re::tri(x, a.int(1)?, false)?,
-        Op::Triu => re::tri(x, a.int(1)?, true)?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![t])
+op! {
+    repeat = "repeat(Tensor self, int[] repeats) -> Tensor", Extern, [METHOD];
+    meta(_, a) { Ok(vec![re::repeat_meta(a.self_, a.repeats)?]) }
+    eager(_, a) { Ok(vec![re::repeat(a.self_, a.repeats)?]) }
+    with .sample(|| x_with(vec![Value::Int(2), Value::Int(1), Value::Int(2)]))
+}
+
+op! {
+    tile = "tile(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![re::repeat_meta(a.self_, &re::tile_repeats(a.self_, a.dims))?]) }
+    eager(_, a) { Ok(vec![re::repeat(a.self_, &re::tile_repeats(a.self_, a.dims))?]) }
+    with .sample(|| x_with(vec![Value::IntList(vec![2])]))
+}
+
+op! {
+    flip = "flip(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![re::flip_meta(a.self_, a.dims)?]) }
+    eager(_, a) { Ok(vec![re::flip(a.self_, a.dims)?]) }
+    with .sample(|| x_with(vec![Value::IntList(vec![0, 1])]))
+}
+
+op! {
+    roll = "roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![re::roll_meta(a.self_, a.shifts, a.dims)?]) }
+    eager(_, a) { Ok(vec![re::roll(a.self_, a.shifts, a.dims)?]) }
+    with .sample(|| x_with(vec![Value::Int(1), Value::Int(1)]))
+}
+
+op! {
+    tril = "tril(Tensor self, int diagonal=0) -> Tensor", Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![re::tri_meta(a.self_, "tril")?]) }
+    eager(_, a) { Ok(vec![re::tri(a.self_, a.diagonal, false)?]) }
+    with .sample(|| x_with(vec![Value::Int(1)]))
+}
+
+op! {
+    triu = "triu(Tensor self, int diagonal=0) -> Tensor", Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![re::tri_meta(a.self_, "triu")?]) }
+    eager(_, a) { Ok(vec![re::tri(a.self_, a.diagonal, true)?]) }
+    with .sample(|| x_with(vec![Value::Int(1)]))
 }

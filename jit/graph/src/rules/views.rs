@@ -1,86 +1,104 @@
-//! View ops, `contiguous`/`clone`, dtype conversion and `__getitem__`.
+//! View ops, `contiguous`/`clone`, dtype conversion and `__getitem__`. A pure view's meta is the
+//! layout `rynamo_tensor::views` computes; its kernel is the `Tensor` method of the same name.
 
 use rynamo_tensor::ops::index;
-use rynamo_tensor::{Layout, Shaped, Tensor, TensorMeta, views};
+use rynamo_tensor::{DType, IndexItem, Layout, Shaped, Tensor, TensorMeta, views};
 
-use super::{meta_of, preserving, wrong_module};
-use crate::{Args, IValue, Op, Result, Value};
+use super::{meta_of, preserving};
+use crate::autograd::vjp::views as vjp;
+use crate::def::{Sample, op};
+use crate::samples::{f32s, fx, pos_args, t};
+use crate::{Result, Value};
 
-/// The layout of a pure view op (`None` for ops that are not always views).
-fn view_layout<T: Shaped>(op: Op, a: &Args<'_, T>) -> Result<Option<Layout>> {
-    let x = a.tensor(0)?;
-    Ok(Some(match op {
-        Op::View => views::view(x, a.ints(1)?)?,
-        Op::Permute => views::permute(x, a.ints(1)?)?,
-        Op::Transpose => views::transpose(x, a.int(1)?, a.int(2)?)?,
-        Op::T => views::t(x)?,
-        Op::Expand => views::expand(x, a.ints(1)?)?,
-        Op::Slice => views::slice(x, a.int(1)?, a.opt_int(2)?, a.opt_int(3)?, a.int(4)?)?,
-        Op::Select => views::select(x, a.int(1)?, a.int(2)?)?,
-        Op::Narrow => views::narrow(x, a.int(1)?, a.int(2)?, a.int(3)?)?,
-        Op::Unsqueeze => views::unsqueeze(x, a.int(1)?)?,
-        Op::Squeeze => views::squeeze(x, a.opt_ints(1)?)?,
-        Op::Unflatten => views::unflatten(x, a.int(1)?, a.ints(2)?)?,
-        Op::Diagonal => views::diagonal(x, a.int(1)?, a.int(2)?, a.int(3)?)?,
-        _ => return Ok(None),
-    }))
-}
-
-pub(crate) fn meta<T: Shaped + Clone>(op: Op, args: &[Value<T>]) -> Result<Vec<TensorMeta>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    if let Some(l) = view_layout(op, &a)? {
-        return Ok(vec![TensorMeta::from_layout(x.dtype(), &l)]);
-    }
-    if op == Op::ViewDtype {
-        let dt = a.dtype(1)?;
-        return Ok(vec![TensorMeta::from_layout(
-            dt,
-            &rynamo_tensor::view_dtype::view_dtype_layout(x, dt)?,
-        )]);
-    }
-    let contiguous = |dt| TensorMeta::contiguous(dt, x.shape());
-    let m = match op {
-        Op::Reshape => reshape_meta(x, a.ints(1)?)?,
-        Op::Flatten => {
-            let shape = views::flatten_shape(x, a.int(1)?, a.int(2)?)?;
-            if shape.len() == x.ndim() && x.ndim() > 0 {
-                meta_of(x)
-            } else {
-                reshape_meta(x, &shape)?
+/// A pure view: `|a| layout` (from `rynamo_tensor::views`) for the meta, `|a| tensor` for the
+/// kernel, both on the typed arguments `a`.
+macro_rules! view {
+    ($name:ident = $schema:literal, [$($flag:ident)*], |$m:ident| $layout:expr, |$e:ident| $kernel:expr
+        $(, with $($with:tt)*)?) => {
+        op! {
+            $name = $schema, View, [$($flag)*];
+            meta(_, $m) {
+                let l: Layout = $layout;
+                Ok(vec![TensorMeta::from_layout($m.self_.dtype(), &l)])
             }
+            eager(_, $e) { Ok(vec![$kernel]) }
+            $(with $($with)*)?
         }
-        Op::AsStrided => TensorMeta::from_layout(
-            x.dtype(),
-            &views::as_strided(x, a.ints(1)?, a.ints(2)?, a.opt_int(3)?, None)?,
-        ),
-        Op::Contiguous if rynamo_tensor::layout::is_contiguous(x.shape(), x.strides()) => {
-            meta_of(x)
-        }
-        Op::Contiguous => contiguous(x.dtype()),
-        Op::Clone => preserving(x, x.dtype()),
-        Op::GetItem => index::getitem_meta(&meta_of(x), &shaped_items(a.index(1)?))?,
-        Op::To => match a.opt_dtype(1)? {
-            Some(d) if d != x.dtype() => contiguous(d),
-            _ if a.bool(2)? => contiguous(x.dtype()),
-            _ => meta_of(x),
-        },
-        Op::Type => match a.opt_dtype(1)? {
-            Some(d) if d != x.dtype() => contiguous(d),
-            _ => meta_of(x),
-        },
-        _ => return Err(wrong_module(op)),
     };
-    Ok(vec![m])
 }
 
-/// Index items over metas of the tensors.
-fn shaped_items<T: Shaped>(
-    items: &[rynamo_tensor::IndexItem<T>],
-) -> Vec<rynamo_tensor::IndexItem<TensorMeta>> {
-    items.iter().map(|it| it.map(super::meta_of)).collect()
+fn x_with(rest: Vec<Value<Tensor>>) -> Sample {
+    let mut args = vec![t(fx::x())];
+    args.extend(rest);
+    pos_args(args)
 }
 
+/// `x.t()`: a transposed (non-contiguous) input.
+fn transposed() -> Sample {
+    pos_args(vec![t(fx::x()
+        .t()
+        .expect("invariant: sample tensors have valid shapes"))])
+}
+
+view!(view = "view(Tensor self, int[] size) -> Tensor", [METHOD VIEW],
+    |a| views::view(a.self_, a.size)?, |a| a.self_.view(a.size)?,
+    with .vjp(&vjp::VIEW).sample(|| x_with(vec![Value::Int(3), Value::Int(-1)])));
+view!(permute = "permute(Tensor self, int[] dims) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::permute(a.self_, a.dims)?, |a| a.self_.permute(a.dims)?,
+    with .vjp(&vjp::PERMUTE).sample(|| x_with(vec![Value::Int(1), Value::Int(0)])));
+view!(transpose = "transpose(Tensor self, int dim0, int dim1) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::transpose(a.self_, a.dim0, a.dim1)?, |a| a.self_.transpose(a.dim0, a.dim1)?,
+    with .vjp(&vjp::TRANSPOSE).sample(|| x_with(vec![Value::Int(0), Value::Int(-1)])));
+view!(t = "t(Tensor self) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::t(a.self_)?, |a| a.self_.t()?, with .vjp(&vjp::T_));
+view!(expand = "expand(Tensor self, int[] size) -> Tensor", [METHOD VIEW],
+    |a| views::expand(a.self_, a.size)?, |a| a.self_.expand(a.size)?,
+    with .vjp(&vjp::EXPAND)
+        .sample(|| pos_args(vec![t(fx::y()), Value::Int(4), Value::Int(-1)])));
+view!(
+    slice = "slice(Tensor self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor",
+    [VIEW],
+    |a| views::slice(a.self_, a.dim, a.start, a.end, a.step)?,
+    |a| a.self_.slice(a.dim, a.start, a.end, a.step)?,
+    with.vjp(&vjp::SLICE).sample(|| x_with(vec![
+        Value::Int(1),
+        Value::Int(1),
+        Value::None,
+        Value::Int(1)
+    ]))
+);
+view!(select = "select(Tensor self, int dim, int index) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::select(a.self_, a.dim, a.index)?, |a| a.self_.select(a.dim, a.index)?,
+    with .vjp(&vjp::SELECT).sample(|| x_with(vec![Value::Int(1), Value::Int(-1)])));
+view!(narrow = "narrow(Tensor self, int dim, int start, int length) -> Tensor",
+    [FUNCTION METHOD VIEW],
+    |a| views::narrow(a.self_, a.dim, a.start, a.length)?,
+    |a| a.self_.narrow(a.dim, a.start, a.length)?,
+    with .vjp(&vjp::NARROW)
+        .sample(|| x_with(vec![Value::Int(1), Value::Int(1), Value::Int(2)])));
+view!(unsqueeze = "unsqueeze(Tensor self, int dim) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::unsqueeze(a.self_, a.dim)?, |a| a.self_.unsqueeze(a.dim)?,
+    with .vjp(&vjp::UNSQUEEZE).sample(|| x_with(vec![Value::Int(-1)])));
+view!(squeeze = "squeeze(Tensor self, int[]? dim=None) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::squeeze(a.self_, a.dim)?, |a| a.self_.squeeze(a.dim)?,
+    with .vjp(&vjp::SQUEEZE).sample(|| pos_args(vec![t(f32s(&[1, 3, 1]))])));
+view!(unflatten = "unflatten(Tensor self, int dim, int[] sizes) -> Tensor", [FUNCTION METHOD VIEW],
+    |a| views::unflatten(a.self_, a.dim, a.sizes)?, |a| a.self_.unflatten(a.dim, a.sizes)?,
+    with .vjp(&vjp::UNSAFE_VIEW)
+        .sample(|| x_with(vec![Value::Int(1), Value::IntList(vec![3, 1])])));
+view!(diagonal = "diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+    [FUNCTION METHOD VIEW],
+    |a| views::diagonal(a.self_, a.offset, a.dim1, a.dim2)?,
+    |a| a.self_.diagonal(a.offset, a.dim1, a.dim2)?,
+    with .sample(|| x_with(vec![Value::Int(1)])));
+view!(as_strided =
+    "as_strided(Tensor self, int[] size, int[] stride, int? storage_offset=None) -> Tensor",
+    [FUNCTION METHOD VIEW],
+    |a| views::as_strided(a.self_, a.size, a.stride, a.storage_offset, None)?,
+    |a| a.self_.as_strided(a.size, a.stride, a.storage_offset)?,
+    with .sample(|| x_with(vec![Value::IntList(vec![2, 2]), Value::IntList(vec![1, 2])])));
+
+/// `reshape`'s meta: a view where the strides allow one, else a contiguous copy.
 fn reshape_meta<T: Shaped>(x: &T, shape: &[i64]) -> Result<TensorMeta> {
     Ok(match views::reshape(x, shape)? {
         Some(l) => TensorMeta::from_layout(x.dtype(), &l),
@@ -88,36 +106,116 @@ fn reshape_meta<T: Shaped>(x: &T, shape: &[i64]) -> Result<TensorMeta> {
     })
 }
 
-pub(crate) fn eager(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let a = Args(args);
-    let x = a.tensor(0)?;
-    let t = match op {
-        Op::View => x.view(a.ints(1)?)?,
-        Op::Permute => x.permute(a.ints(1)?)?,
-        Op::Transpose => x.transpose(a.int(1)?, a.int(2)?)?,
-        Op::T => x.t()?,
-        Op::Expand => x.expand(a.ints(1)?)?,
-        Op::Slice => x.slice(a.int(1)?, a.opt_int(2)?, a.opt_int(3)?, a.int(4)?)?,
-        Op::Select => x.select(a.int(1)?, a.int(2)?)?,
-        Op::Narrow => x.narrow(a.int(1)?, a.int(2)?, a.int(3)?)?,
-        Op::Unsqueeze => x.unsqueeze(a.int(1)?)?,
-        Op::Squeeze => x.squeeze(a.opt_ints(1)?)?,
-        Op::Unflatten => x.unflatten(a.int(1)?, a.ints(2)?)?,
-        Op::Diagonal => x.diagonal(a.int(1)?, a.int(2)?, a.int(3)?)?,
-        Op::Reshape => x.reshape(a.ints(1)?)?,
-        Op::Flatten => x.flatten(a.int(1)?, a.int(2)?)?,
-        Op::AsStrided => x.as_strided(a.ints(1)?, a.ints(2)?, a.opt_int(3)?)?,
-        Op::Contiguous => x.contiguous(),
-        Op::Clone => x.clone_preserving(),
-        Op::GetItem => index::getitem(x, a.index(1)?)?,
-        Op::To => match a.opt_dtype(1)? {
+op! {
+    reshape = "reshape(Tensor self, int[] shape) -> Tensor", View, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![reshape_meta(a.self_, a.shape)?]) }
+    eager(_, a) { Ok(vec![a.self_.reshape(a.shape)?]) }
+    with .vjp(&vjp::RESHAPE).sample(|| x_with(vec![Value::Int(3), Value::Int(-1)]))
+}
+
+op! {
+    flatten = "flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor", View,
+        [FUNCTION METHOD];
+    meta(_, a) {
+        let x = a.self_;
+        let shape = views::flatten_shape(x, a.start_dim, a.end_dim)?;
+        Ok(vec![if shape.len() == x.ndim() && x.ndim() > 0 {
+            meta_of(x)
+        } else {
+            reshape_meta(x, &shape)?
+        }])
+    }
+    eager(_, a) { Ok(vec![a.self_.flatten(a.start_dim, a.end_dim)?]) }
+    with .vjp(&vjp::UNSAFE_VIEW).sample(transposed)
+}
+
+op! {
+    contiguous = "contiguous(Tensor self) -> Tensor", Pointwise, [METHOD];
+    meta(_, a) {
+        let x = a.self_;
+        Ok(vec![if rynamo_tensor::layout::is_contiguous(x.shape(), x.strides()) {
+            meta_of(x)
+        } else {
+            TensorMeta::contiguous(x.dtype(), x.shape())
+        }])
+    }
+    eager(_, a) { Ok(vec![a.self_.contiguous()]) }
+    with .vjp(&vjp::CLONE).sample(transposed)
+}
+
+op! {
+    clone = "clone(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![preserving(a.self_, a.self_.dtype())]) }
+    eager(_, a) { Ok(vec![a.self_.clone_preserving()]) }
+    with .vjp(&vjp::CLONE)
+}
+
+op! {
+    get_item = "__getitem__(Tensor self, Index[] indices) -> Tensor", Extern, [METHOD DATA_DEPENDENT];
+    meta(_, a) {
+        let items: Vec<IndexItem<TensorMeta>> = a.indices.iter().map(|it| it.map(meta_of)).collect();
+        Ok(vec![index::getitem_meta(&meta_of(a.self_), &items)?])
+    }
+    eager(_, a) { Ok(vec![index::getitem(a.self_, a.indices)?]) }
+    with .vjp(&vjp::GETITEM).sample(|| {
+        let items = vec![
+            IndexItem::Slice {
+                start: None,
+                stop: None,
+                step: Some(2),
+            },
+            IndexItem::Tensor(fx::longs(&[2, 0])),
+        ];
+        x_with(vec![Value::Index(items)])
+    })
+}
+
+/// `x.to(float16)`.
+fn to_half() -> Sample {
+    x_with(vec![Value::DType(DType::Float16)])
+}
+
+op! {
+    to = "to(Tensor self, ScalarType? dtype=None, *, bool copy=False) -> Tensor", Pointwise, [METHOD];
+    meta(_, a) {
+        let x = a.self_;
+        Ok(vec![match a.dtype {
+            Some(d) if d != x.dtype() => TensorMeta::contiguous(d, x.shape()),
+            _ if a.copy => TensorMeta::contiguous(x.dtype(), x.shape()),
+            _ => meta_of(x),
+        }])
+    }
+    eager(_, a) {
+        let x = a.self_;
+        Ok(vec![match a.dtype {
             Some(d) if d != x.dtype() => x.to_dtype(d),
-            _ if a.bool(2)? => x.deep_clone(),
+            _ if a.copy => x.deep_clone(),
             _ => x.clone(),
-        },
-        Op::Type => x.to_dtype(a.opt_dtype(1)?.unwrap_or(x.dtype())),
-        Op::ViewDtype => x.view_dtype(a.dtype(1)?)?,
-        _ => return Err(wrong_module(op)),
-    };
-    Ok(vec![t])
+        }])
+    }
+    with .vjp(&vjp::TO).sample(to_half)
+}
+
+op! {
+    r#type = "type(Tensor self, ScalarType dtype) -> Tensor", Pointwise, [METHOD];
+    meta(_, a) {
+        let x = a.self_;
+        Ok(vec![if a.dtype != x.dtype() {
+            TensorMeta::contiguous(a.dtype, x.shape())
+        } else {
+            meta_of(x)
+        }])
+    }
+    eager(_, a) { Ok(vec![a.self_.to_dtype(a.dtype)]) }
+    with .vjp(&vjp::TO).sample(to_half)
+}
+
+op! {
+    view_dtype = "view.dtype(Tensor self, ScalarType dtype) -> Tensor", Extern, [METHOD VIEW];
+    meta(_, a) {
+        let l = rynamo_tensor::view_dtype::view_dtype_layout(a.self_, a.dtype)?;
+        Ok(vec![TensorMeta::from_layout(a.dtype, &l)])
+    }
+    eager(_, a) { Ok(vec![a.self_.view_dtype(a.dtype)?]) }
+    with .sample(|| x_with(vec![Value::DType(DType::Int32)]))
 }

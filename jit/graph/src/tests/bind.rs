@@ -253,30 +253,3 @@ fn eager_errors_keep_kind_and_wording() {
     .unwrap_err();
     assert_eq!(e.kind(), rynamo_tensor::ErrorKind::Value);
 }
-
-#[test]
-fn pointwise_kinds_for_backends() {
-    use rynamo_tensor::{BinaryOp, UnaryOp};
-    let t = Value::Tensor(x());
-    let a = Op::LeakyRelu
-        .schema()
-        .bind(vec![t.clone(), Value::Float(0.2)], vec![])
-        .unwrap();
-    assert_eq!(
-        registry::unary_kind(Op::LeakyRelu, &a).unwrap(),
-        Some(UnaryOp::LeakyRelu { slope: 0.2 })
-    );
-    assert_eq!(registry::unary_kind(Op::Add, &a).unwrap(), None);
-    let a = Op::Sub_
-        .schema()
-        .bind(
-            vec![t.clone(), Value::Int(1)],
-            vec![("alpha".into(), Value::Int(3))],
-        )
-        .unwrap();
-    assert_eq!(
-        registry::binary_kind(Op::Sub_, &a).unwrap(),
-        Some((BinaryOp::Sub, Scalar::Int(3)))
-    );
-    assert_eq!(registry::binary_kind(Op::Matmul, &a).unwrap(), None);
-}

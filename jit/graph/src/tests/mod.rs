@@ -2,11 +2,14 @@
 
 mod aot;
 mod bind;
+mod decompositions;
 mod errors;
 mod errors_nn;
 mod gradcheck;
 mod graph_ir;
 mod linalg_grad;
+mod operators;
 mod partition_golden;
-mod passes;
 mod samples;
+mod special_ops;
+mod wire_ids;

@@ -161,6 +161,47 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x
 
 
+def erfinv(x):
+    """The inverse of `math.erf` by bisection in float64 (on `erfc` in the tails, where `erf`
+    rounds to 1): an independent reference, not the kernel's method."""
+
+    def one(y):
+        if math.isnan(y) or abs(y) > 1:
+            return math.nan
+        if abs(y) == 1:
+            return math.copysign(math.inf, y)
+        if y == 0:
+            return y
+        if abs(y) < 1e-8:
+            # sqrt(pi)/2 (y + pi y^3 / 12): the next term is below y's last bit.
+            return math.sqrt(math.pi) / 2 * (y + math.pi * y**3 / 12)
+        a, lo, hi = abs(y), 0.0, 10.0
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            low = math.erf(mid) < a if a <= 0.5 else math.erfc(mid) > 1 - a
+            lo, hi = (mid, hi) if low else (lo, mid)
+            if hi - lo <= 1e-17 * hi:
+                break
+        return math.copysign((lo + hi) / 2, y)
+
+    x = np.asarray(x, dtype=np.float64)
+    return np.vectorize(one, otypes=[np.float64])(x) if x.size else x
+
+
+def logit(x, eps):
+    x = np.asarray(x, dtype=np.float64)
+    if eps is not None and eps >= 0:
+        x = np.where(x < eps, eps, np.where(x > 1 - eps, 1 - eps, x))
+    with np.errstate(all="ignore"):
+        return np.log(x / (1 - x))
+
+
+def xlogy(x, y):
+    with np.errstate(all="ignore"):
+        prod = np.asarray(x, dtype=np.float64) * np.log(np.asarray(y, dtype=np.float64))
+    return np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0.0, prod))
+
+
 def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 

@@ -80,7 +80,36 @@ fn g_round_m(c: &mut Ctx<'_>) -> Args {
     a
 }
 fn g_nan_to_num(c: &mut Ctx<'_>) -> Args {
-    let mut a = g_real(c);
+    nan_to_num_args(c, false)
+}
+fn g_nan_to_num_m(c: &mut Ctx<'_>) -> Args {
+    nan_to_num_args(c, true)
+}
+fn g_logit(c: &mut Ctx<'_>) -> Args {
+    logit_args(c, false)
+}
+fn g_logit_m(c: &mut Ctx<'_>) -> Args {
+    logit_args(c, true)
+}
+/// `logit` over [-1, 1] (NaN below 0 and above 1 without `eps`), sometimes with an `eps`.
+fn logit_args(c: &mut Ctx<'_>, inplace: bool) -> Args {
+    let mut a = unary(c, Domain::Unit, inplace);
+    if c.chance(0.5) {
+        a.push(("eps", f(c.pick(&[0.0, 0.1, 0.25]))));
+    }
+    a
+}
+fn g_xlogy(c: &mut Ctx<'_>) -> Args {
+    operands(
+        c,
+        ["self", "other"],
+        [true, true],
+        [Domain::Real, Domain::Pos],
+        false,
+    )
+}
+fn nan_to_num_args(c: &mut Ctx<'_>, inplace: bool) -> Args {
+    let mut a = unary(c, Domain::Real, inplace);
     if c.chance(0.5) {
         a.push(("nan", f(c.pick(&[1.5, -2.0]))));
     }
@@ -446,6 +475,7 @@ fn float_unary(op: Op) -> Option<(&'static str, Domain, u64)> {
         Tanh | Tanh_ => ("np.tanh(self)", Real, 4),
         Sigmoid | Sigmoid_ => ("sigmoid(self)", Real, 4),
         Erf => ("erf(self)", Real, 4),
+        Erfinv => ("erfinv(self)", Unit, 4),
         Reciprocal | Reciprocal_ => ("1 / self", NonZero, 1),
         _ => return None,
     })
@@ -513,6 +543,25 @@ pub fn spec(op: Op) -> Option<Spec> {
             g_nan_to_num,
             "nan_to_num(self, nan, posinf, neginf, out_dtype)",
         ),
+        NanToNum_ => same(
+            g_nan_to_num_m,
+            "nan_to_num(self, nan, posinf, neginf, out_dtype)",
+        )
+        .inplace(),
+        // The result is near 0 where `z / (1 - z)` is near 1: its error is absolute there.
+        Logit => Spec::new(g_logit, "logit(self, eps)")
+            .out(float_rule)
+            .scale("1 + 0 * self")
+            .tol(4, 4.0),
+        Logit_ => Spec::new(g_logit_m, "logit(self, eps)")
+            .out(float_rule)
+            .scale("1 + 0 * self")
+            .tol(4, 4.0)
+            .inplace(),
+        Xlogy => Spec::new(g_xlogy, "xlogy(self, other)")
+            .out(float_rule)
+            .scale("np.abs(self + 0 * other)")
+            .tol(4, 4.0),
         LogicalNot => same(g_real, "np.logical_not(self)").out(bool_rule),
         IsNan => same(g_real, "np.isnan(self)").out(bool_rule),
         IsInf => same(g_real, "np.isinf(self)").out(bool_rule),

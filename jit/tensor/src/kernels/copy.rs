@@ -16,6 +16,23 @@ pub fn copy_cast(out: &Tensor, src: &Tensor) {
     })
 }
 
+/// Runs kernel `f` on a tensor of `out`'s shape in the compute dtype `c`: on `out` itself when it
+/// has that dtype, else on a temporary that is then cast into `out` (halves computed in f32, an
+/// integer result written to a wider output). Nothing is written to `out` when `f` fails.
+pub fn through_dtype(
+    out: &Tensor,
+    c: crate::DType,
+    f: impl FnOnce(&Tensor) -> crate::Result<()>,
+) -> crate::Result<()> {
+    if out.dtype() == c {
+        return f(out);
+    }
+    let tmp = Tensor::empty(out.shape(), c);
+    f(&tmp)?;
+    copy_cast(out, &tmp);
+    Ok(())
+}
+
 /// Byte copy when both are contiguous; returns false when it did not apply.
 fn try_memcpy(out: &Tensor, src: &Tensor) -> bool {
     if !out.is_contiguous() || !src.is_contiguous() {

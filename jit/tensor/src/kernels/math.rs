@@ -25,6 +25,8 @@ pub trait Flt: Element + Float + std::ops::AddAssign {
     fn trig_rare(self) -> bool;
     /// `tanh`, vectorisable (f32; f64 uses libm).
     fn tanh_v(self) -> Self;
+    /// Calls the version of scalar function `f` for this type.
+    fn call1(f: &crate::expr::ScalarFn1, x: Self) -> Self;
 }
 
 impl Flt for f32 {
@@ -64,6 +66,10 @@ impl Flt for f32 {
     fn tanh_v(self) -> Self {
         super::vmath::tanh_f32(self)
     }
+    #[inline(always)]
+    fn call1(f: &crate::expr::ScalarFn1, x: Self) -> Self {
+        (f.f32)(x)
+    }
 }
 
 impl Flt for f64 {
@@ -102,6 +108,10 @@ impl Flt for f64 {
     #[inline(always)]
     fn tanh_v(self) -> Self {
         self.tanh()
+    }
+    #[inline(always)]
+    fn call1(f: &crate::expr::ScalarFn1, x: Self) -> Self {
+        (f.f64)(x)
     }
 }
 

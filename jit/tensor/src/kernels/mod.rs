@@ -5,5 +5,6 @@ pub mod copy;
 pub mod map;
 pub mod math;
 pub mod simd;
+pub mod special;
 pub mod unary;
 pub mod vmath;

@@ -1,5 +1,6 @@
 //! Unary pointwise ops: the dtype rule ([`UnaryOp::out_dtype`]) and the kernels.
 
+use super::copy::through_dtype;
 use super::map::{map1, map1_patched};
 use super::math::{Flt, Int, gelu_erf, gelu_tanh, sigmoid, softplus};
 use crate::error::bail;
@@ -226,44 +227,32 @@ pub fn unary_into(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
         }
         Class::Same if !dt.is_floating_point() => {
             let src = x.to_dtype(dt);
-            let target = if out.dtype() == dt {
-                out.clone()
-            } else {
-                Tensor::empty(out.shape(), dt)
-            };
-            match dt {
-                DType::Bool => bool_kernel(op, &target, &src)?,
-                DType::UInt8 => int_kernel::<u8>(op, &target, &src),
-                DType::Int8 => int_kernel::<i8>(op, &target, &src),
-                DType::Int16 => int_kernel::<i16>(op, &target, &src),
-                DType::Int32 => int_kernel::<i32>(op, &target, &src),
-                DType::Int64 => int_kernel::<i64>(op, &target, &src),
-                _ => unreachable!("invariant: integral dtype"),
-            }
-            if out.dtype() != dt {
-                super::copy::copy_cast(out, &target);
-            }
-            return Ok(());
+            return through_dtype(out, dt, |target| {
+                match dt {
+                    DType::Bool => bool_kernel(op, target, &src)?,
+                    DType::UInt8 => int_kernel::<u8>(op, target, &src),
+                    DType::Int8 => int_kernel::<i8>(op, target, &src),
+                    DType::Int16 => int_kernel::<i16>(op, target, &src),
+                    DType::Int32 => int_kernel::<i32>(op, target, &src),
+                    DType::Int64 => int_kernel::<i64>(op, target, &src),
+                    _ => unreachable!("invariant: integral dtype"),
+                }
+                Ok(())
+            });
         }
         _ => {}
     }
     let op = half_limits(op, dt);
     let c = dt.compute_dtype();
     let src = x.to_dtype(c);
-    let target = if out.dtype() == c {
-        out.clone()
-    } else {
-        Tensor::empty(out.shape(), c)
-    };
-    match c {
-        DType::Float32 => float_kernel::<f32>(op, &target, &src),
-        DType::Float64 => float_kernel::<f64>(op, &target, &src),
-        _ => unreachable!("invariant: float compute dtype"),
-    }
-    if out.dtype() != c {
-        super::copy::copy_cast(out, &target);
-    }
-    Ok(())
+    through_dtype(out, c, |target| {
+        match c {
+            DType::Float32 => float_kernel::<f32>(op, target, &src),
+            DType::Float64 => float_kernel::<f64>(op, target, &src),
+            _ => unreachable!("invariant: float compute dtype"),
+        }
+        Ok(())
+    })
 }
 
 /// `nan_to_num`'s default infinities are the finite limits of the *output* dtype, which for half

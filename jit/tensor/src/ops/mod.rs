@@ -6,6 +6,7 @@ pub mod attention;
 pub mod conv;
 pub mod decomp;
 pub mod einsum;
+pub mod float_expr;
 pub mod gather;
 pub mod index;
 pub mod linalg;

@@ -230,16 +230,9 @@ fn pow_fast_path(
     crate::kernels::unary::unary(u, x).map(Some)
 }
 
-/// In-place `self op= other`; the result dtype must cast into `self`'s and the broadcast shape must
-/// be `self`'s.
-pub fn binary_(
-    op: BinaryOp,
-    this: &Tensor,
-    other: TensorOrScalar<&Tensor>,
-    alpha: Scalar,
-) -> Result<()> {
-    let a = TensorOrScalar::Tensor(this);
-    let meta = binary_meta(op, a, other)?;
+/// Whether an in-place op's result (`meta`) can be written into `this`: the broadcast shape must be
+/// `this`'s and the result dtype must cast into `this`'s (PyTorch's messages otherwise).
+pub fn check_writable(this: &Tensor, meta: &TensorMeta) -> Result<()> {
     if meta.shape != this.shape() {
         bail!(
             Runtime,
@@ -254,6 +247,20 @@ pub fn binary_(
             to: this.dtype(),
         });
     }
+    Ok(())
+}
+
+/// In-place `self op= other`; the result dtype must cast into `self`'s and the broadcast shape must
+/// be `self`'s.
+pub fn binary_(
+    op: BinaryOp,
+    this: &Tensor,
+    other: TensorOrScalar<&Tensor>,
+    alpha: Scalar,
+) -> Result<()> {
+    let a = TensorOrScalar::Tensor(this);
+    let meta = binary_meta(op, a, other)?;
+    check_writable(this, &meta)?;
     check_alpha(meta.dtype, alpha)?;
     let common = result_type(&[a.operand(), other.operand()]);
     let c = op.compute_dtype(common)?;

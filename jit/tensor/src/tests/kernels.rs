@@ -404,3 +404,22 @@ fn zero_dim_reductions_do_not_panic() {
     let s = crate::ops::nn::softmax(&x, 0, None, false).unwrap();
     assert_eq!((s.shape(), s.to_vec::<f32>()), (&[] as &[usize], vec![1.0]));
 }
+
+#[test]
+fn erfinv_inverts_erf() {
+    use crate::kernels::special::erfinv_f64;
+    for i in -999..=999 {
+        let y = f64::from(i) / 1000.0;
+        let x = erfinv_f64(y);
+        assert!((libm::erf(x) - y).abs() <= 2.0 * f64::EPSILON, "{y}: {x}");
+    }
+    // The tails, where erf rounds to 1: erfc(erfinv(y)) recovers 1 - y.
+    for t in [1e-3, 1e-8, 1e-15] {
+        let x = erfinv_f64(1.0 - t);
+        assert!((libm::erfc(x) - t).abs() <= 1e-3 * t, "{t}: {x}");
+    }
+    assert_eq!(erfinv_f64(1.0), f64::INFINITY);
+    assert_eq!(erfinv_f64(-1.0), f64::NEG_INFINITY);
+    assert!(erfinv_f64(1.5).is_nan() && erfinv_f64(f64::NAN).is_nan());
+    assert!(erfinv_f64(-0.0).is_sign_negative());
+}

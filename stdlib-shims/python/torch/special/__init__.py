@@ -1,12 +1,14 @@
-"""``torch.special``: the functions that compose from registry ops. Those that need kernels of
-their own (``erfc``, ``erfcx``, ``erfinv``, ``gammaln``, ``digamma``/``psi``, ``polygamma``, ``i0``/``i1``
+"""``torch.special``: registry ops of the same meaning (``logit``, ``erfinv``, ``xlogy``; ``expit`` is
+``sigmoid``) and the functions that compose from registry ops. Those that need kernels of
+their own (``erfc``, ``erfcx``, ``gammaln``, ``digamma``/``psi``, ``polygamma``, ``i0``/``i1``
 and kin, ``log_ndtr``, ``ndtri``, ``zeta``, the Bessel and orthogonal polynomials) are not here yet:
 using one raises ``AttributeError``."""
 
 import torch
-from torch._refs_special import entr, logit, ndtr, xlog1py  # noqa: F401
+from torch import erfinv, logit, xlogy  # noqa: F401
+from torch._refs_special import entr, ndtr, xlog1py  # noqa: F401
 
-__all__ = ["entr", "erf", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp", "ndtr", "round",
+__all__ = ["entr", "erf", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp", "ndtr", "round",
            "sinc", "softmax", "xlog1py", "xlogy"]
 
 
@@ -36,10 +38,6 @@ def round(input, *, decimals=0, out=None):
 
 def sinc(input, *, out=None):
     return torch.sinc(input)
-
-
-def xlogy(input, other, *, out=None):
-    return torch.xlogy(input, other)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):

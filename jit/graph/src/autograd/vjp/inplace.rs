@@ -110,23 +110,10 @@ fn index_put<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static COPY: VjpRule = vjp_rule!("CopyBackwards", Saves::NONE, copy);
-    static FILL: VjpRule = vjp_rule!("FillBackward0", Saves::NONE, fill);
-    static ZERO: VjpRule = vjp_rule!("ZeroBackward0", Saves::NONE, fill);
-    static NORMAL: VjpRule = vjp_rule!("NormalBackward0", Saves::NONE, fill);
-    static UNIFORM: VjpRule = vjp_rule!("UniformBackward0", Saves::NONE, fill);
-    static SETITEM: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), setitem);
-    static INDEX_PUT: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), index_put);
-    Some(match op {
-        Copy_ => &COPY,
-        Fill_ => &FILL,
-        Zero_ => &ZERO,
-        Normal_ => &NORMAL,
-        Uniform_ => &UNIFORM,
-        SetItem => &SETITEM,
-        IndexPut_ => &INDEX_PUT,
-        _ => return None,
-    })
-}
+pub(crate) static COPY: VjpRule = vjp_rule!("CopyBackwards", Saves::NONE, copy);
+pub(crate) static FILL: VjpRule = vjp_rule!("FillBackward0", Saves::NONE, fill);
+pub(crate) static ZERO: VjpRule = vjp_rule!("ZeroBackward0", Saves::NONE, fill);
+pub(crate) static NORMAL: VjpRule = vjp_rule!("NormalBackward0", Saves::NONE, fill);
+pub(crate) static UNIFORM: VjpRule = vjp_rule!("UniformBackward0", Saves::NONE, fill);
+pub(crate) static SETITEM: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), setitem);
+pub(crate) static INDEX_PUT: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), index_put);

@@ -203,27 +203,12 @@ fn outer<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static MM: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), mm);
-    static BMM: VjpRule = vjp_rule!("BmmBackward0", Saves::cross(&[0, 1]), mm);
-    static MATMUL: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), matmul);
-    static ADDMM: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[1, 2]), addmm);
-    static BADDBMM: VjpRule = vjp_rule!("BaddbmmBackward0", Saves::cross(&[1, 2]), addmm);
-    static LINEAR: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[0, 1]), linear);
-    static DOT: VjpRule = vjp_rule!("DotBackward0", Saves::cross(&[0, 1]), dot);
-    static MV: VjpRule = vjp_rule!("MvBackward0", Saves::cross(&[0, 1]), mv);
-    static OUTER: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), outer);
-    Some(match op {
-        Mm => &MM,
-        Bmm => &BMM,
-        Matmul => &MATMUL,
-        Addmm => &ADDMM,
-        Baddbmm => &BADDBMM,
-        Linear => &LINEAR,
-        Dot => &DOT,
-        Mv => &MV,
-        Outer => &OUTER,
-        _ => return None,
-    })
-}
+pub(crate) static MM: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), mm);
+pub(crate) static BMM: VjpRule = vjp_rule!("BmmBackward0", Saves::cross(&[0, 1]), mm);
+pub(crate) static MATMUL: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), matmul);
+pub(crate) static ADDMM: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[1, 2]), addmm);
+pub(crate) static BADDBMM: VjpRule = vjp_rule!("BaddbmmBackward0", Saves::cross(&[1, 2]), addmm);
+pub(crate) static LINEAR: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[0, 1]), linear);
+pub(crate) static DOT: VjpRule = vjp_rule!("DotBackward0", Saves::cross(&[0, 1]), dot);
+pub(crate) static MV: VjpRule = vjp_rule!("MvBackward0", Saves::cross(&[0, 1]), mv);
+pub(crate) static OUTER: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), outer);

@@ -174,24 +174,15 @@ fn eigh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    static INV: VjpRule = vjp_rule!("LinalgInvExBackward0", Saves::OUTPUT, inv);
-    static SOLVE: VjpRule = vjp_rule!(
-        "LinalgSolveExBackward0",
-        Saves::args_and_output(&[0]),
-        solve
-    );
-    static DET: VjpRule = vjp_rule!("LinalgDetBackward0", Saves::args_and_output(&[0]), det);
-    static SLOGDET: VjpRule = vjp_rule!("LinalgSlogdetBackward0", Saves::args(&[0]), slogdet);
-    static CHOLESKY: VjpRule = vjp_rule!("LinalgCholeskyExBackward0", Saves::OUTPUT, cholesky);
-    static EIGH: VjpRule = vjp_rule!("LinalgEighBackward0", Saves::OUTPUT, eigh);
-    Some(match op {
-        Op::LinalgInv => &INV,
-        Op::LinalgSolve => &SOLVE,
-        Op::LinalgDet => &DET,
-        Op::LinalgSlogdet => &SLOGDET,
-        Op::LinalgCholesky => &CHOLESKY,
-        Op::LinalgEigh => &EIGH,
-        _ => return None,
-    })
-}
+pub(crate) static INV: VjpRule = vjp_rule!("LinalgInvExBackward0", Saves::OUTPUT, inv);
+pub(crate) static SOLVE: VjpRule = vjp_rule!(
+    "LinalgSolveExBackward0",
+    Saves::args_and_output(&[0]),
+    solve
+);
+pub(crate) static DET: VjpRule = vjp_rule!("LinalgDetBackward0", Saves::args_and_output(&[0]), det);
+pub(crate) static SLOGDET: VjpRule =
+    vjp_rule!("LinalgSlogdetBackward0", Saves::args(&[0]), slogdet);
+pub(crate) static CHOLESKY: VjpRule =
+    vjp_rule!("LinalgCholeskyExBackward0", Saves::OUTPUT, cholesky);
+pub(crate) static EIGH: VjpRule = vjp_rule!("LinalgEighBackward0", Saves::OUTPUT, eigh);

@@ -10,14 +10,14 @@
 //! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
 //! AOTAutograd's partitioner sees the same dependency set.
 
-mod inplace;
-mod linalg;
-mod linalg_decomp;
+pub(crate) mod inplace;
+pub(crate) mod linalg;
+pub(crate) mod linalg_decomp;
 pub(crate) mod names;
-mod pointwise;
-mod pointwise_binary;
-mod reduce;
-mod views;
+pub(crate) mod pointwise;
+pub(crate) mod pointwise_binary;
+pub(crate) mod reduce;
+pub(crate) mod views;
 
 use rynamo_tensor::{Tensor, TensorMeta};
 
@@ -223,20 +223,15 @@ macro_rules! vjp_rule {
 }
 pub(crate) use vjp_rule;
 
-/// The formula of `op`; `None` for ops without one (non-differentiable, or not written yet:
-/// recording such an op when an input needs grad makes a node whose backward raises PyTorch's
-/// "not implemented" error).
+/// The formula of `op` (its [`crate::def::OpDef`]'s `vjp` slot; an in-place op uses its functional
+/// twin's); `None` for ops without one (non-differentiable, or not written yet: recording such an
+/// op when an input needs grad makes a node whose backward raises PyTorch's "not implemented"
+/// error).
 pub fn rule(op: Op) -> Option<&'static VjpRule> {
     if let Some(twin) = op.functional_twin() {
         return rule(twin);
     }
-    pointwise::rule(op)
-        .or_else(|| pointwise_binary::rule(op))
-        .or_else(|| reduce::rule(op))
-        .or_else(|| linalg::rule(op))
-        .or_else(|| linalg_decomp::rule(op))
-        .or_else(|| views::rule(op))
-        .or_else(|| inplace::rule(op))
+    op.def().vjp
 }
 
 /// Runs the eager instantiation of `r`.

@@ -369,87 +369,77 @@ fn nan_to_num<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static NEG: VjpRule = vjp_rule!("NegBackward0", Saves::NONE, neg);
-    static EXP: VjpRule = vjp_rule!("ExpBackward0", Saves::OUTPUT, exp);
-    static EXP2: VjpRule = vjp_rule!("Exp2Backward0", Saves::OUTPUT, exp2);
-    static EXPM1: VjpRule = vjp_rule!("Expm1Backward0", Saves::OUTPUT, expm1);
-    static LOG: VjpRule = vjp_rule!("LogBackward0", Saves::args(&[0]), log);
-    static LOG2: VjpRule = vjp_rule!("Log2Backward0", Saves::args(&[0]), log_base);
-    static LOG10: VjpRule = vjp_rule!("Log10Backward0", Saves::args(&[0]), log_base);
-    static LOG1P: VjpRule = vjp_rule!("Log1PBackward0", Saves::args(&[0]), log1p);
-    static SQRT: VjpRule = vjp_rule!("SqrtBackward0", Saves::OUTPUT, sqrt);
-    static RSQRT: VjpRule = vjp_rule!("RsqrtBackward0", Saves::OUTPUT, rsqrt);
-    static SIN: VjpRule = vjp_rule!("SinBackward0", Saves::args(&[0]), sin);
-    static COS: VjpRule = vjp_rule!("CosBackward0", Saves::args(&[0]), cos);
-    static TAN: VjpRule = vjp_rule!("TanBackward0", Saves::OUTPUT, tan);
-    static ASIN: VjpRule = vjp_rule!("AsinBackward0", Saves::args(&[0]), asin);
-    static ACOS: VjpRule = vjp_rule!("AcosBackward0", Saves::args(&[0]), acos);
-    static ATAN: VjpRule = vjp_rule!("AtanBackward0", Saves::args(&[0]), atan);
-    static SINH: VjpRule = vjp_rule!("SinhBackward0", Saves::args(&[0]), sinh);
-    static COSH: VjpRule = vjp_rule!("CoshBackward0", Saves::args(&[0]), cosh);
-    static TANH: VjpRule = vjp_rule!("TanhBackward0", Saves::OUTPUT, tanh);
-    static SIGMOID: VjpRule = vjp_rule!("SigmoidBackward0", Saves::OUTPUT, sigmoid);
-    static RELU: VjpRule = vjp_rule!("ReluBackward0", Saves::OUTPUT, relu);
-    static RELU6: VjpRule = vjp_rule!("HardtanhBackward0", Saves::args(&[0]), relu6);
-    static LEAKY: VjpRule = vjp_rule!("LeakyReluBackward0", Saves::args(&[0]), leaky_relu);
-    static ELU: VjpRule = vjp_rule!("EluBackward0", Saves::args(&[0]), elu);
-    static GELU: VjpRule = vjp_rule!("GeluBackward0", Saves::args(&[0]), gelu);
-    static SILU: VjpRule = vjp_rule!("SiluBackward0", Saves::args(&[0]), silu);
-    static MISH: VjpRule = vjp_rule!("MishBackward0", Saves::args(&[0]), mish);
-    static SOFTPLUS: VjpRule = vjp_rule!("SoftplusBackward0", Saves::args(&[0]), softplus);
-    static ERF: VjpRule = vjp_rule!("ErfBackward0", Saves::args(&[0]), erf);
-    static FLOOR: VjpRule = vjp_rule!("FloorBackward0", Saves::NONE, zero);
-    static CEIL: VjpRule = vjp_rule!("CeilBackward0", Saves::NONE, zero);
-    static ROUND: VjpRule = vjp_rule!("RoundBackward0", Saves::NONE, zero);
-    static TRUNC: VjpRule = vjp_rule!("TruncBackward0", Saves::NONE, zero);
-    static SIGN: VjpRule = vjp_rule!("SignBackward0", Saves::NONE, zero);
-    static FRAC: VjpRule = vjp_rule!("FracBackward0", Saves::NONE, identity);
-    static ABS: VjpRule = vjp_rule!("AbsBackward0", Saves::args(&[0]), abs);
-    static RECIP: VjpRule = vjp_rule!("ReciprocalBackward0", Saves::OUTPUT, reciprocal);
-    static SQUARE: VjpRule = vjp_rule!("PowBackward0", Saves::args(&[0]), square);
-    static NAN_TO_NUM: VjpRule = vjp_rule!("NanToNumBackward0", Saves::args(&[0]), nan_to_num);
-    Some(match op {
-        Neg => &NEG,
-        Exp => &EXP,
-        Exp2 => &EXP2,
-        Expm1 => &EXPM1,
-        Log => &LOG,
-        Log2 => &LOG2,
-        Log10 => &LOG10,
-        Log1p => &LOG1P,
-        Sqrt => &SQRT,
-        Rsqrt => &RSQRT,
-        Sin => &SIN,
-        Cos => &COS,
-        Tan => &TAN,
-        Asin => &ASIN,
-        Acos => &ACOS,
-        Atan => &ATAN,
-        Sinh => &SINH,
-        Cosh => &COSH,
-        Tanh => &TANH,
-        Sigmoid => &SIGMOID,
-        Relu => &RELU,
-        Relu6 => &RELU6,
-        LeakyRelu => &LEAKY,
-        Elu => &ELU,
-        Gelu => &GELU,
-        Silu => &SILU,
-        Mish => &MISH,
-        Softplus => &SOFTPLUS,
-        Erf => &ERF,
-        Floor => &FLOOR,
-        Ceil => &CEIL,
-        Round => &ROUND,
-        Trunc => &TRUNC,
-        Sign => &SIGN,
-        Frac => &FRAC,
-        Abs => &ABS,
-        Reciprocal => &RECIP,
-        Square => &SQUARE,
-        NanToNum => &NAN_TO_NUM,
-        _ => return None,
+fn logit<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    // grad / (x (1 - x)); outside [eps, 1 - eps]: 0, or without eps outside [0, 1]: NaN
+    let eps = crate::rules::unary::logit::Args::read(c.args)?
+        .eps
+        .filter(|eps| *eps >= 0.0);
+    let (lo, hi, outside) = match eps {
+        Some(eps) => (eps, 1.0 - eps, 0.0),
+        None => (0.0, 1.0, f64::NAN),
+    };
+    unary(e, c, |e, c, g| {
+        let x = c.input(0)?;
+        let one_minus = e.rsub_s(1.0, &x)?;
+        let den = e.mul(&x, &one_minus)?;
+        let d = e.div(&g, &den)?;
+        let below = e.cmp_s(Op::Lt, &x, lo)?;
+        let above = e.cmp_s(Op::Gt, &x, hi)?;
+        let out = e.op(Op::LogicalOr, vec![t(&below), t(&above)])?;
+        e.where_(&out, f(outside), t(&d))
     })
 }
+
+fn erfinv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    // grad * sqrt(pi) / 2 * exp(result^2)
+    unary(e, c, |e, c, g| {
+        let r = c.output(0)?;
+        let r2 = e.mul(&r, &r)?;
+        let ex = e.unary(Op::Exp, &r2)?;
+        let d = e.mul_s(&ex, PI.sqrt() / 2.0)?;
+        e.mul(&g, &d)
+    })
+}
+
+pub(crate) static NEG: VjpRule = vjp_rule!("NegBackward0", Saves::NONE, neg);
+pub(crate) static EXP: VjpRule = vjp_rule!("ExpBackward0", Saves::OUTPUT, exp);
+pub(crate) static EXP2: VjpRule = vjp_rule!("Exp2Backward0", Saves::OUTPUT, exp2);
+pub(crate) static EXPM1: VjpRule = vjp_rule!("Expm1Backward0", Saves::OUTPUT, expm1);
+pub(crate) static LOG: VjpRule = vjp_rule!("LogBackward0", Saves::args(&[0]), log);
+pub(crate) static LOG2: VjpRule = vjp_rule!("Log2Backward0", Saves::args(&[0]), log_base);
+pub(crate) static LOG10: VjpRule = vjp_rule!("Log10Backward0", Saves::args(&[0]), log_base);
+pub(crate) static LOG1P: VjpRule = vjp_rule!("Log1PBackward0", Saves::args(&[0]), log1p);
+pub(crate) static SQRT: VjpRule = vjp_rule!("SqrtBackward0", Saves::OUTPUT, sqrt);
+pub(crate) static RSQRT: VjpRule = vjp_rule!("RsqrtBackward0", Saves::OUTPUT, rsqrt);
+pub(crate) static SIN: VjpRule = vjp_rule!("SinBackward0", Saves::args(&[0]), sin);
+pub(crate) static COS: VjpRule = vjp_rule!("CosBackward0", Saves::args(&[0]), cos);
+pub(crate) static TAN: VjpRule = vjp_rule!("TanBackward0", Saves::OUTPUT, tan);
+pub(crate) static ASIN: VjpRule = vjp_rule!("AsinBackward0", Saves::args(&[0]), asin);
+pub(crate) static ACOS: VjpRule = vjp_rule!("AcosBackward0", Saves::args(&[0]), acos);
+pub(crate) static ATAN: VjpRule = vjp_rule!("AtanBackward0", Saves::args(&[0]), atan);
+pub(crate) static SINH: VjpRule = vjp_rule!("SinhBackward0", Saves::args(&[0]), sinh);
+pub(crate) static COSH: VjpRule = vjp_rule!("CoshBackward0", Saves::args(&[0]), cosh);
+pub(crate) static TANH: VjpRule = vjp_rule!("TanhBackward0", Saves::OUTPUT, tanh);
+pub(crate) static SIGMOID: VjpRule = vjp_rule!("SigmoidBackward0", Saves::OUTPUT, sigmoid);
+pub(crate) static RELU: VjpRule = vjp_rule!("ReluBackward0", Saves::OUTPUT, relu);
+pub(crate) static RELU6: VjpRule = vjp_rule!("HardtanhBackward0", Saves::args(&[0]), relu6);
+pub(crate) static LEAKY: VjpRule = vjp_rule!("LeakyReluBackward0", Saves::args(&[0]), leaky_relu);
+pub(crate) static ELU: VjpRule = vjp_rule!("EluBackward0", Saves::args(&[0]), elu);
+pub(crate) static GELU: VjpRule = vjp_rule!("GeluBackward0", Saves::args(&[0]), gelu);
+pub(crate) static SILU: VjpRule = vjp_rule!("SiluBackward0", Saves::args(&[0]), silu);
+pub(crate) static MISH: VjpRule = vjp_rule!("MishBackward0", Saves::args(&[0]), mish);
+pub(crate) static SOFTPLUS: VjpRule = vjp_rule!("SoftplusBackward0", Saves::args(&[0]), softplus);
+pub(crate) static ERF: VjpRule = vjp_rule!("ErfBackward0", Saves::args(&[0]), erf);
+pub(crate) static FLOOR: VjpRule = vjp_rule!("FloorBackward0", Saves::NONE, zero);
+pub(crate) static CEIL: VjpRule = vjp_rule!("CeilBackward0", Saves::NONE, zero);
+pub(crate) static ROUND: VjpRule = vjp_rule!("RoundBackward0", Saves::NONE, zero);
+pub(crate) static TRUNC: VjpRule = vjp_rule!("TruncBackward0", Saves::NONE, zero);
+pub(crate) static SIGN: VjpRule = vjp_rule!("SignBackward0", Saves::NONE, zero);
+pub(crate) static FRAC: VjpRule = vjp_rule!("FracBackward0", Saves::NONE, identity);
+pub(crate) static ABS: VjpRule = vjp_rule!("AbsBackward0", Saves::args(&[0]), abs);
+pub(crate) static RECIP: VjpRule = vjp_rule!("ReciprocalBackward0", Saves::OUTPUT, reciprocal);
+pub(crate) static SQUARE: VjpRule = vjp_rule!("PowBackward0", Saves::args(&[0]), square);
+pub(crate) static NAN_TO_NUM: VjpRule =
+    vjp_rule!("NanToNumBackward0", Saves::args(&[0]), nan_to_num);
+pub(crate) static LOGIT: VjpRule = vjp_rule!("LogitBackward0", Saves::args(&[0]), logit);
+pub(crate) static ERFINV: VjpRule = vjp_rule!("ErfinvBackward0", Saves::OUTPUT, erfinv);

@@ -341,48 +341,65 @@ fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static ADD: VjpRule = vjp_rule!("AddBackward0", Saves::NONE, add_sub);
-    static SUB: VjpRule = vjp_rule!("SubBackward0", Saves::NONE, add_sub);
-    static MUL: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), mul);
-    static DIV: VjpRule = vjp_rule!("DivBackward0", Saves::cross(&[0]).and(&[1]), div);
-    static POW: VjpRule = vjp_rule!("PowBackward1", Saves::args_and_output(&[0, 1]), pow);
-    static MAXIMUM: VjpRule = vjp_rule!("MaximumBackward0", Saves::args(&[0, 1]), max_min);
-    static MINIMUM: VjpRule = vjp_rule!("MinimumBackward0", Saves::args(&[0, 1]), max_min);
-    static ATAN2: VjpRule = vjp_rule!("Atan2Backward0", Saves::args(&[0, 1]), atan2);
-    static WHERE: VjpRule = vjp_rule!("WhereBackward0", Saves::args(&[0]), where_);
-    static MASKED_FILL: VjpRule = vjp_rule!("MaskedFillBackward0", Saves::args(&[1]), masked_fill);
-    static CLAMP: VjpRule = vjp_rule!("ClampBackward1", Saves::args(&[0, 1, 2]), clamp);
-    static CLAMP_MIN: VjpRule = vjp_rule!("ClampMinBackward0", Saves::args(&[0, 1]), clamp);
-    static CLAMP_MAX: VjpRule = vjp_rule!("ClampMaxBackward0", Saves::args(&[0, 1]), clamp);
-    static FMOD: VjpRule = vjp_rule!("FmodBackward0", Saves::args(&[0, 1]), fmod_remainder);
-    static REMAINDER: VjpRule =
-        vjp_rule!("RemainderBackward0", Saves::args(&[0, 1]), fmod_remainder);
-    static HYPOT: VjpRule = vjp_rule!("HypotBackward0", Saves::args_and_output(&[0, 1]), hypot);
-    static LERP: VjpRule = vjp_rule!("LerpBackward0", Saves::args(&[0, 1, 2]), lerp);
-    static ADDCMUL: VjpRule = vjp_rule!("AddcmulBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
-    static ADDCDIV: VjpRule = vjp_rule!("AddcdivBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
-    Some(match op {
-        Add => &ADD,
-        Sub => &SUB,
-        Mul => &MUL,
-        Div => &DIV,
-        Pow => &POW,
-        Maximum | MaxOther => &MAXIMUM,
-        Minimum | MinOther => &MINIMUM,
-        Atan2 => &ATAN2,
-        Where => &WHERE,
-        MaskedFill => &MASKED_FILL,
-        Clamp | Clip => &CLAMP,
-        ClampMin => &CLAMP_MIN,
-        ClampMax => &CLAMP_MAX,
-        Fmod => &FMOD,
-        Remainder => &REMAINDER,
-        Hypot => &HYPOT,
-        Lerp => &LERP,
-        Addcmul => &ADDCMUL,
-        Addcdiv => &ADDCDIV,
-        _ => return None,
-    })
+fn xlogy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let other = operand::<E>(c, 1)?;
+    if c.needs(0) {
+        // xlogy(grad, other), 0 where self == 0 and other <= 0
+        let x = c.input(0)?;
+        let d = e.op(Op::Xlogy, vec![t(&g), other.clone()])?;
+        let zero = e.cmp_s(Op::Eq, &x, 0.0)?;
+        let at_pole = match &other {
+            Value::Tensor(y) => {
+                let nonpos = e.cmp_s(Op::Le, y, 0.0)?;
+                Some(e.op(Op::LogicalAnd, vec![t(&zero), t(&nonpos)])?)
+            }
+            Value::Scalar(s) if s.to_f64() <= 0.0 => Some(zero),
+            _ => None,
+        };
+        let d = match at_pole {
+            Some(m) => e.where_(&m, f(0.0), t(&d))?,
+            None => d,
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        // grad * self / other
+        let y = c.input(1)?;
+        let gx = match operand::<E>(c, 0)? {
+            Value::Tensor(x) => e.mul(&g, &x)?,
+            Value::Scalar(s) => e.mul_s(&g, s.to_f64())?,
+            _ => unreachable!("invariant: operand() returns tensors or numbers"),
+        };
+        let d = e.div(&gx, &y)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
 }
+
+pub(crate) static ADD: VjpRule = vjp_rule!("AddBackward0", Saves::NONE, add_sub);
+pub(crate) static SUB: VjpRule = vjp_rule!("SubBackward0", Saves::NONE, add_sub);
+pub(crate) static MUL: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), mul);
+pub(crate) static DIV: VjpRule = vjp_rule!("DivBackward0", Saves::cross(&[0]).and(&[1]), div);
+pub(crate) static POW: VjpRule = vjp_rule!("PowBackward1", Saves::args_and_output(&[0, 1]), pow);
+pub(crate) static MAXIMUM: VjpRule = vjp_rule!("MaximumBackward0", Saves::args(&[0, 1]), max_min);
+pub(crate) static MINIMUM: VjpRule = vjp_rule!("MinimumBackward0", Saves::args(&[0, 1]), max_min);
+pub(crate) static ATAN2: VjpRule = vjp_rule!("Atan2Backward0", Saves::args(&[0, 1]), atan2);
+pub(crate) static WHERE: VjpRule = vjp_rule!("WhereBackward0", Saves::args(&[0]), where_);
+pub(crate) static MASKED_FILL: VjpRule =
+    vjp_rule!("MaskedFillBackward0", Saves::args(&[1]), masked_fill);
+pub(crate) static CLAMP: VjpRule = vjp_rule!("ClampBackward1", Saves::args(&[0, 1, 2]), clamp);
+pub(crate) static CLAMP_MIN: VjpRule = vjp_rule!("ClampMinBackward0", Saves::args(&[0, 1]), clamp);
+pub(crate) static CLAMP_MAX: VjpRule = vjp_rule!("ClampMaxBackward0", Saves::args(&[0, 1]), clamp);
+pub(crate) static FMOD: VjpRule = vjp_rule!("FmodBackward0", Saves::args(&[0, 1]), fmod_remainder);
+pub(crate) static REMAINDER: VjpRule =
+    vjp_rule!("RemainderBackward0", Saves::args(&[0, 1]), fmod_remainder);
+pub(crate) static HYPOT: VjpRule =
+    vjp_rule!("HypotBackward0", Saves::args_and_output(&[0, 1]), hypot);
+pub(crate) static LERP: VjpRule = vjp_rule!("LerpBackward0", Saves::args(&[0, 1, 2]), lerp);
+pub(crate) static ADDCMUL: VjpRule =
+    vjp_rule!("AddcmulBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
+pub(crate) static ADDCDIV: VjpRule =
+    vjp_rule!("AddcdivBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
+pub(crate) static XLOGY: VjpRule = vjp_rule!("XlogyBackward0", Saves::args(&[0, 1]), xlogy);

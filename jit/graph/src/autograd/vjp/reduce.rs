@@ -327,43 +327,24 @@ fn norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static SUM: VjpRule = vjp_rule!("SumBackward1", Saves::NONE, sum);
-    static MEAN: VjpRule = vjp_rule!("MeanBackward1", Saves::NONE, sum);
-    static AMAX: VjpRule = vjp_rule!("AmaxBackward0", Saves::args_and_output(&[0]), amax_amin);
-    static AMIN: VjpRule = vjp_rule!("AminBackward0", Saves::args_and_output(&[0]), amax_amin);
-    static MAX: VjpRule = vjp_rule!("MaxBackward1", Saves::args_and_output(&[0]), amax_amin);
-    static MIN: VjpRule = vjp_rule!("MinBackward1", Saves::args_and_output(&[0]), amax_amin);
-    static MAX_DIM: VjpRule = vjp_rule!("MaxBackward0", Saves::OUTPUT, max_min_dim);
-    static MIN_DIM: VjpRule = vjp_rule!("MinBackward0", Saves::OUTPUT, max_min_dim);
-    static VAR: VjpRule = vjp_rule!("VarBackward0", Saves::args(&[0]), var_std);
-    static STD: VjpRule = vjp_rule!("StdBackward0", Saves::args_and_output(&[0]), var_std);
-    static LSE: VjpRule = vjp_rule!(
-        "LogsumexpBackward0",
-        Saves::args_and_output(&[0]),
-        logsumexp
-    );
-    static SOFTMAX: VjpRule = vjp_rule!("SoftmaxBackward0", Saves::OUTPUT, softmax);
-    static LOG_SOFTMAX: VjpRule = vjp_rule!("LogSoftmaxBackward0", Saves::OUTPUT, softmax);
-    static PROD: VjpRule = vjp_rule!("ProdBackward0", Saves::args(&[0]), prod);
-    static NORM: VjpRule = vjp_rule!("NormBackward1", Saves::args_and_output(&[0]), norm);
-    Some(match op {
-        Sum => &SUM,
-        Mean => &MEAN,
-        Amax => &AMAX,
-        Amin => &AMIN,
-        Max => &MAX,
-        Min => &MIN,
-        MaxDim => &MAX_DIM,
-        MinDim => &MIN_DIM,
-        Var => &VAR,
-        Std => &STD,
-        LogSumExp => &LSE,
-        Softmax => &SOFTMAX,
-        LogSoftmax => &LOG_SOFTMAX,
-        Prod => &PROD,
-        Norm | NormStr => &NORM,
-        _ => return None,
-    })
-}
+pub(crate) static SUM: VjpRule = vjp_rule!("SumBackward1", Saves::NONE, sum);
+pub(crate) static MEAN: VjpRule = vjp_rule!("MeanBackward1", Saves::NONE, sum);
+pub(crate) static AMAX: VjpRule =
+    vjp_rule!("AmaxBackward0", Saves::args_and_output(&[0]), amax_amin);
+pub(crate) static AMIN: VjpRule =
+    vjp_rule!("AminBackward0", Saves::args_and_output(&[0]), amax_amin);
+pub(crate) static MAX: VjpRule = vjp_rule!("MaxBackward1", Saves::args_and_output(&[0]), amax_amin);
+pub(crate) static MIN: VjpRule = vjp_rule!("MinBackward1", Saves::args_and_output(&[0]), amax_amin);
+pub(crate) static MAX_DIM: VjpRule = vjp_rule!("MaxBackward0", Saves::OUTPUT, max_min_dim);
+pub(crate) static MIN_DIM: VjpRule = vjp_rule!("MinBackward0", Saves::OUTPUT, max_min_dim);
+pub(crate) static VAR: VjpRule = vjp_rule!("VarBackward0", Saves::args(&[0]), var_std);
+pub(crate) static STD: VjpRule = vjp_rule!("StdBackward0", Saves::args_and_output(&[0]), var_std);
+pub(crate) static LSE: VjpRule = vjp_rule!(
+    "LogsumexpBackward0",
+    Saves::args_and_output(&[0]),
+    logsumexp
+);
+pub(crate) static SOFTMAX: VjpRule = vjp_rule!("SoftmaxBackward0", Saves::OUTPUT, softmax);
+pub(crate) static LOG_SOFTMAX: VjpRule = vjp_rule!("LogSoftmaxBackward0", Saves::OUTPUT, softmax);
+pub(crate) static PROD: VjpRule = vjp_rule!("ProdBackward0", Saves::args(&[0]), prod);
+pub(crate) static NORM: VjpRule = vjp_rule!("NormBackward1", Saves::args_and_output(&[0]), norm);

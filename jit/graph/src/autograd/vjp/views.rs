@@ -255,49 +255,24 @@ fn getitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(super) fn rule(op: Op) -> Option<&'static VjpRule> {
-    use Op::*;
-    static VIEW: VjpRule = vjp_rule!("ViewBackward0", Saves::NONE, reshape_back);
-    static RESHAPE: VjpRule = vjp_rule!("ViewBackward0", Saves::NONE, reshape_back);
-    static UNSAFE_VIEW: VjpRule = vjp_rule!("UnsafeViewBackward0", Saves::NONE, reshape_back);
-    static SQUEEZE: VjpRule = vjp_rule!("SqueezeBackward0", Saves::NONE, reshape_back);
-    static UNSQUEEZE: VjpRule = vjp_rule!("UnsqueezeBackward0", Saves::NONE, reshape_back);
-    static PERMUTE: VjpRule = vjp_rule!("PermuteBackward0", Saves::NONE, permute);
-    static TRANSPOSE: VjpRule = vjp_rule!("TransposeBackward0", Saves::NONE, transpose);
-    static T_: VjpRule = vjp_rule!("TBackward0", Saves::NONE, transpose);
-    static EXPAND: VjpRule = vjp_rule!("ExpandBackward0", Saves::NONE, expand);
-    static SLICE: VjpRule = vjp_rule!("SliceBackward0", Saves::NONE, slice);
-    static NARROW: VjpRule = vjp_rule!("SliceBackward0", Saves::NONE, narrow);
-    static SELECT: VjpRule = vjp_rule!("SelectBackward0", Saves::NONE, select);
-    static CLONE: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, identity);
-    static TO: VjpRule = vjp_rule!("ToCopyBackward0", Saves::NONE, identity);
-    static CAT: VjpRule = vjp_rule!("CatBackward0", Saves::NONE, cat);
-    static STACK: VjpRule = vjp_rule!("StackBackward0", Saves::NONE, stack);
-    static SPLIT: VjpRule = vjp_rule!("SplitBackward0", Saves::NONE, join);
-    static SPLIT_SIZES: VjpRule = vjp_rule!("SplitWithSizesBackward0", Saves::NONE, join);
-    static UNBIND: VjpRule = vjp_rule!("UnbindBackward0", Saves::NONE, join);
-    static GETITEM: VjpRule = vjp_rule!("IndexBackward0", Saves::args(&[1]), getitem);
-    Some(match op {
-        View => &VIEW,
-        Reshape => &RESHAPE,
-        Flatten | Unflatten => &UNSAFE_VIEW,
-        Squeeze => &SQUEEZE,
-        Unsqueeze => &UNSQUEEZE,
-        Permute => &PERMUTE,
-        Transpose => &TRANSPOSE,
-        T => &T_,
-        Expand => &EXPAND,
-        Slice => &SLICE,
-        Narrow => &NARROW,
-        Select => &SELECT,
-        Clone | Contiguous => &CLONE,
-        To | Type => &TO,
-        Cat => &CAT,
-        Stack => &STACK,
-        Split | Chunk => &SPLIT,
-        SplitSizes => &SPLIT_SIZES,
-        Unbind => &UNBIND,
-        GetItem => &GETITEM,
-        _ => return None,
-    })
-}
+pub(crate) static VIEW: VjpRule = vjp_rule!("ViewBackward0", Saves::NONE, reshape_back);
+pub(crate) static RESHAPE: VjpRule = vjp_rule!("ViewBackward0", Saves::NONE, reshape_back);
+pub(crate) static UNSAFE_VIEW: VjpRule =
+    vjp_rule!("UnsafeViewBackward0", Saves::NONE, reshape_back);
+pub(crate) static SQUEEZE: VjpRule = vjp_rule!("SqueezeBackward0", Saves::NONE, reshape_back);
+pub(crate) static UNSQUEEZE: VjpRule = vjp_rule!("UnsqueezeBackward0", Saves::NONE, reshape_back);
+pub(crate) static PERMUTE: VjpRule = vjp_rule!("PermuteBackward0", Saves::NONE, permute);
+pub(crate) static TRANSPOSE: VjpRule = vjp_rule!("TransposeBackward0", Saves::NONE, transpose);
+pub(crate) static T_: VjpRule = vjp_rule!("TBackward0", Saves::NONE, transpose);
+pub(crate) static EXPAND: VjpRule = vjp_rule!("ExpandBackward0", Saves::NONE, expand);
+pub(crate) static SLICE: VjpRule = vjp_rule!("SliceBackward0", Saves::NONE, slice);
+pub(crate) static NARROW: VjpRule = vjp_rule!("SliceBackward0", Saves::NONE, narrow);
+pub(crate) static SELECT: VjpRule = vjp_rule!("SelectBackward0", Saves::NONE, select);
+pub(crate) static CLONE: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, identity);
+pub(crate) static TO: VjpRule = vjp_rule!("ToCopyBackward0", Saves::NONE, identity);
+pub(crate) static CAT: VjpRule = vjp_rule!("CatBackward0", Saves::NONE, cat);
+pub(crate) static STACK: VjpRule = vjp_rule!("StackBackward0", Saves::NONE, stack);
+pub(crate) static SPLIT: VjpRule = vjp_rule!("SplitBackward0", Saves::NONE, join);
+pub(crate) static SPLIT_SIZES: VjpRule = vjp_rule!("SplitWithSizesBackward0", Saves::NONE, join);
+pub(crate) static UNBIND: VjpRule = vjp_rule!("UnbindBackward0", Saves::NONE, join);
+pub(crate) static GETITEM: VjpRule = vjp_rule!("IndexBackward0", Saves::args(&[1]), getitem);

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
-use crate::passes::PassCx;
-use crate::{Graph, OpFlags, ValueId};
+use rynamo_graph::{Graph, OpFlags, ValueId};
+
+use crate::PassCx;
 
 /// Common-subexpression elimination.
 pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {

@@ -1,18 +1,38 @@
-//! Graph-to-graph passes and the pipeline helper.
+//! The graph-to-graph passes every backend shares, and the pipeline that runs them
+//! ([`pipeline::run`]: read it to know what runs, in order).
 //!
 //! A pass is a free function `fn(&mut Graph, &PassCx)` in its own file. [`PassCx::run`] times it,
 //! dumps the graph when `RYNAMO_DUMP_AFTER` names it, and runs the verifier after it in debug
-//! builds or when `RYNAMO_VERIFY=1`.
+//! builds or when `RYNAMO_VERIFY=1`. Each pass has golden tests under `tests/golden/` (input
+//! graph and expected output in the text IR; `RYNAMO_BLESS=1` rewrites the expectations).
+//!
+//! Backends keep what is theirs: `rynamo-dynasm` its fusion, scheduling and lowering (and its
+//! own rewrite `fuse bias`, which the pipeline runs where the JIT asks); plugins receive the
+//! functionalized graphs `functionalize_inputs` makes.
 
+mod decompose;
 mod eliminate_common_subexpressions;
 mod eliminate_dead_code;
+mod fold_constants;
+mod functionalize;
+mod functionalize_inputs;
+pub mod pipeline;
+
+#[cfg(test)]
+mod tests;
 
 use std::time::{Duration, Instant};
 
+pub use decompose::decompose;
 pub use eliminate_common_subexpressions::eliminate_common_subexpressions;
 pub use eliminate_dead_code::eliminate_dead_code;
+pub use fold_constants::fold_constants;
+pub use functionalize::functionalize;
+pub use functionalize_inputs::{functionalize_inputs, is_write_back, write_backs};
+use rynamo_graph::{Graph, VerifyError, verify};
 
-use crate::{Graph, VerifyError, verify};
+/// A pass.
+pub type Pass = fn(&mut Graph, &PassCx);
 
 /// Context shared by the passes of one pipeline run.
 #[derive(Debug)]
@@ -42,7 +62,7 @@ impl PassCx {
         &mut self,
         g: &mut Graph,
         name: &'static str,
-        pass: fn(&mut Graph, &PassCx),
+        pass: Pass,
     ) -> Result<(), Vec<VerifyError>> {
         let t = Instant::now();
         pass(g, self);
@@ -60,15 +80,4 @@ impl PassCx {
         }
         Ok(())
     }
-}
-
-/// The whole graph-level mid-end, in order. Read this to know what runs.
-pub fn optimize(g: &mut Graph, cx: &mut PassCx) -> Result<(), Vec<VerifyError>> {
-    cx.run(
-        g,
-        "eliminate common subexpressions",
-        eliminate_common_subexpressions,
-    )?;
-    // NOTE: after CSE, whose replaced duplicates are dead.
-    cx.run(g, "eliminate dead code", eliminate_dead_code)
 }

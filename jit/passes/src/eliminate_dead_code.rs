@@ -2,8 +2,9 @@
 
 use std::collections::HashSet;
 
-use crate::passes::PassCx;
-use crate::{Graph, ValueId};
+use rynamo_graph::{Graph, ValueId};
+
+use crate::PassCx;
 
 /// Dead-code elimination.
 pub fn eliminate_dead_code(g: &mut Graph, _cx: &PassCx) {

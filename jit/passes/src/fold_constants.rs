@@ -1,12 +1,13 @@
 //! Constant folding: a pointwise node whose tensor operands are all constant-filled creations
-//! (`lower::fill_value`, `empty`s excepted) is evaluated once, here, with its eager kernel on one
+//! (`Op::fill_value`, `empty`s excepted) is evaluated once, here, with its eager kernel on one
 //! element, and becomes a `full` of the result (which kernels then inline as a constant).
 
 use std::collections::HashMap;
 
-use rynamo_graph::passes::PassCx;
 use rynamo_graph::{Graph, IValue, Lowering, Op, Value, ValueId, registry};
 use rynamo_tensor::{Scalar, Tensor};
+
+use crate::PassCx;
 
 /// The fill of a constant creation op; `empty`s are left alone (their contents are unspecified,
 /// so a value computed from them is not a constant).
@@ -14,7 +15,7 @@ fn const_value(op: Op, args: &[rynamo_graph::Arg]) -> Option<Scalar> {
     if matches!(op, Op::Empty | Op::EmptyLike | Op::NewEmpty) {
         return None;
     }
-    crate::lower::fill_value(op, args)
+    op.fill_value(args)
 }
 
 /// The pass.

@@ -1,7 +1,8 @@
-//! DCE and CSE.
+//! DCE, CSE and the pipeline's shape (each pass's own cases are in `tests/golden/`).
 
-use crate::passes::{PassCx, eliminate_common_subexpressions, eliminate_dead_code, optimize};
-use crate::{Op, parse, verify};
+use rynamo_graph::{Op, parse, verify};
+
+use crate::{PassCx, eliminate_common_subexpressions, eliminate_dead_code, pipeline};
 
 #[test]
 fn dce_removes_unused_pure_nodes_only() {
@@ -43,7 +44,9 @@ fn cse_merges_duplicates_but_not_across_mutation() {
         verify: true,
         ..PassCx::default()
     };
-    optimize(&mut g, &mut cx).unwrap();
+    for &(name, pass) in pipeline::CLEANUP {
+        cx.run(&mut g, name, pass).unwrap();
+    }
     let text = g.to_string();
     assert!(text.contains("add(%a, %a, alpha=1)"), "{text}");
     // `mul(%x, 2)` (int scalar) differs from `mul(%x, 2.0)`, the post-mutation mul stays, and
@@ -53,4 +56,19 @@ fn cse_merges_duplicates_but_not_across_mutation() {
     assert_eq!(cx.timings.len(), 2);
     eliminate_common_subexpressions(&mut g, &cx);
     verify(&g).unwrap();
+}
+
+#[test]
+fn pipeline_lists_the_passes_in_order() {
+    assert_eq!(
+        pipeline::names(&[("fuse bias", |_, _| {})]),
+        vec![
+            "functionalize",
+            "decompose",
+            "fold constants",
+            "fuse bias",
+            "eliminate common subexpressions",
+            "eliminate dead code"
+        ]
+    );
 }

@@ -7,12 +7,14 @@
 //! Safe means eager could not tell the difference: the mutated tensor (with the in-place ops'
 //! outputs, which are the same tensor) is not a graph input, was produced by an op that allocates
 //! its output, and no op takes a view of it or may return it. Anything else keeps its in-place
-//! node, and [`crate::pipeline::compile`] leaves such graphs to the eager interpreter.
+//! node (the JIT leaves such graphs to the eager interpreter; plugin backends run
+//! [`crate::functionalize_inputs`] after this pass).
 
 use std::collections::HashSet;
 
-use rynamo_graph::passes::PassCx;
 use rynamo_graph::{Arg, Graph, Lowering, Op, OpFlags, Value, ValueId, registry};
+
+use crate::PassCx;
 
 /// The out-of-place op with the same arguments, for the ops this pass rewrites (the scatters
 /// keep their in-place node: their functional forms copy the whole destination).
@@ -40,16 +42,14 @@ fn may_alias(op: Op) -> bool {
         || matches!(op, Op::GetItem | Op::Contiguous | Op::To | Op::Type)
 }
 
-/// The in-place chain rooted at `root`: the indices of the in-place nodes that write it, in order,
-/// and the values naming it (`root` and their outputs). `None` when it is not safe to rewrite.
-fn chain(g: &Graph, producer: usize, root: ValueId) -> Option<(Vec<usize>, Vec<ValueId>)> {
+/// The in-place chain rooted at `root` (defined before node `start`): the indices of the in-place
+/// nodes that write it, in order, and the values naming it (`root` and their outputs). `None`
+/// when it is not safe to rewrite.
+pub(crate) fn chain(g: &Graph, start: usize, root: ValueId) -> Option<(Vec<usize>, Vec<ValueId>)> {
     let nodes = g.nodes();
-    if may_alias(nodes[producer].op) || nodes[producer].op.flags().contains(OpFlags::INPLACE) {
-        return None;
-    }
     let mut names = vec![root];
     let mut writes = Vec::new();
-    for (i, n) in nodes.iter().enumerate().skip(producer + 1) {
+    for (i, n) in nodes.iter().enumerate().skip(start) {
         let reads_it = n.inputs().any(|v| names.contains(&v));
         if !reads_it {
             continue;
@@ -86,36 +86,41 @@ pub fn functionalize(g: &mut Graph, _cx: &PassCx) {
     // Rewrites change ops and arguments, never the node count.
     for i in 0..g.nodes().len() {
         let roots: Vec<ValueId> = g.nodes()[i].outputs.clone();
+        let producer = g.nodes()[i].op;
+        if may_alias(producer) || producer.flags().contains(OpFlags::INPLACE) {
+            continue;
+        }
         for root in roots.into_iter().filter(|r| written.contains(r)) {
-            if let Some((writes, names)) = chain(g, i, root)
+            if let Some((writes, names)) = chain(g, i + 1, root)
                 && !writes.is_empty()
             {
-                rewrite(g, i, &writes, &names);
+                let _ = rewrite(g, i + 1, &writes, &names);
             }
         }
     }
 }
 
-/// Rewrites the chain's in-place nodes out of place (when every one's meta agrees) and points
-/// each later read at the latest value.
-fn rewrite(g: &mut Graph, producer: usize, writes: &[usize], names: &[ValueId]) {
+/// Rewrites the chain's in-place nodes (from node `start` on) out of place, when every one's meta
+/// agrees, and points each later read and graph output at the latest value, which it returns.
+pub(crate) fn rewrite(
+    g: &mut Graph,
+    start: usize,
+    writes: &[usize],
+    names: &[ValueId],
+) -> Option<ValueId> {
     for &w in writes {
         let n = &g.nodes()[w];
         let (op, args) = rewritten(n.op, &n.args).expect("invariant: checked by `chain`");
-        let Ok(arg_metas) = g.arg_metas(&args) else {
-            return;
-        };
-        let Ok(metas) = registry::meta(op, &arg_metas) else {
-            return;
-        };
+        let arg_metas = g.arg_metas(&args).ok()?;
+        let metas = registry::meta(op, &arg_metas).ok()?;
         // Same dtype, shape and strides: the in-place result kept the tensor's layout.
         if metas.len() != 1 || metas[0] != g.value(n.outputs[0]).meta {
-            return;
+            return None;
         }
     }
     let mut current = names[0];
     let len = g.nodes().len();
-    for i in producer + 1..len {
+    for i in start..len {
         let n = &mut g.nodes_mut()[i];
         for a in &mut n.args {
             *a = a
@@ -133,4 +138,5 @@ fn rewrite(g: &mut Graph, producer: usize, writes: &[usize], names: &[ValueId]) 
         .map(|&o| if names.contains(&o) { current } else { o })
         .collect();
     g.set_outputs(outs);
+    Some(current)
 }

@@ -1,0 +1,261 @@
+//! [`OpDef`]: everything about one op, in one place. The op table (`op.rs`) gives each op its
+//! wire id and points at its definition; the definitions live with their family under `rules/`
+//! (one `static DEF` per op, usually written with the family's macro).
+//!
+//! ```text
+//!   OpDef
+//!     schema      "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"
+//!                 (typed accessors generated from it: `a.negative_slope`, see `op_args!`)
+//!     lowering, flags
+//!     meta        output metas from argument metas (generic over the tensor stand-in)
+//!     eager       the kernel
+//!     functional  in-place -> functional twin (`add_` -> `add`)
+//!     decompose   optional, written against `Emit` (runs eagerly and as graph nodes)
+//!     vjp         the backward formula (`autograd::vjp`)
+//!     fill        constant-filled creation ops: the fill value
+//!     sample      a representative call
+//!     operators   Python operator spellings (`add`, `iadd`, ...), see `operators.rs`
+//!     scalar      pointwise ops: the scalar expression the eager kernel runs and backends lower
+//! ```
+
+use rynamo_tensor::{Scalar, Tensor, TensorMeta};
+
+use crate::autograd::Eager;
+use crate::autograd::vjp::VjpRule;
+use crate::{Arg, GraphBuilder, IValue, Lowering, MetaValue, Op, OpFlags, Result, ValueId};
+
+/// Python-style positional and keyword arguments of a representative call.
+pub type Sample = (Vec<IValue>, Vec<(String, IValue)>);
+
+/// The meta rule, instantiated for metas (tracing) and for real tensors (the debug-build check of
+/// every eager result).
+#[derive(Clone, Copy)]
+pub struct MetaRule {
+    /// On metas.
+    pub metas: fn(Op, &[MetaValue]) -> Result<Vec<TensorMeta>>,
+    /// On real tensors.
+    pub tensors: fn(Op, &[IValue]) -> Result<Vec<TensorMeta>>,
+}
+
+/// Instantiates a generic meta rule `fn<T: Shaped + Clone>(Op, &[Value<T>])` for both stand-ins.
+macro_rules! meta_rule {
+    ($f:path) => {
+        $crate::def::MetaRule {
+            metas: $f,
+            tensors: $f,
+        }
+    };
+}
+pub(crate) use meta_rule;
+
+/// A decomposition into other ops, written once against [`crate::autograd::Emit`] and instantiated for real tensors
+/// (it runs eagerly: tests check it against the op's kernel) and for graph building (the
+/// `decompose` pass). It returns `None` where it does not apply (a dtype it does not keep exact,
+/// say): the op then stays as it is.
+#[derive(Clone, Copy)]
+pub struct Decomposition {
+    /// On real tensors.
+    pub eager: fn(&mut Eager, &[IValue]) -> Result<Option<Tensor>>,
+    /// As graph nodes.
+    pub graph: fn(&mut GraphBuilder, &[Arg]) -> Result<Option<ValueId>>,
+}
+
+/// A constant creation op's fill value from its (graph) arguments.
+pub type FillFn = fn(&[Arg]) -> Option<Scalar>;
+
+/// A pointwise op's scalar expression for its (graph) arguments, recorded from the same generic
+/// function its eager kernel runs (`rynamo_tensor::expr`); `ENode::Arg(i)` is argument `i`.
+pub type ScalarExprFn = fn(&[Arg]) -> Result<rynamo_tensor::expr::Expr>;
+
+/// Instantiates a generic decomposition `fn<E: Emit>(&mut E, &[Value<E::T>]) ->
+/// Result<Option<E::T>>` for both [`crate::autograd::Emit`] implementations.
+macro_rules! decomposition {
+    ($f:path) => {
+        $crate::def::Decomposition {
+            eager: $f,
+            graph: $f,
+        }
+    };
+}
+pub(crate) use decomposition;
+
+/// One op.
+#[derive(Clone, Copy)]
+pub struct OpDef {
+    /// PyTorch's schema; the Python name is its base name (`max` for `max.dim`).
+    pub schema: &'static str,
+    /// How backends lower it.
+    pub lowering: Lowering,
+    /// Surfaces and properties.
+    pub flags: OpFlags,
+    /// The meta rule.
+    pub meta: MetaRule,
+    /// The eager kernel (bound arguments, schema order).
+    pub eager: fn(Op, &[IValue]) -> Result<Vec<Tensor>>,
+    /// For an in-place op: the out-of-place op taking the same arguments.
+    pub functional: Option<Op>,
+    /// An optional decomposition into other ops.
+    pub decompose: Option<Decomposition>,
+    /// The backward formula.
+    pub vjp: Option<&'static VjpRule>,
+    /// For a constant-filled creation op: its fill value (`empty`s report 0: their contents are
+    /// unspecified); the fuser inlines it and constant folding evaluates through it.
+    pub fill: Option<FillFn>,
+    /// A representative call (small deterministic tensors).
+    pub sample: fn() -> Sample,
+    /// The Python operators that run this op (`operator` module names: `add`, `iadd`, `neg`).
+    pub operators: &'static [&'static str],
+    /// For a pointwise op computed in its (floating-point) output dtype: its scalar expression,
+    /// which backends lower instead of restating the op.
+    pub scalar: Option<ScalarExprFn>,
+}
+
+impl OpDef {
+    /// A definition with the required parts; the optional ones are added with the methods below.
+    pub const fn new(
+        schema: &'static str,
+        lowering: Lowering,
+        flags: OpFlags,
+        meta: MetaRule,
+        eager: fn(Op, &[IValue]) -> Result<Vec<Tensor>>,
+    ) -> OpDef {
+        OpDef {
+            schema,
+            lowering,
+            flags,
+            meta,
+            eager,
+            functional: None,
+            decompose: None,
+            vjp: None,
+            fill: None,
+            sample: crate::samples::x,
+            operators: &[],
+            scalar: None,
+        }
+    }
+
+    /// Links an in-place op to its functional twin.
+    pub const fn functional(self, op: Op) -> OpDef {
+        OpDef {
+            functional: Some(op),
+            ..self
+        }
+    }
+
+    /// Sets the decomposition.
+    pub const fn decompose(self, d: Decomposition) -> OpDef {
+        OpDef {
+            decompose: Some(d),
+            ..self
+        }
+    }
+
+    /// Sets the backward formula.
+    pub const fn vjp(self, r: &'static VjpRule) -> OpDef {
+        OpDef {
+            vjp: Some(r),
+            ..self
+        }
+    }
+
+    /// Marks a constant-filled creation op.
+    pub const fn fill(self, f: FillFn) -> OpDef {
+        OpDef {
+            fill: Some(f),
+            ..self
+        }
+    }
+
+    /// Sets the sample call.
+    pub const fn sample(self, s: fn() -> Sample) -> OpDef {
+        OpDef { sample: s, ..self }
+    }
+
+    /// Sets the scalar expression.
+    pub const fn scalar(self, f: ScalarExprFn) -> OpDef {
+        OpDef {
+            scalar: Some(f),
+            ..self
+        }
+    }
+
+    /// Sets the Python operator spellings.
+    pub const fn operators(self, names: &'static [&'static str]) -> OpDef {
+        OpDef {
+            operators: names,
+            ..self
+        }
+    }
+}
+
+/// `OpFlags` from a list of flag names.
+macro_rules! flags {
+    ($($flag:ident)*) => {
+        $crate::OpFlags::NONE $(.union($crate::OpFlags::$flag))*
+    };
+}
+pub(crate) use flags;
+
+/// Declares one op in a module of its own (named after it): its typed arguments `Args` (generated
+/// from the schema by `op_args!`) and its `DEF`. The `meta` and `eager` bodies see the op, the
+/// typed arguments and optionally the raw bound arguments under the names given; `items` adds
+/// helper items to the module (a family's `kind` function, say); `with` chains `OpDef` builder
+/// calls for the optional parts.
+///
+/// ```text
+/// op! {
+///     leaky_relu = "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+///         Pointwise, [NN_FUNCTIONAL];
+///     meta(_, a) { ... a.negative_slope ... }
+///     eager(_, a) { ... }
+///     with .vjp(&LEAKY).sample(...)
+/// }
+/// ```
+macro_rules! op {
+    (
+        $name:ident = $schema:literal, $low:ident, [$($flag:ident)*];
+        $(items { $($item:item)* })?
+        meta($mop:pat, $ma:pat $(, $mraw:ident)?) $meta:block
+        eager($eop:pat, $ea:pat $(, $eraw:ident)?) $eager:block
+        $(with $($with:tt)*)?
+    ) => {
+        #[allow(unused_imports, reason = "each op module sees its family's imports")]
+        pub(crate) mod $name {
+            use super::*;
+            rynamo_graph_macros::op_args!(Args, $schema);
+
+            $($($item)*)?
+
+            fn meta<T: rynamo_tensor::Shaped + Clone>(
+                op: $crate::Op,
+                args: &[$crate::Value<T>],
+            ) -> $crate::Result<Vec<rynamo_tensor::TensorMeta>> {
+                let $mop = op;
+                $(let $mraw = args;)?
+                let $ma = Args::read(args)?;
+                $meta
+            }
+
+            fn eager(
+                op: $crate::Op,
+                args: &[$crate::IValue],
+            ) -> $crate::Result<Vec<rynamo_tensor::Tensor>> {
+                let $eop = op;
+                $(let $eraw = args;)?
+                let $ea = Args::read(args)?;
+                $eager
+            }
+
+            /// The op's definition.
+            pub(crate) static DEF: $crate::def::OpDef = $crate::def::OpDef::new(
+                $schema,
+                $crate::Lowering::$low,
+                $crate::def::flags!($($flag)*),
+                $crate::def::meta_rule!(meta),
+                eager,
+            ) $($($with)*)?;
+        }
+    };
+}
+pub(crate) use op;
