@@ -54,16 +54,54 @@ pub fn compile_for_training(
     name: &str,
     backend: &dyn Backend,
 ) -> rynamo_backend::Result<Arc<dyn Executable>> {
-    let no_grad = no_grad_nodes(graph, out);
+    compile_for_training_with(graph, &TrainingInputs::of(out), name, backend)
+}
+
+/// What compiling a graph for training needs from its trace, without the trace (so a graph
+/// with dynamic shapes can be compiled again for other sizes).
+#[derive(Clone, Debug)]
+pub struct TrainingInputs {
+    /// Per graph input, whether it requires grad.
+    pub requires_grad: Vec<bool>,
+    /// Names of the values computed inside `no_grad` blocks.
+    pub no_grad_values: std::collections::HashSet<String>,
+}
+
+impl TrainingInputs {
+    /// Read off a finished trace.
+    pub fn of(out: &OutputGraph) -> TrainingInputs {
+        TrainingInputs {
+            requires_grad: out
+                .inputs
+                .iter()
+                .map(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
+                .collect(),
+            no_grad_values: out.no_grad_values.clone(),
+        }
+    }
+}
+
+/// [`compile_for_training`] from the trace's [`TrainingInputs`].
+pub fn compile_for_training_with(
+    graph: &Graph,
+    inputs: &TrainingInputs,
+    name: &str,
+    backend: &dyn Backend,
+) -> rynamo_backend::Result<Arc<dyn Executable>> {
+    let no_grad: Vec<bool> = graph
+        .nodes()
+        .iter()
+        .map(|n| {
+            n.outputs
+                .iter()
+                .any(|&o| inputs.no_grad_values.contains(&graph.value(o).name))
+        })
+        .collect();
     if name == "eager" {
         return EagerExecutable::recording(graph, no_grad);
     }
-    let requires_grad: Vec<bool> = out
-        .inputs
-        .iter()
-        .map(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
-        .collect();
-    let graphs = match AotGraphs::build(graph, &requires_grad, &no_grad) {
+    let requires_grad = &inputs.requires_grad;
+    let graphs = match AotGraphs::build(graph, requires_grad, &no_grad) {
         Ok(g) => g,
         Err(e) => {
             logs::log(

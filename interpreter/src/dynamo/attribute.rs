@@ -396,6 +396,9 @@ impl Tracer<'_> {
         name: &str,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        if matches!(name, "shape" | "nbytes") {
+            self.out.specialise(t.value, None);
+        }
         let v: PyObjectRef = match name {
             "shape" => bridge::make_size(&t.meta.shape, vm),
             "dtype" => bridge::dtype_object(t.meta.dtype, vm),

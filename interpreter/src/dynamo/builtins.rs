@@ -200,9 +200,12 @@ impl Tracer<'_> {
                     Kind::List(l) => l.borrow().items.len(),
                     Kind::Dict(d) | Kind::DictView(d, _) => d.borrow().items.len(),
                     Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
-                    Kind::Tensor(t) => *t.meta.shape.first().ok_or_else(|| {
-                        GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
-                    })?,
+                    Kind::Tensor(t) => {
+                        self.out.specialise(t.value, Some(0));
+                        *t.meta.shape.first().ok_or_else(|| {
+                            GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
+                        })?
+                    }
                     Kind::NNModule(m) => {
                         self.guard_module_children(x)?;
                         m.length(vm).map_err(|_| bad_args(name))?

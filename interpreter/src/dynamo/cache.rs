@@ -34,6 +34,9 @@ pub struct CodeCache {
     pub frame_id: Option<u32>,
     /// How many times the frame was compiled.
     pub compiles: u32,
+    /// The sizes each tensor source had in the compiles so far, `None` for a dimension that
+    /// changed (Dynamo's frame state for automatic dynamic shapes).
+    pub frame_state: HashMap<String, Vec<Option<usize>>>,
 }
 
 thread_local! {
@@ -57,6 +60,7 @@ pub fn with<R>(code: &PyRef<PyCode>, f: impl FnOnce(&mut CodeCache) -> R) -> R {
             action: Action::Default,
             frame_id: None,
             compiles: 0,
+            frame_state: HashMap::new(),
         });
         f(e)
     })

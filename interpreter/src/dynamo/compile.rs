@@ -42,6 +42,9 @@ pub struct CompileConfig {
     pub backend: BackendSpec,
     /// `fullgraph=True` / `nopython=True`.
     pub fullgraph: bool,
+    /// `dynamic=`: `Some(true)` dynamic shapes from the first compile, `Some(false)` never,
+    /// `None` automatic (dimensions that change become dynamic on recompile).
+    pub dynamic: Option<bool>,
     /// Distinguishes entries compiled for different backends (Dynamo checks the backend on
     /// lookup).
     pub id: u64,
@@ -127,12 +130,18 @@ pub fn compile_graph(
                 Err(_) if name.starts_with("aot_eager") => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
-            let exe = if needs_autograd(graph, out) {
-                super::aot::compile_for_training(graph, out, name, &*backend)
-            } else {
-                backend.compile(graph)
-            }
-            .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
+            let training = needs_autograd(graph, out).then(|| super::aot::TrainingInputs::of(out));
+            let user_name = name.clone();
+            let backend_for_sizes = backend.clone();
+            let compile_one: super::per_shape::CompileFn =
+                Box::new(move |g: &Graph| match &training {
+                    Some(t) => {
+                        super::aot::compile_for_training_with(g, t, &user_name, &*backend_for_sizes)
+                    }
+                    None => backend_for_sizes.compile(g),
+                });
+            let exe = compile_one(graph)
+                .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
             if super::logs::enabled(super::logs::Artifact::OutputCode)
                 && let Some(code) = exe.debug_dump()
             {
@@ -141,6 +150,11 @@ pub fn compile_graph(
                     None,
                     &format!("Output code ({}):\n{code}", backend.name()),
                 );
+            }
+            if out.shape_env.has_live_symbols() {
+                // Dynamic dimensions: the backend gets concrete sizes, one graph per shape.
+                let per_shape = super::per_shape::PerShape::new(graph.clone(), exe, compile_one);
+                return Ok(Executor::Native(Arc::new(per_shape)));
             }
             Ok(Executor::Native(exe))
         }

@@ -75,6 +75,28 @@ pub fn capture_scalar_outputs() -> bool {
     get_bool("capture_scalar_outputs", false)
 }
 
+/// `config.automatic_dynamic_shapes`: a dimension whose size changed is dynamic when the frame
+/// recompiles.
+pub fn automatic_dynamic_shapes() -> bool {
+    get_bool("automatic_dynamic_shapes", true)
+}
+
+/// `config.assume_static_by_default`: without it every dimension starts dynamic.
+pub fn assume_static_by_default() -> bool {
+    get_bool("assume_static_by_default", true)
+}
+
+/// `config.force_parameter_static_shapes`: `nn.Parameter` sizes stay static.
+pub fn force_parameter_static_shapes() -> bool {
+    get_bool("force_parameter_static_shapes", true)
+}
+
+/// `config.allow_ignore_mark_dynamic`: a trace that specialises a `mark_dynamic` dimension
+/// keeps it static instead of raising ConstraintViolationError.
+pub fn allow_ignore_mark_dynamic() -> bool {
+    get_bool("allow_ignore_mark_dynamic", false)
+}
+
 /// `config.verbose`.
 pub fn verbose() -> bool {
     get_bool("verbose", false)

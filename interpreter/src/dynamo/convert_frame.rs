@@ -22,6 +22,7 @@ use super::exc::GraphBreak;
 use super::guards::{GlobalState, GuardTree};
 use super::logs::{self, Artifact};
 use super::output_graph::OutputGraph;
+use super::shape_env::{Policy, ShapeEnv};
 use super::source::{FrameValues, Source};
 use super::stats;
 use super::symbolic_convert::{GlobalsSource, TraceConfig, Tracer};
@@ -132,8 +133,20 @@ impl ConvertFrame {
         // Restart analysis: a break inside an inlined call (or one that left partial changes)
         // is retried as a break at the root call site.
         let mut break_at = HashMap::new();
+        let policy = Rc::new(Policy {
+            mode: self.config.dynamic,
+            automatic: config::automatic_dynamic_shapes(),
+            assume_static: config::assume_static_by_default(),
+            force_param_static: config::force_parameter_static_shapes(),
+            seen: cache::with(code, |c| c.frame_state.clone()),
+        });
+        let setup = TraceSetup {
+            policy: &policy,
+            compile_id,
+            config: &self.config,
+        };
         let traced = loop {
-            match trace(code, &fv, &break_at, vm) {
+            match trace(code, &fv, &break_at, &setup, vm) {
                 Err((b, out)) => {
                     let Some(state) = &b.state else {
                         return self.on_graph_break(code, compile_id, b, None, vm);
@@ -154,12 +167,26 @@ impl ConvertFrame {
                         );
                         continue;
                     }
+                    if let Some(msg) = out
+                        .shape_env
+                        .violation_message()
+                        .filter(|_| !config::allow_ignore_mark_dynamic())
+                    {
+                        return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
+                    }
                     return self.on_graph_break(code, compile_id, b, Some((out, fv, started)), vm);
                 }
                 Ok(t) => break t,
             }
         };
         let (out, ret) = traced;
+        if let Some(msg) = out
+            .shape_env
+            .violation_message()
+            .filter(|_| !config::allow_ignore_mark_dynamic())
+        {
+            return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
+        }
         let (graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {
             Ok(p) => p,
             Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
@@ -174,7 +201,7 @@ impl ConvertFrame {
                 Err(msg) => return self.backend_failed(code, compile_id, started, msg, vm),
             }
         };
-        let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
+        let guards = GuardTree::build(&out.final_guards(), GlobalState::current(), vm);
         log_bytecode(code, None, compile_id);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
@@ -371,7 +398,7 @@ impl ConvertFrame {
             gb::transformed_code(code, &bc, state, &live, &cells, &name, &fv.globals, vm)?;
         super::resume::register_replacement(&new_code, code);
         log_bytecode(code, Some(&new_code), compile_id);
-        let guards = GuardTree::build(&out.guards, GlobalState::current(), vm);
+        let guards = GuardTree::build(&out.final_guards(), GlobalState::current(), vm);
         if exe_compiled {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
             stats::record_graph(code, compile_id, &graph, out, &guards, started.elapsed());
@@ -404,6 +431,63 @@ fn trace(
     code: &PyRef<PyCode>,
     fv: &FrameValues,
     break_at: &HashMap<usize, GraphBreak>,
+    setup: &TraceSetup<'_>,
+    vm: &VirtualMachine,
+) -> Result<(OutputGraph, super::variables::Vt), (GraphBreak, OutputGraph)> {
+    let mut result = trace_frame(code, fv, break_at, setup, vm);
+    let out = match &mut result {
+        Ok((out, _)) | Err((_, out)) => out,
+    };
+    // An `aot_autograd` Python backend compiling for training gets forward and backward graphs
+    // whose shape arguments are constants: they hold for the traced sizes only.
+    if let super::compile::BackendSpec::Callable(b) = &setup.config.backend
+        && b.get_attr("_rynamo_aot_backend", vm).is_ok()
+        && out
+            .inputs
+            .iter()
+            .any(|i| super::bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
+    {
+        out.shape_env.specialise_all();
+    }
+    // The frame state: sizes seen, dimensions that changed (read by the next compile).
+    let seen = std::mem::take(&mut out.shape_env.seen_now);
+    cache::with(code, |c| c.frame_state.extend(seen.iter().cloned()));
+    out.shape_env.seen_now = seen;
+    result
+}
+
+/// What a trace needs from the compile that starts it.
+struct TraceSetup<'a> {
+    policy: &'a Rc<Policy>,
+    compile_id: (u32, u32),
+    config: &'a CompileConfig,
+}
+
+/// `torch.fx.experimental.symbolic_shapes.ConstraintViolationError(msg)`.
+fn constraint_violation(
+    msg: &str,
+    vm: &VirtualMachine,
+) -> rustpython_vm::builtins::PyBaseExceptionRef {
+    let made = super::bridge::import_module("torch.fx.experimental.symbolic_shapes", vm)
+        .and_then(|m| m.get_attr("ConstraintViolationError", vm))
+        .and_then(|cls| cls.call((msg.to_owned(),), vm))
+        .ok()
+        .and_then(|e| {
+            e.downcast::<rustpython_vm::builtins::PyBaseException>()
+                .ok()
+        });
+    made.unwrap_or_else(|| vm.new_runtime_error(msg.to_owned()))
+}
+
+#[allow(
+    clippy::result_large_err,
+    reason = "returned once per trace, and the caller consumes the graph state at once"
+)]
+fn trace_frame(
+    code: &PyRef<PyCode>,
+    fv: &FrameValues,
+    break_at: &HashMap<usize, GraphBreak>,
+    setup: &TraceSetup<'_>,
     vm: &VirtualMachine,
 ) -> Result<(OutputGraph, super::variables::Vt), (GraphBreak, OutputGraph)> {
     let config = TraceConfig {
@@ -418,6 +502,8 @@ fn trace(
         globals: fv.globals.clone(),
         builtins: fv.builtins.clone(),
     });
+    out.shape_env = ShapeEnv::new(setup.policy.clone());
+    out.compile_id = Some(setup.compile_id);
     let nlocals = code.code.varnames.len();
     let nfree = code.code.freevars.len();
     let mut locals = vec![None; slots.names.len()];

@@ -132,6 +132,19 @@ pub enum Check {
         meta: TensorMeta,
         /// The `requires_grad` flag.
         requires_grad: bool,
+        /// Bit `d` set: dimension `d` is dynamic, its size unchecked here (a [`Check::DimRange`]
+        /// bounds it) and, for a contiguous tensor, the strides checked as contiguity.
+        dynamic: u64,
+    },
+    /// `min <= x.size()[dim] <= max` for a dynamic dimension (a shape-environment guard,
+    /// Dynamo's `LAMBDA_GUARD: 2 <= L['x'].size()[0]`).
+    DimRange {
+        /// The dimension.
+        dim: usize,
+        /// Smallest size allowed.
+        min: usize,
+        /// Largest, if bounded.
+        max: Option<usize>,
     },
     /// `len(x) == n` for sequences and dicts (SEQUENCE_LENGTH / DICT_LENGTH).
     Length(usize),
@@ -175,6 +188,7 @@ impl Check {
             Check::DictKeys(_) => "DICT_KEYS_MATCH",
             Check::ValueMatch { .. } => "EQUALS_MATCH",
             Check::HasAttr { .. } => "HASATTR",
+            Check::DimRange { .. } => "LAMBDA_GUARD",
             Check::DictContains { .. } => "DICT_CONTAINS",
         }
     }
@@ -184,6 +198,7 @@ impl Check {
     fn same_key(&self, other: &Check) -> bool {
         match (self, other) {
             (Check::HasAttr { name: a, .. }, Check::HasAttr { name: b, .. }) => a == b,
+            (Check::DimRange { dim: a, .. }, Check::DimRange { dim: b, .. }) => a == b,
             (Check::DictContains { key: a, .. }, Check::DictContains { key: b, .. }) => a.is(b),
             _ => self.kind_name() == other.kind_name(),
         }
@@ -198,13 +213,18 @@ impl Check {
             Check::Tensor {
                 meta,
                 requires_grad,
+                dynamic,
             } => format!(
-                "check_tensor({src}, Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), {}, device=None, requires_grad={}, size={:?}, stride={:?})",
+                "check_tensor({src}, Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), {}, device=None, requires_grad={}, size={}, stride={})",
                 dtype_py(meta.dtype),
                 if *requires_grad { "True" } else { "False" },
-                meta.shape,
-                meta.strides
+                dims_text(&meta.shape, |d| dynamic & (1 << d) != 0),
+                dims_text(&meta.strides, |d| stride_is_dynamic(meta, *dynamic, d))
             ),
+            Check::DimRange { dim, min, max } => match max {
+                Some(m) => format!("{min} <= {src}.size()[{dim}] <= {m}"),
+                None => format!("{min} <= {src}.size()[{dim}]"),
+            },
             Check::Length(n) => format!("len({src}) == {n}"),
             Check::HasAttr { name, present } => format!(
                 "{}hasattr({src}, '{name}')",
@@ -261,8 +281,11 @@ impl Check {
             Check::Tensor {
                 meta,
                 requires_grad,
+                dynamic,
             } => {
-                if bridge::tensor_matches(value, meta, *requires_grad) == Some(true) {
+                if *dynamic == 0
+                    && bridge::tensor_matches(value, meta, *requires_grad) == Some(true)
+                {
                     return Ok(());
                 }
                 let Some((actual, rg)) = bridge::tensor_meta(value) else {
@@ -271,7 +294,14 @@ impl Check {
                         value.class().name()
                     ));
                 };
-                check_tensor(src, meta, *requires_grad, &actual, rg)
+                check_tensor(src, meta, *requires_grad, *dynamic, &actual, rg)
+            }
+            Check::DimRange { dim, min, max } => {
+                let size = bridge::tensor_meta(value).and_then(|(m, _)| m.shape.get(*dim).copied());
+                match size {
+                    Some(n) if n >= *min && max.is_none_or(|m| n <= m) => Ok(()),
+                    _ => fail(),
+                }
             }
             Check::ValueMatch { obj } => {
                 let ok = value.class().is(obj.class()) && vm.bool_eq(value, obj).unwrap_or(false);
@@ -315,6 +345,7 @@ fn check_tensor(
     src: &dyn std::fmt::Display,
     want: &TensorMeta,
     want_rg: bool,
+    dynamic: u64,
     got: &TensorMeta,
     got_rg: bool,
 ) -> Result<(), String> {
@@ -339,11 +370,21 @@ fn check_tensor(
         ));
     }
     for (i, (w, g)) in want.shape.iter().zip(&got.shape).enumerate() {
-        if w != g {
+        if w != g && dynamic & (1 << i) == 0 {
             return Err(format!(
                 "tensor '{src}' size mismatch at index {i}. expected {w}, actual {g}"
             ));
         }
+    }
+    // With dynamic sizes, a contiguous tensor's strides follow its sizes: checked as
+    // contiguity. Other layouts keep their exact strides (a change recompiles).
+    let contiguous =
+        dynamic != 0 && rynamo_tensor::layout::is_contiguous(&want.shape, &want.strides);
+    if contiguous {
+        if !rynamo_tensor::layout::is_contiguous(&got.shape, &got.strides) {
+            return Err(format!("tensor '{src}' is not contiguous"));
+        }
+        return Ok(());
     }
     for (i, (w, g)) in want.strides.iter().zip(&got.strides).enumerate() {
         if w != g {
@@ -353,6 +394,30 @@ fn check_tensor(
         }
     }
     Ok(())
+}
+
+/// `[None, 4]`: sizes or strides with the dynamic ones as `None`, as Dynamo prints them.
+fn dims_text<T: std::fmt::Display>(xs: &[T], dynamic: impl Fn(usize) -> bool) -> String {
+    let items: Vec<String> = xs
+        .iter()
+        .enumerate()
+        .map(|(d, x)| {
+            if dynamic(d) {
+                "None".to_owned()
+            } else {
+                x.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// Whether stride `d` of a guarded tensor varies with its dynamic sizes (a contiguous tensor's
+/// stride is the product of the later sizes).
+fn stride_is_dynamic(meta: &TensorMeta, dynamic: u64, d: usize) -> bool {
+    dynamic != 0
+        && rynamo_tensor::layout::is_contiguous(&meta.shape, &meta.strides)
+        && (d + 1..meta.shape.len()).any(|j| dynamic & (1 << j) != 0)
 }
 
 /// PyTorch's Python name of a dtype (`torch.float32`).
@@ -442,6 +507,8 @@ pub struct GuardSet {
     /// Sources of the distinct tensor inputs: they must stay distinct objects, since the graph
     /// treats them as independent (a later call passing one tensor twice must not reuse it).
     distinct: Vec<Rc<Source>>,
+    /// Dynamic dimensions that share a symbol: `a.size()[i] == b.size()[j]`.
+    dim_eqs: Vec<(Rc<Source>, usize, Rc<Source>, usize)>,
 }
 
 impl GuardSet {
@@ -459,6 +526,12 @@ impl GuardSet {
         }
     }
 
+    /// Requires dimension `i` of the tensor at `a` to equal dimension `j` of the one at `b` (a
+    /// shape-environment equality: the two share a symbol).
+    pub fn add_dim_eq(&mut self, a: &Rc<Source>, i: usize, b: &Rc<Source>, j: usize) {
+        self.dim_eqs.push((a.clone(), i, b.clone(), j));
+    }
+
     /// Requires two sources to hold the same object (Dynamo's duplicate-input guard).
     pub fn add_alias(&mut self, a: &Rc<Source>, b: &Rc<Source>) {
         self.aliases.push((a.clone(), b.clone()));
@@ -473,6 +546,18 @@ impl GuardSet {
     /// The guards, in the order they were added.
     pub fn guards(&self) -> &[Guard] {
         &self.guards
+    }
+
+    /// Leaves dimensions `mask` of the tensor at `source` unchecked by its TENSOR_MATCH (they
+    /// are dynamic; range guards bound them).
+    pub fn set_dynamic_dims(&mut self, source: &Rc<Source>, mask: u64) {
+        for g in &mut self.guards {
+            if g.source == *source
+                && let Check::Tensor { dynamic, .. } = &mut g.check
+            {
+                *dynamic = mask;
+            }
+        }
     }
 }
 
@@ -516,6 +601,7 @@ impl NodeValue<'_> {
 pub struct GuardTree {
     nodes: Vec<Node>,
     aliases: Vec<(usize, usize)>,
+    dim_eqs: Vec<(usize, usize, usize, usize)>,
     distinct: Vec<usize>,
     global: GlobalState,
 }
@@ -526,6 +612,7 @@ impl GuardTree {
         let mut tree = GuardTree {
             nodes: Vec::new(),
             aliases: Vec::new(),
+            dim_eqs: Vec::new(),
             distinct: Vec::new(),
             global,
         };
@@ -536,6 +623,10 @@ impl GuardTree {
         for (a, b) in &set.aliases {
             let (na, nb) = (tree.node_for(a, vm), tree.node_for(b, vm));
             tree.aliases.push((na, nb));
+        }
+        for (a, i, b, j) in &set.dim_eqs {
+            let (na, nb) = (tree.node_for(a, vm), tree.node_for(b, vm));
+            tree.dim_eqs.push((na, *i, nb, *j));
         }
         if set.distinct.len() > 1 {
             for s in &set.distinct {
@@ -575,6 +666,7 @@ impl GuardTree {
     pub fn len(&self) -> usize {
         self.nodes.iter().map(|n| n.checks.len()).sum::<usize>()
             + self.aliases.len()
+            + self.dim_eqs.len()
             + usize::from(!self.distinct.is_empty())
             + 1
     }
@@ -651,6 +743,18 @@ impl GuardTree {
                 ));
             }
         }
+        for &(a, i, b, j) in &self.dim_eqs {
+            let size = |n: usize, d: usize| {
+                values[n]
+                    .as_ref()
+                    .and_then(|v| bridge::tensor_meta(v.obj()))
+                    .and_then(|(m, _)| m.shape.get(d).copied())
+            };
+            let (x, y) = (size(a, i), size(b, j));
+            if x.is_none() || x != y {
+                return Err(self.dim_eq_code(a, i, b, j));
+            }
+        }
         if !self.distinct.is_empty() {
             let mut seen: smallvec::SmallVec<[(usize, usize); 8]> = self
                 .distinct
@@ -670,6 +774,13 @@ impl GuardTree {
             }
         }
         Ok(())
+    }
+
+    fn dim_eq_code(&self, a: usize, i: usize, b: usize, j: usize) -> String {
+        format!(
+            "{}.size()[{i}] == {}.size()[{j}]",
+            self.nodes[a].source, self.nodes[b].source
+        )
     }
 
     /// The tree in Dynamo's `TORCH_LOGS=guards` layout.
@@ -693,6 +804,9 @@ impl GuardTree {
                 "| +- DUPLICATE_INPUT: {} is {}",
                 self.nodes[*a].source, self.nodes[*b].source
             );
+        }
+        for &(a, i, b, j) in &self.dim_eqs {
+            let _ = writeln!(out, "+- LAMBDA_GUARD: {}", self.dim_eq_code(a, i, b, j));
         }
         if !self.distinct.is_empty() {
             let names: Vec<String> = self
@@ -758,6 +872,9 @@ impl GuardTree {
             for c in &n.checks {
                 out.push((src.clone(), c.kind_name(), c.code(&src)));
             }
+        }
+        for &(a, i, b, j) in &self.dim_eqs {
+            out.push((String::new(), "SHAPE_ENV", self.dim_eq_code(a, i, b, j)));
         }
         out
     }

@@ -34,6 +34,8 @@ pub enum Artifact {
     Dynamo,
     /// `+dynamo`: debug-level tracing of every instruction.
     DynamoDebug,
+    /// `dynamic`: symbols made for dynamic dimensions (`create_symbol`) and their guards.
+    Dynamic,
 }
 
 impl Artifact {
@@ -49,6 +51,7 @@ impl Artifact {
         ("aot_graphs", Artifact::AotGraphs),
         ("aot_joint_graph", Artifact::AotJointGraph),
         ("dynamo", Artifact::Dynamo),
+        ("dynamic", Artifact::Dynamic),
     ];
 
     /// The artifact's name in `TORCH_LOGS` and in log lines.
@@ -75,6 +78,7 @@ impl Artifact {
                 "torch/_functorch/_aot_autograd/graph_capture.py"
             }
             Artifact::Dynamo | Artifact::DynamoDebug => "torch/_dynamo/convert_frame.py",
+            Artifact::Dynamic => "torch/fx/experimental/symbolic_shapes.py",
         }
     }
 }
@@ -154,7 +158,7 @@ pub fn log(a: Artifact, compile_id: Option<(u32, u32)>, msg: &str) {
     let level = if a == Artifact::DynamoDebug { 'V' } else { 'I' };
     let id = compile_id.map_or_else(String::new, |(f, c)| format!("[{f}/{c}] "));
     let tag = match a {
-        Artifact::Dynamo | Artifact::DynamoDebug => String::new(),
+        Artifact::Dynamo | Artifact::DynamoDebug | Artifact::Dynamic => String::new(),
         other => format!("[__{}] ", other.name()),
     };
     let mut err = std::io::stderr().lock();

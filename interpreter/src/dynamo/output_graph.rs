@@ -105,6 +105,10 @@ pub struct OutputGraph {
     /// inlined closure over the same cell shares one symbolic cell, so a `nonlocal` store through
     /// one is seen by the others' later reads.
     pub cells: HashMap<usize, (PyObjectRef, SymbolicCell)>,
+    /// Dynamic dimensions of the inputs and what the trace specialised (`shape_env.rs`).
+    pub shape_env: super::shape_env::ShapeEnv,
+    /// The compile id, for log lines written while tracing.
+    pub compile_id: Option<(u32, u32)>,
 }
 
 impl OutputGraph {
@@ -130,6 +134,8 @@ impl OutputGraph {
             error_on_graph_break: super::config::error_on_graph_break(),
             error_on_graph_break_at_start: super::config::error_on_graph_break(),
             cells: HashMap::new(),
+            shape_env: super::shape_env::ShapeEnv::default(),
+            compile_id: None,
         }
     }
 
@@ -141,6 +147,7 @@ impl OutputGraph {
         meta: TensorMeta,
         requires_grad: bool,
         source: &Rc<Source>,
+        marks: &super::shape_env::Marks,
     ) -> Vt {
         let key = obj as *const PyObject as usize;
         self.guards.add(
@@ -148,6 +155,7 @@ impl OutputGraph {
             Check::Tensor {
                 meta: meta.clone(),
                 requires_grad,
+                dynamic: 0,
             },
         );
         let value = match self.input_by_obj.get(&key) {
@@ -160,6 +168,8 @@ impl OutputGraph {
             }
             None => {
                 let v = self.graph.input(&source.identifier(), meta.clone());
+                self.shape_env
+                    .add_input(v, source, &meta, marks, self.compile_id);
                 self.guards.add_distinct(source);
                 self.input_by_obj.insert(key, self.inputs.len());
                 self.inputs.push(GraphInput {
@@ -209,6 +219,18 @@ impl OutputGraph {
         let outs = self.graph.call(op, args).map_err(|e| {
             GraphBreak::new(GraphBreakKind::OpError, format!("{}: {e}", op.py_name()))
         })?;
+        // A host call's output shapes are fixed when it is made, and an op returning a list
+        // (`split`, `unbind`, `chunk`) has as many outputs as the sizes say: either way the
+        // node holds for these input sizes only.
+        if self.shape_env.has_live_symbols()
+            && (op == rynamo_graph::Op::HostCall
+                || matches!(op.schema().returns, rynamo_graph::Returns::List))
+        {
+            let node = self.graph.graph().nodes().last().cloned();
+            for i in node.iter().flat_map(|n| n.inputs().collect::<Vec<_>>()) {
+                self.specialise(i, None);
+            }
+        }
         self.fx.push(FxInfo {
             target,
             stack: self.user_stack.last().cloned(),
@@ -241,6 +263,53 @@ impl OutputGraph {
             Kind::List(l) => seq_arg(&l.borrow().items, self, vm),
             _ => None,
         }
+    }
+
+    /// The trace depends on the sizes of `value` (dimension `dim` of it, or all): the dynamic
+    /// dimensions they come from become static for this entry (`shape_env.rs`).
+    pub fn specialise(&mut self, value: ValueId, dim: Option<usize>) {
+        if !self.shape_env.has_live_symbols() {
+            return;
+        }
+        let at = self.user_stack.last().cloned();
+        self.shape_env
+            .specialise(value, dim, self.graph.graph(), at);
+    }
+
+    /// The guards of the finished trace: TENSOR_MATCH leaves the dimensions still dynamic
+    /// unchecked, and each gets a range guard.
+    pub fn final_guards(&self) -> GuardSet {
+        let mut set = self.guards.clone();
+        let env = &self.shape_env;
+        // Where each symbol first occurs: later occurrences must equal it.
+        let mut first: HashMap<usize, (Rc<Source>, usize)> = HashMap::new();
+        for input in &self.inputs {
+            let Some(dims) = env.dims_of(input.value) else {
+                continue;
+            };
+            let mut mask = 0u64;
+            for (d, s) in dims.iter().enumerate() {
+                if let Some(s) = s {
+                    mask |= 1 << d;
+                    if let Some((src, dim)) = first.get(s) {
+                        set.add_dim_eq(&input.source, d, src, *dim);
+                        continue;
+                    }
+                    first.insert(*s, (input.source.clone(), d));
+                    let sym = &env.symbols[*s];
+                    set.add(
+                        &input.source,
+                        Check::DimRange {
+                            dim: d,
+                            min: sym.min,
+                            max: sym.max,
+                        },
+                    );
+                }
+            }
+            set.set_dynamic_dims(&input.source, mask);
+        }
+        set
     }
 
     /// Number of ops in the graph.

@@ -198,8 +198,13 @@ mod dynamo_module {
         func: PyObjectRef,
         backend: PyObjectRef,
         fullgraph: bool,
+        dynamic: rustpython_vm::function::OptionalArg<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<PyCompiledFunction> {
+        let dynamic = match dynamic.into_option() {
+            Some(d) if !vm.is_none(&d) => Some(d.try_to_bool(vm)?),
+            _ => None,
+        };
         let backend = backend_spec(backend, vm)?;
         let id = backend_id(&backend);
         // The function's own code is compiled even when it lives in a skipped file
@@ -219,6 +224,7 @@ mod dynamo_module {
             mode: CallMode::Compile(Arc::new(CompileConfig {
                 backend,
                 fullgraph,
+                dynamic,
                 id,
             })),
         })
@@ -240,6 +246,7 @@ mod dynamo_module {
             config: Arc::new(CompileConfig {
                 backend: BackendSpec::Native("eager".into()),
                 fullgraph: false,
+                dynamic: None,
                 id: 0,
             }),
         }))

@@ -134,8 +134,15 @@ impl Tracer<'_> {
                     )
                 })?;
                 return Ok(match d {
-                    None => Vt::constant(bridge::make_size(&t.meta.shape, vm)),
-                    Some(d) => c_int(t.meta.shape[wrap_dim(d)?] as i64),
+                    None => {
+                        self.out.specialise(t.value, None);
+                        Vt::constant(bridge::make_size(&t.meta.shape, vm))
+                    }
+                    Some(d) => {
+                        let d = wrap_dim(d)?;
+                        self.out.specialise(t.value, Some(d));
+                        c_int(t.meta.shape[d] as i64)
+                    }
                 });
             }
             "stride" => {
@@ -145,6 +152,7 @@ impl Tracer<'_> {
                         "stride(dim) with a traced dim",
                     )
                 })?;
+                self.out.specialise(t.value, None);
                 return Ok(match d {
                     None => Vt::constant(
                         vm.ctx
@@ -162,6 +170,7 @@ impl Tracer<'_> {
             }
             "dim" | "ndimension" => return Ok(c_int(t.meta.shape.len() as i64)),
             "numel" | "nelement" => {
+                self.out.specialise(t.value, None);
                 return Ok(c_int(t.meta.shape.iter().product::<usize>() as i64));
             }
             "element_size" => return Ok(c_int(t.meta.dtype.itemsize() as i64)),
@@ -214,6 +223,7 @@ impl Tracer<'_> {
             "detach" => {
                 // A new tensor object sharing the data (not the tensor itself): a same-shape
                 // view (the tensor has no autograd history to drop).
+                self.out.specialise(t.value, None);
                 let shape = Vt::constant(bridge::make_size(&t.meta.shape, vm));
                 let mut v = self.call_tensor_method(recv, "view", vec![shape], vec![])?;
                 if let Kind::Tensor(tv) = &mut v.kind {
@@ -332,6 +342,7 @@ impl Tracer<'_> {
                             format!("Tensor.{name} of a non-tensor"),
                         )
                     })?;
+                self.out.specialise(other.value, None);
                 let shape = Vt::constant(bridge::make_size(&other.meta.shape, vm));
                 return self.call_tensor_method(recv, &name[..name.len() - 3], vec![shape], vec![]);
             }
@@ -344,6 +355,7 @@ impl Tracer<'_> {
                 })?;
                 let d = d.unwrap_or(0);
                 let n = t.meta.shape[wrap_dim(d)?];
+                self.out.specialise(t.value, Some(wrap_dim(d)?));
                 let mut parts = Vec::with_capacity(n);
                 for i in 0..n {
                     parts.push(self.call_tensor_method(

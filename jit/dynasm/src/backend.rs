@@ -175,6 +175,16 @@ impl Executable for DynasmExecutable {
         if inputs.len() != g.inputs().len() {
             return self.eager.run(inputs);
         }
+        if !p.written.is_empty()
+            && (rynamo_tensor::memory_overlap::written_inputs_alias(&p.written, inputs)
+                || p.written
+                    .iter()
+                    .any(|&w| !runtime::layout_matches(&inputs[w], &g.value(g.inputs()[w]).meta)))
+        {
+            // The write-backs must reach the caller's tensors, and the kernels before them
+            // assume nothing they read is overwritten under them.
+            return self.eager.run(inputs);
+        }
         // NOTE: `resize_with`, not `vec![None; n]`: cloning a `None` copies the whole
         // `Option<Tensor>`, writing one writes its tag (this runs on every compiled call).
         let mut env: Vec<Option<Tensor>> = Vec::with_capacity(g.values().len());

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //!   Graph --[rynamo_passes::pipeline: functionalize, decompose, fold constants,
-//!            the JIT's fuse bias, CSE, DCE]-->               (verified after each in debug)
+//!            the JIT's fuse bias, CSE, DCE, then functionalize inputs]-->
+//!                                                            (verified after each in debug)
 //!         --[fuse]------> Plan (kernels, buffers)
 //!         --[schedule]--> Vec<Step> (loop IR + geometry)
 //!         --[attn::fuse]-> matmul, row kernel, matmul fused per matrix
@@ -28,6 +29,11 @@ pub struct Program {
     pub launches: Vec<Option<runtime::Launch>>,
     /// Per step: the values dead after it (their buffers can go), graph inputs excluded.
     pub dead_after: Vec<Vec<usize>>,
+    /// Positions of the inputs the graph writes back at its end (`copy_(input, value)` after
+    /// `functionalize_inputs`: an optimizer's in-place updates). The kernels before them are
+    /// pure, which holds only when those inputs alias nothing and are laid out as traced; other
+    /// calls run the original graph eagerly.
+    pub written: Vec<usize>,
 }
 
 /// Runs the graph passes (the shared pipeline with the JIT's `fuse bias`) on a copy of `g`.
@@ -44,6 +50,12 @@ pub fn optimize(g: &Graph) -> Result<Graph> {
     };
     rynamo_passes::pipeline::run(&mut g, &mut cx, &[("fuse bias", passes::fuse_bias)])
         .map_err(v)?;
+    cx.run(
+        &mut g,
+        "functionalize inputs",
+        rynamo_passes::functionalize_inputs,
+    )
+    .map_err(v)?;
     Ok(g)
 }
 
@@ -58,11 +70,29 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
         )
     })?;
     let graph = optimize(g)?;
-    if fuse::has_mutation(&graph) {
+    // Trailing write-backs of inputs run as eager nodes after the kernels; any other in-place
+    // node keeps the graph on the eager interpreter.
+    // (Ops that mutate arguments as a side effect, training batch_norm's running statistics,
+    // run as eager nodes in order.)
+    let (write_backs, body): (Vec<_>, Vec<_>) = graph
+        .nodes()
+        .iter()
+        .partition(|n| rynamo_passes::is_write_back(&graph, n));
+    if body
+        .iter()
+        .any(|n| n.op.flags().contains(rynamo_graph::OpFlags::INPLACE))
+    {
         return Err(Error::Lower(
             "an in-place op writes a graph input or a tensor with views (see functionalize)".into(),
         ));
     }
+    let written = write_backs
+        .iter()
+        .filter_map(|n| match n.args.first() {
+            Some(rynamo_graph::Value::Tensor(v)) => graph.inputs().iter().position(|i| i == v),
+            _ => None,
+        })
+        .collect();
     let plan = fuse::plan(&graph);
     let steps = attn::fuse(&graph, schedule::schedule(&graph, &plan)?);
     let launches = steps
@@ -95,6 +125,7 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
         steps,
         launches,
         dead_after,
+        written,
     })
 }
 

@@ -12,6 +12,9 @@
 //!     functional  in-place -> functional twin (`add_` -> `add`)
 //!     decompose   optional, written against `Emit` (runs eagerly and as graph nodes)
 //!     vjp         the backward formula (`autograd::vjp`)
+//!     recorded_as autograd: the decomposition recorded instead of the op (PyTorch's
+//!                 CompositeImplicitAutograd: dropout is `x * mask`)
+//!     not_differentiable  autograd: outputs never require grad (`zeros_like`, `view(dtype)`)
 //!     fill        constant-filled creation ops: the fill value
 //!     sample      a representative call
 //!     operators   Python operator spellings (`add`, `iadd`, ...), see `operators.rs`
@@ -21,7 +24,7 @@
 use rynamo_tensor::{Scalar, Tensor, TensorMeta};
 
 use crate::autograd::Eager;
-use crate::autograd::vjp::VjpRule;
+use crate::autograd::vjp::{Composite, VjpRule};
 use crate::{Arg, GraphBuilder, IValue, Lowering, MetaValue, Op, OpFlags, Result, ValueId};
 
 /// Python-style positional and keyword arguments of a representative call.
@@ -98,6 +101,11 @@ pub struct OpDef {
     pub decompose: Option<Decomposition>,
     /// The backward formula.
     pub vjp: Option<&'static VjpRule>,
+    /// With grad mode on and an argument needing grad: the decomposition recorded instead of
+    /// the op, each part with its own formula (`autograd::vjp::Composite`).
+    pub recorded_as: Option<&'static Composite>,
+    /// The outputs never require grad, whatever the inputs (nothing is recorded).
+    pub not_differentiable: bool,
     /// For a constant-filled creation op: its fill value (`empty`s report 0: their contents are
     /// unspecified); the fuser inlines it and constant folding evaluates through it.
     pub fill: Option<FillFn>,
@@ -128,6 +136,8 @@ impl OpDef {
             functional: None,
             decompose: None,
             vjp: None,
+            recorded_as: None,
+            not_differentiable: false,
             fill: None,
             sample: crate::samples::x,
             operators: &[],
@@ -155,6 +165,22 @@ impl OpDef {
     pub const fn vjp(self, r: &'static VjpRule) -> OpDef {
         OpDef {
             vjp: Some(r),
+            ..self
+        }
+    }
+
+    /// Sets the decomposition autograd records instead of the op.
+    pub const fn recorded_as(self, c: &'static Composite) -> OpDef {
+        OpDef {
+            recorded_as: Some(c),
+            ..self
+        }
+    }
+
+    /// Marks an op whose outputs never require grad.
+    pub const fn not_differentiable(self) -> OpDef {
+        OpDef {
+            not_differentiable: true,
             ..self
         }
     }

@@ -152,6 +152,41 @@ impl Graph {
         }
     }
 
+    /// The same program for inputs of other shapes: the inputs take `input_metas` and every
+    /// node's outputs are re-inferred by its meta rule, in order (a graph traced with dynamic
+    /// dimensions, instantiated for one call's sizes). Errors when the arity differs, when a meta
+    /// rule rejects the new shapes, or when a node would now define a different number of values
+    /// (`split` into more pieces): the graph is not valid for these shapes.
+    pub fn with_input_metas(&self, input_metas: &[TensorMeta]) -> Result<Graph> {
+        if input_metas.len() != self.inputs.len() {
+            return Err(Error::Graph(format!(
+                "{} input shapes for a graph of {} inputs",
+                input_metas.len(),
+                self.inputs.len()
+            )));
+        }
+        let mut g = self.clone();
+        for (v, m) in self.inputs.iter().zip(input_metas) {
+            g.values[v.0 as usize].meta = m.clone();
+        }
+        for i in 0..g.nodes.len() {
+            let (op, outs) = (g.nodes[i].op, g.nodes[i].outputs.clone());
+            let metas = crate::registry::meta(op, &g.arg_metas(&g.nodes[i].args)?)?;
+            if metas.len() != outs.len() {
+                return Err(Error::Graph(format!(
+                    "{} now defines {} values instead of {}",
+                    op.py_name(),
+                    metas.len(),
+                    outs.len()
+                )));
+            }
+            for (o, m) in outs.iter().zip(metas) {
+                g.values[o.0 as usize].meta = m;
+            }
+        }
+        Ok(g)
+    }
+
     /// Drops values that no input or node defines and renumbers the rest (ids change).
     pub fn compact(&mut self) {
         let mut live: Vec<ValueId> = self.inputs.clone();
@@ -314,5 +349,54 @@ pub(crate) struct Name<'a>(pub &'a str);
 impl fmt::Display for Name<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "%{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod with_input_metas_tests {
+    use rynamo_tensor::DType;
+
+    use super::*;
+
+    fn meta(shape: &[usize]) -> TensorMeta {
+        TensorMeta::contiguous(DType::Float32, shape)
+    }
+
+    #[test]
+    fn reinfers_every_node_for_new_input_shapes() {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", meta(&[3, 4]));
+        let r = b.call_py(Op::Relu, vec![Value::Tensor(x)], vec![]).unwrap()[0];
+        let s = b
+            .call_py(
+                Op::Sum,
+                vec![Value::Tensor(r), Value::IntList(vec![0])],
+                vec![],
+            )
+            .unwrap()[0];
+        let g = b.finish(vec![s]);
+        let g7 = g.with_input_metas(&[meta(&[7, 4])]).unwrap();
+        assert_eq!(g7.value(r).meta.shape, vec![7, 4]);
+        assert_eq!(g7.value(s).meta.shape, vec![4]);
+        assert_eq!(
+            g.value(r).meta.shape,
+            vec![3, 4],
+            "the template is unchanged"
+        );
+        assert!(g.with_input_metas(&[]).is_err());
+    }
+
+    #[test]
+    fn rejects_a_node_whose_output_count_changes() {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", meta(&[4, 2]));
+        let parts = b
+            .call_py(Op::Split, vec![Value::Tensor(x), Value::Int(2)], vec![])
+            .unwrap();
+        assert_eq!(parts.len(), 2);
+        let g = b.finish(parts);
+        assert!(g.with_input_metas(&[meta(&[4, 2])]).is_ok());
+        let err = g.with_input_metas(&[meta(&[6, 2])]).unwrap_err();
+        assert!(err.to_string().contains("instead of 2"), "{err}");
     }
 }

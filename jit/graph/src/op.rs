@@ -389,16 +389,25 @@ ops! {
     Erfinv = 246 => unary::erfinv;
     Xlogy = 247 => binary::xlogy;
 
+    // === Appended: backward ops (autograd) ===
+    ConvolutionBackwardInput = 248 => backward::convolution_backward_input;
+    ConvolutionBackwardWeight = 249 => backward::convolution_backward_weight;
+    MaxPool2dWithIndicesBackward = 250 => backward::max_pool2d_with_indices_backward;
+    AvgPool2dBackward = 251 => backward::avg_pool2d_backward;
+    AdaptiveAvgPool2dBackward = 252 => backward::adaptive_avg_pool2d_backward;
+    LayerNormBackward = 253 => backward::layer_norm_backward;
+    BatchNormBackward = 254 => backward::batch_norm_backward;
+
     // === Issue 29 (models helper): sampling and torch.linalg (definitions in rules/models.rs) ===
-    Multinomial = 248 => models::multinomial;
-    LinalgInv = 249 => models::linalg_inv;
-    LinalgSolve = 250 => models::linalg_solve;
-    LinalgDet = 251 => models::linalg_det;
-    LinalgSlogdet = 252 => models::linalg_slogdet;
-    LinalgCholesky = 253 => models::linalg_cholesky;
-    LinalgQr = 254 => models::linalg_qr;
-    LinalgSvd = 255 => models::linalg_svd;
-    LinalgEigh = 256 => models::linalg_eigh;
+    Multinomial = 255 => models::multinomial;
+    LinalgInv = 256 => models::linalg_inv;
+    LinalgSolve = 257 => models::linalg_solve;
+    LinalgDet = 258 => models::linalg_det;
+    LinalgSlogdet = 259 => models::linalg_slogdet;
+    LinalgCholesky = 260 => models::linalg_cholesky;
+    LinalgQr = 261 => models::linalg_qr;
+    LinalgSvd = 262 => models::linalg_svd;
+    LinalgEigh = 263 => models::linalg_eigh;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -12,7 +12,7 @@
 
 use std::collections::HashSet;
 
-use rynamo_graph::{Arg, Graph, Lowering, Op, OpFlags, Value, ValueId, registry};
+use rynamo_graph::{Arg, Graph, Lowering, Node, Op, OpFlags, Value, ValueId, registry};
 
 use crate::PassCx;
 
@@ -32,14 +32,23 @@ fn rewritten(op: Op, args: &[Arg]) -> Option<(Op, Vec<Arg>)> {
     }
 }
 
-/// Whether an output of `op` may share storage with an input: views, and ops that return their
-/// input (or a view of it) when nothing needs copying.
-fn may_alias(op: Op) -> bool {
-    let f = op.flags();
-    f.contains(OpFlags::VIEW)
-        || f.contains(OpFlags::HOST)
-        || op.lowering() == Lowering::View
-        || matches!(op, Op::GetItem | Op::Contiguous | Op::To | Op::Type)
+/// Whether an output of node `n` may share storage with an input: views, and ops that return
+/// their input (or a view of it) when nothing needs copying. A conversion that changes the dtype
+/// (`step.to(torch.float64)`) always copies.
+fn may_alias(g: &Graph, n: &Node) -> bool {
+    let f = n.op.flags();
+    if f.contains(OpFlags::VIEW) || f.contains(OpFlags::HOST) || n.op.lowering() == Lowering::View {
+        return true;
+    }
+    match n.op {
+        Op::To | Op::Type => {
+            let input = n.inputs().next().map(|v| g.value(v).meta.dtype);
+            let output = n.outputs.first().map(|&o| g.value(o).meta.dtype);
+            input.is_none() || input == output
+        }
+        Op::GetItem | Op::Contiguous => true,
+        _ => false,
+    }
 }
 
 /// The in-place chain rooted at `root` (defined before node `start`): the indices of the in-place
@@ -54,7 +63,7 @@ pub(crate) fn chain(g: &Graph, start: usize, root: ValueId) -> Option<(Vec<usize
         if !reads_it {
             continue;
         }
-        if may_alias(n.op) {
+        if may_alias(g, n) {
             return None;
         }
         let writes_it = matches!(n.args.first(), Some(Value::Tensor(v)) if names.contains(v));
@@ -86,8 +95,8 @@ pub fn functionalize(g: &mut Graph, _cx: &PassCx) {
     // Rewrites change ops and arguments, never the node count.
     for i in 0..g.nodes().len() {
         let roots: Vec<ValueId> = g.nodes()[i].outputs.clone();
-        let producer = g.nodes()[i].op;
-        if may_alias(producer) || producer.flags().contains(OpFlags::INPLACE) {
+        let producer = &g.nodes()[i];
+        if may_alias(g, producer) || producer.op.flags().contains(OpFlags::INPLACE) {
             continue;
         }
         for root in roots.into_iter().filter(|r| written.contains(r)) {

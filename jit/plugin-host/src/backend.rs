@@ -367,15 +367,7 @@ impl PartitionedExecutable {
     /// Whether a written input shares memory with another input or with itself (an expanded
     /// tensor): the functionalized graph assumes it does not.
     fn inputs_alias(&self, inputs: &[Tensor]) -> bool {
-        self.written.iter().any(|&w| {
-            let t = &inputs[w];
-            rynamo_tensor::memory_overlap::internal_overlap(t)
-                != rynamo_tensor::memory_overlap::MemOverlap::No
-                || inputs
-                    .iter()
-                    .enumerate()
-                    .any(|(i, u)| i != w && t.shares_storage(u))
-        })
+        rynamo_tensor::memory_overlap::written_inputs_alias(&self.written, inputs)
     }
 }
 

@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 248 ops. */
+/* Op ids (the op table's order); 255 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -293,5 +293,12 @@
 #define RYNAMO_OP_NAN_TO_NUM_ 245 /* nan_to_num_(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor */
 #define RYNAMO_OP_ERFINV 246 /* erfinv(Tensor self) -> Tensor */
 #define RYNAMO_OP_XLOGY 247 /* xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_CONVOLUTION_BACKWARD_INPUT 248 /* convolution_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor */
+#define RYNAMO_OP_CONVOLUTION_BACKWARD_WEIGHT 249 /* convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor */
+#define RYNAMO_OP_MAX_POOL2D_WITH_INDICES_BACKWARD 250 /* max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, Tensor indices) -> Tensor */
+#define RYNAMO_OP_AVG_POOL2D_BACKWARD 251 /* avg_pool2d_backward(Tensor grad_output, int[] input_size, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor */
+#define RYNAMO_OP_ADAPTIVE_AVG_POOL2D_BACKWARD 252 /* adaptive_avg_pool2d_backward(Tensor grad_output, int[] input_size) -> Tensor */
+#define RYNAMO_OP_LAYER_NORM_BACKWARD 253 /* layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
+#define RYNAMO_OP_BATCH_NORM_BACKWARD 254 /* batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

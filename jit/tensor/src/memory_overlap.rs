@@ -150,3 +150,20 @@ fn shared_location_error() -> Error {
             .into(),
     )
 }
+
+/// Whether an input at one of the `written` positions shares memory with another input or with
+/// itself (an expanded tensor): a graph whose in-place updates of those inputs were made
+/// functional (written back at its end) assumes it does not, so backends run the original graph
+/// for such calls.
+pub fn written_inputs_alias(written: &[usize], inputs: &[Tensor]) -> bool {
+    written.iter().any(|&w| {
+        let Some(t) = inputs.get(w) else {
+            return true;
+        };
+        internal_overlap(t) != MemOverlap::No
+            || inputs
+                .iter()
+                .enumerate()
+                .any(|(i, u)| i != w && t.shares_storage(u))
+    })
+}

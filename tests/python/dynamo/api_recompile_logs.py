@@ -1,3 +1,6 @@
+# env: RYNAMO_DYNAMIC_SHAPES=0
+# (pins recompiles caused by size changes, so it runs with static-by-default shapes even when the
+# suite is run with dynamic shapes forced on)
 """`TORCH_LOGS=recompiles` / `recompiles_verbose` in PyTorch's layout
 (`guards.get_and_maybe_log_recompilation_reasons`): one reason per cache entry, most recently used
 first; a resume function is reported at the line of its break (its `co_firstlineno`)."""

@@ -1,3 +1,6 @@
+# env: RYNAMO_DYNAMIC_SHAPES=0
+# (pins recompiles caused by size changes, so it runs with static-by-default shapes even when the
+# suite is run with dynamic shapes forced on)
 """torch._dynamo.run (frozen mode) and every torch.compiler.set_stance stance."""
 import re
 

@@ -1,3 +1,6 @@
+# env: RYNAMO_DYNAMIC_SHAPES=0
+# (pins recompiles caused by size changes, so it runs with static-by-default shapes even when the
+# suite is run with dynamic shapes forced on)
 """Graph-break corpus, break positions: the first, last and middle op of a frame, several
 breaks in one frame, each kind of breaking construct, data-dependent branches (both outcomes),
 and recompiles after a break. Counts follow PyTorch 2.x: a break splits the frame into the graph

@@ -20,13 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens.json")) as f:
     GOLDENS = json.load(f)["cases"]
 
-# TEMPORARY (models helper, 2026-11-28): these ops' backward formulas land with the `vjp` branch; a
-# case whose backward stops on one of them checks its forward only. Remove when `vjp` is merged.
-PENDING_VJP = ("conv1d", "conv2d", "pad", "index_select", "gather", "embedding", "dropout", "scatter_add",
-               "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm")
-
 failures = []
-pending = set()
 only = sys.argv[1:]
 
 
@@ -82,13 +76,6 @@ def run(case, backend):
         return
     try:
         loss.backward()
-    except NotImplementedError as e:
-        op = next((o for o in PENDING_VJP if f"'{o}" in str(e)), None)
-        if op is None:
-            failures.append(f"{tag}: backward raised NotImplementedError: {e}")
-        else:
-            pending.add(f"{name} ({op})")
-        return
     except Exception as e:
         failures.append(f"{tag}: backward raised {type(e).__name__}: {e}")
         return
@@ -105,8 +92,6 @@ for case in cases:
     for backend in ("none", "eager", "aot_eager", "inductor"):
         run(case, backend)
 
-if pending:
-    print(f"gradients pending the vjp branch: {', '.join(sorted(pending))}")
 if failures:
     print("\n".join(failures))
     raise SystemExit(f"{len(failures)} failures")

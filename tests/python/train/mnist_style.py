@@ -7,9 +7,7 @@ trajectory, recorded from PyTorch 2.15.
 Each epoch is one batch of all 96 samples, so `shuffle=True` permutes samples within the batch
 and the trajectory does not depend on the generator's stream (Rynamo's is ChaCha8, PyTorch's
 mt19937); what differs is only the summation order of the batch reductions, hence the 1e-4
-relative tolerance over 6 epochs.
-
-It needs autograd (`loss.backward()`): until `torch.Tensor.backward` exists it prints SKIP."""
+relative tolerance over 6 epochs."""
 
 import math
 import os
@@ -20,22 +18,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, Dataset
-
-def _differentiable(f):
-    try:
-        x = torch.ones(1, 2, 3, 3, requires_grad=True)
-        f(x).sum().backward()
-        return True
-    except NotImplementedError:
-        return False
-
-
-# TEMPORARY (lead, 2026-11-28): cross_entropy's and conv2d's backward formulas land with the `vjp`
-# branch; remove this guard when it is merged.
-if not _differentiable(lambda x: torch.nn.functional.cross_entropy(
-        torch.nn.functional.conv2d(x, torch.ones(3, 2, 3, 3)).flatten(1), torch.tensor([0]))):
-    print("SKIP: mnist_style.py needs the backward formulas of conv2d and cross_entropy")
-    sys.exit(0)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N, EPOCHS, RESUME_AT = 96, 6, 3

@@ -62,7 +62,8 @@ pub fn wrap(
     vm: &VirtualMachine,
 ) -> Vt {
     if let Some((meta, rg)) = bridge::tensor_meta(&obj) {
-        return out.tensor_input(&obj, meta, rg, &source);
+        let marks = super::super::shape_env::Marks::of(&obj, meta.shape.len(), vm);
+        return out.tensor_input(&obj, meta, rg, &source, &marks);
     }
     if let Some(v) = ConstValue::of(&obj, vm) {
         out.guards.add(&source, Check::Equals(v));

@@ -167,6 +167,7 @@ impl Tracer<'_> {
                 Ok(rest)
             }
             Kind::Tensor(t) => {
+                self.out.specialise(t.value, Some(0));
                 let n = *t.meta.shape.first().ok_or_else(|| {
                     GraphBreak::new(GraphBreakKind::OpError, "iteration over a 0-d tensor")
                 })?;

@@ -49,7 +49,9 @@ impl Tracer<'_> {
                 Some(self.call_builtin(&isinstance, "isinstance", vec![x.clone(), tensor], vec![]))
             }
             ("numel", [x]) if kw.is_empty() => {
-                let n: usize = x.as_tensor()?.meta.shape.iter().product();
+                let t = x.as_tensor()?;
+                self.out.specialise(t.value, None);
+                let n: usize = t.meta.shape.iter().product();
                 Some(Ok(Vt::constant(vm.ctx.new_int(n).into())))
             }
             ("is_floating_point", [x]) if kw.is_empty() => {

@@ -1,6 +1,8 @@
-//! In-place ops on tensors the graph allocated become out-of-place ops (`passes/functionalize.rs`)
-//! and fuse; in-place ops on inputs, on tensors with views, or that would change the dtype keep
-//! the graph on eager. Every case against eager, inputs after the call included.
+//! In-place ops on tensors the graph allocated become out-of-place ops (`functionalize`) and fuse;
+//! in-place updates of inputs are computed by kernels and written back after them
+//! (`functionalize_inputs`), except in calls whose inputs alias; in-place ops on tensors with
+//! views, or that would change the dtype, keep the graph on eager. Every case against eager,
+//! inputs after the call included.
 
 use rynamo_backend::{Backend, EagerBackend, Executable};
 use rynamo_graph::parse;
@@ -77,13 +79,6 @@ fn in_place_chains_on_intermediates_fuse() {
 #[test]
 fn in_place_ops_eager_must_see_keep_the_graph_on_eager() {
     let x = randn(&[4, 8], 3);
-    // On an input: the caller sees the write.
-    let src = "graph(%x: f32[4, 8]):
-  %0: f32[4, 8] = mul_(%x, 3.0)
-  %1: f32[4, 8] = add(%0, 1.0, alpha=1)
-  return (%1)
-";
-    assert!(!run(src, std::slice::from_ref(&x)).0);
     // Through a view taken before the write.
     let src = "graph(%x: f32[4, 8]):
   %0: f32[4, 8] = mul(%x, 2.0)
@@ -101,4 +96,59 @@ fn in_place_ops_eager_must_see_keep_the_graph_on_eager() {
   return (%1)
 ";
     assert!(!run(src, &[x, d]).0);
+}
+
+#[test]
+fn in_place_updates_of_inputs_fuse_and_are_written_back() {
+    let x = randn(&[4, 8], 3);
+    // On an input: the caller sees the write, and the graph's output is the input itself.
+    let src = "graph(%x: f32[4, 8]):
+  %0: f32[4, 8] = mul_(%x, 3.0)
+  %1: f32[4, 8] = add(%0, 1.0, alpha=1)
+  return (%1, %0)
+";
+    assert!(run(src, std::slice::from_ref(&x)).0);
+    // An optimizer's step: a buffer and a parameter updated from a gradient; the counter is 0-d.
+    let src = "graph(%p: f32[4, 8], %m: f32[4, 8], %g: f32[4, 8], %n: f32[]):
+  %0: f32[] = add_(%n, 1, alpha=1)
+  %1: f64[] = to(%0, torch.float64)
+  %2: f32[4, 8] = mul_(%m, 0.9)
+  %3: f32[4, 8] = add_(%2, %g, alpha=0.1)
+  %4: f32[4, 8] = mul(%3, %1)
+  %5: f32[4, 8] = add_(%p, %4, alpha=-0.01)
+  return (%5)
+";
+    let (p, m, g) = (randn(&[4, 8], 5), randn(&[4, 8], 6), randn(&[4, 8], 7));
+    let n = Tensor::from_vec(vec![2.0f32], &[]).unwrap();
+    assert!(run(src, &[p, m, g, n]).0);
+}
+
+#[test]
+fn written_inputs_that_alias_run_the_original_graph() {
+    // `p` and `m` one tensor: eager's second write reads the first's result, which the
+    // functional form (both computed from the inputs, then written back) would not.
+    let src = "graph(%p: f32[4, 8], %m: f32[4, 8]):
+  %0: f32[4, 8] = mul_(%m, 2.0)
+  %1: f32[4, 8] = add_(%p, %0, alpha=1)
+  return (%1)
+";
+    let g = parse(src).unwrap();
+    let fresh = || {
+        let t = randn(&[4, 8], 8);
+        (t.clone(), t)
+    };
+    let (a, b) = fresh();
+    let want = EagerBackend
+        .compile(&g)
+        .unwrap()
+        .run(&[a.clone(), b])
+        .unwrap();
+    for (backend, _) in targets() {
+        let exe = backend.compile_exe(&g).unwrap();
+        assert!(exe.is_jitted());
+        let (c, d) = fresh();
+        let got = exe.run(&[c.clone(), d]).unwrap();
+        assert_close(&got[0], &want[0], 0.0, 0.0, backend.target_name());
+        assert_close(&c, &a, 0.0, 0.0, backend.target_name());
+    }
 }

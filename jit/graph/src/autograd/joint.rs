@@ -47,6 +47,8 @@ fn unsupported(msg: String) -> Error {
 /// graphs it cannot differentiate as a whole: in-place or argument-mutating ops, host calls, and
 /// ops without a backward formula on a path that needs one.
 pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Result<Joint> {
+    let (decomposed, no_grad) = record_composites(fw, requires_grad, no_grad)?;
+    let (fw, no_grad) = (&decomposed, &no_grad[..]);
     let mut gb = GraphBuilder::new();
     let mut map: HashMap<ValueId, ValueId> = HashMap::new();
     let mut needs: HashMap<ValueId, bool> = HashMap::new();
@@ -179,6 +181,59 @@ pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Resu
         num_fw_outputs,
         grad_primals,
     })
+}
+
+/// `fw` with every op that eager autograd records as a decomposition (its `OpDef`'s
+/// `recorded_as`: cross_entropy, dropout, SDPA, ...) replaced by that decomposition wherever an
+/// input needs grad, as the engine records it; the per-node `no_grad` flags follow. The joint
+/// graph then differentiates the parts with their own formulas.
+fn record_composites(
+    fw: &Graph,
+    requires_grad: &[bool],
+    no_grad: &[bool],
+) -> Result<(Graph, Vec<bool>)> {
+    let mut gb = GraphBuilder::new();
+    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut needs: HashMap<ValueId, bool> = HashMap::new();
+    for (k, &v) in fw.inputs().iter().enumerate() {
+        let info = fw.value(v);
+        map.insert(v, gb.input(&info.name, info.meta.clone()));
+        needs.insert(v, requires_grad.get(k).copied().unwrap_or(false));
+    }
+    let mut flags = Vec::with_capacity(fw.nodes().len());
+    for (i, n) in fw.nodes().iter().enumerate() {
+        let off = no_grad.get(i).copied().unwrap_or(false);
+        let args = n
+            .args
+            .iter()
+            .map(|a| a.try_map(|v| Ok::<_, Error>(map[v])))
+            .collect::<Result<Vec<_>>>()?;
+        let any_in = !off && n.inputs().any(|v| needs[&v]);
+        let before = gb.graph().nodes().len();
+        let composite = vjp::composite(n.op).filter(|_| any_in);
+        let outs = match composite {
+            Some(c) => match (c.graph)(&mut gb, &args)? {
+                Some(outs) => outs,
+                None => gb.call(n.op, args)?,
+            },
+            None => gb.call(n.op, args)?,
+        };
+        if outs.len() != n.outputs.len() {
+            return Err(unsupported(format!(
+                "the decomposition of '{}' gives {} outputs, the op {}",
+                n.op,
+                outs.len(),
+                n.outputs.len()
+            )));
+        }
+        flags.resize(gb.graph().nodes().len().max(before), off);
+        for (o, jo) in n.outputs.iter().zip(outs) {
+            map.insert(*o, jo);
+            needs.insert(*o, any_in && fw.value(*o).meta.dtype.is_floating_point());
+        }
+    }
+    let outputs = fw.outputs().iter().map(|o| map[o]).collect();
+    Ok((gb.finish(outputs), flags))
 }
 
 /// The engine's `validate_outputs` step, as graph nodes: sum a broadcast gradient down to the

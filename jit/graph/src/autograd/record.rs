@@ -219,6 +219,17 @@ pub(crate) fn call_recorded(
     args: &[IValue],
     below: impl FnOnce(Op, &[IValue]) -> Result<Vec<Tensor>>,
 ) -> Result<Vec<Tensor>> {
+    if vjp::non_differentiable(op) {
+        let mut outs = below(op, args)?;
+        note_views(op, args, &mut outs);
+        return Ok(outs);
+    }
+    // Ops recorded as a decomposition (PyTorch's CompositeImplicitAutograd) run as their parts.
+    if let Some(d) = vjp::composite(op)
+        && let Some(outs) = (d.eager)(&mut super::Eager, args)?
+    {
+        return Ok(outs);
+    }
     let inplace = op.flags().contains(OpFlags::INPLACE);
     let rule = vjp::rule(op);
     let self_t = match args.first() {

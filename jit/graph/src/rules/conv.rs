@@ -3,6 +3,7 @@
 use rynamo_tensor::ops::conv::{self, ConvArgs, ConvPadding};
 use rynamo_tensor::ops::pool;
 
+use crate::autograd::vjp::conv as vjp_conv;
 use crate::def::{Sample, op};
 use crate::samples::{f32s, fx, pos_args, t, with_kw};
 use crate::{Result, Value};
@@ -35,7 +36,7 @@ convolution!(
     conv1d = "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor",
     1,
     |a| ConvPadding::Explicit(a.padding),
-    with.sample(|| {
+    with.vjp(&vjp_conv::CONV).sample(|| {
         let args = vec![t(f32s(&[2, 4, 9])), t(f32s(&[6, 2, 3])), t(f32s(&[6]))];
         with_kw(args, "groups", Value::Int(2))
     })
@@ -44,7 +45,7 @@ convolution!(
     conv1d_padding = "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor",
     1,
     |a| ConvPadding::parse(a.padding)?,
-    with.sample(|| {
+    with.vjp(&vjp_conv::CONV).sample(|| {
         let args = vec![t(f32s(&[4, 9])), t(f32s(&[6, 4, 3]))];
         with_kw(args, "padding", Value::Str("same".into()))
     })
@@ -53,7 +54,7 @@ convolution!(
     conv2d = "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor",
     2,
     |a| ConvPadding::Explicit(a.padding),
-    with.sample(|| {
+    with.vjp(&vjp_conv::CONV).sample(|| {
         let args = vec![t(fx::img()), t(f32s(&[3, 4, 3, 3])), t(f32s(&[3]))];
         let kw = vec![
             ("stride".into(), Value::Int(2)),
@@ -66,7 +67,7 @@ convolution!(
     conv2d_padding = "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor",
     2,
     |a| ConvPadding::parse(a.padding)?,
-    with.sample(|| {
+    with.vjp(&vjp_conv::CONV).sample(|| {
         let args = vec![t(fx::img()), t(f32s(&[3, 4, 2, 3]))];
         with_kw(args, "padding", Value::Str("same".into()))
     })
@@ -96,7 +97,7 @@ op! {
             pool::max_pool2d(a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode)?;
         Ok(vec![v])
     }
-    with .sample(pool_3_2_1)
+    with .recorded_as(&vjp_conv::MAX_POOL_PARTS).sample(pool_3_2_1)
 }
 
 op! {
@@ -113,7 +114,7 @@ op! {
             pool::max_pool2d(a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode)?;
         Ok(vec![v, i])
     }
-    with .sample(pool_3_2_1)
+    with .vjp(&vjp_conv::MAX_POOL).sample(pool_3_2_1)
 }
 
 op! {
@@ -135,7 +136,7 @@ op! {
             a.divisor_override,
         )?])
     }
-    with .sample(|| with_kw(vec![t(fx::img()), Value::Int(2)], "ceil_mode", Value::Bool(true)))
+    with .vjp(&vjp_conv::AVG_POOL).sample(|| with_kw(vec![t(fx::img()), Value::Int(2)], "ceil_mode", Value::Bool(true)))
 }
 
 op! {
@@ -143,5 +144,5 @@ op! {
         [NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![pool::adaptive_avg_pool2d_meta(a.self_, a.output_size)?]) }
     eager(_, a) { Ok(vec![pool::adaptive_avg_pool2d(a.self_, a.output_size)?]) }
-    with .sample(|| pos_args(vec![t(fx::img()), Value::IntList(vec![3, 2])]))
+    with .vjp(&vjp_conv::ADAPTIVE).sample(|| pos_args(vec![t(fx::img()), Value::IntList(vec![3, 2])]))
 }

@@ -102,28 +102,29 @@ creation!(
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::zeros(&m.shape, m.dtype),
-    with.fill(|_| ZERO)
+    with.not_differentiable().fill(|_| ZERO)
 );
 creation!(
     ones_like = "ones_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::ones(&m.shape, m.dtype),
-    with.fill(|_| ONE)
+    with.not_differentiable().fill(|_| ONE)
 );
 creation!(
     empty_like = "empty_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::empty(&m.shape, m.dtype),
-    with.fill(|_| ZERO)
+    with.not_differentiable().fill(|_| ZERO)
 );
 creation!(
     full_like = "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
-    with.fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+    with.not_differentiable()
+        .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
         .sample(|| pos_args(vec![t(fx::x()), Value::Bool(true)]))
 );
 creation!(
@@ -131,21 +132,21 @@ creation!(
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::zeros(&m.shape, m.dtype),
-    with.fill(|_| ZERO).sample(new_4_by_2)
+    with.not_differentiable().fill(|_| ZERO).sample(new_4_by_2)
 );
 creation!(
     new_ones = "new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::ones(&m.shape, m.dtype),
-    with.fill(|_| ONE).sample(new_4_by_2)
+    with.not_differentiable().fill(|_| ONE).sample(new_4_by_2)
 );
 creation!(
     new_empty = "new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::empty(&m.shape, m.dtype),
-    with.fill(|_| ZERO).sample(new_4_by_2)
+    with.not_differentiable().fill(|_| ZERO).sample(new_4_by_2)
 );
 creation!(
     new_full =
@@ -153,7 +154,8 @@ creation!(
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
-    with.fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+    with.not_differentiable()
+        .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
         .sample(|| pos_args(vec![t(fx::x()), Value::IntList(vec![3]), Value::Float(1.5)]))
 );
 creation!(
@@ -200,7 +202,8 @@ creation!(rand_like = "rand_like(Tensor self, *, ScalarType? dtype=None) -> Tens
         random::rand_meta(&m.shape, Some(m.dtype), "rand_like")?;
         m
     },
-    |a, m| random::rand(&m.shape, Some(m.dtype), None)?);
+    |a, m| random::rand(&m.shape, Some(m.dtype), None)?,
+    with .not_differentiable());
 creation!(randn_like = "randn_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION RANDOM],
     |a| {
@@ -208,7 +211,8 @@ creation!(randn_like = "randn_like(Tensor self, *, ScalarType? dtype=None) -> Te
         random::rand_meta(&m.shape, Some(m.dtype), "randn_like")?;
         m
     },
-    |a, m| random::randn(&m.shape, Some(m.dtype), None)?);
+    |a, m| random::randn(&m.shape, Some(m.dtype), None)?,
+    with .not_differentiable());
 creation!(randint = "randint(int high, int[] size, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION RANDOM],
     |a| random::randint_meta(0, a.high, &cr::sizes(a.size)?, a.dtype)?,

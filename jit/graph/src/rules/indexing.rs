@@ -5,6 +5,7 @@ use rynamo_tensor::TensorOrScalar;
 use rynamo_tensor::ops::gather::{self as g, ScatterReduce};
 
 use crate::Value;
+use crate::autograd::vjp::indexing as vjp_indexing;
 use crate::def::{Sample, op};
 use crate::samples::{fx, pos_args, t, with_kw};
 
@@ -18,7 +19,7 @@ op! {
         Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![g::gather_meta(a.self_, a.dim, a.index)?]) }
     eager(_, a) { Ok(vec![g::gather(a.self_, a.dim, a.index)?]) }
-    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::idx())]))
+    with .vjp(&vjp_indexing::GATHER).sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::idx())]))
 }
 
 op! {
@@ -33,7 +34,7 @@ op! {
         let src = TensorOrScalar::Tensor(a.src);
         Ok(vec![g::scatter(a.self_, a.dim, a.index, src, reduce)?])
     }
-    with .sample(scatter_sample)
+    with .vjp(&vjp_indexing::SCATTER).sample(scatter_sample)
 }
 
 op! {
@@ -49,7 +50,7 @@ op! {
         let value = TensorOrScalar::Scalar(a.value);
         Ok(vec![g::scatter(a.self_, a.dim, a.index, value, reduce)?])
     }
-    with .sample(|| {
+    with .vjp(&vjp_indexing::SCATTER_VALUE).sample(|| {
         let args = vec![t(fx::x()), Value::Int(1), t(fx::idx()), Value::Float(2.0)];
         with_kw(args, "reduce", Value::Str("multiply".into()))
     })
@@ -63,7 +64,7 @@ op! {
         let src = TensorOrScalar::Tensor(a.src);
         Ok(vec![g::scatter(a.self_, a.dim, a.index, src, ScatterReduce::Add)?])
     }
-    with .sample(scatter_sample)
+    with .vjp(&vjp_indexing::SCATTER_ADD).sample(scatter_sample)
 }
 
 op! {
@@ -71,7 +72,7 @@ op! {
         [FUNCTION METHOD];
     meta(_, a) { Ok(vec![g::index_select_meta(a.self_, a.dim, a.index)?]) }
     eager(_, a) { Ok(vec![g::index_select(a.self_, a.dim, a.index)?]) }
-    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::longs(&[2, 2, 0]))]))
+    with .vjp(&vjp_indexing::INDEX_SELECT).sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::longs(&[2, 2, 0]))]))
 }
 
 /// `op(ints)`.

@@ -3,6 +3,7 @@
 use rynamo_tensor::ops::{self, linalg};
 
 use crate::Value;
+use crate::autograd::vjp::einsum as vjp_einsum;
 use crate::autograd::vjp::linalg as vjp;
 use crate::def::op;
 use crate::samples::{f32s, fx, pos_args, t, with_kw};
@@ -122,7 +123,7 @@ op! {
     einsum = "einsum(str equation, Tensor[] tensors) -> Tensor", Extern, [FUNCTION];
     meta(_, a) { Ok(vec![ops::einsum::einsum_meta(a.equation, &a.tensors)?]) }
     eager(_, a) { Ok(vec![ops::einsum::einsum(a.equation, &a.tensors)?]) }
-    with .sample(|| {
+    with .vjp(&vjp_einsum::EINSUM).sample(|| {
         let operands = vec![f32s(&[2, 3, 4]), f32s(&[2, 4, 5])];
         pos_args(vec![Value::Str("bij,bjk->bik".into()), Value::TensorList(operands)])
     })

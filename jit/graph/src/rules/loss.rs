@@ -4,6 +4,7 @@ use rynamo_tensor::ops::attention::{self, SdpaArgs};
 use rynamo_tensor::ops::loss::{self, Reduction, Regression};
 
 use crate::Value;
+use crate::autograd::vjp::loss as vjp_loss;
 use crate::def::{Sample, op};
 use crate::samples::{f32s, fx, pos_args, t, with_kw};
 
@@ -34,7 +35,7 @@ op! {
             a.label_smoothing,
         )?])
     }
-    with .sample(|| classes(Some(("label_smoothing", Value::Float(0.1)))))
+    with .recorded_as(&vjp_loss::CROSS_ENTROPY_PARTS).sample(|| classes(Some(("label_smoothing", Value::Float(0.1)))))
 }
 
 op! {
@@ -48,12 +49,12 @@ op! {
         let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
         Ok(vec![loss::nll_loss(a.input, a.target, a.weight, a.ignore_index, r)?])
     }
-    with .sample(|| classes(None))
+    with .recorded_as(&vjp_loss::NLL_CHECK).vjp(&vjp_loss::NLL).sample(|| classes(None))
 }
 
 /// A regression loss (`mse_loss`, `l1_loss`).
 macro_rules! regression {
-    ($name:ident = $schema:literal, $k:ident) => {
+    ($name:ident = $schema:literal, $k:ident $(, with $($with:tt)*)?) => {
         op! {
             $name = $schema, Extern, [NN_FUNCTIONAL];
             meta(_, a) {
@@ -64,18 +65,20 @@ macro_rules! regression {
                 let r = Reduction::parse(a.reduction, a.size_average, a.reduce)?;
                 Ok(vec![loss::regression(Regression::$k, a.input, a.target, r)?])
             }
-            with .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
+            with $($($with)*)? .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
         }
     };
 }
 
 regression!(
     mse_loss = "mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor",
-    Mse
+    Mse,
+    with.vjp(&vjp_loss::MSE)
 );
 regression!(
     l1_loss = "l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, str reduction='mean') -> Tensor",
-    L1
+    L1,
+    with.recorded_as(&vjp_loss::L1_PARTS)
 );
 
 op! {
@@ -98,7 +101,7 @@ op! {
     eager(_, a) {
         Ok(vec![attention::sdpa(a.query, a.key, a.value, a.attn_mask, &options(&a))?])
     }
-    with .sample(|| {
+    with .recorded_as(&vjp_loss::SDPA_PARTS).sample(|| {
         let args = vec![t(f32s(&[2, 4, 8])), t(f32s(&[2, 5, 8])), t(f32s(&[2, 5, 3]))];
         with_kw(args, "is_causal", Value::Bool(true))
     })

@@ -3,6 +3,7 @@
 //! the eager consistency check) and `eager(op, args)`; both match on the op. The shape and dtype
 //! logic itself lives in `rynamo_tensor` (`*_meta` functions), shared by both.
 
+pub(crate) mod backward;
 pub(crate) mod binary;
 pub(crate) mod conv;
 pub(crate) mod creation;

@@ -5,6 +5,7 @@ use rynamo_tensor::ops::{self, index, nn, norm};
 use rynamo_tensor::{DType, Tensor, random};
 
 use crate::autograd::emit::{Emit, t as arg};
+use crate::autograd::vjp::nn as vjp_nn;
 use crate::def::{decomposition, op};
 use crate::samples::{fx, pos_args, t, with_kw};
 use crate::{Op, Result, Value};
@@ -16,7 +17,7 @@ op! {
     eager(_, a) {
         Ok(vec![nn::layer_norm(a.input, a.normalized_shape, a.weight, a.bias, a.eps)?])
     }
-    with .sample(|| {
+    with .vjp(&vjp_nn::LAYER_NORM).sample(|| {
         pos_args(vec![t(fx::x()), Value::IntList(vec![3]), t(fx::y()), t(fx::y())])
     })
     .decompose(decomposition!(super::layer_norm_decomposition))
@@ -27,7 +28,7 @@ op! {
         [NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![index::embedding_meta(a.input, a.weight)?]) }
     eager(_, a) { Ok(vec![index::embedding(a.input, a.weight)?]) }
-    with .sample(|| pos_args(vec![t(fx::longs(&[1, 0, 1])), t(fx::x())]))
+    with .vjp(&vjp_nn::EMBEDDING).sample(|| pos_args(vec![t(fx::longs(&[1, 0, 1])), t(fx::x())]))
 }
 
 op! {
@@ -35,7 +36,7 @@ op! {
         [NN_FUNCTIONAL RANDOM];
     meta(_, a) { Ok(vec![random::dropout_meta(a.input, a.p)?]) }
     eager(_, a) { Ok(vec![random::dropout(a.input, a.p, a.training, None)?]) }
-    with .sample(|| pos_args(vec![t(fx::x()), Value::Float(0.3)]))
+    with .recorded_as(&vjp_nn::DROPOUT_PARTS).vjp(&vjp_nn::DROPOUT).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.3)]))
 }
 
 op! {
@@ -63,7 +64,7 @@ op! {
             a.eps,
         )?])
     }
-    with .sample(|| {
+    with .recorded_as(&vjp_nn::BATCH_NORM_PARTS).vjp(&vjp_nn::BATCH_NORM).sample(|| {
         let stats = vec![
             t(fx::img()),
             t(Tensor::zeros(&[4], DType::Float32)),
@@ -79,7 +80,7 @@ op! {
         Extern, [FUNCTION NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![norm::group_norm_meta(a.input, a.num_groups, a.weight, a.bias)?]) }
     eager(_, a) { Ok(vec![norm::group_norm(a.input, a.num_groups, a.weight, a.bias, a.eps)?]) }
-    with .sample(|| pos_args(vec![t(fx::img()), Value::Int(2)]))
+    with .vjp(&vjp_nn::GROUP_NORM).sample(|| pos_args(vec![t(fx::img()), Value::Int(2)]))
 }
 
 op! {
@@ -87,7 +88,7 @@ op! {
         [NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![ops::pad::pad_meta(a.input, a.pad, PadMode::parse(a.mode)?)?]) }
     eager(_, a) { Ok(vec![ops::pad::pad(a.input, a.pad, PadMode::parse(a.mode)?, a.value)?]) }
-    with .sample(|| {
+    with .vjp(&vjp_nn::PAD).sample(|| {
         let args = vec![t(fx::img()), Value::IntList(vec![1, 2, 2, 1])];
         with_kw(args, "mode", Value::Str("reflect".into()))
     })

@@ -5,6 +5,7 @@ use rynamo_tensor::ops;
 use rynamo_tensor::ops::scan::{self, ExtremumOp, ScanOp};
 
 use crate::Value;
+use crate::autograd::vjp::order as vjp_order;
 use crate::def::{Sample, op};
 use crate::samples::{fx, pos_args, t};
 
@@ -15,28 +16,30 @@ fn ints_along(dim: i64) -> Sample {
 
 /// `cumsum` / `cumprod`.
 macro_rules! scan {
-    ($name:ident = $schema:literal, $op:ident) => {
+    ($name:ident = $schema:literal, $op:ident, $vjp:expr) => {
         op! {
             $name = $schema, Extern, [FUNCTION METHOD];
             meta(_, a) { Ok(vec![scan::scan_meta(a.self_, a.dim, a.dtype)?]) }
             eager(_, a) { Ok(vec![scan::scan(ScanOp::$op, a.self_, a.dim, a.dtype)?]) }
-            with .sample(|| ints_along(1))
+            with .vjp($vjp).sample(|| ints_along(1))
         }
     };
 }
 
 scan!(
     cumsum = "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-    Sum
+    Sum,
+    &vjp_order::CUMSUM
 );
 scan!(
     cumprod = "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-    Prod
+    Prod,
+    &vjp_order::CUMPROD
 );
 
 /// `cummax` / `cummin`.
 macro_rules! cum_extremum {
-    ($name:ident = $schema:literal, $op:ident) => {
+    ($name:ident = $schema:literal, $op:ident, $vjp:expr) => {
         op! {
             $name = $schema, Extern, [FUNCTION METHOD];
             meta(_, a) {
@@ -47,25 +50,27 @@ macro_rules! cum_extremum {
                 let (v, i) = scan::cum_extremum(ExtremumOp::$op, a.self_, a.dim)?;
                 Ok(vec![v, i])
             }
-            with .sample(|| ints_along(-1))
+            with .vjp($vjp).sample(|| ints_along(-1))
         }
     };
 }
 
 cum_extremum!(
     cummax = "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
-    Max
+    Max,
+    &vjp_order::CUMMAX
 );
 cum_extremum!(
     cummin = "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
-    Min
+    Min,
+    &vjp_order::CUMMIN
 );
 
 op! {
     logcumsumexp = "logcumsumexp(Tensor self, int dim) -> Tensor", Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![scan::logcumsumexp_meta(a.self_, a.dim)?]) }
     eager(_, a) { Ok(vec![scan::logcumsumexp(a.self_, a.dim)?]) }
-    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(0)]))
+    with .vjp(&vjp_order::LCSE).sample(|| pos_args(vec![t(fx::x()), Value::Int(0)]))
 }
 
 /// `op(x, 0, True)`.
@@ -84,7 +89,7 @@ op! {
         let (v, i) = ops::sort::sort(a.self_, a.dim, a.descending)?;
         Ok(vec![v, i])
     }
-    with .sample(descending_along_0)
+    with .vjp(&vjp_order::SORT).sample(descending_along_0)
 }
 
 op! {
@@ -106,5 +111,5 @@ op! {
         let (v, i) = ops::sort::topk(a.self_, a.k, a.dim, a.largest)?;
         Ok(vec![v, i])
     }
-    with .sample(|| pos_args(vec![t(fx::x()), Value::Int(2)]))
+    with .vjp(&vjp_order::TOPK).sample(|| pos_args(vec![t(fx::x()), Value::Int(2)]))
 }

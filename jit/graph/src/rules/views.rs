@@ -5,6 +5,7 @@ use rynamo_tensor::ops::index;
 use rynamo_tensor::{DType, IndexItem, Layout, Shaped, Tensor, TensorMeta, views};
 
 use super::{meta_of, preserving};
+use crate::autograd::vjp::rearrange as vjp_rearrange;
 use crate::autograd::vjp::views as vjp;
 use crate::def::{Sample, op};
 use crate::samples::{f32s, fx, pos_args, t};
@@ -90,13 +91,13 @@ view!(diagonal = "diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) ->
     [FUNCTION METHOD VIEW],
     |a| views::diagonal(a.self_, a.offset, a.dim1, a.dim2)?,
     |a| a.self_.diagonal(a.offset, a.dim1, a.dim2)?,
-    with .sample(|| x_with(vec![Value::Int(1)])));
+    with .vjp(&vjp_rearrange::DIAGONAL).sample(|| x_with(vec![Value::Int(1)])));
 view!(as_strided =
     "as_strided(Tensor self, int[] size, int[] stride, int? storage_offset=None) -> Tensor",
     [FUNCTION METHOD VIEW],
     |a| views::as_strided(a.self_, a.size, a.stride, a.storage_offset, None)?,
     |a| a.self_.as_strided(a.size, a.stride, a.storage_offset)?,
-    with .sample(|| x_with(vec![Value::IntList(vec![2, 2]), Value::IntList(vec![1, 2])])));
+    with .vjp(&vjp_rearrange::AS_STRIDED).sample(|| x_with(vec![Value::IntList(vec![2, 2]), Value::IntList(vec![1, 2])])));
 
 /// `reshape`'s meta: a view where the strides allow one, else a contiguous copy.
 fn reshape_meta<T: Shaped>(x: &T, shape: &[i64]) -> Result<TensorMeta> {
@@ -217,5 +218,5 @@ op! {
         Ok(vec![TensorMeta::from_layout(a.dtype, &l)])
     }
     eager(_, a) { Ok(vec![a.self_.view_dtype(a.dtype)?]) }
-    with .sample(|| x_with(vec![Value::DType(DType::Int32)]))
+    with .not_differentiable().sample(|| x_with(vec![Value::DType(DType::Int32)]))
 }

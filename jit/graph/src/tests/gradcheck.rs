@@ -5,6 +5,7 @@
 
 use rynamo_tensor::{DType, IndexItem, Scalar, Tensor};
 
+use super::gradcheck_nn as cases_nn;
 use crate::autograd::{self, BackwardOptions, GradModeGuard};
 use crate::samples::sample;
 use crate::{IValue, Op, OpFlags, Value, registry};
@@ -170,17 +171,22 @@ struct Case {
     args: Vec<IValue>,
     /// The float tensors' values, in slot order.
     leaves: Vec<Tensor>,
+    /// Argument positions whose float tensors stay constants (not differentiated).
+    frozen: Vec<usize>,
 }
 
-fn prepare(op: Op, args: Vec<IValue>) -> Option<Case> {
+fn prepare(op: Op, args: Vec<IValue>, frozen: &[usize]) -> Option<Case> {
     let mut leaves = Vec::new();
     let args: Vec<IValue> = args
         .iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(i, a)| {
             a.try_map(|x| {
                 if x.dtype().is_floating_point() {
                     let l = x.to_dtype(DType::Float64).deep_clone().with_autograd(None);
-                    leaves.push(l.clone());
+                    if !frozen.contains(&i) {
+                        leaves.push(l.clone());
+                    }
                     Ok::<_, ()>(l)
                 } else {
                     Ok(x.clone())
@@ -189,7 +195,12 @@ fn prepare(op: Op, args: Vec<IValue>) -> Option<Case> {
             .unwrap()
         })
         .collect();
-    (!leaves.is_empty()).then_some(Case { op, args, leaves })
+    (!leaves.is_empty()).then_some(Case {
+        op,
+        args,
+        leaves,
+        frozen: frozen.to_vec(),
+    })
 }
 
 /// Runs the case with `leaves` in place of its float tensors (each through a recorded `clone`,
@@ -199,12 +210,16 @@ fn run(c: &Case, leaves: &[Tensor]) -> crate::Result<Vec<Tensor>> {
     let args: Vec<IValue> = c
         .args
         .iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(pos, a)| {
             a.try_map(|x| {
-                if x.dtype() == DType::Float64 {
+                if x.dtype() == DType::Float64 && !c.frozen.contains(&pos) {
                     let l = &leaves[i];
                     i += 1;
                     Ok(registry::call(Op::Clone, &[t(l)])?.remove(0))
+                } else if x.dtype() == DType::Float64 {
+                    // a fresh copy: ops like batch_norm write their running statistics
+                    Ok(x.deep_clone())
                 } else {
                     Ok::<_, crate::Error>(x.clone())
                 }
@@ -303,26 +318,42 @@ fn check(c: &Case, label: &str) -> Result<(), String> {
 fn every_backward_formula_matches_finite_differences() {
     let mut failures = Vec::new();
     let mut checked = 0;
-    let mut cases: Vec<(Call, String)> = Op::ALL
+    let mut cases: Vec<(Call, Vec<usize>, String)> = Op::ALL
         .iter()
         .filter(|op| !op.flags().contains(OpFlags::RANDOM) && !op.flags().contains(OpFlags::HOST))
         .map(|&op| {
             let (p, k) = sample(op);
-            ((op, p, k), format!("{op} (sample)"))
+            ((op, p, k), cases_nn::frozen(op), format!("{op} (sample)"))
         })
         .collect();
     for (i, call) in extra_cases().into_iter().enumerate() {
         let label = format!("{} (extra case {i})", call.0);
-        cases.push((call, label));
+        let frozen = cases_nn::frozen(call.0);
+        cases.push((call, frozen, label));
     }
-    for ((op, p, k), label) in cases {
+    for (i, (call, frozen)) in cases_nn::cases().into_iter().enumerate() {
+        let label = format!("{} (nn case {i})", call.0);
+        cases.push((call, frozen, label));
+    }
+    for ((op, p, k), frozen, label) in cases {
         // Ops reading one triangle of a symmetric input return PyTorch's symmetric gradient,
         // which single-entry differences cannot see: `linalg_grad.rs` checks them.
-        if autograd::vjp::rule(op).is_none() || matches!(op, Op::LinalgCholesky | Op::LinalgEigh) {
+        if (autograd::vjp::rule(op).is_none() && autograd::vjp::composite(op).is_none())
+            || matches!(op, Op::LinalgCholesky | Op::LinalgEigh)
+        {
             continue;
         }
         let args = op.schema().bind(p, k).unwrap();
-        let Some(c) = prepare(op, args) else { continue };
+        if let Some(msg) = cases_nn::refused(op, &args) {
+            checked += 1;
+            if let Err(e) = cases_nn::expect_refusal(op, &args, msg) {
+                failures.push(format!("{label}: {e}"));
+            }
+            continue;
+        }
+        let Some(c) = prepare(op, args, &frozen) else {
+            continue;
+        };
         // Precision-changing conversions (to float16) cannot match float64 differences.
         let probe = {
             let _g = GradModeGuard::new(false);
@@ -356,11 +387,22 @@ fn every_backward_formula_matches_finite_differences() {
 #[test]
 fn coverage_is_pinned() {
     let mut text = String::from(
-        "# op -> backward node name, or `none` (recording raises \"the derivative ... is not implemented\")\n",
+        "# op -> backward node name, or `none` (recording raises \"the derivative ... is not implemented\");\n\
+         # `+composite`: recorded as a decomposition (when it applies); `non-differentiable`: never recorded\n",
     );
     for &op in Op::ALL {
         let name = autograd::vjp::rule(op).map_or("none", |r| r.name);
-        text.push_str(&format!("{} {name}\n", op.name()));
+        let name = if autograd::vjp::non_differentiable(op) {
+            "non-differentiable"
+        } else {
+            name
+        };
+        let comp = if autograd::vjp::composite(op).is_some() {
+            " +composite"
+        } else {
+            ""
+        };
+        text.push_str(&format!("{} {name}{comp}\n", op.name()));
     }
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

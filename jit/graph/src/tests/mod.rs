@@ -6,6 +6,7 @@ mod decompositions;
 mod errors;
 mod errors_nn;
 mod gradcheck;
+mod gradcheck_nn;
 mod graph_ir;
 mod linalg_grad;
 mod operators;

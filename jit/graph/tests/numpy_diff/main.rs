@@ -71,6 +71,16 @@ const ELSEWHERE: &[(Op, &str)] = &[
         Op::Uniform_,
         "random samples: distribution tests in rynamo-tensor tests::random",
     ),
+    // Backward ops (autograd): gradients of their forward ops, checked against finite
+    // differences of those (float64) in rynamo-graph tests::gradcheck / gradcheck_nn, and in
+    // float32 against the float64 kernels in rynamo-tensor tests::backward_kernels.
+    (Op::ConvolutionBackwardInput, BACKWARD),
+    (Op::ConvolutionBackwardWeight, BACKWARD),
+    (Op::MaxPool2dWithIndicesBackward, BACKWARD),
+    (Op::AvgPool2dBackward, BACKWARD),
+    (Op::AdaptiveAvgPool2dBackward, BACKWARD),
+    (Op::LayerNormBackward, BACKWARD),
+    (Op::BatchNormBackward, BACKWARD),
     (
         Op::Multinomial,
         "random samples: distribution tests in tests/python/functions/api_vs_pytorch.py",
@@ -108,6 +118,9 @@ const ELSEWHERE: &[(Op, &str)] = &[
         "PyTorch's goldens (sign-invariant products): tests/python/functions/functions_vs_pytorch.py",
     ),
 ];
+
+const BACKWARD: &str =
+    "a gradient: finite differences of its forward op in rynamo-graph tests::gradcheck";
 
 fn spec_of(op: Op) -> Option<Spec> {
     spec_pointwise::spec(op)

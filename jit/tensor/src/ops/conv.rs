@@ -46,24 +46,25 @@ pub struct ConvArgs<'a> {
     pub groups: i64,
 }
 
-/// The resolved geometry, always 2-D (a 1-D convolution has height 1).
+/// The resolved geometry, always 2-D (a 1-D convolution has height 1). Shared with the
+/// backward kernels (`conv_backward.rs`).
 #[derive(Clone, Debug)]
-struct Geo {
-    batched: bool,
-    n: usize,
-    c: usize,
-    hw: [usize; 2],
-    o: usize,
-    k: [usize; 2],
-    stride: [usize; 2],
-    pad_lo: [usize; 2],
-    dil: [usize; 2],
-    groups: usize,
-    out: [usize; 2],
+pub(crate) struct Geo {
+    pub(crate) batched: bool,
+    pub(crate) n: usize,
+    pub(crate) c: usize,
+    pub(crate) hw: [usize; 2],
+    pub(crate) o: usize,
+    pub(crate) k: [usize; 2],
+    pub(crate) stride: [usize; 2],
+    pub(crate) pad_lo: [usize; 2],
+    pub(crate) dil: [usize; 2],
+    pub(crate) groups: usize,
+    pub(crate) out: [usize; 2],
 }
 
 /// Expands a 1-or-`nd` list to `nd` values.
-fn expand_arg(nd: usize, v: &[i64], name: &str) -> Result<Vec<i64>> {
+pub(crate) fn expand_arg(nd: usize, v: &[i64], name: &str) -> Result<Vec<i64>> {
     match v.len() {
         1 => Ok(vec![v[0]; nd]),
         l if l == nd => Ok(v.to_vec()),
@@ -75,7 +76,7 @@ fn expand_arg(nd: usize, v: &[i64], name: &str) -> Result<Vec<i64>> {
 }
 
 /// Lifts a 1-D geometry to 2-D (height 1 in front).
-fn lift(nd: usize, v: &[usize], one: usize) -> [usize; 2] {
+pub(crate) fn lift(nd: usize, v: &[usize], one: usize) -> [usize; 2] {
     if nd == 1 { [one, v[0]] } else { [v[0], v[1]] }
 }
 
@@ -266,7 +267,7 @@ pub fn conv(
 }
 
 /// Fills `col` (`[cg * kh * kw, oh * ow]`) from one sample's channel group `src` (`[cg, h, w]`).
-fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
+pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
     let [h, w] = g.hw;
     let [kh, kw] = g.k;
     let [oh, ow] = g.out;
@@ -285,18 +286,42 @@ fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
                     }
                     let line = &plane[ih as usize * w..(ih as usize + 1) * w];
                     let off = (j * g.dil[1]) as isize - g.pad_lo[1] as isize;
-                    for (x, d) in dst.iter_mut().enumerate() {
-                        let iw = (x * g.stride[1]) as isize + off;
-                        *d = if iw >= 0 && iw < w as isize {
-                            line[iw as usize]
-                        } else {
-                            F::zero()
-                        };
+                    let (x0, x1) = in_bounds(off, g.stride[1], w, ow);
+                    dst[..x0].fill(F::zero());
+                    dst[x1..].fill(F::zero());
+                    let first = (x0 * g.stride[1]) as isize + off;
+                    if x0 == x1 {
+                        continue;
+                    }
+                    if g.stride[1] == 1 {
+                        dst[x0..x1].copy_from_slice(&line[first as usize..][..x1 - x0]);
+                    } else {
+                        for (d, &v) in dst[x0..x1]
+                            .iter_mut()
+                            .zip(line[first as usize..].iter().step_by(g.stride[1]))
+                        {
+                            *d = v;
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// The output columns `x0..x1` whose input column `x * stride + off` lies in `0..w` (a window
+/// row's in-bounds stretch; the rest read padding).
+pub(crate) fn in_bounds(off: isize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
+    let s = stride as isize;
+    // smallest x with x * s + off >= 0, and the first x with x * s + off >= w
+    let x0 = if off >= 0 { 0 } else { (-off + s - 1) / s };
+    let x1 = if (w as isize) - off <= 0 {
+        0
+    } else {
+        ((w as isize) - off + s - 1) / s
+    };
+    let x1 = (x1.max(0) as usize).min(ow);
+    ((x0 as usize).min(x1), x1)
 }
 
 fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out: &Tensor) {

@@ -4,6 +4,7 @@
 
 pub mod attention;
 pub mod conv;
+pub mod conv_backward;
 pub mod decomp;
 pub mod einsum;
 pub mod float_expr;
@@ -14,9 +15,11 @@ pub mod loss;
 pub mod matmul;
 pub mod nn;
 pub mod norm;
+pub mod norm_backward;
 pub mod pad;
 pub mod pointwise;
 pub mod pool;
+pub mod pool_backward;
 pub mod rearrange;
 pub mod reduce;
 mod reduce_fast;

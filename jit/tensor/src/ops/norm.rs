@@ -70,7 +70,7 @@ pub fn batch_norm_meta<S: Shaped>(
 }
 
 /// Per-channel mean and biased variance of `x` viewed as `[n, c, s]`.
-fn channel_stats<F: Element>(x: &[F], n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
+pub(crate) fn channel_stats<F: Element>(x: &[F], n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
     (0..c)
         .into_par_iter()
         .map(|ch| {

@@ -8,16 +8,16 @@ use crate::iter::SendPtr;
 use crate::layout::Shaped;
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all};
 
-/// Window geometry of a pooling op.
+/// Window geometry of a pooling op (shared with the backward kernels, `pool_backward.rs`).
 #[derive(Clone, Copy, Debug)]
-struct Win {
-    k: [usize; 2],
-    s: [usize; 2],
-    p: [usize; 2],
-    d: [usize; 2],
-    hw: [usize; 2],
-    out: [usize; 2],
-    planes: usize,
+pub(crate) struct Win {
+    pub(crate) k: [usize; 2],
+    pub(crate) s: [usize; 2],
+    pub(crate) p: [usize; 2],
+    pub(crate) d: [usize; 2],
+    pub(crate) hw: [usize; 2],
+    pub(crate) out: [usize; 2],
+    pub(crate) planes: usize,
 }
 
 fn pair(v: &[i64], op: &str, what: &str) -> Result<[i64; 2]> {
@@ -59,7 +59,7 @@ fn pooled(size: usize, k: usize, p: usize, s: usize, d: usize, ceil: bool) -> i6
 }
 
 #[allow(clippy::too_many_arguments, reason = "PyTorch's pooling arguments")]
-fn window(
+pub(crate) fn window(
     x: &impl Shaped,
     op: &str,
     kernel: &[i64],
@@ -276,30 +276,46 @@ pub fn avg_pool2d(
 ) -> Result<Tensor> {
     let meta = avg_pool2d_meta(x, kernel, stride, padding, ceil, divisor)?;
     let w = window(x, "avg_pool2d", kernel, stride, padding, &[1], ceil)?;
-    let [h, wd] = w.hw;
-    let windows = |y: usize, xo: usize| {
-        let hs = (y * w.s[0]) as i64 - w.p[0] as i64;
-        let ws = (xo * w.s[1]) as i64 - w.p[1] as i64;
-        let he = (hs + w.k[0] as i64).min((h + w.p[0]) as i64);
-        let we = (ws + w.k[1] as i64).min((wd + w.p[1]) as i64);
-        let pool = (he - hs) * (we - ws);
-        let (hs, ws) = (hs.max(0) as usize, ws.max(0) as usize);
-        let (he, we) = (he.min(h as i64) as usize, we.min(wd as i64) as usize);
-        let div = match divisor {
-            Some(d) => d as f64,
-            None if count_include_pad => pool as f64,
-            None => ((he - hs) * (we - ws)) as f64,
-        };
-        (hs, he, ws, we, div)
-    };
+    let wd = w.hw[1];
     Ok(plane_map(x, &meta, w.planes, w.hw, w.out, |src, y, xo| {
-        let (hs, he, ws, we, div) = windows(y, xo);
+        let (hs, he, ws, we, div) = avg_window(&w, y, xo, count_include_pad, divisor);
         let mut s = 0.0;
         for row in src[hs * wd..he * wd].chunks(wd) {
             s += row[ws..we].iter().sum::<f64>();
         }
         s / div
     }))
+}
+
+/// The input rows `hs..he` and columns `ws..we` that `avg_pool2d`'s output `(y, x)` averages,
+/// and its divisor (the window size, padding counted when `count_include_pad`, or `divisor`).
+pub(crate) fn avg_window(
+    w: &Win,
+    y: usize,
+    xo: usize,
+    count_include_pad: bool,
+    divisor: Option<i64>,
+) -> (usize, usize, usize, usize, f64) {
+    let [h, wd] = w.hw;
+    let hs = (y * w.s[0]) as i64 - w.p[0] as i64;
+    let ws = (xo * w.s[1]) as i64 - w.p[1] as i64;
+    let he = (hs + w.k[0] as i64).min((h + w.p[0]) as i64);
+    let we = (ws + w.k[1] as i64).min((wd + w.p[1]) as i64);
+    let pool = (he - hs) * (we - ws);
+    let (hs, ws) = (hs.max(0) as usize, ws.max(0) as usize);
+    let (he, we) = (he.min(h as i64) as usize, we.min(wd as i64) as usize);
+    let div = match divisor {
+        Some(d) => d as f64,
+        None if count_include_pad => pool as f64,
+        None => ((he - hs) * (we - ws)) as f64,
+    };
+    (hs, he, ws, we, div)
+}
+
+/// The input range `[floor(i * n / o), ceil((i + 1) * n / o))` that adaptive pooling's output
+/// `i` of `o` covers in a dim of size `n`.
+pub(crate) fn adaptive_range(i: usize, o: usize, n: usize) -> (usize, usize) {
+    (i * n / o, ((i + 1) * n).div_ceil(o))
 }
 
 /// Runs `f(plane as f64, y, x)` for every output position of every plane; returns `meta`.
@@ -366,7 +382,6 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
     let (h, w) = (x.shape()[nd - 2], x.shape()[nd - 1]);
     let (oh, ow) = (meta.shape[nd - 2], meta.shape[nd - 1]);
     let planes = x.numel() / (h * w);
-    let range = |i: usize, o: usize, n: usize| (i * n / o, ((i + 1) * n).div_ceil(o));
     Ok(plane_map(
         x,
         &meta,
@@ -374,8 +389,8 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
         [h, w],
         [oh, ow],
         |src, y, xo| {
-            let (hs, he) = range(y, oh, h);
-            let (ws, we) = range(xo, ow, w);
+            let (hs, he) = adaptive_range(y, oh, h);
+            let (ws, we) = adaptive_range(xo, ow, w);
             let mut s = 0.0;
             for row in src[hs * w..he * w].chunks(w) {
                 s += row[ws..we].iter().sum::<f64>();

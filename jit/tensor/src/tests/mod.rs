@@ -1,6 +1,7 @@
 //! Unit tests of the tensor runtime. References are computed independently (naive f64 loops,
 //! hand-checked PyTorch outputs) rather than through the kernels under test.
 
+mod backward_kernels;
 mod errors;
 mod index;
 mod kernels;

@@ -24,6 +24,8 @@ _DEFAULTS = {
     "reorderable_logging_functions": set(),
     "automatic_dynamic_shapes": True,
     "assume_static_by_default": True,
+    "force_parameter_static_shapes": True,
+    "allow_ignore_mark_dynamic": False,
     "specialize_int": False,
     "specialize_float": True,
     "inline_inbuilt_nn_modules": True,
@@ -105,6 +107,10 @@ class _Patch:
 
 _module = sys.modules[__name__]
 _values = {k: (set(v) if isinstance(v, set) else v) for k, v in _DEFAULTS.items()}
+# `RYNAMO_DYNAMIC_SHAPES=1`: every dimension starts dynamic (as `dynamic=True`), for running a
+# test suite with dynamic shapes forced on.
+if __import__("os").environ.get("RYNAMO_DYNAMIC_SHAPES") == "1":
+    _values["assume_static_by_default"] = False
 _module.__class__ = _ConfigModule
 _module.__dict__["_values"] = _values
 _C.register_config(_module)

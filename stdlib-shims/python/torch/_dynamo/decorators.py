@@ -289,30 +289,58 @@ def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=
     return _Stance(stance, force_backend)
 
 
+def _dims(index):
+    return list(index) if isinstance(index, (list, tuple)) else [index]
+
+
+def _add_dims(t, attr, index):
+    dims = set(getattr(t, attr, set()))
+    dims.update(_dims(index))
+    setattr(t, attr, dims)
+
+
 def mark_dynamic(t, index, *, min=None, max=None):
-    """Records that dimension(s) `index` of `t` are dynamic (Rynamo specialises shapes; the mark
-    is kept for `maybe_mark_dynamic`-compatible code)."""
-    dims = set(getattr(t, "_dynamo_dynamic_indices", set()))
-    dims.update(index if isinstance(index, (list, tuple)) else [index])
-    try:
-        t._dynamo_dynamic_indices = dims
-    except AttributeError:
-        pass
+    """Marks dimension(s) `index` of `t` dynamic from the first compile, within `[min, max]`.
+    A trace that specialises such a dimension (reads its size as a constant) raises
+    `ConstraintViolationError`; use `maybe_mark_dynamic` where specialising is acceptable."""
+    if isinstance(index, (list, tuple)):
+        if min is not None or max is not None:
+            raise AssertionError("Cannot use min/max with a list of indices")
+        for i in index:
+            mark_dynamic(t, i)
+        return
+    _add_dims(t, "_dynamo_dynamic_indices", index)
+    ranges = set(getattr(t, "_dynamo_dynamic_range", set()))
+    ranges = {r for r in ranges if r[0] != index}
+    ranges.add((index, min, max))
+    t._dynamo_dynamic_range = ranges
 
 
 def maybe_mark_dynamic(t, index):
-    mark_dynamic(t, index)
+    """Marks dimension(s) `index` of `t` dynamic; specialising them is not an error."""
+    _add_dims(t, "_dynamo_weak_dynamic_indices", index)
+
+
+def mark_unbacked(t, index, strict=False, specialize_on=None):
+    """Marks dimension(s) `index` of `t` dynamic without a size hint in PyTorch; here they are
+    dynamic like `mark_dynamic`'s, and specialising them raises the same error."""
+    _add_dims(t, "_dynamo_unbacked_indices", index)
 
 
 def mark_static(t, index=None):
-    try:
-        t._dynamo_static_indices = set(index if isinstance(index, (list, tuple)) else ([] if index is None else [index]))
-    except AttributeError:
-        pass
+    """Keeps dimension(s) `index` of `t` (all of them when `index` is None) static, whatever
+    `dynamic=` says. Applied to an `nn.Module` class, marks it static as in PyTorch."""
+    if isinstance(t, type):
+        t._dynamo_marked_static = True
+        return t
+    if index is None:
+        index = list(range(t.dim()))
+    _add_dims(t, "_dynamo_static_indices", index)
 
 
 forbid_in_graph(mark_dynamic)
 forbid_in_graph(maybe_mark_dynamic)
+forbid_in_graph(mark_unbacked)
 # Tracing a stance change is an error (PyTorch's `set_stance._dynamo_forbidden`); called from a
 # frame that runs eagerly inside a compiled region, `_C.set_stance` raises instead.
 forbid_in_graph(set_stance)

@@ -28,9 +28,10 @@ class _OptimizeContext:
     """What `torch._dynamo.optimize(backend)` returns: apply it to a function or an `nn.Module`.
     It is not a context manager, as in PyTorch."""
 
-    def __init__(self, backend, nopython=False):
+    def __init__(self, backend, nopython=False, dynamic=None):
         self._backend = _native_name_or_callable(backend)
         self._nopython = nopython
+        self._dynamic = dynamic
 
     def __call__(self, fn):
         import torch
@@ -40,7 +41,7 @@ class _OptimizeContext:
             return OptimizedModule(fn, self)
         if not callable(fn):
             raise TypeError(f"torch.compile expects a callable or nn.Module, got {type(fn).__name__}")
-        compiled = _C.compiled_function(fn, self._backend, self._nopython)
+        compiled = _C.compiled_function(fn, self._backend, self._nopython, self._dynamic)
         try:
             functools.update_wrapper(compiled, fn)
         except (AttributeError, TypeError):
@@ -64,12 +65,12 @@ def optimize(backend="inductor", *, nopython=False, guard_export_fn=None, guard_
     """The older entry point of `torch.compile`: `optimize(backend)(fn)`."""
     if disable:
         return lambda fn: fn
-    return _OptimizeContext(backend, nopython=nopython)
+    return _OptimizeContext(backend, nopython=nopython, dynamic=dynamic)
 
 
 def optimize_assert(backend="inductor", *, hooks=None, export=False, dynamic=None, rebuild_ctx=None):
     """`optimize(backend, nopython=True)`."""
-    return _OptimizeContext(backend, nopython=True)
+    return _OptimizeContext(backend, nopython=True, dynamic=dynamic)
 
 
 def _wrap_inline(mod):
@@ -102,7 +103,9 @@ def _optimized_module_class():
                 target = _wrap_inline(mod)
             else:
                 target = mod.__call__
-            self._compiled_call = _C.compiled_function(target, dynamo_ctx._backend, dynamo_ctx._nopython)
+            self._compiled_call = _C.compiled_function(
+                target, dynamo_ctx._backend, dynamo_ctx._nopython, dynamo_ctx._dynamic
+            )
 
         def __call__(self, *args, **kwargs):
             return self._compiled_call(*args, **kwargs)

@@ -10,12 +10,19 @@
 //! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
 //! AOTAutograd's partitioner sees the same dependency set.
 
+pub(crate) mod conv;
+pub(crate) mod einsum;
+pub(crate) mod indexing;
 pub(crate) mod inplace;
 pub(crate) mod linalg;
 pub(crate) mod linalg_decomp;
+pub(crate) mod loss;
 pub(crate) mod names;
+pub(crate) mod nn;
+pub(crate) mod order;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise_binary;
+pub(crate) mod rearrange;
 pub(crate) mod reduce;
 pub(crate) mod views;
 
@@ -232,6 +239,52 @@ pub fn rule(op: Op) -> Option<&'static VjpRule> {
         return rule(twin);
     }
     op.def().vjp
+}
+
+/// A decomposition applied when `op` is recorded (PyTorch's `CompositeImplicitAutograd`): with
+/// grad mode on and an argument needing grad, the op runs as these registry ops instead, each
+/// recorded with its own formula (`dropout` is `x * mask` so the mask is saved, not redrawn;
+/// `cross_entropy` is `log_softmax` + `nll_loss`). Without autograd the op's own fused kernel
+/// runs. Written once over [`Emit`], like the formulas.
+pub struct Composite {
+    /// The decomposition on real tensors.
+    pub eager: CompositeFn<Eager>,
+    /// The decomposition as graph nodes.
+    pub graph: CompositeFn<GraphBuilder>,
+}
+
+/// A decomposition for one [`Emit`]: the op's outputs from its bound arguments, or `None` when
+/// this call needs none (the op is recorded with its own formula).
+pub type CompositeFn<E> =
+    fn(&mut E, &[Value<<E as Emit>::T>]) -> Result<Option<Vec<<E as Emit>::T>>>;
+
+impl std::fmt::Debug for Composite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Composite")
+    }
+}
+
+/// Declares a [`Composite`] from a generic `fn f<E: Emit>(e: &mut E, args: &[Value<E::T>])`.
+macro_rules! composite_rule {
+    ($f:path) => {
+        $crate::autograd::vjp::Composite {
+            eager: $f,
+            graph: $f,
+        }
+    };
+}
+pub(crate) use composite_rule;
+
+/// Whether `op`'s outputs never require grad whatever its inputs (its `OpDef` says so: the
+/// `*_like` / `new_*` creation ops read only their input's metadata; `view(dtype)` reinterprets
+/// bits, which PyTorch declares not differentiable): nothing is recorded for them.
+pub fn non_differentiable(op: Op) -> bool {
+    op.def().not_differentiable
+}
+
+/// The decomposition autograd records `op` as, if any (its `OpDef`'s `recorded_as`).
+pub fn composite(op: Op) -> Option<&'static Composite> {
+    op.def().recorded_as
 }
 
 /// Runs the eager instantiation of `r`.

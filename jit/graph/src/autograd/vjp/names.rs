@@ -47,7 +47,31 @@ pub(crate) fn node_name(op: Op, args: &[IValue], default: &'static str) -> &'sta
             _ => "UnsafeViewBackward0",
         },
         Op::GetItem => getitem_name(a(1)),
+        Op::NllLoss if rank(a(0)) >= 3 => "NllLoss2DBackward0",
+        // an unbatched input: PyTorch convolves it unsqueezed, then squeezes the batch dim
+        Op::Conv1d | Op::Conv1dPadding if rank(a(0)) == 2 => "SqueezeBackward1",
+        Op::Conv2d | Op::Conv2dPadding if rank(a(0)) == 3 => "SqueezeBackward1",
+        Op::Pad => pad_name(a(1), a(2)),
         _ => default,
+    }
+}
+
+/// `F.pad` dispatches on the mode and the number of padded dims (circular padding is written
+/// with in-place copies in PyTorch, so its node is `CopySlices`).
+fn pad_name(pad: Option<&IValue>, mode: Option<&IValue>) -> &'static str {
+    let dims = match pad {
+        Some(Value::IntList(p)) => p.len() / 2,
+        _ => 0,
+    };
+    match (mode, dims) {
+        (Some(Value::Str(m)), 1) if m == "reflect" => "ReflectionPad1DBackward0",
+        (Some(Value::Str(m)), 2) if m == "reflect" => "ReflectionPad2DBackward0",
+        (Some(Value::Str(m)), 3) if m == "reflect" => "ReflectionPad3DBackward0",
+        (Some(Value::Str(m)), 1) if m == "replicate" => "ReplicationPad1DBackward0",
+        (Some(Value::Str(m)), 2) if m == "replicate" => "ReplicationPad2DBackward0",
+        (Some(Value::Str(m)), 3) if m == "replicate" => "ReplicationPad3DBackward0",
+        (Some(Value::Str(m)), _) if m == "circular" => "CopySlices",
+        _ => "ConstantPadNdBackward0",
     }
 }
 

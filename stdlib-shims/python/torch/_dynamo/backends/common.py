@@ -72,4 +72,7 @@ def aot_autograd(**kwargs):
 
         return run
 
+    # Its forward and backward graphs carry the traced sizes as constants: Dynamo specialises
+    # dynamic dimensions of training graphs compiled by it.
+    compiler_fn._rynamo_aot_backend = True
     return compiler_fn

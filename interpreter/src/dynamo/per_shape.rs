@@ -1,0 +1,81 @@
+//! The executable of a graph with dynamic input dimensions: one concrete graph per distinct set
+//! of input shapes, re-inferred from the traced graph by the ops' meta rules
+//! (`Graph::with_input_metas`) and compiled by the same backend. Dynamo traces and guards once;
+//! only the backend sees concrete sizes (what PyTorch's eager backend does, and what lets
+//! backends that specialise on sizes serve every size in the guarded range). The JIT's kernel
+//! cache is keyed by loop structure, so sizes that differ only in extent reuse the same machine
+//! code.
+
+use std::sync::{Arc, Mutex};
+
+use rynamo_backend::{Executable, Result};
+use rynamo_graph::Graph;
+use rynamo_tensor::{Tensor, TensorMeta};
+
+/// Compiles one concrete graph.
+pub type CompileFn = Box<dyn Fn(&Graph) -> Result<Arc<dyn Executable>> + Send + Sync>;
+
+/// How many shape instances are kept (most recently used first).
+const KEEP: usize = 16;
+
+/// An executable and the input metas it was compiled for.
+type Instance = (Vec<TensorMeta>, Arc<dyn Executable>);
+
+/// See the module documentation.
+pub struct PerShape {
+    template: Graph,
+    compile: CompileFn,
+    instances: Mutex<Vec<Instance>>,
+}
+
+impl PerShape {
+    /// Serves `template` (already compiled as `first` for its own shapes) at any input shapes.
+    pub fn new(template: Graph, first: Arc<dyn Executable>, compile: CompileFn) -> PerShape {
+        let metas = template
+            .inputs()
+            .iter()
+            .map(|v| template.value(*v).meta.clone())
+            .collect();
+        PerShape {
+            template,
+            compile,
+            instances: Mutex::new(vec![(metas, first)]),
+        }
+    }
+
+    fn instance(&self, inputs: &[Tensor]) -> Result<Arc<dyn Executable>> {
+        let same = |metas: &[TensorMeta]| {
+            metas.len() == inputs.len()
+                && metas.iter().zip(inputs).all(|(m, t)| {
+                    m.dtype == t.dtype() && m.shape == t.shape() && m.strides == t.strides()
+                })
+        };
+        {
+            let mut cached = self.instances.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = cached.iter().position(|(m, _)| same(m)) {
+                let hit = cached.remove(i);
+                let exe = hit.1.clone();
+                cached.insert(0, hit);
+                return Ok(exe);
+            }
+        }
+        let metas: Vec<TensorMeta> = inputs.iter().map(Tensor::meta).collect();
+        let graph = self.template.with_input_metas(&metas)?;
+        let exe = (self.compile)(&graph)?;
+        let mut cached = self.instances.lock().unwrap_or_else(|e| e.into_inner());
+        cached.insert(0, (metas, exe.clone()));
+        cached.truncate(KEEP);
+        Ok(exe)
+    }
+}
+
+impl Executable for PerShape {
+    fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        self.instance(inputs)?.run(inputs)
+    }
+
+    fn debug_dump(&self) -> Option<String> {
+        let cached = self.instances.lock().unwrap_or_else(|e| e.into_inner());
+        cached.first().and_then(|(_, e)| e.debug_dump())
+    }
+}

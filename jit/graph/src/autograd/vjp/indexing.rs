@@ -1,0 +1,102 @@
+//! Backward formulas of the index-driven copies: `gather`, `scatter` (tensor and value forms),
+//! `scatter_add` and `index_select`. The in-place scatters use these through their functional
+//! twins. As in PyTorch, a `src` larger than `index` gets an index-shaped gradient, which the
+//! engine refuses with PyTorch's "invalid gradient" error.
+
+use super::pointwise::grad_or_return;
+use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use crate::autograd::emit::{Emit, f, t};
+use crate::{Error, Op, Result, Value};
+
+/// `zeros(shape).scatter_add(dim, index, g)`.
+fn scatter_add_into<E: Emit>(
+    e: &mut E,
+    shape: &[usize],
+    dim: i64,
+    index: &E::T,
+    g: &E::T,
+) -> Result<E::T> {
+    let z = e.zeros(shape, e.dtype(g))?;
+    e.op(Op::ScatterAdd, vec![t(&z), Value::Int(dim), t(index), t(g)])
+}
+
+fn gather_along<E: Emit>(e: &mut E, g: &E::T, dim: i64, index: &E::T) -> Result<E::T> {
+    e.op(Op::Gather, vec![t(g), Value::Int(dim), t(index)])
+}
+
+/// gather(self, dim, index): the gradient summed back where each element was read.
+fn gather<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        let shape = c.input_meta(0)?.shape.clone();
+        let d = scatter_add_into(e, &shape, c.a().int(1)?, &c.input(2)?, &g)?;
+        put(&mut out, c, 0, d)?;
+    }
+    Ok(out)
+}
+
+/// scatter / scatter.value / scatter_add: `self` keeps the gradient where it was not
+/// overwritten (all of it for scatter_add); `src` gets the gradient read at the index.
+fn scatter<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.op != Op::ScatterAdd && c.a().opt_str(4)?.is_some() {
+        return Err(Error::Tensor(rynamo_tensor::Error::Runtime(
+            "derivative for aten::scatter is not implemented".into(),
+        )));
+    }
+    let dim = c.a().int(1)?;
+    let index = c.input(2)?;
+    if c.needs(0) {
+        let d = if c.op == Op::ScatterAdd {
+            g.clone()
+        } else {
+            e.op(
+                Op::ScatterValue,
+                vec![t(&g), Value::Int(dim), t(&index), f(0.0)],
+            )?
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.op != Op::ScatterValue && c.needs(3) {
+        let d = gather_along(e, &g, dim, &index)?;
+        put(&mut out, c, 3, d)?;
+    }
+    Ok(out)
+}
+
+/// index_select(self, dim, index): the gradient's slices summed into the rows they came from
+/// (`index_add` into zeros, as a scatter_add with the index broadcast along the other dims).
+fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if !c.needs(0) {
+        return Ok(out);
+    }
+    let shape = c.input_meta(0)?.shape.clone();
+    let d = if shape.is_empty() {
+        e.reshape(&g, &[])?
+    } else {
+        let dim = rynamo_tensor::layout::wrap_dim(c.a().int(1)?, shape.len())?;
+        let gs = e.shape(&g);
+        let mut view = vec![1usize; gs.len()];
+        view[dim] = gs[dim];
+        // int32 indices are allowed; scatter_add takes int64
+        let idx = e.to_dtype(&c.input(2)?, rynamo_tensor::DType::Int64)?;
+        let idx = e.reshape(&idx, &view)?;
+        let idx = e.expand(&idx, &gs)?;
+        scatter_add_into(e, &shape, dim as i64, &idx, &g)?
+    };
+    put(&mut out, c, 0, d)?;
+    Ok(out)
+}
+
+pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&[2]), gather);
+pub(crate) static SCATTER: VjpRule = vjp_rule!("ScatterBackward0", Saves::args(&[2]), scatter);
+pub(crate) static SCATTER_VALUE: VjpRule =
+    vjp_rule!("ScatterBackward1", Saves::args(&[2]), scatter);
+pub(crate) static SCATTER_ADD: VjpRule =
+    vjp_rule!("ScatterAddBackward0", Saves::args(&[2]), scatter);
+pub(crate) static INDEX_SELECT: VjpRule =
+    vjp_rule!("IndexSelectBackward0", Saves::args(&[2]), index_select);

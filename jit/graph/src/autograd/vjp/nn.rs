@@ -1,0 +1,426 @@
+//! Backward formulas of the neural-network functions `layer_norm`, `group_norm`, `embedding`,
+//! `dropout` and `pad`, the `dropout` decomposition, and [`Facts`] (what a formula may ask of
+//! a tensor stand-in besides its meta).
+
+use rynamo_tensor::{Scalar, Tensor};
+
+use super::pointwise::{grad_or_return, unary};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use crate::autograd::emit::{Emit, f, t};
+use crate::{Op, Result, Value, ValueId};
+
+/// Facts about a tensor stand-in that its meta does not carry: known for real tensors, unknown
+/// (or vacuous) for graph values.
+pub(super) trait Facts: Sized {
+    /// The storage offset in elements, when known.
+    fn storage_offset(&self) -> Option<usize>;
+    /// Whether it requires grad (graph values: never, the graph is built without history).
+    fn needs_grad(&self) -> bool;
+    /// Runs `op`'s argument checks (its meta rule) so a decomposition fails with the op's own
+    /// error before running any part.
+    fn check(op: Op, args: &[Value<Self>]) -> Result<()>;
+}
+
+impl Facts for Tensor {
+    fn storage_offset(&self) -> Option<usize> {
+        Some(self.offset())
+    }
+    fn needs_grad(&self) -> bool {
+        Tensor::needs_grad(self)
+    }
+    fn check(op: Op, args: &[Value<Self>]) -> Result<()> {
+        (op.def().meta.tensors)(op, args).map(|_| ())
+    }
+}
+
+impl Facts for ValueId {
+    fn storage_offset(&self) -> Option<usize> {
+        None
+    }
+    fn needs_grad(&self) -> bool {
+        false
+    }
+    fn check(_: Op, _: &[Value<Self>]) -> Result<()> {
+        // GraphBuilder runs every part's meta rule as it adds the node.
+        Ok(())
+    }
+}
+
+/// Normalizes `x` over `dims` (biased variance): `(x_hat, rstd)`, both keeping `dims`.
+pub(super) fn normalize<E: Emit>(
+    e: &mut E,
+    x: &E::T,
+    dims: &[i64],
+    eps: f64,
+) -> Result<(E::T, E::T)> {
+    let mean = e.op(
+        Op::Mean,
+        vec![t(x), Value::IntList(dims.to_vec()), Value::Bool(true)],
+    )?;
+    let centered = e.sub(x, &mean)?;
+    let sq = e.mul(&centered, &centered)?;
+    let var = e.op(
+        Op::Mean,
+        vec![t(&sq), Value::IntList(dims.to_vec()), Value::Bool(true)],
+    )?;
+    let var = e.add_s(&var, eps)?;
+    let rstd = e.unary(Op::Rsqrt, &var)?;
+    let xhat = e.mul(&centered, &rstd)?;
+    Ok((xhat, rstd))
+}
+
+/// The input gradient of a normalization over `dims`, given `gw` (the output gradient times
+/// the scale): `rstd * (gw - mean(gw) - x_hat * mean(gw * x_hat))`.
+pub(super) fn normalized_input_grad<E: Emit>(
+    e: &mut E,
+    gw: &E::T,
+    xhat: &E::T,
+    rstd: &E::T,
+    dims: &[i64],
+) -> Result<E::T> {
+    let mean = |e: &mut E, v: &E::T| {
+        e.op(
+            Op::Mean,
+            vec![t(v), Value::IntList(dims.to_vec()), Value::Bool(true)],
+        )
+    };
+    let m1 = mean(e, gw)?;
+    let gx = e.mul(gw, xhat)?;
+    let m2 = mean(e, &gx)?;
+    let d = e.sub(gw, &m1)?;
+    let p = e.mul(xhat, &m2)?;
+    let d = e.sub(&d, &p)?;
+    e.mul(&d, rstd)
+}
+
+/// The saved tensor of optional argument `i`, `None` when it was not given.
+fn opt_input<T: Clone>(c: &VjpCtx<'_, T>, i: usize) -> Result<Option<T>> {
+    match c.args.get(i) {
+        Some(Value::Tensor(_)) => c.input(i).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// layer_norm(input, normalized_shape, weight, bias, eps): the `layer_norm_backward` kernel;
+/// under `create_graph` the same gradients as ops, so they can be differentiated again.
+fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let x = c.input(0)?;
+    let n = c.input_meta(0)?.shape.len() as i64;
+    let ns = c.a().ints(1)?.to_vec();
+    let dims: Vec<i64> = (n - ns.len() as i64..n).collect();
+    let w = opt_input(c, 2)?;
+    let eps = c.a().float(4)?;
+    if !crate::autograd::is_grad_enabled() {
+        let wv = w.as_ref().map_or(Value::None, t);
+        let mut r = e.call(
+            Op::LayerNormBackward,
+            vec![t(&g), t(&x), Value::IntList(ns), wv, Value::Float(eps)],
+        )?;
+        for (k, slot) in [(2, 3), (1, 2), (0, 0)] {
+            let d = r.remove(k);
+            if c.needs(slot) {
+                put(&mut out, c, slot, d)?;
+            }
+        }
+        return Ok(out);
+    }
+    let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
+    if c.needs(0) {
+        let gw = match &w {
+            Some(w) => e.mul(&g, w)?,
+            None => g.clone(),
+        };
+        let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(2) {
+        // summed over the leading dims by the engine
+        let d = e.mul(&g, &xhat)?;
+        put(&mut out, c, 2, d)?;
+    }
+    if c.needs(3) {
+        put(&mut out, c, 3, g)?;
+    }
+    Ok(out)
+}
+
+/// batch_norm in training (evaluation mode is recorded as its affine map, [`batch_norm_parts`]):
+/// the `batch_norm_backward` kernel, which recomputes the batch statistics from the input
+/// (the running statistics are neither saved nor differentiated, so a second forward updating
+/// them before backward is fine, as in PyTorch); under `create_graph` the same as ops.
+fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if !c.a().bool(5)? {
+        return Err(crate::Error::Graph(
+            "internal: evaluation-mode batch_norm is differentiated through its decomposition"
+                .into(),
+        ));
+    }
+    let x = c.input(0)?;
+    let shape = c.input_meta(0)?.shape.clone();
+    let w = opt_input(c, 3)?;
+    let eps = c.a().float(7)?;
+    if !crate::autograd::is_grad_enabled() {
+        let wv = w.as_ref().map_or(Value::None, t);
+        let mut r = e.call(
+            Op::BatchNormBackward,
+            vec![t(&g), t(&x), wv, Value::Float(eps)],
+        )?;
+        for (k, slot) in [(2, 4), (1, 3), (0, 0)] {
+            let d = r.remove(k);
+            if c.needs(slot) {
+                put(&mut out, c, slot, d)?;
+            }
+        }
+        return Ok(out);
+    }
+    let dims: Vec<i64> = (0..shape.len() as i64).filter(|&d| d != 1).collect();
+    let mut chan = vec![1usize; shape.len()];
+    chan[1] = shape[1];
+    let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
+    if c.needs(0) {
+        let gw = match &w {
+            Some(w) => {
+                let wv = e.reshape(w, &chan)?;
+                e.mul(&g, &wv)?
+            }
+            None => g.clone(),
+        };
+        let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(3) {
+        let d = e.mul(&g, &xhat)?;
+        let d = e.sum_dims(&d, &dims, false)?;
+        put(&mut out, c, 3, d)?;
+    }
+    if c.needs(4) {
+        let d = e.sum_dims(&g, &dims, false)?;
+        put(&mut out, c, 4, d)?;
+    }
+    Ok(out)
+}
+
+/// batch_norm in evaluation mode, recorded as the kernel's affine map in f64:
+/// `x * scale + shift`, `scale = weight / sqrt(running_var + eps)`,
+/// `shift = bias - running_mean * scale`, cast back. The running statistics are read, not saved.
+fn batch_norm_parts<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<Vec<E::T>>>
+where
+    E::T: Facts,
+{
+    E::T::check(Op::BatchNorm, args)?;
+    let a = crate::Args(args);
+    if a.bool(5)? {
+        return Ok(None);
+    }
+    let x = a.tensor(0)?;
+    let shape = e.shape(x);
+    let dt = e.dtype(x);
+    let f64_ = rynamo_tensor::DType::Float64;
+    let rm = e.to_dtype(a.tensor(1)?, f64_)?;
+    let rv = e.to_dtype(a.tensor(2)?, f64_)?;
+    let eps = a.float(7)?;
+    let sd = e.add_s(&rv, eps)?;
+    let sd = e.unary(Op::Sqrt, &sd)?;
+    let scale = match a.opt_tensor(3)? {
+        Some(w) => {
+            let w = e.to_dtype(w, f64_)?;
+            e.div(&w, &sd)?
+        }
+        None => e.op(Op::Div, vec![f(1.0), t(&sd)])?,
+    };
+    let ms = e.mul(&rm, &scale)?;
+    let shift = match a.opt_tensor(4)? {
+        Some(b) => {
+            let b = e.to_dtype(b, f64_)?;
+            e.sub(&b, &ms)?
+        }
+        None => e.rsub_s(0.0, &ms)?,
+    };
+    let mut chan = vec![1usize; shape.len()];
+    chan[1] = shape[1];
+    let scale = e.reshape(&scale, &chan)?;
+    let shift = e.reshape(&shift, &chan)?;
+    let xf = e.to_dtype(x, f64_)?;
+    let y = e.mul(&xf, &scale)?;
+    let y = e.add(&y, &shift)?;
+    Ok(Some(vec![e.to_dtype(&y, dt)?]))
+}
+
+/// group_norm(input, num_groups, weight, bias, eps): a layer norm of each `[N, G, C/G * S]`
+/// group, with a per-channel scale.
+fn group_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let x = c.input(0)?;
+    let shape = c.input_meta(0)?.shape.clone();
+    let (n, ch) = (shape[0], shape[1]);
+    let groups = c.a().int(1)? as usize;
+    let per = shape.iter().product::<usize>() / (n * groups).max(1);
+    let grouped = [n, groups, per];
+    let w = opt_input(c, 2)?;
+    let xr = e.reshape(&x, &grouped)?;
+    let (xhat, rstd) = normalize(e, &xr, &[2], c.a().float(4)?)?;
+    // dims other than the channel dim, for the per-channel sums
+    let others: Vec<i64> = (0..shape.len() as i64).filter(|&d| d != 1).collect();
+    let mut chan = vec![1usize; shape.len()];
+    chan[1] = ch;
+    if c.needs(0) {
+        let gw = match &w {
+            Some(w) => {
+                let wv = e.reshape(w, &chan)?;
+                e.mul(&g, &wv)?
+            }
+            None => g.clone(),
+        };
+        let gw = e.reshape(&gw, &grouped)?;
+        let d = normalized_input_grad(e, &gw, &xhat, &rstd, &[2])?;
+        let d = e.reshape(&d, &shape)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(2) {
+        let xh = e.reshape(&xhat, &shape)?;
+        let d = e.mul(&g, &xh)?;
+        let d = e.sum_dims(&d, &others, false)?;
+        put(&mut out, c, 2, d)?;
+    }
+    if c.needs(3) {
+        let d = e.sum_dims(&g, &others, false)?;
+        put(&mut out, c, 3, d)?;
+    }
+    Ok(out)
+}
+
+/// embedding(input, weight, padding_idx): each row's gradient summed into the rows it was read
+/// from; rows read at `padding_idx` get none (`embedding_dense_backward`).
+fn embedding<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if !c.needs(1) {
+        return Ok(out);
+    }
+    let wshape = c.input_meta(1)?.shape.clone();
+    let (rows, dim) = (wshape[0], wshape[1]);
+    let idx = c.input(0)?;
+    let m: usize = c.input_meta(0)?.shape.iter().product();
+    // int32 indices are allowed; scatter_add takes int64
+    let idx = e.to_dtype(&idx, rynamo_tensor::DType::Int64)?;
+    let flat = e.reshape(&idx, &[m, 1])?;
+    let mut g2 = e.reshape(&g, &[m, dim])?;
+    if let Some(p) = c.a().opt_int(2)? {
+        let p = if p < 0 { p + rows as i64 } else { p };
+        let hit = e.cmp_s(Op::Eq, &flat, p as f64)?;
+        g2 = e.where_(&hit, f(0.0), t(&g2))?;
+    }
+    let at = e.expand(&flat, &[m, dim])?;
+    let z = e.zeros(&wshape, e.dtype(&g))?;
+    let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&at), t(&g2)])?;
+    put(&mut out, c, 1, d)?;
+    Ok(out)
+}
+
+/// dropout when it is the identity (not training, or `p == 0`); training goes through
+/// [`dropout_parts`], which saves the mask.
+fn dropout<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    if c.a().bool(2)? && c.a().float(1)? > 0.0 {
+        return Err(crate::Error::Graph(
+            "internal: training dropout is differentiated through its decomposition".into(),
+        ));
+    }
+    unary(e, c, |_, _, g| Ok(g))
+}
+
+/// dropout(x, p, training) in training: `x * noise`, `noise` the kernel's scaled keep mask
+/// (`dropout` of ones, the same draws as `dropout(x)`), so the product node saves the mask and
+/// backward never redraws it (PyTorch's CPU `_dropout`: `MulBackward0`).
+fn dropout_parts<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<Vec<E::T>>>
+where
+    E::T: Facts,
+{
+    E::T::check(Op::Dropout, args)?;
+    let a = crate::Args(args);
+    let (p, training) = (a.float(1)?, a.bool(2)?);
+    if !training || p == 0.0 {
+        return Ok(None);
+    }
+    let x = a.tensor(0)?.clone();
+    let ones = e.op(Op::OnesLike, vec![t(&x)])?;
+    let noise = e.op(
+        Op::Dropout,
+        vec![t(&ones), Value::Float(p), Value::Bool(true)],
+    )?;
+    Ok(Some(vec![e.mul(&x, &noise)?]))
+}
+
+/// The index map of a non-constant pad along one dim: for each output position, the input
+/// position it copies (as the kernel: reflect, replicate, wrap around).
+fn pad_index<E: Emit>(e: &mut E, mode: &str, n: i64, a: i64, b: i64) -> Result<E::T> {
+    let int = |v: i64| Value::Scalar(Scalar::Int(v));
+    let j = e.op_kw(
+        Op::Arange,
+        vec![int(-a), int(n + b)],
+        vec![("dtype", Value::DType(rynamo_tensor::DType::Int64))],
+    )?;
+    match mode {
+        // (n-1) - |(n-1) - |j||
+        "reflect" => {
+            let aj = e.unary(Op::Abs, &j)?;
+            let r = e.op(Op::Sub, vec![int(n - 1), t(&aj)])?;
+            let r = e.unary(Op::Abs, &r)?;
+            e.op(Op::Sub, vec![int(n - 1), t(&r)])
+        }
+        "replicate" => e.op(Op::Clamp, vec![t(&j), int(0), int(n - 1)]),
+        _ => e.op(Op::Remainder, vec![t(&j), int(n)]),
+    }
+}
+
+/// pad(input, pad, mode, value): constant padding crops the gradient (a negative pad); the
+/// other modes copy each output position from an input position per dim, so the gradient is
+/// summed back one padded dim at a time.
+fn pad<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let shape = c.input_meta(0)?.shape.clone();
+    let pads = c.a().ints(1)?.to_vec();
+    let mode = c.a().str(2)?.to_string();
+    unary(e, c, |e, _, g| {
+        if mode == "constant" {
+            let neg: Vec<i64> = pads.iter().map(|p| -p).collect();
+            return e.op(Op::Pad, vec![t(&g), Value::IntList(neg)]);
+        }
+        let mut cur = g;
+        for (i, p) in pads.chunks(2).enumerate() {
+            let d = shape.len() - 1 - i;
+            let n = shape[d] as i64;
+            let idx = pad_index(e, &mode, n, p[0], p[1])?;
+            let cs = e.shape(&cur);
+            let mut view = vec![1usize; cs.len()];
+            view[d] = cs[d];
+            let idx = e.reshape(&idx, &view)?;
+            let idx = e.expand(&idx, &cs)?;
+            let mut to = cs.clone();
+            to[d] = n as usize;
+            let z = e.zeros(&to, e.dtype(&cur))?;
+            cur = e.op(
+                Op::ScatterAdd,
+                vec![t(&z), Value::Int(d as i64), t(&idx), t(&cur)],
+            )?;
+        }
+        Ok(cur)
+    })
+}
+
+pub(crate) static LAYER_NORM: VjpRule =
+    vjp_rule!("NativeLayerNormBackward0", Saves::args(&[0, 2]), layer_norm);
+pub(crate) static GROUP_NORM: VjpRule =
+    vjp_rule!("NativeGroupNormBackward0", Saves::args(&[0, 2]), group_norm);
+pub(crate) static BATCH_NORM: VjpRule =
+    vjp_rule!("NativeBatchNormBackward0", Saves::args(&[0, 3]), batch_norm);
+pub(crate) static EMBEDDING: VjpRule =
+    vjp_rule!("EmbeddingBackward0", Saves::args(&[0]), embedding);
+pub(crate) static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
+pub(crate) static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
+
+pub(crate) static DROPOUT_PARTS: Composite = composite_rule!(dropout_parts);
+pub(crate) static BATCH_NORM_PARTS: Composite = composite_rule!(batch_norm_parts);

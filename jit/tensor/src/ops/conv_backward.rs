@@ -1,0 +1,366 @@
+//! Backward kernels of `conv1d` / `conv2d` (PyTorch's `convolution_backward`, split in its two
+//! products), on batched tensors (`[N, C, *spatial]`, 1 or 2 spatial dims):
+//! - the input gradient: per sample and group `col = W^T @ grad` (a GEMM), then `col2im` sums
+//!   each column entry back into the input position it was read from;
+//! - the weight gradient: per sample and group `grad @ im2col(x)^T`, summed over samples
+//!   (each thread accumulates its samples into its own buffer; the buffers are added at the end).
+//!
+//! The padding is the leading padding of each dim; the output size comes from the gradient, so
+//! asymmetric (`'same'`) padding needs nothing more. Computed in the compute dtype.
+
+use rayon::prelude::*;
+
+use crate::error::bail;
+use crate::iter::SendPtr;
+use crate::kernels::math::Flt;
+use crate::layout::Shaped;
+use crate::ops::conv::{Geo, expand_arg, im2col, in_bounds, lift};
+use crate::ops::matmul::gemm_raw;
+use crate::{DType, Error, Result, Tensor, TensorMeta};
+
+/// Stride, leading padding, dilation and groups of a convolution backward.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvBackwardArgs<'a> {
+    /// Stride per spatial dim (or one for all).
+    pub stride: &'a [i64],
+    /// Leading padding per spatial dim (or one for all).
+    pub padding: &'a [i64],
+    /// Dilation per spatial dim (or one for all).
+    pub dilation: &'a [i64],
+    /// Channel groups.
+    pub groups: i64,
+}
+
+fn usizes(v: &[i64], what: &str) -> Result<Vec<usize>> {
+    v.iter()
+        .map(|&x| {
+            usize::try_from(x)
+                .map_err(|_| Error::Runtime(format!("convolution_backward: negative {what} {x}")))
+        })
+        .collect()
+}
+
+/// The geometry from the gradient's, input's and weight's shapes.
+fn geometry(g: &[usize], x: &[usize], w: &[usize], a: &ConvBackwardArgs<'_>) -> Result<Geo> {
+    let nd = x.len().wrapping_sub(2);
+    if !(nd == 1 || nd == 2) || g.len() != x.len() || w.len() != x.len() {
+        bail!(
+            Runtime,
+            "convolution_backward: expected batched 3-D or 4-D tensors, got grad_output {g:?}, input {x:?}, weight {w:?}"
+        );
+    }
+    if a.groups <= 0 {
+        bail!(Runtime, "non-positive groups is not supported");
+    }
+    let groups = a.groups as usize;
+    let stride = usizes(&expand_arg(nd, a.stride, "stride")?, "stride")?;
+    let pad = usizes(&expand_arg(nd, a.padding, "padding")?, "padding")?;
+    let dil = usizes(&expand_arg(nd, a.dilation, "dilation")?, "dilation")?;
+    if stride.contains(&0) || dil.contains(&0) {
+        bail!(
+            Runtime,
+            "convolution_backward: stride and dilation must be positive"
+        );
+    }
+    let (n, c, o) = (x[0], x[1], w[0]);
+    if !o.is_multiple_of(groups) || w[1] * groups != c || g[0] != n || g[1] != o {
+        bail!(
+            Runtime,
+            "convolution_backward: grad_output {g:?}, input {x:?} and weight {w:?} do not match with groups={groups}"
+        );
+    }
+    Ok(Geo {
+        batched: true,
+        n,
+        c,
+        hw: lift(nd, &x[2..], 1),
+        o,
+        k: lift(nd, &w[2..], 1),
+        stride: lift(nd, &stride, 1),
+        pad_lo: lift(nd, &pad, 0),
+        dil: lift(nd, &dil, 1),
+        groups,
+        out: lift(nd, &g[2..], 1),
+    })
+}
+
+fn float_check(d: DType) -> Result<()> {
+    if !d.is_floating_point() {
+        return Err(Error::NotImplementedFor {
+            op: "convolution_backward",
+            dtype: d.aten_name(),
+        });
+    }
+    Ok(())
+}
+
+fn sizes(v: &[i64]) -> Result<Vec<usize>> {
+    usizes(v, "size")
+}
+
+/// Shape/dtype rule of the input gradient.
+pub fn conv_backward_input_meta<S: Shaped>(
+    g: &S,
+    w: &S,
+    input_size: &[i64],
+    a: &ConvBackwardArgs<'_>,
+) -> Result<TensorMeta> {
+    float_check(g.dtype())?;
+    let x = sizes(input_size)?;
+    geometry(g.shape(), &x, w.shape(), a)?;
+    Ok(TensorMeta::contiguous(g.dtype(), &x))
+}
+
+/// Shape/dtype rule of the weight gradient.
+pub fn conv_backward_weight_meta<S: Shaped>(
+    g: &S,
+    x: &S,
+    weight_size: &[i64],
+    a: &ConvBackwardArgs<'_>,
+) -> Result<TensorMeta> {
+    float_check(g.dtype())?;
+    let w = sizes(weight_size)?;
+    geometry(g.shape(), x.shape(), &w, a)?;
+    Ok(TensorMeta::contiguous(g.dtype(), &w))
+}
+
+/// The gradient of a convolution with respect to its input.
+pub fn conv_backward_input(
+    g: &Tensor,
+    w: &Tensor,
+    input_size: &[i64],
+    a: &ConvBackwardArgs<'_>,
+) -> Result<Tensor> {
+    let meta = conv_backward_input_meta(g, w, input_size, a)?;
+    let geo = geometry(g.shape(), &meta.shape, w.shape(), a)?;
+    let c = g.dtype().compute_dtype();
+    let (gc, wc) = (g.to_dtype(c).contiguous(), w.to_dtype(c).contiguous());
+    // col2im accumulates into it
+    let dx = Tensor::zeros(&meta.shape, c);
+    match c {
+        DType::Float32 => input_kernel::<f32>(&geo, &gc, &wc, &dx),
+        DType::Float64 => input_kernel::<f64>(&geo, &gc, &wc, &dx),
+        _ => unreachable!("invariant: float compute dtype"),
+    }
+    Ok(dx.to_dtype(meta.dtype))
+}
+
+/// The gradient of a convolution with respect to its weight.
+pub fn conv_backward_weight(
+    g: &Tensor,
+    x: &Tensor,
+    weight_size: &[i64],
+    a: &ConvBackwardArgs<'_>,
+) -> Result<Tensor> {
+    let meta = conv_backward_weight_meta(g, x, weight_size, a)?;
+    let geo = geometry(g.shape(), x.shape(), &meta.shape, a)?;
+    let c = g.dtype().compute_dtype();
+    let (gc, xc) = (g.to_dtype(c).contiguous(), x.to_dtype(c).contiguous());
+    let dw = match c {
+        DType::Float32 => Tensor::from_vec(weight_kernel::<f32>(&geo, &gc, &xc), &meta.shape)?,
+        DType::Float64 => Tensor::from_vec(weight_kernel::<f64>(&geo, &gc, &xc), &meta.shape)?,
+        _ => unreachable!("invariant: float compute dtype"),
+    };
+    Ok(dw.to_dtype(meta.dtype))
+}
+
+/// Adds `col` (`[cg * kh * kw, oh * ow]`) back into one sample's channel group `dst`
+/// (`[cg, h, w]`): the adjoint of `im2col`.
+fn col2im<F: Flt>(g: &Geo, cg: usize, col: &[F], dst: &mut [F]) {
+    let [h, w] = g.hw;
+    let [kh, kw] = g.k;
+    let [oh, ow] = g.out;
+    let l = oh * ow;
+    for c in 0..cg {
+        let plane = &mut dst[c * h * w..(c + 1) * h * w];
+        for i in 0..kh {
+            for j in 0..kw {
+                let row = &col[((c * kh + i) * kw + j) * l..][..l];
+                for y in 0..oh {
+                    let ih = (y * g.stride[0] + i * g.dil[0]) as isize - g.pad_lo[0] as isize;
+                    if ih < 0 || ih >= h as isize {
+                        continue;
+                    }
+                    let line = &mut plane[ih as usize * w..(ih as usize + 1) * w];
+                    let off = (j * g.dil[1]) as isize - g.pad_lo[1] as isize;
+                    let (x0, x1) = in_bounds(off, g.stride[1], w, ow);
+                    if x0 == x1 {
+                        continue;
+                    }
+                    let first = (x0 * g.stride[1]) as isize + off;
+                    let src = &row[y * ow + x0..y * ow + x1];
+                    if g.stride[1] == 1 {
+                        for (d, &v) in line[first as usize..][..x1 - x0].iter_mut().zip(src) {
+                            *d += v;
+                        }
+                    } else {
+                        for (d, &v) in line[first as usize..]
+                            .iter_mut()
+                            .step_by(g.stride[1])
+                            .zip(src)
+                        {
+                            *d += v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `dst` (`[cols, rows]`) = `src` (`[rows, cols]`) transposed, in cache-sized tiles.
+fn transpose<F: Copy>(src: &[F], rows: usize, cols: usize, dst: &mut [F]) {
+    const T: usize = 32;
+    for r0 in (0..rows).step_by(T) {
+        for c0 in (0..cols).step_by(T) {
+            let (r1, c1) = ((r0 + T).min(rows), (c0 + T).min(cols));
+            for c in c0..c1 {
+                let out = &mut dst[c * rows + r0..c * rows + r1];
+                for (k, d) in out.iter_mut().enumerate() {
+                    *d = src[(r0 + k) * cols + c];
+                }
+            }
+        }
+    }
+}
+
+/// Whether im2col is the identity (a 1x1 kernel, stride 1, no padding): the GEMMs read and
+/// write the tensors directly.
+fn is_direct(g: &Geo) -> bool {
+    g.k == [1, 1] && g.stride == [1, 1] && g.pad_lo == [0, 0] && g.out == g.hw
+}
+
+fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
+    let [h, wd] = g.hw;
+    let [kh, kw] = g.k;
+    let l = g.out[0] * g.out[1];
+    let (cg, og) = (g.c / g.groups, g.o / g.groups);
+    let kk = cg * kh * kw;
+    let direct = is_direct(g);
+    let (pg, pw, px) = (
+        SendPtr(gout.data_ptr::<F>()),
+        SendPtr(w.data_ptr::<F>()),
+        SendPtr(dx.data_ptr::<F>()),
+    );
+    let sample = |n: usize, parallel: bool| {
+        let mut col = if direct {
+            Vec::new()
+        } else {
+            vec![F::zero(); kk * l]
+        };
+        for gi in 0..g.groups {
+            // SAFETY: sample n, group gi of the contiguous dx [n, c, h, w]; disjoint from every
+            // other (n, gi).
+            let dst = unsafe {
+                std::slice::from_raw_parts_mut(
+                    px.at(((n * g.c + gi * cg) * h * wd) as isize),
+                    cg * h * wd,
+                )
+            };
+            let out = if direct {
+                dst.as_mut_ptr()
+            } else {
+                col.as_mut_ptr()
+            };
+            // SAFETY: W^T of the group's [og, kk] weight rows (row stride 1, column stride kk),
+            // times this sample and group's [og, l] gradient rows, into a [kk, l] buffer.
+            unsafe {
+                gemm_raw::<F>(
+                    (kk, l, og),
+                    out,
+                    (l as isize, 1),
+                    false,
+                    pw.at((gi * og * kk) as isize).cast_const(),
+                    (1, kk as isize),
+                    pg.at(((n * g.o + gi * og) * l) as isize).cast_const(),
+                    (l as isize, 1),
+                    parallel,
+                );
+            }
+            if !direct {
+                col2im(g, cg, &col, dst);
+            }
+        }
+    };
+    if g.n > 1 {
+        (0..g.n).into_par_iter().for_each(|n| sample(n, false));
+    } else {
+        (0..g.n).for_each(|n| sample(n, true));
+    }
+}
+
+fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
+    let [h, wd] = g.hw;
+    let [kh, kw] = g.k;
+    let l = g.out[0] * g.out[1];
+    let (cg, og) = (g.c / g.groups, g.o / g.groups);
+    let kk = cg * kh * kw;
+    let (pg, px) = (SendPtr(gout.data_ptr::<F>()), SendPtr(x.data_ptr::<F>()));
+    // Adds sample n's products into `acc` ([o, kk]); `col`, `colt` scratch buffers.
+    let sample = |n: usize, acc: &mut [F], (col, colt): &mut (Vec<F>, Vec<F>), parallel: bool| {
+        for gi in 0..g.groups {
+            // SAFETY: sample n, group gi of the contiguous input [n, c, h, w].
+            let src = unsafe {
+                std::slice::from_raw_parts(
+                    px.at(((n * g.c + gi * cg) * h * wd) as isize),
+                    cg * h * wd,
+                )
+            };
+            // The columns transposed ([l, kk], rows contiguous): the gemm crate runs this
+            // long-k product ~10x faster with a row-major right operand than reading the
+            // [kk, l] columns transposed (measured at 32x144x1024).
+            col.resize(kk * l, F::zero());
+            colt.resize(kk * l, F::zero());
+            if is_direct(g) {
+                transpose(src, kk, l, colt);
+            } else {
+                im2col(g, cg, src, col);
+                transpose(col, kk, l, colt);
+            }
+            // SAFETY: the group's [og, l] gradient rows times the [l, kk] transposed columns,
+            // added into the group's [og, kk] rows of `acc`.
+            unsafe {
+                gemm_raw::<F>(
+                    (og, kk, l),
+                    acc[gi * og * kk..].as_mut_ptr(),
+                    (kk as isize, 1),
+                    true,
+                    pg.at(((n * g.o + gi * og) * l) as isize).cast_const(),
+                    (l as isize, 1),
+                    colt.as_ptr(),
+                    (kk as isize, 1),
+                    parallel,
+                );
+            }
+        }
+    };
+    let size = g.o * kk;
+    if g.n > 1 {
+        (0..g.n)
+            .into_par_iter()
+            .fold(
+                || (vec![F::zero(); size], (Vec::new(), Vec::new())),
+                |(mut acc, mut bufs), n| {
+                    sample(n, &mut acc, &mut bufs, false);
+                    (acc, bufs)
+                },
+            )
+            .map(|(acc, _)| acc)
+            .reduce(
+                || vec![F::zero(); size],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x += y;
+                    }
+                    a
+                },
+            )
+    } else {
+        let mut acc = vec![F::zero(); size];
+        let mut bufs = (Vec::new(), Vec::new());
+        for n in 0..g.n {
+            sample(n, &mut acc, &mut bufs, true);
+        }
+        acc
+    }
+}

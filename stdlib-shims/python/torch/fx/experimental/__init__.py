@@ -1,0 +1,1 @@
+"""`torch.fx.experimental`: only `symbolic_shapes`' public error type is modelled."""
