@@ -23,7 +23,23 @@ pub struct CallOptions {
     pub requires_grad: bool,
     /// `generator=` of random ops.
     pub generator: Option<PyRef<PyGenerator>>,
+    /// `memory_format=` of the ops that take one: the result's stride order.
+    pub memory_format: Option<String>,
 }
+
+/// The ops whose Python signatures take `memory_format=`.
+const MEMORY_FORMAT_OPS: &[&str] = &[
+    "contiguous",
+    "clone",
+    "empty",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+];
 
 /// Keywords handled outside the schema, when no overload's schema has a parameter of that name.
 const OPTION_KEYWORDS: &[&str] = &[
@@ -117,6 +133,12 @@ fn apply_option(
             })?;
             opts.generator = Some(g);
         }
+        "memory_format" if !is_none => {
+            if !MEMORY_FORMAT_OPS.contains(&func.name) {
+                return Err(unexpected(func, key, vm));
+            }
+            opts.memory_format = crate::memory_format::name_of(value, vm)?;
+        }
         "out" if !is_none => {
             return Err(vm.new_not_implemented_error(format!(
                 "{}(): the out= argument is not supported",
@@ -171,7 +193,26 @@ pub fn call_op(func: &PyOpFunction, args: FuncArgs, vm: &VirtualMachine) -> PyRe
     let (op, mut bound) =
         bind_overload(func.overloads, pos_vals, kw_vals).map_err(|e| to_py_err(&e, vm))?;
     apply_default_dtype(op, &mut bound, vm)?;
-    let outs = run(op, &bound, opts.generator.as_ref().map(|g| &***g), vm)?;
+    // `x.contiguous(memory_format=f)` is `x` itself when x already has f's layout.
+    if let (Op::Contiguous, Some(format), Some(Value::Tensor(x))) =
+        (op, &opts.memory_format, bound.first())
+        && crate::memory_format::is_contiguous_as(x, format)
+        && let Some(obj) = self_obj.clone()
+    {
+        return Ok(obj);
+    }
+    let mut outs = run(op, &bound, opts.generator.as_ref().map(|g| &***g), vm)?;
+    if let Some(format) = &opts.memory_format
+        && outs.len() == 1
+    {
+        let before = outs[0].strides().to_vec();
+        let t = crate::memory_format::apply(outs.remove(0), format, vm)?;
+        let restrided = t.strides() != before.as_slice();
+        outs.push(t);
+        if restrided {
+            return outputs(op, outs, opts.requires_grad, vm);
+        }
+    }
     if opts.inplace {
         return write_back(&bound, outs, self_obj, vm);
     }

@@ -164,9 +164,14 @@ fn new_factory(zelf: &Py<PyTensor>, op: Op, mut args: FuncArgs, vm: &VirtualMach
     Ok(out)
 }
 
-/// Parses `to(dtype)`, `to(device, dtype)`, `to(other)`, with `non_blocking`/`copy` flags.
-fn parse_to(args: FuncArgs, vm: &VirtualMachine) -> PyResult<(Option<DType>, bool)> {
+/// Parses `to(dtype)`, `to(device, dtype)`, `to(other)`, with `non_blocking`/`copy` flags and
+/// `memory_format=`.
+fn parse_to(
+    args: FuncArgs,
+    vm: &VirtualMachine,
+) -> PyResult<(Option<DType>, bool, Option<String>)> {
     let mut dtype = None;
+    let mut format = None;
     let mut flags = Vec::new();
     let mut copy = false;
     let mut take = |obj: &PyObject, dtype: &mut Option<DType>| -> PyResult<()> {
@@ -193,7 +198,8 @@ fn parse_to(args: FuncArgs, vm: &VirtualMachine) -> PyResult<(Option<DType>, boo
         match k.to_string().as_str() {
             "dtype" | "device" | "other" => take(v, &mut dtype)?,
             "copy" => copy = v.clone().try_to_bool(vm)?,
-            "non_blocking" | "memory_format" => {}
+            "memory_format" => format = crate::memory_format::name_of(v, vm)?,
+            "non_blocking" => {}
             other => {
                 return Err(
                     vm.new_type_error(format!("to() got an unexpected keyword argument '{other}'"))
@@ -205,7 +211,7 @@ fn parse_to(args: FuncArgs, vm: &VirtualMachine) -> PyResult<(Option<DType>, boo
     if flags.len() >= 2 {
         copy = copy || flags[1];
     }
-    Ok((dtype, copy))
+    Ok((dtype, copy, format))
 }
 
 #[pyclass]
@@ -223,8 +229,21 @@ pub(crate) trait PyTensorConvert: PyPayload {
 
     #[pymethod]
     fn to(zelf: PyRef<PyTensor>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
-        let (dtype, copy) = parse_to(args, vm)?;
-        convert_to(&zelf, dtype, copy, vm)
+        let (dtype, copy, format) = parse_to(args, vm)?;
+        let out = convert_to(&zelf, dtype, copy, vm)?;
+        let Some(format) = format else {
+            return Ok(out);
+        };
+        let t = out
+            .downcast_ref::<PyTensor>()
+            .expect("invariant: to() returns a tensor")
+            .tensor();
+        let before = t.strides().to_vec();
+        let t = crate::memory_format::apply(t, &format, vm)?;
+        if t.strides() == before.as_slice() {
+            return Ok(out);
+        }
+        Ok(crate::tensor::wrap_tensor(t, vm))
     }
 
     /// `x.type()` is the legacy type name; `x.type(dtype)` converts.
@@ -244,7 +263,12 @@ pub(crate) trait PyTensorConvert: PyPayload {
                 .ok_or_else(|| {
                     vm.new_value_error(format!("invalid type: '{}'", s.to_string_lossy()))
                 })?,
+            // A dtype, or a legacy tensor type (`torch.DoubleTensor`), which carries its dtype.
             None => dtype_from_py(&d, vm)
+                .or_else(|| {
+                    let inner = d.get_attr("dtype", vm).ok()?;
+                    dtype_from_py(&inner, vm)
+                })
                 .ok_or_else(|| vm.new_type_error("type(): dtype must be a torch.dtype"))?,
         };
         if target == zelf.meta().dtype {

@@ -229,6 +229,18 @@ impl PyDevice {
         zelf.text()
     }
 
+    /// `with torch.device(...)`: makes the device the default for factory functions. Only the CPU
+    /// exists, so entering it changes nothing, and entering another device fails as a CPU-only
+    /// PyTorch build does when that device is first used.
+    #[pymethod]
+    fn __enter__(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult<PyRef<Self>> {
+        zelf.check_cpu(vm)?;
+        Ok(zelf)
+    }
+
+    #[pymethod]
+    fn __exit__(_zelf: PyRef<Self>, _args: rustpython_vm::function::FuncArgs) {}
+
     #[pymethod]
     fn __reduce__(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyObjectRef {
         let cls: PyObjectRef = zelf.class().to_owned().into();

@@ -42,6 +42,7 @@ mod creation;
 pub mod dtype;
 pub mod generator;
 mod indexing;
+mod memory_format;
 mod metadata;
 mod module;
 mod number;

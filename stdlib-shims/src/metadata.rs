@@ -2,7 +2,7 @@
 //! the transposes `T`/`mT`. Reading metadata never touches data or dispatches an op, except the
 //! transposes, which are views made by the registry.
 
-use rustpython_vm::function::OptionalArg;
+use rustpython_vm::function::{FuncArgs, OptionalArg};
 use rustpython_vm::{Py, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass};
 use rynamo_graph::{Op, Value};
 
@@ -151,8 +151,28 @@ pub(crate) trait PyTensorMetadata: PyPayload {
     }
 
     #[pymethod]
-    fn is_contiguous(zelf: &Py<PyTensor>, _memory_format: OptionalArg<PyObjectRef>) -> bool {
-        zelf.tensor().is_contiguous()
+    fn is_contiguous(zelf: &Py<PyTensor>, args: FuncArgs, vm: &VirtualMachine) -> PyResult<bool> {
+        let t = zelf.tensor();
+        let arg = args
+            .args
+            .first()
+            .cloned()
+            .or_else(|| args.kwargs.get("memory_format").cloned());
+        if args.args.len() + args.kwargs.len() > 1
+            || args.kwargs.keys().any(|k| k.to_string() != "memory_format")
+        {
+            return Err(vm.new_type_error(
+                "is_contiguous() takes at most 1 argument (memory_format)".to_owned(),
+            ));
+        }
+        let format = match arg {
+            Some(f) => crate::memory_format::name_of(&f, vm)?,
+            None => None,
+        };
+        Ok(match format.as_deref() {
+            None | Some("preserve_format") => t.is_contiguous(),
+            Some(f) => crate::memory_format::is_contiguous_as(&t, f),
+        })
     }
 
     #[pymethod]

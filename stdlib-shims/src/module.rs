@@ -193,6 +193,20 @@ mod _c {
         Ok(())
     }
 
+    // === Threads ===
+
+    /// `torch.get_num_threads()`: the kernels' thread count, the caller included.
+    #[pyfunction]
+    fn _get_num_threads() -> usize {
+        rynamo_tensor::parallel::num_threads()
+    }
+
+    /// `torch.set_num_threads(n)` (the Python wrapper checks `n > 0`).
+    #[pyfunction]
+    fn _set_num_threads(n: usize) {
+        rynamo_tensor::parallel::set_num_threads(n);
+    }
+
     // === Seeds ===
 
     #[pyfunction]

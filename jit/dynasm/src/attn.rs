@@ -319,7 +319,7 @@ fn run_fused(g: &Graph, a: &AttnStep, l: &Launch, env: &mut [Option<Tensor>]) ->
     let consts = l.pool.as_ptr() as u64;
     let table = crate::poly::table().as_ptr() as u64;
     let entry = l.code.entry();
-    let blocks = row_blocks(first.batches, m, rayon::current_num_threads());
+    let blocks = row_blocks(first.batches, m, rynamo_tensor::parallel::usable_threads());
     let bases = &bases;
     parallel_for(first.batches * blocks, |t| {
         // Task `t`: rows [rb0, rb1) of matrix `i`.

@@ -172,7 +172,7 @@ pub fn run(g: &Graph, n: &Node, env: &[Option<Tensor>]) -> Option<Tensor> {
     let bt = Batched::new(a, b)?;
     let nd = a.ndim();
     let (m, p) = (bt.m, bt.p);
-    if bt.batches < 2 || rayon::current_num_threads() < 2 {
+    if bt.batches < 2 || rynamo_tensor::parallel::usable_threads() < 2 {
         return None;
     }
     // Later kernels were compiled for the output's meta layout: it must be the contiguous one.

@@ -115,7 +115,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     let mut rs: SmallVec<[isize; 8]> = k.geom.iter().map(|g| g.rs).collect();
     let mut tail = None;
     if !k.ir.has_reductions() && k.batch.is_empty() && k.rows == 1 && k.cols >= 2 * MIN_TILE {
-        let threads = rayon::current_num_threads().max(1);
+        let threads = rynamo_tensor::parallel::usable_threads();
         let tile = (k.cols / (4 * threads)).clamp(MIN_TILE, TILE) & !15;
         rows = k.cols / tile;
         cols = tile;
@@ -163,7 +163,7 @@ pub fn launch(k: &KernelStep, l: &Launch, env: &[Option<Tensor>]) {
     let zero = |_: usize| 0isize;
     let rows_total = nbatch * rows;
     let work = rows_total * cols * k.ir.cost_per_element();
-    let threads = rayon::current_num_threads();
+    let threads = rynamo_tensor::parallel::usable_threads();
     if work >= PAR_WORK_NOW.load(Ordering::Relaxed) && threads > 1 && rows_total > 1 {
         let chunks = (threads * 4).min(rows_total);
         let per = rows_total.div_ceil(chunks);

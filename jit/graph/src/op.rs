@@ -397,6 +397,17 @@ ops! {
     AdaptiveAvgPool2dBackward = 252 => backward::adaptive_avg_pool2d_backward;
     LayerNormBackward = 253 => backward::layer_norm_backward;
     BatchNormBackward = 254 => backward::batch_norm_backward;
+
+    // === Issue 29 (models helper): sampling and torch.linalg (definitions in rules/models.rs) ===
+    Multinomial = 255 => models::multinomial;
+    LinalgInv = 256 => models::linalg_inv;
+    LinalgSolve = 257 => models::linalg_solve;
+    LinalgDet = 258 => models::linalg_det;
+    LinalgSlogdet = 259 => models::linalg_slogdet;
+    LinalgCholesky = 260 => models::linalg_cholesky;
+    LinalgQr = 261 => models::linalg_qr;
+    LinalgSvd = 262 => models::linalg_svd;
+    LinalgEigh = 263 => models::linalg_eigh;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -38,6 +38,7 @@ pub mod ops;
 pub mod parallel;
 pub mod preserve;
 pub mod random;
+pub mod sampling;
 pub mod storage;
 mod tensor;
 mod tensor_views;

@@ -22,6 +22,37 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// The thread cap set by [`set_num_threads`] (`torch.set_num_threads`); 0 means the whole pool.
+static MAX_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many threads the kernels use, the caller included (`torch.get_num_threads`): the value
+/// last set, else the rayon pool's size (the machine's cores unless `RAYON_NUM_THREADS` says
+/// otherwise).
+pub fn num_threads() -> usize {
+    match MAX_THREADS.load(Ordering::Relaxed) {
+        0 => rayon::current_num_threads(),
+        n => n,
+    }
+}
+
+/// How many threads a kernel may actually run on: [`num_threads`] bounded by the pool.
+pub fn usable_threads() -> usize {
+    num_threads().min(rayon::current_num_threads()).max(1)
+}
+
+/// Caps the kernels' threads at `n` (`torch.set_num_threads`). Before the pool exists it is
+/// built with `n` workers; afterwards the pool keeps its size and [`parallel_for`] and the GEMM
+/// splits use at most `n` threads. `n == 0` restores the default.
+pub fn set_num_threads(n: usize) {
+    if n > 0 {
+        // Fails (harmlessly) once the global pool exists.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    MAX_THREADS.store(n, Ordering::Relaxed);
+}
+
 /// Claims at or above this mean "stop": the caller raises `next` past it when it unwinds.
 const STOPPED: usize = usize::MAX / 2;
 
@@ -73,10 +104,14 @@ impl Team {
 pub fn parallel_for(n: usize, f: impl Fn(usize) + Sync + Send) {
     use rayon::prelude::*;
     let threads = rayon::current_num_threads();
-    let helpers = if threads < 2 {
+    let cap = num_threads();
+    let helpers = if threads < 2 || cap < 2 {
         0
-    } else {
+    } else if cap >= threads {
         threads.min(n.saturating_sub(1))
+    } else {
+        // A lowered cap: the caller plus `cap - 1` workers.
+        (cap - 1).min(n.saturating_sub(1))
     };
     if helpers == 0 {
         (0..n).for_each(f);

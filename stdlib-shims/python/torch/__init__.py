@@ -45,6 +45,7 @@ strided = layout("strided")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -106,7 +107,7 @@ def is_storage(obj):
 
 
 _deterministic = False
-_num_threads = 1
+_interop_threads = None
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -119,12 +120,69 @@ def are_deterministic_algorithms_enabled():
 
 
 def get_num_threads():
-    return _num_threads
+    """Threads the kernels run on (intra-op): the machine's cores unless set."""
+    return _C._get_num_threads()
 
 
 def set_num_threads(n):
-    global _num_threads
-    _num_threads = _builtins.int(n)
+    """Sets how many threads the kernels use (the caller and the workers together)."""
+    if not isinstance(n, _builtins.int) or isinstance(n, _builtins.bool) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _C._set_num_threads(n)
+
+
+def get_num_interop_threads():
+    """Inter-op threads. Rynamo runs independent ops one after another on the calling thread, so
+    this is only the value PyTorch would report (the machine's cores unless set)."""
+    import os
+
+    return _interop_threads if _interop_threads is not None else (os.cpu_count() or 1)
+
+
+def set_num_interop_threads(n):
+    global _interop_threads
+    if not isinstance(n, _builtins.int) or isinstance(n, _builtins.bool) or n <= 0:
+        raise RuntimeError("Expected positive number of threads")
+    if _interop_threads is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _interop_threads = n
+
+
+def is_complex(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_complex()
+
+
+def get_device_module(device=None):
+    """The module of a device type: ``torch.cpu`` for the CPU (and by default), ``torch.cuda``, ..."""
+    import importlib
+
+    if isinstance(device, _C.device):
+        name = device.type
+    elif isinstance(device, _builtins.str):
+        name = _C.device(device).type
+    elif device is None:
+        name = "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    try:
+        return importlib.import_module("torch." + name)
+    except ImportError:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.") \
+            from None
+
+
+def get_default_device():
+    return device("cpu")
+
+
+def set_default_device(dev):
+    """Only the CPU exists: another device fails as PyTorch's CPU-only build does."""
+    if dev is None:
+        return
+    device(dev).__enter__()
 
 
 class finfo:
@@ -234,6 +292,7 @@ _C._install_python_methods("torch", (
     "aminmax kron inner cross bincount unique unique_consecutive median kthvalue"
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
+_C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]
 )
@@ -265,7 +324,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)(model)
 
 
-_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils")
+_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
+                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
@@ -274,9 +334,72 @@ _LAZY_ATTRS = {
     "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
     "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers",
     "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
+    "autocast": "torch.amp", "is_autocast_enabled": "torch.amp", "get_autocast_dtype": "torch.amp",
+    "is_autocast_available": "torch.amp",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
                     "ByteStorage BoolStorage BFloat16Storage").split()
+
+
+_LEGACY_TENSOR_TYPES = ("DoubleTensor FloatTensor HalfTensor BFloat16Tensor LongTensor IntTensor ShortTensor "
+                        "CharTensor ByteTensor BoolTensor").split()
+
+
+def _linalg():
+    import torch.linalg
+
+    return torch.linalg
+
+
+def det(input):
+    return _linalg().det(input)
+
+
+def inverse(input, *, out=None):
+    return _linalg().inv(input)
+
+
+def slogdet(input):
+    return _linalg().slogdet(input)
+
+
+def logdet(input):
+    sign, logabs = _linalg().slogdet(input)
+    return _C.where(sign < 0, nan, logabs)
+
+
+def matrix_power(input, n):
+    return _linalg().matrix_power(input, n)
+
+
+def _no_complex(name):
+    def unsupported(*args, **kwargs):
+        raise NotImplementedError(f"torch.{name}: complex dtypes (complex64/complex128) are not supported by Rynamo "
+                                  "yet")
+    unsupported.__name__ = name
+    return unsupported
+
+
+# Complex tensors do not exist yet (issue 29 requirement 3): their entry points raise a clear error
+# instead of an AttributeError.
+polar = _no_complex("polar")
+view_as_complex = _no_complex("view_as_complex")
+view_as_real = _no_complex("view_as_real")
+
+
+def set_default_tensor_type(t):
+    """Deprecated: sets the default dtype from a legacy tensor type (``torch.DoubleTensor``)."""
+    import warnings
+
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, _builtins.str):
+        t = getattr(__import__("torch"), t.split(".")[-1]) if t.startswith("torch.") else None
+        if t is None:
+            raise TypeError("invalid type")
+    if not _builtins.getattr(t, "dtype", None) or not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    set_default_dtype(t.dtype)
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -297,6 +420,8 @@ def __getattr__(name):
         if module is None:
             return importlib.import_module("torch." + name)
         return getattr(importlib.import_module(module), name)
+    if name in _LEGACY_TENSOR_TYPES:
+        return getattr(importlib.import_module("torch._tensor_types"), name)
     if name in _LEGACY_STORAGES:
         return importlib.import_module("torch.storage")._legacy_classes[name]
     raise AttributeError(f"module 'torch' has no attribute {name!r}")

@@ -91,6 +91,8 @@ OPTIMIZERS = [
     ("nadam_decoupled", "NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True), False),
     ("radam", "RAdam", dict(lr=0.01), False),
     ("radam_wd", "RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True), False),
+    ("adadelta", "Adadelta", dict(lr=1.0), False),
+    ("adadelta_wd_max", "Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1, maximize=True), False),
 ]
 
 LBFGS_CASES = [

@@ -12,6 +12,7 @@ pub(crate) mod indexing;
 pub(crate) mod inplace;
 pub(crate) mod linalg;
 pub(crate) mod loss;
+pub(crate) mod models;
 pub(crate) mod nn;
 pub(crate) mod order;
 pub(crate) mod rearrange;

@@ -8,6 +8,7 @@ mod errors_nn;
 mod gradcheck;
 mod gradcheck_nn;
 mod graph_ir;
+mod linalg_grad;
 mod operators;
 mod partition_golden;
 mod samples;

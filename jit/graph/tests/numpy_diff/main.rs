@@ -81,6 +81,42 @@ const ELSEWHERE: &[(Op, &str)] = &[
     (Op::AdaptiveAvgPool2dBackward, BACKWARD),
     (Op::LayerNormBackward, BACKWARD),
     (Op::BatchNormBackward, BACKWARD),
+    (
+        Op::Multinomial,
+        "random samples: distribution tests in tests/python/functions/api_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgInv,
+        "PyTorch's goldens (values and gradients): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgSolve,
+        "PyTorch's goldens (values and gradients): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgDet,
+        "PyTorch's goldens (values and gradients): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgSlogdet,
+        "PyTorch's goldens (values and gradients): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgCholesky,
+        "PyTorch's goldens (values and gradients): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgQr,
+        "PyTorch's goldens (LAPACK's sign convention): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgSvd,
+        "PyTorch's goldens (sign-invariant products): tests/python/functions/functions_vs_pytorch.py",
+    ),
+    (
+        Op::LinalgEigh,
+        "PyTorch's goldens (sign-invariant products): tests/python/functions/functions_vs_pytorch.py",
+    ),
 ];
 
 const BACKWARD: &str =

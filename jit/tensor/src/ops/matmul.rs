@@ -22,7 +22,7 @@ const PAR_FLOPS: usize = 1 << 18;
 /// (best of 15, GFLOP/s): 289 vs 279 at 256x4096x1024, 295 vs 274 at 256x1024x4096 (W4's two
 /// products), 324 vs 318 at 2048^3. `benches/src/roofline.rs` measures the GEMM peak this way.
 pub fn for_each_block(m: usize, n: usize, f: impl Fn(Range<usize>, Range<usize>) + Sync + Send) {
-    let threads = rayon::current_num_threads().max(1);
+    let threads = crate::parallel::usable_threads();
     let (len, unit) = if n >= m { (n, 16) } else { (m, 8) };
     let chunk = len.div_ceil(threads).div_ceil(unit) * unit;
     let parts = len.div_ceil(chunk);

@@ -5,6 +5,7 @@
 pub mod attention;
 pub mod conv;
 pub mod conv_backward;
+pub mod decomp;
 pub mod einsum;
 pub mod float_expr;
 pub mod gather;

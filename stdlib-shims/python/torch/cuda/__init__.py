@@ -15,3 +15,26 @@ def manual_seed(seed):
 
 def manual_seed_all(seed):
     pass
+
+
+def _lazy_init():
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+def synchronize(device=None):
+    _lazy_init()
+
+
+def set_device(device):
+    # PyTorch ignores a negative index and initialises CUDA otherwise.
+    if isinstance(device, int) and device < 0:
+        return
+    _lazy_init()
+
+
+def current_device():
+    _lazy_init()

@@ -16,10 +16,18 @@ import warnings as _warnings
 import torch
 from torch._C import _nn as _native
 from torch.nn import _attention
+from torch.nn import _conv_nd
+from torch.nn import _fold
+from torch.nn import _pool_nd
 from torch.nn import _interpolate
 from torch.nn import _reduction as _Reduction
 
 globals().update(_native)
+
+conv3d = _conv_nd.conv3d
+conv_transpose1d = _conv_nd.conv_transpose1d
+conv_transpose2d = _conv_nd.conv_transpose2d
+conv_transpose3d = _conv_nd.conv_transpose3d
 
 # === Softmax ===
 
@@ -121,6 +129,56 @@ def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
 
 
+def adaptive_avg_pool3d(input, output_size):
+    return _pool_nd.adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _pool_nd.adaptive_max_pool(input, output_size, 1, return_indices, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _pool_nd.adaptive_max_pool(input, output_size, 2, return_indices, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _pool_nd.adaptive_max_pool(input, output_size, 3, return_indices, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _pool_nd.adaptive_max_pool(input, output_size, 1, True, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _pool_nd.adaptive_max_pool(input, output_size, 2, True, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _pool_nd.adaptive_max_pool(input, output_size, 3, True, "adaptive_max_pool3d")
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _pool_nd.fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                        _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _pool_nd.fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                        _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _pool_nd.fractional_max_pool(input, kernel_size, output_size, output_ratio, True, _random_samples, 2)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _pool_nd.fractional_max_pool(input, kernel_size, output_size, output_ratio, True, _random_samples, 3)
+
+
 def _single(v):
     if isinstance(v, (tuple, list)):
         return v[0]
@@ -132,14 +190,34 @@ def _single(v):
 _batch_norm = _native["batch_norm"]
 
 
+def _verify_spatial_size(size):
+    prod = 1
+    for d in list(size)[2:]:
+        prod *= d
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(size)}")
+
+
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
-    """Normalizes each (sample, channel) plane over its spatial dims."""
+    """Normalizes each (sample, channel) plane over its spatial dims. With running statistics and
+    ``use_input_stats``, they move toward the batch average of the per-instance mean and unbiased
+    variance, as ATen's ``instance_norm`` (a batch norm over ``(1, N * C, ...)``) updates them."""
     if not use_input_stats:
         return _batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    _verify_spatial_size(input.shape)
     dims = list(range(2, input.dim()))
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, unbiased=False, keepdim=True)
+    if running_mean is not None or running_var is not None:
+        n = input.numel() // (input.shape[0] * input.shape[1])
+        with torch.no_grad():
+            if running_mean is not None:
+                batch_mean = mean.detach().reshape(input.shape[0], input.shape[1]).mean(0)
+                running_mean.mul_(1 - momentum).add_(batch_mean.to(running_mean.dtype) * momentum)
+            if running_var is not None:
+                unbiased = var.detach().reshape(input.shape[0], input.shape[1]) * (n / max(n - 1, 1))
+                running_var.mul_(1 - momentum).add_(unbiased.mean(0).to(running_var.dtype) * momentum)
     out = (input - mean) * torch.rsqrt(var + eps)
     shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
     if weight is not None:
@@ -147,6 +225,25 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if bias is not None:
         out = out + bias.reshape(shape)
     return out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``input / (k + alpha / size * sum of squares over ``size`` neighbouring channels) ** beta``,
+    the window zero-padded ``size // 2`` before and ``(size - 1) // 2`` after, as PyTorch's."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    sq = input.mul(input)
+    channels = input.shape[1]
+    pads = [0, 0] * (dim - 2) + [size // 2, (size - 1) // 2]
+    sq = pad(sq, pads)
+    div = sq.narrow(1, 0, channels)
+    for i in range(1, size):
+        div = div + sq.narrow(1, i, channels)
+    div = (div / size).mul(alpha).add(k).pow(beta)
+    return input / div
 
 
 def _machine_eps(dtype):
@@ -163,12 +260,15 @@ def _machine_eps(dtype):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     dims = list(range(-len(normalized_shape), 0))
+    # As ATen: float16/bfloat16 inputs are normalized in float32 (with float32's epsilon by default)
+    # and the result cast back once.
+    x = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
     if eps is None:
-        eps = _machine_eps(input.dtype)
-    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+        eps = _machine_eps(x.dtype)
+    out = x * torch.rsqrt((x * x).mean(dims, keepdim=True) + eps)
     if weight is not None:
         out = out * weight
-    return out
+    return out.to(input.dtype) if out.dtype != input.dtype else out
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -488,6 +588,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 def pixel_shuffle(input, upscale_factor):
     r = upscale_factor
+    _fold.check_pixel_shuffle(input, r)
     *batch, c, h, w = input.shape
     oc = c // (r * r)
     x = input.reshape(list(batch) + [oc, r, r, h, w])
@@ -498,8 +599,15 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     r = downscale_factor
+    _fold.check_pixel_unshuffle(input, r)
     *batch, c, h, w = input.shape
     nb = len(batch)
     x = input.reshape(list(batch) + [c, h // r, r, w // r, r])
     x = x.permute(list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3])
     return x.reshape(list(batch) + [c * r * r, h // r, w // r])
+
+
+unfold = _fold.unfold
+fold = _fold.fold
+channel_shuffle = _fold.channel_shuffle
+native_channel_shuffle = _fold.channel_shuffle

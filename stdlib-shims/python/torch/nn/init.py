@@ -9,7 +9,7 @@ import torch
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-    "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
 ]
 
 
@@ -208,3 +208,23 @@ def kaiming_uniform(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 def kaiming_normal(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     warnings.warn("`nn.init.kaiming_normal` is now deprecated in favor of `nn.init.kaiming_normal_`.", FutureWarning)
     return kaiming_normal_(tensor, a, mode, nonlinearity)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fills ``tensor`` with a (semi-)orthogonal matrix (Saxe et al.), as PyTorch: the Q of a QR
+    factorization of a normal sample flattened to ``rows x cols`` (transposed when it is wide), its
+    columns' signs fixed by R's diagonal so the result is uniformly distributed, times ``gain``."""
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flat = torch.randn((rows, cols), dtype=tensor.dtype, generator=generator)
+    if rows < cols:
+        flat = flat.t()
+    q, r = torch.linalg.qr(flat)
+    q = q * torch.diag(r, 0).sign()
+    if rows < cols:
+        q = q.t()
+    return _fill(tensor, q.reshape(tensor.shape) * gain)

@@ -15,6 +15,7 @@ pub(crate) mod einsum;
 pub(crate) mod indexing;
 pub(crate) mod inplace;
 pub(crate) mod linalg;
+pub(crate) mod linalg_decomp;
 pub(crate) mod loss;
 pub(crate) mod names;
 pub(crate) mod nn;

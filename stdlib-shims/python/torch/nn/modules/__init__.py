@@ -6,11 +6,13 @@ from torch.nn.modules.activation import (  # noqa: F401
     LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softmin,
     Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold,
 )
-from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
+from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
 from torch.nn.modules.container import (  # noqa: F401
     ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
 )
-from torch.nn.modules.conv import Conv1d, Conv2d  # noqa: F401
+from torch.nn.modules.conv import (  # noqa: F401
+    Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
+)
 from torch.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: F401
 from torch.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
 from torch.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
@@ -20,9 +22,19 @@ from torch.nn.modules.loss import (  # noqa: F401
 )
 from torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from torch.nn.modules.pooling import (  # noqa: F401
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d, Upsample,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool2d, FractionalMaxPool2d, FractionalMaxPool3d, MaxPool1d, MaxPool2d, Upsample,
 )
-from torch.nn.modules.rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
+from torch.nn.modules.instancenorm import (  # noqa: F401
+    InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm,
+)
+from torch.nn.modules.padding import (  # noqa: F401
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,
+    ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
+    ZeroPad3d,
+)
+from torch.nn.modules.pixelshuffle import ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold  # noqa: F401
+from torch.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from torch.nn.modules.sparse import Embedding  # noqa: F401
 from torch.nn.modules.transformer import (  # noqa: F401
     Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,

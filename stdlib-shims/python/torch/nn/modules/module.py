@@ -504,6 +504,7 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        memory_format = kwargs.pop("memory_format", None)
         device, dtype, _non_blocking = _parse_to(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
@@ -515,6 +516,9 @@ class Module:
                 t = t.to(device)
             if dtype is not None and t.is_floating_point():
                 t = t.to(dtype)
+            # As PyTorch: the memory format applies to the 4-D and 5-D parameters and buffers only.
+            if memory_format is not None and t.dim() in (4, 5):
+                t = t.to(memory_format=memory_format)
             return t
 
         return self._apply(convert)

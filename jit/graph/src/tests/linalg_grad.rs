@@ -1,0 +1,104 @@
+//! Gradients of the ops that read one triangle of a symmetric matrix (`_linalg_cholesky`,
+//! `_linalg_eigh`): PyTorch returns a symmetric gradient, defined for symmetric perturbations,
+//! so they are checked through `X -> op((X + Xᵀ) / 2)` against central differences in float64.
+
+use rynamo_tensor::{DType, Tensor};
+
+use crate::autograd::{self, BackwardOptions, GradModeGuard};
+use crate::{IValue, Op, Value, registry};
+
+fn t(x: &Tensor) -> IValue {
+    Value::Tensor(x.clone())
+}
+
+fn call(op: Op, args: Vec<IValue>) -> Vec<Tensor> {
+    let bound = op.schema().bind(args, vec![]).unwrap();
+    registry::call(op, &bound).unwrap()
+}
+
+/// `op((x + xᵀ) / 2, extra...)`'s float outputs.
+fn forward(op: Op, x: &Tensor, extra: &[IValue]) -> Vec<Tensor> {
+    let xt = call(Op::Transpose, vec![t(x), Value::Int(0), Value::Int(1)]).remove(0);
+    let s = call(Op::Add, vec![t(x), t(&xt)]).remove(0);
+    let s = call(
+        Op::Mul,
+        vec![t(&s), Value::Scalar(rynamo_tensor::Scalar::Float(0.5))],
+    )
+    .remove(0);
+    let mut args = vec![t(&s)];
+    args.extend(extra.iter().cloned());
+    call(op, args)
+}
+
+fn weights(shape: &[usize], seed: u64) -> Tensor {
+    rynamo_tensor::random::randn(
+        shape,
+        Some(DType::Float64),
+        Some(&rynamo_tensor::random::Generator::new(seed)),
+    )
+    .unwrap()
+}
+
+fn check(op: Op, extra: Vec<IValue>) {
+    let base: Vec<f64> = vec![3.0, 0.5, -0.4, 0.7, 2.0, 0.3, -0.2, 0.1, 1.2];
+    let x = Tensor::from_vec(base.clone(), &[3, 3]).unwrap();
+    let mut leaf = x.with_autograd(None);
+    leaf.ensure_autograd().update(|s| s.requires_grad = true);
+    let outs = forward(op, &leaf, &extra);
+    let gs: Vec<Tensor> = outs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| weights(o.shape(), 50 + i as u64))
+        .collect();
+    let ana = autograd::grad(
+        &outs,
+        &gs.iter().cloned().map(Some).collect::<Vec<_>>(),
+        std::slice::from_ref(&leaf),
+        BackwardOptions {
+            retain_graph: false,
+            create_graph: false,
+        },
+        true,
+        true,
+    )
+    .unwrap();
+    let ana = ana[0].as_ref().unwrap().to_vec::<f64>();
+    let _g = GradModeGuard::new(false);
+    let eval = |v: &[f64]| -> f64 {
+        let xs = Tensor::from_vec(v.to_vec(), &[3, 3]).unwrap();
+        forward(op, &xs, &extra)
+            .iter()
+            .zip(&gs)
+            .map(|(o, g)| {
+                o.to_vec::<f64>()
+                    .iter()
+                    .zip(g.to_vec::<f64>())
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>()
+            })
+            .sum()
+    };
+    for e in 0..9 {
+        let (mut p, mut m) = (base.clone(), base.clone());
+        p[e] += 1e-6;
+        m[e] -= 1e-6;
+        let num = (eval(&p) - eval(&m)) / 2e-6;
+        assert!(
+            (ana[e] - num).abs() <= 1e-5 + 1e-3 * num.abs(),
+            "{op}: element {e}: analytical {}, numerical {num}",
+            ana[e]
+        );
+    }
+}
+
+#[test]
+fn cholesky_gradient_matches_finite_differences() {
+    check(Op::LinalgCholesky, vec![Value::Bool(false)]);
+    check(Op::LinalgCholesky, vec![Value::Bool(true)]);
+}
+
+#[test]
+fn eigh_gradient_matches_finite_differences() {
+    check(Op::LinalgEigh, vec![Value::Str("L".into())]);
+    check(Op::LinalgEigh, vec![Value::Str("U".into())]);
+}
