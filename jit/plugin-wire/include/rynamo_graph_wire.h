@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 255 ops. */
+/* Op ids (the op table's order); 264 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -300,5 +300,14 @@
 #define RYNAMO_OP_ADAPTIVE_AVG_POOL2D_BACKWARD 252 /* adaptive_avg_pool2d_backward(Tensor grad_output, int[] input_size) -> Tensor */
 #define RYNAMO_OP_LAYER_NORM_BACKWARD 253 /* layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
 #define RYNAMO_OP_BATCH_NORM_BACKWARD 254 /* batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
+#define RYNAMO_OP_MULTINOMIAL 255 /* multinomial(Tensor self, int num_samples, bool replacement=False) -> Tensor */
+#define RYNAMO_OP__LINALG_INV 256 /* _linalg_inv(Tensor a) -> Tensor */
+#define RYNAMO_OP__LINALG_SOLVE 257 /* _linalg_solve(Tensor a, Tensor b) -> Tensor */
+#define RYNAMO_OP__LINALG_DET 258 /* _linalg_det(Tensor a) -> Tensor */
+#define RYNAMO_OP__LINALG_SLOGDET 259 /* _linalg_slogdet(Tensor a) -> (Tensor sign, Tensor logabsdet) */
+#define RYNAMO_OP__LINALG_CHOLESKY 260 /* _linalg_cholesky(Tensor a, bool upper=False) -> Tensor */
+#define RYNAMO_OP__LINALG_QR 261 /* _linalg_qr(Tensor a, str mode='reduced') -> (Tensor Q, Tensor R) */
+#define RYNAMO_OP__LINALG_SVD 262 /* _linalg_svd(Tensor a, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh) */
+#define RYNAMO_OP__LINALG_EIGH 263 /* _linalg_eigh(Tensor a, str uplo='L') -> (Tensor eigenvalues, Tensor eigenvectors) */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

@@ -10,6 +10,19 @@ import math as _math
 
 from torch import _C
 from torch._C import *  # noqa: F401,F403  (Tensor, dtypes, ops, tensor(), manual_seed(), ...)
+
+
+def _export_private_ops():
+    # `import *` skips names with a leading underscore; registry functions such as
+    # `torch._linalg_svd` are torch attributes in PyTorch too.
+    import torch._C as _c
+    for _name in dir(_c):
+        _obj = getattr(_c, _name)
+        if _name.startswith("_") and not _name.startswith("__") and type(_obj).__name__ == "_OpFunction":
+            globals().setdefault(_name, _obj)
+
+
+_export_private_ops()
 from torch._C import _dispatch_count, _in_graph_count, _reset_dispatch_count  # noqa: F401
 
 __version__ = "2.6.0+rynamo"

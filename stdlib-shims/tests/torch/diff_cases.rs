@@ -22,11 +22,34 @@ pub(crate) fn more_pool() -> Vec<Tensor> {
         f32s(&[2, 5, 4], 1.55, -1.0, 1.0),    // 31: attention value
         bools(&[3, 5], 0.65),                 // 32: attention mask
         f32s(&[6, 1, 3], 2.35, -0.5, 0.5),    // 33: grouped conv1d weight (groups = 3)
+        // 34: symmetric positive definite (cholesky, eigh; well conditioned for the rest)
+        Tensor::from_vec(
+            vec![4.0f32, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0],
+            &[3, 3],
+        )
+        .expect("9 values"),
     ]
 }
 
 pub(crate) fn more_cases() -> Vec<Case> {
     let mut v = Vec::new();
+    // Special functions and the linear-algebra kernels behind torch.linalg.
+    v.extend([
+        c("logit", &[T(0)], &[("eps", F(0.25))]),
+        c("logit_", &[T(0)], &[("eps", F(0.25))]),
+        c("nan_to_num_", &[T(13)], &[("nan", F(0.0))]),
+        c("erfinv", &[T(9)], &[]),
+        c("xlogy", &[T(0), T(8)], &[]),
+        c("multinomial", &[T(28), I(2)], &[]),
+        c("_linalg_inv", &[T(34)], &[]),
+        c("_linalg_solve", &[T(34), T(0)], &[]),
+        c("_linalg_det", &[T(34)], &[]),
+        c("_linalg_slogdet", &[T(34)], &[]),
+        c("_linalg_cholesky", &[T(34)], &[]),
+        c("_linalg_qr", &[T(34)], &[]),
+        c("_linalg_svd", &[T(34)], &[("full_matrices", B(false))]),
+        c("_linalg_eigh", &[T(34)], &[]),
+    ]);
     // In-place unary forms (also `torch.<name>_`).
     for name in [
         "neg_",
