@@ -27,12 +27,12 @@ impl Tracer<'_> {
         index: &Vt,
     ) -> Option<Result<Vt, GraphBreak>> {
         let vm = self.vm;
-        let dict = d.downcast_ref::<PyDict>()?;
-        let dict_src = obj.source.clone()?;
-        let key_src = index.source.clone()?;
         if index.as_const().is_some() {
             return None;
         }
+        let dict = d.downcast_ref::<PyDict>()?;
+        let dict_src = obj.source.clone()?;
+        let key_src = index.source.clone()?;
         let key = match self.dict_key(index) {
             Ok(k) => k,
             Err(e) => return Some(Err(e)),

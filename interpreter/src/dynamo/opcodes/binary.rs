@@ -752,24 +752,20 @@ pub(super) fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
             | K::Builtin(y, _)
             | K::TorchOp { obj: y, .. },
         ) => Some(x.is(y)),
-        (K::Const(_), K::Tensor(_)) | (K::Tensor(_), K::Const(_)) => Some(false),
+        _ if never_same(&a.kind, &b.kind) || never_same(&b.kind, &a.kind) => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether a value of kind `a` can never be the same object as one of kind `b` (one direction;
+/// [`same_object`] asks both).
+fn never_same(a: &Kind, b: &Kind) -> bool {
+    use Kind as K;
+    match (a, b) {
+        (K::Const(_), K::Tensor(_)) => true,
         // A real object the trace holds as an opaque `Object` is never a tensor or a container
         // the trace tracks (those have their own kinds).
         (
-            K::Tensor(_)
-            | K::Tuple(_)
-            | K::NamedTuple(..)
-            | K::List(_)
-            | K::Dict(_)
-            | K::DictView(..)
-            | K::Iter(_)
-            | K::Generator(_)
-            | K::NestedFunction(_)
-            | K::Exception(_)
-            | K::Slice(_),
-            K::Object(_),
-        )
-        | (
             K::Object(_),
             K::Tensor(_)
             | K::Tuple(_)
@@ -782,7 +778,7 @@ pub(super) fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
             | K::NestedFunction(_)
             | K::Exception(_)
             | K::Slice(_),
-        ) => Some(false),
+        ) => true,
         // A constant (None, a number, a dtype) is never a container, callable or object the
         // trace tracks by another kind.
         (
@@ -799,32 +795,14 @@ pub(super) fn same_object(a: &Vt, b: &Vt) -> Option<bool> {
             | K::Generator(_)
             | K::Set(_)
             | K::DictView(..)
-            | K::Cell(_),
-        )
-        | (
-            K::Class(_)
-            | K::Builtin(..)
-            | K::Module(_)
-            | K::TorchOp { .. }
-            | K::NestedFunction(_)
-            | K::Partial(_)
-            | K::BoundMethod(..)
-            | K::Exception(_)
-            | K::Iter(_)
-            | K::Generator(_)
-            | K::Set(_)
-            | K::DictView(..)
-            | K::Cell(_),
-            K::Const(_),
-        ) => Some(false),
-        (K::Const(c), K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_))
-        | (K::Object(_) | K::NNModule(_) | K::List(_) | K::Dict(_) | K::Function(_), K::Const(c)) =>
-        {
-            // None/True/False are never any of these.
-            let _ = c;
-            Some(false)
-        }
-        _ => None,
+            | K::Cell(_)
+            | K::Object(_)
+            | K::NNModule(_)
+            | K::List(_)
+            | K::Dict(_)
+            | K::Function(_),
+        ) => true,
+        _ => false,
     }
 }
 

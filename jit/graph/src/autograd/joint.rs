@@ -209,7 +209,6 @@ fn record_composites(
             .map(|a| a.try_map(|v| Ok::<_, Error>(map[v])))
             .collect::<Result<Vec<_>>>()?;
         let any_in = !off && n.inputs().any(|v| needs[&v]);
-        let before = gb.graph().nodes().len();
         let composite = vjp::composite(n.op).filter(|_| any_in);
         let outs = match composite {
             Some(c) => match (c.graph)(&mut gb, &args)? {
@@ -226,7 +225,8 @@ fn record_composites(
                 n.outputs.len()
             )));
         }
-        flags.resize(gb.graph().nodes().len().max(before), off);
+        // The op's node, or its decomposition's nodes, all inherit its grad mode.
+        flags.resize(gb.graph().nodes().len(), off);
         for (o, jo) in n.outputs.iter().zip(outs) {
             map.insert(*o, jo);
             needs.insert(*o, any_in && fw.value(*o).meta.dtype.is_floating_point());
