@@ -115,6 +115,7 @@ pub fn compile_graph(
     graph: &Graph,
     out: &OutputGraph,
     config: &CompileConfig,
+    compile_id: (u32, u32),
     vm: &VirtualMachine,
 ) -> Result<Executor, String> {
     match &config.backend {
@@ -127,12 +128,25 @@ pub fn compile_graph(
                 Err(_) if name.starts_with("aot_eager") => Arc::new(EagerBackend),
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
-            let exe = if needs_autograd(out) {
-                super::aot::compile_for_training(graph, out, name, &*backend)
-            } else {
-                backend.compile(graph)
-            }
+            // A panic in the backend's compiler (a pass, the code generator) is an error naming
+            // the backend, never an unwind into the interpreter.
+            let exe = rynamo_tensor::unwind::catch(
+                || format!("the compiler of backend '{name}'"),
+                || {
+                    if needs_autograd(out) {
+                        super::aot::compile_for_training(graph, out, name, &*backend)
+                    } else {
+                        backend.compile(graph)
+                    }
+                },
+            )
             .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
+            if super::debug_dir::enabled() {
+                let dir = super::debug_dir::model_dir(compile_id, needs_autograd(out));
+                for (rel, text) in exe.debug_files() {
+                    super::debug_dir::write(&format!("{dir}/{rel}"), &text);
+                }
+            }
             if super::logs::enabled(super::logs::Artifact::OutputCode)
                 && let Some(code) = exe.debug_dump()
             {
@@ -220,9 +234,15 @@ pub fn run_executor(
     vm: &VirtualMachine,
 ) -> PyResult<Vec<Tensor>> {
     match exe {
-        Executor::Native(e) => e
-            .run(&inputs)
-            .map_err(|err| vm.new_runtime_error(err.to_string())),
+        // Allocation failures raised inside the compiled code, and panics, come back as errors
+        // (issue 30); an op's error keeps its Python class.
+        Executor::Native(e) => {
+            rynamo_tensor::unwind::catch(|| "a compiled graph".to_string(), || e.run(&inputs))
+                .map_err(|err| match err {
+                    rynamo_backend::Error::Graph(g) => bridge::to_py_err(&g, vm),
+                    other => vm.new_runtime_error(other.to_string()),
+                })
+        }
         Executor::Python(f) => {
             // A Python backend gets the original objects (Parameters stay Parameters).
             let args = sources

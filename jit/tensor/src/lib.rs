@@ -40,6 +40,7 @@ pub mod random;
 pub mod storage;
 mod tensor;
 mod tensor_views;
+pub mod unwind;
 pub mod view_dtype;
 pub mod views;
 
