@@ -133,6 +133,38 @@ impl PyGenerator {
         s
     }
 
+    /// The state as a uint8 tensor (`torch.get_rng_state` for the default generator).
+    #[pymethod]
+    fn get_state(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        let bytes = zelf.generator().get_state();
+        let n = bytes.len();
+        let t = rynamo_tensor::Tensor::from_vec(bytes, &[n])
+            .map_err(|e| crate::ops::tensor_err(e, vm))?;
+        Ok(crate::tensor::wrap_tensor(t, vm))
+    }
+
+    /// Restores a state from `get_state`.
+    #[pymethod]
+    fn set_state(
+        zelf: PyRef<Self>,
+        state: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyRef<Self>> {
+        let t = crate::tensor::as_tensor(&state)
+            .ok_or_else(|| vm.new_type_error("expected a torch.ByteTensor state"))?;
+        if t.dtype() != rynamo_tensor::DType::UInt8 {
+            return Err(vm.new_runtime_error(format!(
+                "expected a torch.ByteTensor, but got {}",
+                t.dtype().name()
+            )));
+        }
+        let bytes: Vec<u8> = t.contiguous().to_vec::<u8>();
+        zelf.generator()
+            .set_state(&bytes)
+            .map_err(|e| crate::ops::tensor_err(e, vm))?;
+        Ok(zelf)
+    }
+
     #[pygetset]
     fn device(_zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
         PyDevice::CPU.into_ref(&vm.ctx).into()

@@ -48,6 +48,8 @@ mod number;
 pub mod ops;
 pub mod py_method;
 pub mod repr;
+mod safetensors;
+mod serialization;
 pub mod size;
 pub mod state;
 pub mod tensor;
@@ -80,9 +82,13 @@ pub fn register(builder: rustpython_vm::InterpreterBuilder) -> rustpython_vm::In
     init_types();
     let def = module::module_def(&builder.ctx);
     let autograd_def = autograd::module_def(&builder.ctx);
+    let ser = serialization::module_def(&builder.ctx);
+    let st = safetensors::module_def(&builder.ctx);
     builder
         .add_native_module(def)
         .add_native_module(autograd_def)
+        .add_native_module(ser)
+        .add_native_module(st)
         .add_frozen_modules(rustpython_vm::py_freeze!(dir = "../python"))
 }
 

@@ -40,6 +40,10 @@ use crate::ops::{self, PyOpFunction, PyOpMethod, Surface, to_py_err};
 pub struct PyTensor {
     #[pytraverse(skip)]
     inner: PyRwLock<Tensor>,
+    /// The Python object last returned for `.grad`, so `p.grad is p.grad` holds as in PyTorch
+    /// (whose tensors keep their Python object); reused while `.grad` is the same tensor.
+    #[pytraverse(skip)]
+    grad_obj: PyRwLock<Option<PyObjectRef>>,
 }
 
 impl fmt::Debug for PyTensor {
@@ -59,6 +63,7 @@ impl PyTensor {
         }
         PyTensor {
             inner: PyRwLock::new(t),
+            grad_obj: PyRwLock::new(None),
         }
     }
 
@@ -66,6 +71,25 @@ impl PyTensor {
     /// semantics: a leaf not requiring grad).
     pub fn detached(t: &Tensor) -> Self {
         PyTensor::new(t.with_autograd(Some(rynamo_tensor::AutogradMeta::new())))
+    }
+
+    /// The Python object for `grad` (this tensor's `.grad`): the one returned last time when it is
+    /// still the same tensor, else a new one, remembered.
+    pub fn grad_object(&self, grad: Tensor, vm: &VirtualMachine) -> PyObjectRef {
+        let mut cache = self.grad_obj.write();
+        if let Some(obj) = cache.as_ref()
+            && as_tensor(obj).is_some_and(|t| t.same_identity(&grad))
+        {
+            return obj.clone();
+        }
+        let obj = wrap_tensor(grad, vm);
+        *cache = Some(obj.clone());
+        obj
+    }
+
+    /// Remembers the object assigned to `.grad` (`p.grad = g; p.grad is g`).
+    pub fn remember_grad_object(&self, obj: Option<PyObjectRef>) {
+        *self.grad_obj.write() = obj;
     }
 
     /// The held tensor: a cheap alias (an `Arc` clone of the storage).
@@ -231,6 +255,20 @@ fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
     flags(BASETYPE, HAS_DICT, HAS_WEAKREF)
 )]
 impl PyTensor {
+    /// Pickling outside `torch.save` (`pickle.dumps(t)`): the reduction lives in Python
+    /// (`torch/_tensor_pickle.py`), the storage travelling as its bytes.
+    #[pymethod]
+    fn __reduce_ex__(
+        zelf: PyObjectRef,
+        _protocol: OptionalArg<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        // `import torch._tensor_pickle` binds the package; the submodule is then its attribute.
+        let torch = vm.import("torch._tensor_pickle", 0)?;
+        let module = torch.get_attr("_tensor_pickle", vm)?;
+        module.get_attr("reduce_tensor", vm)?.call((zelf,), vm)
+    }
+
     /// `Tensor._make_subclass(cls, data, require_grad=False)`: a `cls` instance sharing `data`'s
     /// storage (how `nn.Parameter.__new__` is written in PyTorch).
     #[pystaticmethod]

@@ -30,6 +30,11 @@ fn no_grad_nodes(graph: &Graph, out: &OutputGraph) -> Vec<bool> {
         .collect()
 }
 
+/// Whether every node of the graph was traced inside a `no_grad` block (so it records nothing).
+pub fn all_no_grad(graph: &Graph, out: &OutputGraph) -> bool {
+    no_grad_nodes(graph, out).into_iter().all(|b| b)
+}
+
 /// The joint and partitioned graphs of a region whose inputs require grad, or `None` when AOT
 /// cannot differentiate it as a whole.
 pub fn graphs_for(graph: &Graph, out: &OutputGraph) -> Option<AotGraphs> {

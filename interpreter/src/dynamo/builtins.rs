@@ -123,6 +123,17 @@ impl Tracer<'_> {
         kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
+        if matches!(name, "_run_backward" | "_run_grad")
+            && obj
+                .get_attr("__module__", vm)
+                .is_ok_and(|m| m.str(vm).is_ok_and(|m| m.to_string() == "_rynamo_autograd"))
+        {
+            // `torch.autograd.backward` / `grad` reached through the Python wrappers.
+            return Err(GraphBreak::new(
+                GraphBreakKind::AutogradCall,
+                format!("call to torch.autograd ({name})"),
+            ));
+        }
         if let Some(r) = self.call_stdlib_function(obj, name, &args, &kwargs) {
             return r;
         }

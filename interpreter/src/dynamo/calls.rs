@@ -638,8 +638,11 @@ impl Tracer<'_> {
 }
 
 impl Tracer<'_> {
-    /// Calls a decorator-like helper (`nonstrict_trace(fn)` inside a compiled region) for real,
-    /// with Dynamo off: its arguments must be real objects (functions, constants).
+    /// Calls a helper marked `_rynamo_call_at_trace_time` for real, with Dynamo off: a
+    /// decorator-like helper (`nonstrict_trace(fn)` inside a compiled region), or an optimizer's
+    /// `_init_group`, which creates missing state (as Dynamo's OptimizerVariable runs it). Its
+    /// arguments must be real objects: functions, constants, or values read from the frame that
+    /// the trace has not changed (the helper sees them as they were on entry).
     fn call_at_trace_time(
         &mut self,
         f: &PyObjectRef,
@@ -653,7 +656,14 @@ impl Tracer<'_> {
                 | Kind::Const(o)
                 | Kind::Object(o)
                 | Kind::Builtin(o, _)
-                | Kind::Class(o) => Some(o.clone()),
+                | Kind::Class(o)
+                | Kind::NNModule(o) => Some(o.clone()),
+                Kind::Dict(d) if d.borrow().mutated => None,
+                Kind::List(l) if l.borrow().mutated => None,
+                Kind::Dict(_) | Kind::List(_) | Kind::Tensor(_) => v
+                    .source
+                    .as_ref()
+                    .and_then(|s| s.eval(&self.out.frame, vm).ok()),
                 _ => None,
             }
         };

@@ -133,7 +133,7 @@ pub fn compile_graph(
             let exe = rynamo_tensor::unwind::catch(
                 || format!("the compiler of backend '{name}'"),
                 || {
-                    if needs_autograd(out) {
+                    if needs_autograd(graph, out) {
                         super::aot::compile_for_training(graph, out, name, &*backend)
                     } else {
                         backend.compile(graph)
@@ -142,7 +142,7 @@ pub fn compile_graph(
             )
             .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
             if super::debug_dir::enabled() {
-                let dir = super::debug_dir::model_dir(compile_id, needs_autograd(out));
+                let dir = super::debug_dir::model_dir(compile_id, needs_autograd(graph, out));
                 for (rel, text) in exe.debug_files() {
                     super::debug_dir::write(&format!("{dir}/{rel}"), &text);
                 }
@@ -161,7 +161,7 @@ pub fn compile_graph(
         BackendSpec::Callable(f) => {
             let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
             // `aot_autograd` backends split the graph through this handle.
-            if needs_autograd(out)
+            if needs_autograd(graph, out)
                 && let Some(graphs) = super::aot::graphs_for(graph, out)
             {
                 let handle = super::aot_module::PyAotHandle::object(graphs, vm);
@@ -180,10 +180,14 @@ pub fn compile_graph(
 
 /// Whether a graph's outputs may need autograd history: some input requires grad (the guards
 /// pin `requires_grad` and the grad mode, so this holds for every run of the entry).
-fn needs_autograd(out: &OutputGraph) -> bool {
+/// Whether the region must record history: an input requires grad and some node runs with grad
+/// mode on (a region traced wholly under `no_grad`, an optimizer step, records nothing, as
+/// AOTAutograd's inference graphs).
+fn needs_autograd(graph: &Graph, out: &OutputGraph) -> bool {
     out.inputs
         .iter()
         .any(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
+        && !super::aot::all_no_grad(graph, out)
 }
 
 /// The text of a Python exception (message only).

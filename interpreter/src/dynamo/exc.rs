@@ -49,6 +49,8 @@ pub enum GraphBreakKind {
     UnmodelledAttribute,
     /// A method of a Python value (a container, a constant) that Dynamo does not model.
     UnmodelledMethod,
+    /// `Tensor.backward()`, `torch.autograd.backward` or `torch.autograd.grad` in the region.
+    AutogradCall,
 }
 
 /// A hint that applies to breaks users cannot remove.
@@ -78,6 +80,7 @@ impl GraphBreakKind {
         Self::ObservedException,
         Self::UnmodelledAttribute,
         Self::UnmodelledMethod,
+        Self::AutogradCall,
     ];
 
     /// The stable code (`GB0001`, ...). Never reused or renumbered.
@@ -102,6 +105,7 @@ impl GraphBreakKind {
             Self::ObservedException => "GB0017",
             Self::UnmodelledAttribute => "GB0018",
             Self::UnmodelledMethod => "GB0019",
+            Self::AutogradCall => "GB0020",
         }
     }
 
@@ -127,6 +131,7 @@ impl GraphBreakKind {
             Self::ObservedException => "Observed exception",
             Self::UnmodelledAttribute => "Unsupported attribute access",
             Self::UnmodelledMethod => "Unsupported method call",
+            Self::AutogradCall => "Unsupported Tensor.backward() call",
         }
     }
 
@@ -181,6 +186,9 @@ impl GraphBreakKind {
             }
             Self::UnmodelledMethod => {
                 "Dynamo does not know how to trace this method of this kind of value, so it runs eagerly instead of guessing."
+            }
+            Self::AutogradCall => {
+                "Dynamo currently does not support tracing `Tensor.backward()` when trace_autograd_ops is off."
             }
         }
     }
@@ -246,6 +254,10 @@ impl GraphBreakKind {
             Self::UnmodelledMethod => vec![
                 "Avoid calling this method in the compiled region, or call it outside and pass the result in.",
                 SUPPORTABLE,
+            ],
+            Self::AutogradCall => vec![
+                "The forward graph before the call is compiled for training and its backward runs compiled; the backward call itself runs eagerly.",
+                FUNDAMENTAL,
             ],
         }
     }

@@ -16,7 +16,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use rynamo_tensor::{DType, TensorMeta};
 
 use super::bridge;
-use super::source::{Key, Source};
+use super::source::Source;
 
 /// A constant a guard compares against.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,6 +152,16 @@ pub enum Check {
         /// Whether it existed while tracing.
         present: bool,
     },
+    /// `key in x` for a dict, by the key's identity or equality as the dict decides
+    /// (DICT_CONTAINS): what a trace that found an object key missing assumed.
+    DictContains {
+        /// The key object, kept alive so its address cannot be reused.
+        key: PyObjectRef,
+        /// The key's source text, for the guard's code.
+        key_text: String,
+        /// Whether it was present while tracing.
+        present: bool,
+    },
 }
 
 impl Check {
@@ -165,6 +175,7 @@ impl Check {
             Check::DictKeys(_) => "DICT_KEYS_MATCH",
             Check::ValueMatch { .. } => "EQUALS_MATCH",
             Check::HasAttr { .. } => "HASATTR",
+            Check::DictContains { .. } => "DICT_CONTAINS",
         }
     }
 
@@ -173,6 +184,7 @@ impl Check {
     fn same_key(&self, other: &Check) -> bool {
         match (self, other) {
             (Check::HasAttr { name: a, .. }, Check::HasAttr { name: b, .. }) => a == b,
+            (Check::DictContains { key: a, .. }, Check::DictContains { key: b, .. }) => a.is(b),
             _ => self.kind_name() == other.kind_name(),
         }
     }
@@ -199,6 +211,12 @@ impl Check {
                 if *present { "" } else { "not " }
             ),
             Check::ValueMatch { obj } => format!("{src} == {}", obj_repr(obj)),
+            Check::DictContains {
+                key_text, present, ..
+            } => format!(
+                "{}___dict_contains({key_text}, {src})",
+                if *present { "" } else { "not " }
+            ),
             Check::DictKeys(keys) => format!(
                 "list({src}.keys()) == [{}]",
                 keys.iter()
@@ -262,6 +280,17 @@ impl Check {
             Check::HasAttr { name, present } => {
                 let has = value.get_attr(&vm.ctx.new_str(name.as_str()), vm).is_ok();
                 if has == *present { Ok(()) } else { fail() }
+            }
+            Check::DictContains { key, present, .. } => {
+                let has = value
+                    .downcast_ref::<rustpython_vm::builtins::PyDict>()
+                    .and_then(|d| d.get_item_opt(&**key, vm).ok())
+                    .map(|v| v.is_some());
+                if has == Some(*present) {
+                    Ok(())
+                } else {
+                    fail()
+                }
             }
             Check::Length(n) => match value.length(vm) {
                 Ok(len) if len == *n => Ok(()),
@@ -531,13 +560,7 @@ impl GuardTree {
                 Access::Attr(vm.ctx.new_str(&**name)),
             ),
             Source::Const(c) => (None, Access::Const(c.0.clone())),
-            Source::Item(base, key) => {
-                let k = match key {
-                    Key::Int(i) => vm.ctx.new_int(*i).into(),
-                    Key::Str(s) => vm.ctx.new_str(&**s).into(),
-                };
-                (Some(self.node_for(base, vm)), Access::Item(k))
-            }
+            Source::Item(base, key) => (Some(self.node_for(base, vm)), Access::Item(key.to_py(vm))),
         };
         self.nodes.push(Node {
             parent,

@@ -29,6 +29,7 @@ pub mod container_proxy;
 pub mod convert_frame;
 pub mod debug_dir;
 pub mod exc;
+pub mod frame_dict;
 pub mod fx;
 pub mod graph_break;
 pub mod guards;

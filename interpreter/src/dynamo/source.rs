@@ -15,13 +15,18 @@ pub enum Key {
     Int(i64),
     /// A string key.
     Str(Rc<str>),
+    /// An object key compared by identity (a parameter keying an optimizer's `state`), pinned
+    /// by an ID_MATCH guard on the key's own source, whose text is kept for printing:
+    /// `L['self'].state[L['self'].param_groups[0]['params'][0]]`.
+    Obj(ConstObj, Rc<str>),
 }
 
 impl Key {
-    fn to_py(&self, vm: &VirtualMachine) -> PyObjectRef {
+    pub(crate) fn to_py(&self, vm: &VirtualMachine) -> PyObjectRef {
         match self {
             Key::Int(i) => vm.ctx.new_int(*i).into(),
             Key::Str(s) => vm.ctx.new_str(&**s).into(),
+            Key::Obj(o, _) => o.0.clone(),
         }
     }
 }
@@ -197,6 +202,7 @@ impl fmt::Display for Source {
             Source::Attr(base, name) => write!(f, "{base}.{name}"),
             Source::Item(base, Key::Int(i)) => write!(f, "{base}[{i}]"),
             Source::Item(base, Key::Str(s)) => write!(f, "{base}['{s}']"),
+            Source::Item(base, Key::Obj(_, text)) => write!(f, "{base}[{text}]"),
             Source::Const(c) => write!(
                 f,
                 "___const_{:x}",

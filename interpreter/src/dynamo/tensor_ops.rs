@@ -514,6 +514,12 @@ impl Tracer<'_> {
             .filter(|o| o.flags().contains(OpFlags::METHOD))
             .collect();
         if overloads.is_empty() {
+            if name == "backward" {
+                return Err(GraphBreak::new(
+                    GraphBreakKind::AutogradCall,
+                    "call_method TensorVariable() backward".to_string(),
+                ));
+            }
             // Methods written in Python on `torch.Tensor` (`torch/__init__.py` installs the
             // `torch._refs*` decompositions as methods, `x.movedim(...)`): inlined with the
             // tensor as their first argument, as a call of the function would be.

@@ -44,6 +44,43 @@ impl Generator {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Length of [`Generator::get_state`]'s bytes.
+    pub const STATE_LEN: usize = 64;
+
+    /// The whole state as bytes (`torch.get_rng_state`): the initial seed, ChaCha's key, stream
+    /// and word position, little-endian.
+    pub fn get_state(&self) -> Vec<u8> {
+        let st = self.lock();
+        let mut out = Vec::with_capacity(Self::STATE_LEN);
+        out.extend(st.0.to_le_bytes());
+        out.extend(st.1.get_seed());
+        out.extend(st.1.get_stream().to_le_bytes());
+        out.extend(st.1.get_word_pos().to_le_bytes());
+        out
+    }
+
+    /// Restores a state from [`Generator::get_state`] (`torch.set_rng_state`).
+    pub fn set_state(&self, bytes: &[u8]) -> Result<()> {
+        if bytes.len() != Self::STATE_LEN {
+            bail!(
+                Runtime,
+                "Expected either a at::kByte tensor of {} bytes (a Rynamo generator state), but got {} bytes",
+                Self::STATE_LEN,
+                bytes.len()
+            );
+        }
+        let word = |r: std::ops::Range<usize>| bytes[r].to_vec();
+        let seed = u64::from_le_bytes(word(0..8).try_into().expect("8 bytes"));
+        let key: [u8; 32] = word(8..40).try_into().expect("32 bytes");
+        let stream = u64::from_le_bytes(word(40..48).try_into().expect("8 bytes"));
+        let pos = u128::from_le_bytes(word(48..64).try_into().expect("16 bytes"));
+        let mut rng = ChaCha8Rng::from_seed(key);
+        rng.set_stream(stream);
+        rng.set_word_pos(pos);
+        *self.lock() = (seed, rng);
+        Ok(())
+    }
+
     /// Runs `f` with exclusive access to the RNG.
     pub fn with<R>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> R {
         f(&mut self.lock().1)

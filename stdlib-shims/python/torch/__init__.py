@@ -286,7 +286,18 @@ def _init_logs():
 _init_logs()
 del _init_logs
 
-_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "_inductor")
+_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "_inductor")
+
+
+# Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
+_LAZY_ATTRS = {
+    "save": "torch.serialization", "load": "torch.serialization", "serialization": None, "storage": None,
+    "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
+    "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers",
+    "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
+}
+_LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
+                    "ByteStorage BoolStorage BFloat16Storage").split()
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -297,9 +308,16 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 
 def __getattr__(name):
+    import importlib
+
     # torch._dynamo and friends import on first use, as in PyTorch.
     if name in _LAZY_SUBMODULES:
-        import importlib
-
         return importlib.import_module("torch." + name)
+    if name in _LAZY_ATTRS:
+        module = _LAZY_ATTRS[name]
+        if module is None:
+            return importlib.import_module("torch." + name)
+        return getattr(importlib.import_module(module), name)
+    if name in _LEGACY_STORAGES:
+        return importlib.import_module("torch.storage")._legacy_classes[name]
     raise AttributeError(f"module 'torch' has no attribute {name!r}")

@@ -73,8 +73,14 @@ pub(crate) trait PyTensorAutograd: PyPayload {
     fn grad(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>> {
         let meta = meta_of(zelf);
         let (grad, leaf, retains) = {
-            let s = meta.lock();
-            (s.grad.clone(), s.grad_fn.is_none(), s.retains_grad)
+            let mut s = meta.lock();
+            // The stored gradient gets its autograd identity here, so the object made for it
+            // below is recognised as the same tensor next time.
+            let grad = s.grad.as_mut().map(|g| {
+                g.ensure_autograd();
+                g.clone()
+            });
+            (grad, s.grad_fn.is_none(), s.retains_grad)
         };
         if !leaf && !retains && grad.is_none() {
             let warnings = vm.import("warnings", 0)?;
@@ -82,7 +88,10 @@ pub(crate) trait PyTensorAutograd: PyPayload {
                 .get_attr("warn", vm)?
                 .call((vm.ctx.new_str(NON_LEAF_GRAD_WARNING),), vm)?;
         }
-        Ok(grad.map(|g| wrap_tensor(g, vm)))
+        if grad.is_none() {
+            zelf.remember_grad_object(None);
+        }
+        Ok(grad.map(|g| zelf.grad_object(g, vm)))
     }
 
     #[pygetset(setter)]
@@ -115,6 +124,7 @@ pub(crate) trait PyTensorAutograd: PyPayload {
             }
         };
         meta_of(zelf).update(|s| s.grad = grad);
+        zelf.remember_grad_object(value);
         Ok(())
     }
 

@@ -13,4 +13,5 @@ mod package;
 mod repr;
 mod rust_api;
 mod scan_unique;
+mod serialization;
 mod tensor_api;

@@ -72,6 +72,29 @@ except RuntimeError as e:
     if "does not currently support double backward" not in str(e):
         failures.append(f"double backward error: {e}")
 
+# backward() inside the compiled region is a graph break (GB0020, as PyTorch's GB0123); the
+# forward before it is compiled for training, the gradients equal eager's.
+def train_step(model, x, y):
+    loss = loss_fn(model, x, y)
+    loss.backward()
+    return loss
+
+
+torch._dynamo.reset()
+m_e, m_s = make(4), make(4)
+xs, ys = torch.randn(7, 6), torch.randn(7, 3)
+explained = torch._dynamo.explain(train_step)(m_s, xs, ys)
+reasons = [r.reason.splitlines()[0] for r in explained.break_reasons]
+if reasons != ["Unsupported Tensor.backward() call"]:
+    failures.append(f"backward() in the region: breaks {reasons}")
+for p in m_s.parameters():
+    p.grad = None
+torch.compile(train_step, backend="inductor")(m_s, xs, ys)
+train_step(m_e, xs, ys)
+for pe, ps in zip(m_e.parameters(), m_s.parameters()):
+    if not torch.allclose(pe.grad, ps.grad, rtol=1e-5, atol=1e-7):
+        failures.append("train step with backward() inside: gradients differ")
+
 # aot_autograd: user forward/backward compilers receive the partitioned FX graphs.
 from torch._dynamo.backends.common import aot_autograd
 

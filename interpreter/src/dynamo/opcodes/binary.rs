@@ -284,6 +284,7 @@ impl Tracer<'_> {
                     vm,
                 ))
             }
+            Kind::Object(o) if let Some(r) = self.frame_dict_item(&o.clone(), &obj, &index) => r,
             _ => Err(unsupported("getitem", &obj, &index)),
         }
     }

@@ -3,7 +3,7 @@
 The machinery is native (`_rynamo_dynamo`, the Rust Dynamo core); this package holds the APIs
 PyTorch users call, with PyTorch's names and semantics.
 """
-from . import config, exc
+from . import config, exc, utils
 from .backends.registry import list_backends, lookup_backend, register_backend
 from .decorators import (
     allow_in_graph,

@@ -1,0 +1,16 @@
+"""``torch.optim``: optimizers (PyTorch's single-tensor update paths, written over registry
+ops) and ``torch.optim.lr_scheduler``."""
+
+from . import lr_scheduler  # noqa: F401
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .adamax import Adamax
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
+           "SGD", "lr_scheduler"]
