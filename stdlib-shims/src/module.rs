@@ -93,6 +93,32 @@ mod _c {
         counters::reset();
     }
 
+    /// Test-only fault injection (issue 30): `_test_inject_panic(layer, name)` makes the named
+    /// place panic (layers: `rynamo_tensor::unwind::fault::LAYERS`; name `*` matches any), so
+    /// tests check that each layer turns a Rust panic into a `RuntimeError`;
+    /// `_test_inject_panic(None)` stops it.
+    #[pyfunction]
+    fn _test_inject_panic(
+        layer: Option<String>,
+        name: OptionalArg<String>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        use rynamo_tensor::unwind::fault;
+        let Some(layer) = layer else {
+            fault::disarm();
+            return Ok(());
+        };
+        if !fault::LAYERS.iter().any(|(l, _)| *l == layer) {
+            let known: Vec<&str> = fault::LAYERS.iter().map(|(l, _)| *l).collect();
+            return Err(vm.new_value_error(format!(
+                "unknown layer {layer:?}; layers: {}",
+                known.join(", ")
+            )));
+        }
+        fault::arm(&layer, name.as_deref().unwrap_or("*"));
+        Ok(())
+    }
+
     // === Tensor creation and predicates ===
 
     /// `torch.tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)`.
@@ -124,7 +150,9 @@ mod _c {
                 }
             }
         }
-        let t = crate::creation::tensor_from_data(&data, dtype, vm)?;
+        let t = crate::ops::guarded("torch.tensor", vm, || {
+            crate::creation::tensor_from_data(&data, dtype, vm)
+        })?;
         if requires_grad && !t.dtype().is_floating_point() {
             return Err(vm.new_runtime_error(
                 "Only Tensors of floating point and complex dtype can require gradients",

@@ -385,6 +385,21 @@ pub fn to_py_err(err: &Error, vm: &VirtualMachine) -> PyBaseExceptionRef {
     }
 }
 
+/// Runs Rust code reached from Python outside the dispatcher (a constructor, a copy) so that an
+/// allocation failure raised inside ([`rynamo_tensor::unwind::raise`]) becomes PyTorch's
+/// `RuntimeError` and a panic a `RuntimeError` naming `what`: nothing unwinds into the
+/// interpreter (issue 30). `f` must not call back into Python code that could be interrupted
+/// half-way by the unwind; the callers only allocate after reading their Python arguments.
+pub fn guarded<T>(what: &str, vm: &VirtualMachine, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => Err(tensor_err(
+            rynamo_tensor::unwind::from_panic(payload, || what.to_string()),
+            vm,
+        )),
+    }
+}
+
 /// `to_py_err` for a tensor-runtime error.
 pub(crate) fn tensor_err(err: rynamo_tensor::Error, vm: &VirtualMachine) -> PyBaseExceptionRef {
     to_py_err(&Error::Tensor(err), vm)

@@ -163,9 +163,15 @@ mod native {
     ) -> PyResult {
         let dtype = dtype_of(&dtype);
         let io_err = |e: std::io::Error| vm.new_os_error(format!("{path}: {e}"));
-        let storage = if mmap {
+        // A map is page-aligned, so the record's data is aligned for its dtype only when its
+        // offset is: PyTorch's writer pads records to 64 bytes, other zip writers do not, and
+        // kernels read typed slices, which must be aligned (issue 30: a checkpoint zipped by
+        // Python's `zipfile` aborted on `tolist()`). An unaligned record is read into a fresh
+        // buffer instead, which holds the same values as the private (copy-on-write) map.
+        let aligned = offset.is_multiple_of(dtype.itemsize() as u64);
+        let storage = if mmap && aligned {
             let mut map = map_file(&path).map_err(io_err)?;
-            let end = offset as usize + nbytes;
+            let end = (offset as usize).saturating_add(nbytes);
             if end > map.len() {
                 return Err(vm.new_runtime_error(format!(
                     "{path}: storage at byte {offset} of {nbytes} bytes runs past the end of the file ({} bytes)",
@@ -241,6 +247,12 @@ mod native {
                 .as_contiguous()
                 .ok_or_else(|| vm.new_value_error("frombuffer needs a contiguous buffer"))?;
             Arc::new(Storage::from_bytes(&data[start..start + nbytes]))
+        } else if !start.is_multiple_of(d.itemsize()) {
+            // Kernels read typed slices, which must be aligned; sharing this memory would be
+            // undefined behaviour (PyTorch shares it: x86 tolerates unaligned loads).
+            return Err(vm.new_value_error(format!(
+                "frombuffer: offset ({offset} bytes) is not a multiple of the element size ({size}); Rynamo cannot share unaligned memory"
+            )));
         } else {
             let ptr = buffer
                 .as_contiguous_mut()

@@ -220,7 +220,9 @@ impl Constructor for PyTensor {
                 ))
             })?);
         }
-        Ok(PyTensor::new(Tensor::zeros(&sizes, dtype)))
+        Tensor::try_zeros(&sizes, dtype)
+            .map(PyTensor::new)
+            .map_err(|e| crate::ops::tensor_err(e, vm))
     }
 }
 
@@ -293,7 +295,9 @@ impl PyTensor {
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001",
             ));
         }
-        let copy = PyTensor::new(zelf.tensor().deep_clone().with_autograd(None));
+        let copy = PyTensor::new(crate::ops::guarded("Tensor.__deepcopy__", vm, || {
+            Ok(zelf.tensor().deep_clone().with_autograd(None))
+        })?);
         copy.set_requires_grad(zelf.requires_grad());
         let new: PyObjectRef = copy.into_ref_with_type(vm, zelf.class().to_owned())?.into();
         if !vm.is_none(&memo) {

@@ -118,6 +118,7 @@ pub fn compile_graph(
     graph: &Graph,
     out: &OutputGraph,
     config: &CompileConfig,
+    compile_id: (u32, u32),
     vm: &VirtualMachine,
 ) -> Result<Executor, String> {
     match &config.backend {
@@ -131,15 +132,33 @@ pub fn compile_graph(
                 Err(e) => return Err(format!("backend '{name}': {e}")),
             };
             let training = needs_autograd(graph, out).then(|| super::aot::TrainingInputs::of(out));
+            let debug_dir = super::debug_dir::enabled()
+                .then(|| super::debug_dir::model_dir(compile_id, training.is_some()));
             let user_name = name.clone();
             let backend_for_sizes = backend.clone();
-            let compile_one: super::per_shape::CompileFn =
-                Box::new(move |g: &Graph| match &training {
-                    Some(t) => {
-                        super::aot::compile_for_training_with(g, t, &user_name, &*backend_for_sizes)
+            // Every shape's compile (the first and each later size) runs here: a panic in the
+            // backend's compiler (a pass, the code generator) is an error naming the backend,
+            // never an unwind into the interpreter.
+            let compile_one: super::per_shape::CompileFn = Box::new(move |g: &Graph| {
+                let exe = rynamo_tensor::unwind::catch(
+                    || format!("the compiler of backend '{user_name}'"),
+                    || match &training {
+                        Some(t) => super::aot::compile_for_training_with(
+                            g,
+                            t,
+                            &user_name,
+                            &*backend_for_sizes,
+                        ),
+                        None => backend_for_sizes.compile(g),
+                    },
+                )?;
+                if let Some(dir) = &debug_dir {
+                    for (rel, text) in exe.debug_files() {
+                        super::debug_dir::write(&format!("{dir}/{rel}"), &text);
                     }
-                    None => backend_for_sizes.compile(g),
-                });
+                }
+                Ok(exe)
+            });
             let exe = compile_one(graph)
                 .map_err(|e| format!("backend '{name}' failed to compile: {e}"))?;
             if super::logs::enabled(super::logs::Artifact::OutputCode)
@@ -238,9 +257,15 @@ pub fn run_executor(
     vm: &VirtualMachine,
 ) -> PyResult<Vec<Tensor>> {
     match exe {
-        Executor::Native(e) => e
-            .run(&inputs)
-            .map_err(|err| vm.new_runtime_error(err.to_string())),
+        // Allocation failures raised inside the compiled code, and panics, come back as errors
+        // (issue 30); an op's error keeps its Python class.
+        Executor::Native(e) => {
+            rynamo_tensor::unwind::catch(|| "a compiled graph".to_string(), || e.run(&inputs))
+                .map_err(|err| match err {
+                    rynamo_backend::Error::Graph(g) => bridge::to_py_err(&g, vm),
+                    other => vm.new_runtime_error(other.to_string()),
+                })
+        }
         Executor::Python(f) => {
             // A Python backend gets the original objects (Parameters stay Parameters).
             let args = sources

@@ -126,6 +126,8 @@ impl ConvertFrame {
             *c.frame_id.get_or_insert_with(cache::next_frame_id)
         });
         let compile_id = (frame_id, cache::with(code, |c| c.compiles));
+        // Test-only (issue 30): a panic while converting a frame runs it unchanged (eval_frame).
+        rynamo_tensor::unwind::fault::check("dynamo", code.obj_name.as_str());
         let started = std::time::Instant::now();
         if tlog::enabled() {
             tlog::dynamo_start(compile_id, &tlog::caller_stack(code, vm));
@@ -196,7 +198,7 @@ impl ConvertFrame {
         let exe = if out.op_count() == 0 {
             None
         } else {
-            match compile_graph(&graph, &out, &self.config, vm) {
+            match compile_graph(&graph, &out, &self.config, compile_id, vm) {
                 Ok(e) => Some(e),
                 Err(msg) => return self.backend_failed(code, compile_id, started, msg, vm),
             }
@@ -372,7 +374,7 @@ impl ConvertFrame {
         let exe = if out.op_count() == 0 {
             None
         } else {
-            Some(compile_graph(&graph, out, &self.config, vm)?)
+            Some(compile_graph(&graph, out, &self.config, compile_id, vm)?)
         };
         let graph = Rc::new(graph);
         let exe_compiled = exe.is_some();
@@ -824,6 +826,14 @@ fn log_compiled(
     out: &OutputGraph,
     vm: &VirtualMachine,
 ) {
+    if super::debug_dir::enabled() {
+        let dir = super::debug_dir::frame_dir(compile_id);
+        super::debug_dir::write(&format!("{dir}/graph.txt"), &graph.to_string());
+        super::debug_dir::write(&format!("{dir}/guards.txt"), &guards.dump());
+        if let Ok(text) = super::fx::readable(graph, out, &super::resume::display_name(code), vm) {
+            super::debug_dir::write(&format!("{dir}/graph_code.py"), &text);
+        }
+    }
     if logs::enabled(Artifact::Guards) {
         logs::log(Artifact::Guards, Some(compile_id), &guards.dump());
     }

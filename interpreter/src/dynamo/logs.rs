@@ -129,8 +129,13 @@ fn enabled_list() -> Vec<Artifact> {
     })
 }
 
-/// Whether an artifact is on.
+/// Whether an artifact is on: asked for on stderr, or going to the `TORCH_COMPILE_DEBUG` log
+/// (every artifact but the per-instruction `+dynamo` trace).
 pub fn enabled(a: Artifact) -> bool {
+    on_stderr(a) || (a != Artifact::DynamoDebug && super::debug_dir::enabled())
+}
+
+fn on_stderr(a: Artifact) -> bool {
     enabled_list().contains(&a)
 }
 
@@ -161,10 +166,17 @@ pub fn log(a: Artifact, compile_id: Option<(u32, u32)>, msg: &str) {
         Artifact::Dynamo | Artifact::DynamoDebug | Artifact::Dynamic => String::new(),
         other => format!("[__{}] ", other.name()),
     };
-    let mut err = std::io::stderr().lock();
+    let mut text = String::new();
     for line in msg.lines() {
-        let _ = writeln!(err, "{level}{now} {pid} {}:0] {id}{tag}{line}", a.origin());
+        text.push_str(&format!(
+            "{level}{now} {pid} {}:0] {id}{tag}{line}\n",
+            a.origin()
+        ));
     }
+    if on_stderr(a) {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+    super::debug_dir::append_log(&text);
 }
 
 /// `MMDD HH:MM:SS.micro` in UTC, without pulling in a date crate for one timestamp.

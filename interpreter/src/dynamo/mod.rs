@@ -27,6 +27,7 @@ pub mod config;
 pub mod container_methods;
 pub mod container_proxy;
 pub mod convert_frame;
+pub mod debug_dir;
 pub mod exc;
 pub mod frame_dict;
 pub mod fx;

@@ -48,6 +48,8 @@ pub struct AotExecutable {
     tangent_of_output: Vec<Option<usize>>,
     tangent_metas: Vec<TensorMeta>,
     grad_primals: Vec<usize>,
+    /// The joint graph and the partition, for the `TORCH_COMPILE_DEBUG=1` directory.
+    graphs: AotGraphs,
 }
 
 impl AotExecutable {
@@ -67,6 +69,7 @@ impl AotExecutable {
             tangent_of_output: g.joint.tangent_of_output.clone(),
             tangent_metas,
             grad_primals: g.joint.grad_primals.clone(),
+            graphs: g.clone(),
         })
     }
 }
@@ -126,6 +129,26 @@ impl Executable for AotExecutable {
         let fw = self.fw.debug_dump()?;
         let bw = self.bw.debug_dump().unwrap_or_default();
         Some(format!("# forward\n{fw}\n# backward\n{bw}"))
+    }
+
+    fn debug_files(&self) -> Vec<(String, String)> {
+        let p = &self.graphs.partition;
+        let mut files = vec![
+            (
+                "joint.graph.txt".to_string(),
+                self.graphs.joint.graph.to_string(),
+            ),
+            ("forward.graph.txt".to_string(), p.fw.to_string()),
+            ("backward.graph.txt".to_string(), p.bw.to_string()),
+        ];
+        for (dir, exe) in [("forward", &self.fw), ("backward", &self.bw)] {
+            files.extend(
+                exe.debug_files()
+                    .into_iter()
+                    .map(|(p, text)| (format!("{dir}/{p}"), text)),
+            );
+        }
+        files
     }
 }
 

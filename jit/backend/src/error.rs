@@ -54,5 +54,11 @@ impl Error {
     }
 }
 
+impl From<rynamo_tensor::Error> for Error {
+    fn from(e: rynamo_tensor::Error) -> Error {
+        Error::Graph(e.into())
+    }
+}
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -42,4 +42,11 @@ pub trait Executable: Send + Sync {
     fn debug_dump(&self) -> Option<String> {
         None
     }
+
+    /// Files for the `TORCH_COMPILE_DEBUG=1` directory, as `(relative path, contents)`: a JIT's
+    /// graph after each pass, each kernel's loop IR and disassembly. Empty when the backend
+    /// generates nothing.
+    fn debug_files(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }

@@ -167,6 +167,24 @@ impl Executable for DynasmExecutable {
         Some(self.dump().to_owned())
     }
 
+    fn debug_files(&self) -> Vec<(String, String)> {
+        let mut files = Vec::new();
+        if let Some(p) = &self.jit {
+            for (i, (name, text)) in p.pass_graphs.iter().enumerate() {
+                files.push((
+                    format!("passes/{:02}_{}.txt", i, name.replace(' ', "_")),
+                    text.clone(),
+                ));
+            }
+            files.push(("graph_after_passes.txt".into(), p.graph.to_string()));
+            if let Some(t) = &self.target {
+                files.extend(pipeline::kernel_files(p, t.as_ref()));
+            }
+        }
+        files.push(("output_code.txt".into(), self.dump().to_owned()));
+        files
+    }
+
     fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, BackendError> {
         let Some(p) = &self.jit else {
             return self.eager.run(inputs);
@@ -210,8 +228,17 @@ impl Executable for DynasmExecutable {
                     runtime::run_node(g, *n, &mut env).map_err(BackendError::Graph)?
                 }
                 (Step::Kernel(k), Some(l)) => {
-                    runtime::alloc_outputs(g, k, &mut env);
-                    runtime::launch(k, l, &env);
+                    // Allocating the outputs may fail (raised as PyTorch's out-of-memory
+                    // error); a panic in the launch is an error naming the kernel (issue 30).
+                    rynamo_tensor::unwind::catch(
+                        || format!("JIT kernel {i} of a compiled graph"),
+                        || -> Result<(), BackendError> {
+                            rynamo_tensor::unwind::fault::check("jit", "kernel");
+                            runtime::alloc_outputs(g, k, &mut env);
+                            runtime::launch(k, l, &env);
+                            Ok(())
+                        },
+                    )?
                 }
                 (Step::Attention(a), Some(l)) => {
                     crate::attn::run(g, a, l, &mut env).map_err(BackendError::Graph)?

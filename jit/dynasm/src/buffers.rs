@@ -41,12 +41,17 @@ unsafe impl Send for Buf {}
 unsafe impl Sync for Buf {}
 
 impl Buf {
+    /// A fresh buffer; an allocation the system refuses is raised as PyTorch's out-of-memory
+    /// error (`rynamo_tensor::unwind::raise`), never an abort.
     fn new(size: usize) -> Buf {
-        let layout = AllocLayout::from_size_align(size, STORAGE_ALIGN)
-            .expect("invariant: buffer size overflows isize");
+        fn oom(nbytes: usize) -> ! {
+            rynamo_tensor::unwind::raise(rynamo_tensor::Error::OutOfMemory { nbytes })
+        }
+        let layout =
+            AllocLayout::from_size_align(size, STORAGE_ALIGN).unwrap_or_else(|_| oom(size));
         // SAFETY: `size >= MIN_POOLED > 0`.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        let ptr = NonNull::new(raw).unwrap_or_else(|| oom(size));
         Buf { ptr, layout }
     }
 }
@@ -87,8 +92,12 @@ fn give_back(b: Buf) {
 
 /// A contiguous tensor for a kernel to write in full. Its contents are unspecified (zeros or an
 /// earlier result).
+///
+/// A size that overflows or cannot be allocated is raised as PyTorch's error (the graph's metas
+/// were checked when traced, but a plan may allocate beyond them).
 pub fn output(shape: &[usize], dtype: DType) -> Tensor {
-    let nbytes = shape.iter().product::<usize>() * dtype.itemsize();
+    let nbytes = rynamo_tensor::layout::contiguous_nbytes(shape, dtype.itemsize())
+        .unwrap_or_else(|e| rynamo_tensor::unwind::raise(e));
     if nbytes < MIN_POOLED {
         return Tensor::empty(shape, dtype);
     }

@@ -258,6 +258,22 @@ fn leaves_at(
     if !seen.insert((v, map.clone())) {
         return;
     }
+    // As deep as the longest fused chain: on a fresh stack segment when little is left (issue 30).
+    stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_SEGMENT, || {
+        leaves_of_node(g, p, v, map, out, seen, root)
+    })
+}
+
+/// [`leaves_at`] for a value not seen yet.
+fn leaves_of_node(
+    g: &Graph,
+    p: &Plan,
+    v: ValueId,
+    map: &Map,
+    out: &mut Vec<Leaf>,
+    seen: &mut HashSet<(ValueId, Map)>,
+    root: bool,
+) {
     let Some(&nid) = p.producer.get(&v) else {
         out.push(Leaf::Buffer(v));
         return;

@@ -168,4 +168,9 @@ pub mod x64;
 mod tests;
 
 pub use backend::{DynasmBackend, DynasmExecutable};
+
+/// Stack left below which a recursive compile step moves to a fresh segment (`stacker`).
+pub(crate) const STACK_RED_ZONE: usize = 256 << 10;
+/// Size of each fresh stack segment.
+pub(crate) const STACK_SEGMENT: usize = 4 << 20;
 pub use error::{Error, Result};

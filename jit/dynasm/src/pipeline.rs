@@ -34,12 +34,18 @@ pub struct Program {
     /// pure, which holds only when those inputs alias nothing and are laid out as traced; other
     /// calls run the original graph eagerly.
     pub written: Vec<usize>,
+    /// The graph after each pass, when recorded (`TORCH_COMPILE_DEBUG=1`,
+    /// [`rynamo_passes::record_passes`]).
+    pub pass_graphs: Vec<(&'static str, String)>,
 }
 
 /// Runs the graph passes (the shared pipeline with the JIT's `fuse bias`) on a copy of `g`.
 pub fn optimize(g: &Graph) -> Result<Graph> {
+    optimize_in(g, &mut PassCx::default())
+}
+
+fn optimize_in(g: &Graph, cx: &mut PassCx) -> Result<Graph> {
     let mut g = g.clone();
-    let mut cx = PassCx::default();
     let v = |e: Vec<rynamo_graph::VerifyError>| {
         Error::Verify(
             e.iter()
@@ -48,8 +54,7 @@ pub fn optimize(g: &Graph) -> Result<Graph> {
                 .join("; "),
         )
     };
-    rynamo_passes::pipeline::run(&mut g, &mut cx, &[("fuse bias", passes::fuse_bias)])
-        .map_err(v)?;
+    rynamo_passes::pipeline::run(&mut g, cx, &[("fuse bias", passes::fuse_bias)]).map_err(v)?;
     cx.run(
         &mut g,
         "functionalize inputs",
@@ -69,7 +74,8 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
                 .join("; "),
         )
     })?;
-    let graph = optimize(g)?;
+    let mut cx = PassCx::default();
+    let graph = optimize_in(g, &mut cx)?;
     // Trailing write-backs of inputs run as eager nodes after the kernels; any other in-place
     // node keeps the graph on the eager interpreter.
     // (Ops that mutate arguments as a side effect, training batch_norm's running statistics,
@@ -93,8 +99,12 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
             _ => None,
         })
         .collect();
+    // The stages after the graph passes have fault-injection points too (issue 30's tests).
+    rynamo_tensor::unwind::fault::check("pass", "fuse");
     let plan = fuse::plan(&graph);
+    rynamo_tensor::unwind::fault::check("pass", "schedule");
     let steps = attn::fuse(&graph, schedule::schedule(&graph, &plan)?);
+    rynamo_tensor::unwind::fault::check("pass", "emit");
     let launches = steps
         .iter()
         .map(|s| match s {
@@ -126,6 +136,7 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
         launches,
         dead_after,
         written,
+        pass_graphs: cx.graphs.unwrap_or_default(),
     })
 }
 
@@ -174,6 +185,46 @@ pub fn dump(p: &Program, target: &dyn Target) -> String {
         }
     }
     out
+}
+
+/// One file per kernel step for the `TORCH_COMPILE_DEBUG=1` directory:
+/// `kernels/step_NN.loop_ir.txt` and `kernels/step_NN.asm` (its streaming variant beside it).
+pub fn kernel_files(p: &Program, target: &dyn Target) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for (i, (s, l)) in p.steps.iter().zip(&p.launches).enumerate() {
+        let k = match s {
+            Step::Kernel(k) => k,
+            Step::Attention(a) => &a.kernel,
+            Step::Node(_) => continue,
+        };
+        let Some(l) = l else { continue };
+        files.push((
+            format!("kernels/step_{i:02}.loop_ir.txt"),
+            format!(
+                "// batch {:?} x rows {} x cols {} ({})\n{}",
+                k.batch,
+                k.rows,
+                k.cols,
+                l.code.target(),
+                k.ir
+            ),
+        ));
+        files.push((
+            format!("kernels/step_{i:02}.asm"),
+            target.disassemble(l.code.code(), l.code.addr()),
+        ));
+        if let Some(st) = &l.streaming {
+            files.push((
+                format!("kernels/step_{i:02}.streaming.loop_ir.txt"),
+                st.ir.to_string(),
+            ));
+            files.push((
+                format!("kernels/step_{i:02}.streaming.asm"),
+                target.disassemble(st.code.code(), st.code.addr()),
+            ));
+        }
+    }
+    files
 }
 
 /// Shared handle.

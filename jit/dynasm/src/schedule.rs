@@ -115,7 +115,12 @@ impl Cx<'_> {
         if let Some(&x) = self.memo.get(&(v, map.clone())) {
             return Ok(x);
         }
-        let x = self.value_uncached(v, map)?;
+        // The recursion is as deep as the longest chain of fused nodes: a Python loop unrolled
+        // 2,500 times (5,000 ops) overflowed the 8 MiB main stack (issue 30). `stacker` runs the
+        // rest on a fresh heap-allocated stack segment when little is left.
+        let x = stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_SEGMENT, || {
+            self.value_uncached(v, map)
+        })?;
         self.memo.insert((v, map.clone()), x);
         Ok(x)
     }

@@ -111,16 +111,34 @@ fn call_observed(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
 }
 
 /// Runs an op eagerly without counting (graph executors count nodes in bulk).
+///
+/// The kernel runs under [`rynamo_tensor::unwind::catch`]: an allocation failure raised inside
+/// it comes back as PyTorch's error, and a panic as a `RuntimeError` naming the op, so nothing
+/// unwinds into the caller (issue 30).
 pub fn call_uncounted(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
-    let out = op.eager_kernel(args)?;
+    let out = rynamo_tensor::unwind::catch(
+        || format!("the kernel of {op}"),
+        || {
+            rynamo_tensor::unwind::fault::check("kernel", op.name());
+            op.eager_kernel(args)
+        },
+    )?;
     #[cfg(debug_assertions)]
     check_against_meta(op, args, &out);
     Ok(out)
 }
 
 /// The meta rule: output metas for argument metas, touching no data.
+///
+/// Every output's element count is checked (PyTorch's `numel: integer multiplication overflow`),
+/// so a traced shape never wraps around; a panic in a rule is an error naming the op.
 pub fn meta(op: Op, args: &[MetaValue]) -> Result<Vec<TensorMeta>> {
-    op.meta_rule(args)
+    let metas =
+        rynamo_tensor::unwind::catch(|| format!("the meta rule of {op}"), || op.meta_rule(args))?;
+    for m in &metas {
+        rynamo_tensor::layout::checked_numel(&m.shape)?;
+    }
+    Ok(metas)
 }
 
 /// Binds Python-style arguments to `op`'s schema.

@@ -43,6 +43,16 @@ pub struct PassCx {
     pub dump_after: Option<String>,
     /// `(pass name, duration)` of each pass run, in order.
     pub timings: Vec<(&'static str, Duration)>,
+    /// When set, `(pass name, graph text after it)` of each pass run, in order: the per-pass
+    /// graphs of `TORCH_COMPILE_DEBUG=1` ([`record_passes`]).
+    pub graphs: Option<Vec<(&'static str, String)>>,
+}
+
+static RECORD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every new [`PassCx`] keep the graph after each pass (`TORCH_COMPILE_DEBUG=1`).
+pub fn record_passes(on: bool) {
+    RECORD.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 impl Default for PassCx {
@@ -52,6 +62,9 @@ impl Default for PassCx {
                 || std::env::var("RYNAMO_VERIFY").is_ok_and(|v| v == "1"),
             dump_after: std::env::var("RYNAMO_DUMP_AFTER").ok(),
             timings: Vec::new(),
+            graphs: RECORD
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .then(Vec::new),
         }
     }
 }
@@ -65,10 +78,24 @@ impl PassCx {
         pass: Pass,
     ) -> Result<(), Vec<VerifyError>> {
         let t = Instant::now();
-        pass(g, self);
+        // A panic inside names its pass on its way to the backend's boundary (issue 30).
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rynamo_tensor::unwind::fault::check("pass", name);
+            pass(g, self)
+        }));
+        if let Err(payload) = ran {
+            if payload.is::<rynamo_tensor::unwind::Raised>() {
+                std::panic::resume_unwind(payload);
+            }
+            let msg = rynamo_tensor::unwind::panic_message(&*payload);
+            std::panic::resume_unwind(Box::new(format!("pass `{name}`: {msg}")));
+        }
         self.timings.push((name, t.elapsed()));
         if self.dump_after.as_deref() == Some(name) {
             eprintln!("// after {name}\n{g}");
+        }
+        if let Some(graphs) = &mut self.graphs {
+            graphs.push((name, g.to_string()));
         }
         if self.verify {
             verify(g).map_err(|mut errs| {

@@ -46,7 +46,7 @@ fn render(input: &str) -> Result<String, String> {
     let mut cx = PassCx {
         verify: true,
         dump_after: None,
-        timings: Vec::new(),
+        ..PassCx::default()
     };
     for name in names.split(',').map(str::trim) {
         if name == "pipeline" {

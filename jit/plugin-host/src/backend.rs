@@ -211,9 +211,17 @@ impl Backend for PluginBackend {
     }
 
     fn compile(&self, graph: &Graph) -> rynamo_backend::Result<Arc<dyn Executable>> {
-        self.compile_partitioned(graph)
-            .map(|e| e as Arc<dyn Executable>)
-            .map_err(|e| e.into_backend(self.lib.name()))
+        // A panic in the host's own code (partitioning, wire encoding) is an error naming the
+        // plugin (issue 30); the plugin's side catches its own panics (the SDK's `guard`).
+        rynamo_tensor::unwind::catch(
+            || format!("the plugin host compiling for `{}`", self.lib.name()),
+            || {
+                rynamo_tensor::unwind::fault::check("plugin", self.lib.name());
+                self.compile_partitioned(graph)
+                    .map(|e| e as Arc<dyn Executable>)
+                    .map_err(|e| e.into_backend(self.lib.name()))
+            },
+        )
     }
 }
 
@@ -386,7 +394,13 @@ fn functionalized(g: &Graph) -> std::result::Result<Graph, Vec<rynamo_graph::Ver
 
 impl Executable for PartitionedExecutable {
     fn run(&self, inputs: &[Tensor]) -> rynamo_backend::Result<Vec<Tensor>> {
-        self.run_all(inputs)
-            .map_err(|e| e.into_backend(self.lib.name()))
+        rynamo_tensor::unwind::catch(
+            || format!("the plugin host running `{}`", self.lib.name()),
+            || {
+                rynamo_tensor::unwind::fault::check("plugin", self.lib.name());
+                self.run_all(inputs)
+                    .map_err(|e| e.into_backend(self.lib.name()))
+            },
+        )
     }
 }

@@ -1,6 +1,7 @@
 //! Creation ops whose output does not come from an input tensor: `arange`, `linspace`, `eye`.
 
 use crate::error::bail;
+use crate::unwind::{check_alloc, try_vec};
 use crate::{DEFAULT_FLOAT, DType, Element, Result, Scalar, Tensor, TensorMeta, dispatch_all};
 
 fn arange_len(start: Scalar, end: Scalar, step: Scalar) -> Result<usize> {
@@ -67,18 +68,17 @@ pub fn arange(
     let meta = arange_meta(start, end, step, dtype)?;
     let s = if end.is_some() { start } else { Scalar::Int(0) };
     let n = meta.shape[0];
+    check_alloc(&meta.shape, meta.dtype)?;
     let out = if meta.dtype.is_floating_point() {
         let (s, st) = (s.to_f64(), step.to_f64());
-        Tensor::from_vec(
-            (0..n).map(|i| s + i as f64 * st).collect::<Vec<f64>>(),
-            &[n],
-        )?
+        let mut vals = try_vec::<f64>(n)?;
+        vals.extend((0..n).map(|i| s + i as f64 * st));
+        Tensor::from_vec(vals, &[n])?
     } else {
         let (s, st) = (s.to_i64(), step.to_i64());
-        Tensor::from_vec(
-            (0..n).map(|i| s + i as i64 * st).collect::<Vec<i64>>(),
-            &[n],
-        )?
+        let mut vals = try_vec::<i64>(n)?;
+        vals.extend((0..n).map(|i| s + i as i64 * st));
+        Tensor::from_vec(vals, &[n])?
     };
     Ok(out.to_dtype(meta.dtype))
 }
@@ -102,15 +102,15 @@ pub fn linspace(start: Scalar, end: Scalar, steps: i64, dtype: Option<DType>) ->
     let step = if n > 1 { (b - a) / (n - 1) as f64 } else { 0.0 };
     // One step is `start` (PyTorch special-cases it; the two-sided formula would give `end`).
     let half = if n == 1 { 1 } else { n / 2 };
-    let vals: Vec<f64> = (0..n)
-        .map(|i| {
-            if i < half {
-                a + step * i as f64
-            } else {
-                b - step * (n - 1 - i) as f64
-            }
-        })
-        .collect();
+    check_alloc(&meta.shape, meta.dtype)?;
+    let mut vals = try_vec::<f64>(n)?;
+    vals.extend((0..n).map(|i| {
+        if i < half {
+            a + step * i as f64
+        } else {
+            b - step * (n - 1 - i) as f64
+        }
+    }));
     let t = Tensor::from_vec(vals, &[n])?;
     Ok(if meta.dtype.is_floating_point() {
         t.to_dtype(meta.dtype)

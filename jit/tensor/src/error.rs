@@ -117,6 +117,14 @@ pub enum Error {
     /// Any other runtime error; the message is complete.
     #[error("{0}")]
     Runtime(String),
+    /// The allocator could not provide a buffer (PyTorch's CPU allocator wording).
+    #[error(
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+    )]
+    OutOfMemory {
+        /// The size asked for.
+        nbytes: usize,
+    },
     /// A shape that depends on tensor data (boolean-mask indexing), asked of a meta rule.
     #[error("{0}: output shape depends on tensor data (data-dependent output shape)")]
     DataDependent(String),
@@ -144,6 +152,7 @@ impl Error {
             | Error::ZeroDivision
             | Error::CannotCast { .. }
             | Error::Runtime(_)
+            | Error::OutOfMemory { .. }
             | Error::DataDependent(_) => ErrorKind::Runtime,
         }
     }

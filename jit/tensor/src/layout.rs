@@ -110,9 +110,110 @@ impl Shaped for TensorMeta {
     }
 }
 
-/// Product of sizes (1 for a zero-dim tensor).
+/// Product of sizes (1 for a zero-dim tensor). Every shape a tensor or meta holds passed
+/// [`checked_numel`] when it was built, so this cannot overflow.
+///
+/// NOTE: saturating, so a shape still being validated (a huge product headed for
+/// [`checked_numel`] or an allocation's size check) cannot panic or wrap around before it is
+/// rejected.
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    shape.iter().fold(1usize, |acc, &n| acc.saturating_mul(n))
+}
+
+/// The largest element count or byte size PyTorch allows (`int64_t`).
+const SIZE_MAX: u64 = i64::MAX as u64;
+
+/// The product of `values` from the left, `None` if a partial product overflows or the result
+/// exceeds `i64::MAX` (c10's `safe_multiply_u64`: a zero after an overflow does not rescue it).
+fn safe_product(values: impl IntoIterator<Item = usize>) -> Option<usize> {
+    let mut acc = 1u64;
+    for v in values {
+        acc = acc.checked_mul(v as u64)?;
+    }
+    (acc <= SIZE_MAX).then_some(acc as usize)
+}
+
+/// [`numel`] for a shape being built (a view's, a reshape's, a meta rule's output): PyTorch's
+/// `numel: integer multiplication overflow` when the count does not fit in `int64_t`.
+pub fn checked_numel(shape: &[usize]) -> Result<usize> {
+    safe_product(shape.iter().copied())
+        .ok_or_else(|| Error::Runtime("numel: integer multiplication overflow".into()))
+}
+
+/// Bytes of a contiguous buffer for `shape`, as ATen's `computeStorageNbytesContiguous`
+/// (`Storage size calculation overflowed with sizes=[...]`).
+pub fn contiguous_nbytes(shape: &[usize], itemsize: usize) -> Result<usize> {
+    safe_product(shape.iter().copied().chain([itemsize])).ok_or_else(|| {
+        Error::Runtime(format!(
+            "Storage size calculation overflowed with sizes={}",
+            list(shape)
+        ))
+    })
+}
+
+/// Bytes of a buffer that `shape` with `strides` (non-negative) reaches, as ATen's
+/// `computeStorageNbytes`: `itemsize * (1 + sum((size - 1) * stride))`, 0 for no elements.
+pub fn strided_nbytes(shape: &[usize], strides: &[isize], itemsize: usize) -> Result<usize> {
+    let overflow = || {
+        Error::Runtime(format!(
+            "Storage size calculation overflowed with sizes={} and strides={}",
+            list(shape),
+            list(strides)
+        ))
+    };
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    let mut last = 1u64;
+    for (&n, &s) in shape.iter().zip(strides) {
+        let step = ((n - 1) as u64)
+            .checked_mul(s.unsigned_abs() as u64)
+            .ok_or_else(overflow)?;
+        last = last.checked_add(step).ok_or_else(overflow)?;
+    }
+    let bytes = last.checked_mul(itemsize as u64).ok_or_else(overflow)?;
+    if bytes > SIZE_MAX {
+        return Err(overflow());
+    }
+    Ok(bytes as usize)
+}
+
+/// Sizes computed in `int64_t` arithmetic (which wraps, as ATen's does) for a new tensor: a
+/// negative one (a product or sum that overflowed) is PyTorch's `Trying to create tensor with
+/// negative dimension` error.
+pub fn new_sizes(sizes: &[i64]) -> Result<Dims> {
+    if let Some(&v) = sizes.iter().find(|&&v| v < 0) {
+        bail!(
+            Runtime,
+            "Trying to create tensor with negative dimension {v}: {}",
+            list(sizes)
+        );
+    }
+    Ok(sizes.iter().map(|&v| v as usize).collect())
+}
+
+/// `[a, b, c]`: sizes and strides as PyTorch prints them in messages.
+pub fn list<T: std::fmt::Display>(values: &[T]) -> String {
+    let items: Vec<String> = values.iter().map(ToString::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// [`contiguous_strides`] for a shape being built: PyTorch's `Stride calculation overflowed`
+/// when a stride would not fit (only possible with a zero-size dim beside huge ones).
+pub fn checked_contiguous_strides(shape: &[usize]) -> Result<Strides> {
+    let mut strides: Strides = SmallVec::from_elem(1, shape.len());
+    let mut acc = 1u64;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc as isize;
+        // The outermost size never enters a stride.
+        if i > 0 {
+            acc = acc
+                .checked_mul(shape[i].max(1) as u64)
+                .filter(|&a| a <= SIZE_MAX)
+                .ok_or_else(|| Error::Runtime("Stride calculation overflowed".into()))?;
+        }
+    }
+    Ok(strides)
 }
 
 /// Row-major strides for `shape`.
@@ -121,7 +222,9 @@ pub fn contiguous_strides(shape: &[usize]) -> Strides {
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         strides[i] = acc;
-        acc *= shape[i].max(1) as isize;
+        // Saturating: a shape too large for its strides is rejected by the allocation's checks
+        // ([`checked_contiguous_strides`], [`contiguous_nbytes`]), not by a panic here.
+        acc = acc.saturating_mul(shape[i].max(1).min(isize::MAX as usize) as isize);
     }
     strides
 }
@@ -255,7 +358,10 @@ pub fn infer_size(shape: &[i64], numel_in: usize) -> Result<Dims> {
         } else if s < 0 {
             bail!(Runtime, "invalid shape dimension {s}");
         } else {
-            known *= s as usize;
+            known = known
+                .checked_mul(s as usize)
+                .filter(|&k| k as u64 <= SIZE_MAX)
+                .ok_or_else(|| Error::Runtime("numel: integer multiplication overflow".into()))?;
             out.push(s as usize);
         }
     }

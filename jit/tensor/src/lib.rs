@@ -42,6 +42,7 @@ pub mod sampling;
 pub mod storage;
 mod tensor;
 mod tensor_views;
+pub mod unwind;
 pub mod view_dtype;
 pub mod views;
 

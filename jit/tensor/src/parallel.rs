@@ -19,8 +19,8 @@
 //! index below `n`, and no claim succeeds after the caller has stopped waiting.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The thread cap set by [`set_num_threads`] (`torch.set_num_threads`); 0 means the whole pool.
 static MAX_THREADS: AtomicUsize = AtomicUsize::new(0);
@@ -64,6 +64,9 @@ struct Team {
     done: AtomicUsize,
     /// Whether a task panicked on a worker.
     panicked: AtomicBool,
+    /// The first worker panic's payload, resumed on the caller (an allocation failure raised in
+    /// a task must reach the caller as that error, not as a generic panic).
+    payload: Mutex<Option<Box<dyn std::any::Any + Send>>>,
     n: usize,
     /// `f`, with its lifetime erased; dereferenced only for a claimed index below `n`.
     f: *const (dyn Fn(usize) + Sync),
@@ -128,13 +131,17 @@ pub fn parallel_for(n: usize, f: impl Fn(usize) + Sync + Send) {
         next: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
         panicked: AtomicBool::new(false),
+        payload: Mutex::new(None),
         n,
         f,
     });
     for _ in 0..helpers {
         let t = Arc::clone(&team);
         rayon::spawn(move || {
-            t.work();
+            if let Some(e) = t.work() {
+                let mut first = t.payload.lock().unwrap_or_else(|p| p.into_inner());
+                first.get_or_insert(e);
+            }
         });
     }
     let mine = team.work();
@@ -153,7 +160,18 @@ pub fn parallel_for(n: usize, f: impl Fn(usize) + Sync + Send) {
         panic::resume_unwind(e);
     }
     if team.panicked.load(Ordering::Acquire) {
-        panic!("a task of parallel_for panicked on a rayon worker");
+        // The worker stores its payload just after counting its task done: wait for it.
+        loop {
+            if let Some(e) = team
+                .payload
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take()
+            {
+                panic::resume_unwind(e);
+            }
+            std::thread::yield_now();
+        }
     }
 }
 
@@ -210,6 +228,30 @@ mod tests {
             finished.load(Ordering::SeqCst),
             "a task ran after the return"
         );
+    }
+
+    /// An error raised in a task (an allocation failure) reaches the caller as that error,
+    /// whichever thread ran the task.
+    #[test]
+    fn a_raised_error_keeps_its_payload() {
+        for bad in [0, 7, 63] {
+            let r = crate::unwind::catch(
+                || "parallel_for".to_string(),
+                || -> crate::Result<()> {
+                    parallel_for(64, |i| {
+                        if i == bad {
+                            crate::unwind::raise(crate::Error::OutOfMemory { nbytes: 12 });
+                        }
+                    });
+                    Ok(())
+                },
+            );
+            assert_eq!(
+                r,
+                Err(crate::Error::OutOfMemory { nbytes: 12 }),
+                "task {bad}"
+            );
+        }
     }
 
     /// Called from inside a rayon worker it nests through rayon.

@@ -9,6 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::bail;
 use crate::ops::pointwise::broadcast_to;
+use crate::unwind::{check_alloc, try_vec};
 use crate::{DEFAULT_FLOAT, DType, Result, Tensor, TensorMeta};
 
 /// PyTorch's default seed for a fresh process.
@@ -118,17 +119,17 @@ pub fn rand_meta(shape: &[usize], dtype: Option<DType>, name: &str) -> Result<Te
 pub fn rand(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
     let meta = rand_meta(shape, dtype, "check_uniform_bounds")?;
     let n = meta.shape.iter().product();
-    let vals: Vec<f64> = gen_or_default(g).with(|r| {
-        (0..n)
-            .map(|_| {
-                if meta.dtype == DType::Float64 {
-                    r.r#gen::<f64>()
-                } else {
-                    // 24 random bits: every value is exactly representable in f32 and < 1.
-                    f64::from(r.r#gen::<u32>() >> 8) / f64::from(1u32 << 24)
-                }
-            })
-            .collect()
+    check_alloc(&meta.shape, meta.dtype)?;
+    let mut vals = try_vec::<f64>(n)?;
+    gen_or_default(g).with(|r| {
+        vals.extend((0..n).map(|_| {
+            if meta.dtype == DType::Float64 {
+                r.r#gen::<f64>()
+            } else {
+                // 24 random bits: every value is exactly representable in f32 and < 1.
+                f64::from(r.r#gen::<u32>() >> 8) / f64::from(1u32 << 24)
+            }
+        }))
     });
     Ok(Tensor::from_vec(vals, shape)?.to_dtype(meta.dtype))
 }
@@ -137,8 +138,9 @@ pub fn rand(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Res
 pub fn randn(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
     let meta = rand_meta(shape, dtype, "normal_kernel_cpu")?;
     let n: usize = meta.shape.iter().product();
+    check_alloc(&meta.shape, meta.dtype)?;
+    let mut v = try_vec::<f64>(n + 1)?;
     let vals: Vec<f64> = gen_or_default(g).with(|r| {
-        let mut v = Vec::with_capacity(n + 1);
         while v.len() < n {
             let u1: f64 = 1.0 - r.r#gen::<f64>(); // (0, 1]: log is finite
             let u2: f64 = r.r#gen::<f64>();
@@ -179,8 +181,9 @@ pub fn randint(
 ) -> Result<Tensor> {
     let meta = randint_meta(low, high, shape, dtype)?;
     let n: usize = shape.iter().product();
-    let vals: Vec<i64> =
-        gen_or_default(g).with(|r| (0..n).map(|_| r.gen_range(low..high)).collect());
+    check_alloc(&meta.shape, meta.dtype)?;
+    let mut vals = try_vec::<i64>(n)?;
+    gen_or_default(g).with(|r| vals.extend((0..n).map(|_| r.gen_range(low..high))));
     Ok(Tensor::from_vec(vals, shape)?.to_dtype(meta.dtype))
 }
 
@@ -189,7 +192,9 @@ pub fn randperm(n: i64, dtype: Option<DType>, g: Option<&Generator>) -> Result<T
     if n < 0 {
         bail!(Runtime, "n must be non-negative, got{n}");
     }
-    let mut v: Vec<i64> = (0..n).collect();
+    check_alloc(&[n as usize], dtype.unwrap_or(DType::Int64))?;
+    let mut v = try_vec::<i64>(n as usize)?;
+    v.extend(0..n);
     gen_or_default(g).with(|r| {
         for i in (1..v.len()).rev() {
             let j = r.gen_range(0..=i);
@@ -222,16 +227,15 @@ pub fn dropout(x: &Tensor, p: f64, training: bool, g: Option<&Generator>) -> Res
         return Ok(Tensor::zeros(x.shape(), x.dtype()));
     }
     let n = x.numel();
-    let keep: Vec<f64> = gen_or_default(g).with(|r| {
-        (0..n)
-            .map(|_| {
-                if r.r#gen::<f64>() < p {
-                    0.0
-                } else {
-                    1.0 / (1.0 - p)
-                }
-            })
-            .collect()
+    let mut keep = try_vec::<f64>(n)?;
+    gen_or_default(g).with(|r| {
+        keep.extend((0..n).map(|_| {
+            if r.r#gen::<f64>() < p {
+                0.0
+            } else {
+                1.0 / (1.0 - p)
+            }
+        }))
     });
     let mask = Tensor::from_vec(keep, x.shape())?.to_dtype(x.dtype().compute_dtype());
     let scaled = crate::ops::pointwise::binary(

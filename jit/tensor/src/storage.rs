@@ -57,23 +57,37 @@ unsafe impl Send for Storage {}
 unsafe impl Sync for Storage {}
 
 impl Storage {
-    /// A zero-filled buffer of `nbytes` bytes.
+    /// A zero-filled buffer of `nbytes` bytes. An allocation failure is raised
+    /// ([`crate::unwind::raise`]) as PyTorch's out-of-memory `RuntimeError`.
     pub fn zeroed(nbytes: usize) -> Storage {
+        Self::try_zeroed(nbytes).unwrap_or_else(|e| crate::unwind::raise(e))
+    }
+
+    /// [`Storage::zeroed`], returning an allocation failure.
+    pub fn try_zeroed(nbytes: usize) -> crate::Result<Storage> {
         Self::alloc(nbytes, Fill::Zero)
     }
 
     /// A buffer of `nbytes` bytes whose contents are unspecified but initialised: zeros when freshly
     /// allocated, or whatever a previous tensor left in a reused buffer (like `torch.empty`).
+    /// An allocation failure is raised as in [`Storage::zeroed`].
     pub fn uninit(nbytes: usize) -> Storage {
+        Self::try_uninit(nbytes).unwrap_or_else(|e| crate::unwind::raise(e))
+    }
+
+    /// [`Storage::uninit`], returning an allocation failure.
+    pub fn try_uninit(nbytes: usize) -> crate::Result<Storage> {
         // NOTE: fresh memory is still zeroed: reading uninitialised bytes as floats is UB in Rust,
         // and `empty` tensors can be read by users. Reused buffers skip it: every buffer was fully
         // initialised when first allocated, so old contents are initialised bytes.
         Self::alloc(nbytes, Fill::Any)
     }
 
-    fn alloc(nbytes: usize, fill: Fill) -> Storage {
-        let layout = Layout::from_size_align(nbytes.max(1), STORAGE_ALIGN)
-            .expect("invariant: storage size overflows isize");
+    /// Allocates, or fails with PyTorch's `DefaultCPUAllocator: can't allocate memory` error when
+    /// the allocator refuses (or the size cannot be a `Layout` at all): never an abort.
+    fn alloc(nbytes: usize, fill: Fill) -> crate::Result<Storage> {
+        let oom = || crate::Error::OutOfMemory { nbytes };
+        let layout = Layout::from_size_align(nbytes.max(1), STORAGE_ALIGN).map_err(|_| oom())?;
         let ptr = match pool::take(layout) {
             Some(p) => {
                 if fill == Fill::Zero {
@@ -91,20 +105,21 @@ impl Storage {
                         alloc::alloc_zeroed(layout)
                     }
                 };
-                NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout))
+                NonNull::new(raw).ok_or_else(oom)?
             }
         };
-        Storage {
+        Ok(Storage {
             ptr,
             nbytes,
             owner: Owner::Owned(layout),
             version: AtomicU64::new(0),
-        }
+        })
     }
 
     /// A storage holding a copy of `bytes`.
     pub fn from_bytes(bytes: &[u8]) -> Storage {
-        let s = Self::alloc(bytes.len(), Fill::Overwritten);
+        let s =
+            Self::alloc(bytes.len(), Fill::Overwritten).unwrap_or_else(|e| crate::unwind::raise(e));
         // SAFETY: `s` owns `bytes.len()` fresh bytes that cannot overlap `bytes`.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.ptr.as_ptr(), bytes.len()) };
         s

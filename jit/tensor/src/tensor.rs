@@ -6,7 +6,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::error::bail;
-use crate::layout::{Dims, Layout, Shaped, Strides, contiguous_strides, is_contiguous, numel};
+use crate::layout::{Dims, Layout, Shaped, Strides, is_contiguous, numel};
 use crate::{DType, Element, Error, Result, Scalar, Storage, dispatch_all, kernels};
 
 /// A strided n-dimensional array. `Clone` is cheap and makes an alias (same storage), like assigning
@@ -111,17 +111,16 @@ impl Tensor {
     /// A contiguous tensor whose contents are unspecified, as `torch.empty`: zeros when freshly
     /// allocated, an earlier tensor's values when a pooled buffer is reused (see
     /// [`crate::storage::pool`]). Kernels must write every element; use [`Tensor::zeros`] to
-    /// accumulate into it.
+    /// accumulate into it. A shape too large to allocate raises PyTorch's error
+    /// ([`crate::unwind::raise`]); [`Tensor::try_empty`] returns it instead.
     pub fn empty(shape: &[usize], dtype: DType) -> Tensor {
-        let storage = Storage::uninit(numel(shape) * dtype.itemsize());
-        Tensor {
-            storage: Arc::new(storage),
-            dtype,
-            shape: SmallVec::from_slice(shape),
-            strides: contiguous_strides(shape),
-            offset: 0,
-            autograd: None,
-        }
+        Tensor::try_empty(shape, dtype).unwrap_or_else(|e| crate::unwind::raise(e))
+    }
+
+    /// [`Tensor::empty`], returning a size overflow or an allocation failure as PyTorch's
+    /// `RuntimeError`.
+    pub fn try_empty(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::alloc(shape, dtype, Storage::try_uninit)
     }
 
     /// A contiguous tensor shaped and typed like `x` (its strides are not kept).
@@ -129,17 +128,33 @@ impl Tensor {
         Tensor::empty(x.shape(), x.dtype())
     }
 
-    /// All zeros.
+    /// All zeros; allocation failures are raised as in [`Tensor::empty`].
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
-        let storage = Storage::zeroed(numel(shape) * dtype.itemsize());
-        Tensor {
-            storage: Arc::new(storage),
+        Tensor::try_zeros(shape, dtype).unwrap_or_else(|e| crate::unwind::raise(e))
+    }
+
+    /// [`Tensor::zeros`], returning a size overflow or an allocation failure.
+    pub fn try_zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::alloc(shape, dtype, Storage::try_zeroed)
+    }
+
+    /// A fresh contiguous tensor: the byte size and strides are checked for overflow as ATen's
+    /// `empty` checks them, so no shape ever wraps around into a small buffer.
+    fn alloc(
+        shape: &[usize],
+        dtype: DType,
+        storage: fn(usize) -> Result<Storage>,
+    ) -> Result<Tensor> {
+        let nbytes = crate::layout::contiguous_nbytes(shape, dtype.itemsize())?;
+        let strides = crate::layout::checked_contiguous_strides(shape)?;
+        Ok(Tensor {
+            storage: Arc::new(storage(nbytes)?),
             dtype,
             shape: SmallVec::from_slice(shape),
-            strides: contiguous_strides(shape),
+            strides,
             offset: 0,
             autograd: None,
-        }
+        })
     }
 
     /// All ones.

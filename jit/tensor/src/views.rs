@@ -5,8 +5,8 @@ use smallvec::SmallVec;
 
 use crate::error::bail;
 use crate::layout::{
-    Dims, Layout, Shaped, Strides, compute_view_strides, contiguous_strides, infer_size, numel,
-    wrap_dim, wrap_dims,
+    Dims, Layout, Shaped, Strides, checked_numel, compute_view_strides, contiguous_strides,
+    infer_size, numel, strided_nbytes, wrap_dim, wrap_dims,
 };
 use crate::{Error, Result};
 
@@ -125,6 +125,7 @@ pub fn expand(x: &impl Shaped, size: &[i64]) -> Result<Layout> {
             );
         }
     }
+    checked_numel(&out_shape)?;
     Ok(with(x, out_shape, out_strides, x.offset()))
 }
 
@@ -316,20 +317,20 @@ pub fn as_strided(
     let offset = storage_offset.map_or(x.offset() as i64, |o| o) as usize;
     let shape: Dims = size.iter().map(|&s| s as usize).collect();
     let strides: Strides = stride.iter().map(|&s| s as isize).collect();
+    checked_numel(&shape)?;
+    // The elements the view reaches, past `offset` (checked: a huge stride must not wrap around
+    // into the storage).
+    let reach = strided_nbytes(&shape, &strides, 1)?;
     if let Some(limit) = storage_numel
-        && numel(&shape) > 0
+        && reach > 0
     {
-        let last: usize = shape
-            .iter()
-            .zip(&strides)
-            .map(|(&n, &s)| (n - 1) * s as usize)
-            .sum();
-        if offset + last >= limit {
+        let last = reach - 1;
+        if offset.checked_add(last).is_none_or(|end| end >= limit) {
             bail!(
                 Runtime,
                 "setStorage: sizes {size:?}, strides {stride:?}, storage offset {offset}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
                 x.dtype().itemsize(),
-                (offset + last + 1) * x.dtype().itemsize(),
+                (offset as u128 + last as u128 + 1) * x.dtype().itemsize() as u128,
                 limit * x.dtype().itemsize()
             );
         }

@@ -330,6 +330,12 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         return fn
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if backend == "inductor":
+        # PyTorch checks the mode and options when it builds the inductor wrapper, before
+        # anything is compiled (even with disable=True).
+        import torch._inductor
+
+        torch._inductor._check_compile_args(mode, options)
     if disable:
         return model
     import torch._dynamo
@@ -337,8 +343,23 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)(model)
 
 
+def _init_logs():
+    # An invalid TORCH_LOGS stops `import torch` with PyTorch's ValueError listing the valid
+    # names; only a set variable costs an import.
+    import os
+
+    settings = os.environ.get("TORCH_LOGS")
+    if settings is not None:
+        from torch._logging._internal import parse_log_settings
+
+        parse_log_settings(settings)
+
+
+_init_logs()
+del _init_logs
+
 _LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
-                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator")
+                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator", "_inductor")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).

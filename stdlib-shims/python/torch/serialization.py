@@ -308,7 +308,12 @@ class _ZipReader:
 
     def data_offset(self, record):
         """(offset of the record's bytes in the file, size): read from its local header."""
-        info = self.zip.getinfo(f"{self.prefix}/{record}")
+        try:
+            info = self.zip.getinfo(f"{self.prefix}/{record}")
+        except KeyError:
+            # A persistent id naming a record the archive lacks (corrupt or malicious): as `read`.
+            raise RuntimeError(f"PytorchStreamReader failed locating file {record}: file not found ({self.name})") \
+                from None
         if info.compress_type != zipfile.ZIP_STORED:
             return None
         self.fp.seek(info.header_offset)

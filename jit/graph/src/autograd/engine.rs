@@ -109,7 +109,10 @@ pub fn backward(
         }
         None => None,
     };
-    let captured = execute(roots, targets.as_deref(), true, opts)?;
+    let captured = rynamo_tensor::unwind::catch(
+        || "the autograd engine".to_string(),
+        || execute(roots, targets.as_deref(), true, opts),
+    )?;
     // Non-leaf inputs of backward(inputs=...) accumulate what reached them.
     if let (Some(ins), Some(tg)) = (inputs, targets) {
         for ((t, edge), g) in ins.iter().zip(&tg).zip(captured) {
@@ -143,7 +146,10 @@ pub fn grad(
         }
     }
     let targets = target_edges(inputs)?;
-    let captured = execute(roots, Some(&targets), false, opts)?;
+    let captured = rynamo_tensor::unwind::catch(
+        || "the autograd engine".to_string(),
+        || execute(roots, Some(&targets), false, opts),
+    )?;
     let mut out = Vec::with_capacity(inputs.len());
     for (i, (t, g)) in inputs.iter().zip(captured).enumerate() {
         match g {
@@ -336,7 +342,16 @@ fn call_node(node: &Arc<Node>, mut grads: Vec<Option<Tensor>>) -> Result<Vec<Opt
             grads = new;
         }
     }
-    let mut out = match node.backward().apply(node, grads.clone()) {
+    // A panic in a backward formula or a compiled backward is an error naming the node, not an
+    // unwind out of `backward()` (issue 30); raised allocation failures pass through as theirs.
+    let applied = rynamo_tensor::unwind::catch(
+        || format!("the backward of autograd node {}", node.name()),
+        || {
+            rynamo_tensor::unwind::fault::check("autograd", node.name());
+            node.backward().apply(node, grads.clone())
+        },
+    );
+    let mut out = match applied {
         Ok(o) => o,
         Err(e) => {
             if anomaly::is_enabled() {

@@ -21,14 +21,16 @@ pub fn repeat_meta(x: &impl Shaped, repeats: &[i64]) -> Result<TensorMeta> {
         );
     }
     let lead = repeats.len() - x.ndim();
-    let shape: Vec<usize> = repeats
+    let sizes: Vec<i64> = repeats
         .iter()
         .enumerate()
         .map(|(i, &r)| {
             let s = if i < lead { 1 } else { x.shape()[i - lead] };
-            s * r as usize
+            (s as i64).wrapping_mul(r)
         })
         .collect();
+    let shape = crate::layout::new_sizes(&sizes)?;
+    crate::layout::contiguous_nbytes(&shape, x.dtype().itemsize())?;
     Ok(TensorMeta::contiguous(x.dtype(), &shape))
 }
 

@@ -59,8 +59,11 @@ pub fn cat_meta<S: Shaped>(tensors: &[&S], dim: i64) -> Result<TensorMeta> {
                 );
             }
         }
-        shape[d] += t.shape()[d];
+        shape[d] = (shape[d] as i64).wrapping_add(t.shape()[d] as i64) as usize;
     }
+    let sizes: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
+    let shape = crate::layout::new_sizes(&sizes)?;
+    crate::layout::contiguous_nbytes(&shape, dtype.itemsize())?;
     Ok(TensorMeta::contiguous(dtype, &shape))
 }
 

@@ -4,7 +4,6 @@
 outputs to the native engine, which makes one node whose backward calls ``backward`` here."""
 
 import functools
-import inspect
 import warnings
 
 import torch
@@ -209,6 +208,9 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         new_style = cls.setup_context is not Function.setup_context
         if kwargs:
+            # inspect costs ~20 ms to import (re, dis, ast, tokenize): only keyword calls pay it.
+            import inspect
+
             sig = inspect.signature(cls.forward)
             params = list(sig.parameters)
             bound = sig.bind(*(((None,) if not new_style else ()) + args), **kwargs)
