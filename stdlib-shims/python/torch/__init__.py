@@ -274,7 +274,7 @@ from torch.autograd.grad_mode import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
-from torch import autograd, cuda, nn, return_types, special  # noqa: E402,F401
+from torch import autograd, cuda, return_types, special  # noqa: E402,F401
 from torch import functional  # noqa: E402
 from torch.functional import *  # noqa: E402,F401,F403
 from torch._refs import (  # noqa: E402,F401
@@ -358,7 +358,7 @@ def _init_logs():
 _init_logs()
 del _init_logs
 
-_LAZY_SUBMODULES = ("_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
+_LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
                     "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator", "_inductor")
 
 
