@@ -9,8 +9,9 @@
 //! This crate only stores the metadata; the graph of backward nodes and the engine that runs it
 //! live in `rynamo-graph` (`autograd/`), which is why the node handle is opaque here.
 //!
-//! **Invariant:** `needs_grad()` is `requires_grad || grad_fn.is_some()`, kept by every setter,
-//! so the dispatcher's per-op check is one atomic load per tensor argument.
+//! **Invariant:** `needs_grad()` is `requires_grad || grad_fn.is_some()` and `is_inference()` is
+//! `is_inference`, kept by [`AutogradMeta::update`] (the only way to change those fields), so the
+//! dispatcher's per-op checks are atomic loads, not locks.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +29,8 @@ pub type AutogradExtra = Box<dyn Any + Send + Sync>;
 #[derive(Default)]
 pub struct AutogradMeta {
     needs_grad: AtomicBool,
+    /// `state.is_inference`, readable without the lock (every op asks it of its first input).
+    is_inference: AtomicBool,
     state: Mutex<AutogradState>,
 }
 
@@ -75,6 +78,7 @@ impl AutogradMeta {
         let r = f(&mut s);
         self.needs_grad
             .store(s.requires_grad || s.grad_fn.is_some(), Ordering::Release);
+        self.is_inference.store(s.is_inference, Ordering::Release);
         r
     }
 
@@ -85,7 +89,7 @@ impl AutogradMeta {
 
     /// Whether the tensor was made under inference mode.
     pub fn is_inference(&self) -> bool {
-        self.lock().is_inference
+        self.is_inference.load(Ordering::Acquire)
     }
 }
 

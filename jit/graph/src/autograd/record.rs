@@ -127,10 +127,10 @@ pub(crate) fn note_views(op: Op, args: &[IValue], outs: &mut [Tensor]) {
     if x.autograd().is_none() {
         return;
     }
-    let inference = is_inference(x);
     for o in outs.iter_mut() {
         if o.shares_storage(x) && !o.same_identity(x) {
             let base = view_root(x);
+            let inference = is_inference(x);
             o.ensure_autograd().update(|s| {
                 s.view_base = Some(base);
                 s.is_inference = inference;
