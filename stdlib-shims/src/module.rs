@@ -411,6 +411,22 @@ mod _c {
         crate::py_method::install(&module, &names, vm);
     }
 
+    /// The registry op with schema name `name` as a callable, for ops on no Python surface
+    /// (the backward ops autograd's formulas call): the FX view of an AOT backward graph calls
+    /// them, so Python `aot_autograd` backends can run those graphs.
+    #[pyfunction]
+    fn _registry_op(name: String, vm: &VirtualMachine) -> PyResult<PyOpFunction> {
+        let op = rynamo_graph::Op::ALL
+            .iter()
+            .find(|op| op.name() == name)
+            .ok_or_else(|| vm.new_value_error(format!("no registry op named '{name}'")))?;
+        Ok(PyOpFunction {
+            name: op.py_name(),
+            overloads: std::slice::from_ref(op),
+            surface: Surface::Function,
+        })
+    }
+
     /// A tuple of every op name on `surface` ("function", "method", "nn").
     #[pyfunction]
     fn _op_names(surface: OptionalArg<String>, vm: &VirtualMachine) -> PyResult<PyRef<PyTuple>> {

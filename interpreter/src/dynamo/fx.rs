@@ -135,10 +135,15 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                     "call_method",
                     (n.op.py_name().to_string(), args, kwargs),
                 )?,
+                // Ops on no Python surface (convolution_backward_input, ...) are called
+                // through `torch._C._registry_op`.
                 None => {
                     let f = bridge::import_module("torch.nn.functional", vm)
                         .and_then(|m| m.get_attr(n.op.py_name(), vm))
-                        .unwrap_or_else(|_| vm.ctx.none());
+                        .or_else(|_| {
+                            let c = bridge::import_module("torch._C", vm)?;
+                            vm.call_method(&c, "_registry_op", (n.op.name(),))
+                        })?;
                     vm.call_method(&g, "call_function", (f, args, kwargs))?
                 }
             },
