@@ -57,7 +57,7 @@ impl AotExecutable {
     pub fn compile(g: &AotGraphs, backend: &dyn Backend) -> Result<AotExecutable> {
         let p = &g.partition;
         let fw = backend.compile(&p.fw)?;
-        let bw = backend.compile(&p.bw)?;
+        let bw = backend.compile_backward(&p.bw)?;
         let tangent_metas = p.bw.inputs()[p.num_saved..]
             .iter()
             .map(|v| p.bw.value(*v).meta.clone())

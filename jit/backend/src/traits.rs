@@ -30,6 +30,12 @@ pub trait Backend: Send + Sync {
     fn supports(&self, graph: &Graph) -> Support;
     /// Compiles `graph`. The executable takes the graph inputs in order.
     fn compile(&self, graph: &Graph) -> Result<Arc<dyn Executable>>;
+    /// Compiles the backward graph of a training region (AOT autograd's partition). A backend
+    /// that cannot take backward graphs (a plugin without `RYNAMO_CAP_BACKWARD_GRAPHS`) hands
+    /// it to another.
+    fn compile_backward(&self, graph: &Graph) -> Result<Arc<dyn Executable>> {
+        self.compile(graph)
+    }
 }
 
 /// A compiled graph.

@@ -54,6 +54,13 @@ extern "C" {
  * the calls of each executable.
  */
 #define RYNAMO_CAP_CONCURRENT_EXECUTE 0x2ull
+/*
+ * Capability: `compile` may receive the backward graph of a training region (AOT autograd's
+ * partition: the saved activations, then the output gradients as inputs; the input gradients
+ * as outputs). Without it the host compiles backward graphs on its fallback backend; forward
+ * graphs, which return the saved activations as extra outputs, still come to the plugin.
+ */
+#define RYNAMO_CAP_BACKWARD_GRAPHS 0x4ull
 /* DLPack type code: signed integer. */
 #define RYNAMO_DTYPE_CODE_INT 0
 /* DLPack type code: unsigned integer. */

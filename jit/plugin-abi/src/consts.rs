@@ -32,6 +32,11 @@ abi_consts! {
     /// Capability: `execute` may run concurrently on one executable. Without it the host serialises
     /// the calls of each executable.
     pub const RYNAMO_CAP_CONCURRENT_EXECUTE: u64 = 0x2;
+    /// Capability: `compile` may receive the backward graph of a training region (AOT autograd's
+    /// partition: the saved activations, then the output gradients as inputs; the input gradients
+    /// as outputs). Without it the host compiles backward graphs on its fallback backend; forward
+    /// graphs, which return the saved activations as extra outputs, still come to the plugin.
+    pub const RYNAMO_CAP_BACKWARD_GRAPHS: u64 = 0x4;
 
     /// DLPack type code: signed integer.
     pub const RYNAMO_DTYPE_CODE_INT: u8 = 0;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 use rynamo_backend::{Backend, EagerBackend, Executable, Support};
 use rynamo_graph::{Graph, NodeId, ValueId, verify};
-use rynamo_plugin_abi::RYNAMO_LOG_WARN;
+use rynamo_plugin_abi::{RYNAMO_CAP_BACKWARD_GRAPHS, RYNAMO_LOG_INFO, RYNAMO_LOG_WARN};
 use rynamo_tensor::Tensor;
 
 use crate::partition::{Segment, host_policy, partition};
@@ -222,6 +222,20 @@ impl Backend for PluginBackend {
                     .map_err(|e| e.into_backend(self.lib.name()))
             },
         )
+    }
+
+    fn compile_backward(&self, graph: &Graph) -> rynamo_backend::Result<Arc<dyn Executable>> {
+        if self.lib.has(RYNAMO_CAP_BACKWARD_GRAPHS) {
+            return self.compile(graph);
+        }
+        self.lib.note(
+            RYNAMO_LOG_INFO,
+            format!(
+                "host: a backward graph runs on `{}`: the plugin does not declare RYNAMO_CAP_BACKWARD_GRAPHS",
+                self.options.fallback.name()
+            ),
+        );
+        self.options.fallback.compile(graph)
     }
 }
 

@@ -1,7 +1,9 @@
 //! The safe traits a plugin implements.
 
 use rynamo_graph::Graph;
-use rynamo_plugin_abi::{RYNAMO_CAP_CONCURRENT_EXECUTE, RYNAMO_CAP_STRIDED_INPUTS};
+use rynamo_plugin_abi::{
+    RYNAMO_CAP_BACKWARD_GRAPHS, RYNAMO_CAP_CONCURRENT_EXECUTE, RYNAMO_CAP_STRIDED_INPUTS,
+};
 use rynamo_tensor::Tensor;
 
 use crate::Result;
@@ -13,6 +15,8 @@ pub struct Capabilities {
     pub strided_inputs: bool,
     /// One executable may run on several threads at once (else the host serialises).
     pub concurrent_execute: bool,
+    /// `compile` takes training regions' backward graphs too (else the host's fallback does).
+    pub backward_graphs: bool,
 }
 
 impl Capabilities {
@@ -24,6 +28,9 @@ impl Capabilities {
         }
         if self.concurrent_execute {
             b |= RYNAMO_CAP_CONCURRENT_EXECUTE;
+        }
+        if self.backward_graphs {
+            b |= RYNAMO_CAP_BACKWARD_GRAPHS;
         }
         b
     }

@@ -48,6 +48,9 @@ impl Plugin for Reference {
         Capabilities {
             strided_inputs: true,
             concurrent_execute: true,
+            // `RYNAMO_REFERENCE_NO_BACKWARD=1` withholds the capability, so tests can check the
+            // host's fallback for backward graphs.
+            backward_graphs: std::env::var_os("RYNAMO_REFERENCE_NO_BACKWARD").is_none(),
         }
     }
 
