@@ -16,6 +16,7 @@ use rynamo_graph::Graph;
 use super::bridge;
 use super::logs::{self, Artifact};
 use super::output_graph::OutputGraph;
+use super::trace_structured as tlog;
 
 /// Per node, whether it was traced inside a `no_grad` block.
 fn no_grad_nodes(graph: &Graph, out: &OutputGraph) -> Vec<bool> {
@@ -44,17 +45,6 @@ pub fn graphs_for(graph: &Graph, out: &OutputGraph) -> Option<AotGraphs> {
         .map(|i| bridge::tensor_meta(&i.example).is_some_and(|(_, rg)| rg))
         .collect();
     AotGraphs::build(graph, &requires_grad, &no_grad_nodes(graph, out)).ok()
-}
-
-/// The executable for a graph with inputs that require grad, compiled by `backend` (named
-/// `name` by the user).
-pub fn compile_for_training(
-    graph: &Graph,
-    out: &OutputGraph,
-    name: &str,
-    backend: &dyn Backend,
-) -> rynamo_backend::Result<Arc<dyn Executable>> {
-    compile_for_training_with(graph, &TrainingInputs::of(out), name, backend)
 }
 
 /// What compiling a graph for training needs from its trace, without the trace (so a graph
@@ -87,6 +77,7 @@ pub fn compile_for_training_with(
     inputs: &TrainingInputs,
     name: &str,
     backend: &dyn Backend,
+    compile_id: (u32, u32),
 ) -> rynamo_backend::Result<Arc<dyn Executable>> {
     let no_grad: Vec<bool> = graph
         .nodes()
@@ -100,24 +91,36 @@ pub fn compile_for_training_with(
     if name == "eager" {
         return EagerExecutable::recording(graph, no_grad);
     }
-    let requires_grad = &inputs.requires_grad;
-    let graphs = match AotGraphs::build(graph, requires_grad, &no_grad) {
+    rynamo_backend::timing::timed("create_aot_dispatcher_function", || {
+        aot_compile(graph, &inputs.requires_grad, &no_grad, backend, compile_id)
+    })
+}
+
+/// AOT autograd proper: the joint graph, its partition, both graphs compiled by `backend`.
+fn aot_compile(
+    graph: &Graph,
+    requires_grad: &[bool],
+    no_grad: &[bool],
+    backend: &dyn Backend,
+    compile_id: (u32, u32),
+) -> rynamo_backend::Result<Arc<dyn Executable>> {
+    let graphs = match AotGraphs::build(graph, requires_grad, no_grad) {
         Ok(g) => g,
         Err(e) => {
             logs::log(
                 Artifact::AotGraphs,
-                None,
+                Some(compile_id),
                 &format!(
                     "AOT autograd cannot compile this graph ({e}); it runs under eager autograd"
                 ),
             );
-            return EagerExecutable::recording(graph, no_grad);
+            return EagerExecutable::recording(graph, no_grad.to_vec());
         }
     };
     if logs::enabled(Artifact::AotJointGraph) {
         logs::log(
             Artifact::AotJointGraph,
-            None,
+            Some(compile_id),
             &format!(
                 "TRACED GRAPH\n ===== Joint graph =====\n{}",
                 graphs.joint.graph
@@ -128,7 +131,7 @@ pub fn compile_for_training_with(
         let p = &graphs.partition;
         logs::log(
             Artifact::AotGraphs,
-            None,
+            Some(compile_id),
             &format!(
                 "TRACED GRAPH\n ===== Forward graph =====\n{}\nTRACED GRAPH\n ===== Backward graph =====\n{}saved {} values, {} bytes",
                 p.fw,
@@ -137,6 +140,17 @@ pub fn compile_for_training_with(
                 p.saved_bytes()
             ),
         );
+    }
+    if tlog::enabled() {
+        // TORCH_TRACE records tlparse shows beside the Dynamo graph, as AOTAutograd writes them.
+        let p = &graphs.partition;
+        tlog::graph_record(
+            "aot_joint_graph",
+            compile_id,
+            &graphs.joint.graph.to_string(),
+        );
+        tlog::graph_record("aot_forward_graph", compile_id, &p.fw.to_string());
+        tlog::graph_record("aot_backward_graph", compile_id, &p.bw.to_string());
     }
     Ok(Arc::new(AotExecutable::compile(&graphs, backend)?))
 }

@@ -140,18 +140,21 @@ pub fn compile_graph(
             // backend's compiler (a pass, the code generator) is an error naming the backend,
             // never an unwind into the interpreter.
             let compile_one: super::per_shape::CompileFn = Box::new(move |g: &Graph| {
-                let exe = rynamo_tensor::unwind::catch(
-                    || format!("the compiler of backend '{user_name}'"),
-                    || match &training {
-                        Some(t) => super::aot::compile_for_training_with(
-                            g,
-                            t,
-                            &user_name,
-                            &*backend_for_sizes,
-                        ),
-                        None => backend_for_sizes.compile(g),
-                    },
-                )?;
+                let exe = rynamo_backend::timing::timed("OutputGraph.call_user_compiler", || {
+                    rynamo_tensor::unwind::catch(
+                        || format!("the compiler of backend '{user_name}'"),
+                        || match &training {
+                            Some(t) => super::aot::compile_for_training_with(
+                                g,
+                                t,
+                                &user_name,
+                                &*backend_for_sizes,
+                                compile_id,
+                            ),
+                            None => backend_for_sizes.compile(g),
+                        },
+                    )
+                })?;
                 if let Some(dir) = &debug_dir {
                     for (rel, text) in exe.debug_files() {
                         super::debug_dir::write(&format!("{dir}/{rel}"), &text);
@@ -189,9 +192,10 @@ pub fn compile_graph(
             }
             let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
             let examples = vm.ctx.new_list(examples);
-            let compiled = f
-                .call((gm, examples), vm)
-                .map_err(|e| py_err_text(&e, vm))?;
+            let compiled = rynamo_backend::timing::timed("OutputGraph.call_user_compiler", || {
+                f.call((gm, examples), vm)
+            })
+            .map_err(|e| py_err_text(&e, vm))?;
             Ok(Executor::Python(compiled))
         }
     }

@@ -129,6 +129,7 @@ impl ConvertFrame {
         // Test-only (issue 30): a panic while converting a frame runs it unchanged (eval_frame).
         rynamo_tensor::unwind::fault::check("dynamo", code.obj_name.as_str());
         let started = std::time::Instant::now();
+        rynamo_backend::timing::begin("_compile.compile_inner");
         if tlog::enabled() {
             tlog::dynamo_start(compile_id, &tlog::caller_stack(code, vm));
         }
@@ -148,7 +149,10 @@ impl ConvertFrame {
             config: &self.config,
         };
         let traced = loop {
-            match trace(code, &fv, &break_at, &setup, vm) {
+            let attempt = rynamo_backend::timing::timed("bytecode_tracing", || {
+                trace(code, &fv, &break_at, &setup, vm)
+            });
+            match attempt {
                 Err((b, out)) => {
                     let Some(state) = &b.state else {
                         return self.on_graph_break(code, compile_id, b, None, vm);

@@ -392,6 +392,27 @@ mod dynamo_module {
         stats::calls()
     }
 
+    /// `[(phase, [seconds, ...]), ...]`: the compile phases' durations since the last reset
+    /// (`rynamo_backend::timing`), for `compile_times()`.
+    #[pyfunction]
+    fn compile_phase_times(vm: &VirtualMachine) -> Vec<PyObjectRef> {
+        rynamo_backend::timing::phase_times()
+            .into_iter()
+            .map(|(phase, secs)| {
+                let secs = secs
+                    .into_iter()
+                    .map(|s| vm.ctx.new_float(s).into())
+                    .collect();
+                vm.ctx
+                    .new_tuple(vec![
+                        vm.ctx.new_str(phase).into(),
+                        vm.ctx.new_list(secs).into(),
+                    ])
+                    .into()
+            })
+            .collect()
+    }
+
     /// Every compiled graph since the last reset: a list of dicts with `name`, `compile_id`,
     /// `graph_module`, `op_count`, `guards` and `seconds`.
     #[pyfunction]

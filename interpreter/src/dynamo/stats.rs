@@ -129,6 +129,7 @@ pub fn record_graph(
     guards: &GuardTree,
     took: Duration,
 ) {
+    rynamo_backend::timing::record("_compile.compile_inner", took.as_secs_f64());
     let view = FxView::of(graph.clone(), out, super::resume::display_name(code));
     let rec = GraphRecord {
         compile_id,
@@ -184,4 +185,5 @@ pub fn calls() -> (u64, u64) {
 /// Forgets everything.
 pub fn reset() {
     STATS.with(|s| *s.borrow_mut() = Stats::default());
+    rynamo_backend::timing::reset();
 }

@@ -165,6 +165,11 @@ pub fn guards(compile_id: (u32, u32), codes: &[String], tree: &str) {
     record("dynamo_cpp_guards_str", compile_id, json!({}), Some(tree));
 }
 
+/// A graph record of its own kind (`aot_forward_graph`, ...) with the graph's text as payload.
+pub fn graph_record(kind: &str, compile_id: (u32, u32), text: &str) {
+    record(kind, compile_id, json!({}), Some(text));
+}
+
 /// A named text artifact (`dynamo_graph_break_reason`, `dynamo_transformed_code`, ...).
 pub fn artifact(compile_id: (u32, u32), name: &str, payload: &str) {
     record(

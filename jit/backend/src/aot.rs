@@ -20,7 +20,7 @@ use rynamo_graph::autograd::saved::SavedTensor;
 use rynamo_graph::autograd::{self as ag};
 use rynamo_tensor::{Tensor, TensorMeta};
 
-use crate::{Backend, Error, Executable, Result};
+use crate::{Backend, Error, Executable, Result, timing};
 
 /// The forward and backward graphs of a region, before compilation.
 #[derive(Clone, Debug)]
@@ -34,8 +34,10 @@ pub struct AotGraphs {
 impl AotGraphs {
     /// Differentiates and partitions `graph`; `requires_grad` per input, `no_grad` per node.
     pub fn build(graph: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Result<AotGraphs> {
-        let joint = build_joint(graph, requires_grad, no_grad)?;
-        let partition = partition(&joint)?;
+        let joint = timing::timed("aot_trace_joint_graph", || {
+            build_joint(graph, requires_grad, no_grad)
+        })?;
+        let partition = timing::timed("min_cut_rematerialization_partition", || partition(&joint))?;
         Ok(AotGraphs { joint, partition })
     }
 }
@@ -56,8 +58,12 @@ impl AotExecutable {
     /// Compiles both graphs of `g` with `backend`.
     pub fn compile(g: &AotGraphs, backend: &dyn Backend) -> Result<AotExecutable> {
         let p = &g.partition;
-        let fw = backend.compile(&p.fw)?;
-        let bw = backend.compile_backward(&p.bw)?;
+        let fw = timing::timed("compile_fx.<locals>.fw_compiler_base", || {
+            backend.compile(&p.fw)
+        })?;
+        let bw = timing::timed("compile_fx.<locals>.bw_compiler", || {
+            backend.compile_backward(&p.bw)
+        })?;
         let tangent_metas = p.bw.inputs()[p.num_saved..]
             .iter()
             .map(|v| p.bw.value(*v).meta.clone())

@@ -21,6 +21,7 @@ mod aot;
 mod eager;
 mod error;
 mod registry;
+pub mod timing;
 mod traits;
 
 pub use aot::{AotExecutable, AotGraphs};

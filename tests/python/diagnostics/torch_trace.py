@@ -1,7 +1,9 @@
 """TORCH_TRACE writes structured compile logs that tlparse reads: every line is a glog prefix and
 a JSON envelope, payloads follow as tab-indented lines whose md5 matches `has_payload`, interned
 file names are defined before use, and each frame compile opens with `dynamo_start` and closes
-with `compilation_metrics` (graph, guards and break reasons in between)."""
+with `compilation_metrics` (graph, guards and break reasons in between). A training region adds
+AOT autograd's joint, forward and backward graphs (`aot_joint_graph`, `aot_forward_graph`,
+`aot_backward_graph`) to its compile."""
 import hashlib
 import json
 import os
@@ -42,6 +44,10 @@ try:
 except torch._dynamo.exc.Unsupported:
     pass
 
+# A training region (an input requires grad): AOT autograd's graphs join its compile's records.
+lin = torch.nn.Linear(3, 2)
+torch.compile(lambda x: torch.tanh(lin(x)).sum(), backend="aot_eager")(torch.randn(4, 3)).backward()
+
 files = os.listdir(trace_dir)
 assert len(files) == 1 and files[0].startswith("dedicated_log_torch_trace_"), files
 lines = open(os.path.join(trace_dir, files[0])).read().split("\n")
@@ -78,7 +84,8 @@ while i < len(lines):
 
 kinds = [next(k for k in e if k in (
     "dynamo_start", "dynamo_output_graph", "dynamo_guards", "dynamo_cpp_guards_str",
-    "artifact", "compilation_metrics")) for e, _ in records]
+    "artifact", "compilation_metrics", "aot_joint_graph", "aot_forward_graph",
+    "aot_backward_graph")) for e, _ in records]
 ids = [(e["frame_id"], e["frame_compile_id"]) for e, _ in records]
 
 # Every compile opens with dynamo_start and closes with compilation_metrics.
@@ -86,16 +93,16 @@ starts = [ids[k] for k, kind in enumerate(kinds) if kind == "dynamo_start"]
 ends = [ids[k] for k, kind in enumerate(kinds) if kind == "compilation_metrics"]
 assert starts == ends, (starts, ends)
 # toy_example at n=10 (graph + break), its two resume functions, the recompile at n=4 (three
-# frames again), and no_print.
-assert len(starts) == 7, starts
-assert len(set(starts)) == 7
+# frames again), no_print and the training lambda.
+assert len(starts) == 8, starts
+assert len(set(starts)) == 8
 
 stack = records[0][0]["dynamo_start"]["stack"]
 assert stack[-1]["name"] == "toy_example", stack
 assert stack[-2]["name"] == "<module>", stack
 
 graphs = [p for (e, p), k in zip(records, kinds) if k == "dynamo_output_graph"]
-assert len(graphs) == 6, len(graphs)
+assert len(graphs) == 7, len(graphs)
 assert "class GraphModule(torch.nn.Module):" in graphs[0]
 assert "torch.abs(" in graphs[0], graphs[0]
 sizes = [e["dynamo_output_graph"]["sizes"] for e, _ in records if "dynamo_output_graph" in e]
@@ -110,7 +117,11 @@ assert any("print" in r and "toy_example" in r for r in reasons), reasons
 metrics = [e["compilation_metrics"] for e, _ in records if "compilation_metrics" in e]
 assert metrics[0]["co_name"] == "toy_example" and metrics[0]["graph_op_count"] == 3, metrics[0]
 assert any(m["co_name"].startswith("torch_dynamo_resume_in_toy_example_at_") for m in metrics)
-failed = metrics[-1]
+failed = metrics[-2]
 assert failed["co_name"] == "no_print" and failed["fail_type"] == "Unsupported", failed
-assert failed["fail_user_frame_lineno"] == 35, failed
+assert failed["fail_user_frame_lineno"] == 37, failed
+aot = [(k, ids[i], p) for i, ((e, p), k) in enumerate(zip(records, kinds)) if k.startswith("aot_")]
+assert [k for k, _, _ in aot] == ["aot_joint_graph", "aot_forward_graph", "aot_backward_graph"], aot
+assert {i for _, i, _ in aot} == {starts[-1]}, (aot, starts[-1])
+assert "tanh" in aot[1][2] and "tangents" in aot[2][2], aot
 print("ok")

@@ -248,7 +248,25 @@ finally:
 torch._dynamo.reset()
 torch.compile(breaks, backend="eager")(x)
 times = compile_times()
-expect("compile_times names the function", "breaks" in times, True)
+phases = compile_times(repr="csv")[0]
+expect("compile_times: Dynamo's phases, as PyTorch names them", phases[:3],
+       ["_compile.compile_inner", "bytecode_tracing", "OutputGraph.call_user_compiler"])
+expect("compile_times: one value per compiled frame", times.count("\n_compile.compile_inner, ") == 1
+       and len(times.split("\n_compile.compile_inner, ")[1].split("\n")[0].split(", ")) == 2, True)
+# A training region splits out AOT autograd: its joint graph, partition and the two compiles.
+torch._dynamo.reset()
+lin = torch.nn.Linear(3, 2)
+torch.compile(lambda t: lin(t).sum(), backend="aot_eager")(torch.randn(4, 3)).backward()
+names, secs = compile_times(repr="csv", aggregate=True)
+expect("compile_times: AOT phases", [n for n in names if "aot" in n or "compiler" in n or "partition" in n],
+       ["OutputGraph.call_user_compiler", "create_aot_dispatcher_function", "aot_trace_joint_graph",
+        "min_cut_rematerialization_partition", "compile_fx.<locals>.fw_compiler_base",
+        "compile_fx.<locals>.bw_compiler"])
+t = dict(zip(names, map(float, secs)))
+expect("compile_times: AOT time is inside the backend call, inside the frame compile",
+       t["create_aot_dispatcher_function"] <= t["OutputGraph.call_user_compiler"] <= t["_compile.compile_inner"], True)
+torch._dynamo.reset()
+expect("compile_times after reset", compile_times(repr="csv"), ([], []))
 prof = CompileProfiler()
 torch._dynamo.reset()
 torch.compile(breaks, backend=prof)(x)

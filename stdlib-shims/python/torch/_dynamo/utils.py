@@ -7,19 +7,18 @@ counters = collections.defaultdict(collections.Counter)
 
 
 def compile_times(repr="str", aggregate=False):
-    """Time spent compiling each function, as PyTorch's "TorchDynamo compilation metrics"."""
-    rows = collections.defaultdict(list)
-    for g in _C.graph_records():
-        rows[g["name"]].append(g["seconds"])
+    """Time spent in each compile phase, as PyTorch's "TorchDynamo compilation metrics": Dynamo
+    (`_compile.compile_inner`, `bytecode_tracing`), the backend call
+    (`OutputGraph.call_user_compiler`) and, for training regions, AOT autograd
+    (`create_aot_dispatcher_function`: `aot_trace_joint_graph`,
+    `min_cut_rematerialization_partition`, then the forward and backward compiles). One value per
+    run unless `aggregate`."""
+    rows = _C.compile_phase_times()
+    values = [f"{sum(v):.4f}" if aggregate else ", ".join(f"{x:.4f}" for x in v) for _, v in rows]
     if repr == "csv":
-        headers = list(rows)
-        values = [
-            f"{sum(v):.4f}" if aggregate else ", ".join(f"{x:.4f}" for x in v) for v in rows.values()
-        ]
-        return headers, values
+        return [name for name, _ in rows], values
     out = "TorchDynamo compilation metrics:\nFunction, Runtimes (s)\n"
-    for name, v in rows.items():
-        vals = f"{sum(v):.4f}" if aggregate else ", ".join(f"{x:.4f}" for x in v)
+    for (name, _), vals in zip(rows, values):
         out += f"{name}, {vals}\n"
     return out
 
