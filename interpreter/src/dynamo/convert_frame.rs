@@ -149,9 +149,10 @@ impl ConvertFrame {
             config: &self.config,
         };
         let traced = loop {
-            let attempt = rynamo_backend::timing::timed("bytecode_tracing", || {
-                trace(code, &fv, &break_at, &setup, vm)
-            });
+            rynamo_backend::timing::begin("bytecode_tracing");
+            let tracing = std::time::Instant::now();
+            let attempt = trace(code, &fv, &break_at, &setup, vm);
+            rynamo_backend::timing::record("bytecode_tracing", tracing.elapsed().as_secs_f64());
             match attempt {
                 Err((b, out)) => {
                     let Some(state) = &b.state else {
