@@ -67,7 +67,28 @@ try:
 except RuntimeError:
     pass
 
+
+def cnn_weights_after_training():
+    # Parallel weight-gradient sums (convolution, layer norm, long reductions) add their
+    # partials in a fixed order, so two runs of the same steps give bitwise the same weights.
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(8, 8, 3, stride=2),
+        torch.nn.Flatten(), torch.nn.LayerNorm(8 * 7 * 7), torch.nn.Linear(8 * 7 * 7, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = torch.randn(64, 3, 16, 16), torch.randint(0, 4, (64,))
+    for _ in range(3):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return [p.detach().clone() for p in model.parameters()]
+
+
+runs = [cnn_weights_after_training() for _ in range(3)]
+expect(all(torch.equal(a, b) for r in runs[1:] for a, b in zip(runs[0], r)),
+       "training steps are not bitwise repeatable")
+
 if failures:
     print("\n".join(failures))
     raise SystemExit(1)
-print("reproducibility: seeds, generators and rng states repeat shuffling, splits and dropout")
+print("reproducibility: seeds, generators and rng states repeat shuffling, splits, dropout and training steps")

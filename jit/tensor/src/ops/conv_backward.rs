@@ -289,6 +289,10 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
     }
 }
 
+/// How many partial weight gradients a batch is split into (independent of the thread count,
+/// so results are the same on every machine).
+const WEIGHT_GRAD_CHUNKS: usize = 8;
+
 fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
     let [h, wd] = g.hw;
     let [kh, kw] = g.k;
@@ -336,25 +340,27 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
     };
     let size = g.o * kk;
     if g.n > 1 {
-        (0..g.n)
+        // Fixed chunks of samples, each summed in sample order, then the chunks summed in
+        // chunk order: the result does not depend on how rayon schedules the work, so two runs
+        // of one training step give bitwise the same weights (a fold/reduce tree does not).
+        let chunk = g.n.div_ceil(WEIGHT_GRAD_CHUNKS);
+        let partials: Vec<Vec<F>> = (0..g.n.div_ceil(chunk))
             .into_par_iter()
-            .fold(
-                || (vec![F::zero(); size], (Vec::new(), Vec::new())),
-                |(mut acc, mut bufs), n| {
-                    sample(n, &mut acc, &mut bufs, false);
-                    (acc, bufs)
-                },
-            )
-            .map(|(acc, _)| acc)
-            .reduce(
-                || vec![F::zero(); size],
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        *x += y;
-                    }
-                    a
-                },
-            )
+            .map(|ci| {
+                let (mut acc, mut buf) = (vec![F::zero(); size], (Vec::new(), Vec::new()));
+                for n in ci * chunk..((ci + 1) * chunk).min(g.n) {
+                    sample(n, &mut acc, &mut buf, false);
+                }
+                acc
+            })
+            .collect();
+        let mut acc = vec![F::zero(); size];
+        for p in partials {
+            for (x, y) in acc.iter_mut().zip(p) {
+                *x += y;
+            }
+        }
+        acc
     } else {
         let mut acc = vec![F::zero(); size];
         let mut bufs = (Vec::new(), Vec::new());

@@ -157,10 +157,14 @@ fn ln_backward<F: Flt>(
         (a, b)
     };
     let (dw, db) = if n >= crate::iter::PAR_THRESHOLD {
+        // Partials collected in chunk order and summed in that order: a reduce tree would
+        // depend on rayon's scheduling, and the weight gradients would differ between runs.
         xs.par_chunks(chunk)
             .zip(gs.par_chunks(chunk).zip(dxs.par_chunks_mut(chunk)))
             .map(task)
-            .reduce(|| (vec![0.0; inner], vec![0.0; inner]), add)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .fold((vec![0.0; inner], vec![0.0; inner]), add)
     } else {
         xs.chunks(chunk)
             .zip(gs.chunks(chunk).zip(dxs.chunks_mut(chunk)))

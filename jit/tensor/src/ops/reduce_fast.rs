@@ -67,7 +67,8 @@ pub(crate) fn try_reduce(
     Some(out)
 }
 
-/// The sum of one long row, in parallel partial sums.
+/// The sum of one long row, in parallel partial sums added in chunk order (rayon's `sum` adds
+/// them in a scheduling-dependent tree, so two runs could differ in the last bit).
 fn single_sum<T: Element>(data: &[T]) -> f64 {
     data.par_chunks(TASK)
         .map(|c| {
@@ -76,6 +77,8 @@ fn single_sum<T: Element>(data: &[T]) -> f64 {
                 || sum_f64(c),
             )
         })
+        .collect::<Vec<f64>>()
+        .into_iter()
         .sum()
 }
 
