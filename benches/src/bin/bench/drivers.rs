@@ -26,6 +26,8 @@ pub struct Env {
     pub numpy_python: Option<PathBuf>,
     /// A venv's `python` with real PyTorch (`--torch-python`), if given.
     pub torch_python: Option<PathBuf>,
+    /// PyTorch's intra-op threads (`OMP_NUM_THREADS`): all cores unless `--torch-threads`.
+    pub torch_threads: usize,
     /// `TORCHINDUCTOR_CACHE_DIR` for the PyTorch children: emptied at the start of a run, so the
     /// first compile of each workload is cold, as a user's first run is.
     pub torch_cache: PathBuf,
@@ -71,9 +73,9 @@ impl Env {
             Impl::Rynamo => Command::new(&self.rynamo),
             Impl::PyTorch => {
                 let mut c = Command::new(self.torch_python.as_ref()?);
-                // All cores, as `scripts/bench-train` runs PyTorch, and a cache of this run's own.
-                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-                c.env("OMP_NUM_THREADS", threads.to_string())
+                // All cores by default, as `scripts/bench-train` runs PyTorch, and a cache of this
+                // run's own.
+                c.env("OMP_NUM_THREADS", self.torch_threads.to_string())
                     .env("TORCHINDUCTOR_CACHE_DIR", &self.torch_cache);
                 c
             }

@@ -6,8 +6,8 @@
 //! against one: see `workloads::RunLimits`); the capture-coverage table of `benches/models/`;
 //! Markdown tables, `target/bench/results.json`, a comparison with an earlier run, an SVG.
 //!
-//! Usage: `bench [--reps N] [--only W1,M1] [--torch-python PATH] [--coverage] [--coverage-only]
-//! [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH]
+//! Usage: `bench [--reps N] [--only W1,M1] [--torch-python PATH] [--torch-threads N]
+//! [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH]
 //! [--coverage-rynamo PATH] [--root DIR]`.
 
 mod child;
@@ -47,7 +47,7 @@ pub enum Error {
     Json(PathBuf, serde_json::Error),
 }
 
-const USAGE: &str = "usage: bench [--reps N] [--only W1,M1] [--torch-python PATH] [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]";
+const USAGE: &str = "usage: bench [--reps N] [--only W1,M1] [--torch-python PATH] [--torch-threads N] [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]";
 
 struct Options {
     reps: usize,
@@ -57,6 +57,7 @@ struct Options {
     w9: bool,
     numpy: bool,
     torch_python: Option<PathBuf>,
+    torch_threads: Option<usize>,
     compare: Option<PathBuf>,
     plot: Option<PathBuf>,
     rynamo: Option<PathBuf>,
@@ -74,6 +75,7 @@ fn parse_args() -> Result<Options, lexopt::Error> {
         w9: true,
         numpy: true,
         torch_python: None,
+        torch_threads: None,
         compare: None,
         plot: None,
         rynamo: None,
@@ -97,6 +99,7 @@ fn parse_args() -> Result<Options, lexopt::Error> {
             Long("no-w9") => o.w9 = false,
             Long("no-numpy") => o.numpy = false,
             Long("torch-python") => o.torch_python = Some(parser.value()?.into()),
+            Long("torch-threads") => o.torch_threads = Some(parser.value()?.parse()?),
             Long("compare") => o.compare = Some(parser.value()?.into()),
             Long("plot") => o.plot = Some(PathBuf::from("target/bench/results.svg")),
             Long("plot-to") => o.plot = Some(parser.value()?.into()),
@@ -184,6 +187,9 @@ fn push_once(notes: &mut Vec<String>, note: String) {
 }
 
 fn run(o: &Options) -> Result<(), Error> {
+    if o.torch_threads == Some(0) {
+        return Err(Error::Usage("--torch-threads 0: at least 1".into()));
+    }
     if o.reps < 10 {
         return Err(Error::Usage(format!(
             "--reps {}: at least 10 (medians of >= 10)",
@@ -257,6 +263,9 @@ fn run(o: &Options) -> Result<(), Error> {
         coverage_rynamo,
         numpy_python,
         torch_python,
+        torch_threads: o
+            .torch_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         torch_cache,
         log_dir,
     };
