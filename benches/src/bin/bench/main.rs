@@ -179,6 +179,13 @@ fn measure_limits(
     l
 }
 
+/// The 1-minute load average (`/proc/loadavg`), where the OS has one: other processes on this
+/// shared machine's cores change every figure, PyTorch's spinning OpenMP workers most of all.
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 /// Adds a note unless it is there already.
 fn push_once(notes: &mut Vec<String>, note: String) {
     if !notes.contains(&note) {
@@ -271,6 +278,7 @@ fn run(o: &Options) -> Result<(), Error> {
     };
     let start = std::time::Instant::now();
     let mut col = Collected::default();
+    let load_before = load_average();
 
     eprintln!(
         "machine limits: bandwidth (copy, triad over 1 GiB); FP32 peak (FMA loop, OpenBLAS sgemm 2048^3; the gemm crate's 2048^3 for reference)"
@@ -329,6 +337,18 @@ fn run(o: &Options) -> Result<(), Error> {
     }
     for i in &col.info {
         push_once(&mut notes, i.clone());
+    }
+    if let (Some(before), Some(after)) = (load_before, load_average()) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Judged on the start only: at the end the load includes this run's own children.
+        let busy = if before > 0.5 * cores as f64 + 0.5 {
+            " (other processes were running when the run started: the figures are noisy; measure in a quiet window)"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "load average (1 min) at the start {before:.2}, at the end {after:.2}, on {cores} cores{busy}"
+        ));
     }
     let med = medians(&col.samples);
     let mut out: Value = report::to_json(&med, &limits, o.reps, &notes);
