@@ -285,10 +285,6 @@ def unet_inputs(t):
     return (det_init_(UNet()), det(1, 3, 64, 64))
 
 
-def run_model(model, x):
-    return model(x)
-
-
 # ----- E1: eager dispatch overhead, 1,000 tiny ops per call -----
 
 EAGER_OPS_PER_CALL = 1000

@@ -1,6 +1,7 @@
-"""The workload functions W1-W8 of benchmarks.md (M1-M4 and E1 live in real_models.py), written against `torch` as a user would, with
-their inputs (float32) and how many calls make one timed sample (tiny workloads are timed over
-many calls so that the clock's resolution does not matter)."""
+"""The workload functions W1-W8 of benchmarks.md, written against `torch` as a user would, and the
+registry of every workload `driver.py` serves (M1-M4 and E1 are in real_models.py): how to make
+its callable and inputs (float32), and how many calls make one timed sample (tiny workloads are
+timed over many calls so that the clock's resolution does not matter)."""
 import torch
 
 import real_models
