@@ -196,8 +196,8 @@ impl Server {
 
 /// Times workload `id` under every implementation available (Rynamo; PyTorch with
 /// `--torch-python`; NumPy when `numpy`), one server process each, repetitions alternating
-/// between the processes: each repetition times every implementation once, in turn, so all see
-/// the same window of this shared machine. An implementation that fails is left out of the rest
+/// between the processes: each repetition times every implementation once, in turn (the order
+/// rotating from one repetition to the next), so all see the same window of this shared machine. An implementation that fails is left out of the rest
 /// of the workload, with a note; Rynamo failing fails the run.
 pub fn run_alternating(
     env: &Env,
@@ -253,6 +253,11 @@ pub fn run_alternating(
                     notes.push(note);
                 }
             }
+        }
+        // The next repetition starts with the next implementation, so that none always runs
+        // first (just after the harness) or always right after one particular other.
+        if !servers.is_empty() {
+            servers.rotate_left(1);
         }
         progress(&label, rep + 1, reps);
     }
