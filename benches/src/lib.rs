@@ -5,9 +5,11 @@
 //! fail CI.
 //!
 //! - [`roofline`]: the machine's limits (bandwidth, GEMM peak) measured alongside.
+//! - [`fma_peak`]: the FP32 peak of an FMA loop assembled at run time (the roofline of W4/W8).
 //! - The `bench` binary (`src/bin/bench/`, run by `scripts/bench`): W1-W9 in every
 //!   configuration, the capture-coverage table of `benches/models/`, JSON, comparison, SVG.
 
+pub mod fma_peak;
 pub mod roofline;
 
 use std::time::{Duration, Instant};

@@ -1,7 +1,8 @@
 """W1-W6 and W8 of benchmarks.md in NumPy under CPython: what a CPU user would reach for instead
 of Rynamo. Same sizes, float32, same calls per sample as `workloads.py`; one JSON line per timed
 repetition with config "numpy". W7 (compile latency) has no NumPy counterpart. Run by
-`scripts/bench`: `python3 numpy_driver.py W1 REPS`."""
+`scripts/bench` with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (set for old OpenBLAS builds,
+they slow a current NumPy about 13x on W4); see main() for the two modes."""
 import json
 import sys
 import time
@@ -79,17 +80,55 @@ WORKLOADS = {
 }
 
 
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def blas_info():
+    """Which BLAS NumPy runs and with which kernel (threadpoolctl: OpenBLAS's core type, e.g.
+    SkylakeX or Haswell), or why that is unknown."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return {"blas": "unknown (threadpoolctl is not installed: python3 -m pip install threadpoolctl)"}
+    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    return {"blas": [{k: p.get(k) for k in ("internal_api", "version", "architecture", "num_threads")} for p in pools]}
+
+
+def sgemm_peak(n, reps):
+    """FP32 GFLOP/s of an n x n x n matmul through NumPy's BLAS (OpenBLAS sgemm), one line per
+    repetition: the machine's peak measured by code other than Rynamo's."""
+    a = np.ones((n, n), dtype=F)
+    b = np.full((n, n), 0.5, dtype=F)
+    c = a @ b
+    for rep in range(reps):
+        start = time.perf_counter()
+        np.matmul(a, b, out=c)
+        emit({"sgemm_gflops": 2.0 * n**3 / (time.perf_counter() - start) / 1e9, "rep": rep})
+
+
 def main():
-    name, reps = sys.argv[1], int(sys.argv[2])
+    """`numpy_driver.py ID`: a server like driver.py (samples per stdin line `N`, config "numpy");
+    `numpy_driver.py peak N REPS`: sgemm GFLOP/s."""
+    emit(blas_info())
+    if sys.argv[1] == "peak":
+        sgemm_peak(int(sys.argv[2]), int(sys.argv[3]))
+        return
+    name = sys.argv[1]
     fn, make_args, calls = WORKLOADS[name]
     args = make_args(np.random.default_rng(0))
     fn(*args)
-    for rep in range(reps):
+    emit({"ready": True})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        rep = int(line)
         start = time.perf_counter()
         for _ in range(calls):
             fn(*args)
-        seconds = (time.perf_counter() - start) / calls
-        print(json.dumps({"workload": name, "config": "numpy", "rep": rep, "seconds": seconds}), flush=True)
+        emit({"workload": name, "config": "numpy", "rep": rep, "seconds": (time.perf_counter() - start) / calls})
+        emit({"rep_done": rep})
 
 
 if __name__ == "__main__":

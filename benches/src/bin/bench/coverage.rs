@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use crate::Error;
-use crate::drivers::{Env, stream_json};
+use crate::child::stream_json;
+use crate::drivers::Env;
 
 /// One program's row, or its error.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,7 +59,9 @@ impl Row {
 pub fn run(env: &Env) -> Result<Vec<Row>, Error> {
     let dir = env.root.join("benches").join("models");
     let mut rows = Vec::new();
-    stream_json(&env.coverage_rynamo, &["coverage.py"], &dir, |v| {
+    let mut cmd = std::process::Command::new(&env.coverage_rynamo);
+    cmd.arg("coverage.py").current_dir(&dir);
+    stream_json(cmd, |v| {
         if let Some(r) = Row::from_json(&v) {
             eprintln!(
                 "  coverage {:<24} {}",

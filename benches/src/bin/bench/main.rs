@@ -1,24 +1,29 @@
-//! `scripts/bench`: W1-W9 of `benchmarks.md` in every configuration (Rynamo eager, compiled
-//! with the default backend, compiled with `backend="eager"`, NumPy under CPython) beside the
-//! machine's limits measured in the same run (at its start, and again just before each workload
-//! whose figure is against one: see `workloads::RunLimits`); the capture-coverage table of `benches/models/`;
-//! a Markdown table, `target/bench/results.json`, a comparison with an earlier run, an SVG.
+//! `scripts/bench`: W1-W9, M1-M4 and E1 of `benchmarks.md` in every configuration (Rynamo
+//! eager, compiled with the default backend, compiled with `backend="eager"`, NumPy under
+//! CPython, and with `--torch-python` real PyTorch eager and inductor), one server process per
+//! implementation with repetitions alternating between them, beside the machine's limits
+//! measured in the same run (at its start, and again just before each workload whose figure is
+//! against one: see `workloads::RunLimits`); the capture-coverage table of `benches/models/`;
+//! Markdown tables, `target/bench/results.json`, a comparison with an earlier run, an SVG.
 //!
-//! Usage: `bench [--reps N] [--only W1,W4] [--coverage] [--coverage-only] [--no-w9]
-//! [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]`.
+//! Usage: `bench [--reps N] [--only W1,M1] [--torch-python PATH] [--torch-threads N]
+//! [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH]
+//! [--coverage-rynamo PATH] [--root DIR]`.
 
+mod child;
 mod coverage;
 mod drivers;
+mod plot;
 mod report;
 mod svg;
 mod workloads;
 
 use std::path::PathBuf;
 
-use rynamo_benches::roofline;
+use rynamo_benches::{fma_peak, roofline};
 use serde_json::Value;
 
-use drivers::{Env, Samples};
+use drivers::{Collected, Env, Samples};
 use report::Medians;
 use workloads::{Figure, Limits, RunLimits, WORKLOADS};
 
@@ -42,7 +47,7 @@ pub enum Error {
     Json(PathBuf, serde_json::Error),
 }
 
-const USAGE: &str = "usage: bench [--reps N] [--only W1,W4] [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]";
+const USAGE: &str = "usage: bench [--reps N] [--only W1,M1] [--torch-python PATH] [--torch-threads N] [--coverage] [--coverage-only] [--no-w9] [--no-numpy] [--compare OLD.json] [--plot] [--plot-to FILE.svg] [--rynamo PATH] [--coverage-rynamo PATH] [--root DIR]";
 
 struct Options {
     reps: usize,
@@ -51,6 +56,8 @@ struct Options {
     workloads: bool,
     w9: bool,
     numpy: bool,
+    torch_python: Option<PathBuf>,
+    torch_threads: Option<usize>,
     compare: Option<PathBuf>,
     plot: Option<PathBuf>,
     rynamo: Option<PathBuf>,
@@ -67,6 +74,8 @@ fn parse_args() -> Result<Options, lexopt::Error> {
         workloads: true,
         w9: true,
         numpy: true,
+        torch_python: None,
+        torch_threads: None,
         compare: None,
         plot: None,
         rynamo: None,
@@ -89,6 +98,8 @@ fn parse_args() -> Result<Options, lexopt::Error> {
             }
             Long("no-w9") => o.w9 = false,
             Long("no-numpy") => o.numpy = false,
+            Long("torch-python") => o.torch_python = Some(parser.value()?.into()),
+            Long("torch-threads") => o.torch_threads = Some(parser.value()?.parse()?),
             Long("compare") => o.compare = Some(parser.value()?.into()),
             Long("plot") => o.plot = Some(PathBuf::from("target/bench/results.svg")),
             Long("plot-to") => o.plot = Some(parser.value()?.into()),
@@ -131,7 +142,61 @@ fn medians(samples: &Samples) -> Medians {
     m
 }
 
+/// The machine's limits now: bandwidth (when `bandwidth`) and the FP32 peak figures (when
+/// `flops`), the rest left at `base`.
+fn measure_limits(
+    env: &Env,
+    base: Limits,
+    (bandwidth, flops): (bool, bool),
+    reps: usize,
+    col: &mut Collected,
+    notes: &mut Vec<String>,
+) -> Limits {
+    let mut l = base;
+    if bandwidth {
+        (l.copy_gbs, l.triad_gbs) = roofline::bandwidth(roofline::BANDWIDTH_ELEMS, reps);
+    }
+    if flops {
+        l.gemm_gflops = roofline::gemm_peak(2048, reps);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        match fma_peak::fma_peak(threads, reps) {
+            Ok((g, isa)) => {
+                l.fma_gflops = g;
+                push_once(
+                    notes,
+                    format!("FP32 peak: FMA loop ({isa:?}) on {threads} threads at once"),
+                );
+            }
+            Err(e) => push_once(notes, format!("FMA-loop peak not measured: {e}")),
+        }
+        if env.numpy_python.is_some() {
+            match drivers::sgemm_peak(env, 2048, reps, col) {
+                Ok(g) => l.sgemm_gflops = g,
+                Err(e) => push_once(notes, format!("OpenBLAS sgemm peak not measured: {e}")),
+            }
+        }
+    }
+    l
+}
+
+/// The 1-minute load average (`/proc/loadavg`), where the OS has one: other processes on this
+/// shared machine's cores change every figure, PyTorch's spinning OpenMP workers most of all.
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// Adds a note unless it is there already.
+fn push_once(notes: &mut Vec<String>, note: String) {
+    if !notes.contains(&note) {
+        notes.push(note);
+    }
+}
+
 fn run(o: &Options) -> Result<(), Error> {
+    if o.torch_threads == Some(0) {
+        return Err(Error::Usage("--torch-threads 0: at least 1".into()));
+    }
     if o.reps < 10 {
         return Err(Error::Usage(format!(
             "--reps {}: at least 10 (medians of >= 10)",
@@ -156,6 +221,18 @@ fn run(o: &Options) -> Result<(), Error> {
         Some(p) => p.canonicalize().map_err(|e| Error::Io(p.clone(), e))?,
         None => rynamo.clone(),
     };
+    // Absolute but not canonicalized: a venv's `bin/python` is a symlink, and its own path is
+    // what selects the venv.
+    let torch_python = match &o.torch_python {
+        Some(p) if !p.exists() => {
+            return Err(Error::Usage(format!(
+                "--torch-python {}: no such file (make a venv: python3 -m venv V && V/bin/pip install torch numpy)",
+                p.display()
+            )));
+        }
+        Some(p) => Some(std::path::absolute(p).map_err(|e| Error::Io(p.clone(), e))?),
+        None => None,
+    };
     let mut notes = Vec::new();
     let numpy_python = if o.numpy && o.workloads {
         match drivers::find_numpy() {
@@ -171,33 +248,54 @@ fn run(o: &Options) -> Result<(), Error> {
         None
     };
     notes.push(format!("workloads timed with {}", rynamo.display()));
+    if let Some(p) = &torch_python {
+        notes.push(format!("PyTorch run by {}", p.display()));
+    }
     if o.coverage {
         notes.push(format!(
             "coverage suite run with {}",
             coverage_rynamo.display()
         ));
     }
+    let bench_dir = root.join("target").join("bench");
+    let log_dir = bench_dir.join("logs");
+    std::fs::create_dir_all(&log_dir).map_err(|e| Error::Io(log_dir.clone(), e))?;
+    let torch_cache = bench_dir.join("torchinductor-cache");
+    if torch_python.is_some() && torch_cache.exists() {
+        std::fs::remove_dir_all(&torch_cache).map_err(|e| Error::Io(torch_cache.clone(), e))?;
+    }
     let env = Env {
         root: root.clone(),
         rynamo,
         coverage_rynamo,
         numpy_python,
+        torch_python,
+        torch_threads: o
+            .torch_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        torch_cache,
+        log_dir,
     };
     let start = std::time::Instant::now();
+    let mut col = Collected::default();
+    let load_before = load_average();
 
-    eprintln!("machine limits: bandwidth (copy, triad over 1 GiB) and GEMM peak (2048^3)");
-    let (copy_gbs, triad_gbs) = roofline::bandwidth(roofline::BANDWIDTH_ELEMS, o.reps);
-    let gemm_gflops = roofline::gemm_peak(2048, o.reps);
+    eprintln!(
+        "machine limits: bandwidth (copy, triad over 1 GiB); FP32 peak (FMA loop, OpenBLAS sgemm 2048^3; the gemm crate's 2048^3 for reference)"
+    );
+    let all = o.workloads;
     let mut limits = RunLimits {
-        start: Limits {
-            copy_gbs,
-            triad_gbs,
-            gemm_gflops,
-        },
+        start: measure_limits(
+            &env,
+            Limits::default(),
+            (all, all),
+            o.reps,
+            &mut col,
+            &mut notes,
+        ),
         before: Default::default(),
     };
 
-    let mut samples = Samples::new();
     if o.workloads {
         let selected: Vec<_> = WORKLOADS
             .iter()
@@ -209,24 +307,21 @@ fn run(o: &Options) -> Result<(), Error> {
             .collect();
         for (i, w) in selected.iter().enumerate() {
             eprintln!("[{}/{}] {} {}", i + 1, selected.len(), w.id, w.name);
-            let mut here = limits.start;
-            match w.figure {
-                Figure::Bandwidth(_) => {
-                    (here.copy_gbs, here.triad_gbs) =
-                        roofline::bandwidth(roofline::BANDWIDTH_ELEMS, o.reps);
-                    limits.before.insert(w.id, here);
-                }
-                Figure::Flops(_) => {
-                    here.gemm_gflops = roofline::gemm_peak(2048, o.reps);
-                    limits.before.insert(w.id, here);
-                }
-                Figure::Time => {}
+            let which = match w.figure {
+                Figure::Bandwidth(_) => (true, false),
+                Figure::Flops(_) => (false, true),
+                Figure::Time => (false, false),
+            };
+            if which.0 || which.1 {
+                let here = measure_limits(&env, limits.start, which, o.reps, &mut col, &mut notes);
+                limits.before.insert(w.id, here);
             }
             match w.id {
-                "W7" => drivers::run_compile_latency(&env, o.reps, &mut samples)?,
+                "W7" => drivers::run_compile_latency(&env, o.reps, &mut col)?,
                 "W9" if o.w9 => match drivers::run_w9(&env) {
                     Ok(s) => {
-                        samples.insert(("W9".into(), "compiled".into()), vec![s]);
+                        col.samples
+                            .insert(("W9".into(), "compiled".into()), vec![s]);
                         notes.push("W9: ns per guard-tree evaluation from `cargo bench --bench dynamo_overhead` (best of 7, in Rust on a real cache entry)".into());
                     }
                     Err(e) => {
@@ -236,17 +331,28 @@ fn run(o: &Options) -> Result<(), Error> {
                     }
                 },
                 "W9" => notes.push("W9 skipped (--no-w9)".into()),
-                _ => drivers::run_rynamo(&env, w.id, o.reps, &mut samples)?,
-            }
-            if w.numpy
-                && let Some(py) = &env.numpy_python
-            {
-                drivers::run_numpy(&env, py, w.id, o.reps, &mut samples)?;
+                _ => drivers::run_alternating(&env, w.id, o.reps, w.numpy, &mut col, &mut notes)?,
             }
         }
     }
-    let med = medians(&samples);
+    for i in &col.info {
+        push_once(&mut notes, i.clone());
+    }
+    if let (Some(before), Some(after)) = (load_before, load_average()) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Judged on the start only: at the end the load includes this run's own children.
+        let busy = if before > 0.5 * cores as f64 + 0.5 {
+            " (other processes were running when the run started: the figures are noisy; measure in a quiet window)"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "load average (1 min) at the start {before:.2}, at the end {after:.2}, on {cores} cores{busy}"
+        ));
+    }
+    let med = medians(&col.samples);
     let mut out: Value = report::to_json(&med, &limits, o.reps, &notes);
+    out["outputs"] = report::outputs_json(&col.outputs);
     let mut cov_rows = None;
     if o.coverage {
         eprintln!(
@@ -261,6 +367,11 @@ fn run(o: &Options) -> Result<(), Error> {
 
     if o.workloads {
         println!("{}", report::markdown(&med, &limits, o.reps));
+        if let Some(t) = report::pytorch_markdown(&med, &col.outputs) {
+            println!(
+                "Side by side with real PyTorch (the same run, alternating processes):\n\n{t}"
+            );
+        }
     }
     if let Some(rows) = &cov_rows {
         println!("{}", coverage::markdown(rows));
@@ -268,9 +379,7 @@ fn run(o: &Options) -> Result<(), Error> {
     for n in &notes {
         println!("note: {n}");
     }
-    let dir = root.join("target").join("bench");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::Io(dir.clone(), e))?;
-    let path = dir.join("results.json");
+    let path = bench_dir.join("results.json");
     let text = serde_json::to_string_pretty(&out).expect("invariant: a JSON value serialises");
     std::fs::write(&path, text).map_err(|e| Error::Io(path.clone(), e))?;
     println!("\nwrote {}", path.display());
@@ -289,73 +398,9 @@ fn run(o: &Options) -> Result<(), Error> {
         if let Some(parent) = svg_path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::Io(parent.to_path_buf(), e))?;
         }
-        let svg = plot(&med, &limits, cov_rows.as_deref());
+        let svg = plot::chart(&med, &limits, cov_rows.as_deref());
         std::fs::write(&svg_path, svg).map_err(|e| Error::Io(svg_path.clone(), e))?;
         println!("wrote {}", svg_path.display());
     }
     Ok(())
-}
-
-fn plot(med: &Medians, limits: &RunLimits, cov: Option<&[coverage::Row]>) -> String {
-    let mut panels = Vec::new();
-    let ratio =
-        |m: &std::collections::BTreeMap<String, f64>, k: &str| Some(m.get(k)? / m.get("compiled")?);
-    let rows: Vec<_> = WORKLOADS
-        .iter()
-        .filter_map(|w| {
-            let m = med.get(w.id)?;
-            let vals = vec![
-                ratio(m, "eager"),
-                ratio(m, "compiled_eager"),
-                ratio(m, "numpy"),
-            ];
-            vals.iter()
-                .any(Option::is_some)
-                .then(|| (format!("{} {}", w.id, w.name), vals))
-        })
-        .collect();
-    if !rows.is_empty() {
-        panels.push(svg::Panel {
-            title: "Speed-up of torch.compile (default backend), log scale: > 1× is faster".into(),
-            series: vec![
-                "vs Rynamo eager".into(),
-                "vs backend=\"eager\"".into(),
-                "vs NumPy".into(),
-            ],
-            rows,
-            scale: svg::Scale::Log2 { max: 64.0 },
-        });
-    }
-    let roof: Vec<_> = WORKLOADS
-        .iter()
-        .filter_map(|w| {
-            let c = *med.get(w.id)?.get("compiled")?;
-            let (_, unit, frac) = w.figure_at(c, limits.at(w.id))?;
-            Some((
-                format!("{} {} ({unit})", w.id, w.name),
-                vec![Some(frac * 100.0)],
-            ))
-        })
-        .collect();
-    if !roof.is_empty() {
-        panels.push(svg::Panel {
-            title: "Achieved / roofline measured in the same run (compiled)".into(),
-            series: vec!["% of bandwidth or GEMM peak".into()],
-            rows: roof,
-            scale: svg::Scale::Percent,
-        });
-    }
-    if let Some(rows) = cov {
-        panels.push(svg::Panel {
-            title: "Capture coverage of benches/models/".into(),
-            series: vec!["pct_ops".into(), "pct_time".into()],
-            rows: rows
-                .iter()
-                .filter(|r| r.error.is_none())
-                .map(|r| (r.model.clone(), vec![Some(r.pct_ops()), Some(r.pct_time)]))
-                .collect(),
-            scale: svg::Scale::Percent,
-        });
-    }
-    svg::chart(&panels)
 }
