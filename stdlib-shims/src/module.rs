@@ -25,6 +25,14 @@ mod _c {
     use crate::state::{self, PrintOptions};
     use crate::tensor::{PyTensor, as_tensor, install_op_methods, wrap_tensor};
 
+    /// The one tensor of `torch.numel(input)` / `torch.is_floating_point(input)`, positional or
+    /// by keyword as PyTorch accepts it.
+    #[derive(rustpython_vm::FromArgs)]
+    struct TensorInput {
+        #[pyarg(any)]
+        input: PyRef<PyTensor>,
+    }
+
     /// PyTorch's dtype aliases, beside each dtype's own name.
     const ALIASES: &[(&str, DType)] = &[
         ("float", DType::Float32),
@@ -143,13 +151,13 @@ mod _c {
     }
 
     #[pyfunction]
-    fn numel(input: PyRef<PyTensor>) -> usize {
-        input.tensor().numel()
+    fn numel(args: TensorInput) -> usize {
+        args.input.tensor().numel()
     }
 
     #[pyfunction]
-    fn is_floating_point(input: PyRef<PyTensor>) -> bool {
-        input.tensor().dtype().is_floating_point()
+    fn is_floating_point(args: TensorInput) -> bool {
+        args.input.tensor().dtype().is_floating_point()
     }
 
     // === Grad mode ===
