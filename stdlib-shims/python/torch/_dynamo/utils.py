@@ -6,6 +6,11 @@ import _rynamo_dynamo as _C
 counters = collections.defaultdict(collections.Counter)
 
 
+def _bump_counter(group, key, n):
+    """Called by the compiler on each compiled graph and graph break (see ``stats.rs``)."""
+    counters[group][key] += n
+
+
 def compile_times(repr="str", aggregate=False):
     """Time spent compiling each function, as PyTorch's "TorchDynamo compilation metrics"."""
     rows = collections.defaultdict(list)
