@@ -60,4 +60,11 @@ assert tuple(e1.shape) == (2,)
 x = torch.arange(6.0).reshape(2, 3)
 assert torch.is_floating_point(input=x) and not torch.is_floating_point(input=x.long())
 assert torch.numel(input=x) == 6
+for fn in (torch.numel, torch.is_floating_point):
+    for call, where in ((lambda: fn(3), " (position 1)"), (lambda: fn(input=3), "")):
+        try:
+            call()
+            raise AssertionError("expected TypeError")
+        except TypeError as e:
+            assert str(e) == f"{fn.__name__}(): argument 'input'{where} must be Tensor, not int", e
 print("ok")
