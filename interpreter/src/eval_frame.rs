@@ -58,6 +58,10 @@ pub enum Mode {
 pub enum FrameAction {
     /// Run the original code.
     RunUnchanged,
+    /// Run the original code, the frames it calls only running cached code whose guards pass
+    /// (Dynamo's `FrameExecStrategy(RUN_ONLY, RUN_ONLY)` once the recompile limit is hit: the
+    /// module's `forward` under a `__call__` that hit it is not compiled on its own).
+    RunUnchangedRunOnly,
     /// Run this code object instead, with the function's globals, closure and defaults.
     RunCode(PyRef<PyCode>),
     /// Skip the frame and return this value.
@@ -296,6 +300,11 @@ fn intercept(callable: &PyObject, args: FuncArgs, vm: &VirtualMachine) -> PyResu
     };
     match action {
         FrameAction::RunUnchanged => orig_call()(callable, args, vm),
+        FrameAction::RunUnchangedRunOnly => {
+            with_callback_state(CallbackState::RunOnly(handler.clone()), vm, || {
+                orig_call()(callable, args, vm)
+            })
+        }
         FrameAction::Return(value) => Ok(value),
         FrameAction::Raise(exc) => Err(exc),
         FrameAction::RunCode(new_code) => {

@@ -25,6 +25,41 @@ mod _c {
     use crate::state::{self, PrintOptions};
     use crate::tensor::{PyTensor, as_tensor, install_op_methods, wrap_tensor};
 
+    /// The one tensor of `torch.numel(input)` / `torch.is_floating_point(input)`, positional or
+    /// by keyword as PyTorch accepts it, with PyTorch's argument errors.
+    fn tensor_input(name: &str, args: FuncArgs, vm: &VirtualMachine) -> PyResult<PyRef<PyTensor>> {
+        let (obj, position) = match (args.args.as_slice(), args.kwargs.len()) {
+            ([x], 0) => (x.clone(), " (position 1)"),
+            ([], 1)
+                if args
+                    .kwargs
+                    .keys()
+                    .next()
+                    .is_some_and(|k| k.as_str() == Ok("input")) =>
+            {
+                (
+                    args.kwargs
+                        .values()
+                        .next()
+                        .cloned()
+                        .unwrap_or_else(|| vm.ctx.none()),
+                    "",
+                )
+            }
+            _ => {
+                return Err(vm.new_type_error(format!(
+                    "{name}() takes exactly one argument 'input' (a Tensor)"
+                )));
+            }
+        };
+        let kind = obj.class().name().to_string();
+        obj.downcast::<PyTensor>().map_err(|_| {
+            vm.new_type_error(format!(
+                "{name}(): argument 'input'{position} must be Tensor, not {kind}"
+            ))
+        })
+    }
+
     /// PyTorch's dtype aliases, beside each dtype's own name.
     const ALIASES: &[(&str, DType)] = &[
         ("float", DType::Float32),
@@ -171,13 +206,14 @@ mod _c {
     }
 
     #[pyfunction]
-    fn numel(input: PyRef<PyTensor>) -> usize {
-        input.tensor().numel()
+    fn numel(args: FuncArgs, vm: &VirtualMachine) -> PyResult<usize> {
+        Ok(tensor_input("numel", args, vm)?.tensor().numel())
     }
 
     #[pyfunction]
-    fn is_floating_point(input: PyRef<PyTensor>) -> bool {
-        input.tensor().dtype().is_floating_point()
+    fn is_floating_point(args: FuncArgs, vm: &VirtualMachine) -> PyResult<bool> {
+        let input = tensor_input("is_floating_point", args, vm)?;
+        Ok(input.tensor().dtype().is_floating_point())
     }
 
     // === Grad mode ===

@@ -77,7 +77,10 @@ impl FrameHandler for ConvertFrame {
                 Err(reason) => failures.push((entry.compile_id, reason)),
             }
         }
-        if mode == Mode::RunOnly || action == Action::RunOnly {
+        if action == Action::RunOnly {
+            return Ok(FrameAction::RunUnchangedRunOnly);
+        }
+        if mode == Mode::RunOnly {
             return Ok(FrameAction::RunUnchanged);
         }
         let stance = config::stance();
@@ -820,7 +823,7 @@ fn limit_hit(
         )));
     }
     cache::set_action(code, Action::RunOnly);
-    Ok(FrameAction::RunUnchanged)
+    Ok(FrameAction::RunUnchangedRunOnly)
 }
 
 fn log_compiled(

@@ -129,10 +129,7 @@ impl Tracer<'_> {
                 Kind::Tensor(t) => {
                     template.push(HostArg::Tensor(tensors.len()));
                     tensors.push(self.out.current_value(t));
-                    examples.push(bridge::wrap_tensor(
-                        Tensor::zeros(&t.meta.shape, t.meta.dtype),
-                        vm,
-                    ));
+                    examples.push(bridge::wrap_tensor(zeros_with_layout(&t.meta)?, vm));
                 }
                 Kind::Const(c) => {
                     template.push(HostArg::Const(c.clone()));
@@ -216,9 +213,78 @@ impl Tracer<'_> {
 
 /// Whether `obj` was marked with `allow_in_graph`.
 pub fn is_allowed_in_graph(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    init_lazy_module(obj, vm);
     obj.as_object()
         .get_attr("_rynamo_allow_in_graph", vm)
         .ok()
         .and_then(|v| v.try_to_bool(vm).ok())
         .unwrap_or(false)
+}
+
+thread_local! {
+    /// Root modules whose init (`torch._dynamo.decorators._lazy_module_init`) has not run yet.
+    static LAZY_MODULES: std::cell::RefCell<Vec<&'static str>> =
+        std::cell::RefCell::new(vec!["einops"]);
+}
+
+/// PyTorch's `_maybe_init_lazy_module`: the first traced call of a function of a registered
+/// root module (einops) runs that module's init, which may mark its functions `allow_in_graph`
+/// before they are looked up. A failing init is as if none ran (the call is traced through).
+fn init_lazy_module(obj: &PyObjectRef, vm: &VirtualMachine) {
+    if LAZY_MODULES.with(|m| m.borrow().is_empty()) {
+        return;
+    }
+    let Some(module) = obj.get_attr("__module__", vm).ok().and_then(|m| {
+        m.downcast_ref::<rustpython_vm::builtins::PyStr>()
+            .and_then(|s| s.to_str().map(str::to_owned))
+    }) else {
+        return;
+    };
+    let root = module.split('.').next().unwrap_or("");
+    let pending = LAZY_MODULES.with(|m| {
+        let mut m = m.borrow_mut();
+        let i = m.iter().position(|r| *r == root)?;
+        Some(m.remove(i))
+    });
+    let Some(root) = pending else {
+        return;
+    };
+    let ran = vm
+        .import("torch._dynamo.decorators", 0)
+        .and_then(|_| vm.sys_module.get_attr("modules", vm))
+        .and_then(|m| m.get_item("torch._dynamo.decorators", vm))
+        .and_then(|m| m.get_attr("_init_lazy_module", vm))
+        .and_then(|f| f.call((root,), vm));
+    drop(ran);
+}
+
+/// A zero-filled example with `meta`'s shape *and strides* (an expanded or transposed input
+/// stays one): the probe call's output layout, recorded as the node's meta, is then the layout
+/// the real call produces (view-returning functions follow their input's strides).
+fn zeros_with_layout(meta: &TensorMeta) -> Result<Tensor, GraphBreak> {
+    let layout_break = |e: rynamo_tensor::Error| {
+        GraphBreak::new(
+            GraphBreakKind::UnsupportedCall,
+            format!("allow_in_graph example input layout: {e}"),
+        )
+    };
+    if meta.shape.contains(&0) {
+        return Ok(Tensor::zeros(&meta.shape, meta.dtype));
+    }
+    // The element offsets the layout reaches: from the most negative to the most positive.
+    let (mut lo, mut hi) = (0isize, 0isize);
+    for (&n, &st) in meta.shape.iter().zip(&meta.strides) {
+        let reach = (n as isize - 1) * st;
+        if reach < 0 {
+            lo += reach;
+        } else {
+            hi += reach;
+        }
+    }
+    let storage = Tensor::zeros(&[(hi - lo + 1) as usize], meta.dtype);
+    let size: Vec<i64> = meta.shape.iter().map(|&n| n as i64).collect();
+    let stride: Vec<i64> = meta.strides.iter().map(|&st| st as i64).collect();
+    storage
+        .as_strided(&size, &stride, Some(-lo as i64))
+        .map_err(layout_break)
 }

@@ -142,10 +142,33 @@ pub fn record_graph(
         s.graphs.push(rec);
         s.frames += 1;
     });
+    bump_counter("stats", "unique_graphs", 1);
+    bump_counter("stats", "calls_captured", graph.nodes().len());
+}
+
+/// Adds `n` to `torch._dynamo.utils.counters[group][key]` (PyTorch's counters, which tests and
+/// users read: `calls_captured`, `unique_graphs`, `graph_break` reasons). Like PyTorch's, they
+/// outlive `torch._dynamo.reset()`; the user clears them with `counters.clear()`.
+fn bump_counter(group: &str, key: &str, n: usize) {
+    if !rustpython_vm::vm::thread::current_vm_is_set() {
+        return;
+    }
+    rustpython_vm::vm::thread::with_current_vm(|vm| {
+        // `import a.b.c` binds the top package: the submodule is read from `sys.modules`.
+        let bumped = vm
+            .import("torch._dynamo.utils", 0)
+            .and_then(|_| vm.sys_module.get_attr("modules", vm))
+            .and_then(|m| m.get_item("torch._dynamo.utils", vm))
+            .and_then(|m| m.get_attr("_bump_counter", vm))
+            .and_then(|f| f.call((group, key, n), vm));
+        // The counters are diagnostics: a failure to count must not fail the compile.
+        drop(bumped);
+    });
 }
 
 /// Records a graph break.
 pub fn record_break(_code: &PyCode, b: &GraphBreak) {
+    bump_counter("graph_break", &b.reason(), 1);
     STATS.with(|s| {
         s.borrow_mut().breaks.push(BreakRecord {
             reason: b.reason(),

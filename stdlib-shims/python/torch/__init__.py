@@ -309,6 +309,10 @@ _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "mat
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]
 )
+# The in-place view methods (``x.unsqueeze_(0)``): Python over the out-of-place views.
+_C._install_python_methods(
+    "torch._tensor", "unsqueeze_ squeeze_ t_ transpose_ swapdims_ swapaxes_ as_strided_".split()
+)
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):

@@ -35,3 +35,34 @@ def register_post_accumulate_grad_hook(self, hook):
     from torch.autograd.graph import _tensor_register_post_accumulate_grad_hook
 
     return _tensor_register_post_accumulate_grad_hook(self, hook)
+
+
+# The in-place view methods: `x` itself takes the layout of the out-of-place view (PyTorch's
+# `unsqueeze_`, `t_`, ... change the tensor's metadata, never its data).
+def unsqueeze_(self, dim):
+    return self._set_view_(self.unsqueeze(dim))
+
+
+def squeeze_(self, dim=None):
+    return self._set_view_(self.squeeze() if dim is None else self.squeeze(dim))
+
+
+def t_(self):
+    return self._set_view_(self.t())
+
+
+def transpose_(self, dim0, dim1):
+    return self._set_view_(self.transpose(dim0, dim1))
+
+
+def swapdims_(self, dim0, dim1):
+    return self._set_view_(self.transpose(dim0, dim1))
+
+
+def swapaxes_(self, axis0, axis1):
+    return self._set_view_(self.transpose(axis0, axis1))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    return self._set_view_(self.as_strided(size, stride, storage_offset))
+

@@ -187,6 +187,48 @@ pub(crate) trait PyTensorAutograd: PyPayload {
         }
     }
 
+    /// The in-place view methods (`x.unsqueeze_(0)`, `x.t_()`, ... in `torch/_tensor.py`): `x`
+    /// takes the layout of `view` (a view of `x` computed out of place), keeping its identity
+    /// (hooks, `.grad`). With grad mode on, the view's node becomes `x`'s history, as PyTorch
+    /// rebases a non-leaf; a leaf that requires grad (or a view of one) is refused as any
+    /// in-place op is.
+    #[pymethod]
+    fn _set_view_(
+        zelf: PyRef<PyTensor>,
+        view: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyRef<PyTensor>> {
+        let meta = meta_of(&zelf);
+        if crate::state::is_grad_enabled() {
+            let s = meta.lock();
+            if s.grad_fn.is_none() && s.requires_grad {
+                return Err(vm.new_runtime_error(
+                    "a leaf Variable that requires grad is being used in an in-place operation.",
+                ));
+            }
+            let base_is_leaf = s
+                .view_base
+                .as_ref()
+                .and_then(|b| b.autograd())
+                .is_some_and(|m| {
+                    let b = m.lock();
+                    b.grad_fn.is_none() && b.requires_grad
+                });
+            if base_is_leaf {
+                return Err(vm.new_runtime_error(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+                ));
+            }
+        }
+        let view = view.tensor();
+        let history = view.autograd().and_then(|m| m.lock().grad_fn.clone());
+        zelf.set_tensor(view);
+        if history.is_some() {
+            meta.update(|s| s.grad_fn = history);
+        }
+        Ok(zelf)
+    }
+
     /// `x._base`: the tensor `x` is a view of, or None.
     #[pygetset]
     fn _base(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> Option<PyObjectRef> {

@@ -28,11 +28,6 @@ FEWER_THAN_PYTORCH = {
     "inner_slice/auto/b23423": 2,
 }
 
-# A known bug outside dynamic shapes, pinned so a fix shows: once `Module.__call__` of a compiled
-# module hits the recompile limit it runs unchanged, but its callee `forward` is then compiled
-# as a frame of its own (PyTorch skips the callees of a frame over the limit).
-KNOWN_BUGS = {"mlp/static/grow": 10}
-
 failures = []
 
 
@@ -49,7 +44,7 @@ for backend in ("eager", "inductor"):
             for seq_name, seq in SEQUENCES.items():
                 key = f"{name}/{mode}/{seq_name}"
                 got = count(fn, name, mode, seq, lambda: backend, compare)
-                want = FEWER_THAN_PYTORCH.get(key, KNOWN_BUGS.get(key, PT[key]))
+                want = FEWER_THAN_PYTORCH.get(key, PT[key])
                 if key in FEWER_THAN_PYTORCH:
                     expect(f"{key} below PyTorch's", want < PT[key], True)
                 expect(f"{backend} {key} compiles", got, want)

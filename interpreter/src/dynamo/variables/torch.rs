@@ -37,6 +37,15 @@ impl Tracer<'_> {
         if !FOLDED.contains(&name) || !bridge::torch_attr(name, vm).is_some_and(|f| f.is(obj)) {
             return None;
         }
+        // `torch.numel(input=x)` and friends: the one tensor by keyword is the positional call.
+        let moved;
+        let (args, kwargs) = match (args, kwargs) {
+            ([], [(k, v)]) if k == "input" && matches!(name, "numel" | "is_floating_point") => {
+                moved = [v.clone()];
+                (&moved[..], &[][..])
+            }
+            _ => (args, kwargs),
+        };
         let kw: Vec<(String, PyObjectRef)> = kwargs
             .iter()
             .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))

@@ -344,3 +344,33 @@ forbid_in_graph(mark_unbacked)
 # Tracing a stance change is an error (PyTorch's `set_stance._dynamo_forbidden`); called from a
 # frame that runs eagerly inside a compiled region, `_C.set_stance` raises instead.
 forbid_in_graph(set_stance)
+
+
+def _allow_in_graph_einops():
+    """PyTorch's init for einops, run the first time a traced call reaches an einops function:
+    einops registers its ops as `allow_in_graph` when its torch backend is first made, so make
+    it now, before the trace reads einops' backend cache (tracing that first registration would
+    guard on the cache being empty and recompile on the next call)."""
+    import einops
+    import torch
+
+    if hasattr(einops, "einops") and hasattr(einops.einops, "get_backend"):
+        einops.rearrange(torch.empty(1), "i -> i")
+    try:
+        from einops._torch_specific import _ops_were_registered_in_torchdynamo  # noqa: F401
+    except ImportError:
+        # einops <= 0.6.1 does not register its ops itself.
+        for name in ("rearrange", "reduce", "repeat", "einsum", "pack", "unpack"):
+            if hasattr(einops, name):
+                allow_in_graph(getattr(einops, name))
+
+
+# Root module name -> init functions run once, when a traced call first reaches that module's
+# functions (PyTorch's `trace_rules.add_module_init_func`; the module is never imported eagerly).
+_lazy_module_init = {"einops": [_allow_in_graph_einops]}
+
+
+def _init_lazy_module(root):
+    """Runs (once) the init functions registered for the root module `root`."""
+    for fn in _lazy_module_init.pop(root, ()):
+        fn()

@@ -118,6 +118,13 @@ def _optimized_module_class():
                 return self._modules["_orig_mod"]
             return getattr(self._modules["_orig_mod"], name)
 
+        def __len__(self):
+            # As PyTorch's: the module's length, and for an unsized module PyTorch's TypeError,
+            # which `bool()` (reading `__len__`) raises too.
+            if hasattr(type(self._orig_mod), "__len__"):
+                return len(self._orig_mod)
+            raise TypeError(f"{type(self._orig_mod).__name__} does not support len()")
+
         def __repr__(self):
             inner = repr(self._orig_mod).replace("\n", "\n  ")
             return "OptimizedModule(\n  (_orig_mod): " + inner + "\n)"

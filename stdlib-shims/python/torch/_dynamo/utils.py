@@ -6,6 +6,11 @@ import _rynamo_dynamo as _C
 counters = collections.defaultdict(collections.Counter)
 
 
+def _bump_counter(group, key, n):
+    """Called by the compiler on each compiled graph and graph break (see ``stats.rs``)."""
+    counters[group][key] += n
+
+
 def compile_times(repr="str", aggregate=False):
     """Time spent in each compile phase, as PyTorch's "TorchDynamo compilation metrics": Dynamo
     (`_compile.compile_inner`, `bytecode_tracing`), the backend call
