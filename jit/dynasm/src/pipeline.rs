@@ -61,6 +61,11 @@ fn optimize_in(g: &Graph, cx: &mut PassCx) -> Result<Graph> {
         rynamo_passes::functionalize_inputs,
     )
     .map_err(v)?;
+    // The out-of-place forms `functionalize_inputs` made (an optimizer's `lerp_`/`addcmul_` on
+    // its state become `lerp`/`addcmul` + a write-back) decompose into pointwise ops the JIT
+    // fuses; the pipeline's decompose ran before they existed.
+    cx.run(&mut g, "decompose", rynamo_passes::decompose)
+        .map_err(v)?;
     Ok(g)
 }
 

@@ -124,6 +124,27 @@ fn in_place_updates_of_inputs_fuse_and_are_written_back() {
 }
 
 #[test]
+fn optimizer_ternary_updates_of_inputs_fuse() {
+    // Adam's moment updates: `lerp_`/`addcmul_` on state inputs become `lerp`/`addcmul` plus a
+    // write-back, then decompose, so one kernel computes both and only the two write-backs run
+    // as nodes.
+    let src = "graph(%m: f32[4, 8], %v: f32[4, 8], %g: f32[4, 8]):
+  %0: f32[4, 8] = lerp_(%m, %g, 0.1)
+  %1: f32[4, 8] = addcmul_(%v, %g, %g, value=0.001)
+  %2: f32[4, 8] = mul(%0, %1)
+  return (%2)
+";
+    let (m, v, g) = (randn(&[4, 8], 8), randn(&[4, 8], 9), randn(&[4, 8], 10));
+    let (jitted, (kernels, nodes)) = run_tol(src, &[m, v, g], 1e-6);
+    assert!(jitted);
+    assert_eq!(
+        (kernels, nodes),
+        (1, 2),
+        "lerp/addcmul must fuse; only copy_ nodes stay"
+    );
+}
+
+#[test]
 fn written_inputs_that_alias_run_the_original_graph() {
     // `p` and `m` one tensor: eager's second write reads the first's result, which the
     // functional form (both computed from the inputs, then written back) would not.
