@@ -54,7 +54,16 @@ def make_input(spec, dims, call, rng):
         vals = [round(rng.gauss(0, 1.5), 3) for _ in range(n)]
         if spec["special"]:
             vals = [rng.choice(SPECIAL) if rng.random() < 0.3 else v for v in vals]
-    return torch.tensor(vals, dtype=getattr(torch, dt)).reshape(shape)
+    t = torch.tensor(vals, dtype=getattr(torch, dt))
+    layout = spec.get("layout", "contiguous")
+    if layout == "transposed":  # same values, the last two dims' strides swapped
+        return t.reshape(shape[:-2] + [shape[-1], shape[-2]]).transpose(-1, -2)
+    if layout == "strided":  # every other element of a tensor twice as long in the last dim
+        wide = torch.stack([t.reshape(shape), torch.zeros(shape, dtype=t.dtype)], dim=-1)
+        return wide.reshape(shape[:-1] + [2 * shape[-1]])[..., ::2]
+    if layout == "offset":  # a view starting 3 elements into its storage
+        return torch.cat([torch.zeros(3, dtype=t.dtype), t])[3:].reshape(shape)
+    return t.reshape(shape)
 
 
 def make_inputs(case, call):
@@ -155,11 +164,13 @@ def leaves(v):
 
 
 def overlaps(t, u):
-    """Whether tensor `t` reads memory of the (fresh, contiguous) input `u`."""
+    """Whether tensor `t` starts inside the memory the input `u` spans (inputs have
+    non-negative strides)."""
     if t.numel() == 0 or u.numel() == 0:
         return False
+    span = 1 + sum((n - 1) * st for n, st in zip(u.shape, u.stride()))
     start = u.data_ptr()
-    return start <= t.data_ptr() < start + u.numel() * u.element_size()
+    return start <= t.data_ptr() < start + span * u.element_size()
 
 
 def relation(out, inputs):
@@ -186,7 +197,7 @@ def run_case(text, case, report):
         tol = backend == "inductor"
         for c in range(calls):
             args_e = make_inputs(case, c)
-            args_c = [t.clone() for t in args_e]
+            args_c = make_inputs(case, c)  # the same values and layouts
             out_e, exc_e, text_e = call(f_e, args_e)
             out_c, exc_c, text_c = call(opt, args_c)
             problems = []
