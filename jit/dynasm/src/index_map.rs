@@ -16,6 +16,10 @@ pub struct Map {
     pub a: Vec<Vec<i64>>,
     /// Constant term.
     pub c: Vec<i64>,
+    /// Domain dims (the columns of `a`), kept apart from `a`: a map to a 0-dim tensor has no
+    /// rows but still a domain (composing through one lost it, and `x * x.squeeze(0)` on a
+    /// one-element `x` indexed an empty row: fuzz finding).
+    pub cols: usize,
 }
 
 impl Map {
@@ -26,12 +30,13 @@ impl Map {
                 .map(|r| (0..n).map(|c| i64::from(r == c)).collect())
                 .collect(),
             c: vec![0; n],
+            cols: n,
         }
     }
 
     /// `self ∘ inner`: first `inner` (domain -> mid), then `self` (mid -> target).
     pub fn compose(&self, inner: &Map) -> Map {
-        let cols = inner.a.first().map_or(0, Vec::len);
+        let cols = inner.cols;
         let a = self
             .a
             .iter()
@@ -47,7 +52,7 @@ impl Map {
             .zip(&self.c)
             .map(|(row, c0)| c0 + row.iter().zip(&inner.c).map(|(x, y)| x * y).sum::<i64>())
             .collect();
-        Map { a, c }
+        Map { a, c, cols }
     }
 
     /// Element strides over the domain and the element offset, for a tensor with `strides`.
@@ -89,7 +94,11 @@ pub fn broadcast(inp: &[usize], out: &[usize]) -> Map {
                 .collect()
         })
         .collect();
-    Map { a, c: vec![0; m] }
+    Map {
+        a,
+        c: vec![0; m],
+        cols: n,
+    }
 }
 
 /// The map from a reduction's (keepdim or not) output index to its input index is a projection;
@@ -105,7 +114,11 @@ pub fn reduction_output(in_ndim: usize, reduced: &[bool], keepdim: bool) -> Map 
         }
     }
     let n = a.len();
-    Map { a, c: vec![0; n] }
+    Map {
+        a,
+        c: vec![0; n],
+        cols: in_ndim,
+    }
 }
 
 /// The layout a view op gives a tensor of layout `x` (shape checks already passed in the meta
@@ -211,7 +224,7 @@ pub fn view_map(op: Op, args: &[Arg], input: &TensorMeta, output_shape: &[usize]
     }
     // The linear offsets must agree per unit step (they do by construction unless a stride of a
     // size-1 output dim was odd, which cannot move the index).
-    Some(Map { a, c })
+    Some(Map { a, c, cols: nd })
 }
 
 #[cfg(test)]
@@ -280,8 +293,22 @@ mod tests {
         let t = Map {
             a: vec![vec![0, 1], vec![1, 0]],
             c: vec![0, 0],
+            cols: 2,
         };
         let id = Map::identity(2);
         assert_eq!(t.compose(&id), t);
+    }
+
+    #[test]
+    fn compose_through_a_0_dim_tensor_keeps_the_domain() {
+        // `x * x.squeeze(0)` with x of shape [1]: the domain [1] broadcasts to the 0-dim
+        // squeeze output (no rows), whose view map reaches x's one dim.
+        let to_scalar = broadcast(&[], &[1]);
+        let x = Value::Tensor(rynamo_graph::ValueId(0));
+        let squeeze =
+            view_map(Op::Squeeze, &[x, Value::IntList(vec![0])], &meta(&[1]), &[]).unwrap();
+        let m = squeeze.compose(&to_scalar);
+        assert_eq!((m.a.clone(), m.cols), (vec![vec![0]], 1));
+        assert_eq!(m.strides(&[1], 1), (vec![0], 0));
     }
 }

@@ -82,13 +82,14 @@ pub fn compile(g: &Graph, target: &dyn Target) -> Result<Program> {
     let mut cx = PassCx::default();
     let graph = optimize_in(g, &mut cx)?;
     // Trailing write-backs of inputs run as eager nodes after the kernels; any other in-place
-    // node keeps the graph on the eager interpreter.
+    // node keeps the graph on the eager interpreter. A `copy_` into an input with nodes after
+    // it is the user's own write, not a write-back: later kernels would read the input after
+    // it (fuzz finding: `v = x * y; x.copy_(y); return v + 1` read the new x).
     // (Ops that mutate arguments as a side effect, training batch_norm's running statistics,
     // run as eager nodes in order.)
-    let (write_backs, body): (Vec<_>, Vec<_>) = graph
+    let (body, write_backs) = graph
         .nodes()
-        .iter()
-        .partition(|n| rynamo_passes::is_write_back(&graph, n));
+        .split_at(graph.nodes().len() - rynamo_passes::trailing_write_backs(&graph));
     if body
         .iter()
         .any(|n| n.op.flags().contains(rynamo_graph::OpFlags::INPLACE))

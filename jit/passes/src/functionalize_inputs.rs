@@ -57,27 +57,37 @@ pub fn functionalize_inputs(g: &mut Graph, _cx: &PassCx) {
     }
 }
 
-/// Whether `g` already writes `input` back.
+/// Whether `g` already writes `input` back (in its trailing write-backs: a user's own
+/// `x.copy_(y)` in the middle of the graph is an in-place op like any other, which later reads
+/// must see).
 fn writes_back(g: &Graph, input: ValueId) -> bool {
-    g.nodes()
+    let nodes = g.nodes();
+    nodes[nodes.len() - trailing_write_backs(g)..]
         .iter()
-        .any(|n| is_write_back(g, n) && n.args.first() == Some(&Value::Tensor(input)))
+        .any(|n| n.args.first() == Some(&Value::Tensor(input)))
 }
 
-/// Whether `n` is a write-back: `copy_(graph input, value)`.
+/// Whether `n` has the form of a write-back: `copy_(graph input, value)`. Only those in the
+/// graph's trailing run ([`trailing_write_backs`]) are write-backs.
 pub fn is_write_back(g: &Graph, n: &rynamo_graph::Node) -> bool {
     n.op == Op::Copy_ && matches!(n.args.first(), Some(Value::Tensor(v)) if g.inputs().contains(v))
+}
+
+/// How many nodes at the end of `g` are write-backs: the graph's trailing run of
+/// `copy_(graph input, value)` nodes, which run after everything before them.
+pub fn trailing_write_backs(g: &Graph) -> usize {
+    g.nodes()
+        .iter()
+        .rev()
+        .take_while(|n| is_write_back(g, n))
+        .count()
 }
 
 /// The inputs the graph's trailing write-backs write, when every mutating node of `g` is one of
 /// them (so everything before them is pure); `None` when some other node mutates.
 pub fn write_backs(g: &Graph) -> Option<Vec<ValueId>> {
     let nodes = g.nodes();
-    let tail = nodes
-        .iter()
-        .rev()
-        .take_while(|n| is_write_back(g, n))
-        .count();
+    let tail = trailing_write_backs(g);
     let body = &nodes[..nodes.len() - tail];
     let mutates = |n: &&rynamo_graph::Node| {
         let f = n.op.flags();

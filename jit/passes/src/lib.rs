@@ -28,7 +28,9 @@ pub use eliminate_common_subexpressions::eliminate_common_subexpressions;
 pub use eliminate_dead_code::eliminate_dead_code;
 pub use fold_constants::fold_constants;
 pub use functionalize::functionalize;
-pub use functionalize_inputs::{functionalize_inputs, is_write_back, write_backs};
+pub use functionalize_inputs::{
+    functionalize_inputs, is_write_back, trailing_write_backs, write_backs,
+};
 use rynamo_graph::{Graph, VerifyError, verify};
 
 /// A pass.

@@ -269,6 +269,27 @@ pub fn min_nan<T: Element>(a: T, b: T) -> T {
     }
 }
 
+/// `clamp`'s lower bound, as PyTorch's `std::max(v, lo)`: `lo` only where `v < lo` (so
+/// `clamp(-0.0, min=0)` keeps -0.0 and a NaN `v` stays NaN) or where `lo` is NaN.
+#[inline(always)]
+pub fn clamp_lo<T: Element>(v: T, lo: T) -> T {
+    if lo.partial_cmp(&lo).is_none() | (v < lo) {
+        lo
+    } else {
+        v
+    }
+}
+
+/// `clamp`'s upper bound: `hi` only where `v > hi` or where `hi` is NaN.
+#[inline(always)]
+pub fn clamp_hi<T: Element>(v: T, hi: T) -> T {
+    if hi.partial_cmp(&hi).is_none() | (v > hi) {
+        hi
+    } else {
+        v
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::exp_f32;

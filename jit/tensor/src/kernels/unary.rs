@@ -345,13 +345,9 @@ fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
         Cosh => map1::<F, F>(out, x, move |v| v.cosh()),
         Tanh => map1::<F, F>(out, x, move |v| v.tanh_v()),
         Sigmoid => map1::<F, F>(out, x, sigmoid),
-        // `v > 0 ? v : 0` would drop NaN, which PyTorch keeps. NOTE: non-short-circuit `|`
-        // keeps these loops branch-free; with `||` LLVM does not vectorise them (13x slower).
-        Relu => map1::<F, F>(
-            out,
-            x,
-            move |v| if (v > zero) | v.is_nan() { v } else { zero },
-        ),
+        // `v > 0 ? v : 0` would drop NaN, which PyTorch keeps, and -0.0, which it keeps too
+        // (its relu is `clamp_min(x, 0)`): only values below zero become zero.
+        Relu => map1::<F, F>(out, x, move |v| if v < zero { zero } else { v }),
         Relu6 => map1::<F, F>(out, x, move |v| {
             if v.is_nan() {
                 v

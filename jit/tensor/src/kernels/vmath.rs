@@ -126,7 +126,8 @@ pub fn tanh_f32(x: f32) -> f32 {
     let small = p * z * x + x;
     let e = super::math::exp_f32(ax + ax);
     let large = f32::from_bits((1.0 - 2.0 / (e + 1.0)).to_bits() | (x.to_bits() & 0x8000_0000));
-    if ax < 0.625 { small } else { large }
+    // `p * z * x + x` is +0.0 at x = -0.0; tanh is odd, so the sign is x's (PyTorch: -0.0).
+    if ax < 0.625 { small.copysign(x) } else { large }
 }
 
 #[cfg(test)]

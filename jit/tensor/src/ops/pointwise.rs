@@ -6,7 +6,7 @@ use crate::error::bail;
 use crate::kernels::binary::{BinaryOp, binary_into};
 use crate::kernels::copy::copy_cast;
 use crate::kernels::map::{map2, map3};
-use crate::kernels::math::{max_nan, min_nan};
+use crate::kernels::math::{clamp_hi, clamp_lo};
 use crate::kernels::unary::{UnaryOp, unary_into};
 use crate::layout::{Shaped, broadcast_all, broadcast_shapes, broadcast_strides};
 use crate::{DType, Error, Result, Scalar, Tensor, TensorMeta, can_cast, dispatch_all};
@@ -367,9 +367,9 @@ fn clamp_into(
     };
     dispatch_all!(c, T => {
         match (&lo, &hi) {
-            (Some(l), Some(h)) => map3::<T, T, T, T>(&target, &xc, l, h, |v, l, h| min_nan(max_nan(v, l), h)),
-            (Some(l), None) => map2::<T, T, T>(&target, &xc, l, max_nan),
-            (None, Some(h)) => map2::<T, T, T>(&target, &xc, h, min_nan),
+            (Some(l), Some(h)) => map3::<T, T, T, T>(&target, &xc, l, h, |v, l, h| clamp_hi(clamp_lo(v, l), h)),
+            (Some(l), None) => map2::<T, T, T>(&target, &xc, l, clamp_lo),
+            (None, Some(h)) => map2::<T, T, T>(&target, &xc, h, clamp_hi),
             (None, None) => unreachable!("invariant: clamp_meta requires a bound"),
         }
     });
