@@ -197,10 +197,11 @@ impl ConvertFrame {
         {
             return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
         }
-        let (graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {
+        let (mut graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {
             Ok(p) => p,
             Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
         };
+        super::compile::drop_dead_nodes(&mut graph, &self.config);
         // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
         // included; dead-code elimination only shrinks what the backend gets.
         let exe = if out.op_count() == 0 {
@@ -377,7 +378,9 @@ impl ConvertFrame {
             .filter(|&s| state.locals.get(s).is_some_and(Option::is_some))
             .collect();
         let cells = gb::cell_slots(code);
-        let (graph, inputs, replays, values) = gb::break_recipes(out, state, &live, &cells, vm)?;
+        let (mut graph, inputs, replays, values) =
+            gb::break_recipes(out, state, &live, &cells, vm)?;
+        super::compile::drop_dead_nodes(&mut graph, &self.config);
         // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
         let exe = if out.op_count() == 0 {
             None

@@ -197,8 +197,6 @@ pub fn break_recipes(
     }
     let mut graph = out.graph.graph().clone();
     graph.set_outputs(outputs.values.clone());
-    let cx = rynamo_passes::PassCx::default();
-    rynamo_passes::eliminate_dead_code(&mut graph, &cx);
     let inputs = out.inputs.iter().map(|i| i.source.clone()).collect();
     Ok((graph, inputs, replays, values))
 }

@@ -78,4 +78,26 @@ expect("clamp with a NaN bound", torch.clamp(torch.tensor([1.0]), min=torch.tens
 # (maximum/minimum of -0.0 and 0.0 are not checked: PyTorch's sign there differs between its
 # vectorised and scalar loops.)
 
+# Finding 4 (seed 17, program 16): a dead op that raises. PyTorch's `eager` backend runs the graph
+# as traced, so an integer fmod by zero raises as in eager; aot_eager and inductor eliminate the
+# dead node and return (checked on PyTorch 2.15).
+def dead_fmod(x0, x1):
+    v1 = x0.nan_to_num()
+    torch.fmod(x0, v1)
+    return x0, x1
+
+
+def outcome(fn):
+    try:
+        fn(torch.tensor([0, 2]), torch.ones(2))
+        return "returned"
+    except RuntimeError as e:
+        return "raised " + str(e)
+
+
+expect("dead fmod eager", outcome(dead_fmod), "raised ZeroDivisionError")
+for backend, want in (("eager", "raised ZeroDivisionError"), ("aot_eager", "returned"), ("inductor", "returned")):
+    torch._dynamo.reset()
+    expect("dead fmod on " + backend, outcome(torch.compile(dead_fmod, backend=backend)), want)
+
 done()
