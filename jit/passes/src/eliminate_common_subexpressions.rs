@@ -1,7 +1,10 @@
 //! Replaces a pure node by an earlier identical one (same op, same arguments).
 //!
 //! In-place ops mutate storage that other values may alias, so the key includes the number of
-//! mutating nodes seen so far: no expression is shared across a mutation.
+//! mutating nodes seen so far: no expression is shared across a mutation. A node whose value is
+//! a graph output is kept: merged, two outputs would be one tensor, and the caller's later
+//! in-place write through one would change the other (fuzz seed 17, program 6550: `v1 = x * 2;
+//! v2 = x * 2`, a graph break, then `v1.clamp_(-1, 1)` changed v2).
 
 use std::collections::HashMap;
 
@@ -15,6 +18,7 @@ pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {
     let mut replace: HashMap<ValueId, ValueId> = HashMap::new();
     let mut mutations = 0usize;
     let mut remove = Vec::with_capacity(g.nodes().len());
+    let outputs: std::collections::HashSet<ValueId> = g.outputs().iter().copied().collect();
     for i in 0..g.nodes().len() {
         // Earlier replacements feed into later keys.
         if !replace.is_empty() {
@@ -30,7 +34,7 @@ pub fn eliminate_common_subexpressions(g: &mut Graph, _cx: &PassCx) {
         if flags.contains(OpFlags::INPLACE) || flags.contains(OpFlags::MUTATES_ARGS) {
             mutations += 1;
         }
-        if flags.is_impure() {
+        if flags.is_impure() || n.outputs.iter().any(|o| outputs.contains(o)) {
             remove.push(false);
             continue;
         }

@@ -100,4 +100,20 @@ for backend, want in (("eager", "raised ZeroDivisionError"), ("aot_eager", "retu
     torch._dynamo.reset()
     expect("dead fmod on " + backend, outcome(torch.compile(dead_fmod, backend=backend)), want)
 
+# Finding 5 (seed 17, program 6550): two identical expressions returned from one graph are two
+# tensors, not one (common-subexpression elimination merged them, so an in-place write through
+# one after the graph changed the other).
+def twins(x):
+    v1 = x * 2
+    v2 = x * 2
+    if v2.sum() > 0:  # a graph break on data
+        v1.clamp_(-1, 1)
+    return v1, v2
+
+
+for backend in ("eager", "inductor"):
+    torch._dynamo.reset()
+    a, b = torch.compile(twins, backend=backend)(torch.tensor(True))
+    expect("twins on " + backend, (a.tolist(), b.tolist(), a is b), (1, 2, False))
+
 done()

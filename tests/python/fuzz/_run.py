@@ -40,7 +40,8 @@ import torch._dynamo  # noqa: E402
 
 import _gen  # noqa: E402
 
-BACKENDS = ["inductor", "eager"]
+# The eager backend first: the default backend's check reads what it raised (see run_case).
+BACKENDS = ["eager", "inductor"]
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0]
 
 
@@ -165,7 +166,9 @@ def same_text(a, b, tol):
     way when printed)."""
     if a == b or not tol:
         return a == b
-    if NUMBER.split(a) != NUMBER.split(b):
+    # Spaces aside: a column's padding follows its widest number, so a zero printed as -0.
+    # (its sign is not compared, as above) shifts the others (seed 17, program 7429).
+    if [t.replace(" ", "") for t in NUMBER.split(a)] != [t.replace(" ", "") for t in NUMBER.split(b)]:
         return False
     for x, y in zip(NUMBER.findall(a), NUMBER.findall(b)):
         mant, _, exp = x.partition("e")
@@ -212,6 +215,8 @@ def state(ns, read_cell):
 def run_case(text, case, report):
     """Runs one program on every backend; calls report(backend, call, message) per difference."""
     calls = case.get("calls", _gen.NCALLS)
+    # Per call: what the eager backend raised (it runs the traced graph whole, dead ops included).
+    eager_backend_raised = {}
     for backend in BACKENDS:
         torch._dynamo.reset()
         ns_e, f_e, cell_e = load(text)
@@ -226,9 +231,17 @@ def run_case(text, case, report):
             args_c = make_inputs(case, c)  # the same values and layouts
             out_e, exc_e, text_e = call(f_e, args_e)
             out_c, exc_c, text_c = call(opt, args_c)
+            if backend == "eager":
+                eager_backend_raised[c] = exc_c
             problems = []
             if exc_e is None and exc_c is not None:
                 problems.append(f"compiled raised {type(exc_c).__name__}: {str(exc_c)[:300]}")
+            elif (exc_e is not None and exc_c is None and backend == "inductor"
+                  and isinstance(eager_backend_raised.get(c), type(exc_e))):
+                # A dead op raised (an integer fmod by zero whose result is unused): the eager
+                # backend keeps it and raises as eager does, while a compiling backend
+                # eliminates it and returns, as PyTorch's inductor does (seed 17, program 16).
+                pass
             elif exc_e is not None and not isinstance(exc_c, type(exc_e)):
                 got = "returned" if exc_c is None else f"raised {type(exc_c).__name__}: {str(exc_c)[:200]}"
                 problems.append(f"eager raised {type(exc_e).__name__}: {str(exc_e)[:200]}; compiled {got}")
