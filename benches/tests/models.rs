@@ -9,18 +9,9 @@ use std::process::Command;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod common;
 
-fn rynamo() -> PathBuf {
-    if let Some(p) = std::env::var_os("RYNAMO") {
-        return p.into();
-    }
-    let target =
-        option_env!("CARGO_TARGET_DIR").map_or_else(|| workspace().join("target"), PathBuf::from);
-    target.join("debug").join("rynamo")
-}
+use common::{rynamo, workspace};
 
 fn models_dir() -> PathBuf {
     workspace().join("benches").join("models")

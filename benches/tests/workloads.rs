@@ -5,23 +5,13 @@
 //! run). End of stdin right away: set-up only, no timed repetitions. W7 runs its one-shot mode.
 //! `RYNAMO=/path/to/rynamo` overrides the binary.
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod common;
 
-fn rynamo() -> PathBuf {
-    if let Some(p) = std::env::var_os("RYNAMO") {
-        return p.into();
-    }
-    let target =
-        option_env!("CARGO_TARGET_DIR").map_or_else(|| workspace().join("target"), PathBuf::from);
-    target.join("debug").join("rynamo")
-}
+use common::{rynamo, workspace};
 
 /// The workloads `driver.py` serves, and whether their inputs are deterministic (an `output`
 /// line is expected).
