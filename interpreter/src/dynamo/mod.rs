@@ -32,6 +32,7 @@ pub mod exc;
 pub mod frame_dict;
 pub mod fx;
 pub mod graph_break;
+pub mod guard_check;
 pub mod guards;
 pub mod host_call;
 pub mod logs;
