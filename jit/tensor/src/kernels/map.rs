@@ -188,6 +188,34 @@ pub fn map3<A: Element, B: Element, C: Element, O: Element>(
                         }
                     },
                 );
+            } else if (so, sa, sb, sc) == (1, 1, 1, 0) && !alias {
+                // A broadcast scalar third operand (`where(mask, grad, 0.0)` in ReLU's backward).
+                let os = std::slice::from_raw_parts_mut(o, len);
+                let xs = std::slice::from_raw_parts(x, len);
+                let ys = std::slice::from_raw_parts(y, len);
+                let z = *z;
+                with_wide(
+                    #[inline(always)]
+                    || {
+                        for ((o, &x), &y) in os.iter_mut().zip(xs).zip(ys) {
+                            *o = f(x, y, z);
+                        }
+                    },
+                );
+            } else if (so, sa, sb, sc) == (1, 1, 0, 1) && !alias {
+                // A broadcast scalar second operand (`where(mask, 0.0, grad)`).
+                let os = std::slice::from_raw_parts_mut(o, len);
+                let xs = std::slice::from_raw_parts(x, len);
+                let zs = std::slice::from_raw_parts(z, len);
+                let y = *y;
+                with_wide(
+                    #[inline(always)]
+                    || {
+                        for ((o, &x), &z) in os.iter_mut().zip(xs).zip(zs) {
+                            *o = f(x, y, z);
+                        }
+                    },
+                );
             } else {
                 for i in 0..len as isize {
                     *o.offset(i * so) = f(*x.offset(i * sa), *y.offset(i * sb), *z.offset(i * sc));

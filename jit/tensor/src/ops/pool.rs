@@ -188,6 +188,19 @@ pub fn max_pool2d(
     Ok((vals, idx))
 }
 
+/// The taps `lo..hi` of a `k`-tap window (dilation `d`) starting at `start` (may be negative, in
+/// the padding) that fall inside `0..size`.
+fn valid_taps(start: isize, k: usize, d: usize, size: usize) -> (usize, usize) {
+    let d = d as isize;
+    let lo = if start < 0 { (-start + d - 1) / d } else { 0 };
+    let hi = if start >= size as isize {
+        0
+    } else {
+        (size as isize - start + d - 1) / d
+    };
+    (lo as usize, (hi as usize).min(k).max(lo as usize))
+}
+
 fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
     let [h, wd] = w.hw;
     let [oh, ow] = w.out;
@@ -196,6 +209,15 @@ fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
         SendPtr(vals.data_ptr::<T>()),
         SendPtr(idx.data_ptr::<i64>()),
     );
+    // Each output column's first input column and its in-bounds taps, computed once: the
+    // per-element work is then only the comparisons (no bounds tests in the loop).
+    let cols: Vec<(isize, usize, usize)> = (0..ow)
+        .map(|xo| {
+            let start = (xo * w.s[1]) as isize - w.p[1] as isize;
+            let (lo, hi) = valid_taps(start, w.k[1], w.d[1], wd);
+            (start, lo, hi)
+        })
+        .collect();
     (0..w.planes).into_par_iter().for_each(|pl| {
         // SAFETY: plane `pl` of the contiguous input and of both outputs; planes are disjoint.
         let (src, v, ix) = unsafe {
@@ -206,34 +228,33 @@ fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
             )
         };
         for y in 0..oh {
-            for xo in 0..ow {
-                let (mut best, mut bi): (Option<T>, i64) = (None, -1);
-                for i in 0..w.k[0] {
-                    let ih = (y * w.s[0] + i * w.d[0]) as isize - w.p[0] as isize;
-                    if ih < 0 || ih >= h as isize {
-                        continue;
-                    }
-                    for j in 0..w.k[1] {
-                        let iw = (xo * w.s[1] + j * w.d[1]) as isize - w.p[1] as isize;
-                        if iw < 0 || iw >= wd as isize {
-                            continue;
-                        }
-                        let at = ih as usize * wd + iw as usize;
-                        let val = src[at];
-                        let nan = val.partial_cmp(&val).is_none();
-                        let take = match best {
-                            None => true,
-                            // PyTorch's `val > max || isnan(val)`: a later NaN replaces an
-                            // earlier one.
-                            Some(b) => val > b || nan,
-                        };
-                        if take {
-                            best = Some(val);
-                            bi = at as i64;
+            let row0 = (y * w.s[0]) as isize - w.p[0] as isize;
+            let (ilo, ihi) = valid_taps(row0, w.k[0], w.d[0], h);
+            for (xo, &(col0, jlo, jhi)) in cols.iter().enumerate() {
+                let (mut best, mut bi) = (T::ZERO, -1i64);
+                if ilo < ihi && jlo < jhi {
+                    // The first in-bounds tap starts the scan.
+                    let at = |i: usize, j: usize| {
+                        (row0 + (i * w.d[0]) as isize) as usize * wd
+                            + (col0 + (j * w.d[1]) as isize) as usize
+                    };
+                    bi = at(ilo, jlo) as i64;
+                    best = src[bi as usize];
+                    for i in ilo..ihi {
+                        for j in jlo..jhi {
+                            let a = at(i, j);
+                            let val = src[a];
+                            // PyTorch's `val > max || isnan(val)` (a later NaN replaces an
+                            // earlier one), evaluated without short-circuit so the update
+                            // compiles to selects: random data mispredicts a branch here.
+                            #[allow(clippy::eq_op, reason = "NaN test generic over Element")]
+                            let take = (val > best) | (val != val);
+                            best = if take { val } else { best };
+                            bi = if take { a as i64 } else { bi };
                         }
                     }
                 }
-                v[y * ow + xo] = best.unwrap_or(T::ZERO);
+                v[y * ow + xo] = best;
                 ix[y * ow + xo] = bi;
             }
         }

@@ -7,6 +7,7 @@ mod index;
 mod kernels;
 mod linalg;
 mod memory_overlap;
+mod pool_where;
 mod preserve;
 mod promotion;
 mod prop;
