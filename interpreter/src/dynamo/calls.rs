@@ -90,6 +90,11 @@ impl Tracer<'_> {
         {
             return r;
         }
+        if let Kind::Function(o) = &callee.kind
+            && let Some(r) = self.call_inspect_signature(&o.clone(), &args, &kwargs)
+        {
+            return r;
+        }
         if let Kind::Class(c) | Kind::Builtin(c, _) = &callee.kind
             && super::variables::exceptions::is_plain_exception_class(c, self.vm)
         {

@@ -8,7 +8,11 @@
   result is the input object itself;
 - `nn.Module`s are guarded by type, not identity: another instance of the class reuses the
   entry when what the trace read from it is the same (its attributes, parameters' metadata,
-  children, hooks), and recompiles otherwise."""
+  children, hooks), and recompiles otherwise;
+- `inspect.signature(f)` of a Python function is a constant of the trace, guarded on what it
+  reads (code, defaults, keyword defaults, annotations), so changing a default recompiles."""
+import inspect
+
 import torch
 import torch._dynamo
 import torch.nn as nn
@@ -189,6 +193,54 @@ except TypeError as e:
         failures.append(f"buffer store raised {e}")
 if plain.scale != 2.0 or cnt.frame_count != 1:
     failures.append(f"module store: {plain.scale}, {cnt.frame_count} graphs")
+
+# --- inspect.signature ----------------------------------------------------------------------
+def sig_target(a, b=2, *, c=3):
+    return a
+
+
+def annotated(a: int, b=2):
+    return a
+
+
+def signature_parameters(x):
+    sig = inspect.signature(sig_target)
+    return list(sig.parameters), sig.parameters["b"].default, x + 1
+
+
+def signature_kinds_and_text(x):
+    sig = inspect.signature(sig_target)
+    p = sig.parameters["c"]
+    return p.kind == inspect.Parameter.KEYWORD_ONLY, p.name, str(sig), len(sig.parameters), x + 1
+
+
+def signature_annotated(x):
+    return list(inspect.signature(annotated).parameters), x + 1
+
+
+def signature_bind(x):
+    return inspect.signature(sig_target).bind(1, 2).arguments, x + 1
+
+
+for fn in (signature_parameters, signature_kinds_and_text, signature_annotated, signature_bind):
+    torch._dynamo.reset()
+    torch.compile(fn, backend="eager", fullgraph=True)(B)
+    compiled(fn, B, graphs=1)
+
+torch._dynamo.reset()
+cnt = CompileCounter()
+opt = torch.compile(signature_parameters, backend=cnt)
+opt(B)
+sig_target.__defaults__ = (5,)
+if opt(B)[1] != 5 or cnt.frame_count != 2:
+    failures.append(f"a changed default: {opt(B)[1]}, {cnt.frame_count} graphs (PyTorch: 5, 2)")
+# Keyword defaults live in a dict that changes in place.
+torch._dynamo.reset()
+opt = torch.compile(signature_kinds_and_text, backend="eager")
+first = opt(B)[2]
+sig_target.__kwdefaults__["c"] = 7
+if (first, opt(B)[2]) != ("(a, b=5, *, c=3)", "(a, b=5, *, c=7)"):
+    failures.append(f"a keyword default changed in place: {first}, then {opt(B)[2]}")
 
 for f in failures:
     print("FAIL", f)

@@ -40,6 +40,7 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
         || obj.class().is(vm.ctx.types.slice_type)
         || obj.class().is(vm.ctx.types.complex_type)
         || obj.downcast_ref::<rynamo_shims::PySize>().is_some()
+        || super::super::inspect_signature::is_inspect_value(obj, vm)
         || (obj.class().is(vm.ctx.types.frozenset_type)
             && vm
                 .extract_elements_with(obj, Ok)
