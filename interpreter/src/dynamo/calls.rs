@@ -95,6 +95,11 @@ impl Tracer<'_> {
         {
             return r;
         }
+        if let Kind::Class(c) = &callee.kind
+            && let Some(m) = self.construct_builtin_module(&c.clone(), &args, &kwargs)
+        {
+            return Ok(m);
+        }
         if let Kind::Class(c) | Kind::Builtin(c, _) = &callee.kind
             && super::variables::exceptions::is_plain_exception_class(c, self.vm)
         {

@@ -37,6 +37,7 @@ pub mod guards;
 pub mod host_call;
 pub mod inspect_signature;
 pub mod logs;
+pub mod nn_module_new;
 pub mod nonstrict;
 mod opcodes;
 pub mod output_graph;

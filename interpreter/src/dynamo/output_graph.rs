@@ -90,6 +90,9 @@ pub struct OutputGraph {
     /// Objects of user classes made during the trace: placeholder address -> (placeholder,
     /// class). Their attributes live in the side-effect overlay (`variables/user_defined.rs`).
     pub new_objects: HashMap<usize, NewObject>,
+    /// `torch.nn` modules built for real at trace time (`nn_module_new.rs`), by address (kept
+    /// alive); a module that leaves the trace is built anew by calling its class again.
+    pub built_modules: HashMap<usize, super::nn_module_new::BuiltModule>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
     /// Names of the values computed while grad mode was off (`no_grad` blocks): a graph run that
@@ -135,6 +138,7 @@ impl OutputGraph {
             identity_calls: 0,
             containers: HashMap::new(),
             new_objects: HashMap::new(),
+            built_modules: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
             no_grad_values: std::collections::HashSet::new(),
             grad_enabled_at_start: super::bridge::grad_enabled(),

@@ -165,7 +165,6 @@ def split_and_chunk(x):
 run(
     __file__,
     known={
-        "module_constructed_no_params": (1, "nn.Module construction inside the region breaks (nn.Module.__init__ stores through object.__setattr__ into its registries); the graph after it is PyTorch's one graph"),
         "inplace_view_methods": (2, "eager has unsqueeze_/t_/...; tracing one breaks (GB0012 on Tensor._set_view_): the tracker's shape is not shared between aliases, so a layout change in place is not modelled"),
     },
 )

@@ -9,6 +9,9 @@
 - `nn.Module`s are guarded by type, not identity: another instance of the class reuses the
   entry when what the trace read from it is the same (its attributes, parameters' metadata,
   children, hooks), and recompiles otherwise;
+- `torch.nn` modules without parameters built in the region (`nn.ReLU()`) are values of the
+  trace; one that leaves it is built anew per call, as eager does; one with parameters breaks
+  (as PyTorch does) and draws the same random initial values as eager;
 - `inspect.signature(f)` of a Python function is a constant of the trace, guarded on what it
   reads (code, defaults, keyword defaults, annotations), so changing a default recompiles."""
 import inspect
@@ -193,6 +196,62 @@ except TypeError as e:
         failures.append(f"buffer store raised {e}")
 if plain.scale != 2.0 or cnt.frame_count != 1:
     failures.append(f"module store: {plain.scale}, {cnt.frame_count} graphs")
+
+# --- nn.Modules built in the region ---------------------------------------------------------
+X = torch.arange(6.0).reshape(2, 3)
+
+
+def built_activations(x):
+    act = nn.ReLU()
+    drop = nn.Dropout(0.0)
+    return drop(act(x - 2))
+
+
+def built_with_kwargs(x):
+    return nn.GELU(approximate="tanh")(x), nn.Flatten(0)(x), nn.Hardtanh(-1.0, 1.0)(x)
+
+
+def built_then_break(x):
+    m = nn.Hardtanh(-1.0, 2.0)
+    y = m(x)
+    torch._dynamo.graph_break()
+    return m(y) + 1
+
+
+def built_in_eval_mode(x):
+    m = nn.Dropout(0.5)
+    m.eval()
+    return m(x)
+
+
+def built_with_parameters(x):
+    torch.manual_seed(0)
+    lin = nn.Linear(3, 2)
+    return lin(x), torch.rand(2)
+
+
+for fn in (built_activations, built_with_kwargs):
+    torch._dynamo.reset()
+    torch.compile(fn, backend="eager", fullgraph=True)(X)
+    compiled(fn, X, graphs=1)
+compiled(built_then_break, X, graphs=2)
+compiled(built_in_eval_mode, X, graphs=1)
+compiled(built_with_parameters, X, graphs=1)
+
+
+def built_and_returned(x):
+    m = nn.LeakyReLU(0.3)
+    return m(x), m, [m]
+
+
+torch._dynamo.reset()
+opt = torch.compile(built_and_returned, backend="eager", fullgraph=True)
+r1, r2 = opt(X), opt(X)
+if not (r1[1] is r1[2][0] and r1[1] is not r2[1] and isinstance(r1[1], nn.LeakyReLU)):
+    failures.append("a returned module is not a fresh module per call")
+if r1[1].negative_slope != 0.3 or not r1[1].training or not torch.equal(r1[0], built_and_returned(X)[0]):
+    failures.append(f"the returned module differs: {r1[1]!r}")
+
 
 # --- inspect.signature ----------------------------------------------------------------------
 def sig_target(a, b=2, *, c=3):
