@@ -25,7 +25,8 @@ pub struct BuiltModule {
     /// Its class.
     pub cls: PyObjectRef,
     /// The positional arguments (constants and built modules); `None` when the call had
-    /// keyword arguments (then the module cannot be rebuilt).
+    /// keyword arguments or the module is a child its parent's `__init__` made (then it cannot
+    /// be rebuilt).
     pub args: Option<Vec<Vt>>,
 }
 
@@ -97,6 +98,22 @@ impl Tracer<'_> {
         };
         if !empty("parameters") || !empty("buffers") {
             return None;
+        }
+        // Children its `__init__` made itself never leave the trace either (they cannot be
+        // rebuilt alone: no arguments recorded).
+        let children = vm
+            .call_method(&made, "modules", ())
+            .and_then(|it| vm.extract_elements_with(&it, Ok))
+            .ok()?;
+        for c in children {
+            self.out
+                .built_modules
+                .entry(c.as_object() as *const _ as usize)
+                .or_insert_with(|| BuiltModule {
+                    module: c.clone(),
+                    cls: c.class().to_owned().into(),
+                    args: None,
+                });
         }
         self.out.built_modules.insert(
             made.as_object() as *const _ as usize,

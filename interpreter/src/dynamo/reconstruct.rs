@@ -297,7 +297,7 @@ pub fn recon_of(
             let args = built.args.ok_or_else(|| {
                 GraphBreak::new(
                     GraphBreakKind::UnsupportedConstruct,
-                    "an nn.Module built in the compiled region with keyword arguments outlives it",
+                    "an nn.Module built in the compiled region with keyword arguments (or by another module) outlives it",
                 )
             })?;
             shared(addr, outputs, |outputs| {

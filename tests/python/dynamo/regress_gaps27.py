@@ -253,6 +253,30 @@ if r1[1].negative_slope != 0.3 or not r1[1].training or not torch.equal(r1[0], b
     failures.append(f"the returned module differs: {r1[1]!r}")
 
 
+def built_with_keywords_and_returned(x):
+    m = nn.Softmax(dim=-1)
+    return m(x), m
+
+
+def child_of_built_container(x):
+    s = nn.Sequential(nn.ReLU())
+    return s[0](x), s[0]
+
+
+# A module built with keyword arguments cannot be rebuilt from its recorded arguments: returning
+# it is a graph break (the frame runs eagerly; PyTorch makes 1 graph). A container's child is
+# read through the container, which Rynamo breaks on (1 graph after it, as PyTorch's 1).
+for fn, graphs in ((built_with_keywords_and_returned, 0 if RYNAMO else 1), (child_of_built_container, 1)):
+    torch._dynamo.reset()
+    cnt = CompileCounter()
+    opt = torch.compile(fn, backend=cnt)
+    r1, r2 = opt(X), opt(X)
+    if r1[1] is r2[1] or not torch.equal(r1[0], fn(X)[0]) or repr(r1[1]) != repr(fn(X)[1]):
+        failures.append(f"{fn.__name__}: {r1!r}")
+    if cnt.frame_count != graphs:
+        failures.append(f"{fn.__name__}: {cnt.frame_count} graphs, want {graphs}")
+
+
 # --- inspect.signature ----------------------------------------------------------------------
 def sig_target(a, b=2, *, c=3):
     return a
