@@ -36,9 +36,9 @@ if "loader" in which:
         out[f"loader_w{nw}_batches_per_s"] = n / t
 
 if "adam" in which:
-    # The single-tensor path (foreach=False) and the fused one (fused=True: one multi-tensor op
-    # per group on both sides; PyTorch's default on CPU is the single-tensor path).
-    for mode, kwargs in (("single", dict(foreach=False)), ("fused", dict(fused=True))):
+    # The single-tensor path (foreach=False), the fused one (fused=True: one multi-tensor op per
+    # group on both sides) and the default (PyTorch on CPU: single-tensor; Rynamo: the op).
+    for mode, kwargs in (("single", dict(foreach=False)), ("fused", dict(fused=True)), ("default", {})):
         params = [torch.zeros(2_500_000, requires_grad=True) for _ in range(4)]
         for i, p in enumerate(params):
             p.grad = torch.full_like(p, 0.001 * (i + 1))
