@@ -326,6 +326,8 @@ pub fn outputs(op: Op, outs: Vec<Tensor>, requires_grad: bool, vm: &VirtualMachi
             let items: Vec<PyObjectRef> = outs.into_iter().map(wrap).collect();
             Ok(vm.ctx.new_tuple(items).into())
         }
+        // `-> ()`: in-place multi-tensor ops (`_fused_adam_`) return `None`, as PyTorch's.
+        Returns::Tuple(names) if names.is_empty() => Ok(vm.ctx.none()),
         Returns::Tuple(_) => {
             let items: Vec<PyObjectRef> = outs.into_iter().map(wrap).collect();
             let tuple: PyRef<PyTuple> = vm.ctx.new_tuple(items);

@@ -429,6 +429,7 @@ mod _c {
         let out = vm.ctx.new_dict();
         for &op in rynamo_graph::Op::ALL {
             if let rynamo_graph::Returns::Tuple(names) = &op.schema().returns
+                && !names.is_empty()
                 && out.get_item_opt(op.py_name(), vm)?.is_none()
             {
                 let names: Vec<PyObjectRef> = names

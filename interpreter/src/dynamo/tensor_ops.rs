@@ -46,6 +46,17 @@ impl Tracer<'_> {
                 format!("torch.{name} was marked with disallow_in_graph"),
             ));
         }
+        if let Some(op) = overloads.first()
+            && op.flags().contains(OpFlags::MUTATES_ARGS)
+            && op.schema().returns == rynamo_graph::Returns::Tuple(Vec::new())
+        {
+            // The multi-tensor optimizer ops (`_fused_adam_`) write every tensor of their list
+            // arguments, which the tracker cannot follow: they run eagerly.
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                format!("torch.{name}() writes into its tensor-list arguments"),
+            ));
+        }
         let unsupported = || {
             GraphBreak::new(
                 GraphBreakKind::UnsupportedCall,

@@ -123,6 +123,11 @@ impl Schema {
         let out = match (p.ty, v) {
             (ParamType::Tensor, v @ Value::Tensor(_)) => v,
             (ParamType::TensorList, v @ Value::TensorList(_)) => v,
+            // An empty Python list has no element to say it holds tensors (`_fused_adam_`'s
+            // `max_exp_avg_sqs=[]` without amsgrad).
+            (ParamType::TensorList, Value::IntList(v)) if v.is_empty() => {
+                Value::TensorList(Vec::new())
+            }
             (ParamType::TensorOrScalar, v @ Value::Tensor(_)) => v,
             (ParamType::TensorOrScalar | ParamType::Scalar, v) if number(&v).is_some() => {
                 Value::Scalar(number(&v).expect("invariant: checked"))

@@ -408,6 +408,12 @@ ops! {
     LinalgQr = 261 => models::linalg_qr;
     LinalgSvd = 262 => models::linalg_svd;
     LinalgEigh = 263 => models::linalg_eigh;
+
+    // === Issue 25: the optimizers' multi-tensor updates (definitions in rules/optim.rs) ===
+    FusedAdam_ = 264 => optim::fused_adam_;
+    FusedAdamw_ = 265 => optim::fused_adamw_;
+    FusedSgd_ = 266 => optim::fused_sgd_;
+    FusedAdagrad_ = 267 => optim::fused_adagrad_;
 }
 
 fn schemas() -> &'static [Schema] {

@@ -95,7 +95,7 @@ pub struct Param {
 pub enum Returns {
     /// One tensor.
     Tensor,
-    /// A fixed tuple of named tensors.
+    /// A fixed tuple of named tensors; empty for ops returning nothing (`-> ()`).
     Tuple(Vec<String>),
     /// A list of tensors whose length depends on the arguments.
     List,
@@ -132,6 +132,8 @@ impl Schema {
         let returns = match text.returns {
             "Tensor" => Returns::Tensor,
             "Tensor[]" => Returns::List,
+            // In-place multi-tensor ops (`_fused_adam_`) return nothing (Python's `None`).
+            "()" => Returns::Tuple(Vec::new()),
             r if r.starts_with('(') && r.ends_with(')') => Returns::Tuple(
                 crate::schema_syntax::split_top(&r[1..r.len() - 1])
                     .map(|p| p.split_whitespace().last().unwrap_or("").to_string())

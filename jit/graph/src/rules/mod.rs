@@ -14,6 +14,7 @@ pub(crate) mod linalg;
 pub(crate) mod loss;
 pub(crate) mod models;
 pub(crate) mod nn;
+pub(crate) mod optim;
 pub(crate) mod order;
 pub(crate) mod rearrange;
 pub(crate) mod reduce;

@@ -32,6 +32,22 @@ use crate::wire::{PyArg, PyCase, RefResult};
 /// Ops whose results are not checked against NumPy here, and where they are checked instead.
 const ELSEWHERE: &[(Op, &str)] = &[
     (
+        Op::FusedAdam_,
+        "multi-tensor optimizer update: bitwise against the single-tensor path (tests/python/train/foreach_equal.py)",
+    ),
+    (
+        Op::FusedAdamw_,
+        "multi-tensor optimizer update: bitwise against the single-tensor path (tests/python/train/foreach_equal.py)",
+    ),
+    (
+        Op::FusedSgd_,
+        "multi-tensor optimizer update: bitwise against the single-tensor path (tests/python/train/foreach_equal.py)",
+    ),
+    (
+        Op::FusedAdagrad_,
+        "multi-tensor optimizer update: bitwise against the single-tensor path (tests/python/train/foreach_equal.py)",
+    ),
+    (
         Op::HostCall,
         "calls back into the embedder: no kernel of its own (graph tests::samples, Dynamo allow_in_graph tests)",
     ),

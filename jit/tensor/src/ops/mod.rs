@@ -16,6 +16,7 @@ pub mod matmul;
 pub mod nn;
 pub mod norm;
 pub mod norm_backward;
+pub mod optim;
 pub mod pad;
 pub mod pointwise;
 pub mod pool;

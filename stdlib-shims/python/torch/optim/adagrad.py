@@ -1,9 +1,10 @@
-"""``torch.optim.Adagrad``, PyTorch's single-tensor (dense) update."""
+"""``torch.optim.Adagrad``: PyTorch's single-tensor (dense) update, and the multi-tensor path
+(``torch._fused_adagrad_``, bitwise equal to it)."""
 
 import torch
 
-from .optimizer import (Optimizer, _addcdiv_, _check_foreach_fused, _check_lr, _get_value, _to_scalar,
-                        _use_grad_for_differentiable)
+from .optimizer import (Optimizer, _addcdiv_, _check_foreach_fused, _check_lr, _get_value,
+                        _multi_tensor_split, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["Adagrad"]
 
@@ -39,19 +40,35 @@ class Adagrad(Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                step_t, state_sum = state["step"], state["sum"]
-                step_t += 1
-                step = _get_value(step_t)
-                grad = p.grad if not group["maximize"] else -p.grad
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
-                clr = lr / (1 + (step - 1) * group["lr_decay"])
-                state_sum.addcmul_(grad, grad, value=1)
-                std = state_sum.sqrt().add_(group["eps"])
-                _addcdiv_(p, grad, std, -clr)
+            params = [p for p in group["params"] if p.grad is not None]
+            fast, rest = _multi_tensor_split(group, params, self.state, ("sum",))
+            if fast:
+                self._multi_tensor_step(group, fast)
+            for p in rest:
+                self._single_tensor_step(group, p)
         return loss
+
+    def _multi_tensor_step(self, group, params):
+        """Every parameter in one ``torch._fused_adagrad_`` call (step counters incremented first)."""
+        states = [self.state[p] for p in params]
+        steps = [st["step"] for st in states]
+        for step_t in steps:
+            step_t += 1
+        torch._fused_adagrad_(params, [p.grad for p in params], [st["sum"] for st in states], steps,
+                              lr=float(_to_scalar(group["lr"])), lr_decay=float(group["lr_decay"]),
+                              weight_decay=float(group["weight_decay"]), eps=float(group["eps"]),
+                              maximize=group["maximize"])
+
+    def _single_tensor_step(self, group, p):
+        lr = _to_scalar(group["lr"])
+        state = self.state[p]
+        step_t, state_sum = state["step"], state["sum"]
+        step_t += 1
+        step = _get_value(step_t)
+        grad = p.grad if not group["maximize"] else -p.grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        clr = lr / (1 + (step - 1) * group["lr_decay"])
+        state_sum.addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(group["eps"])
+        _addcdiv_(p, grad, std, -clr)

@@ -99,6 +99,47 @@ def _check_foreach_fused(foreach, fused, differentiable):
         raise RuntimeError("`fused` does not support `differentiable`")
 
 
+# The dtypes the multi-tensor ops (`torch._fused_adam_`, ...) update; PyTorch's fused CPU kernels
+# take the same four.
+_MULTI_TENSOR_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+_FUSED_DEVICES = "['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone']"
+
+
+def _multi_tensor_split(group, params, states, state_keys):
+    """Splits a group's parameters (those with gradients) into the ones its multi-tensor op
+    updates and the ones the single-tensor path updates. The op runs by default and for
+    ``foreach=True`` or ``fused=True`` (it is bitwise equal to the single-tensor path, so the
+    choice only changes speed); ``foreach=False``, ``differentiable=True`` and a step traced by
+    torch.compile (where the single-tensor ops are what Dynamo captures and the backend fuses)
+    take the single-tensor path. A parameter whose gradient or state is not a dense tensor of
+    its own dtype and layout also does, and so does a group listing a parameter twice.
+    ``fused=True`` refuses non-float parameters with PyTorch's error."""
+    fused = group.get("fused")
+    if group.get("differentiable") or torch.compiler.is_compiling():
+        return [], params
+    if group.get("foreach") is False and not fused:
+        return [], params
+    if len({id(p) for p in params}) != len(params):
+        # A parameter listed twice is updated twice, in order: the single-tensor path does that.
+        return [], params
+    fast, rest = [], []
+    for p in params:
+        if fused and not p.dtype.is_floating_point:
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of "
+                               f"supported devices: {_FUSED_DEVICES} but {p.dtype} and {p.device.type}")
+        g = p.grad
+        ok = (p.dtype in _MULTI_TENSOR_DTYPES and g.dtype == p.dtype and not g.is_sparse
+              and p.is_contiguous() and g.is_contiguous() and g.shape == p.shape)
+        if ok:
+            st = states[p]
+            for k in state_keys:
+                t = st.get(k)
+                if t is not None and not (t.dtype == p.dtype and t.is_contiguous() and t.shape == p.shape):
+                    ok = False
+        (fast if ok else rest).append(p)
+    return fast, rest
+
+
 _TENSOR_TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
