@@ -396,7 +396,10 @@ impl Tracer<'_> {
         name: &str,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
-        if matches!(name, "shape" | "nbytes") {
+        if name == "shape" {
+            return Ok(self.out.sizes_of(t, vm));
+        }
+        if name == "nbytes" {
             self.out.specialise(t.value, None);
         }
         let v: PyObjectRef = match name {

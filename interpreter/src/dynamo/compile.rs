@@ -183,7 +183,13 @@ pub fn compile_graph(
             }
             if out.shape_env.has_live_symbols() {
                 // Dynamic dimensions: the backend gets concrete sizes, one graph per shape.
-                let per_shape = super::per_shape::PerShape::new(graph.clone(), exe, compile_one);
+                let per_shape = super::per_shape::PerShape::new(
+                    graph.clone(),
+                    out.sym_args.clone(),
+                    out.size_assumptions.clone(),
+                    exe,
+                    compile_one,
+                );
                 return Ok(Executor::Native(Arc::new(per_shape)));
             }
             Ok(Executor::Native(exe))

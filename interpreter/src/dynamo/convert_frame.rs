@@ -462,6 +462,8 @@ fn trace(
     {
         out.shape_env.specialise_all();
     }
+    // SymInts used as constants specialise their dimensions (`sym_trace.rs`).
+    out.settle_syms(false);
     // The frame state: sizes seen, dimensions that changed (read by the next compile).
     let seen = std::mem::take(&mut out.shape_env.seen_now);
     cache::with(code, |c| c.frame_state.extend(seen.iter().cloned()));
