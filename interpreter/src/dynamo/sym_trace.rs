@@ -61,7 +61,7 @@ impl OutputGraph {
         Vt::constant(vm.ctx.new_int(hint).into())
     }
 
-    /// `x.size()` / `x.shape`: a tuple of SymInts and ints when some dimension is dynamic, else
+    /// `x.size()` / `x.shape`: a `torch.Size` of SymInts and ints when some dimension is dynamic, else
     /// the `torch.Size` constant.
     pub fn sizes_of(&mut self, t: &TensorVar, vm: &rustpython_vm::VirtualMachine) -> Vt {
         let any_live = self.shape_env.has_live_symbols()
@@ -75,7 +75,10 @@ impl OutputGraph {
         let items = (0..t.meta.shape.len())
             .map(|d| self.size_of(t, d, vm))
             .collect();
-        Vt::new(Kind::Tuple(items))
+        // A `torch.Size` of trackers: rebuilt as a `torch.Size` wherever it is used as a value.
+        let size_cls: rustpython_vm::PyObjectRef =
+            super::bridge::make_size(&[], vm).class().to_owned().into();
+        Vt::new(Kind::NamedTuple(size_cls, items))
     }
 
     /// `x.numel()`: the product of the sizes, symbolic when some are.

@@ -63,6 +63,39 @@ for backend in ("eager", "inductor"):
     expect(f"threshold {backend} compiles", cnt.frame_count, 2)
 
 
+# Sizes that leave the graph as Python values (the result, a live local across a graph break,
+# an attribute store) are specialised: every size gets its own values, never the traced ones.
+class Holder:
+    pass
+
+
+holder = Holder()
+
+
+def returns_sizes(x):
+    holder.rows = x.size(0) - 1
+    return x * 2, x.shape, x.size(0) + 1
+
+
+def across_break(x):
+    n = x.size(0) * 2
+    torch._dynamo.graph_break()
+    return x * n
+
+
+for backend in ("eager", "inductor"):
+    for fn in (returns_sizes, across_break):
+        torch._dynamo.reset()
+        opt = torch.compile(fn, backend=backend)
+        for n in (3, 5, 8, 6):
+            x = torch.randn(n, 2)
+            want, got = fn(x), opt(x)
+            if fn is returns_sizes:
+                expect(f"{fn.__name__} {backend} n={n} sizes", (type(got[1]), got[1], got[2], holder.rows), (torch.Size, want[1], want[2], n - 1))
+                want, got = want[0], got[0]
+            compare(f"{fn.__name__} {backend} n={n}", [want], [got])
+
+
 class CausalSelfAttention(nn.Module):
     def __init__(self, n_embd, n_head, block_size):
         super().__init__()

@@ -177,9 +177,18 @@ impl Tracer<'_> {
         if obj.as_tensor().is_some() {
             return self.tensor_getitem(obj, index);
         }
-        // A SymInt indexing a Python container is used as its value (specialised).
+        // A SymInt indexing or slicing a Python container is used as its value (specialised).
         let index = match &index.kind {
             Kind::SymInt(s) => Vt::constant(s.concrete().clone()),
+            Kind::Slice(parts) if parts.iter().any(|p| matches!(p.kind, Kind::SymInt(_))) => {
+                let conc = |v: &Vt| match &v.kind {
+                    Kind::SymInt(s) => Vt::constant(s.concrete().clone()),
+                    _ => v.clone(),
+                };
+                let [a, b, step] = &**parts;
+                let (a, b, step) = (conc(a), conc(b), conc(step));
+                self.make_slice(a, b, step)?
+            }
             _ => index,
         };
         let seq_index = |items: &[Vt], index: &Vt, what: &str| -> Result<Vt, GraphBreak> {
