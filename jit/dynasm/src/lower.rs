@@ -213,19 +213,31 @@ pub fn lower_pointwise(
             let v = arg(b, 2, oty)?;
             b.sel(m, v, x)
         }
-        Op::Clamp | Op::Clip => {
-            let ops: Vec<_> = (0..3).filter_map(|i| operand(g, &n.args[i])).collect();
+        Op::Clamp | Op::Clip | Op::ClampMin | Op::ClampMax => {
+            // The argument positions of the bounds: `clamp_min`/`clamp_max` take one.
+            let (lo, hi) = match n.op {
+                Op::ClampMin => (Some(1), None),
+                Op::ClampMax => (None, Some(1)),
+                _ => (Some(1), Some(2)),
+            };
+            let given = |i: Option<usize>| i.filter(|&i| !matches!(n.args[i], Value::None));
+            let (lo, hi) = (given(lo), given(hi));
+            let ops: Vec<_> = std::iter::once(0)
+                .chain(lo)
+                .chain(hi)
+                .filter_map(|i| operand(g, &n.args[i]))
+                .collect();
             let c = ty_of(result_type(
                 &ops.iter().map(|o| o.operand()).collect::<Vec<_>>(),
             ))
             .ok_or("clamp dtype")?;
             let mut x = arg(b, 0, c)?;
-            if !matches!(n.args[1], Value::None) {
-                let lo = arg(b, 1, c)?;
+            if let Some(i) = lo {
+                let lo = arg(b, i, c)?;
                 x = b.bin(BOp::Max, x, lo);
             }
-            if !matches!(n.args[2], Value::None) {
-                let hi = arg(b, 2, c)?;
+            if let Some(i) = hi {
+                let hi = arg(b, i, c)?;
                 x = b.bin(BOp::Min, x, hi);
             }
             b.cast(x, oty)
@@ -236,7 +248,7 @@ pub fn lower_pointwise(
                 .ok_or_else(|| format!("{op} is not a constant fill"))?;
             b.konst(ConstVal::from_scalar(v, oty))
         }
-        op if binary_kind(op).is_some() => binary(b, g, n, &mut arg, oty)?,
+        op if op.def().binary.is_some() => binary(b, g, n, &mut arg, oty)?,
         _ => {
             let Value::Tensor(x) = &n.args[0] else {
                 return Err(format!("{} takes a tensor", n.op));
@@ -304,37 +316,6 @@ fn lower_expr(b: &mut Body, e: &Expr, arg: &mut ArgFn<'_>, ty: Ty) -> R<V> {
         .ok_or_else(|| "an empty expression".into())
 }
 
-fn binary_kind(op: Op) -> Option<BinaryOp> {
-    use BinaryOp as B;
-    Some(match op {
-        Op::Add => B::Add,
-        Op::Sub => B::Sub,
-        Op::Mul => B::Mul,
-        Op::Div => B::Div,
-        Op::FloorDivide => B::DivFloor,
-        Op::Remainder => B::Remainder,
-        Op::Pow => B::Pow,
-        Op::Maximum | Op::MaxOther | Op::ClampMin => B::Maximum,
-        Op::Minimum | Op::MinOther | Op::ClampMax => B::Minimum,
-        Op::Eq => B::Eq,
-        Op::Ne => B::Ne,
-        Op::Lt => B::Lt,
-        Op::Le => B::Le,
-        Op::Gt => B::Gt,
-        Op::Ge => B::Ge,
-        Op::LogicalAnd => B::LogicalAnd,
-        Op::LogicalOr => B::LogicalOr,
-        Op::LogicalXor => B::LogicalXor,
-        Op::BitwiseAnd => B::BitwiseAnd,
-        Op::BitwiseOr => B::BitwiseOr,
-        Op::BitwiseXor => B::BitwiseXor,
-        Op::Atan2 => B::Atan2,
-        Op::Fmod => B::Fmod,
-        Op::Hypot => B::Hypot,
-        _ => return None,
-    })
-}
-
 /// `1/d` in `ty` when `d` (converted to `ty` as the kernels do) is a power of two whose
 /// reciprocal is a normal number of `ty`.
 fn exact_reciprocal(d: Scalar, ty: Ty) -> Option<ConstVal> {
@@ -357,26 +338,14 @@ type ArgFn<'a> = dyn FnMut(&mut Body, usize, Ty) -> R<V> + 'a;
 
 fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R<V> {
     use BinaryOp as B;
-    let a = Args(&n.args);
-    let mut op = binary_kind(n.op).ok_or("binary")?;
-    if n.op == Op::Div {
-        op = match a.opt_str(2).map_err(|e| e.to_string())? {
-            None => B::Div,
-            Some("trunc") => B::DivTrunc,
-            Some("floor") => B::DivFloor,
-            Some(m) => return Err(format!("rounding mode {m}")),
-        };
-    }
+    let kind = n.op.def().binary.ok_or("binary")?;
+    let (op, alpha) = kind(&n.args).map_err(|e| e.to_string())?;
     let (x, y) = (
         operand(g, &n.args[0]).ok_or("lhs")?,
         operand(g, &n.args[1]).ok_or("rhs")?,
     );
     let common = result_type(&[x.operand(), y.operand()]);
     let c = ty_of(op.compute_dtype(common).map_err(|e| e.to_string())?).ok_or("compute dtype")?;
-    let alpha = match n.op {
-        Op::Add | Op::Sub => Some(a.scalar(2).map_err(|e| e.to_string())?),
-        _ => None,
-    };
     // Mirrors `pow_fast_path`: `x ** k` for a few k is a cheaper exact op in eager too. Float
     // `x ** 3` and `x ** 4` become multiplications, as PyTorch's CPU kernel (for 3) and inductor
     // do: within a few ulps of eager's `powf` (two or three roundings against libm's one) and
@@ -423,7 +392,7 @@ fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R
     let fl = is_float(c);
     let v = match (op, c) {
         (B::Add | B::Sub, Ty::Bool) => {
-            if op == B::Sub || !alpha.is_some_and(Scalar::to_bool) {
+            if op == B::Sub || !alpha.to_bool() {
                 return if op == B::Sub {
                     Err("bool sub".into())
                 } else {
@@ -433,7 +402,7 @@ fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R
             b.bin(BOp::Or, l, r)
         }
         (B::Add | B::Sub, _) => {
-            let al = alpha.unwrap_or(Scalar::Int(1));
+            let al = alpha;
             let one = match al {
                 Scalar::Int(1) => true,
                 s => s.to_f64() == 1.0 && fl,

@@ -70,6 +70,10 @@ pub type FillFn = fn(&[Arg]) -> Option<Scalar>;
 /// function its eager kernel runs (`rynamo_tensor::expr`); `ENode::Arg(i)` is argument `i`.
 pub type ScalarExprFn = fn(&[Arg]) -> Result<rynamo_tensor::expr::Expr>;
 
+/// A binary pointwise op's kernel-level operation and `alpha` for its (graph) arguments: the
+/// same mapping its meta rule and eager kernel use, read by backends instead of restating it.
+pub type BinaryKindFn = fn(&[Arg]) -> Result<(rynamo_tensor::BinaryOp, Scalar)>;
+
 /// Instantiates a generic decomposition `fn<E: Emit>(&mut E, &[Value<E::T>]) ->
 /// Result<Option<E::T>>` for both [`crate::autograd::Emit`] implementations.
 macro_rules! decomposition {
@@ -116,6 +120,8 @@ pub struct OpDef {
     /// For a pointwise op computed in its (floating-point) output dtype: its scalar expression,
     /// which backends lower instead of restating the op.
     pub scalar: Option<ScalarExprFn>,
+    /// For a binary pointwise op (`add`, `div`, `eq`, ...): its kernel-level operation.
+    pub binary: Option<BinaryKindFn>,
 }
 
 impl OpDef {
@@ -142,6 +148,7 @@ impl OpDef {
             sample: crate::samples::x,
             operators: &[],
             scalar: None,
+            binary: None,
         }
     }
 
@@ -202,6 +209,14 @@ impl OpDef {
     pub const fn scalar(self, f: ScalarExprFn) -> OpDef {
         OpDef {
             scalar: Some(f),
+            ..self
+        }
+    }
+
+    /// Sets the binary kernel-level operation.
+    pub const fn binary(self, f: BinaryKindFn) -> OpDef {
+        OpDef {
+            binary: Some(f),
             ..self
         }
     }

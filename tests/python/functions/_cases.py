@@ -89,14 +89,15 @@ def all_cases():
         c.append((f"cholesky_{tag}", lambda a: torch.linalg.cholesky(sym(a)), [spd(4, 0.3, (2,), dt)], True))
         c.append((f"cholesky_upper_{tag}", lambda a: torch.linalg.cholesky(sym(a), upper=True), [spd(3, 0.6, (), dt)],
                   True))
+        # Gradients wherever PyTorch defines them (not through mode="r", nor "complete" on tall input).
         for mode in ("reduced", "complete", "r"):
             c.append((f"qr_{mode}_tall_{tag}", lambda a, m=mode: tuple(torch.linalg.qr(a, mode=m)),
-                      [det((5, 3), 0.3).to(dt)], False))
+                      [det((5, 3), 0.3).to(dt)], mode == "reduced"))
             c.append((f"qr_{mode}_wide_{tag}", lambda a, m=mode: tuple(torch.linalg.qr(a, mode=m)),
-                      [det((2, 3, 4), 0.8).to(dt)], False))
-        c.append((f"svd_tall_{tag}", svd_parts, [det((5, 3), 0.3).to(dt)], False))
-        c.append((f"svd_wide_{tag}", svd_parts, [det((2, 3, 4), 0.6).to(dt)], False))
-        c.append((f"svdvals_{tag}", lambda a: torch.linalg.svdvals(a), [det((4, 4), 0.1).to(dt)], False))
+                      [det((2, 3, 4), 0.8).to(dt)], mode != "r"))
+        c.append((f"svd_tall_{tag}", svd_parts, [det((5, 3), 0.3).to(dt)], True))
+        c.append((f"svd_wide_{tag}", svd_parts, [det((2, 3, 4), 0.6).to(dt)], True))
+        c.append((f"svdvals_{tag}", lambda a: torch.linalg.svdvals(a), [det((4, 4), 0.1).to(dt)], True))
         c.append((f"eigh_{tag}", eigh_parts, [spd(4, 0.2, (2,), dt)], True))
         c.append((f"eigh_upper_{tag}", lambda a: eigh_parts(a, "U"), [det((3, 3), 0.9).to(dt)], True))
         c.append((f"eigvalsh_{tag}", lambda a: torch.linalg.eigvalsh(sym(a)), [det((4, 4), 0.5).to(dt)], True))

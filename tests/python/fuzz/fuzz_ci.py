@@ -6,7 +6,8 @@ mismatch, crash or internal failure fails the test with the program to reproduce
 Before that, the machinery checks itself on planted faults: a program that aborts the process is
 reported as a crash of that program (and the batch goes on after it), a program that behaves
 differently under compilation is reported as a mismatch, and the minimizer shrinks it to the
-lines that matter."""
+lines that matter, and a tolerance failure judged against a float64 run accepts only a value at
+least half as accurate as eager's."""
 import os
 import sys
 import time
@@ -51,6 +52,19 @@ else:
     body = [line.strip() for line in small.split("\n") if line.startswith("        ")]
     if body != ["v3 = x0 + 1 if torch.compiler.is_compiling() else x0", "return (v3,)"]:
         failures.append(f"minimized to {body}")
+
+# --- the float64 judgement accepts the more accurate side, never a wrong value ---------------
+import torch  # noqa: E402
+
+import _run  # noqa: E402
+
+eager, ref = torch.tensor([1.0, 132330725376.0]), torch.tensor([1.0, 132330410179.96165], dtype=torch.float64)
+closer = torch.tensor([1.0, 132330471424.0])  # seed 18 program 9800: compiled nearer the truth
+if _run.tensor_diff(eager, closer, "f32", ref) is not None or _run.tensor_diff(eager, closer, "f32") is None:
+    failures.append("the float64 reference did not decide seed 18 program 9800's case")
+for wrong in ([1.1, 132330471424.0], [1.0, 132332000000.0]):  # 5x eager's error
+    if _run.tensor_diff(eager, torch.tensor(wrong), "f32", ref) is None:
+        failures.append(f"the float64 reference accepted the wrong value {wrong}")
 
 # --- the budget -----------------------------------------------------------------------------
 start = time.time()

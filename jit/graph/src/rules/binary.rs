@@ -36,7 +36,7 @@ macro_rules! binary {
                 let (b, alpha) = kind(&a)?;
                 Ok(vec![pointwise::binary(b, a.self_.into_operand(), a.$rhs.into_operand(), alpha)?])
             }
-            $(with $($with)*)?
+            with .binary(|args| kind(&Args::read(args)?)) $($($with)*)?
         }
     };
 }

@@ -107,7 +107,7 @@ op! {
         let (q, r) = decomp::qr(a.a, QrMode::parse(a.mode)?)?;
         Ok(vec![q, r])
     }
-    with .sample(|| pos_args(vec![t(f32s(&[4, 3])), Value::Str("reduced".into())]))
+    with .vjp(&vjp::QR).sample(|| pos_args(vec![t(f32s(&[4, 3])), Value::Str("reduced".into())]))
 }
 
 op! {
@@ -118,7 +118,7 @@ op! {
         let (u, s, vh) = decomp::svd(a.a, a.full_matrices)?;
         Ok(vec![u, s, vh])
     }
-    with .sample(|| pos_args(vec![t(f32s(&[3, 4])), Value::Bool(false)]))
+    with .vjp(&vjp::SVD).sample(|| pos_args(vec![t(f32s(&[3, 4])), Value::Bool(false)]))
 }
 
 op! {

@@ -146,6 +146,33 @@ fn extra_cases() -> Vec<Call> {
             kw("value", s(-2.0)),
         ),
         (Op::Outer, vec![t(&y), t(&f64s(&[2], 14))], vec![]),
+        // The factorizations on every shape class: tall, wide, square, batched (SVD's
+        // full_matrices: `linalg_grad.rs`).
+        (
+            Op::LinalgQr,
+            vec![t(&f64s(&[3, 5], 40)), Value::Str("reduced".into())],
+            vec![],
+        ),
+        (
+            Op::LinalgQr,
+            vec![t(&f64s(&[3, 3], 41)), Value::Str("complete".into())],
+            vec![],
+        ),
+        (
+            Op::LinalgQr,
+            vec![t(&f64s(&[2, 4, 2], 42)), Value::Str("reduced".into())],
+            vec![],
+        ),
+        (
+            Op::LinalgSvd,
+            vec![t(&f64s(&[4, 3], 43)), Value::Bool(false)],
+            vec![],
+        ),
+        (
+            Op::LinalgSvd,
+            vec![t(&f64s(&[2, 3, 3], 46)), Value::Bool(false)],
+            vec![],
+        ),
     ]
 }
 

@@ -1,6 +1,8 @@
 //! Gradients of the ops that read one triangle of a symmetric matrix (`_linalg_cholesky`,
 //! `_linalg_eigh`): PyTorch returns a symmetric gradient, defined for symmetric perturbations,
 //! so they are checked through `X -> op((X + Xᵀ) / 2)` against central differences in float64.
+//! Also `_linalg_svd(full_matrices=True)`, whose columns of `U` (rows of `Vh`) past the `k`-th
+//! are any orthonormal completion: only losses that ignore them are differentiable.
 
 use rynamo_tensor::{DType, Tensor};
 
@@ -101,4 +103,77 @@ fn cholesky_gradient_matches_finite_differences() {
 fn eigh_gradient_matches_finite_differences() {
     check(Op::LinalgEigh, vec![Value::Str("L".into())]);
     check(Op::LinalgEigh, vec![Value::Str("U".into())]);
+}
+
+/// `svd(x, full_matrices=True)` weighted by `gs`, whose entries on the completion are zero.
+fn svd_full_loss(v: &[f64], shape: &[usize], gs: &[Tensor]) -> f64 {
+    let x = Tensor::from_vec(v.to_vec(), shape).unwrap();
+    call(Op::LinalgSvd, vec![t(&x), Value::Bool(true)])
+        .iter()
+        .zip(gs)
+        .map(|(o, g)| {
+            let (o, g) = (o.to_vec::<f64>(), g.to_vec::<f64>());
+            o.iter().zip(g).map(|(a, b)| a * b).sum::<f64>()
+        })
+        .sum()
+}
+
+#[test]
+fn svd_full_matrices_gradient_matches_finite_differences() {
+    for (shape, seed) in [([4usize, 2usize], 60u64), ([2, 5], 61)] {
+        let (m, n) = (shape[0], shape[1]);
+        let k = m.min(n);
+        let base = weights(&shape, seed).to_vec::<f64>();
+        let mut leaf = Tensor::from_vec(base.clone(), &shape)
+            .unwrap()
+            .with_autograd(None);
+        leaf.ensure_autograd().update(|s| s.requires_grad = true);
+        let outs = call(Op::LinalgSvd, vec![t(&leaf), Value::Bool(true)]);
+        // Random weights, zero on U's columns and Vh's rows past k.
+        let mask = |rows: usize, cols: usize, keep: &dyn Fn(usize, usize) -> bool| {
+            let v = (0..rows * cols)
+                .map(|i| f64::from(u8::from(keep(i / cols, i % cols))))
+                .collect();
+            Tensor::from_vec(v, &[rows, cols]).unwrap()
+        };
+        let masks = [
+            mask(m, m, &|_, c| c < k),
+            mask(1, k, &|_, _| true).reshape(&[k as i64]).unwrap(),
+            mask(n, n, &|r, _| r < k),
+        ];
+        let gs: Vec<Tensor> = outs
+            .iter()
+            .zip(&masks)
+            .enumerate()
+            .map(|(i, (o, msk))| {
+                let w = weights(o.shape(), 70 + i as u64);
+                call(Op::Mul, vec![t(&w), t(msk)]).remove(0)
+            })
+            .collect();
+        let ana = autograd::grad(
+            &outs,
+            &gs.iter().cloned().map(Some).collect::<Vec<_>>(),
+            std::slice::from_ref(&leaf),
+            BackwardOptions {
+                retain_graph: false,
+                create_graph: false,
+            },
+            true,
+            true,
+        )
+        .unwrap();
+        let ana = ana[0].as_ref().unwrap().to_vec::<f64>();
+        let _g = GradModeGuard::new(false);
+        for e in 0..base.len() {
+            let (mut p, mut q) = (base.clone(), base.clone());
+            p[e] += 1e-6;
+            q[e] -= 1e-6;
+            let num = (svd_full_loss(&p, &shape, &gs) - svd_full_loss(&q, &shape, &gs)) / 2e-6;
+            assert!(
+                (ana[e] - num).abs() <= 1e-5 + 1e-3 * num.abs(),
+                "svd {shape:?}: element {e}: analytical {}, numerical {num}",
+                ana[e]
+            );
+        }
+    }
 }

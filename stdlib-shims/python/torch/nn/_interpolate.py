@@ -23,8 +23,10 @@ import math
 import torch
 
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
-_LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
-_LINEAR_MODES = ("linear", "bilinear", "trilinear")  # membership tests: Dynamo traces `in` on a tuple
+# The linear modes by spatial rank (`_LINEAR_MODES.index(mode) + 1`). A tuple, not a dict: Dynamo
+# wraps this module's globals unguarded (the torch namespace is trusted) and traces tuple
+# lookups, while a subscripted module-level dict broke the graph of every interpolate call.
+_LINEAR_MODES = ("linear", "bilinear", "trilinear")
 
 
 def _is_integer(x):
@@ -148,8 +150,8 @@ def _check_mode(input, mode, antialias, align_corners):
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
-    if mode in _LINEAR_MODES and nd in (1, 2, 3) and _LINEAR_DIMS[mode] != nd:
-        want = _LINEAR_DIMS[mode] + 2
+    if mode in _LINEAR_MODES and nd in (1, 2, 3) and _LINEAR_MODES.index(mode) + 1 != nd:
+        want = _LINEAR_MODES.index(mode) + 3
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want}D input")
     ok = (mode in ("nearest", "nearest-exact", "area") and nd in (1, 2, 3)) or mode in _LINEAR_MODES \
         or (mode in ("bicubic", "lanczos") and nd == 2)

@@ -11,11 +11,20 @@
 //!   halved, and `sym(X) = (X + Xᵀ) / 2`.
 //! - `eigh` (`A = V diag(λ) Vᵀ`): `dA = V (diag(gλ) + (Vᵀ gV) / E) Vᵀ` with `E_ij = λ_j - λ_i` off the
 //!   diagonal (and the diagonal of the quotient zero).
+//! - `qr` (`A = QR`, `m >= n`): `dA = [gQ + Q sym(M)] R⁻ᵀ` with `M = gR Rᵀ - Qᵀ gQ` and `sym` the
+//!   upper triangle mirrored below the diagonal. Derived from `dQ = (I - QQᵀ) dA R⁻¹ + Q C`, `C`
+//!   the skew matrix whose strict lower triangle is that of `Qᵀ dA R⁻¹`. For `m < n`, `A = [X | Y]`
+//!   and `R = [R_X | QᵀY]`: `dY = Q gR_Y` and `dX` is the square case with `gQ + Y gR_Yᵀ`.
+//! - `svd` (`A = U diag(S) Vᵀ`, `m >= n`, reduced): `dA = [U (F∘skew(UᵀgU) S + S F∘skew(VᵀgV) +
+//!   diag(gS)) + (I - UUᵀ) gU S⁻¹] Vᵀ`, `F_ij = 1 / (S_j² - S_i²)` off the diagonal and
+//!   `skew(X) = X - Xᵀ`; `m < n` is the transposed problem; `full_matrices=True` differentiates
+//!   the first `k` columns (rows of `Vh`), as PyTorch does. Both assume distinct, non-zero
+//!   singular values (repeated ones give infinities, as in PyTorch).
 
 use super::pointwise::grad_or_return;
 use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
 use crate::autograd::emit::{Emit, t};
-use crate::{Op, Result, Value};
+use crate::{Error, Op, Result, Value};
 
 fn mt<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
     e.transpose(x, -2, -1)
@@ -174,6 +183,220 @@ fn eigh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
+fn last2<E: Emit>(e: &E, x: &E::T) -> (usize, usize) {
+    let s = e.shape(x);
+    (s[s.len() - 2], s[s.len() - 1])
+}
+
+fn narrow<E: Emit>(e: &mut E, x: &E::T, dim: i64, start: usize, len: usize) -> Result<E::T> {
+    let args = vec![
+        t(x),
+        Value::Int(dim),
+        Value::Int(start as i64),
+        Value::Int(len as i64),
+    ];
+    e.op(Op::Narrow, args)
+}
+
+fn runtime(msg: &str) -> Error {
+    Error::Tensor(rynamo_tensor::Error::Runtime(msg.into()))
+}
+
+fn qr<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (gq, gr) = (c.grad(0), c.grad(1));
+    if gq.is_none() && gr.is_none() {
+        return Ok(c.no_grads());
+    }
+    let mode = c.a().str(1)?;
+    if mode == "r" {
+        return Err(runtime(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
+        ));
+    }
+    let mut out = c.no_grads();
+    let (q, r) = (c.output(0)?, c.output(1)?);
+    let (m, n) = (last2(e, &q).0, last2(e, &r).1);
+    if mode == "complete" && m > n {
+        return Err(runtime(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.",
+        ));
+    }
+    let d = if m >= n {
+        qr_square_or_tall(e, gq, gr, &q, &r)?
+    } else {
+        // R = [R_X | QᵀY]: Y's block of gR flows into Y directly and into Q through QᵀY.
+        let y = narrow(e, &c.input(0)?, -1, m, n - m)?;
+        let gr_x = gr.as_ref().map(|g| narrow(e, g, -1, 0, m)).transpose()?;
+        let gr_y = gr
+            .as_ref()
+            .map(|g| narrow(e, g, -1, m, n - m))
+            .transpose()?;
+        let gq = match (&gq, &gr_y) {
+            (_, None) => gq.clone(),
+            (q_bar, Some(g)) => {
+                let gt = mt(e, g)?;
+                let via_y = e.matmul(&y, &gt)?;
+                Some(match q_bar {
+                    Some(q_bar) => e.add(q_bar, &via_y)?,
+                    None => via_y,
+                })
+            }
+        };
+        let r_x = narrow(e, &r, -1, 0, m)?;
+        let dx = qr_square_or_tall(e, gq, gr_x, &q, &r_x)?;
+        let dy = match &gr_y {
+            Some(g) => e.matmul(&q, g)?,
+            None => e.zeros_like(&y)?,
+        };
+        e.op(
+            Op::Cat,
+            vec![Value::TensorList(vec![dx, dy]), Value::Int(-1)],
+        )?
+    };
+    put(&mut out, c, 0, d)?;
+    Ok(out)
+}
+
+/// `[gQ + Q sym(gR Rᵀ - Qᵀ gQ)] R⁻ᵀ` for `Q` `m x n`, `R` `n x n`, `m >= n`.
+fn qr_square_or_tall<E: Emit>(
+    e: &mut E,
+    gq: Option<E::T>,
+    gr: Option<E::T>,
+    q: &E::T,
+    r: &E::T,
+) -> Result<E::T> {
+    let mut m = match &gr {
+        Some(gr) => {
+            let rt = mt(e, r)?;
+            Some(e.matmul(gr, &rt)?)
+        }
+        None => None,
+    };
+    if let Some(gq) = &gq {
+        let qt = mt(e, q)?;
+        let qtgq = e.matmul(&qt, gq)?;
+        m = Some(match m {
+            Some(m) => e.sub(&m, &qtgq)?,
+            None => e.neg(&qtgq)?,
+        });
+    }
+    let m = m.expect("invariant: one of the gradients is present");
+    let upper = e.op(Op::Triu, vec![t(&m), Value::Int(0)])?;
+    let strict = e.op(Op::Triu, vec![t(&m), Value::Int(1)])?;
+    let lower = mt(e, &strict)?;
+    let sym = e.add(&upper, &lower)?;
+    let mut b = e.matmul(q, &sym)?;
+    if let Some(gq) = &gq {
+        b = e.add(&b, gq)?;
+    }
+    // b R⁻ᵀ = (R⁻¹ bᵀ)ᵀ.
+    let bt = mt(e, &b)?;
+    let x = e.op(Op::LinalgSolve, vec![t(r), t(&bt)])?;
+    mt(e, &x)
+}
+
+fn svd<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (gu, gs, gvh) = (c.grad(0), c.grad(1), c.grad(2));
+    if gu.is_none() && gs.is_none() && gvh.is_none() {
+        return Ok(c.no_grads());
+    }
+    let mut out = c.no_grads();
+    let (mut u, s, mut vh) = (c.output(0)?, c.output(1)?, c.output(2)?);
+    let (mut gu, mut gvh) = (gu, gvh);
+    if c.a().bool(1)? {
+        // full_matrices: only the first k columns of U (rows of Vh) depend on A smoothly.
+        let k = *e.shape(&s).last().unwrap_or(&0);
+        u = narrow(e, &u, -1, 0, k)?;
+        vh = narrow(e, &vh, -2, 0, k)?;
+        gu = gu.map(|g| narrow(e, &g, -1, 0, k)).transpose()?;
+        gvh = gvh.map(|g| narrow(e, &g, -2, 0, k)).transpose()?;
+    }
+    let d = svd_reduced(e, gu, gs, gvh, &u, &s, &vh)?;
+    put(&mut out, c, 0, d)?;
+    Ok(out)
+}
+
+/// The reduced SVD's input gradient (see the module docs).
+fn svd_reduced<E: Emit>(
+    e: &mut E,
+    gu: Option<E::T>,
+    gs: Option<E::T>,
+    gvh: Option<E::T>,
+    u: &E::T,
+    s: &E::T,
+    vh: &E::T,
+) -> Result<E::T> {
+    let (m, n) = (last2(e, u).0, last2(e, vh).1);
+    if gu.is_none() && gvh.is_none() {
+        // U diag(gS) Vh.
+        let gs = gs.expect("invariant: one of the gradients is present");
+        let col = e.unsqueeze(&gs, -1)?;
+        let scaled = e.mul(&col, vh)?;
+        return e.matmul(u, &scaled);
+    }
+    if m < n {
+        // Aᵀ = V diag(S) Uᵀ.
+        let (v, ut) = (mt(e, vh)?, mt(e, u)?);
+        let gv = gvh.map(|g| mt(e, &g)).transpose()?;
+        let gut = gu.map(|g| mt(e, &g)).transpose()?;
+        let d = svd_reduced(e, gv, gs, gut, &v, s, &ut)?;
+        return mt(e, &d);
+    }
+    let k = n;
+    let s_row = e.unsqueeze(s, -2)?;
+    let s_col = e.unsqueeze(s, -1)?;
+    let skew = |e: &mut E, x: &E::T| -> Result<E::T> {
+        let xt = mt(e, x)?;
+        e.sub(x, &xt)
+    };
+    let mut core = None;
+    if let Some(gu) = &gu {
+        let ut = mt(e, u)?;
+        let j = e.matmul(&ut, gu)?;
+        let j = skew(e, &j)?;
+        core = Some(e.mul(&j, &s_row)?);
+    }
+    if let Some(gvh) = &gvh {
+        let gv = mt(e, gvh)?;
+        let kk = e.matmul(vh, &gv)?;
+        let kk = skew(e, &kk)?;
+        let kk = e.mul(&s_col, &kk)?;
+        core = Some(match core {
+            Some(x) => e.add(&x, &kk)?,
+            None => kk,
+        });
+    }
+    let core = core.expect("invariant: gU or gVh is present");
+    // E_ij = S_j² - S_i², ones on the diagonal (where the skew parts are zero).
+    let s2 = e.mul(s, s)?;
+    let (s2_row, s2_col) = (e.unsqueeze(&s2, -2)?, e.unsqueeze(&s2, -1)?);
+    let diff = e.sub(&s2_row, &s2_col)?;
+    let dtype = e.dtype(s);
+    let eye_k = eye(e, k, dtype)?;
+    let denom = e.add(&diff, &eye_k)?;
+    let mut core = e.div(&core, &denom)?;
+    if let Some(gs) = &gs {
+        let col = e.unsqueeze(gs, -1)?;
+        let diag = e.mul(&col, &eye_k)?;
+        core = e.add(&core, &diag)?;
+    }
+    let mut ga = e.matmul(u, &core)?;
+    if m > k
+        && let Some(gu) = &gu
+    {
+        // (I - UUᵀ) gU S⁻¹.
+        let gus = e.div(gu, &s_row)?;
+        let ut = mt(e, u)?;
+        let proj = e.matmul(&ut, &gus)?;
+        let proj = e.matmul(u, &proj)?;
+        let extra = e.sub(&gus, &proj)?;
+        ga = e.add(&ga, &extra)?;
+    }
+    e.matmul(&ga, vh)
+}
+
+pub(crate) static QR: VjpRule = vjp_rule!("LinalgQrBackward0", Saves::args_and_output(&[0]), qr);
+pub(crate) static SVD: VjpRule = vjp_rule!("LinalgSvdBackward0", Saves::OUTPUT, svd);
 pub(crate) static INV: VjpRule = vjp_rule!("LinalgInvExBackward0", Saves::OUTPUT, inv);
 pub(crate) static SOLVE: VjpRule = vjp_rule!(
     "LinalgSolveExBackward0",
