@@ -114,11 +114,17 @@ pub fn finish_trace(
 /// Drops the nodes no output needs, except for the `eager` backend: PyTorch's runs the FX
 /// graph as traced, so a dead op that raises (an integer `fmod` by zero) raises as in eager,
 /// while its compiling backends (aot_eager, inductor) eliminate it (fuzz seed 17, program 16).
-pub fn drop_dead_nodes(graph: &mut Graph, config: &CompileConfig) {
+/// Values whose sizes the trace read (`sym.rs`) stay: when dropping would remove one, nothing is
+/// dropped.
+pub fn drop_dead_nodes(graph: &mut Graph, config: &CompileConfig, out: &OutputGraph) {
     if matches!(&config.backend, BackendSpec::Native(name) if name == "eager") {
         return;
     }
-    rynamo_passes::eliminate_dead_code(graph, &rynamo_passes::PassCx::default());
+    let mut dropped = graph.clone();
+    rynamo_passes::eliminate_dead_code(&mut dropped, &rynamo_passes::PassCx::default());
+    if out.size_values_present(&dropped) {
+        *graph = dropped;
+    }
 }
 
 /// Compiles a graph with the configured backend.

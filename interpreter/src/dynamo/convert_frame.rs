@@ -203,7 +203,7 @@ impl ConvertFrame {
         {
             return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
         }
-        super::compile::drop_dead_nodes(&mut graph, &self.config);
+        super::compile::drop_dead_nodes(&mut graph, &self.config, &out);
         // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
         // included; dead-code elimination only shrinks what the backend gets.
         let exe = if out.op_count() == 0 {
@@ -384,7 +384,7 @@ impl ConvertFrame {
             gb::break_recipes(out, state, &live, &cells, vm)?;
         // The values rebuilt for the resume function used SymInts as values (`sym_trace.rs`).
         out.settle_syms(false);
-        super::compile::drop_dead_nodes(&mut graph, &self.config);
+        super::compile::drop_dead_nodes(&mut graph, &self.config, out);
         // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
         let exe = if out.op_count() == 0 {
             None

@@ -265,6 +265,19 @@ impl OutputGraph {
         Some(Vt::constant(vm.ctx.new_int(hint).into()))
     }
 
+    /// Whether every computed value whose size the graph's symbolic arguments or assumptions
+    /// read is in `graph` (dead-code elimination may drop a value only its size was read of).
+    pub fn size_values_present(&self, graph: &rynamo_graph::Graph) -> bool {
+        let names: std::collections::HashSet<&str> =
+            graph.values().iter().map(|v| v.name.as_str()).collect();
+        let vals = self.sym_args.iter().flat_map(|a| a.expr.vals());
+        let assumed = self
+            .size_assumptions
+            .iter()
+            .map(|a| (a.value.clone(), a.dim));
+        vals.chain(assumed).all(|(n, _)| names.contains(n.as_str()))
+    }
+
     /// End of the trace: the dimensions of every SymInt used concretely are specialised
     /// (guarded as constants); with `all_args`, also those of every symbolic argument (a backend
     /// that gets the graph's argument values as constants).
@@ -356,6 +369,41 @@ impl super::symbolic_convert::Tracer<'_> {
         );
         self.out.sym_rels.push((a, which, b, holds));
         Some(result)
+    }
+
+    /// `size + (1,)`, `(1,) + size` for a `torch.Size` holding SymInts: the concatenation, a
+    /// `torch.Size` when the left side is one (as `torch.Size.__add__`).
+    pub(crate) fn sym_tuple_concat(&mut self, pyname: &str, lhs: &Vt, rhs: &Vt) -> Option<Vt> {
+        let items = |v: &Vt| -> Option<Vec<Vt>> {
+            match &v.kind {
+                Kind::Tuple(i) | Kind::NamedTuple(_, i) => Some(i.clone()),
+                Kind::Const(c) => c
+                    .downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                    .map(|t| t.as_slice().iter().cloned().map(Vt::constant).collect()),
+                _ => None,
+            }
+        };
+        let (a, b) = (items(lhs)?, items(rhs)?);
+        if pyname != "add"
+            || !a
+                .iter()
+                .chain(&b)
+                .any(|i| matches!(i.kind, Kind::SymInt(_)))
+        {
+            return None;
+        }
+        let joined: Vec<Vt> = a.into_iter().chain(b).collect();
+        let size_cls = super::bridge::make_size(&[], self.vm).class().to_owned();
+        let lhs_is_size = match &lhs.kind {
+            Kind::NamedTuple(c, _) => c.is(&size_cls),
+            Kind::Const(c) => c.class().is(&size_cls),
+            _ => false,
+        };
+        Some(Vt::new(if lhs_is_size {
+            Kind::NamedTuple(size_cls.into(), joined)
+        } else {
+            Kind::Tuple(joined)
+        }))
     }
 
     /// `-x` for a SymInt.

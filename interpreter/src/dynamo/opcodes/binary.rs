@@ -55,6 +55,9 @@ impl Tracer<'_> {
         if let Some(v) = self.sym_binary(pyname, &lhs, &rhs) {
             return Ok(v);
         }
+        if let Some(v) = self.sym_tuple_concat(pyname, &lhs, &rhs) {
+            return Ok(v);
+        }
         if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
             return self.fold_operator(pyname, vec![a.clone(), b.clone()]);
         }
