@@ -63,6 +63,19 @@ for backend in ("eager", "inductor"):
     expect(f"threshold {backend} compiles", cnt.frame_count, 2)
 
 
+# The relation is a shape guard in the guard tree, shown by explain() (PyTorch prints the same
+# guard simplified to a range, `6 <= L['x'].size()[0]`).
+torch._dynamo.reset()
+x = torch.randn(7, 3)
+torch._dynamo.mark_dynamic(x, 0)
+ex = torch._dynamo.explain(threshold)(x)
+expect(
+    "threshold shape guards",
+    [c for g in ex.out_guards for c in g.code_list if "size()" in c],
+    ["2 <= L['x'].size()[0]", "L['x'].size()[0] * 2 > 10"],
+)
+
+
 # Sizes that leave the graph as Python values (the result, a live local across a graph break,
 # an attribute store) are specialised: every size gets its own values, never the traced ones.
 class Holder:
