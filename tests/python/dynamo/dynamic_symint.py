@@ -159,5 +159,33 @@ for backend in ("eager", "inductor"):
             compare(f"gpt block {backend} T={t}", [block(x)], [opt(x)])
     expect(f"gpt block {backend} compiles at most twice", cnt.frame_count <= 2, True)
 
+# A nanoGPT-style model forward: `b, t = idx.size()`, an assert on `t` (a shape guard),
+# `torch.arange(0, t)`: 2 compiles over 5 lengths, as PyTorch 2.15.
+class TinyGPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte = nn.Embedding(50, 16)
+        self.wpe = nn.Embedding(64, 16)
+        self.head = nn.Linear(16, 50)
+        self.block_size = 64
+
+    def forward(self, idx):
+        b, t = idx.size()
+        assert t <= self.block_size, f"Cannot forward sequence of length {t}"
+        pos = torch.arange(0, t, dtype=torch.long)
+        x = self.wte(idx) + self.wpe(pos)
+        return self.head(x[:, [-1], :])
+
+
+tiny = TinyGPT()
+for backend in ("eager", "inductor"):
+    torch._dynamo.reset()
+    cnt = CompileCounterWithBackend(backend)
+    opt = torch.compile(tiny, backend=cnt)
+    for t in (5, 9, 13, 30, 64):
+        idx = torch.randint(0, 50, (2, t))
+        compare(f"tiny gpt {backend} t={t}", [tiny(idx)], [opt(idx)])
+    expect(f"tiny gpt {backend} compiles", cnt.frame_count, 2)
+
 expect("results equal eager", failures, [])
 done()
