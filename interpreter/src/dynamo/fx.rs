@@ -199,15 +199,6 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         // with one piece (`torch.split(x, 1)` of one row), read through `getitem`.
         let sequence = !matches!(n.op.schema().returns, rynamo_graph::Returns::Tensor)
             && n.op != rynamo_graph::Op::HostCall;
-        // Computed sizes the trace used as constants are checked where they are computed
-        // (`torch._check`, as PyTorch's runtime asserts).
-        for o in &n.outputs {
-            let name = &graph.value(*o).name;
-            for a in view.size_assumptions.iter().filter(|a| &a.value == name) {
-                let x = if sequence { None } else { Some(node.clone()) };
-                sizes.check(x, a, vm)?;
-            }
-        }
         match n.outputs.as_slice() {
             [one] if !sequence => nodes[one.0 as usize] = Some(node),
             many => {
@@ -225,6 +216,14 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                     )?;
                     nodes[o.0 as usize] = Some(item);
                 }
+            }
+        }
+        // Computed sizes the trace used as constants are checked where they are computed
+        // (`torch._check`, as PyTorch's runtime asserts).
+        for o in &n.outputs {
+            let name = &graph.value(*o).name;
+            for a in view.size_assumptions.iter().filter(|a| &a.value == name) {
+                sizes.check(value_node(*o, &nodes, vm)?, a, vm)?;
             }
         }
     }
@@ -323,13 +322,10 @@ impl SymNodes<'_> {
     /// `torch._check(x.size(dim) == size)` for an assumption on the value of node `x`.
     fn check(
         &mut self,
-        x: Option<PyObjectRef>,
+        x: PyObjectRef,
         a: &super::sym::Assumption,
         vm: &VirtualMachine,
     ) -> PyResult<()> {
-        let Some(x) = x else {
-            return Ok(());
-        };
         let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(a.dim).into()]);
         let size = vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?;
         let eq = vm.import("operator", 0)?.get_attr("eq", vm)?;
