@@ -90,6 +90,10 @@ impl Tracer<'_> {
                 let v = c
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|e| self.real_attr_failed(&obj, name, &e, true))?;
+                // An immutable Signature's read-only mapping of its parameters.
+                if name == "parameters" && super::inspect_signature::is_signature(c, vm) {
+                    return Ok(Vt::constant(v));
+                }
                 if v.is_callable() && v.downcast_ref::<PyType>().is_none() {
                     // A method of an immutable value (`"a b".split`, `(5).__abs__`): called for
                     // real later.

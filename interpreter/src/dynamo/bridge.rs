@@ -181,6 +181,14 @@ pub fn device_object(vm: &VirtualMachine) -> PyObjectRef {
     rynamo_shims::PyDevice::CPU.into_pyobject(vm)
 }
 
+/// The per-module hook dicts `nn.Module.__call__` runs.
+pub const MODULE_HOOK_DICTS: [&str; 4] = [
+    "_forward_hooks",
+    "_forward_pre_hooks",
+    "_backward_hooks",
+    "_backward_pre_hooks",
+];
+
 /// Whether an `nn.Module` has forward or backward hooks (then its `__call__` is traced, not just
 /// `forward`).
 pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
@@ -190,10 +198,7 @@ pub fn module_has_hooks(m: &PyObject, vm: &VirtualMachine) -> bool {
             .and_then(|d| d.length(vm).ok())
             .is_some_and(|n| n > 0)
     };
-    non_empty("_forward_hooks")
-        || non_empty("_forward_pre_hooks")
-        || non_empty("_backward_hooks")
-        || non_empty("_backward_pre_hooks")
+    MODULE_HOOK_DICTS.iter().any(|d| non_empty(d))
         || torch_attr("nn", vm).is_some_and(|nn| {
             nn.get_attr("modules", vm)
                 .and_then(|mods| mods.get_attr("module", vm))

@@ -783,7 +783,11 @@ impl Tracer<'_> {
             ) if !self
                 .out
                 .new_objects
-                .contains_key(&(o.as_object() as *const _ as usize)) =>
+                .contains_key(&(o.as_object() as *const _ as usize))
+                && !self
+                    .out
+                    .built_modules
+                    .contains_key(&(o.as_object() as *const _ as usize)) =>
             {
                 if let Some(src) = &x.source {
                     self.out

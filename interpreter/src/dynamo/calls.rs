@@ -90,6 +90,16 @@ impl Tracer<'_> {
         {
             return r;
         }
+        if let Kind::Function(o) = &callee.kind
+            && let Some(r) = self.call_inspect_signature(&o.clone(), &args, &kwargs)
+        {
+            return r;
+        }
+        if let Kind::Class(c) = &callee.kind
+            && let Some(m) = self.construct_builtin_module(&c.clone(), &args, &kwargs)
+        {
+            return Ok(m);
+        }
         if let Kind::Class(c) | Kind::Builtin(c, _) = &callee.kind
             && super::variables::exceptions::is_plain_exception_class(c, self.vm)
         {
@@ -316,7 +326,14 @@ impl Tracer<'_> {
             None => Vec::new(),
         };
         let _ = func;
-        self.inline(
+        // PyTorch puts `torch.nn.functional`'s public functions into the graph as calls; Rynamo
+        // inlines their Python. One that returns its input (`dropout` outside training) makes no
+        // node here but is a call of PyTorch's graph (see `OutputGraph::op_count`).
+        let graph_call = !qual.starts_with('_')
+            && !qual.contains('.')
+            && super::polyfills::module_of(f, vm).is_some_and(|m| m == "torch.nn.functional");
+        let calls_before = self.out.op_count();
+        let r = self.inline(
             Inline {
                 code,
                 globals,
@@ -327,7 +344,11 @@ impl Tracer<'_> {
             },
             args,
             kwargs,
-        )
+        )?;
+        if graph_call && self.out.op_count() == calls_before && r.as_tensor().is_some() {
+            self.out.identity_calls += 1;
+        }
+        Ok(r)
     }
 
     /// A function made during the trace (`MAKE_FUNCTION`).
@@ -377,6 +398,16 @@ impl Tracer<'_> {
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
         let has_hooks = bridge::module_has_hooks(m, vm);
+        // The module is guarded by type: how many hooks it has is guarded on its own dicts.
+        if let Some(src) = &callee.source {
+            for dict in bridge::MODULE_HOOK_DICTS {
+                if let Ok(n) = m.get_attr(dict, vm).and_then(|d| d.length(vm)) {
+                    self.out
+                        .guards
+                        .add(&src.attr(dict), super::guards::Check::Length(n));
+                }
+            }
+        }
         let name = if has_hooks { "__call__" } else { "forward" };
         let f = m
             .class()

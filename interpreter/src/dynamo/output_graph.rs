@@ -77,6 +77,12 @@ pub struct OutputGraph {
     /// In-place updates: a tensor whose value was `k` now reads `v` (followed transitively), so
     /// every alias of a mutated tensor sees the mutation.
     pub inplace_updates: HashMap<ValueId, ValueId>,
+    /// The values of 0-d integer tensors built from literals (`torch.tensor(1)`): PyTorch's
+    /// FakeTensor keeps such a tensor's `constant`, so indexing with it selects by that value at
+    /// trace time. Keyed by graph value: an in-place update makes a new value, without one.
+    pub int_constants: HashMap<ValueId, i64>,
+    /// Tensor calls traced as their receiver (no node): see `op_count`.
+    pub identity_calls: usize,
     /// Lists and dicts read from the frame, by object address (the object is kept alive): the
     /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
     /// so a mutation through one read is seen by the next and replayed once.
@@ -84,6 +90,9 @@ pub struct OutputGraph {
     /// Objects of user classes made during the trace: placeholder address -> (placeholder,
     /// class). Their attributes live in the side-effect overlay (`variables/user_defined.rs`).
     pub new_objects: HashMap<usize, NewObject>,
+    /// `torch.nn` modules built for real at trace time (`nn_module_new.rs`), by address (kept
+    /// alive); a module that leaves the trace is built anew by calling its class again.
+    pub built_modules: HashMap<usize, super::nn_module_new::BuiltModule>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
     /// Names of the values computed while grad mode was off (`no_grad` blocks): a graph run that
@@ -133,8 +142,11 @@ impl OutputGraph {
             user_stack: Vec::new(),
             global_overlay: HashMap::new(),
             inplace_updates: HashMap::new(),
+            int_constants: HashMap::new(),
+            identity_calls: 0,
             containers: HashMap::new(),
             new_objects: HashMap::new(),
+            built_modules: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
             no_grad_values: std::collections::HashSet::new(),
             grad_enabled_at_start: super::bridge::grad_enabled(),
@@ -335,9 +347,12 @@ impl OutputGraph {
         set
     }
 
-    /// Number of ops in the graph.
+    /// Number of calls the trace recorded (Dynamo's `count_calls`): the graph's ops plus the
+    /// calls that return their receiver and so need no node here (`x.to(x.device)`,
+    /// `contiguous()` of a contiguous tensor), which PyTorch's graph holds as nodes. A frame
+    /// with any call compiles a graph, as in Dynamo.
     pub fn op_count(&self) -> usize {
-        self.graph.graph().nodes().len()
+        self.graph.graph().nodes().len() + self.identity_calls
     }
 }
 

@@ -43,7 +43,7 @@ pub enum Recon {
     Set(Vec<PyObjectRef>),
     /// A new slice.
     Slice(Box<[Recon; 3]>),
-    /// A new exception: `cls(*args)`.
+    /// A new exception, or an `nn.Module` built in the trace: `cls(*args)`.
     Exception(PyObjectRef, Vec<Recon>),
     /// A container made during the trace that more than one place may refer to: built once as
     /// shared object `id` (its items afterwards, so a container can hold itself).
@@ -283,6 +283,31 @@ pub fn recon_of(
                     .map(|(n, v)| Ok((vm.ctx.new_str(&**n).into(), recon_of(v, out, outputs, vm)?)))
                     .collect::<Result<_, GraphBreak>>()?;
                 Ok(Recon::NewObject(cls, attrs))
+            })
+        }
+        Kind::NNModule(o)
+            if vt.source.is_none()
+                && out
+                    .built_modules
+                    .contains_key(&(o.as_object() as *const _ as usize)) =>
+        {
+            // Eager builds a new module on every call: so does the rebuilt frame, by calling
+            // the class again (its arguments were constants or modules built the same way).
+            let addr = o.as_object() as *const _ as usize;
+            let built = out.built_modules[&addr].clone();
+            let args = built.args.ok_or_else(|| {
+                GraphBreak::new(
+                    GraphBreakKind::UnsupportedConstruct,
+                    "an nn.Module built in the compiled region with keyword arguments (or by another module) outlives it",
+                )
+            })?;
+            shared(addr, outputs, |outputs| {
+                Ok(Recon::Exception(
+                    built.cls.clone(),
+                    args.iter()
+                        .map(|a| recon_of(a, out, outputs, vm))
+                        .collect::<Result<_, _>>()?,
+                ))
             })
         }
         Kind::Function(o)

@@ -5,8 +5,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::PyObjectRef;
 use rustpython_vm::function::{FuncArgs, KwArgs};
+use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
@@ -44,6 +44,18 @@ fn constant_value(
             Some(vm.ctx.new_list(items?).into())
         }
         _ => None,
+    }
+}
+
+/// Whether `v` is exactly representable in the integer dtype `d` (then the tensor holds `v`).
+fn int_fits(d: rynamo_tensor::DType, v: i64) -> bool {
+    use rynamo_tensor::DType;
+    match d {
+        DType::Int64 => true,
+        DType::Int32 => i32::try_from(v).is_ok(),
+        DType::Int16 => i16::try_from(v).is_ok(),
+        DType::Int8 => i8::try_from(v).is_ok(),
+        _ => false,
     }
 }
 
@@ -87,8 +99,19 @@ impl Tracer<'_> {
                 )
                 .ok()?
         };
+        let int_data = match pos.as_slice() {
+            [d] if d.class().is(vm.ctx.types.int_type) => d.try_to_value::<i64>(vm).ok(),
+            _ => None,
+        };
         let args = pos.into_iter().map(Vt::constant).collect();
-        Some(self.call_allowed_in_graph(&func, "tensor", args, Vec::new()))
+        let out = self.call_allowed_in_graph(&func, "tensor", args, Vec::new());
+        if let (Ok(Kind::Tensor(t)), Some(v)) = (out.as_ref().map(|o| &o.kind), int_data)
+            && t.meta.shape.is_empty()
+            && int_fits(t.meta.dtype, v)
+        {
+            self.out.int_constants.insert(t.value, v);
+        }
+        Some(out)
     }
 }
 

@@ -195,13 +195,17 @@ impl Tracer<'_> {
                     "bool() of a tensor",
                 ));
             }
-            "cpu" | "cuda" => return Ok(recv),
+            "cpu" | "cuda" => {
+                self.out.identity_calls += 1;
+                return Ok(recv);
+            }
             // A tensor that is already contiguous is returned as it is (eager's `contiguous`).
             "contiguous"
                 if args.is_empty()
                     && kwargs.is_empty()
                     && rynamo_tensor::layout::is_contiguous(&t.meta.shape, &t.meta.strides) =>
             {
+                self.out.identity_calls += 1;
                 return Ok(recv);
             }
             "detach" if t.requires_grad => {
@@ -428,6 +432,7 @@ impl Tracer<'_> {
                 let mut kwargs = kwargs;
                 self.take_call_options(Op::overloads("to"), &mut kwargs)?;
                 if rest.is_empty() && kwargs.iter().all(|(k, _)| k != "dtype") {
+                    self.out.identity_calls += 1;
                     return Ok(recv);
                 }
                 // Eager's `to` returns the tensor itself when the dtype already matches and no
@@ -447,6 +452,7 @@ impl Tracer<'_> {
                         .and_then(|c| bridge::dtype_of(c))
                         .is_some_and(|d| d == t.meta.dtype)
                 {
+                    self.out.identity_calls += 1;
                     return Ok(recv);
                 }
                 let mut all = vec![recv];
@@ -739,7 +745,11 @@ impl Tracer<'_> {
                     ) =>
             {
                 // PyTorch indexes with a 0-d integer tensor as with its value (`select`, a view
-                // of the tensor): that needs the value, which only exists when the graph runs.
+                // of the tensor). A literal's value is known (FakeTensor's `constant`); another
+                // tensor's exists only when the graph runs.
+                if let Some(v) = self.out.int_constants.get(&self.out.current_value(t)) {
+                    return Ok(IndexItem::Int(*v));
+                }
                 Err(GraphBreak::new(
                     GraphBreakKind::TensorItem,
                     "indexing with a 0-d integer tensor selects by its value",

@@ -302,6 +302,13 @@ from torch._refs_search import (  # noqa: E402,F401
     bincount, bucketize, kthvalue, median, searchsorted,
 )
 from torch._refs_unique import unique, unique_consecutive  # noqa: E402,F401
+from torch._refs_compose import (  # noqa: E402,F401
+    absolute, addbmm, addmv, addr, arccos, arcsin, arctan, block_diag, cartesian_prod, cdist, chain_matmul,
+    combinations, cumulative_trapezoid, diag_embed, diagflat, diagonal_scatter, dist, divide, fix, greater,
+    greater_equal, histc, is_same_size, isreal, ldexp, less, less_equal, msort, multiply, narrow_copy, negative,
+    not_equal, positive, ravel, renorm, select_scatter, slice_scatter, subtract, tensordot, trapezoid, trapz, vander,
+)
+from torch import _refs_compose  # noqa: E402
 
 moveaxis = movedim
 
@@ -317,6 +324,7 @@ _C._install_python_methods("torch", (
     "aminmax kron inner cross bincount unique unique_consecutive median kthvalue"
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
+_C._install_python_methods("torch._refs_compose", _refs_compose.METHODS)
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]

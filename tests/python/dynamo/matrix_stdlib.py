@@ -383,6 +383,5 @@ run(
     __file__,
     known={
         "cached_property_attr": (1, "functools.cached_property.__get__ reads the instance __dict__ (a break); PyTorch's Python 3.11 version breaks earlier, on its RLock, and skips the frame"),
-        "signature_basics": (1, "inspect.signature calls sys.getrecursionlimit and reads mappingproxy objects: not modelled"),
     },
 )

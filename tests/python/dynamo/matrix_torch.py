@@ -165,11 +165,6 @@ def split_and_chunk(x):
 run(
     __file__,
     known={
-        "device_dtype_consts": (0, "x.to(same device) returns x without a graph node, so a frame with no other op compiles no graph; PyTorch records the call"),
         "inplace_view_methods": (2, "eager has unsqueeze_/t_/...; tracing one breaks (GB0012 on Tensor._set_view_): the tracker's shape is not shared between aliases, so a layout change in place is not modelled"),
-        "index_with_0d_tensor": (2, "a 0-d integer tensor index selects by its value: a graph break (PyTorch traces an unbacked SymInt)"),
-        "module_in_region": (2, "the module built per call is a new object: modules are guarded by identity (ID_MATCH), so the second call recompiles; PyTorch guards inlined built-in modules by type"),
-        "module_constructed_no_params": (2, "nn.Module construction inside the region breaks (nn.Module.__init__ stores through object.__setattr__ into its registries)"),
-        "transformer_layer": (2, "as module_in_region"),
     },
 )

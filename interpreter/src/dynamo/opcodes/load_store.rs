@@ -490,6 +490,9 @@ impl Tracer<'_> {
             self.call_vt(wrap_unguarded(hook, self.vm), args, Vec::new())?;
             return Ok(());
         }
+        if let (Kind::NNModule(o), Some(src)) = (&obj.kind, &obj.source) {
+            self.guard_module_registries(o, src, name);
+        }
         if let Kind::Object(o) | Kind::NNModule(o) = &obj.kind {
             self.check_plain_store(o, &obj, name, value.is_none())?;
         }
@@ -632,6 +635,32 @@ impl Tracer<'_> {
     /// `_buffers` or `_modules` holds (those stores and deletes update the registries, which
     /// the trace's replay of a plain store would not, and which traced reads of those dicts
     /// would then contradict).
+    /// Pins whether `name` is in the module's `_parameters`, `_buffers` and `_modules` (a store
+    /// files the value there or into the instance dict): the module itself is guarded by type
+    /// only, so another instance must register the same way to reuse the entry.
+    fn guard_module_registries(
+        &mut self,
+        m: &rustpython_vm::PyObjectRef,
+        src: &std::rc::Rc<super::super::source::Source>,
+        name: &str,
+    ) {
+        let vm = self.vm;
+        for reg in ["_parameters", "_buffers", "_modules"] {
+            let Ok(d) = m.get_attr(reg, vm) else {
+                continue;
+            };
+            let present = d.get_item(name, vm).is_ok();
+            self.out.guards.add(
+                &src.attr(reg),
+                super::super::guards::Check::DictContains {
+                    key: vm.ctx.new_str(name).into(),
+                    key_text: format!("{name:?}"),
+                    present,
+                },
+            );
+        }
+    }
+
     fn module_store_is_plain(
         &mut self,
         m: &rustpython_vm::PyObjectRef,

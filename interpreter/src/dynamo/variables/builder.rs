@@ -7,7 +7,8 @@
 //! | None, bool, int, float, str | constant | EQUALS_MATCH (type and value) |
 //! | tuple / list | tuple / list of wrapped items | TYPE_MATCH, LENGTH |
 //! | dict | dict of wrapped values | TYPE_MATCH, DICT_KEYS |
-//! | function, class, module, nn.Module | by identity | ID_MATCH |
+//! | function, class, module | by identity | ID_MATCH |
+//! | nn.Module | by type; what the trace reads from it guarded through its sources | TYPE_MATCH |
 //! | registry op (`torch.add`) | the op | none (the `torch` namespace is trusted) |
 //! | other objects | object | TYPE_MATCH; attribute reads add their own guards |
 
@@ -39,6 +40,7 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
         || obj.class().is(vm.ctx.types.slice_type)
         || obj.class().is(vm.ctx.types.complex_type)
         || obj.downcast_ref::<rynamo_shims::PySize>().is_some()
+        || super::super::inspect_signature::is_inspect_value(obj, vm)
         || (obj.class().is(vm.ctx.types.frozenset_type)
             && vm
                 .extract_elements_with(obj, Ok)
@@ -281,7 +283,16 @@ fn wrap_uncached(
         return Vt::with_source(Kind::Builtin(obj, name), source);
     }
     if bridge::is_nn_module(&obj, vm) {
-        out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
+        // By type, as PyTorch guards the modules it inlines (`UnspecializedNNModuleVariable`):
+        // another instance of the class (a layer of a stack, a module built anew per call)
+        // reuses the entry. What the trace reads from the module (attributes, parameters,
+        // children, hooks, registries) is guarded through its own sources.
+        out.guards.add(
+            &source,
+            Check::TypeMatch {
+                ty: obj.class().to_owned().into(),
+            },
+        );
         return Vt::with_source(Kind::NNModule(obj), source);
     }
     if let Some(g) = super::ctx_manager::wrap_existing(out, &obj, &source, vm) {
