@@ -56,6 +56,8 @@ fn plain_graph_module(
         fn_name: name.to_owned(),
         grad_enabled: vec![true; graph.nodes().len()],
         grad_enabled_at_start: true,
+        sym_args: Vec::new(),
+        size_assumptions: Vec::new(),
     };
     super::fx::build(&view, vm)
 }

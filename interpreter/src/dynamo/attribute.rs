@@ -101,6 +101,17 @@ impl Tracer<'_> {
                 }
                 Ok(wrap_unguarded(v, vm))
             }
+            // A `torch.Size` holding SymInts (`x.shape` of dynamic sizes): its methods see the
+            // sizes as values (specialised), as the constant `torch.Size` they were.
+            Kind::NamedTuple(cls, items)
+                if items.iter().any(|i| matches!(i.kind, Kind::SymInt(_)))
+                    && cls.is(bridge::make_size(&[], vm).class()) =>
+            {
+                let size = self
+                    .python_value(&obj)
+                    .ok_or_else(|| attr_unmodelled(&obj, name))?;
+                self.get_attr(Vt::constant(size), name)
+            }
             Kind::NamedTuple(cls, items) => {
                 let (cls, items) = (cls.clone(), items.clone());
                 self.named_tuple_attr(&obj, &cls, &items, name)
@@ -400,7 +411,10 @@ impl Tracer<'_> {
         name: &str,
     ) -> Result<Vt, GraphBreak> {
         let vm = self.vm;
-        if matches!(name, "shape" | "nbytes") {
+        if name == "shape" {
+            return Ok(self.out.sizes_of(t, vm));
+        }
+        if name == "nbytes" {
             self.out.specialise(t.value, None);
         }
         let v: PyObjectRef = match name {

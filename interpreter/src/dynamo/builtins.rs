@@ -168,6 +168,13 @@ impl Tracer<'_> {
             .iter()
             .map(|(k, v)| v.as_const().map(|c| (k.clone(), c.clone())))
             .collect();
+        if let ("int", [x]) = (name, args.as_slice())
+            && matches!(x.kind, Kind::SymInt(_))
+            && kwargs.is_empty()
+        {
+            // `int()` of a size is the size, still symbolic (as Dynamo's SymNodeVariable).
+            return Ok(x.clone());
+        }
         if PURE_ON_CONSTANTS.contains(&name)
             && let (Some(consts), Some(kw)) = (self.all_consts(&args), kw_consts.clone())
             && !matches!(name, "iter" | "enumerate" | "zip" | "reversed")
@@ -201,10 +208,13 @@ impl Tracer<'_> {
                     Kind::Dict(d) | Kind::DictView(d, _) => d.borrow().items.len(),
                     Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
                     Kind::Tensor(t) => {
-                        self.out.specialise(t.value, Some(0));
-                        *t.meta.shape.first().ok_or_else(|| {
-                            GraphBreak::new(GraphBreakKind::OpError, "len() of a 0-d tensor")
-                        })?
+                        if t.meta.shape.is_empty() {
+                            return Err(GraphBreak::new(
+                                GraphBreakKind::OpError,
+                                "len() of a 0-d tensor",
+                            ));
+                        }
+                        return Ok(self.out.size_of(&t.clone(), 0, vm));
                     }
                     Kind::NNModule(m) => {
                         self.guard_module_children(x)?;
@@ -736,6 +746,7 @@ impl Tracer<'_> {
             | Kind::GradMode(_)
             | Kind::ErrorOnGraphBreak(_) => true,
             Kind::Tensor(_)
+            | Kind::SymInt(_)
             | Kind::Tuple(_)
             | Kind::NamedTuple(..)
             | Kind::List(_)

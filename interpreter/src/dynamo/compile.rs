@@ -114,11 +114,17 @@ pub fn finish_trace(
 /// Drops the nodes no output needs, except for the `eager` backend: PyTorch's runs the FX
 /// graph as traced, so a dead op that raises (an integer `fmod` by zero) raises as in eager,
 /// while its compiling backends (aot_eager, inductor) eliminate it (fuzz seed 17, program 16).
-pub fn drop_dead_nodes(graph: &mut Graph, config: &CompileConfig) {
+/// Values whose sizes the trace read (`sym.rs`) stay: when dropping would remove one, nothing is
+/// dropped.
+pub fn drop_dead_nodes(graph: &mut Graph, config: &CompileConfig, out: &OutputGraph) {
     if matches!(&config.backend, BackendSpec::Native(name) if name == "eager") {
         return;
     }
-    rynamo_passes::eliminate_dead_code(graph, &rynamo_passes::PassCx::default());
+    let mut dropped = graph.clone();
+    rynamo_passes::eliminate_dead_code(&mut dropped, &rynamo_passes::PassCx::default());
+    if out.size_values_present(&dropped) {
+        *graph = dropped;
+    }
 }
 
 /// Compiles a graph with the configured backend.
@@ -183,7 +189,13 @@ pub fn compile_graph(
             }
             if out.shape_env.has_live_symbols() {
                 // Dynamic dimensions: the backend gets concrete sizes, one graph per shape.
-                let per_shape = super::per_shape::PerShape::new(graph.clone(), exe, compile_one);
+                let per_shape = super::per_shape::PerShape::new(
+                    graph.clone(),
+                    out.sym_args.clone(),
+                    out.size_assumptions.clone(),
+                    exe,
+                    compile_one,
+                );
                 return Ok(Executor::Native(Arc::new(per_shape)));
             }
             Ok(Executor::Native(exe))

@@ -189,7 +189,13 @@ impl ConvertFrame {
                 Ok(t) => break t,
             }
         };
-        let (out, ret) = traced;
+        let (mut out, ret) = traced;
+        let (mut graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {
+            Ok(p) => p,
+            Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
+        };
+        // Rebuilding the result and the side effects used SymInts as values (`sym_trace.rs`).
+        out.settle_syms(false);
         if let Some(msg) = out
             .shape_env
             .violation_message()
@@ -197,11 +203,7 @@ impl ConvertFrame {
         {
             return Ok(FrameAction::Raise(constraint_violation(&msg, vm)));
         }
-        let (mut graph, inputs, replays, result) = match finish_trace(&out, &ret, vm) {
-            Ok(p) => p,
-            Err(b) => return self.on_graph_break(code, compile_id, b, None, vm),
-        };
-        super::compile::drop_dead_nodes(&mut graph, &self.config);
+        super::compile::drop_dead_nodes(&mut graph, &self.config, &out);
         // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
         // included; dead-code elimination only shrinks what the backend gets.
         let exe = if out.op_count() == 0 {
@@ -326,8 +328,8 @@ impl ConvertFrame {
             ),
         );
         let resumed = match (traced, &b.state) {
-            (Some((out, fv, started)), Some(state)) => {
-                self.compile_break(code, compile_id, &out, state, &fv, started, vm)
+            (Some((mut out, fv, started)), Some(state)) => {
+                self.compile_break(code, compile_id, &mut out, state, &fv, started, vm)
             }
             _ => Err("the break happened outside the traced frame".to_owned()),
         };
@@ -362,7 +364,7 @@ impl ConvertFrame {
         &self,
         code: &PyRef<PyCode>,
         compile_id: (u32, u32),
-        out: &OutputGraph,
+        out: &mut OutputGraph,
         state: &super::graph_break::BreakState,
         fv: &FrameValues,
         started: std::time::Instant,
@@ -380,7 +382,9 @@ impl ConvertFrame {
         let cells = gb::cell_slots(code);
         let (mut graph, inputs, replays, values) =
             gb::break_recipes(out, state, &live, &cells, vm)?;
-        super::compile::drop_dead_nodes(&mut graph, &self.config);
+        // The values rebuilt for the resume function used SymInts as values (`sym_trace.rs`).
+        out.settle_syms(false);
+        super::compile::drop_dead_nodes(&mut graph, &self.config, out);
         // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
         let exe = if out.op_count() == 0 {
             None
@@ -462,6 +466,8 @@ fn trace(
     {
         out.shape_env.specialise_all();
     }
+    // SymInts used as constants specialise their dimensions (`sym_trace.rs`).
+    out.settle_syms(false);
     // The frame state: sizes seen, dimensions that changed (read by the next compile).
     let seen = std::mem::take(&mut out.shape_env.seen_now);
     cache::with(code, |c| c.frame_state.extend(seen.iter().cloned()));

@@ -69,18 +69,34 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         }
         Ok(())
     };
+    let mut sizes = SymNodes {
+        g: &g,
+        graph,
+        made: std::collections::HashMap::new(),
+    };
     for (i, n) in graph.nodes().iter().enumerate() {
         switch(view.grad_enabled.get(i).copied().unwrap_or(mode), &mut mode)?;
         let schema = n.op.schema();
         let mut args = Vec::new();
         let kwargs = vm.ctx.new_dict();
-        for (p, a) in schema.params.iter().zip(&n.args) {
-            let is_default = match &p.default {
-                Some(ParamDefault::None) => matches!(a, Value::None),
-                Some(ParamDefault::Value(d)) => default_eq(d, a),
-                None => false,
-            };
-            let v = arg_to_py(a, &nodes, vm)?;
+        let name = n.outputs.first().map(|o| graph.value(*o).name.as_str());
+        for (k, (p, a)) in schema.params.iter().zip(&n.args).enumerate() {
+            // Symbolic sizes are computed in the FX code from the inputs' sizes.
+            let mut syms = Vec::new();
+            for s in view
+                .sym_args
+                .iter()
+                .filter(|s| s.arg == k && Some(s.node.as_str()) == name)
+            {
+                syms.push((s.slot, sizes.node(&s.expr, &nodes, vm)?));
+            }
+            let is_default = syms.is_empty()
+                && match &p.default {
+                    Some(ParamDefault::None) => matches!(a, Value::None),
+                    Some(ParamDefault::Value(d)) => default_eq(d, a),
+                    None => false,
+                };
+            let v = arg_to_py(a, &nodes, &syms, vm)?;
             if p.kw_only {
                 if !is_default {
                     kwargs.set_item(p.name.as_str(), v, vm)?;
@@ -202,6 +218,14 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                 }
             }
         }
+        // Computed sizes the trace used as constants are checked where they are computed
+        // (`torch._check`, as PyTorch's runtime asserts).
+        for o in &n.outputs {
+            let name = &graph.value(*o).name;
+            for a in view.size_assumptions.iter().filter(|a| &a.value == name) {
+                sizes.check(value_node(*o, &nodes, vm)?, a, vm)?;
+            }
+        }
     }
     switch(view.grad_enabled_at_start, &mut mode)?;
     let outs = graph
@@ -228,11 +252,106 @@ fn value_node(
         .ok_or_else(|| vm.new_runtime_error(format!("graph value {v} has no FX node")))
 }
 
+/// The FX nodes computing symbolic sizes (`x.size(d)` and `operator` arithmetic), one per
+/// distinct expression.
+struct SymNodes<'a> {
+    g: &'a PyObjectRef,
+    graph: &'a Graph,
+    made: std::collections::HashMap<String, PyObjectRef>,
+}
+
+impl SymNodes<'_> {
+    fn node(
+        &mut self,
+        e: &super::sym::SymExpr,
+        nodes: &[Option<PyObjectRef>],
+        vm: &VirtualMachine,
+    ) -> PyResult<PyObjectRef> {
+        use super::sym::{SymExpr, SymOp};
+        let key = e.render(&|pos, d| format!("{pos}.{d}"));
+        if let Some(n) = self.made.get(&key) {
+            return Ok(n.clone());
+        }
+        let op = |name: &'static str| -> PyResult<PyObjectRef> {
+            vm.import("operator", 0)?.get_attr(name, vm)
+        };
+        let n = match e {
+            SymExpr::Int(i) => return Ok(vm.ctx.new_int(*i).into()),
+            SymExpr::Val(name, d) => {
+                let v = (0..self.graph.values().len())
+                    .find(|i| self.graph.values()[*i].name == *name)
+                    .ok_or_else(|| vm.new_runtime_error(format!("graph value {name} is gone")))?;
+                let x = value_node(ValueId(v as u32), nodes, vm)?;
+                let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(*d).into()]);
+                vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?
+            }
+            SymExpr::Dim(pos, d) => {
+                let v = self.graph.inputs().get(*pos).copied().ok_or_else(|| {
+                    vm.new_runtime_error(format!("graph input {pos} of a symbolic size is gone"))
+                })?;
+                let x = value_node(v, nodes, vm)?;
+                let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(*d).into()]);
+                vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?
+            }
+            SymExpr::Bin(o, a, b) => {
+                let f = op(match o {
+                    SymOp::Add => "add",
+                    SymOp::Sub => "sub",
+                    SymOp::Mul => "mul",
+                    SymOp::FloorDiv => "floordiv",
+                    SymOp::Mod => "mod",
+                })?;
+                let args = vm
+                    .ctx
+                    .new_tuple(vec![self.node(a, nodes, vm)?, self.node(b, nodes, vm)?]);
+                vm.call_method(self.g, "call_function", (f, args, vm.ctx.new_dict()))?
+            }
+            SymExpr::Neg(a) => {
+                let args = vm.ctx.new_tuple(vec![self.node(a, nodes, vm)?]);
+                vm.call_method(
+                    self.g,
+                    "call_function",
+                    (op("neg")?, args, vm.ctx.new_dict()),
+                )?
+            }
+        };
+        self.made.insert(key, n.clone());
+        Ok(n)
+    }
+
+    /// `torch._check(x.size(dim) == size)` for an assumption on the value of node `x`.
+    fn check(
+        &mut self,
+        x: PyObjectRef,
+        a: &super::sym::Assumption,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(a.dim).into()]);
+        let size = vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?;
+        let eq = vm.import("operator", 0)?.get_attr("eq", vm)?;
+        let args = vm.ctx.new_tuple(vec![size, vm.ctx.new_int(a.size).into()]);
+        let cond = vm.call_method(self.g, "call_function", (eq, args, vm.ctx.new_dict()))?;
+        let check = bridge::import_module("torch", vm)?.get_attr("_check", vm)?;
+        let args = vm.ctx.new_tuple(vec![cond]);
+        vm.call_method(self.g, "call_function", (check, args, vm.ctx.new_dict()))?;
+        Ok(())
+    }
+}
+
 fn arg_to_py(
     a: &Value<ValueId>,
     nodes: &[Option<PyObjectRef>],
+    syms: &[(super::sym::Slot, PyObjectRef)],
     vm: &VirtualMachine,
 ) -> PyResult<PyObjectRef> {
+    let sym = |item: usize, part: u8| {
+        syms.iter()
+            .find(|(s, _)| s.item == item && s.part == part)
+            .map(|(_, n)| n.clone())
+    };
+    let int = |i: i64, item: usize, part: u8| -> PyObjectRef {
+        sym(item, part).unwrap_or_else(|| vm.ctx.new_int(i).into())
+    };
     Ok(match a {
         Value::None => vm.ctx.none(),
         Value::Tensor(v) => value_node(*v, nodes, vm)?,
@@ -246,13 +365,13 @@ fn arg_to_py(
             .into(),
         Value::Scalar(s) => match s {
             rynamo_tensor::Scalar::Bool(b) => vm.ctx.new_bool(*b).into(),
-            rynamo_tensor::Scalar::Int(i) => vm.ctx.new_int(*i).into(),
+            rynamo_tensor::Scalar::Int(i) => int(*i, 0, 0),
             rynamo_tensor::Scalar::Float(f) => vm.ctx.new_float(*f).into(),
         },
-        Value::Int(i) => vm.ctx.new_int(*i).into(),
+        Value::Int(i) => int(*i, 0, 0),
         Value::IntList(v) => vm
             .ctx
-            .new_list(v.iter().map(|i| vm.ctx.new_int(*i).into()).collect())
+            .new_list(v.iter().enumerate().map(|(k, i)| int(*i, k, 0)).collect())
             .into(),
         Value::Float(f) => vm.ctx.new_float(*f).into(),
         Value::Bool(b) => vm.ctx.new_bool(*b).into(),
@@ -261,18 +380,19 @@ fn arg_to_py(
         Value::Index(items) => {
             let objs = items
                 .iter()
-                .map(|it| -> PyResult<PyObjectRef> {
+                .enumerate()
+                .map(|(k, it)| -> PyResult<PyObjectRef> {
                     Ok(match it {
-                        IndexItem::Int(i) => vm.ctx.new_int(*i).into(),
+                        IndexItem::Int(i) => int(*i, k, 0),
                         IndexItem::Slice { start, stop, step } => {
-                            let o = |x: &Option<i64>| {
-                                x.map_or_else(|| vm.ctx.none(), |v| vm.ctx.new_int(v).into())
+                            let o = |x: &Option<i64>, part: u8| {
+                                x.map_or_else(|| vm.ctx.none(), |v| int(v, k, part))
                             };
                             rustpython_vm::PyPayload::into_pyobject(
                                 rustpython_vm::builtins::PySlice {
-                                    start: Some(o(start)),
-                                    stop: o(stop),
-                                    step: Some(o(step)),
+                                    start: Some(o(start, 1)),
+                                    stop: o(stop, 2),
+                                    step: Some(o(step, 3)),
                                 },
                                 vm,
                             )

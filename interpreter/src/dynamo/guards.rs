@@ -75,6 +75,8 @@ pub struct GuardSet {
     distinct: Vec<Rc<Source>>,
     /// Dynamic dimensions that share a symbol: `a.size()[i] == b.size()[j]`.
     dim_eqs: Vec<(Rc<Source>, usize, Rc<Source>, usize)>,
+    /// Relations between dynamic sizes that the trace's branches assumed (`sym_guard.rs`).
+    sym_guards: Vec<super::sym_guard::SymGuard>,
 }
 
 impl GuardSet {
@@ -96,6 +98,13 @@ impl GuardSet {
     /// shape-environment equality: the two share a symbol).
     pub fn add_dim_eq(&mut self, a: &Rc<Source>, i: usize, b: &Rc<Source>, j: usize) {
         self.dim_eqs.push((a.clone(), i, b.clone(), j));
+    }
+
+    /// Requires a relation between dynamic sizes (a shape-environment guard).
+    pub fn add_sym_guard(&mut self, g: super::sym_guard::SymGuard) {
+        if !self.sym_guards.iter().any(|h| h.code() == g.code()) {
+            self.sym_guards.push(g);
+        }
     }
 
     /// Requires two sources to hold the same object (Dynamo's duplicate-input guard).
@@ -168,6 +177,8 @@ pub struct GuardTree {
     nodes: Vec<Node>,
     aliases: Vec<(usize, usize)>,
     dim_eqs: Vec<(usize, usize, usize, usize)>,
+    /// Each size relation with the tree node of each of its leaves.
+    sym_guards: Vec<(Vec<usize>, super::sym_guard::SymGuard)>,
     distinct: Vec<usize>,
     global: GlobalState,
 }
@@ -179,6 +190,7 @@ impl GuardTree {
             nodes: Vec::new(),
             aliases: Vec::new(),
             dim_eqs: Vec::new(),
+            sym_guards: Vec::new(),
             distinct: Vec::new(),
             global,
         };
@@ -193,6 +205,10 @@ impl GuardTree {
         for (a, i, b, j) in &set.dim_eqs {
             let (na, nb) = (tree.node_for(a, vm), tree.node_for(b, vm));
             tree.dim_eqs.push((na, *i, nb, *j));
+        }
+        for g in &set.sym_guards {
+            let nodes = g.leaves.iter().map(|(s, _)| tree.node_for(s, vm)).collect();
+            tree.sym_guards.push((nodes, g.clone()));
         }
         if set.distinct.len() > 1 {
             for s in &set.distinct {
@@ -233,6 +249,7 @@ impl GuardTree {
         self.nodes.iter().map(|n| n.checks.len()).sum::<usize>()
             + self.aliases.len()
             + self.dim_eqs.len()
+            + self.sym_guards.len()
             + usize::from(!self.distinct.is_empty())
             + 1
     }
@@ -321,6 +338,18 @@ impl GuardTree {
                 return Err(self.dim_eq_code(a, i, b, j));
             }
         }
+        for (nodes, g) in &self.sym_guards {
+            let size = |k: usize| {
+                let d = g.leaves[k].1;
+                values[nodes[k]]
+                    .as_ref()
+                    .and_then(|v| bridge::tensor_meta(v.obj()))
+                    .and_then(|(m, _)| m.shape.get(d).map(|s| *s as i64))
+            };
+            if !g.holds(&size) {
+                return Err(g.code());
+            }
+        }
         if !self.distinct.is_empty() {
             let mut seen: smallvec::SmallVec<[(usize, usize); 8]> = self
                 .distinct
@@ -373,6 +402,9 @@ impl GuardTree {
         }
         for &(a, i, b, j) in &self.dim_eqs {
             let _ = writeln!(out, "+- LAMBDA_GUARD: {}", self.dim_eq_code(a, i, b, j));
+        }
+        for (_, g) in &self.sym_guards {
+            let _ = writeln!(out, "+- LAMBDA_GUARD: {}", g.code());
         }
         if !self.distinct.is_empty() {
             let names: Vec<String> = self
@@ -441,6 +473,9 @@ impl GuardTree {
         }
         for &(a, i, b, j) in &self.dim_eqs {
             out.push((String::new(), "SHAPE_ENV", self.dim_eq_code(a, i, b, j)));
+        }
+        for (_, g) in &self.sym_guards {
+            out.push((String::new(), "SHAPE_ENV", g.code()));
         }
         out
     }

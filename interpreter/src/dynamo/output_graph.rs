@@ -118,6 +118,14 @@ pub struct OutputGraph {
     pub shape_env: super::shape_env::ShapeEnv,
     /// The compile id, for log lines written while tracing.
     pub compile_id: Option<(u32, u32)>,
+    /// Every SymInt tracker made, by id (`sym_trace.rs`).
+    pub syms: std::cell::RefCell<Vec<Rc<super::sym::SymVar>>>,
+    /// The graph's symbolic int arguments.
+    pub sym_args: Vec<super::sym::SymArg>,
+    /// Computed sizes the trace used as constants (checked by each instance).
+    pub size_assumptions: Vec<super::sym::Assumption>,
+    /// SymInt comparisons the trace branched on: `(lhs, operator, rhs, result)`.
+    pub sym_rels: Vec<(super::sym::SymExpr, usize, super::sym::SymExpr, bool)>,
 }
 
 impl OutputGraph {
@@ -148,6 +156,10 @@ impl OutputGraph {
             cells: HashMap::new(),
             shape_env: super::shape_env::ShapeEnv::default(),
             compile_id: None,
+            syms: Default::default(),
+            sym_args: Vec::new(),
+            sym_rels: Vec::new(),
+            size_assumptions: Vec::new(),
         }
     }
 
@@ -224,23 +236,27 @@ impl OutputGraph {
     pub fn call_op(
         &mut self,
         op: Op,
-        args: Vec<Arg>,
+        mut args: Vec<Arg>,
         target: FxTarget,
         requires_grad: bool,
     ) -> Result<Vec<Vt>, GraphBreak> {
+        let found = self.resolve_sym_args(&mut args);
         let outs = self.graph.call(op, args).map_err(|e| {
             GraphBreak::new(GraphBreakKind::OpError, format!("{}: {e}", op.py_name()))
         })?;
         // A host call's output shapes are fixed when it is made, and an op returning a list
-        // (`split`, `unbind`, `chunk`) has as many outputs as the sizes say: either way the
-        // node holds for these input sizes only.
-        if self.shape_env.has_live_symbols()
-            && (op == rynamo_graph::Op::HostCall
-                || matches!(op.schema().returns, rynamo_graph::Returns::List))
-        {
-            let node = self.graph.graph().nodes().last().cloned();
-            for i in node.iter().flat_map(|n| n.inputs().collect::<Vec<_>>()) {
-                self.specialise(i, None);
+        // (`split`, `unbind`, `chunk`) has as many outputs as the sizes say: the node holds for
+        // these input sizes only, unless other sizes keep every count (`sym_trace.rs`).
+        let ids: Vec<usize> = found.iter().map(|f| f.2).collect();
+        let first = outs
+            .first()
+            .map(|o| self.graph.graph().value(*o).name.clone());
+        self.record_sym_args(first, found);
+        if self.shape_env.has_live_symbols() {
+            if op == rynamo_graph::Op::HostCall {
+                self.pin_last_node(&ids);
+            } else if matches!(op.schema().returns, rynamo_graph::Returns::List) {
+                self.pin_list_counts(&ids);
             }
         }
         self.fx.push(FxInfo {
@@ -271,6 +287,7 @@ impl OutputGraph {
         match &vt.kind {
             Kind::Tensor(t) => Some(Value::Tensor(t.value)),
             Kind::Const(c) => const_arg(c, vm),
+            Kind::SymInt(s) => Some(self.sym_arg(s)),
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_arg(items, self, vm),
             Kind::List(l) => seq_arg(&l.borrow().items, self, vm),
             _ => None,
@@ -320,6 +337,12 @@ impl OutputGraph {
                 }
             }
             set.set_dynamic_dims(&input.source, mask);
+        }
+        let source_of = |pos: usize| self.inputs.get(pos).map(|i| i.source.clone());
+        for (lhs, op, rhs, holds) in &self.sym_rels {
+            if let Some(g) = super::sym_guard::SymGuard::new(lhs, *op, rhs, *holds, &source_of) {
+                set.add_sym_guard(g);
+            }
         }
         set
     }
@@ -374,7 +397,7 @@ fn seq_arg(items: &[Vt], out: &OutputGraph, vm: &rustpython_vm::VirtualMachine) 
     let args: Option<Vec<Arg>> = items
         .iter()
         .map(|v| match &v.kind {
-            Kind::Tensor(_) | Kind::Const(_) => out.arg_of(v, vm),
+            Kind::Tensor(_) | Kind::Const(_) | Kind::SymInt(_) => out.arg_of(v, vm),
             _ => None,
         })
         .collect();

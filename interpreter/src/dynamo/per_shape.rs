@@ -4,12 +4,16 @@
 //! only the backend sees concrete sizes (what PyTorch's eager backend does, and what lets
 //! backends that specialise on sizes serve every size in the guarded range). The JIT's kernel
 //! cache is keyed by loop structure, so sizes that differ only in extent reuse the same machine
-//! code.
+//! code. Size arguments the trace computed from dynamic sizes (`view(B, T, ...)`, `x[:, :T]`,
+//! `arange(T)`) are symbolic (`sym.rs`): each instance evaluates them from its input shapes
+//! before the meta rules run.
 
 use std::sync::{Arc, Mutex};
 
 use rynamo_backend::{Executable, Result};
 use rynamo_graph::Graph;
+
+use super::sym::{self, Assumption, SymArg};
 use rynamo_tensor::{Tensor, TensorMeta};
 
 /// Compiles one concrete graph.
@@ -24,13 +28,21 @@ type Instance = (Vec<TensorMeta>, Arc<dyn Executable>);
 /// See the module documentation.
 pub struct PerShape {
     template: Graph,
+    sym_args: Vec<SymArg>,
+    assumptions: Vec<Assumption>,
     compile: CompileFn,
     instances: Mutex<Vec<Instance>>,
 }
 
 impl PerShape {
     /// Serves `template` (already compiled as `first` for its own shapes) at any input shapes.
-    pub fn new(template: Graph, first: Arc<dyn Executable>, compile: CompileFn) -> PerShape {
+    pub fn new(
+        template: Graph,
+        sym_args: Vec<SymArg>,
+        assumptions: Vec<Assumption>,
+        first: Arc<dyn Executable>,
+        compile: CompileFn,
+    ) -> PerShape {
         let metas = template
             .inputs()
             .iter()
@@ -38,6 +50,8 @@ impl PerShape {
             .collect();
         PerShape {
             template,
+            sym_args,
+            assumptions,
             compile,
             instances: Mutex::new(vec![(metas, first)]),
         }
@@ -60,7 +74,12 @@ impl PerShape {
             }
         }
         let metas: Vec<TensorMeta> = inputs.iter().map(Tensor::meta).collect();
-        let graph = self.template.with_input_metas(&metas)?;
+        let graph = if self.sym_args.is_empty() && self.assumptions.is_empty() {
+            self.template.with_input_metas(&metas)?
+        } else {
+            sym::instantiate(&self.template, &self.sym_args, &self.assumptions, &metas)
+                .map_err(rynamo_backend::Error::Inputs)?
+        };
         let exe = (self.compile)(&graph)?;
         let mut cached = self.instances.lock().unwrap_or_else(|e| e.into_inner());
         cached.insert(0, (metas, exe.clone()));

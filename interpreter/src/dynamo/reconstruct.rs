@@ -125,6 +125,7 @@ pub fn recon_of(
             Ok(Recon::Output(outputs.index(cur)))
         }
         Kind::Const(c) => Ok(Recon::Const(c.clone())),
+        Kind::SymInt(s) => Ok(Recon::Const(s.concrete().clone())),
         Kind::NamedTuple(cls, items) => {
             if let Some(src) = &vt.source {
                 return Ok(Recon::Source(src.clone()));

@@ -306,7 +306,15 @@ impl ShapeEnv {
         }
     }
 
-    fn specialise_symbol(&mut self, s: usize, at: Option<UserLine>) {
+    /// The live symbols, by index.
+    pub fn live_symbols(&self) -> Vec<usize> {
+        (0..self.symbols.len())
+            .filter(|s| !self.symbols[*s].specialised)
+            .collect()
+    }
+
+    /// Specialises symbol `s` (guarded as its hint).
+    pub fn specialise_symbol(&mut self, s: usize, at: Option<UserLine>) {
         let sym = &mut self.symbols[s];
         if sym.specialised {
             return;
@@ -321,6 +329,14 @@ impl ShapeEnv {
                     *d = None;
                 }
             }
+        }
+    }
+
+    /// Whether a value's shape may depend on a live symbol.
+    pub fn depends_on_symbols(&self, value: ValueId, graph: &Graph) -> bool {
+        match self.input_dims.get(&value) {
+            Some(dims) => dims.iter().any(Option::is_some),
+            None => !self.deps(value, graph).is_empty(),
         }
     }
 

@@ -32,6 +32,10 @@ pub struct FxView {
     pub grad_enabled: Vec<bool>,
     /// The grad mode at the region's start (the FX code restores it at the end).
     pub grad_enabled_at_start: bool,
+    /// Symbolic size arguments: the FX code computes them from its inputs' sizes.
+    pub sym_args: Vec<super::sym::SymArg>,
+    /// Computed sizes the trace used as constants: the FX code checks them.
+    pub size_assumptions: Vec<super::sym::Assumption>,
 }
 
 impl FxView {
@@ -79,6 +83,8 @@ impl FxView {
                 .map(|i| (i.source.clone(), i.example.clone()))
                 .collect(),
             fn_name,
+            sym_args: out.sym_args.clone(),
+            size_assumptions: out.size_assumptions.clone(),
         }
     }
 }

@@ -144,16 +144,10 @@ impl Tracer<'_> {
                         "size(dim) with a traced dim",
                     )
                 })?;
+                // Dynamic dimensions of an input read as SymInts (`sym_trace.rs`).
                 return Ok(match d {
-                    None => {
-                        self.out.specialise(t.value, None);
-                        Vt::constant(bridge::make_size(&t.meta.shape, vm))
-                    }
-                    Some(d) => {
-                        let d = wrap_dim(d)?;
-                        self.out.specialise(t.value, Some(d));
-                        c_int(t.meta.shape[d] as i64)
-                    }
+                    None => self.out.sizes_of(&t, vm),
+                    Some(d) => self.out.size_of(&t, wrap_dim(d)?, vm),
                 });
             }
             "stride" => {
@@ -180,10 +174,7 @@ impl Tracer<'_> {
                 });
             }
             "dim" | "ndimension" => return Ok(c_int(t.meta.shape.len() as i64)),
-            "numel" | "nelement" => {
-                self.out.specialise(t.value, None);
-                return Ok(c_int(t.meta.shape.iter().product::<usize>() as i64));
-            }
+            "numel" | "nelement" => return Ok(self.out.numel_of(&t, vm)),
             "element_size" => return Ok(c_int(t.meta.dtype.itemsize() as i64)),
             "is_contiguous" => {
                 return Ok(Vt::constant(
@@ -777,13 +768,20 @@ impl Tracer<'_> {
             }
             Kind::Tensor(t) => Ok(IndexItem::Tensor(self.out.current_value(t))),
             Kind::Slice(parts) => {
-                let c = |v: &Vt| v.as_const().cloned().ok_or_else(bad);
+                // A SymInt bound travels as its sentinel; `call_op` records it.
+                let part = |v: &Vt| -> Result<Option<i64>, GraphBreak> {
+                    if let Kind::SymInt(s) = &v.kind {
+                        return Ok(Some(super::sym::sentinel(s.id)));
+                    }
+                    as_opt_int(&v.as_const().cloned().ok_or_else(bad)?)
+                };
                 Ok(IndexItem::Slice {
-                    start: as_opt_int(&c(&parts[0])?)?,
-                    stop: as_opt_int(&c(&parts[1])?)?,
-                    step: as_opt_int(&c(&parts[2])?)?,
+                    start: part(&parts[0])?,
+                    stop: part(&parts[1])?,
+                    step: part(&parts[2])?,
                 })
             }
+            Kind::SymInt(s) => Ok(IndexItem::Int(super::sym::sentinel(s.id))),
             Kind::Const(c) => {
                 if vm.is_none(c) {
                     Ok(IndexItem::None)

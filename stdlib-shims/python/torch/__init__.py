@@ -61,6 +61,18 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 
+def _check(cond, message=None):
+    """Raises RuntimeError unless `cond` is true (PyTorch's `torch._check`; compiled graphs use it
+    for the sizes a trace assumed)."""
+    if not cond:
+        if message is None:
+            text = ("Expected cond to be True, but got False. (Could this error message be improved? "
+                    "If so, please report an enhancement request to PyTorch.)")
+        else:
+            text = str(message())
+        raise RuntimeError(text)
+
+
 def as_tensor(data, dtype=None, device=None):
     """Shares ``data`` when it already is a tensor of the right dtype, else copies."""
     if isinstance(data, Tensor):

@@ -77,14 +77,17 @@ SIZES = [3, 5, 3, 6, 7, 2]
 for backend in ("eager", "inductor"):
     for dynamic in (True, None):
         tag = f"{backend} dynamic={dynamic}"
-        # A size read by the trace is a constant of the entry: one compile per distinct size
-        # read (3, 5, 6, 7, 2), never a stale result.
-        expect(f"{tag} branch_on_size", run(branch_on_size, SIZES, rows, dynamic, backend), 5)
+        # A size whose value decides the number of outputs or iterations is a constant of the
+        # entry: one compile per distinct size (3, 5, 6, 7, 2), never a stale result.
         expect(f"{tag} split_pairs", run(split_pairs, SIZES, rows, dynamic, backend), 5)
-        expect(f"{tag} computed_view", run(computed_view, SIZES, rows, dynamic, backend), 5)
         expect(f"{tag} iterate_rows", run(iterate_rows, SIZES, rows, dynamic, backend), 5)
-        expect(f"{tag} mean_by_numel", run(mean_by_numel, SIZES, rows, dynamic, backend), 5)
-        expect(f"{tag} len_scale", run(len_scale, SIZES, rows, dynamic, backend), 5)
+        # Sizes used in arithmetic and op arguments stay symbolic (SymInt trackers); a branch
+        # on a size is guarded (`L['x'].size()[0] > 4`), so 3 and 2 share the second entry.
+        # PyTorch 2.15's counts for these sizes (dynamic_symint.py pins more cases).
+        expect(f"{tag} branch_on_size", run(branch_on_size, SIZES, rows, dynamic, backend), 2 if dynamic else 3)
+        expect(f"{tag} computed_view", run(computed_view, SIZES, rows, dynamic, backend), 1 if dynamic else 2)
+        expect(f"{tag} mean_by_numel", run(mean_by_numel, SIZES, rows, dynamic, backend), 1 if dynamic else 2)
+        expect(f"{tag} len_scale", run(len_scale, SIZES, rows, dynamic, backend), 1 if dynamic else 2)
         # Ops that take their sizes from the tensors stay dynamic.
         expect(f"{tag} broadcast_add", run(broadcast_add, SIZES, rows, dynamic, backend), 1 if dynamic else 2)
 
@@ -104,12 +107,19 @@ try:
 except RuntimeError:
     pass
 
-# mark_dynamic: a trace that specialises the dimension raises PyTorch's error; maybe_mark_dynamic
-# does not, and a dimension that stays dynamic serves every size in its range.
+def eq_branch(x):
+    if x.size(0) == 3:
+        return x * 2
+    return x + 1
+
+
+# mark_dynamic: a trace that specialises the dimension (a size found equal to a constant is that
+# constant) raises PyTorch's error; maybe_mark_dynamic does not, and a dimension that stays
+# dynamic serves every size in its range.
 x = torch.randn(3, 4)
 torch._dynamo.mark_dynamic(x, 0)
 try:
-    torch.compile(computed_view, backend="eager")(x)
+    torch.compile(eq_branch, backend="eager")(x)
     expect("mark_dynamic violation", "no error", "ConstraintViolationError")
 except ConstraintViolationError as e:
     expect(
@@ -122,12 +132,17 @@ except ConstraintViolationError as e:
     )
 torch._dynamo.reset()
 torch._dynamo.config.allow_ignore_mark_dynamic = True
-expect("allow_ignore_mark_dynamic specialises quietly", torch.compile(computed_view, backend="eager")(x).shape, (6,))
+expect("allow_ignore_mark_dynamic specialises quietly", torch.compile(eq_branch, backend="eager")(x).shape, (3, 4))
 torch._dynamo.config.allow_ignore_mark_dynamic = False
 torch._dynamo.reset()
 x = torch.randn(3, 4)
 torch._dynamo.maybe_mark_dynamic(x, 0)
-expect("maybe_mark_dynamic specialises quietly", torch.compile(computed_view, backend="eager")(x).shape, (6,))
+expect("maybe_mark_dynamic specialises quietly", torch.compile(eq_branch, backend="eager")(x).shape, (3, 4))
+# A size used symbolically does not specialise a mark_dynamic dimension.
+torch._dynamo.reset()
+x = torch.randn(3, 4)
+torch._dynamo.mark_dynamic(x, 0)
+expect("mark_dynamic symbolic view", torch.compile(computed_view, backend="eager")(x).shape, (6,))
 
 torch._dynamo.reset()
 cnt = CompileCounterWithBackend("eager")

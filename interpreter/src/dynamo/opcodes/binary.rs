@@ -52,6 +52,12 @@ impl Tracer<'_> {
         if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
             return self.tensor_binary(which, lhs, rhs);
         }
+        if let Some(v) = self.sym_binary(pyname, &lhs, &rhs) {
+            return Ok(v);
+        }
+        if let Some(v) = self.sym_tuple_concat(pyname, &lhs, &rhs) {
+            return Ok(v);
+        }
         if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
             return self.fold_operator(pyname, vec![a.clone(), b.clone()]);
         }
@@ -174,6 +180,20 @@ impl Tracer<'_> {
         if obj.as_tensor().is_some() {
             return self.tensor_getitem(obj, index);
         }
+        // A SymInt indexing or slicing a Python container is used as its value (specialised).
+        let index = match &index.kind {
+            Kind::SymInt(s) => Vt::constant(s.concrete().clone()),
+            Kind::Slice(parts) if parts.iter().any(|p| matches!(p.kind, Kind::SymInt(_))) => {
+                let conc = |v: &Vt| match &v.kind {
+                    Kind::SymInt(s) => Vt::constant(s.concrete().clone()),
+                    _ => v.clone(),
+                };
+                let [a, b, step] = &**parts;
+                let (a, b, step) = (conc(a), conc(b), conc(step));
+                self.make_slice(a, b, step)?
+            }
+            _ => index,
+        };
         let seq_index = |items: &[Vt], index: &Vt, what: &str| -> Result<Vt, GraphBreak> {
             match &index.kind {
                 Kind::Const(c) if c.class().is(vm.ctx.types.slice_type) => {
@@ -309,6 +329,11 @@ impl Tracer<'_> {
 
     /// A slice tracker: a real slice constant when its parts are constants.
     pub(crate) fn make_slice(&mut self, start: Vt, stop: Vt, step: Vt) -> Result<Vt, GraphBreak> {
+        let sym = |v: &Vt| matches!(v.kind, Kind::SymInt(_));
+        if sym(&start) || sym(&stop) || sym(&step) {
+            // SymInt bounds stay symbolic (`x[:, :T]`).
+            return Ok(Vt::new(Kind::Slice(Box::new([start, stop, step]))));
+        }
         if let (Some(a), Some(b), Some(c)) = (start.as_const(), stop.as_const(), step.as_const()) {
             let s = rustpython_vm::builtins::PySlice {
                 start: Some(a.clone()),
@@ -447,6 +472,10 @@ impl Tracer<'_> {
                 let b = self.truth(&x)?;
                 Vt::constant(self.vm.ctx.new_bool(!b).into())
             }
+            (I::UnaryNegative, Kind::SymInt(s)) => match self.sym_neg(&x) {
+                Some(v) => v,
+                None => self.fold_operator("neg", vec![s.concrete().clone()])?,
+            },
             (I::UnaryNegative, Kind::Const(c)) => self.fold_operator("neg", vec![c.clone()])?,
             (I::UnaryInvert, Kind::Const(c)) => self.fold_operator("invert", vec![c.clone()])?,
             _ => {
@@ -468,6 +497,7 @@ impl Tracer<'_> {
                 GraphBreakKind::DataDependentBranch,
                 "generic_jump TensorVariable()",
             )),
+            Kind::SymInt(s) => Ok(s.concrete().clone().try_to_bool(vm).unwrap_or(true)),
             Kind::Const(c) => c.clone().try_to_bool(vm).map_err(|_| {
                 GraphBreak::new(
                     GraphBreakKind::UnsupportedOperation,
@@ -554,6 +584,9 @@ impl Tracer<'_> {
         let name = ["lt", "le", "eq", "ne", "gt", "ge"][which];
         if lhs.as_tensor().is_some() || rhs.as_tensor().is_some() {
             return self.tensor_compare(which, lhs, rhs);
+        }
+        if let Some(v) = self.sym_compare(which, &lhs, &rhs) {
+            return Ok(v);
         }
         if let (Some(a), Some(b)) = (lhs.as_const(), rhs.as_const()) {
             return self.fold_operator(name, vec![a.clone(), b.clone()]);

@@ -144,6 +144,13 @@ impl Tracer<'_> {
             // Formatting an exception made from constants gives a constant.
             return Ok(real);
         }
+        if let Kind::Tuple(items) | Kind::NamedTuple(_, items) = &v.kind
+            && items.iter().any(|i| matches!(i.kind, Kind::SymInt(_)))
+            && let Some(real) = self.python_value(v)
+        {
+            // A `torch.Size` of dynamic sizes formats as its values (specialised).
+            return Ok(real);
+        }
         v.as_const().cloned().ok_or_else(|| {
             let kind = if v.as_tensor().is_some() {
                 GraphBreakKind::TensorToPython

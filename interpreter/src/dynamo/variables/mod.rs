@@ -173,6 +173,8 @@ pub enum Kind {
     /// An immutable Python value known at trace time: None, bools, numbers, strings, bytes,
     /// `Ellipsis`, `torch.Size`, dtypes, devices, ranges, slices and tuples of those.
     Const(PyObjectRef),
+    /// A size read from a dynamic dimension, or arithmetic on such sizes (`sym.rs`).
+    SymInt(Rc<super::sym::SymVar>),
     /// A tuple.
     Tuple(Vec<Vt>),
     /// A named tuple: its class (a `collections.namedtuple` or a `torch.return_types` class)
@@ -268,6 +270,8 @@ impl Vt {
     pub fn as_const(&self) -> Option<&PyObjectRef> {
         match &self.kind {
             Kind::Const(c) => Some(c),
+            // A use that needs the value: the SymInt's dimensions are specialised.
+            Kind::SymInt(s) => Some(s.concrete()),
             _ => None,
         }
     }
@@ -282,6 +286,7 @@ impl Vt {
         match &self.kind {
             Kind::Tensor(_) => "TensorVariable()".into(),
             Kind::Const(c) => format!("ConstantVariable({})", c.class().name()),
+            Kind::SymInt(_) => "SymNodeVariable()".into(),
             Kind::Tuple(_) => "TupleVariable()".into(),
             Kind::NamedTuple(..) => "NamedTupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),
