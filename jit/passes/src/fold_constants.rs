@@ -23,7 +23,10 @@ pub fn fold_constants(g: &mut Graph, _cx: &PassCx) {
     let mut consts: HashMap<ValueId, Tensor> = HashMap::new();
     for i in 0..g.nodes().len() {
         let n = g.nodes()[i].clone();
-        let out = n.outputs[0];
+        // An op with no outputs (a multi-tensor optimizer update) folds into nothing.
+        let Some(&out) = n.outputs.first() else {
+            continue;
+        };
         let meta = g.value(out).meta.clone();
         if let Some(s) = const_value(n.op, &n.args) {
             consts.insert(out, Tensor::from_scalar(s, meta.dtype));

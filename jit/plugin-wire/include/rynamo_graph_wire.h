@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 264 ops. */
+/* Op ids (the op table's order); 268 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -309,5 +309,9 @@
 #define RYNAMO_OP__LINALG_QR 261 /* _linalg_qr(Tensor a, str mode='reduced') -> (Tensor Q, Tensor R) */
 #define RYNAMO_OP__LINALG_SVD 262 /* _linalg_svd(Tensor a, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh) */
 #define RYNAMO_OP__LINALG_EIGH 263 /* _linalg_eigh(Tensor a, str uplo='L') -> (Tensor eigenvalues, Tensor eigenvectors) */
+#define RYNAMO_OP__FUSED_ADAM_ 264 /* _fused_adam_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+#define RYNAMO_OP__FUSED_ADAMW_ 265 /* _fused_adamw_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+#define RYNAMO_OP__FUSED_SGD_ 266 /* _fused_sgd_(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+#define RYNAMO_OP__FUSED_ADAGRAD_ 267 /* _fused_adagrad_(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */
