@@ -442,7 +442,12 @@ fn python_surfaces_match_the_registry() {
     // Every op on every surface has a case (indexing has its own tests; the multi-tensor
     // optimizer ops, which return nothing and update lists of tensors, are compared bit for bit
     // with the single-tensor path by tests/python/train/foreach_equal.py).
-    let elsewhere = ["_fused_adam_", "_fused_adamw_", "_fused_sgd_", "_fused_adagrad_"];
+    let elsewhere = [
+        "_fused_adam_",
+        "_fused_adamw_",
+        "_fused_sgd_",
+        "_fused_adagrad_",
+    ];
     let mut missing = Vec::new();
     for surface in [Surface::Function, Surface::Method, Surface::NnFunctional] {
         for (name, _) in surface_table(surface) {
