@@ -41,6 +41,23 @@ fn weights(shape: &[usize], seed: u64) -> Tensor {
     .unwrap()
 }
 
+/// The gradient of `sum(outs[i] * gs[i])` with respect to `leaf`, by the autograd engine.
+fn analytic(outs: &[Tensor], gs: &[Tensor], leaf: &Tensor) -> Vec<f64> {
+    let ana = autograd::grad(
+        outs,
+        &gs.iter().cloned().map(Some).collect::<Vec<_>>(),
+        std::slice::from_ref(leaf),
+        BackwardOptions {
+            retain_graph: false,
+            create_graph: false,
+        },
+        true,
+        true,
+    )
+    .unwrap();
+    ana[0].as_ref().unwrap().to_vec::<f64>()
+}
+
 fn check(op: Op, extra: Vec<IValue>) {
     let base: Vec<f64> = vec![3.0, 0.5, -0.4, 0.7, 2.0, 0.3, -0.2, 0.1, 1.2];
     let x = Tensor::from_vec(base.clone(), &[3, 3]).unwrap();
@@ -52,19 +69,7 @@ fn check(op: Op, extra: Vec<IValue>) {
         .enumerate()
         .map(|(i, o)| weights(o.shape(), 50 + i as u64))
         .collect();
-    let ana = autograd::grad(
-        &outs,
-        &gs.iter().cloned().map(Some).collect::<Vec<_>>(),
-        std::slice::from_ref(&leaf),
-        BackwardOptions {
-            retain_graph: false,
-            create_graph: false,
-        },
-        true,
-        true,
-    )
-    .unwrap();
-    let ana = ana[0].as_ref().unwrap().to_vec::<f64>();
+    let ana = analytic(&outs, &gs, &leaf);
     let _g = GradModeGuard::new(false);
     let eval = |v: &[f64]| -> f64 {
         let xs = Tensor::from_vec(v.to_vec(), &[3, 3]).unwrap();
@@ -150,19 +155,7 @@ fn svd_full_matrices_gradient_matches_finite_differences() {
                 call(Op::Mul, vec![t(&w), t(msk)]).remove(0)
             })
             .collect();
-        let ana = autograd::grad(
-            &outs,
-            &gs.iter().cloned().map(Some).collect::<Vec<_>>(),
-            std::slice::from_ref(&leaf),
-            BackwardOptions {
-                retain_graph: false,
-                create_graph: false,
-            },
-            true,
-            true,
-        )
-        .unwrap();
-        let ana = ana[0].as_ref().unwrap().to_vec::<f64>();
+        let ana = analytic(&outs, &gs, &leaf);
         let _g = GradModeGuard::new(false);
         for e in 0..base.len() {
             let (mut p, mut q) = (base.clone(), base.clone());
