@@ -344,8 +344,8 @@ fn check_tensor(
     if want.dtype != got.dtype {
         return Err(format!(
             "tensor '{src}' dtype mismatch. expected {}, actual {}",
-            dtype_c10(want.dtype),
-            dtype_c10(got.dtype)
+            want.dtype.aten_name(),
+            got.dtype.aten_name()
         ));
     }
     if want_rg != got_rg {
@@ -415,22 +415,6 @@ fn stride_is_dynamic(meta: &TensorMeta, dynamic: u64, d: usize) -> bool {
 /// PyTorch's Python name of a dtype (`torch.float32`).
 pub fn dtype_py(d: DType) -> String {
     format!("torch.{}", d.name())
-}
-
-/// c10's name of a dtype, as in TENSOR_MATCH failure messages (`Float`, `Long`).
-fn dtype_c10(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::UInt8 => "Byte",
-        DType::Int8 => "Char",
-        DType::Int16 => "Short",
-        DType::Int32 => "Int",
-        DType::Int64 => "Long",
-        DType::Float16 => "Half",
-        DType::BFloat16 => "BFloat16",
-        DType::Float32 => "Float",
-        DType::Float64 => "Double",
-    }
 }
 
 /// A value's repr for guard text, without a VM at hand (ranges, slices and the like print as
