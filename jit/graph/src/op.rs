@@ -414,18 +414,53 @@ ops! {
     FusedAdamw_ = 265 => optim::fused_adamw_;
     FusedSgd_ = 266 => optim::fused_sgd_;
     FusedAdagrad_ = 267 => optim::fused_adagrad_;
+
+    // === Issue 29 (special helper, ids 300-349): torch.special kernels (rules/special.rs) ===
+    Asinh = 300 => special::asinh;
+    Acosh = 301 => special::acosh;
+    Atanh = 302 => special::atanh;
+    Erfc = 303 => special::erfc;
+    Lgamma = 304 => special::lgamma;
+    Digamma = 305 => special::digamma;
+    Polygamma = 306 => special::polygamma;
+    I0 = 307 => special::i0;
+    SpecialI0e = 308 => special::special_i0e;
+    SpecialI1 = 309 => special::special_i1;
+    SpecialI1e = 310 => special::special_i1e;
+    Asinh_ = 311 => special::asinh_;
+    Acosh_ = 312 => special::acosh_;
+    Atanh_ = 313 => special::atanh_;
+    Erfc_ = 314 => special::erfc_;
+    Lgamma_ = 315 => special::lgamma_;
+    Digamma_ = 316 => special::digamma_;
+    Polygamma_ = 317 => special::polygamma_;
+    I0_ = 318 => special::i0_;
+    Erfinv_ = 319 => special::erfinv_;
+    LogicalNot_ = 320 => inplace_forms::logical_not_;
+    Square_ = 321 => inplace_forms::square_;
+    Sign_ = 322 => inplace_forms::sign_;
+    Exp2_ = 323 => inplace_forms::exp2_;
+    Expm1_ = 324 => inplace_forms::expm1_;
+    Log1p_ = 325 => inplace_forms::log1p_;
+    Frac_ = 326 => inplace_forms::frac_;
+    Hypot_ = 327 => inplace_forms::hypot_;
+    Xlogy_ = 328 => inplace_forms::xlogy_;
+    ClampMin_ = 329 => inplace_forms::clamp_min_;
 }
 
-fn schemas() -> &'static [Schema] {
-    static S: OnceLock<Vec<Schema>> = OnceLock::new();
+/// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).
+fn schemas() -> &'static [Option<Schema>] {
+    static S: OnceLock<Vec<Option<Schema>>> = OnceLock::new();
     S.get_or_init(|| {
-        Op::ALL
-            .iter()
-            .map(|op| {
+        let last = Op::ALL.last().map_or(0, |op| usize::from(op.id()));
+        let mut v: Vec<Option<Schema>> = (0..=last).map(|_| None).collect();
+        for &op in Op::ALL {
+            v[usize::from(op.id())] = Some(
                 Schema::parse(op.schema_src())
-                    .expect("invariant: op table schemas parse (checked by tests)")
-            })
-            .collect()
+                    .expect("invariant: op table schemas parse (checked by tests)"),
+            );
+        }
+        v
     })
 }
 
@@ -502,7 +537,9 @@ impl Op {
 
     /// The parsed schema (parsed once for all ops, on first use).
     pub fn schema(self) -> &'static Schema {
-        &schemas()[self as usize]
+        schemas()[self as usize]
+            .as_ref()
+            .expect("invariant: every op's id has its schema")
     }
 
     /// The schema name (`max.dim`), used in graph text.
@@ -527,8 +564,12 @@ impl Op {
 
     /// The op with this wire id.
     pub fn from_id(id: u16) -> Option<Op> {
-        // Ids are dense and in table order (checked by `tests/wire_ids.rs`).
-        Op::ALL.get(id as usize).copied()
+        // Ids increase in table order (checked by `tests/wire_ids.rs`); blocks reserved for
+        // parallel branches may leave gaps until they merge.
+        Op::ALL
+            .binary_search_by_key(&id, |op| op.id())
+            .ok()
+            .map(|i| Op::ALL[i])
     }
 }
 

@@ -309,6 +309,12 @@ from torch._refs_compose import (  # noqa: E402,F401
     not_equal, positive, ravel, renorm, select_scatter, slice_scatter, subtract, tensordot, trapezoid, trapz, vander,
 )
 from torch import _refs_compose  # noqa: E402
+from torch._refs_special_ops import (  # noqa: E402,F401
+    arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, mvlgamma,
+)
+from torch import _refs_special_ops  # noqa: E402
+from torch._refs_stats import corrcoef, cov, nanmedian, nanquantile, quantile  # noqa: E402,F401
+from torch import _refs_stats  # noqa: E402
 
 moveaxis = movedim
 
@@ -325,6 +331,9 @@ _C._install_python_methods("torch", (
 ).split())
 _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "index_fill_"])
 _C._install_python_methods("torch._refs_compose", _refs_compose.METHODS)
+_C._install_python_methods("torch._refs_special_ops", _refs_special_ops.METHODS)
+_C._install_python_methods("torch._refs_stats", _refs_stats.METHODS)
+_C._install_python_methods("torch.storage", ["untyped_storage"])
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]

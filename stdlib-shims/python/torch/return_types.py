@@ -44,6 +44,7 @@ for _name, _fields in (
     ("aminmax", ("min", "max")),
     ("median", ("values", "indices")),
     ("kthvalue", ("values", "indices")),
+    ("nanmedian", ("values", "indices")),
 ):
     if _name not in globals():
         globals()[_name] = _make(_name, _fields)

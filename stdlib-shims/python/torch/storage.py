@@ -46,6 +46,10 @@ class TypedStorage:
     def element_size(self):
         return self._tensor.element_size()
 
+    def data_ptr(self):
+        """The address of the storage's first byte (a tensor's ``data_ptr()`` minus its offset)."""
+        return self._tensor.data_ptr()
+
     def tolist(self):
         return self._tensor.tolist()
 
@@ -103,3 +107,9 @@ def _dtype_to_storage_type_map():
 def storage_class_for(dtype):
     """The legacy class PyTorch writes for ``dtype`` (``torch.FloatStorage`` for float32)."""
     return _legacy_classes[_STORAGE_NAMES[str(dtype).replace("torch.", "")]]
+
+
+def untyped_storage(tensor):
+    """``Tensor.untyped_storage()``: the bytes of the whole storage under ``tensor``, shared."""
+    import _rynamo_serialization as _native
+    return UntypedStorage(wrap_storage=_native.storage_flat(tensor).view(torch.uint8))

@@ -265,6 +265,7 @@ macro_rules! float_unary_ {
         }
     };
 }
+pub(crate) use {float_unary, float_unary_, unary_};
 
 // `log(z / (1 - z))` with `z = x` clamped to `[eps, 1 - eps]` when `eps` is given and not
 // negative (a negative `eps` means none, as in PyTorch). NaN stays NaN.

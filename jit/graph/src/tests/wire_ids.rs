@@ -19,7 +19,7 @@ fn wire_ids_never_change() {
             Op::from_id(id).unwrap_or_else(|| panic!("wire id {id} ({name}) no longer exists"));
         assert_eq!(op.name(), name, "wire id {id} changed meaning");
         assert_eq!(op.id(), id);
-        assert_eq!(usize::from(id), listed, "wire_ids.txt lists ids in order");
+        assert_eq!(Op::ALL[listed], op, "wire_ids.txt lists ids in table order");
         listed += 1;
     }
     let new: Vec<String> = Op::ALL[listed..]
@@ -42,9 +42,13 @@ fn wire_ids_never_change() {
 }
 
 #[test]
-fn ids_are_dense_and_in_table_order() {
+fn ids_increase_in_table_order() {
+    // Dense within each block; a block reserved for a parallel branch may leave a gap.
     for (i, &op) in Op::ALL.iter().enumerate() {
-        assert_eq!(usize::from(op.id()), i, "{op}");
+        if i > 0 {
+            assert!(Op::ALL[i - 1].id() < op.id(), "{op}");
+        }
         assert_eq!(Op::from_id(op.id()), Some(op));
     }
+    assert_eq!(Op::from_id(Op::ALL[Op::ALL.len() - 1].id() + 1), None);
 }

@@ -133,6 +133,126 @@ const ELSEWHERE: &[(Op, &str)] = &[
         Op::LinalgEigh,
         "PyTorch's goldens (sign-invariant products): tests/python/functions/functions_vs_pytorch.py",
     ),
+    (
+        Op::Asinh,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Acosh,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Atanh,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Erfc,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Lgamma,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Digamma,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Polygamma,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::I0,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::SpecialI0e,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::SpecialI1,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::SpecialI1e,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Asinh_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Acosh_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Atanh_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Erfc_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Lgamma_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Digamma_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Polygamma_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::I0_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::Erfinv_,
+        "torch.special kernel against PyTorch goldens, eager and compiled (tests/python/special/special_vs_pytorch.py)",
+    ),
+    (
+        Op::LogicalNot_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Square_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Sign_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Exp2_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Expm1_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Log1p_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Frac_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Hypot_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::Xlogy_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
+    (
+        Op::ClampMin_,
+        "in-place form against PyTorch goldens, eager and compiled (tests/python/special/stats_vs_pytorch.py)",
+    ),
 ];
 
 const BACKWARD: &str =

@@ -6,5 +6,6 @@ pub mod map;
 pub mod math;
 pub mod simd;
 pub mod special;
+pub mod special_fns;
 pub mod unary;
 pub mod vmath;

@@ -24,6 +24,7 @@ pub(crate) mod pointwise;
 pub(crate) mod pointwise_binary;
 pub(crate) mod rearrange;
 pub(crate) mod reduce;
+pub(crate) mod special;
 pub(crate) mod views;
 
 use rynamo_tensor::{Tensor, TensorMeta};
