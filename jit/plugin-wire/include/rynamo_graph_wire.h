@@ -44,7 +44,7 @@
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
 
-/* Op ids (the op table's order); 268 ops. */
+/* Op ids (the op table's order); 298 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -313,5 +313,35 @@
 #define RYNAMO_OP__FUSED_ADAMW_ 265 /* _fused_adamw_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
 #define RYNAMO_OP__FUSED_SGD_ 266 /* _fused_sgd_(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
 #define RYNAMO_OP__FUSED_ADAGRAD_ 267 /* _fused_adagrad_(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+#define RYNAMO_OP_ASINH 300 /* asinh(Tensor self) -> Tensor */
+#define RYNAMO_OP_ACOSH 301 /* acosh(Tensor self) -> Tensor */
+#define RYNAMO_OP_ATANH 302 /* atanh(Tensor self) -> Tensor */
+#define RYNAMO_OP_ERFC 303 /* erfc(Tensor self) -> Tensor */
+#define RYNAMO_OP_LGAMMA 304 /* lgamma(Tensor self) -> Tensor */
+#define RYNAMO_OP_DIGAMMA 305 /* digamma(Tensor self) -> Tensor */
+#define RYNAMO_OP_POLYGAMMA 306 /* polygamma(int n, Tensor self) -> Tensor */
+#define RYNAMO_OP_I0 307 /* i0(Tensor self) -> Tensor */
+#define RYNAMO_OP__SPECIAL_I0E 308 /* _special_i0e(Tensor self) -> Tensor */
+#define RYNAMO_OP__SPECIAL_I1 309 /* _special_i1(Tensor self) -> Tensor */
+#define RYNAMO_OP__SPECIAL_I1E 310 /* _special_i1e(Tensor self) -> Tensor */
+#define RYNAMO_OP_ASINH_ 311 /* asinh_(Tensor self) -> Tensor */
+#define RYNAMO_OP_ACOSH_ 312 /* acosh_(Tensor self) -> Tensor */
+#define RYNAMO_OP_ATANH_ 313 /* atanh_(Tensor self) -> Tensor */
+#define RYNAMO_OP_ERFC_ 314 /* erfc_(Tensor self) -> Tensor */
+#define RYNAMO_OP_LGAMMA_ 315 /* lgamma_(Tensor self) -> Tensor */
+#define RYNAMO_OP_DIGAMMA_ 316 /* digamma_(Tensor self) -> Tensor */
+#define RYNAMO_OP_POLYGAMMA_ 317 /* polygamma_(Tensor self, int n) -> Tensor */
+#define RYNAMO_OP_I0_ 318 /* i0_(Tensor self) -> Tensor */
+#define RYNAMO_OP_ERFINV_ 319 /* erfinv_(Tensor self) -> Tensor */
+#define RYNAMO_OP_LOGICAL_NOT_ 320 /* logical_not_(Tensor self) -> Tensor */
+#define RYNAMO_OP_SQUARE_ 321 /* square_(Tensor self) -> Tensor */
+#define RYNAMO_OP_SIGN_ 322 /* sign_(Tensor self) -> Tensor */
+#define RYNAMO_OP_EXP2_ 323 /* exp2_(Tensor self) -> Tensor */
+#define RYNAMO_OP_EXPM1_ 324 /* expm1_(Tensor self) -> Tensor */
+#define RYNAMO_OP_LOG1P_ 325 /* log1p_(Tensor self) -> Tensor */
+#define RYNAMO_OP_FRAC_ 326 /* frac_(Tensor self) -> Tensor */
+#define RYNAMO_OP_HYPOT_ 327 /* hypot_(Tensor self, Tensor other) -> Tensor */
+#define RYNAMO_OP_XLOGY_ 328 /* xlogy_(Tensor self, Tensor|Scalar other) -> Tensor */
+#define RYNAMO_OP_CLAMP_MIN_ 329 /* clamp_min_(Tensor self, Tensor|Scalar min) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */
