@@ -74,6 +74,7 @@ pub(crate) fn more_cases() -> Vec<Case> {
     v.extend(reductions_and_linalg());
     v.extend(shapes_and_indexing());
     v.extend(nn());
+    v.extend(crate::diff_special::cases());
     v
 }
 
