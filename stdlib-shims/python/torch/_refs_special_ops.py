@@ -68,5 +68,29 @@ def polygamma(input, n):
     return torch.polygamma(n, input)
 
 
+
+
+def frexp(input):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent``, ``|mantissa|`` in
+    ``[0.5, 1)`` (0, infinities and NaN come back with exponent 0). The exponent starts from
+    ``floor(log2|x|) + 1`` in float64 and one step corrects ``log2``'s rounding at powers of two;
+    the scaling by ``2**-e`` goes in two halves so subnormal inputs do not overflow it."""
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = input.to(torch.float64)
+    special = (x == 0) | torch.logical_not(torch.isfinite(x))
+    e = torch.where(special, torch.zeros_like(x), torch.floor(torch.log2(torch.abs(x))) + 1)
+    half = torch.floor(e / 2)
+    m = x * torch.exp2(-half) * torch.exp2(half - e)
+    regular = torch.logical_not(special)
+    big = (torch.abs(m) >= 1) & regular
+    m = torch.where(big, m / 2, m)
+    e = torch.where(big, e + 1, e)
+    small = (torch.abs(m) < 0.5) & regular
+    m = torch.where(small, m * 2, m)
+    e = torch.where(small, e - 1, e)
+    return torch.return_types.frexp((m.to(input.dtype), e.to(torch.int32)))
+
+
 # Tensor methods PyTorch has for the functions above.
-METHODS = "arcsinh arccosh arctanh arcsinh_ arccosh_ arctanh_ mvlgamma mvlgamma_ polygamma".split()
+METHODS = "arcsinh arccosh arctanh arcsinh_ arccosh_ arctanh_ mvlgamma mvlgamma_ polygamma frexp".split()

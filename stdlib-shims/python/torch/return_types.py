@@ -45,6 +45,7 @@ for _name, _fields in (
     ("median", ("values", "indices")),
     ("kthvalue", ("values", "indices")),
     ("nanmedian", ("values", "indices")),
+    ("frexp", ("mantissa", "exponent")),
 ):
     if _name not in globals():
         globals()[_name] = _make(_name, _fields)

@@ -57,6 +57,9 @@ def all_cases():
         c.append((f"mvlgamma_{tag}", lambda x: (torch.mvlgamma(x, 1), torch.mvlgamma(x, 3),
                                                 x.mvlgamma(2), torch.special.multigammaln(x, 4)),
                   [T([2.0, 2.5, 3.7, 10.0, 0.2])], False))
+        c.append((f"frexp_{tag}", lambda x: tuple(torch.frexp(x)) + tuple(x.frexp()),
+                  [T([0.0, -0.0, 1.0, -3.5, 1e-310, 5e-324, 1e-40, INF, -INF, NAN, 0.75, 1e300, 3e38, 0.5,
+                      -0.25, 1024.0, 1023.999, 7.0])], False))
         # In-place forms on clones of the input.
         c.append((f"inplace_{tag}", lambda x, u, a, p: (
             x.clone().asinh_(), torch.asinh_(x.clone()), x.clone().arcsinh_(), torch.arcsinh_(x.clone()),
@@ -103,6 +106,7 @@ def error_cases():
         ("mvlgamma_p0", lambda: torch.mvlgamma(f, 0)),
         ("lgamma_inplace_int", lambda: torch.tensor([1, 2]).lgamma_()),
         ("asinh_inplace_int", lambda: torch.asinh_(torch.tensor([1, 2]))),
+        ("frexp_int", lambda: torch.frexp(torch.tensor([1, 2]))),
     ]
 
 
