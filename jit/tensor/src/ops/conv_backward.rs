@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
+use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
 use crate::ops::conv::{Geo, expand_arg, im2col, in_bounds, lift};
 use crate::ops::matmul::gemm_raw;
@@ -243,12 +244,7 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
         SendPtr(dx.data_ptr::<F>()),
     );
     let sample = |n: usize, parallel: bool| {
-        let mut col = if direct {
-            Vec::new()
-        } else {
-            vec![F::zero(); kk * l]
-        };
-        for gi in 0..g.groups {
+        let group = |gi: usize, col: &mut [F]| {
             // SAFETY: sample n, group gi of the contiguous dx [n, c, h, w]; disjoint from every
             // other (n, gi).
             let dst = unsafe {
@@ -278,9 +274,12 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
                 );
             }
             if !direct {
-                col2im(g, cg, &col, dst);
+                col2im(g, cg, col, dst);
             }
-        }
+        };
+        // The gemm overwrites the whole buffer (it does not accumulate): no zeroing needed.
+        let cols = if direct { 0 } else { kk * l };
+        with_scratch::<F, _>(cols, |col| (0..g.groups).for_each(|gi| group(gi, col)));
     };
     if g.n > 1 {
         (0..g.n).into_par_iter().for_each(|n| sample(n, false));
