@@ -162,6 +162,16 @@ fn index_item(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IndexItem<rynamo_
                 .to_i64();
             return Ok(IndexItem::Int(i));
         }
+        if t.dtype() == DType::UInt8 {
+            // The kernels read a uint8 index as a mask, as PyTorch still does (deprecated, with
+            // this warning).
+            vm.import("warnings", 0)?.get_attr("warn", vm)?.call(
+                (vm.ctx.new_str(
+                    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                ),),
+                vm,
+            )?;
+        }
         return Ok(IndexItem::Tensor(t));
     }
     if vm.is_none(obj) {

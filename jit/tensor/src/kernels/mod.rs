@@ -4,6 +4,7 @@ pub mod binary;
 pub mod copy;
 pub mod map;
 pub mod math;
+pub mod scratch;
 pub mod simd;
 pub mod special;
 pub mod special_fns;

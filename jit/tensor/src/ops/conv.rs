@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
+use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
 use crate::ops::matmul::gemm_raw;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
@@ -339,12 +340,7 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
     );
     let bias: Option<Vec<F>> = b.map(|b| b.to_vec::<F>());
     let sample = |n: usize, parallel: bool| {
-        let mut col = if direct {
-            Vec::new()
-        } else {
-            vec![F::zero(); kk * l]
-        };
-        for gi in 0..g.groups {
+        let group = |gi: usize, col: &mut [F]| {
             // SAFETY: `x` is contiguous [n, c, h, w]; this group's channels are in bounds.
             let src = unsafe {
                 std::slice::from_raw_parts(
@@ -355,7 +351,7 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
             let rhs = if direct {
                 src.as_ptr()
             } else {
-                im2col(g, cg, src, &mut col);
+                im2col(g, cg, src, col);
                 col.as_ptr()
             };
             // SAFETY: weight rows [gi*og, (gi+1)*og) of the contiguous [o, kk] weight; output rows
@@ -373,7 +369,10 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
                     parallel,
                 );
             }
-        }
+        };
+        // im2col overwrites every column entry, so the scratch needs no zeroing.
+        let cols = if direct { 0 } else { kk * l };
+        with_scratch::<F, _>(cols, |col| (0..g.groups).for_each(|gi| group(gi, col)));
         if let Some(bias) = &bias {
             // SAFETY: sample n's output block [o, l] belongs to this call only.
             let o =

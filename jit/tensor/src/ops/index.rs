@@ -89,10 +89,16 @@ impl<T> IndexPlan<'_, T> {
     }
 }
 
+/// Whether an index tensor of this dtype is a mask: bool, or uint8 (PyTorch's deprecated byte
+/// masks, which ATen's `expandTensors` still reads as masks, not as positions).
+pub fn is_mask(dtype: DType) -> bool {
+    matches!(dtype, DType::Bool | DType::UInt8)
+}
+
 fn consumed<T: Shaped>(it: &IndexItem<T>) -> usize {
     match it {
         IndexItem::Int(_) | IndexItem::Slice { .. } => 1,
-        IndexItem::Tensor(t) if t.dtype() == DType::Bool => t.ndim(),
+        IndexItem::Tensor(t) if is_mask(t.dtype()) => t.ndim(),
         IndexItem::Tensor(_) => 1,
         IndexItem::None | IndexItem::Ellipsis | IndexItem::Bool(_) => 0,
     }
@@ -154,7 +160,7 @@ pub fn plan<'a, S: Shaped, T: Shaped>(
                         "tensors used as indices must be long, int, byte or bool tensors"
                     );
                 }
-                if t.dtype() == DType::Bool {
+                if is_mask(t.dtype()) {
                     for k in 0..t.ndim() {
                         let (have, want) = (g.l.shape[d + k], t.shape()[k]);
                         if have != want {
@@ -213,7 +219,7 @@ pub fn getitem_meta<S: Shaped>(x: &S, items: &[IndexItem<S>]) -> Result<TensorMe
     if !p.has_advanced() {
         return Ok(TensorMeta::from_layout(x.dtype(), &p.view));
     }
-    if p.advanced.iter().any(|(_, t)| t.dtype() == DType::Bool) {
+    if p.advanced.iter().any(|(_, t)| is_mask(t.dtype())) {
         return Err(Error::DataDependent("boolean mask indexing".into()));
     }
     let mut entries: Vec<(usize, Vec<usize>)> = p
@@ -253,7 +259,7 @@ pub(crate) fn int_indices(
         out.push((d, Tensor::zeros(&[n], DType::Int64)));
     }
     for &(d, t) in adv {
-        if t.dtype() == DType::Bool {
+        if is_mask(t.dtype()) {
             for (k, col) in nonzero_columns(t).into_iter().enumerate() {
                 out.push((d + k, col));
             }
@@ -357,7 +363,7 @@ pub(crate) fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<
     items
         .iter()
         .map(|it| match it {
-            IndexItem::Tensor(t) if t.dtype() == DType::Bool && t.ndim() == 0 => {
+            IndexItem::Tensor(t) if is_mask(t.dtype()) && t.ndim() == 0 => {
                 Ok(IndexItem::Bool(t.item()?.to_bool()))
             }
             it => Ok(it.clone()),
@@ -461,8 +467,17 @@ pub(crate) fn put(
     // ATen turns it into `masked_fill_` (one boolean mask, one value), which reads the value first.
     let masked_fill = p.advanced.len() == 1
         && p.bools.is_empty()
-        && p.advanced[0].1.dtype() == DType::Bool
-        && matches!(value, TensorOrScalar::Tensor(t) if t.numel() == 1);
+        && is_mask(p.advanced[0].1.dtype())
+        && match value {
+            TensorOrScalar::Tensor(t) => t.numel() == 1,
+            TensorOrScalar::Scalar(_) => true,
+        };
+    if masked_fill && p.advanced[0].1.dtype() == DType::UInt8 {
+        bail!(
+            Runtime,
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+        );
+    }
     if !masked_fill {
         if let TensorOrScalar::Tensor(t) = value {
             memory_overlap::assert_no_overlap(&view, t)?;

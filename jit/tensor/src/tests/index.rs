@@ -87,6 +87,24 @@ fn advanced_indexing_placement() {
         getitem(&y, &[I::Tensor(row_mask)]).unwrap().to_vec::<f32>(),
         vec![3., 4., 5.]
     );
+    // A uint8 index is a mask too (PyTorch's deprecated byte masks), never positions: rows 0
+    // and 2 of a 3-row tensor, not rows [1, 0, 1]; a 0-d one adds a dim as a bool does.
+    let z = arange_f32(12, &[3, 4]);
+    let bytes = Tensor::from_vec(vec![1u8, 0, 1], &[3]).unwrap();
+    let picked = getitem(&z, &[I::Tensor(bytes.clone())]).unwrap();
+    assert_eq!(picked.shape(), &[2, 4]);
+    assert_eq!(picked.to_vec::<f32>()[4..], [8., 9., 10., 11.]);
+    assert!(getitem_meta(&z.meta(), &[I::Tensor(bytes.meta())]).is_err());
+    let one = Tensor::from_vec(vec![1u8], &[]).unwrap();
+    assert_eq!(getitem(&z, &[I::Tensor(one)]).unwrap().shape(), &[1, 3, 4]);
+    setitem(&z, &[I::Tensor(bytes.clone())], ts(&t(&[-1.; 4], &[4]))).unwrap();
+    assert_eq!(z.to_vec::<f32>()[..5], [-1., -1., -1., -1., 4.]);
+    // A one-value write is ATen's masked_fill_, which refuses byte masks.
+    let err = setitem(&z, &[I::Tensor(bytes)], sc(0.0)).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("masked_fill_ only supports boolean masks")
+    );
     let err = getitem(&y, &[I::Tensor(ti(&[5], &[1]))]).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -70,6 +70,9 @@ fn max_pool2d_matches_every_tap() {
         ([3, 3], [1, 1], [1, 1], [1, 1], false),
         ([3, 2], [2, 1], [1, 1], [1, 2], true),
         ([2, 3], [3, 2], [1, 0], [2, 1], true),
+        ([3, 3], [2, 2], [1, 1], [1, 1], false),
+        ([1, 1], [1, 1], [0, 0], [1, 1], false),
+        ([2, 2], [1, 3], [0, 1], [1, 1], true),
     ] {
         let args = |v: [usize; 2]| [v[0] as i64, v[1] as i64];
         for dt in [DType::Float64, DType::Float32] {
