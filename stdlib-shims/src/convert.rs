@@ -55,8 +55,6 @@ pub fn legacy_type_name(d: DType) -> &'static str {
         DType::BFloat16 => "torch.BFloat16Tensor",
         DType::Float32 => "torch.FloatTensor",
         DType::Float64 => "torch.DoubleTensor",
-        DType::Complex64 => "torch.ComplexFloatTensor",
-        DType::Complex128 => "torch.ComplexDoubleTensor",
     }
 }
 

@@ -68,8 +68,6 @@ mod _c {
         ("long", DType::Int64),
         ("int", DType::Int32),
         ("short", DType::Int16),
-        ("cfloat", DType::Complex64),
-        ("cdouble", DType::Complex128),
     ];
 
     pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
@@ -422,7 +420,6 @@ mod _c {
             Category::Bool => "bool",
             Category::Int => "int",
             Category::Float => "float",
-            Category::Complex => "complex",
         }
     }
 
