@@ -218,13 +218,18 @@ fn parse_to(
 pub(crate) trait PyTensorConvert: PyPayload {
     #[pymethod]
     fn item(zelf: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult {
-        let s = zelf.tensor().item().map_err(|e| tensor_err(e, vm))?;
+        let t = zelf.tensor();
+        let s = crate::ops::guarded("Tensor.item", vm, || {
+            t.item().map_err(|e| tensor_err(e, vm))
+        })?;
         Ok(scalar_to_py(s, vm))
     }
 
     #[pymethod]
     fn tolist(zelf: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult {
-        tolist(&zelf.tensor(), vm)
+        // The conversion runs kernels outside the dispatcher: see `ops::guarded`.
+        let t = zelf.tensor();
+        crate::ops::guarded("Tensor.tolist", vm, || tolist(&t, vm))
     }
 
     #[pymethod]

@@ -391,7 +391,11 @@ pub fn to_py_err(err: &Error, vm: &VirtualMachine) -> PyBaseExceptionRef {
 /// interpreter (issue 30). `f` must not call back into Python code that could be interrupted
 /// half-way by the unwind; the callers only allocate after reading their Python arguments.
 pub fn guarded<T>(what: &str, vm: &VirtualMachine, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    let run = || {
+        rynamo_tensor::unwind::fault::check("convert", what);
+        f()
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(r) => r,
         Err(payload) => Err(tensor_err(
             rynamo_tensor::unwind::from_panic(payload, || what.to_string()),

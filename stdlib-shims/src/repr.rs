@@ -343,13 +343,18 @@ impl Representable for PyTensor {
         };
         let t = zelf.tensor();
         let suffix = crate::autograd::repr_suffix(&t);
-        Ok(tensor_repr(
-            &t,
-            &prefix,
-            suffix.as_deref(),
-            default_dtype(),
-            &print_options(),
-        ))
+        let options = print_options();
+        // Formatting converts the data in Rust: an error raised there by unwinding must become
+        // a Python exception, not end the process.
+        crate::ops::guarded("Tensor.__repr__", vm, || {
+            Ok(tensor_repr(
+                &t,
+                &prefix,
+                suffix.as_deref(),
+                default_dtype(),
+                &options,
+            ))
+        })
     }
 }
 

@@ -118,6 +118,10 @@ pub mod fault {
             "dynamo",
             "Dynamo's frame conversion, by function name (or *)",
         ),
+        (
+            "convert",
+            "a conversion outside the dispatcher, by method (Tensor.tolist, Tensor.item, Tensor.__repr__, or *)",
+        ),
     ];
 
     /// Makes the next [`check`]s of `layer` whose name matches `name` (`*`: any) panic, until

@@ -1,5 +1,5 @@
 """Issue 30: a Rust panic in any layer under a Python call (an eager kernel, a JIT pass, a compiled
-kernel launch, the autograd engine, the plugin host) becomes a Python RuntimeError naming the
+kernel launch, the autograd engine, the plugin host, a conversion such as tolist/item/repr) becomes a Python RuntimeError naming the
 place; the process never aborts, the program catches the error and goes on, and once the fault is
 gone the same code gives eager's results. A panic in Dynamo's frame conversion keeps the frame
 hook's invariant (`interpreter/tests/eval_frame.rs`): the frame runs unchanged, so the result is
@@ -39,6 +39,14 @@ def attempt():
         return f(x, w)
     if layer == "autograd":
         return training(x, w.clone().requires_grad_(True))
+    if layer == "convert":
+        y = f(x, w)
+        if name == "Tensor.tolist":
+            return torch.tensor(y.tolist())
+        if name == "Tensor.item":
+            return y * (y.sum().item() * 0.0 + 1.0)
+        repr(y)
+        return y
     return torch.compile(f, backend=backend)(x, w)
 
 torch._C._test_inject_panic(layer, name)
@@ -60,6 +68,10 @@ CASES = [
     ("pass", "*", "pass"),
     ("jit", "*", "kernel"),
     ("autograd", "*", "Backward"),
+    # conversions that run kernels outside the dispatcher (`ops::guarded`)
+    ("convert", "Tensor.tolist", "Tensor.tolist"),
+    ("convert", "Tensor.item", "Tensor.item"),
+    ("convert", "Tensor.__repr__", "Tensor.__repr__"),
 ]
 if os.environ.get("RYNAMO_TEST_PLUGIN"):
     CASES.append(("plugin", "*", "plugin"))
