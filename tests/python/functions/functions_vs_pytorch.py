@@ -12,7 +12,9 @@ import sys
 
 import torch
 import torch._dynamo
-from _cases import all_cases, float_tensors, loss_of, prepared
+import _cases
+from _cases import all_cases
+from _golden_run import run_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens.json")) as f:
@@ -46,35 +48,7 @@ def close(name, got, entry):
 
 
 def run(case, backend):
-    name, fn, _, grad = case
-    tag = f"{name}[{backend}]"
-    inputs = prepared(case)
-    torch._dynamo.reset()
-    f = fn if backend == "none" else torch.compile(fn, backend=backend)
-    try:
-        outs = float_tensors(f(*inputs))
-    except Exception as e:  # a crash fails this case only
-        failures.append(f"{tag}: raised {type(e).__name__}: {e}")
-        return
-    gold = GOLDENS[name]
-    if len(outs) != len(gold["outs"]):
-        failures.append(f"{tag}: {len(outs)} outputs, PyTorch has {len(gold['outs'])}")
-        return
-    for k, (t, e) in enumerate(zip(outs, gold["outs"])):
-        close(f"{tag} output {k}", t, e)
-    if not grad:
-        return
-    try:
-        loss_of(outs).backward()
-    except Exception as e:
-        failures.append(f"{tag}: backward raised {type(e).__name__}: {e}")
-        return
-    floats = [x for x in inputs if x.is_floating_point()]
-    for k, (x, e) in enumerate(zip(floats, gold["grads"])):
-        if x.grad is None:
-            failures.append(f"{tag} grad {k}: None, PyTorch has a gradient")
-        else:
-            close(f"{tag} grad {k}", x.grad, e)
+    run_case(case, backend, GOLDENS[case[0]], close, failures, _cases)
 
 
 count = 0

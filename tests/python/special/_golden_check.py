@@ -11,7 +11,8 @@ import sys
 
 import torch
 import torch._dynamo
-from _special_cases import float_tensors, loss_of, prepared
+import _special_cases
+from _golden_run import run_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 failures = []
@@ -48,35 +49,7 @@ def close(name, got, entry):
 
 
 def run(case, backend):
-    name, fn, _, grad = case
-    tag = f"{name}[{backend}]"
-    inputs = prepared(case)
-    torch._dynamo.reset()
-    f = fn if backend == "none" else torch.compile(fn, backend=backend)
-    try:
-        outs = float_tensors(f(*inputs))
-    except Exception as e:  # a crash fails this case only
-        failures.append(f"{tag}: raised {type(e).__name__}: {e}")
-        return
-    gold = GOLDENS[name]
-    if len(outs) != len(gold["outs"]):
-        failures.append(f"{tag}: {len(outs)} outputs, PyTorch has {len(gold['outs'])}")
-        return
-    for k, (t, e) in enumerate(zip(outs, gold["outs"])):
-        close(f"{tag} output {k}", t, e)
-    if not grad:
-        return
-    try:
-        loss_of(outs).backward()
-    except Exception as e:
-        failures.append(f"{tag}: backward raised {type(e).__name__}: {e}")
-        return
-    floats = [x for x in inputs if x.is_floating_point()]
-    for k, (x, e) in enumerate(zip(floats, gold["grads"])):
-        if x.grad is None:
-            failures.append(f"{tag} grad {k}: None, PyTorch has a gradient")
-        else:
-            close(f"{tag} grad {k}", x.grad, e)
+    run_case(case, backend, GOLDENS[case[0]], close, failures, _special_cases)
 
 
 def check(goldens_file, all_cases, error_cases, extra=()):
