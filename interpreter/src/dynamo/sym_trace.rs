@@ -295,15 +295,30 @@ impl OutputGraph {
     }
 
     /// End of the trace: the dimensions of every SymInt used concretely are specialised
-    /// (guarded as constants); with `all_args`, also those of every symbolic argument (a backend
-    /// that gets the graph's argument values as constants).
+    /// (guarded as constants), except that a compound expression over live symbols is guarded
+    /// equal to the value the trace used (`L['n'] % 4 == 1`, as PyTorch's `Eq(Mod(s0, 4), 1)`):
+    /// the trace only observed that value, so its symbols stay dynamic. With `all_args`, also
+    /// the dimensions of every symbolic argument (a backend that gets the graph's argument
+    /// values as constants).
     pub fn settle_syms(&mut self, all_args: bool) {
         let mut dims: Vec<(usize, usize)> = Vec::new();
         let mut vals: Vec<(String, usize)> = Vec::new();
+        let mut equal: Vec<(SymExpr, i64)> = Vec::new();
         for s in self.syms.borrow().iter() {
-            if s.concrete.get() {
+            if !s.concrete.get() {
+                continue;
+            }
+            if self.guardable_as_value(&s.expr) {
+                equal.push((s.expr.clone(), s.hint));
+            } else {
                 dims.extend(s.expr.dims());
                 vals.extend(s.expr.vals());
+            }
+        }
+        for (e, hint) in equal {
+            let rel = (e, 2, SymExpr::Int(hint), true);
+            if !self.sym_rels.contains(&rel) {
+                self.sym_rels.push(rel);
             }
         }
         for (name, d) in vals {
@@ -322,6 +337,24 @@ impl OutputGraph {
                 self.specialise(v, Some(d));
             }
         }
+    }
+}
+
+impl OutputGraph {
+    /// Whether a SymInt used as a constant can be guarded equal to its value instead of
+    /// specialising its symbols: a compound expression (a bare symbol is specialised: the same
+    /// guard, and a static graph) over live, unmarked symbols of graph inputs only.
+    fn guardable_as_value(&self, e: &SymExpr) -> bool {
+        if matches!(e, SymExpr::Dim(..)) || !e.vals().is_empty() {
+            return false;
+        }
+        let inputs = self.graph.graph().inputs();
+        e.dims().iter().all(|&(pos, d)| {
+            inputs
+                .get(pos)
+                .and_then(|v| self.shape_env.symbol_at(*v, d))
+                .is_some_and(|s| !self.shape_env.symbols[s].strict)
+        })
     }
 }
 
