@@ -32,6 +32,14 @@ use crate::wire::{PyArg, PyCase, RefResult};
 /// Ops whose results are not checked against NumPy here, and where they are checked instead.
 const ELSEWHERE: &[(Op, &str)] = &[
     (
+        Op::ScatterReduce,
+        "values, dtypes, errors and gradients against PyTorch 2.15 (tests/python/functions/scatter_reduce_vs_pytorch.py)",
+    ),
+    (
+        Op::ScatterReduce_,
+        "values, dtypes, errors and gradients against PyTorch 2.15 (tests/python/functions/scatter_reduce_vs_pytorch.py)",
+    ),
+    (
         Op::FusedAdam_,
         "multi-tensor optimizer update: bitwise against the single-tensor path (tests/python/train/foreach_equal.py)",
     ),
