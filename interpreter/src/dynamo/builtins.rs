@@ -208,7 +208,7 @@ impl Tracer<'_> {
                     Kind::Dict(d) | Kind::DictView(d, _) => d.borrow().items.len(),
                     Kind::Set(s) => s.length(vm).map_err(|_| bad_args(name))?,
                     Kind::Tensor(t) => {
-                        if t.meta.shape.is_empty() {
+                        if t.meta().shape.is_empty() {
                             return Err(GraphBreak::new(
                                 GraphBreakKind::OpError,
                                 "len() of a 0-d tensor",
@@ -827,9 +827,9 @@ impl Tracer<'_> {
             return None;
         };
         let (ta, tb) = (a.as_tensor()?, b.as_tensor()?);
-        if ta.meta.shape != tb.meta.shape
-            || ta.meta.dtype != tb.meta.dtype
-            || ta.meta.shape.iter().product::<usize>() != 1
+        if ta.meta().shape != tb.meta().shape
+            || ta.meta().dtype != tb.meta().dtype
+            || ta.meta().shape.iter().product::<usize>() != 1
         {
             return None;
         }

@@ -35,6 +35,7 @@ pub mod graph_break;
 pub mod guard_check;
 pub mod guards;
 pub mod host_call;
+pub mod inplace;
 pub mod inspect_signature;
 pub mod logs;
 pub mod nn_module_new;

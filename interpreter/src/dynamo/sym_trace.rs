@@ -34,7 +34,7 @@ impl OutputGraph {
     /// else the constant size (specialising whatever symbols a computed tensor's size depends
     /// on: computed shapes are not symbolic).
     pub fn size_of(&mut self, t: &TensorVar, d: usize, vm: &rustpython_vm::VirtualMachine) -> Vt {
-        let hint = t.meta.shape[d] as i64;
+        let hint = t.meta().shape[d] as i64;
         let live = self
             .shape_env
             .dims_of(t.value)
@@ -70,9 +70,9 @@ impl OutputGraph {
                 .depends_on_symbols(t.value, self.graph.graph());
         if !any_live {
             self.specialise(t.value, None);
-            return Vt::constant(super::bridge::make_size(&t.meta.shape, vm));
+            return Vt::constant(super::bridge::make_size(&t.meta().shape, vm));
         }
-        let items = (0..t.meta.shape.len())
+        let items = (0..t.meta().shape.len())
             .map(|d| self.size_of(t, d, vm))
             .collect();
         // A `torch.Size` of trackers: rebuilt as a `torch.Size` wherever it is used as a value.
@@ -84,14 +84,14 @@ impl OutputGraph {
     /// `x.numel()`: the product of the sizes, symbolic when some are.
     pub fn numel_of(&mut self, t: &TensorVar, vm: &rustpython_vm::VirtualMachine) -> Vt {
         let mut expr = SymExpr::Int(1);
-        for d in 0..t.meta.shape.len() {
+        for d in 0..t.meta().shape.len() {
             let e = match &self.size_of(t, d, vm).kind {
                 Kind::SymInt(s) => s.expr.clone(),
-                _ => SymExpr::Int(t.meta.shape[d] as i64),
+                _ => SymExpr::Int(t.meta().shape[d] as i64),
             };
             expr = SymExpr::bin(SymOp::Mul, expr, e);
         }
-        let hint = t.meta.shape.iter().product::<usize>() as i64;
+        let hint = t.meta().shape.iter().product::<usize>() as i64;
         self.sym_int(expr, hint, vm)
     }
 
@@ -245,7 +245,7 @@ impl OutputGraph {
         d: usize,
         vm: &rustpython_vm::VirtualMachine,
     ) -> Option<Vt> {
-        let hint = t.meta.shape[d] as i64;
+        let hint = t.meta().shape[d] as i64;
         let name = self.graph.graph().value(t.value).name.clone();
         let mut varies = false;
         for probe in [1, 2] {

@@ -168,7 +168,7 @@ impl Tracer<'_> {
             }
             Kind::Tensor(t) => {
                 self.out.specialise(t.value, Some(0));
-                let n = *t.meta.shape.first().ok_or_else(|| {
+                let n = *t.meta().shape.first().ok_or_else(|| {
                     GraphBreak::new(GraphBreakKind::OpError, "iteration over a 0-d tensor")
                 })?;
                 let mut out = Vec::with_capacity(n);
