@@ -760,14 +760,12 @@ impl Tracer<'_> {
             {
                 // PyTorch indexes with a 0-d integer tensor as with its value (`select`, a view
                 // of the tensor). A literal's value is known (FakeTensor's `constant`); another
-                // tensor's exists only when the graph runs.
+                // tensor's exists only when the graph runs, where `__getitem__` selects by it
+                // (`rynamo_tensor::index::getitem`), as PyTorch's graph does with the tensor.
                 if let Some(v) = self.out.int_constants.get(&self.out.current_value(t)) {
                     return Ok(IndexItem::Int(*v));
                 }
-                Err(GraphBreak::new(
-                    GraphBreakKind::TensorItem,
-                    "indexing with a 0-d integer tensor selects by its value",
-                ))
+                Ok(IndexItem::Tensor(self.out.current_value(t)))
             }
             Kind::Tensor(t) => Ok(IndexItem::Tensor(self.out.current_value(t))),
             Kind::Slice(parts) => {

@@ -101,6 +101,14 @@ def index_with_0d_tensor(x):
     return x[torch.tensor(1)], x[:, torch.tensor(2)]
 
 
+@entry(B, torch.tensor(1))
+def index_with_0d_tensor_input(x, i):
+    # The index is data (an input): one graph selecting by it, a view as in eager.
+    row, col = x[i], x[:, i]
+    row.mul_(2)
+    return row, col, col.stride(), x
+
+
 @entry(X)
 def parameter_as_dict_key(x):
     d = {W: 2.0}
