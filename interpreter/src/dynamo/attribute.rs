@@ -179,9 +179,15 @@ impl Tracer<'_> {
                 {
                     return self.new_object_class_attr(&obj, &info, name);
                 }
-                let v = o
-                    .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|e| self.real_attr_failed(&obj, name, &e, false))?;
+                let built = obj.source.is_none() && self.is_built_module(o);
+                let v = match o.get_attr(&vm.ctx.new_str(name), vm) {
+                    Ok(v) => v,
+                    Err(e) if built => return self.built_module_missing_attr(&obj, name, &e),
+                    Err(e) => return Err(self.real_attr_failed(&obj, name, &e, false)),
+                };
+                if built && let Some(d) = self.built_module_dict(o, name, &v) {
+                    return Ok(d);
+                }
                 // A bound method of this object: keep the receiver's tracker (and its source).
                 if v.class().is(vm.ctx.types.bound_method_type)
                     && let Ok(zelf) = v.get_attr("__self__", vm)

@@ -17,6 +17,7 @@ pub mod attribute;
 pub mod bind_args;
 pub mod bridge;
 pub mod builtins;
+pub mod builtins_reduce;
 pub mod bytecode;
 pub mod bytecode_analysis;
 pub mod cache;

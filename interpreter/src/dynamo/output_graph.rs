@@ -101,6 +101,8 @@ pub struct OutputGraph {
     /// `torch.nn` modules built for real at trace time (`nn_module_new.rs`), by address (kept
     /// alive); a module that leaves the trace is built anew by calling its class again.
     pub built_modules: HashMap<usize, super::nn_module_new::BuiltModule>,
+    /// The trace's copies of built modules' dicts, by (module address, attribute).
+    pub built_module_dicts: HashMap<(usize, String), Rc<RefCell<super::variables::DictVar>>>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
     /// Names of the values computed while grad mode was off (`no_grad` blocks): a graph run that
@@ -156,6 +158,7 @@ impl OutputGraph {
             containers: HashMap::new(),
             new_objects: HashMap::new(),
             built_modules: HashMap::new(),
+            built_module_dicts: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
             no_grad_values: std::collections::HashSet::new(),
             grad_enabled_at_start: super::bridge::grad_enabled(),

@@ -129,6 +129,25 @@ def module_constructed_no_params(x):
 
 
 @entry(X)
+def sequential_in_region(x):
+    seq = nn.Sequential(nn.ReLU(), nn.Softmax(dim=0))
+    return seq(x), len(seq), type(seq[1]).__name__
+
+
+@entry(X)
+def sequential_append_in_region(x):
+    seq = nn.Sequential(nn.Sequential(nn.Tanh(), nn.Flatten(start_dim=0)))
+    seq.append(nn.Softmax(dim=-1))
+    return seq(x), len(seq)
+
+
+@entry(X)
+def module_kwargs_leaves_region(x):
+    flat = nn.Flatten(start_dim=0)
+    return flat(x), flat.start_dim, type(flat).__name__
+
+
+@entry(X)
 def no_grad_decorator(x):
     a, g1 = under_no_grad(x)
     b, g2 = under_enable_grad(x)

@@ -187,6 +187,11 @@ impl Tracer<'_> {
                 })?;
                 Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
             }
+            Kind::NNModule(_)
+                if let Some(it) = self.built_module_dunder(x, "__iter__", Vec::new()) =>
+            {
+                self.unpack_iterable(&it?)
+            }
             Kind::NNModule(m) => {
                 // ModuleList / Sequential iterate their children: read them through the module
                 // (which ones, and in what order, guarded).
