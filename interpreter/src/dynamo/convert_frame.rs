@@ -526,13 +526,27 @@ fn trace_frame(
     let nlocals = code.code.varnames.len();
     let nfree = code.code.freevars.len();
     let mut locals = vec![None; slots.names.len()];
+    // Only variables the code may read before writing them are wrapped (and guarded): an
+    // argument it never reads does not make the entry recompile when it changes, as Dynamo's
+    // lazily realised trackers. Cells are read by MAKE_CELL and the closures, so they count.
+    let bc = super::bytecode::Bytecode::decode(code);
+    let read = super::bytecode_analysis::Liveness::compute(code, &bc, slots.names.len()).live_at(0);
     for (i, v) in fv.locals.iter().enumerate().take(nlocals) {
         if let Some(v) = v {
             let src = Rc::new(Source::Local {
                 name: slots.names[i].as_str().into(),
                 index: i as u32,
             });
-            locals[i] = Some(wrap(&mut out, v.clone(), src, vm));
+            let is_cell = code
+                .code
+                .cellvars
+                .iter()
+                .any(|c| c.as_str() == slots.names[i]);
+            locals[i] = Some(if read.contains(&(i as u32)) || is_cell {
+                wrap(&mut out, v.clone(), src, vm)
+            } else {
+                super::variables::Vt::with_source(super::variables::Kind::Object(v.clone()), src)
+            });
         }
     }
     let first_free = slots.names.len() - nfree;
@@ -814,13 +828,9 @@ fn limit_hit(
         let _ = super::py_module::warn(&msg, vm);
     }
     let hard = if config::fail_on_recompile_limit_hit() {
-        Some(
-            "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure",
-        )
+        Some("Hard failure due to fail_on_recompile_limit_hit")
     } else if cfg.fullgraph {
-        Some(
-            "recompile_limit reached with fullgraph=True. Excessive recompilations can degrade performance due to the compilation overhead of each recompilation. To monitor recompilations, enable TORCH_LOGS=recompiles. If recompilations are expected, consider increasing torch._dynamo.config.cache_size_limit to an appropriate value.",
-        )
+        Some("Hard failure due to fullgraph=True")
     } else {
         None
     };

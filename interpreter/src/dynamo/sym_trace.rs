@@ -193,15 +193,15 @@ impl OutputGraph {
     fn probe_graph(&self, only: Option<usize>, probe: usize) -> Option<rynamo_graph::Graph> {
         let g = self.graph.graph();
         let env = &self.shape_env;
-        let sized = |s: usize| {
+        let sized = |s: usize| -> i64 {
             let sym = &env.symbols[s];
             if only.is_some_and(|o| o != s) {
                 return sym.hint;
             }
             let v = if probe == 1 {
-                sym.hint + 1
+                sym.hint.saturating_add(1)
             } else {
-                sym.hint * 2 + 3
+                sym.hint.saturating_mul(2).saturating_add(3)
             };
             sym.max.map_or(v, |m| v.min(m)).max(sym.min)
         };
@@ -217,14 +217,30 @@ impl OutputGraph {
                             .shape
                             .iter()
                             .enumerate()
-                            .map(|(d, s)| dims.get(d).copied().flatten().map_or(*s, sized))
+                            .map(|(d, s)| {
+                                dims.get(d)
+                                    .copied()
+                                    .flatten()
+                                    .map_or(*s, |sym| sized(sym) as usize)
+                            })
                             .collect();
                         rynamo_tensor::TensorMeta::contiguous(m.dtype, &shape)
                     }
                 }
             })
             .collect();
-        sym::instantiate(g, &self.sym_args, &self.size_assumptions, &metas).ok()
+        let ints: Vec<Option<i64>> = g
+            .inputs()
+            .iter()
+            .map(|v| {
+                let s = env.int_symbol(*v)?;
+                Some(match env.symbol_at(*v, sym::VALUE) {
+                    Some(_) => sized(s),
+                    None => env.symbols[s].hint,
+                })
+            })
+            .collect();
+        sym::instantiate(g, &self.sym_args, &self.size_assumptions, &metas, &ints).ok()
     }
 
     /// Whether the graph so far still holds (every node defines as many values, every
@@ -279,15 +295,30 @@ impl OutputGraph {
     }
 
     /// End of the trace: the dimensions of every SymInt used concretely are specialised
-    /// (guarded as constants); with `all_args`, also those of every symbolic argument (a backend
-    /// that gets the graph's argument values as constants).
+    /// (guarded as constants), except that a compound expression over live symbols is guarded
+    /// equal to the value the trace used (`L['n'] % 4 == 1`, as PyTorch's `Eq(Mod(s0, 4), 1)`):
+    /// the trace only observed that value, so its symbols stay dynamic. With `all_args`, also
+    /// the dimensions of every symbolic argument (a backend that gets the graph's argument
+    /// values as constants).
     pub fn settle_syms(&mut self, all_args: bool) {
         let mut dims: Vec<(usize, usize)> = Vec::new();
         let mut vals: Vec<(String, usize)> = Vec::new();
+        let mut equal: Vec<(SymExpr, i64)> = Vec::new();
         for s in self.syms.borrow().iter() {
-            if s.concrete.get() {
+            if !s.concrete.get() {
+                continue;
+            }
+            if self.guardable_as_value(&s.expr) {
+                equal.push((s.expr.clone(), s.hint));
+            } else {
                 dims.extend(s.expr.dims());
                 vals.extend(s.expr.vals());
+            }
+        }
+        for (e, hint) in equal {
+            let rel = (e, 2, SymExpr::Int(hint), true);
+            if !self.sym_rels.contains(&rel) {
+                self.sym_rels.push(rel);
             }
         }
         for (name, d) in vals {
@@ -306,6 +337,24 @@ impl OutputGraph {
                 self.specialise(v, Some(d));
             }
         }
+    }
+}
+
+impl OutputGraph {
+    /// Whether a SymInt used as a constant can be guarded equal to its value instead of
+    /// specialising its symbols: a compound expression (a bare symbol is specialised: the same
+    /// guard, and a static graph) over live, unmarked symbols of graph inputs only.
+    fn guardable_as_value(&self, e: &SymExpr) -> bool {
+        if matches!(e, SymExpr::Dim(..)) || !e.vals().is_empty() {
+            return false;
+        }
+        let inputs = self.graph.graph().inputs();
+        e.dims().iter().all(|&(pos, d)| {
+            inputs
+                .get(pos)
+                .and_then(|v| self.shape_env.symbol_at(*v, d))
+                .is_some_and(|s| !self.shape_env.symbols[s].strict)
+        })
     }
 }
 
@@ -352,9 +401,7 @@ impl super::symbolic_convert::Tracer<'_> {
         }
         let name = |pos: usize, d: usize| {
             let v = self.out.graph.graph().inputs().get(pos).copied();
-            let s = v
-                .and_then(|v| self.out.shape_env.dims_of(v))
-                .and_then(|dims| dims.get(d).copied().flatten());
+            let s = v.and_then(|v| self.out.shape_env.symbol_at(v, d));
             s.map_or_else(|| format!("input{pos}.size()[{d}]"), |s| format!("s{s}"))
         };
         super::logs::log(
@@ -415,6 +462,18 @@ impl super::symbolic_convert::Tracer<'_> {
         Some(
             self.out
                 .sym_int(SymExpr::Neg(Box::new(s.expr.clone())), hint, self.vm),
+        )
+    }
+
+    /// `abs(x)` for a SymInt.
+    pub(crate) fn sym_abs(&mut self, x: &Vt) -> Option<Vt> {
+        let Kind::SymInt(s) = &x.kind else {
+            return None;
+        };
+        let hint = s.hint.checked_abs()?;
+        Some(
+            self.out
+                .sym_int(SymExpr::Abs(Box::new(s.expr.clone())), hint, self.vm),
         )
     }
 
