@@ -240,6 +240,7 @@ impl OutputGraph {
             return None;
         }
         let meta = TensorMeta::contiguous(rynamo_tensor::DType::Int64, &[]);
+        let layout: SharedLayout = Rc::new(RefCell::new(Rc::new(meta.clone())));
         let v = self.graph.input(&source.identifier(), meta);
         self.shape_env
             .add_int_input(v, source, value, self.compile_id);
@@ -254,6 +255,7 @@ impl OutputGraph {
             value: v,
             source: source.clone(),
             example: obj.to_owned(),
+            layout,
         });
         let expr = super::sym::SymExpr::Dim(pos, super::sym::VALUE);
         let tracker = self.sym_int(expr, value, vm);
