@@ -104,6 +104,7 @@ impl Tracer<'_> {
         // Only now, with nothing left to fail, does the object change.
         self.out.set_current(&t, v.value);
         t.relayout(v.meta());
+        self.out.relayouted.insert(t.value);
         if let Some(effect) = replay {
             self.out.side_effects.push(effect);
             self.out.input_relayouts += self.out.op_count() - nodes_before;

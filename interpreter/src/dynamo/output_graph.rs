@@ -91,6 +91,9 @@ pub struct OutputGraph {
     /// applies such a metadata mutation outside the graph, so a graph of nothing else is not
     /// compiled (`inplace.rs`).
     pub input_relayouts: usize,
+    /// The tensors (by their first value) an in-place view method re-laid out: their sizes are
+    /// their current value's, not their first value's (`sym_trace.rs`).
+    pub relayouted: std::collections::HashSet<ValueId>,
     /// Lists and dicts read from the frame, by object address (the object is kept alive): the
     /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
     /// so a mutation through one read is seen by the next and replayed once.
@@ -155,6 +158,7 @@ impl OutputGraph {
             int_constants: HashMap::new(),
             identity_calls: 0,
             input_relayouts: 0,
+            relayouted: std::collections::HashSet::new(),
             containers: HashMap::new(),
             new_objects: HashMap::new(),
             built_modules: HashMap::new(),

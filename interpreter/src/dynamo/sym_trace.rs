@@ -34,6 +34,8 @@ impl OutputGraph {
     /// else the constant size (specialising whatever symbols a computed tensor's size depends
     /// on: computed shapes are not symbolic).
     pub fn size_of(&mut self, t: &TensorVar, d: usize, vm: &rustpython_vm::VirtualMachine) -> Vt {
+        let current = self.relaid(t);
+        let t = current.as_ref().unwrap_or(t);
         let hint = t.meta().shape[d] as i64;
         let live = self
             .shape_env
@@ -64,6 +66,8 @@ impl OutputGraph {
     /// `x.size()` / `x.shape`: a `torch.Size` of SymInts and ints when some dimension is dynamic, else
     /// the `torch.Size` constant.
     pub fn sizes_of(&mut self, t: &TensorVar, vm: &rustpython_vm::VirtualMachine) -> Vt {
+        let current = self.relaid(t);
+        let t = current.as_ref().unwrap_or(t);
         let any_live = self.shape_env.has_live_symbols()
             && self
                 .shape_env
@@ -79,6 +83,15 @@ impl OutputGraph {
         let size_cls: rustpython_vm::PyObjectRef =
             super::bridge::make_size(&[], vm).class().to_owned().into();
         Vt::new(Kind::NamedTuple(size_cls, items))
+    }
+
+    /// A tensor an in-place view method re-laid out (`x.unsqueeze_(0)`) has the sizes of its
+    /// current value (the view node), not of its first one (an input's dimensions no longer
+    /// line up): a tracker reading that value, for size questions only.
+    fn relaid(&self, t: &TensorVar) -> Option<TensorVar> {
+        self.relayouted
+            .contains(&t.value)
+            .then(|| TensorVar::sharing(self.current_value(t), t.layout().clone(), t.requires_grad))
     }
 
     /// `x.numel()`: the product of the sizes, symbolic when some are.

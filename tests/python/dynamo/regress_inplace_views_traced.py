@@ -99,4 +99,34 @@ for backend in ("eager", "inductor"):
     torch.compile(across_a_break, backend=backend)(x)
     expect(f"{backend}: alias outside the region", (y is x, tuple(y.shape)), (True, (3, 2)))
 
+
+# Sizes after a re-layout under dynamic shapes: the object's sizes are the view's (an input's
+# dimensions no longer line up with its own), so a compiled call never reads a stale size.
+def dyn_size_after_unsqueeze(x):
+    x.unsqueeze_(0)
+    n = x.size(2)
+    return x * n, x.shape
+
+
+def dyn_transposed_input(x):
+    x.t_()
+    return x.reshape(x.size(0), -1).sum(1), x.numel()
+
+
+def dyn_clone_relaid(x):
+    y = x.clone().unsqueeze_(1)
+    return y.expand(-1, 3, -1).shape, y.size(), y * y.size(0)
+
+
+for fn in (dyn_size_after_unsqueeze, dyn_transposed_input, dyn_clone_relaid):
+    for dynamic in (None, True):
+        torch._dynamo.reset()
+        opt = torch.compile(fn, backend="eager", dynamic=dynamic)
+        for n in (3, 4, 5):
+            a = torch.arange(2.0 * n).reshape(2, n)
+            b = a.clone()
+            want, got = fn(a), opt(b)
+            expect(f"{fn.__name__} dynamic={dynamic} n={n}", str(got), str(want))
+            expect(f"{fn.__name__} dynamic={dynamic} n={n}: layout", (b.shape, b.stride()), (a.shape, a.stride()))
+
 done()
