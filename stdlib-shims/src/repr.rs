@@ -163,37 +163,25 @@ fn pad(s: String, width: usize) -> String {
     }
 }
 
-/// Flat indices of the elements `get_summarized_data` keeps: per dim, the first and last
-/// `edge` items when the dim is longer than `2 * edge`.
-fn summarized_indices(shape: &[usize], edge: usize) -> Vec<usize> {
-    fn rec(shape: &[usize], edge: usize, base: usize, out: &mut Vec<usize>) {
-        let Some((&n, rest)) = shape.split_first() else {
-            out.push(base);
-            return;
-        };
-        let stride: usize = rest.iter().product();
-        let keep: Vec<usize> = if n > 2 * edge {
-            (0..edge).chain(n - edge..n).collect()
-        } else {
-            (0..n).collect()
-        };
-        for i in keep {
-            rec(rest, edge, base + i * stride, out);
+/// `get_summarized_data`: the first and last `edge` items of every dim longer than `2 * edge`,
+/// cut out before any element is read, so a huge (or expanded) tensor prints without
+/// converting all of it.
+fn summarized(t: &Tensor, edge: usize) -> rynamo_tensor::Result<Tensor> {
+    let mut out = t.clone();
+    for (d, &n) in t.shape().iter().enumerate() {
+        if n > 2 * edge {
+            let (e, n, d) = (edge as i64, n as i64, d as i64);
+            let head = out.narrow(d, 0, e)?;
+            let tail = out.narrow(d, n - e, e)?;
+            out = rynamo_tensor::ops::shape::cat(&[&head, &tail], d)?;
         }
     }
-    let mut out = Vec::new();
-    rec(shape, edge, 0, &mut out);
-    out
+    Ok(out)
 }
 
-fn subset(values: &Values, idx: &[usize]) -> Values {
-    match values {
-        Values::Float(v) => Values::Float(idx.iter().map(|&i| v[i]).collect()),
-        Values::Int(v) => Values::Int(idx.iter().map(|&i| v[i]).collect()),
-        Values::Bool(v) => Values::Bool(idx.iter().map(|&i| v[i]).collect()),
-    }
-}
-
+/// Prints the full shape from the values of the summarised tensor (all of it when not
+/// summarising): index `i` of a cut dim of length `n` is item `i` of its first `edge` items or
+/// of its last `edge`.
 struct Printer<'a> {
     values: &'a Values,
     fmt: Formatter,
@@ -202,15 +190,33 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
-    /// `_tensor_str_with_formatter` on the sub-tensor at flat `offset` with `shape`.
+    fn is_cut(&self, n: usize) -> bool {
+        self.summarize && n > 2 * self.opts.edgeitems
+    }
+
+    /// The position of index `i` of a dim of length `n` in the summarised tensor.
+    fn kept(&self, n: usize, i: usize) -> usize {
+        if self.is_cut(n) && i >= n - self.opts.edgeitems {
+            i - (n - 2 * self.opts.edgeitems)
+        } else {
+            i
+        }
+    }
+
+    /// `_tensor_str_with_formatter` on the sub-tensor of full shape `shape` at flat `offset` of
+    /// the summarised values.
     fn nested(&self, shape: &[usize], offset: usize, indent: usize) -> String {
         let edge = self.opts.edgeitems;
         match shape {
             [] => self.fmt.format(self.values, offset),
             [n] => self.vector(*n, offset, indent),
             [n, rest @ ..] => {
-                let stride: usize = rest.iter().product();
-                let row = |i: usize| self.nested(rest, offset + i * stride, indent + 1);
+                let stride: usize = rest
+                    .iter()
+                    .map(|&r| if self.is_cut(r) { 2 * edge } else { r })
+                    .product();
+                let row =
+                    |i: usize| self.nested(rest, offset + self.kept(*n, i) * stride, indent + 1);
                 let slices: Vec<String> = if self.summarize && *n > 2 * edge {
                     (0..edge)
                         .map(row)
@@ -236,7 +242,7 @@ impl Printer<'_> {
         let element_length = (self.fmt.max_width + 2) as i64;
         let room = self.opts.linewidth as i64 - indent as i64;
         let per_line = room.div_euclid(element_length).max(1) as usize;
-        let item = |i: usize| self.fmt.format(self.values, offset + i);
+        let item = |i: usize| self.fmt.format(self.values, offset + self.kept(n, i));
         let data: Vec<String> = if self.summarize && n > 2 * edge {
             (0..edge)
                 .map(item)
@@ -293,7 +299,7 @@ pub fn tensor_repr(
     autograd: Option<&str>,
     default: DType,
     opts: &PrintOptions,
-) -> String {
+) -> rynamo_tensor::Result<String> {
     let indent = prefix.chars().count();
     let dtype = t.dtype();
     let mut suffixes = Vec::new();
@@ -309,14 +315,14 @@ pub fn tensor_repr(
         if ![default, DType::Int64, DType::Bool].contains(&dtype) {
             suffixes.push(format!("dtype={dtype}"));
         }
-        let values = Values::of(t);
         let summarize = t.numel() as f64 > opts.threshold;
-        let fmt = if summarize {
-            let idx = summarized_indices(t.shape(), opts.edgeitems);
-            Formatter::new(&subset(&values, &idx), opts)
+        let shown = if summarize {
+            summarized(t, opts.edgeitems)?
         } else {
-            Formatter::new(&values, opts)
+            t.clone()
         };
+        let values = Values::of(&shown);
+        let fmt = Formatter::new(&values, opts);
         let printer = Printer {
             values: &values,
             fmt,
@@ -328,7 +334,12 @@ pub fn tensor_repr(
     if let Some(a) = autograd {
         suffixes.push(a.to_string());
     }
-    add_suffixes(format!("{prefix}{body}"), &suffixes, indent, opts.linewidth)
+    Ok(add_suffixes(
+        format!("{prefix}{body}"),
+        &suffixes,
+        indent,
+        opts.linewidth,
+    ))
 }
 
 impl Representable for PyTensor {
@@ -347,13 +358,8 @@ impl Representable for PyTensor {
         // Formatting converts the data in Rust: an error raised there by unwinding must become
         // a Python exception, not end the process.
         crate::ops::guarded("Tensor.__repr__", vm, || {
-            Ok(tensor_repr(
-                &t,
-                &prefix,
-                suffix.as_deref(),
-                default_dtype(),
-                &options,
-            ))
+            tensor_repr(&t, &prefix, suffix.as_deref(), default_dtype(), &options)
+                .map_err(|e| crate::ops::tensor_err(e, vm))
         })
     }
 }
