@@ -206,7 +206,7 @@ impl ConvertFrame {
         super::compile::drop_dead_nodes(&mut graph, &self.config, &out);
         // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
         // included; dead-code elimination only shrinks what the backend gets.
-        let exe = if out.op_count() == 0 {
+        let exe = if !out.has_calls(&graph) {
             None
         } else {
             match compile_graph(&graph, &out, &self.config, compile_id, vm) {
@@ -386,7 +386,7 @@ impl ConvertFrame {
         out.settle_syms(false);
         super::compile::drop_dead_nodes(&mut graph, &self.config, out);
         // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
-        let exe = if out.op_count() == 0 {
+        let exe = if !out.has_calls(&graph) {
             None
         } else {
             Some(compile_graph(&graph, out, &self.config, compile_id, vm)?)
