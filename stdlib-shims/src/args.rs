@@ -162,9 +162,9 @@ fn index_item(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IndexItem<rynamo_
                 .to_i64();
             return Ok(IndexItem::Int(i));
         }
-        if t.dtype() == DType::UInt8 {
+        if t.dtype() == DType::UInt8 && t.ndim() > 0 {
             // The kernels read a uint8 index as a mask, as PyTorch still does (deprecated, with
-            // this warning).
+            // this warning; PyTorch 2.15 gives none for a 0-d one).
             vm.import("warnings", 0)?.get_attr("warn", vm)?.call(
                 (vm.ctx.new_str(
                     "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
