@@ -176,7 +176,7 @@ impl Tracer<'_> {
             return Ok(x.clone());
         }
         if let ("abs", [x]) = (name, args.as_slice())
-            && let Some(v) = self.sym_abs(x)
+            && let Some(v) = self.sym_unary(x, true)
         {
             return Ok(v);
         }

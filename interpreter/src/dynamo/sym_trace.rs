@@ -466,28 +466,18 @@ impl super::symbolic_convert::Tracer<'_> {
         }))
     }
 
-    /// `-x` for a SymInt.
-    pub(crate) fn sym_neg(&mut self, x: &Vt) -> Option<Vt> {
+    /// `-x` (or `abs(x)`) for a SymInt.
+    pub(crate) fn sym_unary(&mut self, x: &Vt, abs: bool) -> Option<Vt> {
         let Kind::SymInt(s) = &x.kind else {
             return None;
         };
-        let hint = s.hint.checked_neg()?;
-        Some(
-            self.out
-                .sym_int(SymExpr::Neg(Box::new(s.expr.clone())), hint, self.vm),
-        )
-    }
-
-    /// `abs(x)` for a SymInt.
-    pub(crate) fn sym_abs(&mut self, x: &Vt) -> Option<Vt> {
-        let Kind::SymInt(s) = &x.kind else {
-            return None;
+        let inner = Box::new(s.expr.clone());
+        let (expr, hint) = if abs {
+            (SymExpr::Abs(inner), s.hint.checked_abs()?)
+        } else {
+            (SymExpr::Neg(inner), s.hint.checked_neg()?)
         };
-        let hint = s.hint.checked_abs()?;
-        Some(
-            self.out
-                .sym_int(SymExpr::Abs(Box::new(s.expr.clone())), hint, self.vm),
-        )
+        Some(self.out.sym_int(expr, hint, self.vm))
     }
 
     /// An arithmetic operand: a SymInt's expression, or a plain int's value (not a bool).

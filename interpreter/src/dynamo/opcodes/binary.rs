@@ -191,7 +191,7 @@ impl Tracer<'_> {
                 let b = self.truth(&x)?;
                 Vt::constant(self.vm.ctx.new_bool(!b).into())
             }
-            (I::UnaryNegative, Kind::SymInt(s)) => match self.sym_neg(&x) {
+            (I::UnaryNegative, Kind::SymInt(s)) => match self.sym_unary(&x, false) {
                 Some(v) => v,
                 None => self.fold_operator("neg", vec![s.concrete().clone()])?,
             },

@@ -223,20 +223,9 @@ impl Tracer<'_> {
                     .map(|_| ())
             }
             Kind::List(l) => {
-                let i = index
-                    .as_const()
-                    .and_then(|c| c.try_to_value::<i64>(vm).ok())
-                    .ok_or_else(|| unsupported("setitem", &obj, &index))?;
+                let j = list_slot(&obj, &index, l.borrow().items.len(), "setitem", vm)?;
                 let mut lm = l.borrow_mut();
-                let n = lm.items.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
-                    return Err(raise_builtin(
-                        vm.ctx.exceptions.index_error,
-                        vm.ctx.new_str("list assignment index out of range").into(),
-                    ));
-                }
-                lm.items[j as usize] = value;
+                lm.items[j] = value;
                 lm.mutated = true;
                 drop(lm);
                 self.out.side_effects.record_container(&obj);
@@ -278,20 +267,9 @@ impl Tracer<'_> {
                 return Ok(Flow::Next);
             }
             Kind::List(l) => {
-                let i = index
-                    .as_const()
-                    .and_then(|c| c.try_to_value::<i64>(vm).ok())
-                    .ok_or_else(|| unsupported("delitem", &obj, &index))?;
+                let j = list_slot(&obj, &index, l.borrow().items.len(), "delitem", vm)?;
                 let mut lm = l.borrow_mut();
-                let n = lm.items.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
-                    return Err(raise_builtin(
-                        vm.ctx.exceptions.index_error,
-                        vm.ctx.new_str("list assignment index out of range").into(),
-                    ));
-                }
-                lm.items.remove(j as usize);
+                lm.items.remove(j);
                 lm.mutated = true;
             }
             _ => {
@@ -304,4 +282,28 @@ impl Tracer<'_> {
         self.out.side_effects.record_container(&obj);
         Ok(Flow::Next)
     }
+}
+
+/// The position a constant int `index` names in a traced list of `n` items (negative counts from
+/// the end), or Python's IndexError for `l[i] = v` / `del l[i]` out of range.
+fn list_slot(
+    obj: &Vt,
+    index: &Vt,
+    n: usize,
+    what: &str,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Result<usize, GraphBreak> {
+    let i = index
+        .as_const()
+        .and_then(|c| c.try_to_value::<i64>(vm).ok())
+        .ok_or_else(|| unsupported(what, obj, index))?;
+    let n = n as i64;
+    let j = if i < 0 { i + n } else { i };
+    if j < 0 || j >= n {
+        return Err(raise_builtin(
+            vm.ctx.exceptions.index_error,
+            vm.ctx.new_str("list assignment index out of range").into(),
+        ));
+    }
+    Ok(j as usize)
 }
