@@ -55,6 +55,8 @@ pub fn legacy_type_name(d: DType) -> &'static str {
         DType::BFloat16 => "torch.BFloat16Tensor",
         DType::Float32 => "torch.FloatTensor",
         DType::Float64 => "torch.DoubleTensor",
+        DType::Complex64 => "torch.ComplexFloatTensor",
+        DType::Complex128 => "torch.ComplexDoubleTensor",
     }
 }
 

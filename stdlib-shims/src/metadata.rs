@@ -181,8 +181,8 @@ pub(crate) trait PyTensorMetadata: PyPayload {
     }
 
     #[pymethod]
-    fn is_complex(_zelf: &Py<PyTensor>) -> bool {
-        false
+    fn is_complex(zelf: &Py<PyTensor>) -> bool {
+        zelf.tensor().dtype().is_complex()
     }
 
     #[pymethod]

@@ -43,6 +43,8 @@
 #define RYNAMO_WIRE_DTYPE_BFLOAT16 7
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
+#define RYNAMO_WIRE_DTYPE_COMPLEX64 10
+#define RYNAMO_WIRE_DTYPE_COMPLEX128 11
 
 /* Op ids (the op table's order); 298 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */

@@ -222,6 +222,7 @@ impl Tensor {
                 crate::Category::Bool => DType::Bool,
                 crate::Category::Int => DType::Int64,
                 crate::Category::Float => crate::DEFAULT_FLOAT,
+                crate::Category::Complex => crate::DEFAULT_COMPLEX,
             }
         });
         let t = Tensor::empty(shape, dtype);
