@@ -87,6 +87,18 @@ impl PyDType {
     fn to_real(zelf: PyRef<Self>) -> PyObjectRef {
         dtype_object(zelf.dtype.to_real())
     }
+
+    /// The complex dtype whose components are this dtype (`torch.float64.to_complex()` is
+    /// `torch.complex128`); PyTorch's error for dtypes without one Rynamo has.
+    #[pymethod]
+    fn to_complex(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        zelf.dtype.to_complex().map(dtype_object).ok_or_else(|| {
+            vm.new_runtime_error(format!(
+                "Unknown Complex ScalarType for {}",
+                zelf.dtype.aten_name()
+            ))
+        })
+    }
 }
 
 impl Representable for PyDType {

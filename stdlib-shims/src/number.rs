@@ -27,7 +27,9 @@ fn operand(obj: &PyObject, vm: &VirtualMachine) -> Option<IValue> {
     }
     let types = &vm.ctx.types;
     let cls = obj.class();
-    let is_number = cls.fast_issubclass(types.int_type) || cls.fast_issubclass(types.float_type);
+    let is_number = cls.fast_issubclass(types.int_type)
+        || cls.fast_issubclass(types.float_type)
+        || cls.fast_issubclass(types.complex_type);
     if is_number {
         py_to_value(obj, vm).ok()
     } else {

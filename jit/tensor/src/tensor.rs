@@ -433,6 +433,10 @@ impl Tensor {
 
     /// Fills without bumping the version (fresh tensors).
     fn fill_raw(&self, value: Scalar) {
+        if self.dtype.is_complex() {
+            // A real value fills the real part; the imaginary part is zero.
+            return crate::ops::complex::fill(self, value.to_f64(), 0.0);
+        }
         dispatch_all!(self.dtype, T => {
             let v: T = scalar_to::<T>(value);
             kernels::copy::fill(self, v);
