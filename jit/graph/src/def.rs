@@ -137,6 +137,9 @@ pub enum ComplexSupport {
     /// [`ComplexSupport::Supported`], and the backward formula is right for complex tensors in
     /// PyTorch's convention (autograd records it with complex arguments or results).
     Differentiable,
+    /// Complex arguments are refused with `"<kernel>" not implemented for '<dtype>'`, naming the
+    /// ATen kernel PyTorch names (`max()` says `max_all`).
+    RefusedKernel(&'static str),
     /// Complex arguments are refused: with PyTorch's message, or by default
     /// `"<name>_cpu" not implemented for 'ComplexFloat'` (as ATen's dispatch macros say).
     Refused(Option<&'static str>),
@@ -160,6 +163,7 @@ impl ComplexSupport {
     pub fn error(self, op: Op, d: rynamo_tensor::DType) -> rynamo_tensor::Error {
         match self {
             ComplexSupport::Refused(Some(msg)) => rynamo_tensor::Error::NotImplemented(msg.into()),
+            ComplexSupport::RefusedKernel(k) => rynamo_tensor::ops::complex::refuse(k, d),
             _ => rynamo_tensor::ops::complex::refuse(&format!("{}_cpu", op.py_name()), d),
         }
     }
@@ -206,6 +210,14 @@ impl OpDef {
     pub const fn complex_grad(self) -> OpDef {
         OpDef {
             complex: ComplexSupport::Differentiable,
+            ..self
+        }
+    }
+
+    /// Refuses complex arguments naming ATen's kernel `k` (`"k" not implemented for 'ComplexFloat'`).
+    pub const fn complex_kernel(self, k: &'static str) -> OpDef {
+        OpDef {
+            complex: ComplexSupport::RefusedKernel(k),
             ..self
         }
     }

@@ -361,6 +361,15 @@ impl Tensor {
                 self.numel()
             );
         }
+        if self.dtype.is_complex() {
+            // `Scalar` is real: complex callers read `ops::complex::item` instead; everyone else
+            // (argument binding, `float()`, `int()`) gets an error, never the real part alone.
+            bail!(
+                Runtime,
+                "a {} value cannot be converted to a real number",
+                self.dtype
+            );
+        }
         let v = dispatch_all!(self.dtype, T => {
             // SAFETY: one element exists at the data pointer.
             let e: T = unsafe { *self.data_ptr::<T>() };

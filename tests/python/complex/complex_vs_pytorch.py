@@ -96,8 +96,14 @@ show("mean dim", lambda: torch.stack([z, z * 2]).mean(-1))
 show("eq", lambda: z == torch.tensor([1 + 2j, 3 + 1j, -0.5 + 0.25j]))
 show("ne", lambda: z != z)
 show("allclose", lambda: (torch.allclose(z, z + 1e-9), torch.allclose(z, z + 1j)))
+show("assert_close equal", lambda: torch.testing.assert_close(z, z.clone()))
+show("assert_close", lambda: torch.testing.assert_close(z, z + 1e-3j))
+show("assert_close c128", lambda: torch.testing.assert_close(w, w + 1e-6))
+show("assert_close 0-dim", lambda: torch.testing.assert_close(z[0], z[0] + 1e-3))
 show("equal", lambda: (torch.equal(z, z.clone()), torch.equal(z, z.conj())))
 show("iadd", lambda: z.clone().add_(1j))
+show("fill_ complex", lambda: torch.zeros(2, dtype=torch.cfloat).fill_(1 - 2j))
+show("setitem complex", lambda: (lambda y: (y.__setitem__(0, 5 - 5j), y)[1])(z.clone()))
 show("imul", lambda: z.clone().mul_(z))
 show("isfinite", lambda: (z / 0).isfinite())
 
@@ -182,6 +188,7 @@ for label, fn in [
     ("polar mixed", lambda: torch.polar(torch.ones(2), torch.ones(2, dtype=torch.float64))),
     ("complex mixed", lambda: torch.complex(torch.ones(2), torch.ones(2, dtype=torch.float64))),
     ("item of many", lambda: z.item()),
+    ("max", lambda: z.max()),
 ]:
     show(label, fn)
 

@@ -167,6 +167,10 @@ op! {
         check_fill_value(&a.value)?;
         match a.value {
             TensorOrScalar::Scalar(s) => a.self_.fill_(s),
+            // A complex value (`z.fill_(1 + 2j)`) is copied: `Scalar` holds no complex number.
+            TensorOrScalar::Tensor(t) if t.dtype().is_complex() && a.self_.dtype().is_complex() => {
+                a.self_.copy_(t)?
+            }
             TensorOrScalar::Tensor(t) => a.self_.fill_(t.item()?),
         }
         Ok(vec![a.self_.clone()])

@@ -247,7 +247,7 @@ op! {
         reduce::minmax_all_meta(a.self_, "max")?;
         Ok(vec![reduce::reduce(ReduceOp::Amax, a.self_, None, false, None)?])
     }
-    with .vjp(&vjp::MAX)
+    with .complex_kernel("max_all").vjp(&vjp::MAX)
 }
 
 op! {
@@ -257,7 +257,7 @@ op! {
         reduce::minmax_all_meta(a.self_, "min")?;
         Ok(vec![reduce::reduce(ReduceOp::Amin, a.self_, None, false, None)?])
     }
-    with .vjp(&vjp::MIN)
+    with .complex_kernel("min_all").vjp(&vjp::MIN)
 }
 
 /// `op(x, 1, True)`.
