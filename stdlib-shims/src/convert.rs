@@ -481,7 +481,13 @@ pub(crate) trait PyTensorConvert: PyPayload {
     fn __format__(zelf: PyRef<PyTensor>, spec: PyStrRef, vm: &VirtualMachine) -> PyResult {
         let t = zelf.tensor();
         if t.ndim() == 0 {
-            let v = scalar_to_py(t.item().map_err(|e| tensor_err(e, vm))?, vm);
+            let v = if t.dtype().is_complex() {
+                let (re, im) =
+                    rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+                py_complex(re, im, vm)
+            } else {
+                scalar_to_py(t.item().map_err(|e| tensor_err(e, vm))?, vm)
+            };
             return vm.call_method(&v, "__format__", (spec,));
         }
         if !spec.as_wtf8().is_empty() {

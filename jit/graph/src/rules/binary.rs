@@ -270,7 +270,7 @@ op! {
         Pointwise, [FUNCTION];
     meta(_, a) { Ok(vec![pointwise::where_meta(a.condition, a.self_, a.other)?]) }
     eager(_, a) { Ok(vec![pointwise::where_(a.condition, a.self_, a.other)?]) }
-    with .vjp(&vjp::WHERE)
+    with .complex().vjp(&vjp::WHERE)
         .sample(|| pos_args(vec![t(fx::mask()), t(fx::x()), Value::Float(0.0)]))
 }
 
@@ -279,7 +279,7 @@ op! {
         Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![pointwise::masked_fill_meta(a.self_, a.mask, a.value)?]) }
     eager(_, a) { Ok(vec![pointwise::masked_fill(a.self_, a.mask, a.value)?]) }
-    with .vjp(&vjp::MASKED_FILL)
+    with .complex().vjp(&vjp::MASKED_FILL)
         .sample(|| pos_args(vec![t(fx::x()), t(fx::mask()), Value::Float(-1.0)]))
 }
 
@@ -300,7 +300,7 @@ op! {
         a.self_.copy_(&r)?;
         Ok(vec![a.self_.clone()])
     }
-    with .functional(Op::MaskedFill)
+    with .functional(Op::MaskedFill).complex()
         .sample(|| pos_args(vec![t(fx::x().deep_clone()), t(fx::mask()), Value::Float(-1.0)]))
 }
 

@@ -228,6 +228,25 @@ pub fn component_pairs(x: &Tensor) -> Vec<f64> {
     as_real(x).to_vec::<f64>()
 }
 
+/// `out = cond ? x : y` for complex `out`, `x`, `y` of `cond`'s shape (broadcast views): both
+/// components of an element are picked together, the condition read through a trailing stride-0
+/// dimension over the component views.
+pub(crate) fn select(out: &Tensor, cond: &Tensor, x: &Tensor, y: &Tensor) {
+    let mut shape: Dims = cond.shape().iter().copied().collect();
+    shape.push(2);
+    let mut strides: Strides = cond.strides().iter().copied().collect();
+    strides.push(0);
+    let c = cond.with_layout(Layout {
+        shape,
+        strides,
+        offset: cond.offset(),
+    });
+    let (o, a, b) = (as_real(out), as_real(x), as_real(y));
+    crate::dispatch_all!(out.dtype().to_real(), T => {
+        crate::kernels::map::map3::<bool, T, T, T>(&o, &c, &a, &b, |m, a, b| if m { a } else { b })
+    });
+}
+
 // === Element-wise kernels ===
 
 /// Interleaved components of `x` (cast to complex `c`) broadcast to `shape`, as `Complex<T>`.
@@ -286,19 +305,26 @@ fn div<T: Float>(a: Complex<T>, b: Complex<T>) -> Complex<T> {
     }
 }
 
+/// `z ** w` as C++'s `std::pow` on complex values: `exp(w * ln z)`, and 0 for a zero base.
+fn pow<T: Float>(z: Complex<T>, w: Complex<T>) -> Complex<T> {
+    if z.re == T::zero() && z.im == T::zero() {
+        return Complex::new(T::zero(), T::zero());
+    }
+    (w * z.ln()).exp()
+}
+
 /// PyTorch's error for binary op `op` on a complex operand; `None` when the op has a complex
 /// kernel here.
 pub fn binary_refusal(op: BinaryOp, d: DType) -> Option<Error> {
     use BinaryOp as B;
     Some(match op {
-        B::Add | B::Sub | B::Mul | B::Div | B::Eq | B::Ne => return None,
+        B::Add | B::Sub | B::Mul | B::Div | B::Pow | B::Eq | B::Ne => return None,
         B::Maximum | B::Minimum => Error::Type(format!(
             "{} not implemented for complex tensors.",
             op.name()
         )),
         B::DivFloor => refuse("div_floor_cpu", d),
         B::DivTrunc => refuse("div_trunc_cpu", d),
-        B::Pow => refuse("pow", d),
         _ => refuse(&format!("{}_cpu", op.name()), d),
     })
 }
@@ -345,6 +371,20 @@ fn binary_t<T: Float + Element>(
         B::Sub => zip(&|p, q| p - q * al),
         B::Mul => zip(&|p, q| p * q),
         B::Div => zip(&div),
+        B::Pow => match b {
+            // PyTorch's `pow(tensor, scalar)` fast paths: products and quotients, not exp/log.
+            TensorOrScalar::Scalar(e) if matches!(e.to_f64(), 2.0 | 3.0 | -1.0 | -2.0 | 0.5) => {
+                let one = Complex::new(T::one(), T::zero());
+                match e.to_f64() {
+                    2.0 => x.iter().map(|&z| z * z).collect(),
+                    3.0 => x.iter().map(|&z| z * z * z).collect(),
+                    -1.0 => x.iter().map(|&z| div(one, z)).collect(),
+                    -2.0 => x.iter().map(|&z| div(one, z * z)).collect(),
+                    _ => x.iter().map(|&z| z.sqrt()).collect(),
+                }
+            }
+            _ => zip(&pow),
+        },
         B::Eq | B::Ne => {
             let eq = op == B::Eq;
             let v: Vec<bool> = x.iter().zip(&y).map(|(p, q)| (p == q) == eq).collect();

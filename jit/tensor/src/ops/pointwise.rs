@@ -351,6 +351,10 @@ pub fn where_(
         operand_as(b, meta.dtype, &meta.shape)?,
     );
     let out = Tensor::empty(&meta.shape, meta.dtype);
+    if meta.dtype.is_complex() {
+        super::complex::select(&out, &c, &x, &y);
+        return Ok(out);
+    }
     dispatch_all!(meta.dtype, T => map3::<bool, T, T, T>(&out, &c, &x, &y, |m, x, y| if m { x } else { y }));
     Ok(out)
 }
@@ -488,6 +492,10 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: TensorOrScalar<&Tensor>) ->
     let xs = broadcast_to(x, &meta.shape)?;
     let ms = broadcast_to(mask, &meta.shape)?;
     let out = Tensor::empty(&meta.shape, dt);
+    if dt.is_complex() {
+        super::complex::select(&out, &ms, &broadcast_to(&v, &meta.shape)?, &xs);
+        return Ok(out);
+    }
     dispatch_all!(dt, T => {
         // SAFETY: `v` is a fresh zero-dim tensor of dtype T.
         let fill: T = unsafe { *v.data_ptr::<T>() };
