@@ -58,6 +58,8 @@ fn plain_graph_module(
         grad_enabled_at_start: true,
         sym_args: Vec::new(),
         size_assumptions: Vec::new(),
+        int_symbols: Vec::new(),
+        dim_symbols: Vec::new(),
     };
     super::fx::build(&view, vm)
 }

@@ -175,6 +175,11 @@ impl Tracer<'_> {
             // `int()` of a size is the size, still symbolic (as Dynamo's SymNodeVariable).
             return Ok(x.clone());
         }
+        if let ("abs", [x]) = (name, args.as_slice())
+            && let Some(v) = self.sym_abs(x)
+        {
+            return Ok(v);
+        }
         if PURE_ON_CONSTANTS.contains(&name)
             && let (Some(consts), Some(kw)) = (self.all_consts(&args), kw_consts.clone())
             && !matches!(name, "iter" | "enumerate" | "zip" | "reversed")

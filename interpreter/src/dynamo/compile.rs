@@ -193,6 +193,7 @@ pub fn compile_graph(
                     graph.clone(),
                     out.sym_args.clone(),
                     out.size_assumptions.clone(),
+                    &|pos| out.int_hint(pos),
                     exe,
                     compile_one,
                 );
@@ -246,13 +247,7 @@ impl DirectPlan {
         let outputs = match &self.exe {
             Some(exe) => {
                 super::stats::record_graph_call(&self.graph);
-                let mut inputs = Vec::with_capacity(self.inputs.len());
-                for src in &self.inputs {
-                    let obj = src.eval(frame, vm)?;
-                    inputs.push(bridge::as_tensor(&obj).ok_or_else(|| {
-                        vm.new_type_error(format!("{src} is no longer a tensor"))
-                    })?);
-                }
+                let inputs = gather_inputs(&self.inputs, frame, vm)?;
                 run_executor(exe, &self.inputs, inputs, frame, vm)?
             }
             None => Vec::new(),
@@ -270,6 +265,30 @@ impl DirectPlan {
         b.apply(&self.replays, stored, vm)?;
         Ok(result)
     }
+}
+
+/// A graph's inputs read from the frame: tensors, and dynamic int inputs (guarded to be ints) as
+/// 0-d int64 tensors (`OutputGraph::int_input`).
+pub fn gather_inputs(
+    sources: &[Rc<Source>],
+    frame: &FrameValues,
+    vm: &VirtualMachine,
+) -> PyResult<Vec<Tensor>> {
+    sources
+        .iter()
+        .map(|src| {
+            let obj = src.eval(frame, vm)?;
+            if let Some(t) = bridge::as_tensor(&obj) {
+                return Ok(t);
+            }
+            match obj.downcast_ref::<rustpython_vm::builtins::PyInt>() {
+                Some(i) if obj.class().is(vm.ctx.types.int_type) => {
+                    i.try_to_primitive::<i64>(vm).map(Tensor::scalar::<i64>)
+                }
+                _ => Err(vm.new_type_error(format!("{src} is no longer a tensor"))),
+            }
+        })
+        .collect()
 }
 
 /// Runs a compiled graph on tensors.

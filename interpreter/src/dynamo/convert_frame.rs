@@ -814,13 +814,9 @@ fn limit_hit(
         let _ = super::py_module::warn(&msg, vm);
     }
     let hard = if config::fail_on_recompile_limit_hit() {
-        Some(
-            "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure",
-        )
+        Some("Hard failure due to fail_on_recompile_limit_hit")
     } else if cfg.fullgraph {
-        Some(
-            "recompile_limit reached with fullgraph=True. Excessive recompilations can degrade performance due to the compilation overhead of each recompilation. To monitor recompilations, enable TORCH_LOGS=recompiles. If recompilations are expected, consider increasing torch._dynamo.config.cache_size_limit to an appropriate value.",
-        )
+        Some("Hard failure due to fullgraph=True")
     } else {
         None
     };

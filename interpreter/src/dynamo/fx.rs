@@ -43,15 +43,16 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     let g = graph_cls.call((), vm)?;
     let graph = &*view.graph;
     let mut nodes: Vec<Option<PyObjectRef>> = vec![None; graph.values().len()];
-    for (vid, (src, example)) in graph.inputs().iter().zip(&view.inputs) {
+    for (pos, (vid, (src, example))) in graph.inputs().iter().zip(&view.inputs).enumerate() {
         let node = vm.call_method(&g, "placeholder", (src.identifier(),))?;
         // Dynamo records the example value and the source in the node's meta.
         if let Ok(meta) = node.get_attr("meta", vm) {
-            let _ = meta.set_item(
-                "type_str",
-                vm.ctx.new_str(type_str(&graph.value(*vid).meta)).into(),
-                vm,
-            );
+            let dims = view.dim_symbols.iter().find(|(p, _)| *p == pos);
+            let ty = match view.int_symbols.iter().find(|(p, _)| *p == pos) {
+                Some((_, s)) => format!("Sym(s{s})"),
+                None => type_str(&graph.value(*vid).meta, dims.map(|(_, d)| d.as_slice())),
+            };
+            let _ = meta.set_item("type_str", vm.ctx.new_str(ty).into(), vm);
             let _ = meta.set_item("example_value", example.clone(), vm);
             let _ = meta.set_item("source", vm.ctx.new_str(src.to_string()).into(), vm);
         }
@@ -191,7 +192,9 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         if let (Some(meta), [one]) = (node.get_attr("meta", vm).ok(), n.outputs.as_slice()) {
             let _ = meta.set_item(
                 "type_str",
-                vm.ctx.new_str(type_str(&graph.value(*one).meta)).into(),
+                vm.ctx
+                    .new_str(type_str(&graph.value(*one).meta, None))
+                    .into(),
                 vm,
             );
         }
@@ -290,6 +293,10 @@ impl SymNodes<'_> {
                     vm.new_runtime_error(format!("graph input {pos} of a symbolic size is gone"))
                 })?;
                 let x = value_node(v, nodes, vm)?;
+                if *d == super::sym::VALUE {
+                    // A dynamic int input is its placeholder (`L_n_: "Sym(s0)"`).
+                    return Ok(x);
+                }
                 let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(*d).into()]);
                 vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?
             }
@@ -306,12 +313,20 @@ impl SymNodes<'_> {
                     .new_tuple(vec![self.node(a, nodes, vm)?, self.node(b, nodes, vm)?]);
                 vm.call_method(self.g, "call_function", (f, args, vm.ctx.new_dict()))?
             }
-            SymExpr::Neg(a) => {
+            SymExpr::Neg(a) | SymExpr::Abs(a) => {
                 let args = vm.ctx.new_tuple(vec![self.node(a, nodes, vm)?]);
                 vm.call_method(
                     self.g,
                     "call_function",
-                    (op("neg")?, args, vm.ctx.new_dict()),
+                    (
+                        op(if matches!(e, SymExpr::Abs(_)) {
+                            "abs"
+                        } else {
+                            "neg"
+                        })?,
+                        args,
+                        vm.ctx.new_dict(),
+                    ),
                 )?
             }
         };
@@ -437,8 +452,19 @@ pub fn error_text(e: &PyBaseExceptionRef, vm: &VirtualMachine) -> String {
         .unwrap_or_default()
 }
 
-/// `f32[3, 4]`: how `print_readable` annotates a value.
-fn type_str(meta: &rynamo_tensor::TensorMeta) -> String {
-    let dims: Vec<String> = meta.shape.iter().map(|d| d.to_string()).collect();
+/// `f32[3, 4]`: how `print_readable` annotates a value; `f32[s0, 4]` where `symbols` names a
+/// dynamic dimension.
+fn type_str(meta: &rynamo_tensor::TensorMeta, symbols: Option<&[Option<usize>]>) -> String {
+    let dims: Vec<String> = meta
+        .shape
+        .iter()
+        .enumerate()
+        .map(
+            |(d, n)| match symbols.and_then(|s| s.get(d).copied().flatten()) {
+                Some(s) => format!("s{s}"),
+                None => n.to_string(),
+            },
+        )
+        .collect();
     format!("{}[{}]", meta.dtype.short_name(), dims.join(", "))
 }

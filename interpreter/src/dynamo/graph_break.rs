@@ -121,14 +121,7 @@ fn run_plan_disarmed(id: usize, args: Vec<PyObjectRef>, vm: &VirtualMachine) -> 
     let outputs = match &plan.exe {
         Some(exe) => {
             super::stats::record_graph_call(&plan.graph);
-            let mut inputs = Vec::with_capacity(plan.inputs.len());
-            for src in &plan.inputs {
-                let obj = src.eval(&frame, vm)?;
-                inputs
-                    .push(super::bridge::as_tensor(&obj).ok_or_else(|| {
-                        vm.new_type_error(format!("{src} is no longer a tensor"))
-                    })?);
-            }
+            let inputs = super::compile::gather_inputs(&plan.inputs, &frame, vm)?;
             super::compile::run_executor(exe, &plan.inputs, inputs, &frame, vm)?
         }
         None => Vec::new(),

@@ -340,11 +340,8 @@ impl GuardTree {
         }
         for (nodes, g) in &self.sym_guards {
             let size = |k: usize| {
-                let d = g.leaves[k].1;
-                values[nodes[k]]
-                    .as_ref()
-                    .and_then(|v| bridge::tensor_meta(v.obj()))
-                    .and_then(|(m, _)| m.shape.get(d).map(|s| *s as i64))
+                let obj = values[nodes[k]].as_ref()?.obj();
+                super::sym_guard::leaf_value(obj, g.leaves[k].1, vm)
             };
             if !g.holds(&size) {
                 return Err(g.code());

@@ -214,6 +214,48 @@ impl OutputGraph {
         )
     }
 
+    /// A Python int read from `source` that the shape environment makes dynamic (automatic
+    /// dynamic): a 0-d int64 graph input whose value the SymInt tracker returned stands for
+    /// (`sym::VALUE`); `None` when it stays a constant. Its guard is the int's type here, and
+    /// its value at the end when the trace specialised it (`final_guards`). Small ints are
+    /// shared objects, so two sources of one value stay two inputs.
+    pub fn int_input(
+        &mut self,
+        obj: &PyObject,
+        value: i64,
+        source: &Rc<Source>,
+        vm: &rustpython_vm::VirtualMachine,
+    ) -> Option<Vt> {
+        if !self.shape_env.int_is_dynamic(source, value) {
+            return None;
+        }
+        let meta = TensorMeta::contiguous(rynamo_tensor::DType::Int64, &[]);
+        let v = self.graph.input(&source.identifier(), meta);
+        self.shape_env
+            .add_int_input(v, source, value, self.compile_id);
+        self.guards.add(
+            source,
+            Check::TypeMatch {
+                ty: vm.ctx.types.int_type.to_owned().into(),
+            },
+        );
+        let pos = self.inputs.len();
+        self.inputs.push(GraphInput {
+            value: v,
+            source: source.clone(),
+            example: obj.to_owned(),
+        });
+        let expr = super::sym::SymExpr::Dim(pos, super::sym::VALUE);
+        let tracker = self.sym_int(expr, value, vm);
+        Some(Vt::with_source(tracker.kind, source.clone()))
+    }
+
+    /// The traced value of the dynamic int input at position `pos`.
+    pub fn int_hint(&self, pos: usize) -> Option<i64> {
+        let s = self.shape_env.int_symbol(self.inputs.get(pos)?.value)?;
+        Some(self.shape_env.symbols[s].hint)
+    }
+
     /// A graph input that is a constant baked in at trace time (no guard: it cannot change).
     pub fn constant_input(
         &mut self,
@@ -330,13 +372,24 @@ impl OutputGraph {
                         &input.source,
                         Check::DimRange {
                             dim: d,
-                            min: sym.min,
-                            max: sym.max,
+                            min: sym.min as usize,
+                            max: sym.max.map(|m| m as usize),
                         },
                     );
                 }
             }
             set.set_dynamic_dims(&input.source, mask);
+        }
+        // A dynamic int the trace used as a constant after all is guarded by its value.
+        for input in &self.inputs {
+            if let Some(s) = env.int_symbol(input.value)
+                && env.symbols[s].specialised
+            {
+                set.add(
+                    &input.source,
+                    Check::Equals(super::guards::ConstValue::Int(env.symbols[s].hint)),
+                );
+            }
         }
         let source_of = |pos: usize| self.inputs.get(pos).map(|i| i.source.clone());
         for (lhs, op, rhs, holds) in &self.sym_rels {

@@ -22,6 +22,8 @@ pub enum Recon {
     Output(usize),
     /// A constant.
     Const(PyObjectRef),
+    /// A SymInt, computed from the frame's sizes and ints.
+    SymInt(Rc<super::sym_guard::FrameSym>),
     /// The object at a frame source (identity preserved: inputs returned as they came).
     Source(Rc<Source>),
     /// A new tuple.
@@ -125,7 +127,23 @@ pub fn recon_of(
             Ok(Recon::Output(outputs.index(cur)))
         }
         Kind::Const(c) => Ok(Recon::Const(c.clone())),
-        Kind::SymInt(s) => Ok(Recon::Const(s.concrete().clone())),
+        // A dynamic int input returned as it is: read again from where it came from.
+        Kind::SymInt(s)
+            if vt.source.is_some()
+                && matches!(s.expr, super::sym::SymExpr::Dim(_, super::sym::VALUE)) =>
+        {
+            Ok(Recon::Source(vt.source.clone().unwrap_or_else(|| {
+                unreachable!("invariant: checked by the guard above")
+            })))
+        }
+        Kind::SymInt(s) => {
+            let source_of = |pos: usize| out.inputs.get(pos).map(|i| i.source.clone());
+            Ok(match super::sym_guard::FrameSym::new(&s.expr, &source_of) {
+                Some(f) => Recon::SymInt(Rc::new(f)),
+                // A computed tensor's size is not readable from the frame: its traced value.
+                None => Recon::Const(s.concrete().clone()),
+            })
+        }
         Kind::NamedTuple(cls, items) => {
             if let Some(src) = &vt.source {
                 return Ok(Recon::Source(src.clone()));
@@ -451,6 +469,18 @@ impl Builder<'_> {
             }
             Recon::Const(c) => c.clone(),
             Recon::Source(s) => s.eval(self.frame, vm)?,
+            Recon::SymInt(f) => {
+                let objs = f
+                    .leaves
+                    .iter()
+                    .map(|(src, _)| src.eval(self.frame, vm))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let leaf = |k: usize| super::sym_guard::leaf_value(&objs[k], f.leaves[k].1, vm);
+                let v = f.eval(&leaf).ok_or_else(|| {
+                    vm.new_runtime_error("a symbolic int has no value for these inputs")
+                })?;
+                vm.ctx.new_int(v).into()
+            }
             Recon::Tuple(items) => {
                 let v = items
                     .iter()

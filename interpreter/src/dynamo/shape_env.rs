@@ -28,6 +28,7 @@ use rynamo_tensor::TensorMeta;
 
 use super::logs::{self, Artifact};
 use super::source::Source;
+use super::sym::VALUE;
 
 /// How a compile chooses dynamic dimensions (`torch.compile(dynamic=...)` and the config).
 #[derive(Clone, Debug)]
@@ -120,19 +121,20 @@ fn wrap(d: isize, rank: usize) -> Option<usize> {
 /// A user stack entry: `(file, line, function)`.
 pub type UserLine = (String, u32, String);
 
-/// One dynamic dimension of a graph input.
+/// One dynamic dimension of a graph input, or a dynamic int input (`dim` is [`VALUE`]).
 #[derive(Clone, Debug)]
 pub struct Symbol {
-    /// The tensor's source.
+    /// The tensor's (or the int's) source.
     pub source: Rc<Source>,
-    /// The dimension.
+    /// The dimension; [`VALUE`] for an int input.
     pub dim: usize,
-    /// Its size in the example the trace ran on.
-    pub hint: usize,
-    /// Smallest size the entry accepts (2: 0 and 1 are specialised, as in PyTorch).
-    pub min: usize,
+    /// Its size (value) in the example the trace ran on.
+    pub hint: i64,
+    /// Smallest size the entry accepts (2: 0 and 1 are specialised, as in PyTorch; ints are
+    /// unbounded).
+    pub min: i64,
     /// Largest, if bounded (`mark_dynamic(max=)`).
-    pub max: Option<usize>,
+    pub max: Option<i64>,
     /// `mark_dynamic`: specialising it raises ConstraintViolationError.
     pub strict: bool,
     /// Whether the trace read it, so it is guarded as the constant `hint` after all.
@@ -142,9 +144,12 @@ pub struct Symbol {
 }
 
 impl Symbol {
-    /// `L['x'].size()[0]`.
+    /// `L['x'].size()[0]`, or `L['n']` for an int input.
     pub fn expr(&self) -> String {
-        format!("{}.size()[{}]", self.source, self.dim)
+        match self.dim {
+            VALUE => self.source.to_string(),
+            d => format!("{}.size()[{d}]", self.source),
+        }
     }
 }
 
@@ -156,6 +161,8 @@ pub struct ShapeEnv {
     pub symbols: Vec<Symbol>,
     /// Per graph input: the symbol of each dimension (`None`: static).
     input_dims: HashMap<ValueId, Vec<Option<usize>>>,
+    /// Per dynamic int graph input: its symbol (live or specialised).
+    int_inputs: HashMap<ValueId, usize>,
     /// The sizes of every tensor source this trace read (the frame-state update).
     pub seen_now: Vec<(String, Vec<Option<usize>>)>,
     /// Strict symbols the trace specialised, with the user line that did it.
@@ -220,9 +227,9 @@ impl ShapeEnv {
             let sym = Symbol {
                 source: source.clone(),
                 dim: d,
-                hint: size,
-                min: lo.unwrap_or(2).max(2),
-                max: hi,
+                hint: size as i64,
+                min: lo.unwrap_or(2).max(2) as i64,
+                max: hi.map(|h| h as i64),
                 strict,
                 // 0 and 1 are always specialised (broadcasting and contiguity depend on them).
                 specialised: size < 2,
@@ -233,7 +240,7 @@ impl ShapeEnv {
                 && let Some(shared) = self
                     .symbols
                     .iter()
-                    .position(|s| s.duck && !s.specialised && s.hint == size)
+                    .position(|s| s.duck && !s.specialised && s.hint == size as i64)
             {
                 dims[d] = Some(shared);
                 continue;
@@ -266,6 +273,75 @@ impl ShapeEnv {
         }
     }
 
+    /// Makes the symbol of the dynamic int graph input `input` (value `value`, read from
+    /// `source`), after [`ShapeEnv::int_is_dynamic`] said it is one.
+    pub fn add_int_input(
+        &mut self,
+        input: ValueId,
+        source: &Rc<Source>,
+        value: i64,
+        compile_id: Option<(u32, u32)>,
+    ) {
+        let idx = self.symbols.len();
+        self.symbols.push(Symbol {
+            source: source.clone(),
+            dim: VALUE,
+            hint: value,
+            min: i64::MIN,
+            max: None,
+            strict: false,
+            specialised: false,
+            duck: false,
+        });
+        self.int_inputs.insert(input, idx);
+        logs::log(
+            Artifact::Dynamic,
+            compile_id,
+            &format!("create_symbol s{idx} = {value} for {source} [-int_oo, int_oo]"),
+        );
+    }
+
+    /// Whether the Python int `value` read from `source` is a dynamic input (PyTorch's
+    /// automatic dynamic for ints: once an int changed value between compiles of the code, or
+    /// from the start under `dynamic=True`). Records the value in the frame state either way,
+    /// as a one-item entry holding its bits.
+    pub fn int_is_dynamic(&mut self, source: &Rc<Source>, value: i64) -> bool {
+        let Some(p) = self.policy.clone() else {
+            return false;
+        };
+        let key = source.to_string();
+        let bits = Some(value as u64 as usize);
+        let prior = p.seen.get(&key).filter(|s| s.len() == 1);
+        let changed = prior.is_some_and(|s| s[0] != bits);
+        if !self.seen_now.iter().any(|(k, _)| *k == key) {
+            self.seen_now
+                .push((key, vec![if changed { None } else { bits }]));
+        }
+        match p.mode {
+            Some(m) => m,
+            None => !p.assume_static || (p.automatic && changed),
+        }
+    }
+
+    /// The symbol of a dynamic int graph input, live or not.
+    pub fn int_symbol(&self, input: ValueId) -> Option<usize> {
+        self.int_inputs.get(&input).copied()
+    }
+
+    /// The live symbol standing for dimension `d` of graph input `input` (`d` may be
+    /// [`VALUE`]).
+    pub fn symbol_at(&self, input: ValueId, d: usize) -> Option<usize> {
+        match d {
+            VALUE => self
+                .int_symbol(input)
+                .filter(|s| !self.symbols[*s].specialised),
+            _ => self
+                .input_dims
+                .get(&input)
+                .and_then(|dims| dims.get(d).copied().flatten()),
+        }
+    }
+
     /// Whether some dimension is still dynamic.
     pub fn has_live_symbols(&self) -> bool {
         self.symbols.iter().any(|s| !s.specialised)
@@ -287,6 +363,12 @@ impl ShapeEnv {
         at: Option<UserLine>,
     ) {
         if !self.has_live_symbols() {
+            return;
+        }
+        if let Some(&s) = self.int_inputs.get(&value) {
+            if dim.is_none() || dim == Some(VALUE) {
+                self.specialise_symbol(s, at);
+            }
             return;
         }
         let syms: Vec<usize> = match (self.input_dims.get(&value), dim) {
@@ -432,6 +514,29 @@ mod tests {
         e.add_input(ValueId(0), &x(), &meta(&[5, 4]), &Marks::default(), None);
         assert_eq!(e.dims_of(ValueId(0)), Some(&[Some(0), None][..]));
         assert_eq!(e.seen_now[0].1, vec![None, Some(4)]);
+    }
+
+    #[test]
+    fn an_int_is_dynamic_once_it_changed_or_under_dynamic_true() {
+        let n = Rc::new(Source::Local {
+            name: "n".into(),
+            index: 1,
+        });
+        let mut e = env(None, &[]);
+        assert!(!e.int_is_dynamic(&n, 3), "first compile: static");
+        assert_eq!(e.seen_now[0].1, vec![Some(3)]);
+        let mut e = env(None, &[("L['n']", vec![Some(3)])]);
+        assert!(!e.int_is_dynamic(&n, 3), "same value: static");
+        let mut e = env(None, &[("L['n']", vec![Some(3)])]);
+        assert!(e.int_is_dynamic(&n, -4), "changed: dynamic");
+        assert_eq!(e.seen_now[0].1, vec![None]);
+        e.add_int_input(ValueId(1), &n, -4, None);
+        assert_eq!(e.symbol_at(ValueId(1), VALUE), Some(0));
+        assert_eq!(e.symbols[0].expr(), "L['n']");
+        e.specialise(ValueId(1), None, &Graph::new(), None);
+        assert_eq!(e.symbol_at(ValueId(1), VALUE), None);
+        assert!(env(Some(true), &[]).int_is_dynamic(&n, 3));
+        assert!(!env(Some(false), &[("L['n']", vec![None])]).int_is_dynamic(&n, 3));
     }
 
     #[test]

@@ -36,6 +36,11 @@ pub struct FxView {
     pub sym_args: Vec<super::sym::SymArg>,
     /// Computed sizes the trace used as constants: the FX code checks them.
     pub size_assumptions: Vec<super::sym::Assumption>,
+    /// `(input position, symbol)` of each live dynamic int input (`Sym(s0)` placeholders).
+    pub int_symbols: Vec<(usize, usize)>,
+    /// `(input position, symbol of each dimension)` of the inputs with dynamic dimensions
+    /// (`f32[s0, 4]` placeholders).
+    pub dim_symbols: Vec<(usize, Vec<Option<usize>>)>,
 }
 
 impl FxView {
@@ -85,6 +90,20 @@ impl FxView {
             fn_name,
             sym_args: out.sym_args.clone(),
             size_assumptions: out.size_assumptions.clone(),
+            int_symbols: out
+                .inputs
+                .iter()
+                .enumerate()
+                .filter_map(|(p, i)| {
+                    Some((p, out.shape_env.symbol_at(i.value, super::sym::VALUE)?))
+                })
+                .collect(),
+            dim_symbols: out
+                .inputs
+                .iter()
+                .enumerate()
+                .filter_map(|(p, i)| Some((p, out.shape_env.dims_of(i.value)?.to_vec())))
+                .collect(),
         }
     }
 }

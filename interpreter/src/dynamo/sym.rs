@@ -27,13 +27,19 @@ use rynamo_graph::{Arg, Graph, Value, ValueId};
 use rynamo_tensor::TensorMeta;
 use rynamo_tensor::{IndexItem, Scalar};
 
+/// The pseudo-dimension of a dynamic int input: `Dim(pos, VALUE)` is the value of the Python int
+/// the graph input at `pos` stands for (a 0-d int64 input, `shape_env.rs`), where other
+/// dimensions are sizes. One leaf kind keeps guards, probing and instantiation on one path:
+/// everything that reads a leaf reads `VALUE` from the int instead of a size.
+pub const VALUE: usize = usize::MAX;
+
 /// An integer expression over graph-input dimensions.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SymExpr {
     /// A constant.
     Int(i64),
     /// Dimension `.1` of the graph input at position `.0` (positions survive the renumbering
-    /// of values by passes).
+    /// of values by passes); [`VALUE`] for a dynamic int input's value.
     Dim(usize, usize),
     /// Dimension `.1` of the graph value named `.0`, computed by the graph (exact for each
     /// instance: read from its re-inferred metas, or from the value in the FX code).
@@ -42,6 +48,8 @@ pub enum SymExpr {
     Bin(SymOp, Box<SymExpr>, Box<SymExpr>),
     /// `-e`.
     Neg(Box<SymExpr>),
+    /// `abs(e)`.
+    Abs(Box<SymExpr>),
 }
 
 /// The operators a SymInt keeps symbolic.
@@ -132,6 +140,7 @@ impl SymExpr {
             SymExpr::Val(n, d) => val(n, *d),
             SymExpr::Bin(op, a, b) => op.apply(a.eval_with(size, val)?, b.eval_with(size, val)?),
             SymExpr::Neg(a) => a.eval_with(size, val)?.checked_neg(),
+            SymExpr::Abs(a) => a.eval_with(size, val)?.checked_abs(),
         }
     }
 
@@ -145,7 +154,7 @@ impl SymExpr {
                 v.extend(b.vals());
                 v
             }
-            SymExpr::Neg(a) => a.vals(),
+            SymExpr::Neg(a) | SymExpr::Abs(a) => a.vals(),
         }
     }
 
@@ -168,7 +177,7 @@ impl SymExpr {
                 a.collect_dims(out);
                 b.collect_dims(out);
             }
-            SymExpr::Neg(a) => a.collect_dims(out),
+            SymExpr::Neg(a) | SymExpr::Abs(a) => a.collect_dims(out),
         }
     }
 
@@ -183,6 +192,7 @@ impl SymExpr {
                 format!("({} {} {})", a.render(name), op.text(), b.render(name))
             }
             SymExpr::Neg(a) => format!("-{}", a.render(name)),
+            SymExpr::Abs(a) => format!("Abs({})", a.render(name)),
         }
     }
 }
@@ -318,13 +328,15 @@ pub struct Assumption {
 }
 
 /// The graph for other input shapes: node by node, the symbolic arguments are evaluated (from
-/// the input shapes and the values computed so far), the meta rule re-infers the outputs, and
-/// every count and assumption is checked. Errors name what no longer holds.
+/// the input shapes, the dynamic int inputs' values `ints` by position, and the values computed
+/// so far), the meta rule re-infers the outputs, and every count and assumption is checked.
+/// Errors name what no longer holds.
 pub fn instantiate(
     template: &Graph,
     sym_args: &[SymArg],
     assumptions: &[Assumption],
     input_metas: &[TensorMeta],
+    ints: &[Option<i64>],
 ) -> Result<Graph, String> {
     if input_metas.len() != template.inputs().len() {
         return Err(format!(
@@ -341,7 +353,10 @@ pub fn instantiate(
     for (v, m) in template.inputs().iter().zip(input_metas) {
         metas.borrow_mut().insert(*v, m.clone());
     }
-    let size = |pos: usize, d: usize| input_metas.get(pos)?.shape.get(d).map(|s| *s as i64);
+    let size = |pos: usize, d: usize| match d {
+        VALUE => ints.get(pos).copied().flatten(),
+        _ => input_metas.get(pos)?.shape.get(d).map(|s| *s as i64),
+    };
     let val = |n: &str, d: usize| {
         let v = by_name.get(n)?;
         metas.borrow().get(v)?.shape.get(d).map(|s| *s as i64)
@@ -355,7 +370,10 @@ pub fn instantiate(
             let v = s.expr.eval_with(&size, &val).ok_or_else(|| {
                 format!(
                     "the symbolic size {} has no value for these shapes",
-                    s.expr.render(&|p, d| format!("input{p}.size({d})"))
+                    s.expr.render(&|p, d| match d {
+                        VALUE => format!("input{p}"),
+                        _ => format!("input{p}.size({d})"),
+                    })
                 )
             })?;
             if let Some(arg) = g.nodes_mut()[i].args.get_mut(s.arg) {

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use super::source::Source;
-use super::sym::SymExpr;
+use super::sym::{SymExpr, VALUE};
 
 /// The comparison operators (`COMPARE_OP`'s order: `<`, `<=`, `==`, `!=`, `>`, `>=`).
 const OPS: [&str; 6] = ["<", "<=", "==", "!=", ">", ">="];
@@ -28,7 +28,7 @@ pub fn compare(which: usize, a: i64, b: i64) -> bool {
 /// `lhs OPS[op] rhs`, which must hold; leaves are `Dim(k, 0)` for `leaves[k]`.
 #[derive(Clone, Debug)]
 pub struct SymGuard {
-    /// The tensor dimensions the expressions read.
+    /// The tensor dimensions (or, [`VALUE`], ints) the expressions read.
     pub leaves: Vec<(Rc<Source>, usize)>,
     /// Left side.
     pub lhs: SymExpr,
@@ -72,7 +72,10 @@ impl SymGuard {
     pub fn code(&self) -> String {
         let name = |k: usize, _| {
             let (src, d) = &self.leaves[k];
-            format!("{src}.size()[{d}]")
+            match *d {
+                VALUE => src.to_string(),
+                d => format!("{src}.size()[{d}]"),
+            }
         };
         format!(
             "{} {} {}",
@@ -81,6 +84,45 @@ impl SymGuard {
             strip(self.rhs.render(&name))
         )
     }
+}
+
+/// A SymInt expression over frame values: a SymInt a region returns (or stores) is rebuilt from
+/// the frame on each call (`Recon::SymInt`), as PyTorch's graphs return SymInts, instead of
+/// being frozen at its traced value (which would specialise its dimensions).
+#[derive(Clone, Debug)]
+pub struct FrameSym {
+    /// The tensor dimensions (or ints) the expression reads.
+    pub leaves: Vec<(Rc<Source>, usize)>,
+    /// The expression; leaves are `Dim(k, 0)` for `leaves[k]`.
+    pub expr: SymExpr,
+}
+
+impl FrameSym {
+    /// `expr` over graph-input dimensions, with its leaves named by their sources; `None` when
+    /// it reads a computed tensor's size.
+    pub fn new(expr: &SymExpr, source_of: &dyn Fn(usize) -> Option<Rc<Source>>) -> Option<Self> {
+        let mut leaves = Vec::new();
+        let expr = relabel(expr, &mut leaves, source_of)?;
+        Some(FrameSym { leaves, expr })
+    }
+
+    /// The value, reading leaf `k` through `leaf(k)`.
+    pub fn eval(&self, leaf: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
+        self.expr.eval(&|k, _| leaf(k))
+    }
+}
+
+/// The value of a leaf `(source, d)` whose object is `obj`: dimension `d` of a tensor, or the
+/// int itself for [`VALUE`].
+pub fn leaf_value(
+    obj: &rustpython_vm::PyObject,
+    d: usize,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<i64> {
+    if d == VALUE {
+        return obj.try_to_value::<i64>(vm).ok();
+    }
+    super::bridge::tensor_meta(obj).and_then(|(m, _)| m.shape.get(d).map(|s| *s as i64))
 }
 
 /// Drops the outer parentheses of a rendered binary expression.
@@ -132,6 +174,7 @@ fn relabel(
             Box::new(relabel(b, leaves, source_of)?),
         ),
         SymExpr::Neg(a) => SymExpr::Neg(Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::Abs(a) => SymExpr::Abs(Box::new(relabel(a, leaves, source_of)?)),
     })
 }
 

@@ -193,15 +193,15 @@ impl OutputGraph {
     fn probe_graph(&self, only: Option<usize>, probe: usize) -> Option<rynamo_graph::Graph> {
         let g = self.graph.graph();
         let env = &self.shape_env;
-        let sized = |s: usize| {
+        let sized = |s: usize| -> i64 {
             let sym = &env.symbols[s];
             if only.is_some_and(|o| o != s) {
                 return sym.hint;
             }
             let v = if probe == 1 {
-                sym.hint + 1
+                sym.hint.saturating_add(1)
             } else {
-                sym.hint * 2 + 3
+                sym.hint.saturating_mul(2).saturating_add(3)
             };
             sym.max.map_or(v, |m| v.min(m)).max(sym.min)
         };
@@ -217,14 +217,30 @@ impl OutputGraph {
                             .shape
                             .iter()
                             .enumerate()
-                            .map(|(d, s)| dims.get(d).copied().flatten().map_or(*s, sized))
+                            .map(|(d, s)| {
+                                dims.get(d)
+                                    .copied()
+                                    .flatten()
+                                    .map_or(*s, |sym| sized(sym) as usize)
+                            })
                             .collect();
                         rynamo_tensor::TensorMeta::contiguous(m.dtype, &shape)
                     }
                 }
             })
             .collect();
-        sym::instantiate(g, &self.sym_args, &self.size_assumptions, &metas).ok()
+        let ints: Vec<Option<i64>> = g
+            .inputs()
+            .iter()
+            .map(|v| {
+                let s = env.int_symbol(*v)?;
+                Some(match env.symbol_at(*v, sym::VALUE) {
+                    Some(_) => sized(s),
+                    None => env.symbols[s].hint,
+                })
+            })
+            .collect();
+        sym::instantiate(g, &self.sym_args, &self.size_assumptions, &metas, &ints).ok()
     }
 
     /// Whether the graph so far still holds (every node defines as many values, every
@@ -352,9 +368,7 @@ impl super::symbolic_convert::Tracer<'_> {
         }
         let name = |pos: usize, d: usize| {
             let v = self.out.graph.graph().inputs().get(pos).copied();
-            let s = v
-                .and_then(|v| self.out.shape_env.dims_of(v))
-                .and_then(|dims| dims.get(d).copied().flatten());
+            let s = v.and_then(|v| self.out.shape_env.symbol_at(v, d));
             s.map_or_else(|| format!("input{pos}.size()[{d}]"), |s| format!("s{s}"))
         };
         super::logs::log(
@@ -415,6 +429,18 @@ impl super::symbolic_convert::Tracer<'_> {
         Some(
             self.out
                 .sym_int(SymExpr::Neg(Box::new(s.expr.clone())), hint, self.vm),
+        )
+    }
+
+    /// `abs(x)` for a SymInt.
+    pub(crate) fn sym_abs(&mut self, x: &Vt) -> Option<Vt> {
+        let Kind::SymInt(s) = &x.kind else {
+            return None;
+        };
+        let hint = s.hint.checked_abs()?;
+        Some(
+            self.out
+                .sym_int(SymExpr::Abs(Box::new(s.expr.clone())), hint, self.vm),
         )
     }
 

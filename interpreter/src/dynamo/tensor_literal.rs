@@ -22,6 +22,8 @@ fn constant_value(
 ) -> Option<PyObjectRef> {
     match &vt.kind {
         Kind::Const(c) => Some(c.clone()),
+        // Inside a literal a SymInt is its value (the trace specialises it).
+        Kind::SymInt(s) => Some(s.concrete().clone()),
         Kind::Tuple(items) => {
             let items = items
                 .iter()
@@ -73,6 +75,25 @@ impl Tracer<'_> {
             && data.as_tensor().is_some()
         {
             return Some(self.tensor_of_tensor(data, kwargs));
+        }
+        if let [data] = args
+            && matches!(data.kind, Kind::SymInt(_))
+            && kwargs.iter().all(|(k, _)| k == "dtype")
+        {
+            // A SymInt's 0-d tensor stays symbolic: `torch.full((), n, dtype=torch.int64)`.
+            let mut kw = kwargs.to_vec();
+            if kw.is_empty() {
+                let int64 = super::bridge::dtype_object(rynamo_tensor::DType::Int64, vm);
+                kw.push(("dtype".into(), Vt::constant(int64)));
+            }
+            let full = super::bridge::torch_attr("full", vm).unwrap_or_else(|| vm.ctx.none());
+            let size = Vt::constant(vm.ctx.new_tuple(Vec::new()).into());
+            return Some(self.call_op_overloads(
+                rynamo_graph::Op::overloads("full"),
+                vec![size, data.clone()],
+                kw,
+                super::output_graph::FxTarget::Function(full),
+            ));
         }
         let pos = args
             .iter()

@@ -387,15 +387,18 @@ impl Tracer<'_> {
                 } else {
                     None
                 };
+                // One sequence argument is the size; ints (SymInts too: reading one as a
+                // constant would specialise it) are varargs.
                 let size = match args.as_slice() {
                     [one]
-                        if one
-                            .as_const()
-                            .is_some_and(|c| c.try_to_value::<i64>(vm).is_err()) =>
+                        if match &one.kind {
+                            Kind::Const(c) => c.try_to_value::<i64>(vm).is_err(),
+                            Kind::SymInt(_) => false,
+                            _ => true,
+                        } =>
                     {
                         one.clone()
                     }
-                    [one] if !matches!(one.kind, Kind::Const(_)) => one.clone(),
                     many => Vt::new(Kind::Tuple(many.to_vec())),
                 };
                 let mut kw: Vec<(String, Vt)> = kwargs;

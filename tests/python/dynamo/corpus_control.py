@@ -291,5 +291,7 @@ check(grad_mode_queries, x)
 check(calls_decorated, x)
 # A branch on an argument: a new value of the flag recompiles, a seen one reuses its entry.
 check_calls(branch_on_arg, [(x, True), (x, False), (x, True), (y, False)], graphs=2)
-check_calls(branch_on_int_arg, [(x, 3), (x, 4), (x, 3)], graphs=2)
+# The int is static on the first compile and dynamic after it changed; with
+# assume_static_by_default=False (RYNAMO_DYNAMIC_SHAPES=1) it is dynamic from the start (PyTorch 2.15: 2 and 1).
+check_calls(branch_on_int_arg, [(x, 3), (x, 4), (x, 3)], graphs=2 if torch._dynamo.config.assume_static_by_default else 1)
 done()

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | tensor | graph input | TENSOR_MATCH (dtype, shape, strides, requires_grad), aliasing |
 //! | None, bool, int, float, str | constant | EQUALS_MATCH (type and value) |
+//! | int argument that changed between compiles | SymInt of a 0-d int64 graph input | TYPE_MATCH |
 //! | tuple / list | tuple / list of wrapped items | TYPE_MATCH, LENGTH |
 //! | dict | dict of wrapped values | TYPE_MATCH, DICT_KEYS |
 //! | function, class, module | by identity | ID_MATCH |
@@ -68,6 +69,13 @@ pub fn wrap(
         return out.tensor_input(&obj, meta, rg, &source, &marks);
     }
     if let Some(v) = ConstValue::of(&obj, vm) {
+        // An int argument that changed between compiles is dynamic (`shape_env.rs`).
+        if let ConstValue::Int(i) = v
+            && read_from_arguments(&source)
+            && let Some(vt) = out.int_input(&obj, i, &source, vm)
+        {
+            return vt;
+        }
         out.guards.add(&source, Check::Equals(v));
         return Vt::with_source(Kind::Const(obj), source);
     }
@@ -134,6 +142,16 @@ pub fn wrap(
         out.containers.insert(addr, (obj, vt.clone()));
     }
     vt
+}
+
+/// Whether `source` reads the frame's locals (an argument, or an item of one: `L['args'][1]`),
+/// where PyTorch makes ints that change between calls dynamic.
+fn read_from_arguments(source: &Source) -> bool {
+    match source {
+        Source::Local { .. } => true,
+        Source::Item(base, _) => read_from_arguments(base),
+        _ => false,
+    }
 }
 
 /// Registers a list or dict tracker before its items are wrapped, so an item that is the
