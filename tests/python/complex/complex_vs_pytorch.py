@@ -39,6 +39,15 @@ show("ones", lambda: torch.ones(3, dtype=torch.cdouble))
 show("full", lambda: torch.full((2,), 2.5, dtype=torch.complex64))
 show("zeros_like", lambda: torch.zeros_like(z))
 show("empty shape", lambda: torch.empty(2, 3, dtype=torch.cfloat).shape)
+torch.manual_seed(0)
+# The draws differ from PyTorch's generator; their distribution does not: randn's components are
+# each N(0, 1/2) (E|z|^2 = 1), rand's uniform in [0, 1).
+show("randn stats", lambda: (lambda x: (x.dtype, round(x.real.var().item(), 1), round(x.imag.var().item(), 1),
+                                        bool(x.real.mean().abs() < 0.05), round((x.abs() ** 2).mean().item(), 1)))(
+    torch.randn(20000, dtype=torch.cfloat)))
+show("rand stats", lambda: (lambda x: (x.dtype, round(x.real.mean().item(), 1), round(x.imag.mean().item(), 1),
+                                       bool((x.real >= 0).all() and (x.imag < 1).all())))(
+    torch.rand(20000, dtype=torch.cdouble)))
 show("wide", lambda: torch.tensor([[1.5 + 2j, -3.25 - 1e-3j], [0j, 100 + 0.5j]]))
 show("int mode", lambda: torch.tensor([100 + 2j, -3 - 4j]))
 show("neg zero", lambda: torch.complex(torch.tensor([1.0, -1.0]), torch.tensor([-0.0, 0.0])))
