@@ -406,7 +406,7 @@ _LAZY_ATTRS = {
     "is_autocast_available": "torch.amp",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
-                    "ByteStorage BoolStorage BFloat16Storage").split()
+                    "ByteStorage BoolStorage BFloat16Storage ComplexFloatStorage ComplexDoubleStorage").split()
 
 
 _LEGACY_TENSOR_TYPES = ("DoubleTensor FloatTensor HalfTensor BFloat16Tensor LongTensor IntTensor ShortTensor "

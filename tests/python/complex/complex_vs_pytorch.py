@@ -4,6 +4,7 @@ component views (.real/.imag, view_as_real/view_as_complex and writes through th
 the LLaMA 2 rotary embedding, and PyTorch's error texts for ops without complex kernels. Its stdout
 equals `complex_vs_pytorch.out`, recorded by running this script under real PyTorch
 (`/tmp/pt/bin/python complex_vs_pytorch.py > complex_vs_pytorch.out`)."""
+import io
 import warnings
 
 import torch
@@ -169,6 +170,17 @@ show("unsqueeze expand", lambda: z.unsqueeze(0).expand(2, 3))
 show("cat", lambda: torch.cat([z, z.conj()]))
 show("index", lambda: (z[1], z[[0, 2]], z[z.abs() > 1]))
 show("clone", lambda: z.clone())
+show("sgn", lambda: torch.sgn(torch.tensor([3 + 4j, 0j, -2j])))
+
+
+def save_load():
+    b = io.BytesIO()
+    torch.save({"z": z, "w": w, "zt": torch.stack([z, z]).t()}, b)
+    d = torch.load(io.BytesIO(b.getvalue()))
+    return d["z"], d["w"], d["zt"].stride(), torch.equal(d["zt"], torch.stack([z, z]).t())
+
+
+show("save/load", save_load)
 show("flip roll repeat tile", lambda: (z.flip(0), z.roll(1), z.repeat(2), torch.tile(z, (2, 1))))
 show("where", lambda: torch.where(torch.tensor([True, False, True]), z, w[0]))
 show("where scalar", lambda: torch.where(torch.tensor([True, False, True]), z, 1j))
