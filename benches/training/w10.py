@@ -60,9 +60,14 @@ def peak_rss_mb():
 
 
 def main():
-    which = sys.argv[1]
+    workloads = {"mlp": mlp, "cnn": cnn}
+    which = sys.argv[1] if len(sys.argv) > 1 else None
+    if which not in workloads:
+        sys.exit(f"usage: w10.py {{{'|'.join(workloads)}}} [--steps N]")
     steps = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 30
-    step = {"mlp": mlp, "cnn": cnn}[which]()
+    if steps < 0:
+        sys.exit("--steps must be >= 0")
+    step = workloads[which]()
     for _ in range(3):
         step()
     rss_start = peak_rss_mb()
@@ -74,7 +79,8 @@ def main():
     times.sort()
     print(json.dumps({
         "workload": which,
-        "median_ms": times[len(times) // 2] * 1e3,
+        # No timed steps (`--steps 0`: warm-up and memory only): no median.
+        "median_ms": times[len(times) // 2] * 1e3 if times else None,
         "rss_after_warmup_mb": rss_start,
         "peak_rss_mb": peak_rss_mb(),
     }))

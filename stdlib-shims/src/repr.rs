@@ -163,37 +163,25 @@ fn pad(s: String, width: usize) -> String {
     }
 }
 
-/// Flat indices of the elements `get_summarized_data` keeps: per dim, the first and last
-/// `edge` items when the dim is longer than `2 * edge`.
-fn summarized_indices(shape: &[usize], edge: usize) -> Vec<usize> {
-    fn rec(shape: &[usize], edge: usize, base: usize, out: &mut Vec<usize>) {
-        let Some((&n, rest)) = shape.split_first() else {
-            out.push(base);
-            return;
-        };
-        let stride: usize = rest.iter().product();
-        let keep: Vec<usize> = if n > 2 * edge {
-            (0..edge).chain(n - edge..n).collect()
-        } else {
-            (0..n).collect()
-        };
-        for i in keep {
-            rec(rest, edge, base + i * stride, out);
+/// `get_summarized_data`: the first and last `edge` items of every dim longer than `2 * edge`,
+/// cut out before any element is read, so a huge (or expanded) tensor prints without
+/// converting all of it.
+fn summarized(t: &Tensor, edge: usize) -> rynamo_tensor::Result<Tensor> {
+    let mut out = t.clone();
+    for (d, &n) in t.shape().iter().enumerate() {
+        if n > 2 * edge {
+            let (e, n, d) = (edge as i64, n as i64, d as i64);
+            let head = out.narrow(d, 0, e)?;
+            let tail = out.narrow(d, n - e, e)?;
+            out = rynamo_tensor::ops::shape::cat(&[&head, &tail], d)?;
         }
     }
-    let mut out = Vec::new();
-    rec(shape, edge, 0, &mut out);
-    out
+    Ok(out)
 }
 
-fn subset(values: &Values, idx: &[usize]) -> Values {
-    match values {
-        Values::Float(v) => Values::Float(idx.iter().map(|&i| v[i]).collect()),
-        Values::Int(v) => Values::Int(idx.iter().map(|&i| v[i]).collect()),
-        Values::Bool(v) => Values::Bool(idx.iter().map(|&i| v[i]).collect()),
-    }
-}
-
+/// Prints the full shape from the values of the summarised tensor (all of it when not
+/// summarising): index `i` of a cut dim of length `n` is item `i` of its first `edge` items or
+/// of its last `edge`.
 struct Printer<'a> {
     values: &'a Values,
     fmt: Formatter,
@@ -205,15 +193,33 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
-    /// `_tensor_str_with_formatter` on the sub-tensor at flat `offset` with `shape`.
+    fn is_cut(&self, n: usize) -> bool {
+        self.summarize && n > 2 * self.opts.edgeitems
+    }
+
+    /// The position of index `i` of a dim of length `n` in the summarised tensor.
+    fn kept(&self, n: usize, i: usize) -> usize {
+        if self.is_cut(n) && i >= n - self.opts.edgeitems {
+            i - (n - 2 * self.opts.edgeitems)
+        } else {
+            i
+        }
+    }
+
+    /// `_tensor_str_with_formatter` on the sub-tensor of full shape `shape` at flat `offset` of
+    /// the summarised values.
     fn nested(&self, shape: &[usize], offset: usize, indent: usize) -> String {
         let edge = self.opts.edgeitems;
         match shape {
             [] => self.item(offset),
             [n] => self.vector(*n, offset, indent),
             [n, rest @ ..] => {
-                let stride: usize = rest.iter().product();
-                let row = |i: usize| self.nested(rest, offset + i * stride, indent + 1);
+                let stride: usize = rest
+                    .iter()
+                    .map(|&r| if self.is_cut(r) { 2 * edge } else { r })
+                    .product();
+                let row =
+                    |i: usize| self.nested(rest, offset + self.kept(*n, i) * stride, indent + 1);
                 let slices: Vec<String> = if self.summarize && *n > 2 * edge {
                     (0..edge)
                         .map(row)
@@ -258,7 +264,7 @@ impl Printer<'_> {
         }
         let room = self.opts.linewidth as i64 - indent as i64;
         let per_line = room.div_euclid(element_length).max(1) as usize;
-        let item = |i: usize| self.item(offset + i);
+        let item = |i: usize| self.item(offset + self.kept(n, i));
         let data: Vec<String> = if self.summarize && n > 2 * edge {
             (0..edge)
                 .map(item)
@@ -325,7 +331,7 @@ pub fn tensor_repr(
     autograd: Option<&str>,
     default: DType,
     opts: &PrintOptions,
-) -> String {
+) -> rynamo_tensor::Result<String> {
     let indent = prefix.chars().count();
     let dtype = t.dtype();
     let mut suffixes = Vec::new();
@@ -341,26 +347,24 @@ pub fn tensor_repr(
         if ![default, default_complex(default), DType::Int64, DType::Bool].contains(&dtype) {
             suffixes.push(format!("dtype={dtype}"));
         }
+        let summarize = t.numel() as f64 > opts.threshold;
+        let shown = if summarize {
+            summarized(t, opts.edgeitems)?
+        } else {
+            t.clone()
+        };
+        // A complex tensor's real and imaginary parts get a formatter each (`_tensor_str`).
         let (values, imag) = if dtype.is_complex() {
-            let pairs = rynamo_tensor::ops::complex::component_pairs(t);
+            let pairs = rynamo_tensor::ops::complex::component_pairs(&shown);
             let part = |k: usize| Values::Float(pairs.iter().skip(k).step_by(2).copied().collect());
             (part(0), Some(part(1)))
         } else {
-            (Values::of(t), None)
-        };
-        let summarize = t.numel() as f64 > opts.threshold;
-        let formatter = |v: &Values| {
-            if summarize {
-                let idx = summarized_indices(t.shape(), opts.edgeitems);
-                Formatter::new(&subset(v, &idx), opts)
-            } else {
-                Formatter::new(v, opts)
-            }
+            (Values::of(&shown), None)
         };
         let printer = Printer {
             values: &values,
-            fmt: formatter(&values),
-            imag: imag.as_ref().map(|v| (v, formatter(v))),
+            fmt: Formatter::new(&values, opts),
+            imag: imag.as_ref().map(|v| (v, Formatter::new(v, opts))),
             opts,
             summarize,
         };
@@ -369,7 +373,12 @@ pub fn tensor_repr(
     if let Some(a) = autograd {
         suffixes.push(a.to_string());
     }
-    add_suffixes(format!("{prefix}{body}"), &suffixes, indent, opts.linewidth)
+    Ok(add_suffixes(
+        format!("{prefix}{body}"),
+        &suffixes,
+        indent,
+        opts.linewidth,
+    ))
 }
 
 impl Representable for PyTensor {
@@ -388,13 +397,8 @@ impl Representable for PyTensor {
         // Formatting converts the data in Rust: an error raised there by unwinding must become
         // a Python exception, not end the process.
         crate::ops::guarded("Tensor.__repr__", vm, || {
-            Ok(tensor_repr(
-                &t,
-                &prefix,
-                suffix.as_deref(),
-                default_dtype(),
-                &options,
-            ))
+            tensor_repr(&t, &prefix, suffix.as_deref(), default_dtype(), &options)
+                .map_err(|e| crate::ops::tensor_err(e, vm))
         })
     }
 }

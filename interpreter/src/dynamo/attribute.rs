@@ -179,9 +179,15 @@ impl Tracer<'_> {
                 {
                     return self.new_object_class_attr(&obj, &info, name);
                 }
-                let v = o
-                    .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|e| self.real_attr_failed(&obj, name, &e, false))?;
+                let built = obj.source.is_none() && self.is_built_module(o);
+                let v = match o.get_attr(&vm.ctx.new_str(name), vm) {
+                    Ok(v) => v,
+                    Err(e) if built => return self.built_module_missing_attr(&obj, name, &e),
+                    Err(e) => return Err(self.real_attr_failed(&obj, name, &e, false)),
+                };
+                if built && let Some(d) = self.built_module_dict(o, name, &v) {
+                    return Ok(d);
+                }
                 // A bound method of this object: keep the receiver's tracker (and its source).
                 if v.class().is(vm.ctx.types.bound_method_type)
                     && let Ok(zelf) = v.get_attr("__self__", vm)
@@ -418,10 +424,10 @@ impl Tracer<'_> {
             self.out.specialise(t.value, None);
         }
         let v: PyObjectRef = match name {
-            "shape" => bridge::make_size(&t.meta.shape, vm),
-            "dtype" => bridge::dtype_object(t.meta.dtype, vm),
+            "shape" => bridge::make_size(&t.meta().shape, vm),
+            "dtype" => bridge::dtype_object(t.meta().dtype, vm),
             "device" => bridge::device_object(vm),
-            "ndim" => vm.ctx.new_int(t.meta.shape.len()).into(),
+            "ndim" => vm.ctx.new_int(t.meta().shape.len()).into(),
             "is_cuda" => vm.ctx.new_bool(false).into(),
             "requires_grad" => vm.ctx.new_bool(t.requires_grad).into(),
             // A tensor that does not require grad is a leaf; one the graph computed that does
@@ -437,10 +443,10 @@ impl Tracer<'_> {
             "is_sparse" | "is_quantized" | "is_meta" | "is_nested" | "is_mkldnn" => {
                 vm.ctx.new_bool(false).into()
             }
-            "itemsize" => vm.ctx.new_int(t.meta.dtype.itemsize()).into(),
+            "itemsize" => vm.ctx.new_int(t.meta().dtype.itemsize()).into(),
             "nbytes" => vm
                 .ctx
-                .new_int(t.meta.shape.iter().product::<usize>() * t.meta.dtype.itemsize())
+                .new_int(t.meta().shape.iter().product::<usize>() * t.meta().dtype.itemsize())
                 .into(),
             "layout" => bridge::torch_attr("strided", vm).unwrap_or_else(|| vm.ctx.none()),
             _ => {
@@ -522,7 +528,7 @@ impl Tracer<'_> {
             // `x.data`: a new object sharing the data, detached (see `detach`).
             "data" => self.call_tensor_method(obj, "detach", vec![], vec![]),
             "T" => {
-                let ndim = obj.as_tensor().map_or(0, |t| t.meta.shape.len());
+                let ndim = obj.as_tensor().map_or(0, |t| t.meta().shape.len());
                 let dims: Vec<i64> = (0..ndim as i64).rev().collect();
                 let dims = Vt::constant(
                     self.vm

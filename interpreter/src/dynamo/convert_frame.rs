@@ -206,7 +206,7 @@ impl ConvertFrame {
         super::compile::drop_dead_nodes(&mut graph, &self.config, &out);
         // Dynamo calls the backend when the traced graph has any call (`count_calls`), dead ones
         // included; dead-code elimination only shrinks what the backend gets.
-        let exe = if out.op_count() == 0 {
+        let exe = if !out.has_calls(&graph) {
             None
         } else {
             match compile_graph(&graph, &out, &self.config, compile_id, vm) {
@@ -386,7 +386,7 @@ impl ConvertFrame {
         out.settle_syms(false);
         super::compile::drop_dead_nodes(&mut graph, &self.config, out);
         // As for a whole frame: any traced call (dead or not) means a graph, as in Dynamo.
-        let exe = if out.op_count() == 0 {
+        let exe = if !out.has_calls(&graph) {
             None
         } else {
             Some(compile_graph(&graph, out, &self.config, compile_id, vm)?)
@@ -526,13 +526,27 @@ fn trace_frame(
     let nlocals = code.code.varnames.len();
     let nfree = code.code.freevars.len();
     let mut locals = vec![None; slots.names.len()];
+    // Only variables the code may read before writing them are wrapped (and guarded): an
+    // argument it never reads does not make the entry recompile when it changes, as Dynamo's
+    // lazily realised trackers. Cells are read by MAKE_CELL and the closures, so they count.
+    let bc = super::bytecode::Bytecode::decode(code);
+    let read = super::bytecode_analysis::Liveness::compute(code, &bc, slots.names.len()).live_at(0);
     for (i, v) in fv.locals.iter().enumerate().take(nlocals) {
         if let Some(v) = v {
             let src = Rc::new(Source::Local {
                 name: slots.names[i].as_str().into(),
                 index: i as u32,
             });
-            locals[i] = Some(wrap(&mut out, v.clone(), src, vm));
+            let is_cell = code
+                .code
+                .cellvars
+                .iter()
+                .any(|c| c.as_str() == slots.names[i]);
+            locals[i] = Some(if read.contains(&(i as u32)) || is_cell {
+                wrap(&mut out, v.clone(), src, vm)
+            } else {
+                super::variables::Vt::with_source(super::variables::Kind::Object(v.clone()), src)
+            });
         }
     }
     let first_free = slots.names.len() - nfree;

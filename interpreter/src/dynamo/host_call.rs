@@ -129,7 +129,7 @@ impl Tracer<'_> {
                 Kind::Tensor(t) => {
                     template.push(HostArg::Tensor(tensors.len()));
                     tensors.push(self.out.current_value(t));
-                    examples.push(bridge::wrap_tensor(zeros_with_layout(&t.meta)?, vm));
+                    examples.push(bridge::wrap_tensor(zeros_with_layout(&t.meta())?, vm));
                 }
                 Kind::Const(c) => {
                     template.push(HostArg::Const(c.clone()));

@@ -8,14 +8,19 @@
 //!
 //! **Invariant:** the trace-time module never leaves the trace: eager makes a new one per call,
 //! so one that is returned, stored or live at a break is rebuilt by calling its class again on
-//! the same arguments (`reconstruct.rs`; a graph break when they were passed by keyword), `id()`
-//! of one breaks, and a store into one breaks (it has no source), so it never differs from the
-//! one the class builds.
+//! the same arguments (`reconstruct.rs`), `id()` of one breaks, and a store into one breaks (it
+//! has no source), so it never differs from the one the class builds. Its dicts (`_modules`,
+//! read by `Sequential.forward`) are trace-local copies, one per object and attribute
+//! (`OutputGraph::built_module_dicts`); once the trace changes one (`seq.append(m)`), a built
+//! module leaving the trace breaks instead of being rebuilt.
 
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::symbolic_convert::Tracer;
 use super::variables::{Kind, Vt};
+
+/// The positional and keyword arguments of a module's construction.
+pub type CallArgs = (Vec<Vt>, Vec<(String, Vt)>);
 
 /// A module built at trace time: the object, and how to build it again.
 #[derive(Clone, Debug)]
@@ -24,10 +29,9 @@ pub struct BuiltModule {
     pub module: PyObjectRef,
     /// Its class.
     pub cls: PyObjectRef,
-    /// The positional arguments (constants and built modules); `None` when the call had
-    /// keyword arguments or the module is a child its parent's `__init__` made (then it cannot
-    /// be rebuilt).
-    pub args: Option<Vec<Vt>>,
+    /// The positional and keyword arguments (constants and built modules); `None` when the
+    /// module is a child its parent's `__init__` made (then it cannot be rebuilt alone).
+    pub args: Option<CallArgs>,
 }
 
 impl Tracer<'_> {
@@ -120,10 +124,95 @@ impl Tracer<'_> {
             BuiltModule {
                 module: made.clone(),
                 cls: cls.clone(),
-                args: kwargs.is_empty().then(|| args.to_vec()),
+                args: Some((args.to_vec(), kwargs.to_vec())),
             },
         );
         Some(Vt::new(Kind::NNModule(made)))
+    }
+
+    /// `m.name` for a built module `m` whose attribute is the dict `value`: the trace's copy of
+    /// it, the same tracker on every read (so changes made through one read are seen by the
+    /// next); `None` for anything else.
+    pub(crate) fn built_module_dict(
+        &mut self,
+        m: &PyObjectRef,
+        name: &str,
+        value: &PyObjectRef,
+    ) -> Option<Vt> {
+        if !self.is_built_module(m) || !value.class().is(self.vm.ctx.types.dict_type) {
+            return None;
+        }
+        let key = (m.as_object() as *const _ as usize, name.to_owned());
+        if let Some(d) = self.out.built_module_dicts.get(&key) {
+            return Some(Vt::new(Kind::Dict(d.clone())));
+        }
+        let vt = super::variables::builder::wrap_fresh(value.clone(), self.vm);
+        let Kind::Dict(d) = &vt.kind else {
+            return None;
+        };
+        self.out.built_module_dicts.insert(key, d.clone());
+        Some(vt)
+    }
+
+    /// `m.name` that the real built module `m` lacks: `Module.__getattr__` looks in
+    /// `_parameters`, `_buffers` and `_modules`, which the trace may have changed in its copies
+    /// (`seq.append(m)` adds a child); anything else is the trace's AttributeError (the module
+    /// has no source, so nothing outside the trace can add to it).
+    pub(crate) fn built_module_missing_attr(
+        &mut self,
+        m: &Vt,
+        name: &str,
+        err: &rustpython_vm::builtins::PyBaseExceptionRef,
+    ) -> Result<Vt, super::exc::GraphBreak> {
+        let Kind::NNModule(o) = &m.kind else {
+            return Err(self.real_attr_failed(m, name, err, false));
+        };
+        if !err.fast_isinstance(self.vm.ctx.exceptions.attribute_error) {
+            return Err(self.real_attr_failed(m, name, err, false));
+        }
+        let addr = o.as_object() as *const _ as usize;
+        for table in ["_parameters", "_buffers", "_modules"] {
+            let Some(d) = self.out.built_module_dicts.get(&(addr, table.to_owned())) else {
+                continue;
+            };
+            let found = d
+                .borrow()
+                .items
+                .iter()
+                .find(|(k, _)| {
+                    k.downcast_ref::<rustpython_vm::builtins::PyStr>()
+                        .and_then(|s| s.to_str())
+                        == Some(name)
+                })
+                .map(|(_, v)| v.clone());
+            if let Some(v) = found {
+                return Ok(v);
+            }
+        }
+        Err(super::attribute::attr_missing(m, name, self.vm))
+    }
+
+    /// `type(m).<dunder>(m, *args)` inlined for a built container module (`len`, iteration,
+    /// indexing of an `nn.Sequential` made in the trace): its Python code reads the trace's copy
+    /// of `_modules`, so children added in the trace are seen. `None` for other modules.
+    pub(crate) fn built_module_dunder(
+        &mut self,
+        m: &Vt,
+        dunder: &'static str,
+        args: Vec<Vt>,
+    ) -> Option<Result<Vt, super::exc::GraphBreak>> {
+        let Kind::NNModule(o) = &m.kind else {
+            return None;
+        };
+        if m.source.is_some() || !self.is_built_module(o) {
+            return None;
+        }
+        let f = o.class().as_object().get_attr(dunder, self.vm).ok()?;
+        f.downcast_ref::<rustpython_vm::builtins::PyFunction>()?;
+        let mut all = vec![m.clone()];
+        all.extend(args);
+        let f = super::variables::builder::wrap_unguarded(f, self.vm);
+        Some(self.call_vt(f, all, Vec::new()))
     }
 
     /// Whether `m` is a module [`construct_builtin_module`](Self::construct_builtin_module) made.

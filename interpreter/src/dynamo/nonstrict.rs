@@ -113,7 +113,7 @@ impl Tracer<'_> {
         let vm = self.vm;
         Ok(match &v.kind {
             Kind::Tensor(t) => {
-                let z = Tensor::zeros(&t.meta.shape, t.meta.dtype);
+                let z = Tensor::zeros(&t.meta().shape, t.meta().dtype);
                 ids.insert(key(&z), self.out.current_value(t));
                 bridge::wrap_tensor(z, vm)
             }
@@ -218,11 +218,9 @@ impl Tracer<'_> {
                 None => self.constant_tensor(t.clone()),
             };
             let meta = Rc::new(self.out.graph.meta(id).clone());
-            return Ok(Vt::new(Kind::Tensor(super::variables::TensorVar {
-                value: id,
-                meta,
-                requires_grad: false,
-            })));
+            return Ok(Vt::new(Kind::Tensor(super::variables::TensorVar::new(
+                id, meta, false,
+            ))));
         }
         if let Some(tup) = r.downcast_ref::<PyTuple>() {
             let items = tup

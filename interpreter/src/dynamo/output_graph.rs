@@ -2,6 +2,7 @@
 //! (each with the source to read it from), its guards, the Python side effects to replay, and
 //! the FX view of each node (what a user backend sees).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -13,7 +14,7 @@ use super::exc::{GraphBreak, GraphBreakKind};
 use super::guards::{Check, GuardSet};
 use super::side_effects::SideEffects;
 use super::source::{FrameValues, Source};
-use super::variables::{Kind, SymbolicCell, TensorVar, Vt};
+use super::variables::{Kind, SharedLayout, SymbolicCell, TensorVar, Vt};
 
 /// A graph input: a tensor read from the frame on every call.
 #[derive(Clone, Debug)]
@@ -24,6 +25,8 @@ pub struct GraphInput {
     pub source: Rc<Source>,
     /// The object seen while tracing (the backend's example input).
     pub example: PyObjectRef,
+    /// The layout every tracker of the object shares (`TensorVar::layout`).
+    pub layout: SharedLayout,
 }
 
 /// How an FX-shaped view presents a node.
@@ -83,6 +86,14 @@ pub struct OutputGraph {
     pub int_constants: HashMap<ValueId, i64>,
     /// Tensor calls traced as their receiver (no node): see `op_count`.
     pub identity_calls: usize,
+    /// Nodes that only re-lay out a graph input (the functional view of an in-place view
+    /// method, `x.unsqueeze_(0)`, replayed on the caller's object after the graph): Dynamo
+    /// applies such a metadata mutation outside the graph, so a graph of nothing else is not
+    /// compiled (`inplace.rs`).
+    pub input_relayouts: usize,
+    /// The tensors (by their first value) an in-place view method re-laid out: their sizes are
+    /// their current value's, not their first value's (`sym_trace.rs`).
+    pub relayouted: std::collections::HashSet<ValueId>,
     /// Lists and dicts read from the frame, by object address (the object is kept alive): the
     /// same object reached twice (`G['xs']` loaded twice, or through two names) is one tracker,
     /// so a mutation through one read is seen by the next and replayed once.
@@ -93,6 +104,8 @@ pub struct OutputGraph {
     /// `torch.nn` modules built for real at trace time (`nn_module_new.rs`), by address (kept
     /// alive); a module that leaves the trace is built anew by calling its class again.
     pub built_modules: HashMap<usize, super::nn_module_new::BuiltModule>,
+    /// The trace's copies of built modules' dicts, by (module address, attribute).
+    pub built_module_dicts: HashMap<(usize, String), Rc<RefCell<super::variables::DictVar>>>,
     /// The grad mode the traced code sees at this point (grad-mode managers switch it).
     pub grad_enabled: bool,
     /// Names of the values computed while grad mode was off (`no_grad` blocks): a graph run that
@@ -144,9 +157,12 @@ impl OutputGraph {
             inplace_updates: HashMap::new(),
             int_constants: HashMap::new(),
             identity_calls: 0,
+            input_relayouts: 0,
+            relayouted: std::collections::HashSet::new(),
             containers: HashMap::new(),
             new_objects: HashMap::new(),
             built_modules: HashMap::new(),
+            built_module_dicts: HashMap::new(),
             grad_enabled: super::bridge::grad_enabled(),
             no_grad_values: std::collections::HashSet::new(),
             grad_enabled_at_start: super::bridge::grad_enabled(),
@@ -182,13 +198,13 @@ impl OutputGraph {
                 dynamic: 0,
             },
         );
-        let value = match self.input_by_obj.get(&key) {
+        let (value, layout) = match self.input_by_obj.get(&key) {
             Some(&i) => {
                 let first = self.inputs[i].source.clone();
                 if first != *source {
                     self.guards.add_alias(&first, source);
                 }
-                self.inputs[i].value
+                (self.inputs[i].value, self.inputs[i].layout.clone())
             }
             None => {
                 let v = self.graph.input(&source.identifier(), meta.clone());
@@ -196,20 +212,18 @@ impl OutputGraph {
                     .add_input(v, source, &meta, marks, self.compile_id);
                 self.guards.add_distinct(source);
                 self.input_by_obj.insert(key, self.inputs.len());
+                let layout: SharedLayout = Rc::new(RefCell::new(Rc::new(meta)));
                 self.inputs.push(GraphInput {
                     value: v,
                     source: source.clone(),
                     example: obj.to_owned(),
+                    layout: layout.clone(),
                 });
-                v
+                (v, layout)
             }
         };
         Vt::with_source(
-            Kind::Tensor(TensorVar {
-                value,
-                meta: Rc::new(meta),
-                requires_grad,
-            }),
+            Kind::Tensor(TensorVar::sharing(value, layout, requires_grad)),
             source.clone(),
         )
     }
@@ -230,6 +244,7 @@ impl OutputGraph {
             return None;
         }
         let meta = TensorMeta::contiguous(rynamo_tensor::DType::Int64, &[]);
+        let layout: SharedLayout = Rc::new(RefCell::new(Rc::new(meta.clone())));
         let v = self.graph.input(&source.identifier(), meta);
         self.shape_env
             .add_int_input(v, source, value, self.compile_id);
@@ -244,6 +259,7 @@ impl OutputGraph {
             value: v,
             source: source.clone(),
             example: obj.to_owned(),
+            layout,
         });
         let expr = super::sym::SymExpr::Dim(pos, super::sym::VALUE);
         let tracker = self.sym_int(expr, value, vm);
@@ -263,6 +279,7 @@ impl OutputGraph {
         meta: TensorMeta,
         source: &Rc<Source>,
     ) -> ValueId {
+        let layout: SharedLayout = Rc::new(RefCell::new(Rc::new(meta.clone())));
         let v = self.graph.input("const", meta);
         self.input_by_obj
             .insert(obj as *const PyObject as usize, self.inputs.len());
@@ -270,6 +287,7 @@ impl OutputGraph {
             value: v,
             source: source.clone(),
             example: obj.to_owned(),
+            layout,
         });
         v
     }
@@ -314,11 +332,11 @@ impl OutputGraph {
         Ok(outs
             .into_iter()
             .map(|v| {
-                Vt::new(Kind::Tensor(TensorVar {
-                    value: v,
-                    meta: Rc::new(self.graph.meta(v).clone()),
+                Vt::new(Kind::Tensor(TensorVar::new(
+                    v,
+                    Rc::new(self.graph.meta(v).clone()),
                     requires_grad,
-                }))
+                )))
             })
             .collect())
     }
@@ -406,6 +424,17 @@ impl OutputGraph {
     /// with any call compiles a graph, as in Dynamo.
     pub fn op_count(&self) -> usize {
         self.graph.graph().nodes().len() + self.identity_calls
+    }
+
+    /// Whether the backend gets `graph` (Dynamo's `count_calls(graph) > 0`): it has a traced
+    /// call besides the re-layouts of inputs, or one of those computes an output.
+    pub fn has_calls(&self, graph: &rynamo_graph::Graph) -> bool {
+        self.op_count() > self.input_relayouts
+            || (self.op_count() > 0
+                && graph
+                    .outputs()
+                    .iter()
+                    .any(|v| !self.inputs.iter().any(|i| i.value == *v)))
     }
 }
 

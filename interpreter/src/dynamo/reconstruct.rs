@@ -45,8 +45,8 @@ pub enum Recon {
     Set(Vec<PyObjectRef>),
     /// A new slice.
     Slice(Box<[Recon; 3]>),
-    /// A new exception, or an `nn.Module` built in the trace: `cls(*args)`.
-    Exception(PyObjectRef, Vec<Recon>),
+    /// A new exception, or an `nn.Module` built in the trace: `cls(*args, **kwargs)`.
+    Exception(PyObjectRef, Vec<Recon>, Vec<(String, Recon)>),
     /// A container made during the trace that more than one place may refer to: built once as
     /// shared object `id` (its items afterwards, so a container can hold itself).
     Def(usize, Box<Recon>),
@@ -234,6 +234,7 @@ pub fn recon_of(
                 .iter()
                 .map(|a| recon_of(a, out, outputs, vm))
                 .collect::<Result<_, _>>()?,
+            Vec::new(),
         )),
         Kind::Slice(parts) => Ok(Recon::Slice(Box::new([
             recon_of(&parts[0], out, outputs, vm)?,
@@ -313,19 +314,25 @@ pub fn recon_of(
             // the class again (its arguments were constants or modules built the same way).
             let addr = o.as_object() as *const _ as usize;
             let built = out.built_modules[&addr].clone();
-            let args = built.args.ok_or_else(|| {
-                GraphBreak::new(
-                    GraphBreakKind::UnsupportedConstruct,
-                    "an nn.Module built in the compiled region with keyword arguments (or by another module) outlives it",
-                )
-            })?;
+            // One whose containers the trace changed (`seq.append(m)`) is no longer what its
+            // class builds from the arguments.
+            let (args, kwargs) = built
+                .args
+                .filter(|_| !out.built_module_dicts.values().any(|d| d.borrow().mutated))
+                .ok_or_else(|| {
+                    GraphBreak::new(
+                        GraphBreakKind::UnsupportedConstruct,
+                        "an nn.Module built in the compiled region by another module, or changed after it was built, outlives it",
+                    )
+                })?;
             shared(addr, outputs, |outputs| {
-                Ok(Recon::Exception(
-                    built.cls.clone(),
-                    args.iter()
-                        .map(|a| recon_of(a, out, outputs, vm))
-                        .collect::<Result<_, _>>()?,
-                ))
+                let mut rebuilt = |a: &Vt| recon_of(a, out, outputs, vm);
+                let args = args.iter().map(&mut rebuilt).collect::<Result<_, _>>()?;
+                let kwargs = kwargs
+                    .iter()
+                    .map(|(k, a)| Ok((k.clone(), rebuilt(a)?)))
+                    .collect::<Result<_, GraphBreak>>()?;
+                Ok(Recon::Exception(built.cls.clone(), args, kwargs))
             })
         }
         Kind::Function(o)
@@ -669,12 +676,16 @@ impl Builder<'_> {
                     vm,
                 )
             }
-            Recon::Exception(cls, args) => {
+            Recon::Exception(cls, args, kwargs) => {
                 let args = args
                     .iter()
                     .map(|a| self.build(a, vm))
                     .collect::<PyResult<Vec<_>>>()?;
-                cls.call(args, vm)?
+                let kwargs = kwargs
+                    .iter()
+                    .map(|(k, a)| Ok((k.clone(), self.build(a, vm)?)))
+                    .collect::<PyResult<rustpython_vm::function::KwArgs>>()?;
+                cls.call(rustpython_vm::function::FuncArgs::new(args, kwargs), vm)?
             }
             Recon::Slice(parts) => {
                 let s = rustpython_vm::builtins::PySlice {
@@ -735,8 +746,9 @@ impl Builder<'_> {
 pub fn reads_frame(r: &Recon) -> bool {
     match r {
         Recon::Source(_) => true,
-        Recon::Tuple(v) | Recon::List(v) | Recon::NamedTuple(_, v) | Recon::Exception(_, v) => {
-            v.iter().any(reads_frame)
+        Recon::Tuple(v) | Recon::List(v) | Recon::NamedTuple(_, v) => v.iter().any(reads_frame),
+        Recon::Exception(_, v, k) => {
+            v.iter().any(reads_frame) || k.iter().any(|(_, x)| reads_frame(x))
         }
         Recon::Dict(v) => v.iter().any(|(_, x)| reads_frame(x)),
         Recon::Deque(_, v) => v.iter().any(reads_frame),

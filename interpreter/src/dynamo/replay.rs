@@ -30,6 +30,13 @@ pub enum Replay {
     ListContents(Rc<Source>, Vec<Recon>),
     /// `source.clear(); source.update(items)`.
     DictContents(Rc<Source>, Vec<(PyObjectRef, Recon)>),
+    /// `source.name(*args, **kwargs)` (an in-place view method of a frame tensor).
+    CallMethod(
+        Rc<Source>,
+        PyObjectRef,
+        Vec<PyObjectRef>,
+        Vec<(String, PyObjectRef)>,
+    ),
     /// `torch._C._set_grad_enabled(mode)`.
     SetGradEnabled(bool),
     /// `torch._C._set_inference_mode(mode)`.
@@ -89,6 +96,17 @@ pub fn replays(
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), recon_of(v, out, outputs, vm)?)))
                     .collect::<Result<_, GraphBreak>>()?,
+            ),
+            SideEffect::TensorMethod {
+                target,
+                name,
+                args,
+                kwargs,
+            } => Replay::CallMethod(
+                target.clone(),
+                vm.ctx.new_str(&**name).into(),
+                args.clone(),
+                kwargs.clone(),
             ),
             SideEffect::SetGradEnabled(mode) => Replay::SetGradEnabled(*mode),
             SideEffect::SetInferenceMode(mode) => Replay::SetInferenceMode(*mode),
@@ -177,6 +195,23 @@ impl Builder<'_> {
                     .downcast_ref::<PyList>()
                     .ok_or_else(|| vm.new_type_error("expected a list"))?;
                 *list.borrow_vec_mut() = built.collect();
+            }
+            Replay::CallMethod(src, name, args, kwargs) => {
+                let obj = src.eval(self.frame, vm)?;
+                let method = obj.get_attr(&attr_name(name)?, vm)?;
+                let kwargs: rustpython_vm::function::KwArgs =
+                    kwargs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                // Traced only where eager keeps no autograd history for the change (the
+                // tensor does not require grad, or grad mode was off): replayed with grad mode
+                // off, whatever the mode is after the graph.
+                let mode = bridge::grad_enabled();
+                bridge::set_grad_enabled(false);
+                let r = method.call(
+                    rustpython_vm::function::FuncArgs::new(args.clone(), kwargs),
+                    vm,
+                );
+                bridge::set_grad_enabled(mode);
+                r?;
             }
             Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
             Replay::SetInferenceMode(mode) => bridge::set_inference_mode(*mode),

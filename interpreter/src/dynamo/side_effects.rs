@@ -62,6 +62,18 @@ pub enum SideEffect {
         /// The trace's copy, as the trace left it.
         set: PyObjectRef,
     },
+    /// `tensor.name(*args, **kwargs)` on a frame tensor: an in-place view method
+    /// (`x.unsqueeze_(0)`) the trace modelled as a layout change of the object (`inplace.rs`).
+    TensorMethod {
+        /// The tensor's source.
+        target: Rc<Source>,
+        /// The method.
+        name: Rc<str>,
+        /// Its positional arguments.
+        args: Vec<PyObjectRef>,
+        /// Its keyword arguments.
+        kwargs: Vec<(String, PyObjectRef)>,
+    },
     /// `torch._C._set_grad_enabled(mode)`: a grad-mode manager entered or left.
     SetGradEnabled(bool),
     /// `torch._C._set_inference_mode(mode)`: an `inference_mode` block entered or left.

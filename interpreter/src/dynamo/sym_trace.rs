@@ -34,7 +34,9 @@ impl OutputGraph {
     /// else the constant size (specialising whatever symbols a computed tensor's size depends
     /// on: computed shapes are not symbolic).
     pub fn size_of(&mut self, t: &TensorVar, d: usize, vm: &rustpython_vm::VirtualMachine) -> Vt {
-        let hint = t.meta.shape[d] as i64;
+        let current = self.relaid(t);
+        let t = current.as_ref().unwrap_or(t);
+        let hint = t.meta().shape[d] as i64;
         let live = self
             .shape_env
             .dims_of(t.value)
@@ -64,15 +66,17 @@ impl OutputGraph {
     /// `x.size()` / `x.shape`: a `torch.Size` of SymInts and ints when some dimension is dynamic, else
     /// the `torch.Size` constant.
     pub fn sizes_of(&mut self, t: &TensorVar, vm: &rustpython_vm::VirtualMachine) -> Vt {
+        let current = self.relaid(t);
+        let t = current.as_ref().unwrap_or(t);
         let any_live = self.shape_env.has_live_symbols()
             && self
                 .shape_env
                 .depends_on_symbols(t.value, self.graph.graph());
         if !any_live {
             self.specialise(t.value, None);
-            return Vt::constant(super::bridge::make_size(&t.meta.shape, vm));
+            return Vt::constant(super::bridge::make_size(&t.meta().shape, vm));
         }
-        let items = (0..t.meta.shape.len())
+        let items = (0..t.meta().shape.len())
             .map(|d| self.size_of(t, d, vm))
             .collect();
         // A `torch.Size` of trackers: rebuilt as a `torch.Size` wherever it is used as a value.
@@ -81,17 +85,26 @@ impl OutputGraph {
         Vt::new(Kind::NamedTuple(size_cls, items))
     }
 
+    /// A tensor an in-place view method re-laid out (`x.unsqueeze_(0)`) has the sizes of its
+    /// current value (the view node), not of its first one (an input's dimensions no longer
+    /// line up): a tracker reading that value, for size questions only.
+    fn relaid(&self, t: &TensorVar) -> Option<TensorVar> {
+        self.relayouted
+            .contains(&t.value)
+            .then(|| TensorVar::sharing(self.current_value(t), t.layout().clone(), t.requires_grad))
+    }
+
     /// `x.numel()`: the product of the sizes, symbolic when some are.
     pub fn numel_of(&mut self, t: &TensorVar, vm: &rustpython_vm::VirtualMachine) -> Vt {
         let mut expr = SymExpr::Int(1);
-        for d in 0..t.meta.shape.len() {
+        for d in 0..t.meta().shape.len() {
             let e = match &self.size_of(t, d, vm).kind {
                 Kind::SymInt(s) => s.expr.clone(),
-                _ => SymExpr::Int(t.meta.shape[d] as i64),
+                _ => SymExpr::Int(t.meta().shape[d] as i64),
             };
             expr = SymExpr::bin(SymOp::Mul, expr, e);
         }
-        let hint = t.meta.shape.iter().product::<usize>() as i64;
+        let hint = t.meta().shape.iter().product::<usize>() as i64;
         self.sym_int(expr, hint, vm)
     }
 
@@ -261,7 +274,7 @@ impl OutputGraph {
         d: usize,
         vm: &rustpython_vm::VirtualMachine,
     ) -> Option<Vt> {
-        let hint = t.meta.shape[d] as i64;
+        let hint = t.meta().shape[d] as i64;
         let name = self.graph.graph().value(t.value).name.clone();
         let mut varies = false;
         for probe in [1, 2] {
@@ -295,15 +308,30 @@ impl OutputGraph {
     }
 
     /// End of the trace: the dimensions of every SymInt used concretely are specialised
-    /// (guarded as constants); with `all_args`, also those of every symbolic argument (a backend
-    /// that gets the graph's argument values as constants).
+    /// (guarded as constants), except that a compound expression over live symbols is guarded
+    /// equal to the value the trace used (`L['n'] % 4 == 1`, as PyTorch's `Eq(Mod(s0, 4), 1)`):
+    /// the trace only observed that value, so its symbols stay dynamic. With `all_args`, also
+    /// the dimensions of every symbolic argument (a backend that gets the graph's argument
+    /// values as constants).
     pub fn settle_syms(&mut self, all_args: bool) {
         let mut dims: Vec<(usize, usize)> = Vec::new();
         let mut vals: Vec<(String, usize)> = Vec::new();
+        let mut equal: Vec<(SymExpr, i64)> = Vec::new();
         for s in self.syms.borrow().iter() {
-            if s.concrete.get() {
+            if !s.concrete.get() {
+                continue;
+            }
+            if self.guardable_as_value(&s.expr) {
+                equal.push((s.expr.clone(), s.hint));
+            } else {
                 dims.extend(s.expr.dims());
                 vals.extend(s.expr.vals());
+            }
+        }
+        for (e, hint) in equal {
+            let rel = (e, 2, SymExpr::Int(hint), true);
+            if !self.sym_rels.contains(&rel) {
+                self.sym_rels.push(rel);
             }
         }
         for (name, d) in vals {
@@ -322,6 +350,24 @@ impl OutputGraph {
                 self.specialise(v, Some(d));
             }
         }
+    }
+}
+
+impl OutputGraph {
+    /// Whether a SymInt used as a constant can be guarded equal to its value instead of
+    /// specialising its symbols: a compound expression (a bare symbol is specialised: the same
+    /// guard, and a static graph) over live, unmarked symbols of graph inputs only.
+    fn guardable_as_value(&self, e: &SymExpr) -> bool {
+        if matches!(e, SymExpr::Dim(..)) || !e.vals().is_empty() {
+            return false;
+        }
+        let inputs = self.graph.graph().inputs();
+        e.dims().iter().all(|&(pos, d)| {
+            inputs
+                .get(pos)
+                .and_then(|v| self.shape_env.symbol_at(*v, d))
+                .is_some_and(|s| !self.shape_env.symbols[s].strict)
+        })
     }
 }
 

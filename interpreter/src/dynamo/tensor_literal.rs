@@ -127,8 +127,8 @@ impl Tracer<'_> {
         let args = pos.into_iter().map(Vt::constant).collect();
         let out = self.call_allowed_in_graph(&func, "tensor", args, Vec::new());
         if let (Ok(Kind::Tensor(t)), Some(v)) = (out.as_ref().map(|o| &o.kind), int_data)
-            && t.meta.shape.is_empty()
-            && int_fits(t.meta.dtype, v)
+            && t.meta().shape.is_empty()
+            && int_fits(t.meta().dtype, v)
         {
             self.out.int_constants.insert(t.value, v);
         }

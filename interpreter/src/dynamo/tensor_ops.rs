@@ -13,7 +13,7 @@ use super::exc::{GraphBreak, GraphBreakKind};
 use super::output_graph::FxTarget;
 use super::symbolic_convert::Tracer;
 use super::tensor_args::device_is_cpu;
-use super::variables::{Kind, TensorVar, Vt};
+use super::variables::{Kind, Vt};
 
 impl Tracer<'_> {
     /// Converts trackers to op argument values; `None` if one is not representable.
@@ -133,9 +133,12 @@ impl Tracer<'_> {
             }
         };
         let wrap_dim = |d: i64| -> Result<usize, GraphBreak> {
-            rynamo_tensor::layout::wrap_dim(d, t.meta.shape.len())
+            rynamo_tensor::layout::wrap_dim(d, t.meta().shape.len())
                 .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, e.to_string()))
         };
+        if super::inplace::is_inplace_view(name) {
+            return self.call_inplace_view(recv, name, args, kwargs);
+        }
         match name {
             "size" => {
                 let d = dim_arg(&args, &kwargs).ok_or_else(|| {
@@ -162,7 +165,7 @@ impl Tracer<'_> {
                     None => Vt::constant(
                         vm.ctx
                             .new_tuple(
-                                t.meta
+                                t.meta()
                                     .strides
                                     .iter()
                                     .map(|s| vm.ctx.new_int(*s).into())
@@ -170,25 +173,25 @@ impl Tracer<'_> {
                             )
                             .into(),
                     ),
-                    Some(d) => c_int(t.meta.strides[wrap_dim(d)?] as i64),
+                    Some(d) => c_int(t.meta().strides[wrap_dim(d)?] as i64),
                 });
             }
-            "dim" | "ndimension" => return Ok(c_int(t.meta.shape.len() as i64)),
+            "dim" | "ndimension" => return Ok(c_int(t.meta().shape.len() as i64)),
             "numel" | "nelement" => return Ok(self.out.numel_of(&t, vm)),
-            "element_size" => return Ok(c_int(t.meta.dtype.itemsize() as i64)),
+            "element_size" => return Ok(c_int(t.meta().dtype.itemsize() as i64)),
             "is_contiguous" => {
                 return Ok(Vt::constant(
                     vm.ctx
                         .new_bool(rynamo_tensor::layout::is_contiguous(
-                            &t.meta.shape,
-                            &t.meta.strides,
+                            &t.meta().shape,
+                            &t.meta().strides,
                         ))
                         .into(),
                 ));
             }
             "is_floating_point" => {
                 return Ok(Vt::constant(
-                    vm.ctx.new_bool(t.meta.dtype.is_floating_point()).into(),
+                    vm.ctx.new_bool(t.meta().dtype.is_floating_point()).into(),
                 ));
             }
             "item" => {
@@ -214,7 +217,7 @@ impl Tracer<'_> {
             "contiguous"
                 if args.is_empty()
                     && kwargs.is_empty()
-                    && rynamo_tensor::layout::is_contiguous(&t.meta.shape, &t.meta.strides) =>
+                    && rynamo_tensor::layout::is_contiguous(&t.meta().shape, &t.meta().strides) =>
             {
                 self.out.identity_calls += 1;
                 return Ok(recv);
@@ -230,7 +233,7 @@ impl Tracer<'_> {
                 // A new tensor object sharing the data (not the tensor itself): a same-shape
                 // view (the tensor has no autograd history to drop).
                 self.out.specialise(t.value, None);
-                let shape = Vt::constant(bridge::make_size(&t.meta.shape, vm));
+                let shape = Vt::constant(bridge::make_size(&t.meta().shape, vm));
                 let mut v = self.call_tensor_method(recv, "view", vec![shape], vec![])?;
                 if let Kind::Tensor(tv) = &mut v.kind {
                     tv.requires_grad = false;
@@ -239,15 +242,15 @@ impl Tracer<'_> {
             }
             "is_complex" | "is_signed" if args.is_empty() && kwargs.is_empty() => {
                 let v = match name {
-                    "is_complex" => t.meta.dtype.is_complex(),
-                    _ => t.meta.dtype.is_signed(),
+                    "is_complex" => t.meta().dtype.is_complex(),
+                    _ => t.meta().dtype.is_signed(),
                 };
                 return Ok(Vt::constant(vm.ctx.new_bool(v).into()));
             }
             "type" if args.is_empty() && kwargs.is_empty() => {
                 return Ok(Vt::constant(
                     vm.ctx
-                        .new_str(bridge::tensor_type_name(t.meta.dtype))
+                        .new_str(bridge::tensor_type_name(t.meta().dtype))
                         .into(),
                 ));
             }
@@ -332,7 +335,7 @@ impl Tracer<'_> {
                             "type_as of a non-tensor",
                         )
                     })?;
-                let dt = Vt::constant(bridge::dtype_object(other.meta.dtype, vm));
+                let dt = Vt::constant(bridge::dtype_object(other.meta().dtype, vm));
                 return self.call_tensor_method(recv, "to", vec![dt], vec![]);
             }
             "expand_as" | "view_as" | "reshape_as" => {
@@ -348,7 +351,7 @@ impl Tracer<'_> {
                         )
                     })?;
                 self.out.specialise(other.value, None);
-                let shape = Vt::constant(bridge::make_size(&other.meta.shape, vm));
+                let shape = Vt::constant(bridge::make_size(&other.meta().shape, vm));
                 return self.call_tensor_method(recv, &name[..name.len() - 3], vec![shape], vec![]);
             }
             "unbind" => {
@@ -359,7 +362,7 @@ impl Tracer<'_> {
                     )
                 })?;
                 let d = d.unwrap_or(0);
-                let n = t.meta.shape[wrap_dim(d)?];
+                let n = t.meta().shape[wrap_dim(d)?];
                 self.out.specialise(t.value, Some(wrap_dim(d)?));
                 let mut parts = Vec::with_capacity(n);
                 for i in 0..n {
@@ -406,7 +409,7 @@ impl Tracer<'_> {
                 if !kw.iter().any(|(k, _)| k == "dtype") {
                     kw.push((
                         "dtype".into(),
-                        Vt::constant(bridge::dtype_object(t.meta.dtype, vm)),
+                        Vt::constant(bridge::dtype_object(t.meta().dtype, vm)),
                     ));
                 }
                 let mut all = vec![size];
@@ -424,7 +427,7 @@ impl Tracer<'_> {
                 let mut rest = Vec::new();
                 for a in args {
                     if let Some(o) = a.as_tensor() {
-                        rest.push(Vt::constant(bridge::dtype_object(o.meta.dtype, vm)));
+                        rest.push(Vt::constant(bridge::dtype_object(o.meta().dtype, vm)));
                     } else if a.as_const().is_some_and(|c| {
                         bridge::is_device(c)
                             || c.downcast_ref::<rustpython_vm::builtins::PyStr>().is_some()
@@ -463,7 +466,7 @@ impl Tracer<'_> {
                     && dtype_arg
                         .and_then(|d| d.as_const())
                         .and_then(|c| bridge::dtype_of(c))
-                        .is_some_and(|d| d == t.meta.dtype)
+                        .is_some_and(|d| d == t.meta().dtype)
                 {
                     self.out.identity_calls += 1;
                     return Ok(recv);
@@ -485,7 +488,7 @@ impl Tracer<'_> {
                 ) {
                     let mut kwargs = kwargs.clone();
                     if !kwargs.iter().any(|(k, _)| k == "dtype") {
-                        let d = super::bridge::dtype_object(t.meta.dtype, self.vm);
+                        let d = super::bridge::dtype_object(t.meta().dtype, self.vm);
                         kwargs.push(("dtype".into(), Vt::constant(d)));
                     }
                     if let Some(r) = self.call_tensor_literal(&tensor_fn, &args, &kwargs) {
@@ -571,13 +574,13 @@ impl Tracer<'_> {
                     format!("operator {pyname} on tensors"),
                 ));
             };
-            if !rynamo_tensor::can_cast(src.meta.dtype, dst.meta.dtype) {
+            if !rynamo_tensor::can_cast(src.meta().dtype, dst.meta().dtype) {
                 return Err(GraphBreak::new(
                     GraphBreakKind::OpError,
                     format!(
                         "result type {} can't be cast to the desired output type {}",
-                        src.meta.dtype.name(),
-                        dst.meta.dtype.name()
+                        src.meta().dtype.name(),
+                        dst.meta().dtype.name()
                     ),
                 ));
             }
@@ -750,23 +753,21 @@ impl Tracer<'_> {
         };
         match &p.kind {
             Kind::Tensor(t)
-                if t.meta.shape.is_empty()
-                    && t.meta.dtype.is_integral(false)
+                if t.meta().shape.is_empty()
+                    && t.meta().dtype.is_integral(false)
                     && !matches!(
-                        t.meta.dtype,
+                        t.meta().dtype,
                         rynamo_tensor::DType::Bool | rynamo_tensor::DType::UInt8
                     ) =>
             {
                 // PyTorch indexes with a 0-d integer tensor as with its value (`select`, a view
                 // of the tensor). A literal's value is known (FakeTensor's `constant`); another
-                // tensor's exists only when the graph runs.
+                // tensor's exists only when the graph runs, where `__getitem__` selects by it
+                // (`rynamo_tensor::index::getitem`), as PyTorch's graph does with the tensor.
                 if let Some(v) = self.out.int_constants.get(&self.out.current_value(t)) {
                     return Ok(IndexItem::Int(*v));
                 }
-                Err(GraphBreak::new(
-                    GraphBreakKind::TensorItem,
-                    "indexing with a 0-d integer tensor selects by its value",
-                ))
+                Ok(IndexItem::Tensor(self.out.current_value(t)))
             }
             Kind::Tensor(t) => Ok(IndexItem::Tensor(self.out.current_value(t))),
             Kind::Slice(parts) => {
@@ -860,26 +861,6 @@ impl Tracer<'_> {
                 self.call_method(x, "copy_", vec![out], Vec::new())
             }
             _ => Ok(out),
-        }
-    }
-}
-
-/// A tensor tracker's value id after in-place updates.
-impl super::output_graph::OutputGraph {
-    /// The graph value a tensor tracker currently reads (after in-place ops on any alias).
-    pub fn current_value(&self, t: &TensorVar) -> rynamo_graph::ValueId {
-        let mut v = t.value;
-        while let Some(next) = self.inplace_updates.get(&v) {
-            v = *next;
-        }
-        v
-    }
-
-    /// Records that the tensor `t` (all its aliases) now reads `new`.
-    pub fn set_current(&mut self, t: &TensorVar, new: rynamo_graph::ValueId) {
-        let cur = self.current_value(t);
-        if cur != new {
-            self.inplace_updates.insert(cur, new);
         }
     }
 }

@@ -456,6 +456,8 @@ ops! {
     Hypot_ = 327 => inplace_forms::hypot_;
     Xlogy_ = 328 => inplace_forms::xlogy_;
     ClampMin_ = 329 => inplace_forms::clamp_min_;
+    ScatterReduce = 350 => indexing::scatter_reduce;
+    ScatterReduce_ = 351 => inplace::scatter_reduce_;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

@@ -46,7 +46,7 @@
 #define RYNAMO_WIRE_DTYPE_COMPLEX64 10
 #define RYNAMO_WIRE_DTYPE_COMPLEX128 11
 
-/* Op ids (the op table's order); 306 ops. */
+/* Op ids (the op table's order); 308 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -353,5 +353,7 @@
 #define RYNAMO_OP_HYPOT_ 327 /* hypot_(Tensor self, Tensor other) -> Tensor */
 #define RYNAMO_OP_XLOGY_ 328 /* xlogy_(Tensor self, Tensor|Scalar other) -> Tensor */
 #define RYNAMO_OP_CLAMP_MIN_ 329 /* clamp_min_(Tensor self, Tensor|Scalar min) -> Tensor */
+#define RYNAMO_OP_SCATTER_REDUCE_TWO 350 /* scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor */
+#define RYNAMO_OP_SCATTER_REDUCE__TWO 351 /* scatter_reduce_.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

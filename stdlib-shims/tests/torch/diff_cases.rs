@@ -116,6 +116,11 @@ fn pointwise() -> Vec<Case> {
             &[("reduce", S("add"))],
         ),
         c("scatter_add_", &[T(0), I(0), T(23), T(1)], &[]),
+        c(
+            "scatter_reduce_",
+            &[T(0), I(1), T(22), T(1), S("mean")],
+            &[("include_self", B(false))],
+        ),
         // Random fills: the harness seeds both sides identically.
         c("normal_", &[T(0)], &[("mean", F(1.0)), ("std", F(0.5))]),
         c("uniform_", &[T(0), F(-1.0), F(1.0)], &[]),
@@ -179,6 +184,7 @@ fn shapes_and_indexing() -> Vec<Case> {
         c("scatter", &[T(0), I(1), T(22), T(1)], &[]),
         c("scatter", &[T(0), I(1), T(22), F(5.0)], &[]),
         c("scatter_add", &[T(0), I(0), T(23), T(1)], &[]),
+        c("scatter_reduce", &[T(0), I(1), T(22), T(1), S("amax")], &[]),
         c("index_select", &[T(3), I(0), T(10)], &[]),
         c("nonzero", &[T(14)], &[]),
         c("nonzero", &[T(5)], &[]),

@@ -11,8 +11,11 @@ writes `matrix_pt.json` beside it (one record per program: PyTorch's graph count
 `fullgraph=True` compiles it). Under Rynamo (CI: no torch there), a program PyTorch traces in one
 graph runs with `fullgraph=True`; the others count graphs. A program listed in the file's
 `KNOWN` dict (name -> (Rynamo's graph count, why)) is a known gap: it must still equal eager, and
-its count must stay what `KNOWN` says, so closing a gap means deleting its line. The summary line
-gives how many programs trace as PyTorch does."""
+its count must stay what `KNOWN` says, so closing a gap means deleting its line. A program in
+`py312` (name -> (graphs, fullgraph, why)) is one where PyTorch's behaviour depends on the Python
+version: the pins are recorded on CPython 3.11, Rynamo follows the Python its stdlib is (RustPython,
+3.12+ semantics), and the entry states what PyTorch does there. The summary line gives how many
+programs trace as PyTorch does."""
 import json
 import os
 import sys
@@ -84,10 +87,11 @@ def _breaks():
     return _rynamo_dynamo.break_records()
 
 
-def run(path, known=None):
+def run(path, known=None, py312=None):
     """Runs every declared program (or records PyTorch's counts with `--record`)."""
     tag = os.path.splitext(os.path.basename(path))[0]
     known = known or {}
+    py312 = py312 or {}
     if "--record" in sys.argv:
         _record(tag)
         return
@@ -98,6 +102,9 @@ def run(path, known=None):
         total += 1
         name = f"{tag}.{fn.__name__}"
         pt = golden.get(name)
+        if fn.__name__ in py312:
+            graphs, fullgraph, _why = py312[fn.__name__]
+            pt = {"graphs": graphs, "fullgraph": fullgraph}
         if pt is None:
             failures.append(f"{name}: no PyTorch record (run with --record under PyTorch)")
             continue
@@ -130,7 +137,10 @@ def run(path, known=None):
             as_pytorch += 1
         elif gap[0] == pt["graphs"] and pt["fullgraph"] and not _breaks():
             failures.append(f"{name}: listed in KNOWN but traces as PyTorch does; delete the line")
-    print(f"matrix {tag}: {as_pytorch}/{total} programs trace as PyTorch does, {len(known)} known gaps")
+    print(
+        f"matrix {tag}: {as_pytorch}/{total} programs trace as PyTorch does, {len(known)} known gaps,"
+        f" {len(py312)} pinned to PyTorch on Python 3.12+"
+    )
     print(f"matrix {tag}: {unbroken}/{total} trace without a graph break (PyTorch: {pt_unbroken})")
     for f in failures:
         print("FAIL", f)

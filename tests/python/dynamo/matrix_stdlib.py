@@ -381,7 +381,12 @@ def signature_basics(x):
 
 run(
     __file__,
-    known={
-        "cached_property_attr": (1, "functools.cached_property.__get__ reads the instance __dict__ (a break); PyTorch's Python 3.11 version breaks earlier, on its RLock, and skips the frame"),
+    py312={
+        # CPython 3.12 dropped cached_property's RLock (functools docs, "Changed in version
+        # 3.12"); PyTorch's Dynamo has no rule of its own for cached_property and inlines its
+        # `__get__`. On 3.11 (where matrix_pt.json was recorded) the RLock makes Dynamo skip the
+        # frame: 0 graphs. On 3.12+ `__get__` is plain Python Dynamo traces (read `__dict__`,
+        # call the function, store the value): 1 graph, fullgraph. Rynamo's functools is 3.12+'s.
+        "cached_property_attr": (1, True, "CPython 3.12+ cached_property has no lock"),
     },
 )

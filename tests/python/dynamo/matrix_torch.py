@@ -101,6 +101,14 @@ def index_with_0d_tensor(x):
     return x[torch.tensor(1)], x[:, torch.tensor(2)]
 
 
+@entry(B, torch.tensor(1))
+def index_with_0d_tensor_input(x, i):
+    # The index is data (an input): one graph selecting by it, a view as in eager.
+    row, col = x[i], x[:, i]
+    row.mul_(2)
+    return row, col, col.stride(), x
+
+
 @entry(X)
 def parameter_as_dict_key(x):
     d = {W: 2.0}
@@ -118,6 +126,25 @@ def module_constructed_no_params(x):
     act = nn.ReLU()
     drop = nn.Dropout(0.0)
     return drop(act(x - 2))
+
+
+@entry(X)
+def sequential_in_region(x):
+    seq = nn.Sequential(nn.ReLU(), nn.Softmax(dim=0))
+    return seq(x), len(seq), type(seq[1]).__name__
+
+
+@entry(X)
+def sequential_append_in_region(x):
+    seq = nn.Sequential(nn.Sequential(nn.Tanh(), nn.Flatten(start_dim=0)))
+    seq.append(nn.Softmax(dim=-1))
+    return seq(x), len(seq)
+
+
+@entry(X)
+def module_kwargs_leaves_region(x):
+    flat = nn.Flatten(start_dim=0)
+    return flat(x), flat.start_dim, type(flat).__name__
 
 
 @entry(X)
@@ -162,9 +189,4 @@ def split_and_chunk(x):
     return torch.split(x, 1), torch.chunk(x, 1, dim=1), x.split(2, dim=1), torch.unbind(x)
 
 
-run(
-    __file__,
-    known={
-        "inplace_view_methods": (2, "eager has unsqueeze_/t_/...; tracing one breaks (GB0012 on Tensor._set_view_): the tracker's shape is not shared between aliases, so a layout change in place is not modelled"),
-    },
-)
+run(__file__)

@@ -570,7 +570,7 @@ impl Tracer<'_> {
             .0;
         let fits = match (&value.kind, value.as_const()) {
             (_, Some(c)) => vm.is_none(c),
-            (Kind::Tensor(t), _) => t.meta.dtype == param.dtype && t.meta.shape == param.shape,
+            (Kind::Tensor(t), _) => t.meta().dtype == param.dtype && t.meta().shape == param.shape,
             _ => false,
         };
         if !fits {

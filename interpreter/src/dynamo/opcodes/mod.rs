@@ -11,4 +11,5 @@ mod imports;
 mod load_store;
 mod pattern_match;
 mod sets;
+mod subscript;
 mod user_protocol;

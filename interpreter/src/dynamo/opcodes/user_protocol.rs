@@ -198,6 +198,17 @@ impl Tracer<'_> {
         let Kind::NNModule(o) = &m.kind else {
             return Err(bad());
         };
+        if m.source.is_none() && self.is_built_module(o) {
+            // Built in this trace from constants (`nn_module_new.rs`): its children are what
+            // the real module holds, until the trace changes its copy of `_modules` (`len`,
+            // iteration and indexing inline the class's Python code over that copy instead).
+            let changed = self
+                .out
+                .built_module_dicts
+                .values()
+                .any(|d| d.borrow().mutated);
+            return if changed { Err(bad()) } else { Ok(()) };
+        }
         let container = super::super::polyfills::module_of(o.class().as_object(), vm)
             .is_some_and(|p| p == "torch.nn.modules.container");
         let src = m.source.clone().filter(|_| container).ok_or_else(bad)?;

@@ -168,7 +168,7 @@ impl Tracer<'_> {
             }
             Kind::Tensor(t) => {
                 self.out.specialise(t.value, Some(0));
-                let n = *t.meta.shape.first().ok_or_else(|| {
+                let n = *t.meta().shape.first().ok_or_else(|| {
                     GraphBreak::new(GraphBreakKind::OpError, "iteration over a 0-d tensor")
                 })?;
                 let mut out = Vec::with_capacity(n);
@@ -186,6 +186,11 @@ impl Tracer<'_> {
                     )
                 })?;
                 Ok(items.into_iter().map(|i| wrap_unguarded(i, vm)).collect())
+            }
+            Kind::NNModule(_)
+                if let Some(it) = self.built_module_dunder(x, "__iter__", Vec::new()) =>
+            {
+                self.unpack_iterable(&it?)
             }
             Kind::NNModule(m) => {
                 // ModuleList / Sequential iterate their children: read them through the module

@@ -42,11 +42,52 @@ pub struct Vt {
 pub struct TensorVar {
     /// The graph value.
     pub value: ValueId,
-    /// Its dtype, shape and strides (from the registry's meta rules); shared, as trackers are
-    /// cloned on every stack snapshot.
-    pub meta: Rc<TensorMeta>,
+    /// Its dtype, shape and strides (from the registry's meta rules), shared by every tracker of
+    /// the same tensor object: an in-place view method (`x.unsqueeze_(0)`, `x.t_()`) changes the
+    /// layout of the object, so every alias must see it (`y = x; x.t_()` transposes `y` too).
+    layout: SharedLayout,
     /// `requires_grad` (a flag until autograd lands).
     pub requires_grad: bool,
+}
+
+/// The layout cell shared between the trackers of one tensor object (the trace-time half of
+/// PyTorch's fake tensor: one record per object, whatever name reads it).
+pub type SharedLayout = Rc<RefCell<Rc<TensorMeta>>>;
+
+impl TensorVar {
+    /// A tracker of a new tensor object (its own layout cell).
+    pub fn new(value: ValueId, meta: Rc<TensorMeta>, requires_grad: bool) -> Self {
+        TensorVar {
+            value,
+            layout: Rc::new(RefCell::new(meta)),
+            requires_grad,
+        }
+    }
+
+    /// Another tracker of an object already tracked through `layout` (an input read again
+    /// under another source).
+    pub fn sharing(value: ValueId, layout: SharedLayout, requires_grad: bool) -> Self {
+        TensorVar {
+            value,
+            layout,
+            requires_grad,
+        }
+    }
+
+    /// The tensor's current dtype, shape and strides.
+    pub fn meta(&self) -> Rc<TensorMeta> {
+        self.layout.borrow().clone()
+    }
+
+    /// The cell every alias of this tensor reads its layout from.
+    pub fn layout(&self) -> &SharedLayout {
+        &self.layout
+    }
+
+    /// Gives the object (every alias) a new layout: an in-place view method was traced.
+    pub fn relayout(&self, meta: Rc<TensorMeta>) {
+        *self.layout.borrow_mut() = meta;
+    }
 }
 
 /// A list (or a `collections.deque` made in the trace), shared between aliases.

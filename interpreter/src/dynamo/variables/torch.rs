@@ -60,11 +60,11 @@ impl Tracer<'_> {
             ("numel", [x]) if kw.is_empty() => {
                 let t = x.as_tensor()?;
                 self.out.specialise(t.value, None);
-                let n: usize = t.meta.shape.iter().product();
+                let n: usize = t.meta().shape.iter().product();
                 Some(Ok(Vt::constant(vm.ctx.new_int(n).into())))
             }
             ("is_floating_point", [x]) if kw.is_empty() => {
-                let floating = x.as_tensor()?.meta.dtype.is_floating_point();
+                let floating = x.as_tensor()?.meta().dtype.is_floating_point();
                 Some(Ok(Vt::constant(vm.ctx.new_bool(floating).into())))
             }
             _ => {
@@ -74,8 +74,12 @@ impl Tracer<'_> {
                     .iter()
                     .map(|a| match a.as_tensor() {
                         Some(t) => {
-                            let shape: &[usize] = if t.meta.shape.is_empty() { &[] } else { &[0] };
-                            Some(bridge::wrap_tensor(Tensor::zeros(shape, t.meta.dtype), vm))
+                            let shape: &[usize] =
+                                if t.meta().shape.is_empty() { &[] } else { &[0] };
+                            Some(bridge::wrap_tensor(
+                                Tensor::zeros(shape, t.meta().dtype),
+                                vm,
+                            ))
                         }
                         None => a.as_const().cloned(),
                     })

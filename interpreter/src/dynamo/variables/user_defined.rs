@@ -196,6 +196,9 @@ impl Tracer<'_> {
             }
             return self.call_vt(wrap_unguarded(fget, vm), vec![obj.clone()], Vec::new());
         }
+        if is_cached_property(&raw, vm) {
+            return self.cached_property_get(obj, cls, &raw, name);
+        }
         if ty.is(vm.ctx.types.staticmethod_type) {
             let f = raw.get_attr("__func__", vm).map_err(|_| missing())?;
             return Ok(wrap_unguarded(f, vm));
@@ -216,4 +219,58 @@ impl Tracer<'_> {
         }
         Ok(wrapped(self, raw))
     }
+
+    /// `obj.name` where the class attribute is a `functools.cached_property` and the object was
+    /// made in the trace without the value cached (a stored attribute is found before the class
+    /// is consulted): what its lock-free `__get__` (CPython 3.12 on, and RustPython's) does,
+    /// traced as PyTorch traces it there: the function runs inlined on the object and the value
+    /// goes into the object's `__dict__` under `attrname`, so the next read finds it. Anything
+    /// `__get__` would refuse (no `__dict__`, no `attrname`) or that is not plainly cached
+    /// breaks.
+    fn cached_property_get(
+        &mut self,
+        obj: &Vt,
+        cls: &PyType,
+        prop: &PyObjectRef,
+        name: &str,
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let unsupported = |why: &str| {
+            GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                format!("functools.cached_property '{name}': {why}"),
+            )
+        };
+        let Kind::Object(o) = &obj.kind else {
+            return Err(unsupported("not a plain object"));
+        };
+        let attrname = prop
+            .get_attr("attrname", vm)
+            .ok()
+            .and_then(|a| {
+                a.downcast_ref::<rustpython_vm::builtins::PyStr>()
+                    .and_then(|s| s.to_str().map(str::to_owned))
+            })
+            .ok_or_else(|| unsupported("no attrname (eager raises TypeError)"))?;
+        if cls.get_attr(vm.ctx.intern_str("__dict__")).is_none() {
+            return Err(unsupported(
+                "instances without __dict__ (eager raises TypeError)",
+            ));
+        }
+        let func = prop
+            .get_attr("func", vm)
+            .map_err(|_| unsupported("no func"))?;
+        let value = self.call_vt(wrap_unguarded(func, vm), vec![obj.clone()], Vec::new())?;
+        self.out
+            .side_effects
+            .set_attr(o.as_object(), &attrname, Some(value.clone()));
+        Ok(value)
+    }
+}
+
+/// Whether `obj` is a `functools.cached_property`.
+fn is_cached_property(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    super::super::bridge::import_module("functools", vm)
+        .and_then(|m| m.get_attr("cached_property", vm))
+        .is_ok_and(|c| obj.class().is(&c))
 }

@@ -3,6 +3,7 @@
 
 use rynamo_tensor::TensorOrScalar;
 use rynamo_tensor::ops::gather::{self as g, ScatterReduce};
+use rynamo_tensor::ops::scatter_reduce::{self as sr, scatter_reduce_meta};
 
 use crate::Value;
 use crate::autograd::vjp::indexing as vjp_indexing;
@@ -65,6 +66,20 @@ op! {
         Ok(vec![g::scatter(a.self_, a.dim, a.index, src, ScatterReduce::Add)?])
     }
     with .vjp(&vjp_indexing::SCATTER_ADD).sample(scatter_sample)
+}
+
+op! {
+    scatter_reduce =
+        "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor",
+        Extern, [FUNCTION METHOD];
+    meta(_, a) { Ok(vec![scatter_reduce_meta(a.self_, a.dim, a.index, a.src, a.reduce)?]) }
+    eager(_, a) {
+        Ok(vec![sr::scatter_reduce(a.self_, a.dim, a.index, a.src, a.reduce, a.include_self)?])
+    }
+    with .vjp(&vjp_indexing::SCATTER_REDUCE).sample(|| {
+        let args = vec![t(fx::x()), Value::Int(1), t(fx::idx()), t(fx::x()), Value::Str("amax".into())];
+        with_kw(args, "include_self", Value::Bool(false))
+    })
 }
 
 op! {

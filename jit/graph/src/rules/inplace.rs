@@ -3,7 +3,7 @@
 //! argument, so the meta is that argument's.
 
 use rynamo_tensor::ops::gather::{self, ScatterReduce};
-use rynamo_tensor::ops::{index, pointwise};
+use rynamo_tensor::ops::{index, pointwise, scatter_reduce};
 use rynamo_tensor::{
     BinaryOp, DType, IndexItem, Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, UnaryOp,
     can_cast, layout, memory_overlap, random,
@@ -271,6 +271,28 @@ op! {
     with .functional(Op::ScatterValue).sample(|| {
         let args = vec![mine(), Value::Int(1), t(fx::idx()), Value::Float(2.0)];
         with_kw(args, "reduce", Value::Str("multiply".into()))
+    })
+}
+
+op! {
+    scatter_reduce_ =
+        "scatter_reduce_.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor",
+        Extern, [METHOD INPLACE];
+    meta(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        scatter_reduce::scatter_reduce_meta(a.self_, a.dim, a.index, a.src, a.reduce)?;
+        Ok(vec![meta_of(a.self_)])
+    }
+    eager(op, a) {
+        check_no_internal_overlap(op, a.self_)?;
+        memory_overlap::assert_no_overlap(a.self_, a.index)?;
+        let r = scatter_reduce::scatter_reduce(a.self_, a.dim, a.index, a.src, a.reduce, a.include_self)?;
+        a.self_.copy_(&r)?;
+        Ok(vec![a.self_.clone()])
+    }
+    with .functional(Op::ScatterReduce).sample(|| {
+        let args = vec![mine(), Value::Int(1), t(fx::idx()), t(fx::x()), Value::Str("mean".into())];
+        pos_args(args)
     })
 }
 

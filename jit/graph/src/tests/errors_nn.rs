@@ -103,7 +103,7 @@ fn shapes_and_indexing() {
         ],
         vec![],
         Runtime,
-        "Size does not match at dimension 1 expected index [1, 3] to be smaller than self [2, 2] apart from dimension 0",
+        "Size does not match at dimension 1 expected index [1, 3] to be no larger than self [2, 2] apart from dimension 0",
     );
     fails(
         Op::IndexSelect,

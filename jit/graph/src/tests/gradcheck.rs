@@ -48,7 +48,25 @@ fn extra_cases() -> Vec<Call> {
     let nc = f64s(&[3, 2], 5).t().unwrap(); // non-contiguous [2, 3]
     let kw = |k: &str, v: IValue| vec![(k.to_string(), v)];
     let s = |v: f64| Value::Scalar(Scalar::Float(v));
+    let idx = Tensor::from_vec(vec![0i64, 2, 2, 1, 0, 0], &[2, 3]).unwrap();
+    let src = f64s(&[2, 3], 6);
+    let reduce = |r: &str| Value::Str(r.into());
     vec![
+        (
+            Op::ScatterReduce,
+            vec![t(&x), Value::Int(1), t(&idx), t(&src), reduce("mean")],
+            vec![],
+        ),
+        (
+            Op::ScatterReduce,
+            vec![t(&x), Value::Int(1), t(&idx), t(&src), reduce("amin")],
+            vec![],
+        ),
+        (
+            Op::ScatterReduce,
+            vec![t(&x), Value::Int(1), t(&idx), t(&src), reduce("sum")],
+            kw("include_self", Value::Bool(false)),
+        ),
         (Op::Div, vec![t(&x), t(&q)], vec![]),
         (Op::Div, vec![s(2.0), t(&p)], vec![]),
         (Op::Mul, vec![t(&nc), t(&y)], vec![]),

@@ -64,6 +64,14 @@ const ELSEWHERE: &[(Op, &str)] = &[
         "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
     ),
     (
+        Op::ScatterReduce,
+        "values, dtypes, errors and gradients against PyTorch 2.15 (tests/python/functions/scatter_reduce_vs_pytorch.py)",
+    ),
+    (
+        Op::ScatterReduce_,
+        "values, dtypes, errors and gradients against PyTorch 2.15 (tests/python/functions/scatter_reduce_vs_pytorch.py)",
+    ),
+    (
         Op::FusedAdam_,
         "multi-tensor optimizer update: bitwise against the single-tensor path (tests/python/train/foreach_equal.py)",
     ),

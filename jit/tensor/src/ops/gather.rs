@@ -12,7 +12,7 @@ use crate::ops::pointwise::{TensorOrScalar, operand_as};
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all, scalar_to};
 
 /// A zero-dim tensor as a one-element 1-D view (gather and scatter treat them alike).
-fn as_1d(t: &Tensor) -> Result<Tensor> {
+pub(crate) fn as_1d(t: &Tensor) -> Result<Tensor> {
     if t.ndim() == 0 {
         t.reshape(&[1])
     } else {
@@ -21,7 +21,7 @@ fn as_1d(t: &Tensor) -> Result<Tensor> {
 }
 
 /// The dim checks shared by gather and scatter.
-fn check_index_shape<S: Shaped>(
+pub(crate) fn check_index_shape<S: Shaped>(
     name: &str,
     x: &S,
     index: &S,
@@ -52,16 +52,23 @@ fn check_index_shape<S: Shaped>(
         if !too_big {
             continue;
         }
+        // PyTorch 2.15's three texts.
         match src {
+            None if name == "gather" => bail!(
+                Runtime,
+                "Size does not match at dimension {k} expected index {:?} to be no larger than self {:?} apart from dimension {d}",
+                index.shape(),
+                x.shape()
+            ),
             None => bail!(
                 Runtime,
-                "Size does not match at dimension {k} expected index {:?} to be smaller than self {:?} apart from dimension {d}",
+                "Expected index {:?} to be no larger than self {:?} apart from dimension {d}",
                 index.shape(),
                 x.shape()
             ),
             Some(s) => bail!(
                 Runtime,
-                "Expected index {:?} to be smaller than self {:?} apart from dimension {d} and to be smaller size than src {:?}",
+                "Expected index {:?} to be no larger than self {:?} apart from dimension {d} and to be no larger size than src {:?}",
                 index.shape(),
                 x.shape(),
                 s.shape()
@@ -72,7 +79,7 @@ fn check_index_shape<S: Shaped>(
 }
 
 /// Checks every index against `[0, size)`.
-fn check_bounds(index: &Tensor, d: usize, size: usize) -> Result<Vec<i64>> {
+pub(crate) fn check_bounds(index: &Tensor, d: usize, size: usize) -> Result<Vec<i64>> {
     let vals = index.to_vec::<i64>();
     if let Some(&v) = vals.iter().find(|&&v| v < 0 || v >= size as i64) {
         bail!(

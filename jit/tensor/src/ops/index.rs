@@ -214,7 +214,24 @@ pub(crate) fn needs_move(dims: &[usize]) -> bool {
 }
 
 /// Shape/dtype rule of `x[items]`. Boolean masks make the shape data-dependent: an error here.
-pub fn getitem_meta<S: Shaped>(x: &S, items: &[IndexItem<S>]) -> Result<TensorMeta> {
+pub fn getitem_meta<S: Shaped + Clone>(x: &S, items: &[IndexItem<S>]) -> Result<TensorMeta> {
+    if items
+        .iter()
+        .any(|it| matches!(it, IndexItem::Tensor(t) if is_scalar_int_index(t.dtype(), t.shape())))
+    {
+        // A 0-d integer tensor selects by a value known when the graph runs; the layout of a
+        // select does not depend on which index it takes (only the offset does).
+        let items: Vec<IndexItem<S>> = items
+            .iter()
+            .map(|it| match it {
+                IndexItem::Tensor(t) if is_scalar_int_index(t.dtype(), t.shape()) => {
+                    IndexItem::Int(0)
+                }
+                it => it.clone(),
+            })
+            .collect();
+        return getitem_meta(x, &items);
+    }
     let p = plan(x, items)?;
     if !p.has_advanced() {
         return Ok(TensorMeta::from_layout(x.dtype(), &p.view));
@@ -366,9 +383,20 @@ pub(crate) fn scalar_masks(items: &[IndexItem<Tensor>]) -> Result<Vec<IndexItem<
             IndexItem::Tensor(t) if is_mask(t.dtype()) && t.ndim() == 0 => {
                 Ok(IndexItem::Bool(t.item()?.to_bool()))
             }
+            // Python's `x[i]` with a 0-d integer tensor selects by its value (PyTorch's
+            // `applySlicing`): a view, as the eager surface does before calling here.
+            IndexItem::Tensor(t) if is_scalar_int_index(t.dtype(), t.shape()) => {
+                Ok(IndexItem::Int(t.item()?.to_i64()))
+            }
             it => Ok(it.clone()),
         })
         .collect()
+}
+
+/// Whether an index tensor is a 0-d integer one (uint8 excepted: a mask), which Python's
+/// indexing takes as its value.
+fn is_scalar_int_index(dtype: DType, shape: &[usize]) -> bool {
+    shape.is_empty() && dtype.is_integral(false) && dtype != DType::UInt8
 }
 
 /// `x[items]`.

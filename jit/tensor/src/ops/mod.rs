@@ -26,6 +26,7 @@ pub mod rearrange;
 pub mod reduce;
 mod reduce_fast;
 pub mod scan;
+pub mod scatter_reduce;
 pub mod shape;
 pub mod sort;
 pub mod ternary;

@@ -92,6 +92,82 @@ fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
+/// scatter_reduce(self, dim, index, src, reduce, include_self) (PyTorch's
+/// `scatter_reduce_backward`): `sum` passes the gradient through; `mean` divides it by each
+/// position's count; `amax`/`amin` share it evenly among the values equal to the result.
+/// Without `include_self`, `self` gets nothing where some index wrote.
+fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    let dim = c.a().int(1)?;
+    let reduce = c.a().str(4)?;
+    let include_self = c.a().bool(5)?;
+    let index = c.input(2)?;
+    let (grad_self, grad_src) = match reduce {
+        "sum" => (g.clone(), gather_along(e, &g, dim, &index)?),
+        "mean" => {
+            let ones = e.op(Op::OnesLike, vec![t(&c.input(3)?)])?;
+            let base = if include_self {
+                e.op(Op::OnesLike, vec![t(&g)])?
+            } else {
+                e.zeros_like(&g)?
+            };
+            let n = e.op(
+                Op::ScatterAdd,
+                vec![t(&base), Value::Int(dim), t(&index), t(&ones)],
+            )?;
+            let empty = e.cmp_s(Op::Eq, &n, 0.0)?;
+            let n = e.where_(&empty, f(1.0), t(&n))?;
+            let gs = e.div(&g, &n)?;
+            let gsrc = gather_along(e, &gs, dim, &index)?;
+            (gs, gsrc)
+        }
+        "amax" | "amin" => {
+            let (x, src, result) = (c.input(0)?, c.input(3)?, c.output(0)?);
+            let dtype = e.dtype(&x);
+            let value = gather_along(e, &result, dim, &index)?;
+            let self_is = e.cmp(Op::Eq, &x, &result)?;
+            let src_is = e.cmp(Op::Eq, &src, &value)?;
+            let self_is_f = e.to_dtype(&self_is, dtype)?;
+            let src_is_f = e.to_dtype(&src_is, dtype)?;
+            let n = e.op(
+                Op::ScatterAdd,
+                vec![t(&self_is_f), Value::Int(dim), t(&index), t(&src_is_f)],
+            )?;
+            let shared = e.div(&g, &n)?;
+            let gself = e.mul(&self_is_f, &shared)?;
+            let gathered = gather_along(e, &shared, dim, &index)?;
+            let gsrc = e.mul(&src_is_f, &gathered)?;
+            (gself, gsrc)
+        }
+        _ => {
+            return Err(Error::Tensor(rynamo_tensor::Error::Runtime(format!(
+                "the derivative of scatter_reduce with reduce='{reduce}' is not implemented in Rynamo"
+            ))));
+        }
+    };
+    if c.needs(0) {
+        let d = if include_self {
+            grad_self
+        } else {
+            e.op(
+                Op::ScatterValue,
+                vec![t(&grad_self), Value::Int(dim), t(&index), f(0.0)],
+            )?
+        };
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(3) {
+        put(&mut out, c, 3, grad_src)?;
+    }
+    Ok(out)
+}
+
+pub(crate) static SCATTER_REDUCE: VjpRule = vjp_rule!(
+    "ScatterReduceBackward0",
+    Saves::args_and_output(&[0, 2, 3]),
+    scatter_reduce
+);
 pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&[2]), gather);
 pub(crate) static SCATTER: VjpRule = vjp_rule!("ScatterBackward0", Saves::args(&[2]), scatter);
 pub(crate) static SCATTER_VALUE: VjpRule =
