@@ -1,7 +1,9 @@
 //! Python objects to op argument values ([`IValue`]): the conversions PyTorch's argument parser
 //! does before a schema sees the call.
 
-use rustpython_vm::builtins::{PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple};
+use rustpython_vm::builtins::{
+    PyComplex, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple,
+};
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyResult, VirtualMachine};
 use rynamo_graph::{IValue, Value};
 use rynamo_tensor::{DType, IndexItem};
@@ -28,6 +30,16 @@ pub fn py_to_value(obj: &PyObject, vm: &VirtualMachine) -> PyResult<IValue> {
     }
     if let Some(f) = obj.downcast_ref::<PyFloat>() {
         return Ok(Value::Float(f.to_f64()));
+    }
+    if let Some(c) = obj.downcast_ref::<PyComplex>() {
+        // A Python complex has no `Scalar` form: it becomes a 0-dim tensor of the default
+        // complex dtype, whose zero-dim promotion gives PyTorch's results for the wrapped number
+        // (`float64 tensor * 1j` is complex128, `int tensor * 1j` complex64).
+        let z = c.to_complex();
+        let d = crate::creation::default_complex();
+        return Ok(Value::Tensor(rynamo_tensor::ops::complex::scalar(
+            z.re, z.im, d,
+        )));
     }
     if let Some(s) = obj.downcast_ref::<PyStr>() {
         return Ok(Value::Str(s.to_string_lossy().into_owned()));

@@ -55,14 +55,21 @@ pub fn legacy_type_name(d: DType) -> &'static str {
         DType::BFloat16 => "torch.BFloat16Tensor",
         DType::Float32 => "torch.FloatTensor",
         DType::Float64 => "torch.DoubleTensor",
+        DType::Complex64 => "torch.ComplexFloatTensor",
+        DType::Complex128 => "torch.ComplexDoubleTensor",
     }
 }
 
 fn tolist(t: &Tensor, vm: &VirtualMachine) -> PyResult {
-    if t.ndim() == 0 {
+    if t.ndim() == 0 && !t.dtype().is_complex() {
         return Ok(scalar_to_py(t.item().map_err(|e| tensor_err(e, vm))?, vm));
     }
-    let flat: Vec<PyObjectRef> = if t.dtype().is_floating_point() {
+    let flat: Vec<PyObjectRef> = if t.dtype().is_complex() {
+        rynamo_tensor::ops::complex::component_pairs(t)
+            .chunks_exact(2)
+            .map(|p| py_complex(p[0], p[1], vm))
+            .collect()
+    } else if t.dtype().is_floating_point() {
         t.to_vec::<f64>()
             .into_iter()
             .map(|x| vm.ctx.new_float(x).into())
@@ -79,6 +86,13 @@ fn tolist(t: &Tensor, vm: &VirtualMachine) -> PyResult {
             .collect()
     };
     Ok(nest(&flat, t.shape(), vm))
+}
+
+/// A Python `complex`.
+pub(crate) fn py_complex(re: f64, im: f64, vm: &VirtualMachine) -> PyObjectRef {
+    vm.ctx
+        .new_complex(num_complex::Complex64::new(re, im))
+        .into()
 }
 
 fn nest(flat: &[PyObjectRef], shape: &[usize], vm: &VirtualMachine) -> PyObjectRef {
@@ -219,10 +233,28 @@ pub(crate) trait PyTensorConvert: PyPayload {
     #[pymethod]
     fn item(zelf: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult {
         let t = zelf.tensor();
+        if t.dtype().is_complex() {
+            let (re, im) = rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+            return Ok(py_complex(re, im, vm));
+        }
         let s = crate::ops::guarded("Tensor.item", vm, || {
             t.item().map_err(|e| tensor_err(e, vm))
         })?;
         Ok(scalar_to_py(s, vm))
+    }
+
+    /// `complex(t)`: a one-element tensor of any dtype as a Python complex.
+    #[pymethod]
+    fn __complex__(zelf: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        let t = zelf.tensor();
+        if t.dtype().is_complex() {
+            let (re, im) = rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+            return Ok(py_complex(re, im, vm));
+        }
+        let s = crate::ops::guarded("Tensor.__complex__", vm, || {
+            t.item().map_err(|e| tensor_err(e, vm))
+        })?;
+        Ok(py_complex(s.to_f64(), 0.0, vm))
     }
 
     #[pymethod]
@@ -449,7 +481,13 @@ pub(crate) trait PyTensorConvert: PyPayload {
     fn __format__(zelf: PyRef<PyTensor>, spec: PyStrRef, vm: &VirtualMachine) -> PyResult {
         let t = zelf.tensor();
         if t.ndim() == 0 {
-            let v = scalar_to_py(t.item().map_err(|e| tensor_err(e, vm))?, vm);
+            let v = if t.dtype().is_complex() {
+                let (re, im) =
+                    rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+                py_complex(re, im, vm)
+            } else {
+                scalar_to_py(t.item().map_err(|e| tensor_err(e, vm))?, vm)
+            };
             return vm.call_method(&v, "__format__", (spec,));
         }
         if !spec.as_wtf8().is_empty() {

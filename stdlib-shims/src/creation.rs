@@ -1,7 +1,7 @@
 //! `torch.tensor(data)`: nested Python sequences of numbers to a tensor, with PyTorch's shape
 //! checks and dtype inference.
 
-use rustpython_vm::builtins::{PyBytes, PyFloat, PyInt, PyStr};
+use rustpython_vm::builtins::{PyBytes, PyComplex, PyFloat, PyInt, PyStr};
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyResult, VirtualMachine};
 use rynamo_tensor::{DType, Scalar, Tensor, promote_types};
 
@@ -28,7 +28,29 @@ pub fn tensor_from_data(
     // is the default dtype, an int int64, a bool bool and a tensor its own dtype; an empty
     // sequence is the default dtype.
     let dtype = dtype.unwrap_or_else(|| w.dtype.unwrap_or_else(crate::state::default_dtype));
+    if dtype.is_complex() || w.imags.iter().any(|&i| i != 0.0) {
+        // Real and imaginary parts as float64 tensors, joined and cast once.
+        let part = |v: &[Scalar]| Tensor::from_scalars(v, &w.shape, Some(DType::Float64));
+        let imags: Vec<Scalar> = w.imags.iter().map(|&i| Scalar::Float(i)).collect();
+        let joined = part(&w.values)
+            .and_then(|re| {
+                let im = part(&imags)?;
+                rynamo_tensor::ops::complex::from_pair(&re, &im, false)
+            })
+            .map_err(|e| tensor_err(e, vm))?;
+        return Ok(joined.to_dtype(dtype));
+    }
     Tensor::from_scalars(&w.values, &w.shape, Some(dtype)).map_err(|e| tensor_err(e, vm))
+}
+
+/// The dtype a Python complex becomes: complex128 when the default dtype is float64, else
+/// complex64 (PyTorch's default complex dtype follows the default float dtype).
+pub(crate) fn default_complex() -> DType {
+    if crate::state::default_dtype() == DType::Float64 {
+        DType::Complex128
+    } else {
+        DType::Complex64
+    }
 }
 
 /// What PyTorch's `PySequence_Check` sees as nested data: any sequence (lists, tuples, `range`,
@@ -46,6 +68,8 @@ fn is_sequence(obj: &PyObject) -> bool {
 struct Walk {
     shape: Vec<usize>,
     values: Vec<Scalar>,
+    /// The imaginary part of each element (0 for real ones).
+    imags: Vec<f64>,
     dtype: Option<DType>,
 }
 
@@ -60,8 +84,9 @@ impl Walk {
                     obj.class().name()
                 )));
             }
-            let (v, dt) = element(obj, vm)?;
+            let (v, im, dt) = element(obj, vm)?;
             self.values.push(v);
+            self.imags.push(im);
             self.dtype = Some(self.dtype.map_or(dt, |d| promote_types(d, dt)));
             return Ok(());
         }
@@ -90,17 +115,25 @@ impl Walk {
 }
 
 /// One element of `torch.tensor(data)` and the dtype it asks for, with PyTorch's errors.
-fn element(obj: &PyObject, vm: &VirtualMachine) -> PyResult<(Scalar, DType)> {
+fn element(obj: &PyObject, vm: &VirtualMachine) -> PyResult<(Scalar, f64, DType)> {
     if obj.downcastable::<PyStr>() || obj.downcastable::<PyBytes>() {
         return Err(vm.new_type_error(format!("new(): invalid data type '{}'", obj.class().name())));
     }
+    if let Some(c) = obj.downcast_ref::<PyComplex>() {
+        let z = c.to_complex();
+        return Ok((Scalar::Float(z.re), z.im, default_complex()));
+    }
     if let Some(t) = as_tensor(obj) {
+        if t.dtype().is_complex() && t.numel() == 1 {
+            let (re, im) = rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+            return Ok((Scalar::Float(re), im, t.dtype()));
+        }
         let v = scalar_from_py(obj, vm)?;
-        return Ok((v, t.dtype()));
+        return Ok((v, 0.0, t.dtype()));
     }
     match scalar_opt(obj, vm)? {
-        Some(v @ Scalar::Float(_)) => Ok((v, crate::state::default_dtype())),
-        Some(v) => Ok((v, v.dtype())),
+        Some(v @ Scalar::Float(_)) => Ok((v, 0.0, crate::state::default_dtype())),
+        Some(v) => Ok((v, 0.0, v.dtype())),
         None => {
             Err(vm.new_runtime_error(format!("Could not infer dtype of {}", obj.class().name())))
         }

@@ -61,8 +61,8 @@ impl PyDType {
     }
 
     #[pygetset]
-    fn is_complex(_zelf: &Py<Self>) -> bool {
-        false
+    fn is_complex(zelf: &Py<Self>) -> bool {
+        zelf.dtype.is_complex()
     }
 
     #[pygetset]
@@ -81,9 +81,23 @@ impl PyDType {
         zelf.dtype.name()
     }
 
+    /// The dtype of a complex dtype's components (`torch.complex64.to_real()` is `torch.float32`);
+    /// a real dtype is its own.
     #[pymethod]
-    fn to_real(zelf: PyRef<Self>) -> PyRef<Self> {
-        zelf
+    fn to_real(zelf: PyRef<Self>) -> PyObjectRef {
+        dtype_object(zelf.dtype.to_real())
+    }
+
+    /// The complex dtype whose components are this dtype (`torch.float64.to_complex()` is
+    /// `torch.complex128`); PyTorch's error for dtypes without one Rynamo has.
+    #[pymethod]
+    fn to_complex(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        zelf.dtype.to_complex().map(dtype_object).ok_or_else(|| {
+            vm.new_runtime_error(format!(
+                "Unknown Complex ScalarType for {}",
+                zelf.dtype.aten_name()
+            ))
+        })
     }
 }
 

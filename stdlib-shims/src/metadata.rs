@@ -181,8 +181,8 @@ pub(crate) trait PyTensorMetadata: PyPayload {
     }
 
     #[pymethod]
-    fn is_complex(_zelf: &Py<PyTensor>) -> bool {
-        false
+    fn is_complex(zelf: &Py<PyTensor>) -> bool {
+        zelf.tensor().dtype().is_complex()
     }
 
     #[pymethod]
@@ -212,6 +212,53 @@ pub(crate) trait PyTensorMetadata: PyPayload {
             && a.offset() == b.offset()
             && a.shape() == b.shape()
             && a.strides() == b.strides()
+    }
+
+    // === Complex components ===
+
+    /// `x.real`: a view of a complex tensor's real parts (writes through it change `x`); a
+    /// real tensor's own values.
+    #[pygetset]
+    fn real(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        call_op1(Op::Real, vec![Value::Tensor(zelf.tensor())], vm)
+    }
+
+    #[pygetset(setter)]
+    fn set_real(
+        zelf: &Py<PyTensor>,
+        value: rustpython_vm::function::PySetterValue<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        match value {
+            rustpython_vm::function::PySetterValue::Assign(v) => {
+                set_component(zelf, Op::Real, v, vm)
+            }
+            rustpython_vm::function::PySetterValue::Delete => {
+                Err(vm.new_type_error("can't delete attribute"))
+            }
+        }
+    }
+
+    /// `x.imag`: a view of a complex tensor's imaginary parts; an error for a real tensor.
+    #[pygetset]
+    fn imag(zelf: &Py<PyTensor>, vm: &VirtualMachine) -> PyResult {
+        call_op1(Op::Imag, vec![Value::Tensor(zelf.tensor())], vm)
+    }
+
+    #[pygetset(setter)]
+    fn set_imag(
+        zelf: &Py<PyTensor>,
+        value: rustpython_vm::function::PySetterValue<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        match value {
+            rustpython_vm::function::PySetterValue::Assign(v) => {
+                set_component(zelf, Op::Imag, v, vm)
+            }
+            rustpython_vm::function::PySetterValue::Delete => {
+                Err(vm.new_type_error("can't delete attribute"))
+            }
+        }
     }
 
     // === Transposes ===
@@ -255,3 +302,27 @@ pub(crate) trait PyTensorMetadata: PyPayload {
 }
 
 impl PyTensorMetadata for PyTensor {}
+
+/// `x.real = v` / `x.imag = v`: copies `v` (a tensor or a number) into the component view.
+fn set_component(
+    zelf: &Py<PyTensor>,
+    view: Op,
+    value: PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let part = call_op1(view, vec![Value::Tensor(zelf.tensor())], vm)?;
+    let part = crate::tensor::as_tensor(&part).expect("invariant: a view op returns a tensor");
+    let v = match crate::args::py_to_value(&value, vm)? {
+        Value::Int(i) => Value::Scalar(rynamo_tensor::Scalar::Int(i)),
+        Value::Float(f) => Value::Scalar(rynamo_tensor::Scalar::Float(f)),
+        Value::Bool(b) => Value::Scalar(rynamo_tensor::Scalar::Bool(b)),
+        v => v,
+    };
+    let op = if matches!(v, Value::Tensor(_)) {
+        Op::Copy_
+    } else {
+        Op::Fill_
+    };
+    call_op1(op, vec![Value::Tensor(part), v], vm)?;
+    Ok(())
+}

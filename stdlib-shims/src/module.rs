@@ -68,6 +68,8 @@ mod _c {
         ("long", DType::Int64),
         ("int", DType::Int32),
         ("short", DType::Int16),
+        ("cfloat", DType::Complex64),
+        ("cdouble", DType::Complex128),
     ];
 
     pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
@@ -420,6 +422,7 @@ mod _c {
             Category::Bool => "bool",
             Category::Int => "int",
             Category::Float => "float",
+            Category::Complex => "complex",
         }
     }
 

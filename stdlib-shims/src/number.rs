@@ -27,7 +27,9 @@ fn operand(obj: &PyObject, vm: &VirtualMachine) -> Option<IValue> {
     }
     let types = &vm.ctx.types;
     let cls = obj.class();
-    let is_number = cls.fast_issubclass(types.int_type) || cls.fast_issubclass(types.float_type);
+    let is_number = cls.fast_issubclass(types.int_type)
+        || cls.fast_issubclass(types.float_type)
+        || cls.fast_issubclass(types.complex_type);
     if is_number {
         py_to_value(obj, vm).ok()
     } else {
@@ -99,12 +101,22 @@ fn unary(o: PyOperator, num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult {
 }
 
 /// The single element for `int()`/`float()`, with PyTorch's error for other sizes.
-fn single(num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult<Scalar> {
+fn single(num: PyNumber<'_>, target: &str, vm: &VirtualMachine) -> PyResult<Scalar> {
     let t = PyTensor::number_downcast(num).tensor();
     if t.numel() != 1 {
         return Err(
             vm.new_value_error("only one element tensors can be converted to Python scalars")
         );
+    }
+    if t.dtype().is_complex() {
+        // PyTorch converts through the real part and refuses a non-zero imaginary part.
+        let (re, im) = rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+        if im != 0.0 {
+            return Err(vm.new_runtime_error(format!(
+                "value cannot be converted to type {target} without overflow"
+            )));
+        }
+        return Ok(Scalar::Float(re));
     }
     t.item().map_err(|e| tensor_err(e, vm))
 }
@@ -112,6 +124,10 @@ fn single(num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult<Scalar> {
 fn truth(num: PyNumber<'_>, vm: &VirtualMachine) -> PyResult<bool> {
     let t = PyTensor::number_downcast(num).tensor();
     match t.numel() {
+        1 if t.dtype().is_complex() => {
+            let (re, im) = rynamo_tensor::ops::complex::item(&t).map_err(|e| tensor_err(e, vm))?;
+            Ok(re != 0.0 || im != 0.0)
+        }
         1 => Ok(t.item().map_err(|e| tensor_err(e, vm))?.to_bool()),
         0 => Err(vm.new_runtime_error("Boolean value of Tensor with no values is ambiguous")),
         _ => {
@@ -162,8 +178,8 @@ impl AsNumber for PyTensor {
             or: Some(|a, b, vm| binary(PyOperator::Or, a, b, vm)),
             lshift: Some(|a, b, vm| binary(PyOperator::LShift, a, b, vm)),
             rshift: Some(|a, b, vm| binary(PyOperator::RShift, a, b, vm)),
-            int: Some(|num, vm| Ok(vm.ctx.new_int(single(num, vm)?.to_i64()).into())),
-            float: Some(|num, vm| Ok(vm.ctx.new_float(single(num, vm)?.to_f64()).into())),
+            int: Some(|num, vm| Ok(vm.ctx.new_int(single(num, "int64_t", vm)?.to_i64()).into())),
+            float: Some(|num, vm| Ok(vm.ctx.new_float(single(num, "double", vm)?.to_f64()).into())),
             inplace_add: Some(|a, b, vm| inplace(PyOperator::IAdd, a, b, vm)),
             inplace_subtract: Some(|a, b, vm| inplace(PyOperator::ISub, a, b, vm)),
             inplace_multiply: Some(|a, b, vm| inplace(PyOperator::IMul, a, b, vm)),

@@ -185,6 +185,9 @@ fn summarized(t: &Tensor, edge: usize) -> rynamo_tensor::Result<Tensor> {
 struct Printer<'a> {
     values: &'a Values,
     fmt: Formatter,
+    /// A complex tensor's imaginary parts and their own formatter (PyTorch formats the two
+    /// parts with separate formatters, `real+imagj`).
+    imag: Option<(&'a Values, Formatter)>,
     opts: &'a PrintOptions,
     summarize: bool,
 }
@@ -208,7 +211,7 @@ impl Printer<'_> {
     fn nested(&self, shape: &[usize], offset: usize, indent: usize) -> String {
         let edge = self.opts.edgeitems;
         match shape {
-            [] => self.fmt.format(self.values, offset),
+            [] => self.item(offset),
             [n] => self.vector(*n, offset, indent),
             [n, rest @ ..] => {
                 let stride: usize = rest
@@ -236,13 +239,32 @@ impl Printer<'_> {
         }
     }
 
+    /// One element: `_val_formatter` (a complex one as `real+imagj`, the sign of the imaginary
+    /// part taking the place of the `+`).
+    fn item(&self, i: usize) -> String {
+        let re = self.fmt.format(self.values, i);
+        let Some((values, f2)) = &self.imag else {
+            return re;
+        };
+        let im = format!("{}j", f2.format(values, i));
+        let im = im.trim_start();
+        if im.starts_with('+') || im.starts_with('-') {
+            format!("{re}{im}")
+        } else {
+            format!("{re}+{im}")
+        }
+    }
+
     /// `_vector_str`: items wrapped at `linewidth`.
     fn vector(&self, n: usize, offset: usize, indent: usize) -> String {
         let edge = self.opts.edgeitems;
-        let element_length = (self.fmt.max_width + 2) as i64;
+        let mut element_length = (self.fmt.max_width + 2) as i64;
+        if let Some((_, f2)) = &self.imag {
+            element_length += f2.max_width as i64 + 1;
+        }
         let room = self.opts.linewidth as i64 - indent as i64;
         let per_line = room.div_euclid(element_length).max(1) as usize;
-        let item = |i: usize| self.fmt.format(self.values, offset + self.kept(n, i));
+        let item = |i: usize| self.item(offset + self.kept(n, i));
         let data: Vec<String> = if self.summarize && n > 2 * edge {
             (0..edge)
                 .map(item)
@@ -280,6 +302,16 @@ fn add_suffixes(text: String, suffixes: &[String], indent: usize, linewidth: usi
     out
 }
 
+/// The complex dtype printed without a `dtype=` suffix: complex128 when the default dtype is
+/// float64, else complex64 (`_tensor_str`'s `_default_complex_dtype`).
+fn default_complex(default: DType) -> DType {
+    if default == DType::Float64 {
+        DType::Complex128
+    } else {
+        DType::Complex64
+    }
+}
+
 /// Python's `str(tuple(shape))`.
 fn tuple_str(shape: &[usize]) -> String {
     match shape {
@@ -312,7 +344,7 @@ pub fn tensor_repr(
         }
         "[]".to_string()
     } else {
-        if ![default, DType::Int64, DType::Bool].contains(&dtype) {
+        if ![default, default_complex(default), DType::Int64, DType::Bool].contains(&dtype) {
             suffixes.push(format!("dtype={dtype}"));
         }
         let summarize = t.numel() as f64 > opts.threshold;
@@ -321,11 +353,18 @@ pub fn tensor_repr(
         } else {
             t.clone()
         };
-        let values = Values::of(&shown);
-        let fmt = Formatter::new(&values, opts);
+        // A complex tensor's real and imaginary parts get a formatter each (`_tensor_str`).
+        let (values, imag) = if dtype.is_complex() {
+            let pairs = rynamo_tensor::ops::complex::component_pairs(&shown);
+            let part = |k: usize| Values::Float(pairs.iter().skip(k).step_by(2).copied().collect());
+            (part(0), Some(part(1)))
+        } else {
+            (Values::of(&shown), None)
+        };
         let printer = Printer {
             values: &values,
-            fmt,
+            fmt: Formatter::new(&values, opts),
+            imag: imag.as_ref().map(|v| (v, Formatter::new(v, opts))),
             opts,
             summarize,
         };

@@ -8,9 +8,9 @@ pub(crate) use safetensors_native::module_def;
 use rynamo_tensor::DType;
 use safetensors::Dtype;
 
-/// The safetensors dtype of a runtime dtype (every runtime dtype has one).
-pub(crate) fn st_dtype(d: DType) -> Dtype {
-    match d {
+/// The safetensors dtype of a runtime dtype; the format has no complex128 (`C64` is complex64).
+pub(crate) fn st_dtype(d: DType) -> Option<Dtype> {
+    Some(match d {
         DType::Bool => Dtype::BOOL,
         DType::UInt8 => Dtype::U8,
         DType::Int8 => Dtype::I8,
@@ -21,7 +21,9 @@ pub(crate) fn st_dtype(d: DType) -> Dtype {
         DType::BFloat16 => Dtype::BF16,
         DType::Float32 => Dtype::F32,
         DType::Float64 => Dtype::F64,
-    }
+        DType::Complex64 => Dtype::C64,
+        DType::Complex128 => return None,
+    })
 }
 
 /// The runtime dtype of a safetensors dtype, if the runtime has it.
@@ -37,6 +39,7 @@ pub(crate) fn runtime_dtype(d: Dtype) -> Option<DType> {
         Dtype::BF16 => DType::BFloat16,
         Dtype::F32 => DType::Float32,
         Dtype::F64 => DType::Float64,
+        Dtype::C64 => DType::Complex64,
         _ => return None,
     })
 }
@@ -103,10 +106,16 @@ mod safetensors_native {
                     "You are trying to save a non contiguous tensor: `{name}` which is not allowed. It either means you are trying to save tensors which are reference of each other in which case it's recommended to save only the full tensors, and reslice at load time, or simply call `.contiguous()` on your tensor to pack it before saving."
                 )));
             }
+            let dtype = st_dtype(tensor.dtype()).ok_or_else(|| {
+                vm.new_type_error(format!(
+                    "safetensors cannot store `{name}`: it has no {} dtype",
+                    tensor.dtype()
+                ))
+            })?;
             out.push((
                 name,
                 TensorData {
-                    dtype: st_dtype(tensor.dtype()),
+                    dtype,
                     shape: tensor.shape().to_vec(),
                     tensor,
                 },

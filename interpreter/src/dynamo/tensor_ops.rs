@@ -242,8 +242,7 @@ impl Tracer<'_> {
             }
             "is_complex" | "is_signed" if args.is_empty() && kwargs.is_empty() => {
                 let v = match name {
-                    // Rynamo has no complex dtypes.
-                    "is_complex" => false,
+                    "is_complex" => t.meta().dtype.is_complex(),
                     _ => t.meta().dtype.is_signed(),
                 };
                 return Ok(Vt::constant(vm.ctx.new_bool(v).into()));

@@ -122,6 +122,51 @@ pub struct OpDef {
     pub scalar: Option<ScalarExprFn>,
     /// For a binary pointwise op (`add`, `div`, `eq`, ...): its kernel-level operation.
     pub binary: Option<BinaryKindFn>,
+    /// What the op does with a complex argument (`rules::complex::check` enforces it).
+    pub complex: ComplexSupport,
+}
+
+/// Whether an op's kernel and meta rule handle complex dtypes. View ops (`OpFlags::VIEW`) move no
+/// data and always do; any other op is refused with PyTorch's error unless its `OpDef` says
+/// `.complex()`, so a real kernel never reads complex bytes.
+#[derive(Clone, Copy, Debug)]
+pub enum ComplexSupport {
+    /// The kernel computes complex results, or raises PyTorch's error itself for the cases it has
+    /// no complex meaning for (comparisons, `relu`, ...).
+    Supported,
+    /// [`ComplexSupport::Supported`], and the backward formula is right for complex tensors in
+    /// PyTorch's convention (autograd records it with complex arguments or results).
+    Differentiable,
+    /// Complex arguments are refused with `"<kernel>" not implemented for '<dtype>'`, naming the
+    /// ATen kernel PyTorch names (`max()` says `max_all`).
+    RefusedKernel(&'static str),
+    /// Complex arguments are refused: with PyTorch's message, or by default
+    /// `"<name>_cpu" not implemented for 'ComplexFloat'` (as ATen's dispatch macros say).
+    Refused(Option<&'static str>),
+}
+
+impl ComplexSupport {
+    /// Whether complex arguments reach the kernel.
+    pub const fn is_supported(self) -> bool {
+        matches!(
+            self,
+            ComplexSupport::Supported | ComplexSupport::Differentiable
+        )
+    }
+
+    /// Whether autograd may record the op with complex tensors.
+    pub const fn is_differentiable(self) -> bool {
+        matches!(self, ComplexSupport::Differentiable)
+    }
+
+    /// The error for `op` called with complex dtype `d`.
+    pub fn error(self, op: Op, d: rynamo_tensor::DType) -> rynamo_tensor::Error {
+        match self {
+            ComplexSupport::Refused(Some(msg)) => rynamo_tensor::Error::NotImplemented(msg.into()),
+            ComplexSupport::RefusedKernel(k) => rynamo_tensor::ops::complex::refuse(k, d),
+            _ => rynamo_tensor::ops::complex::refuse(&format!("{}_cpu", op.py_name()), d),
+        }
+    }
 }
 
 impl OpDef {
@@ -149,6 +194,39 @@ impl OpDef {
             operators: &[],
             scalar: None,
             binary: None,
+            complex: ComplexSupport::Refused(None),
+        }
+    }
+
+    /// Declares that the kernel and meta rule handle complex arguments.
+    pub const fn complex(self) -> OpDef {
+        OpDef {
+            complex: ComplexSupport::Supported,
+            ..self
+        }
+    }
+
+    /// Declares complex support and a backward formula that is right for complex tensors.
+    pub const fn complex_grad(self) -> OpDef {
+        OpDef {
+            complex: ComplexSupport::Differentiable,
+            ..self
+        }
+    }
+
+    /// Refuses complex arguments naming ATen's kernel `k` (`"k" not implemented for 'ComplexFloat'`).
+    pub const fn complex_kernel(self, k: &'static str) -> OpDef {
+        OpDef {
+            complex: ComplexSupport::RefusedKernel(k),
+            ..self
+        }
+    }
+
+    /// Refuses complex arguments with PyTorch's message `msg` (raised as `NotImplementedError`).
+    pub const fn complex_error(self, msg: &'static str) -> OpDef {
+        OpDef {
+            complex: ComplexSupport::Refused(Some(msg)),
+            ..self
         }
     }
 

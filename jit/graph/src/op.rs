@@ -415,6 +415,16 @@ ops! {
     FusedSgd_ = 266 => optim::fused_sgd_;
     FusedAdagrad_ = 267 => optim::fused_adagrad_;
 
+    // === Issue 29 (complex helper, ids 268-299): complex numbers (rules/complex.rs) ===
+    ViewAsReal = 268 => complex::view_as_real;
+    ViewAsComplex = 269 => complex::view_as_complex;
+    Real = 270 => complex::real;
+    Imag = 271 => complex::imag;
+    Angle = 272 => complex::angle;
+    Conj = 273 => complex::conj;
+    Polar = 274 => complex::polar;
+    Complex = 275 => complex::complex;
+
     // === Issue 29 (special helper, ids 300-349): torch.special kernels (rules/special.rs) ===
     Asinh = 300 => special::asinh;
     Acosh = 301 => special::acosh;

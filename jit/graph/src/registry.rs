@@ -83,7 +83,31 @@ pub fn dispatch(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
     }
     crate::autograd::record::check_inference_inplace(op, args)?;
     if crate::autograd::is_grad_enabled() && crate::autograd::record::any_needs_grad(args) {
-        return crate::autograd::record::call_recorded(op, args, call_observed);
+        // Most backward formulas are written for reals: a complex argument would get a wrong
+        // gradient (no conjugates), so only ops whose formulas hold for complex tensors
+        // (`OpDef::complex_grad`, views) are recorded with complex arguments or results.
+        let complex_ok =
+            crate::autograd::vjp::non_differentiable(op) || crate::rules::complex::grad_ok(op);
+        if !complex_ok && crate::rules::complex::complex_dtype(args).is_some() {
+            return Err(crate::Error::Tensor(rynamo_tensor::Error::NotImplemented(
+                format!(
+                    "the derivative for '{}' is not implemented for complex tensors",
+                    op.py_name()
+                ),
+            )));
+        }
+        let out = crate::autograd::record::call_recorded(op, args, call_observed)?;
+        // A real input reaching a complex result (`view_as_complex`, `polar`, a cast) would need
+        // the complex formulas too.
+        if !complex_ok && out.iter().any(|t| t.dtype().is_complex()) {
+            return Err(crate::Error::Tensor(rynamo_tensor::Error::NotImplemented(
+                format!(
+                    "the derivative for '{}' is not implemented for complex tensors",
+                    op.py_name()
+                ),
+            )));
+        }
+        return Ok(out);
     }
     let mut out = call_observed(op, args)?;
     crate::autograd::record::note_views(op, args, &mut out);
@@ -120,6 +144,7 @@ pub fn call_uncounted(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
         || format!("the kernel of {op}"),
         || {
             rynamo_tensor::unwind::fault::check("kernel", op.name());
+            crate::rules::complex::check(op, args)?;
             op.eager_kernel(args)
         },
     )?;
@@ -133,8 +158,13 @@ pub fn call_uncounted(op: Op, args: &[IValue]) -> Result<Vec<Tensor>> {
 /// Every output's element count is checked (PyTorch's `numel: integer multiplication overflow`),
 /// so a traced shape never wraps around; a panic in a rule is an error naming the op.
 pub fn meta(op: Op, args: &[MetaValue]) -> Result<Vec<TensorMeta>> {
-    let metas =
-        rynamo_tensor::unwind::catch(|| format!("the meta rule of {op}"), || op.meta_rule(args))?;
+    let metas = rynamo_tensor::unwind::catch(
+        || format!("the meta rule of {op}"),
+        || {
+            crate::rules::complex::check(op, args)?;
+            op.meta_rule(args)
+        },
+    )?;
     for m in &metas {
         rynamo_tensor::layout::checked_numel(&m.shape)?;
     }

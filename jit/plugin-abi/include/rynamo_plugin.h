@@ -69,6 +69,8 @@ extern "C" {
 #define RYNAMO_DTYPE_CODE_FLOAT 2
 /* DLPack type code: bfloat16. */
 #define RYNAMO_DTYPE_CODE_BFLOAT 4
+/* DLPack type code: complex (two IEEE floats, real part first; `bits` counts both). */
+#define RYNAMO_DTYPE_CODE_COMPLEX 5
 /* DLPack type code: bool (one byte, 0 or 1). */
 #define RYNAMO_DTYPE_CODE_BOOL 6
 /* DLPack device type: host memory. The only device of ABI 1. */

@@ -46,6 +46,8 @@ abi_consts! {
     pub const RYNAMO_DTYPE_CODE_FLOAT: u8 = 2;
     /// DLPack type code: bfloat16.
     pub const RYNAMO_DTYPE_CODE_BFLOAT: u8 = 4;
+    /// DLPack type code: complex (two IEEE floats, real part first; `bits` counts both).
+    pub const RYNAMO_DTYPE_CODE_COMPLEX: u8 = 5;
     /// DLPack type code: bool (one byte, 0 or 1).
     pub const RYNAMO_DTYPE_CODE_BOOL: u8 = 6;
     /// DLPack device type: host memory. The only device of ABI 1.

@@ -43,8 +43,10 @@
 #define RYNAMO_WIRE_DTYPE_BFLOAT16 7
 #define RYNAMO_WIRE_DTYPE_FLOAT32 8
 #define RYNAMO_WIRE_DTYPE_FLOAT64 9
+#define RYNAMO_WIRE_DTYPE_COMPLEX64 10
+#define RYNAMO_WIRE_DTYPE_COMPLEX128 11
 
-/* Op ids (the op table's order); 300 ops. */
+/* Op ids (the op table's order); 308 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -313,6 +315,14 @@
 #define RYNAMO_OP__FUSED_ADAMW_ 265 /* _fused_adamw_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
 #define RYNAMO_OP__FUSED_SGD_ 266 /* _fused_sgd_(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
 #define RYNAMO_OP__FUSED_ADAGRAD_ 267 /* _fused_adagrad_(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+#define RYNAMO_OP_VIEW_AS_REAL 268 /* view_as_real(Tensor self) -> Tensor */
+#define RYNAMO_OP_VIEW_AS_COMPLEX 269 /* view_as_complex(Tensor self) -> Tensor */
+#define RYNAMO_OP_REAL 270 /* real(Tensor self) -> Tensor */
+#define RYNAMO_OP_IMAG 271 /* imag(Tensor self) -> Tensor */
+#define RYNAMO_OP_ANGLE 272 /* angle(Tensor self) -> Tensor */
+#define RYNAMO_OP_CONJ 273 /* conj(Tensor self) -> Tensor */
+#define RYNAMO_OP_POLAR 274 /* polar(Tensor abs, Tensor angle) -> Tensor */
+#define RYNAMO_OP_COMPLEX 275 /* complex(Tensor real, Tensor imag) -> Tensor */
 #define RYNAMO_OP_ASINH 300 /* asinh(Tensor self) -> Tensor */
 #define RYNAMO_OP_ACOSH 301 /* acosh(Tensor self) -> Tensor */
 #define RYNAMO_OP_ATANH 302 /* atanh(Tensor self) -> Tensor */

@@ -27,6 +27,7 @@ pub fn dtype_to_abi(d: DType) -> RynamoDataType {
         DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => RYNAMO_DTYPE_CODE_INT,
         DType::Float16 | DType::Float32 | DType::Float64 => RYNAMO_DTYPE_CODE_FLOAT,
         DType::BFloat16 => RYNAMO_DTYPE_CODE_BFLOAT,
+        DType::Complex64 | DType::Complex128 => RYNAMO_DTYPE_CODE_COMPLEX,
     };
     RynamoDataType {
         code,

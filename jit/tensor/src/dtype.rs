@@ -31,14 +31,39 @@ pub enum DType {
     Float32,
     /// `torch.float64`.
     Float64,
+    /// `torch.complex64` (`cfloat`): two interleaved f32s per element, real part first (C's
+    /// `float _Complex` layout, which `view_as_real` exposes as a trailing dimension of 2).
+    Complex64,
+    /// `torch.complex128` (`cdouble`): two interleaved f64s per element, real part first.
+    Complex128,
 }
 
 /// The dtype that Python floats become (`torch.get_default_dtype()`).
 pub const DEFAULT_FLOAT: DType = DType::Float32;
 
+/// The dtype that Python complex numbers become: the complex type of [`DEFAULT_FLOAT`].
+pub const DEFAULT_COMPLEX: DType = DType::Complex64;
+
 impl DType {
     /// Every dtype, in wire order.
-    pub const ALL: [DType; 10] = [
+    pub const ALL: [DType; 12] = [
+        DType::Bool,
+        DType::UInt8,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ];
+
+    /// The real (non-complex) dtypes, in wire order: what real-valued kernels, fuzzers and
+    /// property tests range over.
+    pub const REAL: [DType; 10] = [
         DType::Bool,
         DType::UInt8,
         DType::Int8,
@@ -64,6 +89,8 @@ impl DType {
             DType::BFloat16 => "bfloat16",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
         }
     }
 
@@ -80,6 +107,8 @@ impl DType {
             DType::BFloat16 => "bf16",
             DType::Float32 => "f32",
             DType::Float64 => "f64",
+            DType::Complex64 => "c64",
+            DType::Complex128 => "c128",
         }
     }
 
@@ -96,11 +125,13 @@ impl DType {
             DType::BFloat16 => "BFloat16",
             DType::Float32 => "Float",
             DType::Float64 => "Double",
+            DType::Complex64 => "ComplexFloat",
+            DType::Complex128 => "ComplexDouble",
         }
     }
 
     /// Parses [`DType::name`], [`DType::short_name`] or a `torch.`-prefixed name, plus PyTorch's
-    /// aliases (`float`, `double`, `half`, `long`, `int`, `short`).
+    /// aliases (`float`, `double`, `half`, `long`, `int`, `short`, `cfloat`, `cdouble`).
     pub fn from_name(s: &str) -> Option<DType> {
         let s = s.strip_prefix("torch.").unwrap_or(s);
         let alias = match s {
@@ -110,6 +141,8 @@ impl DType {
             "long" => Some(DType::Int64),
             "int" => Some(DType::Int32),
             "short" => Some(DType::Int16),
+            "cfloat" => Some(DType::Complex64),
+            "cdouble" => Some(DType::Complex128),
             _ => None,
         };
         alias.or_else(|| {
@@ -125,7 +158,34 @@ impl DType {
             DType::Bool | DType::UInt8 | DType::Int8 => 1,
             DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
             DType::Int32 | DType::Float32 => 4,
-            DType::Int64 | DType::Float64 => 8,
+            DType::Int64 | DType::Float64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
+        }
+    }
+
+    /// Complex64 or Complex128 (`torch.is_complex`, `dtype.is_complex`).
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
+    }
+
+    /// The dtype of one component of a complex dtype (`x.real.dtype`, `view_as_real(x).dtype`):
+    /// complex64 -> float32, complex128 -> float64; a real dtype is its own value type.
+    pub const fn to_real(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            d => d,
+        }
+    }
+
+    /// `c10::toComplexType`: the complex dtype whose components are `self` (float32 -> complex64,
+    /// float64 -> complex128), or None where PyTorch's answer is a dtype Rynamo does not have
+    /// (float16 -> complex32, bfloat16 -> its bcomplex32) or there is none (integers, bool).
+    pub const fn to_complex(self) -> Option<DType> {
+        match self {
+            DType::Float32 | DType::Complex64 => Some(DType::Complex64),
+            DType::Float64 | DType::Complex128 => Some(DType::Complex128),
+            _ => None,
         }
     }
 
@@ -151,9 +211,11 @@ impl DType {
         !matches!(self, DType::Bool | DType::UInt8)
     }
 
-    /// The promotion category: bool < integral < floating.
+    /// The promotion category: bool < integral < floating < complex.
     pub const fn category(self) -> Category {
-        if self.is_floating_point() {
+        if self.is_complex() {
+            Category::Complex
+        } else if self.is_floating_point() {
             Category::Float
         } else if matches!(self, DType::Bool) {
             Category::Bool
@@ -186,6 +248,8 @@ pub enum Category {
     Int,
     /// Floating point.
     Float,
+    /// Complex.
+    Complex,
 }
 
 /// A Python number: what `1`, `2.5` and `True` are before they meet a tensor.
@@ -308,6 +372,9 @@ pub fn promote_types(a: DType, b: DType) -> DType {
     }
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     match (lo, hi) {
+        // complex64 holds every real dtype but float64 exactly enough; float64 needs complex128.
+        (Float64, Complex64) => Complex128,
+        (_, c) if c.is_complex() => c,
         (Bool, x) => x,
         // uint8 with a signed integer needs a signed type that holds 0..=255.
         (UInt8, Int8) => Int16,
@@ -330,13 +397,22 @@ pub enum Operand {
     Scalar(Category),
 }
 
+/// `torch.result_type` over any number of operands; an error where PyTorch's answer is a dtype
+/// Rynamo does not have ([`try_result_type`]) is raised ([`crate::unwind::raise`]).
+pub fn result_type(operands: &[Operand]) -> DType {
+    try_result_type(operands).unwrap_or_else(|e| crate::unwind::raise(e))
+}
+
 /// `torch.result_type` over any number of operands.
 ///
 /// Three priority groups, highest first: dimensioned tensors, zero-dim tensors, Python scalars. A lower
 /// group only changes the result when it is of a higher category (bool < int < float); then the result
 /// is the promotion of the two (`int32 tensor + 2.5 -> float32`, `uint8 tensor + 300 -> uint8`,
 /// `int32 tensor + float64 zero-dim -> float64`, `float16 tensor + float64 zero-dim -> float16`).
-pub fn result_type(operands: &[Operand]) -> DType {
+/// A complex lower group turns a floating result into the complex type of the same precision
+/// (`float64 tensor + 1j -> complex128`, `float32 tensor + complex128 zero-dim -> complex64`); for
+/// float16/bfloat16 that is complex32/bcomplex32, which Rynamo lacks: an error, never a guess.
+pub fn try_result_type(operands: &[Operand]) -> Result<DType> {
     let mut dim: Option<DType> = None;
     let mut zero: Option<DType> = None;
     let mut wrapped: Option<DType> = None;
@@ -352,22 +428,37 @@ pub fn result_type(operands: &[Operand]) -> DType {
                     Category::Bool => DType::Bool,
                     Category::Int => DType::Int64,
                     Category::Float => DEFAULT_FLOAT,
+                    Category::Complex => DEFAULT_COMPLEX,
                 };
                 merge(&mut wrapped, d)
             }
         }
     }
-    let lower = combine_categories(zero, wrapped);
-    combine_categories(dim, lower).unwrap_or(DEFAULT_FLOAT)
+    let lower = combine_categories(zero, wrapped)?;
+    Ok(combine_categories(dim, lower)?.unwrap_or(DEFAULT_FLOAT))
 }
 
 /// `at::native::combine_categories`: `higher` wins unless `lower` is of a higher category.
-fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
-    match (higher, lower) {
+fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Result<Option<DType>> {
+    Ok(match (higher, lower) {
         (None, l) => l,
         (Some(h), None) => Some(h),
         (Some(h), Some(l)) => {
-            if h.is_floating_point() {
+            if h.is_complex() {
+                Some(h)
+            } else if l.is_complex() {
+                if h.is_floating_point() {
+                    // the higher group keeps its precision, the lower one adds the imaginary part.
+                    Some(h.to_complex().ok_or_else(|| {
+                        Error::NotImplemented(format!(
+                            "the complex counterpart of {h} (torch.complex32/bcomplex32) is not \
+                             supported by Rynamo"
+                        ))
+                    })?)
+                } else {
+                    Some(l)
+                }
+            } else if h.is_floating_point() {
                 Some(h)
             } else if h == DType::Bool || l.is_floating_point() {
                 Some(promote_types(h, l))
@@ -375,7 +466,7 @@ fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DTy
                 Some(h)
             }
         }
-    }
+    })
 }
 
 /// Whether an in-place op may write a `from` result into a `to` tensor (`torch.can_cast`): no

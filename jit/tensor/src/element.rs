@@ -173,7 +173,20 @@ macro_rules! prim_float_element {
 prim_float_element!(f32, Float32);
 prim_float_element!(f64, Float64);
 
-/// Runs `$body` with `$T` bound to the element type of `$dt`, for every dtype.
+/// Raised by the dtype-dispatch macros for a complex dtype: the generic kernels have no complex
+/// element type (complex values are not ordered, and most real kernels have no complex meaning),
+/// so an op that has no complex path of its own fails with PyTorch's error style instead of
+/// reinterpreting the bytes.
+#[cold]
+pub fn no_complex_kernel(d: DType) -> ! {
+    crate::unwind::raise(crate::Error::NotImplementedFor {
+        op: "kernel",
+        dtype: d.aten_name(),
+    })
+}
+
+/// Runs `$body` with `$T` bound to the element type of `$dt`, for every real dtype (a complex
+/// dtype raises [`no_complex_kernel`]).
 #[macro_export]
 macro_rules! dispatch_all {
     ($dt:expr, $T:ident => $body:expr) => {
@@ -218,6 +231,9 @@ macro_rules! dispatch_all {
                 type $T = f64;
                 $body
             }
+            d @ ($crate::DType::Complex64 | $crate::DType::Complex128) => {
+                $crate::element::no_complex_kernel(d)
+            }
         }
     };
 }
@@ -260,6 +276,9 @@ macro_rules! dispatch_compute {
                 $body
             }
             $crate::DType::Float16 | $crate::DType::BFloat16 => $half,
+            d @ ($crate::DType::Complex64 | $crate::DType::Complex128) => {
+                $crate::element::no_complex_kernel(d)
+            }
         }
     };
 }

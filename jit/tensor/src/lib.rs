@@ -54,7 +54,8 @@ pub use half;
 
 pub use autograd_meta::{AutogradMeta, AutogradState};
 pub use dtype::{
-    Category, DEFAULT_FLOAT, DType, Operand, Scalar, can_cast, promote_types, result_type,
+    Category, DEFAULT_COMPLEX, DEFAULT_FLOAT, DType, Operand, Scalar, can_cast, promote_types,
+    result_type, try_result_type,
 };
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};

@@ -105,7 +105,7 @@ fn gen_or_default(g: Option<&Generator>) -> &Generator {
 /// Shape/dtype rule of `rand`/`randn`: float dtypes only.
 pub fn rand_meta(shape: &[usize], dtype: Option<DType>, name: &str) -> Result<TensorMeta> {
     let dt = dtype.unwrap_or(DEFAULT_FLOAT);
-    if !dt.is_floating_point() {
+    if !dt.is_floating_point() && !dt.is_complex() {
         bail!(
             Runtime,
             "\"{name}\" not implemented for '{}'",
@@ -115,8 +115,20 @@ pub fn rand_meta(shape: &[usize], dtype: Option<DType>, name: &str) -> Result<Te
     Ok(TensorMeta::contiguous(dt, shape))
 }
 
+/// The real shape holding a complex tensor of `shape`: a trailing dimension of 2 components.
+fn complex_shape(shape: &[usize]) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    s.push(2);
+    s
+}
+
 /// Uniform samples in `[0, 1)` (`torch.rand`).
 pub fn rand(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
+    if let Some(c) = dtype.filter(|d| d.is_complex()) {
+        // Each component uniform in [0, 1), as PyTorch's complex `rand`.
+        let r = rand(&complex_shape(shape), Some(c.to_real()), g)?;
+        return crate::ops::complex::view_as_complex(&r);
+    }
     let meta = rand_meta(shape, dtype, "check_uniform_bounds")?;
     let n = meta.shape.iter().product();
     check_alloc(&meta.shape, meta.dtype)?;
@@ -136,6 +148,17 @@ pub fn rand(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Res
 
 /// Standard normal samples (`torch.randn`), by the Box-Muller transform.
 pub fn randn(shape: &[usize], dtype: Option<DType>, g: Option<&Generator>) -> Result<Tensor> {
+    if let Some(c) = dtype.filter(|d| d.is_complex()) {
+        // A standard complex normal: E|z|^2 = 1, so each component is N(0, 1/2) (PyTorch's).
+        let r = randn(&complex_shape(shape), Some(c.to_real()), g)?;
+        let r = crate::ops::pointwise::binary(
+            crate::BinaryOp::Mul,
+            crate::TensorOrScalar::Tensor(&r),
+            crate::TensorOrScalar::Scalar(crate::Scalar::Float(std::f64::consts::FRAC_1_SQRT_2)),
+            crate::Scalar::Int(1),
+        )?;
+        return crate::ops::complex::view_as_complex(&r);
+    }
     let meta = rand_meta(shape, dtype, "normal_kernel_cpu")?;
     let n: usize = meta.shape.iter().product();
     check_alloc(&meta.shape, meta.dtype)?;

@@ -222,6 +222,7 @@ impl Tensor {
                 crate::Category::Bool => DType::Bool,
                 crate::Category::Int => DType::Int64,
                 crate::Category::Float => crate::DEFAULT_FLOAT,
+                crate::Category::Complex => crate::DEFAULT_COMPLEX,
             }
         });
         let t = Tensor::empty(shape, dtype);
@@ -360,6 +361,15 @@ impl Tensor {
                 self.numel()
             );
         }
+        if self.dtype.is_complex() {
+            // `Scalar` is real: complex callers read `ops::complex::item` instead; everyone else
+            // (argument binding, `float()`, `int()`) gets an error, never the real part alone.
+            bail!(
+                Runtime,
+                "a {} value cannot be converted to a real number",
+                self.dtype
+            );
+        }
         let v = dispatch_all!(self.dtype, T => {
             // SAFETY: one element exists at the data pointer.
             let e: T = unsafe { *self.data_ptr::<T>() };
@@ -432,6 +442,10 @@ impl Tensor {
 
     /// Fills without bumping the version (fresh tensors).
     fn fill_raw(&self, value: Scalar) {
+        if self.dtype.is_complex() {
+            // A real value fills the real part; the imaginary part is zero.
+            return crate::ops::complex::fill(self, value.to_f64(), 0.0);
+        }
         dispatch_all!(self.dtype, T => {
             let v: T = scalar_to::<T>(value);
             kernels::copy::fill(self, v);

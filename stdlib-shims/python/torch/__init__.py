@@ -94,7 +94,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         other = tensor(other, dtype=input.dtype)
     if input.dtype != other.dtype:
         names = {float32: "Float", float64: "Double", float16: "Half", bfloat16: "BFloat16",
-                 int64: "Long", int32: "Int", int8: "Char", uint8: "Byte", bool: "Bool"}
+                 int64: "Long", int32: "Int", int8: "Char", uint8: "Byte", bool: "Bool",
+                 complex64: "ComplexFloat", complex128: "ComplexDouble"}
         raise RuntimeError("%s did not match %s" % (names[input.dtype], names[other.dtype]))
     if rtol < 0 or atol < 0:
         raise ValueError(
@@ -103,7 +104,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             else "atol must be greater than or equal to zero, but got %s" % atol
         )
     close = input == other
-    if not input.is_floating_point():
+    if not input.is_floating_point() and not input.is_complex():
         diff = (input.to(float64) - other.to(float64)).abs()
         return close | (diff <= atol + rtol * other.to(float64).abs())
     if equal_nan:
@@ -405,7 +406,7 @@ _LAZY_ATTRS = {
     "is_autocast_available": "torch.amp",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
-                    "ByteStorage BoolStorage BFloat16Storage").split()
+                    "ByteStorage BoolStorage BFloat16Storage ComplexFloatStorage ComplexDoubleStorage").split()
 
 
 _LEGACY_TENSOR_TYPES = ("DoubleTensor FloatTensor HalfTensor BFloat16Tensor LongTensor IntTensor ShortTensor "
@@ -439,19 +440,7 @@ def matrix_power(input, n):
     return _linalg().matrix_power(input, n)
 
 
-def _no_complex(name):
-    def unsupported(*args, **kwargs):
-        raise NotImplementedError(f"torch.{name}: complex dtypes (complex64/complex128) are not supported by Rynamo "
-                                  "yet")
-    unsupported.__name__ = name
-    return unsupported
-
-
-# Complex tensors do not exist yet (issue 29 requirement 3): their entry points raise a clear error
-# instead of an AttributeError.
-polar = _no_complex("polar")
-view_as_complex = _no_complex("view_as_complex")
-view_as_real = _no_complex("view_as_real")
+# `polar`, `view_as_complex`, `view_as_real`, `complex`: registry ops (rules/complex.rs).
 
 
 def set_default_tensor_type(t):

@@ -243,7 +243,10 @@ def signbit(input):
 
 
 def sgn(input):
-    """``sign`` (for real tensors)."""
+    """``sign`` for real tensors; ``z / |z|`` (0 where ``z`` is 0) for complex ones."""
+    if input.is_complex():
+        a = input.abs()
+        return input / torch.where(a == 0, 1.0, a)
     return torch.sign(input)
 
 

@@ -89,7 +89,8 @@ class _LegacyStorage(TypedStorage):
 _STORAGE_NAMES = {
     "float64": "DoubleStorage", "float32": "FloatStorage", "float16": "HalfStorage", "int64": "LongStorage",
     "int32": "IntStorage", "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
-    "bool": "BoolStorage", "bfloat16": "BFloat16Storage",
+    "bool": "BoolStorage", "bfloat16": "BFloat16Storage", "complex64": "ComplexFloatStorage",
+    "complex128": "ComplexDoubleStorage",
 }
 
 # The classes live in `torch` (checkpoints reference `torch.FloatStorage`).

@@ -75,6 +75,7 @@ pub(crate) fn more_cases() -> Vec<Case> {
     v.extend(shapes_and_indexing());
     v.extend(nn());
     v.extend(crate::diff_special::cases());
+    v.extend(crate::diff_complex::cases());
     v
 }
 

@@ -8,6 +8,7 @@ mod api_gaps;
 mod api_gaps_errors;
 mod diff;
 mod diff_cases;
+mod diff_complex;
 mod diff_special;
 mod eager_parity;
 mod package;

@@ -404,7 +404,9 @@ fn validate(node: &Arc<Node>, out: &mut [Option<Tensor>]) -> Result<()> {
             }
             t = Eager.sum_to(&t, &m.shape)?;
         }
-        if t.dtype() != m.dtype && m.dtype.is_floating_point() {
+        // A complex gradient of a real input keeps its real part, a real one of a complex input
+        // gets a zero imaginary part (PyTorch's `validate_outputs`).
+        if t.dtype() != m.dtype && (m.dtype.is_floating_point() || m.dtype.is_complex()) {
             t = Eager.to_dtype(&t, m.dtype)?;
         }
         if anomaly::is_enabled() && anomaly::check_nan() && has_nan(&t)? {

@@ -81,7 +81,7 @@ pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Resu
         let any_in = !no_grad.get(i).copied().unwrap_or(false) && n.inputs().any(|v| needs[&v]);
         for (o, jo) in n.outputs.iter().zip(outs) {
             map.insert(*o, jo);
-            needs.insert(*o, any_in && fw.value(*o).meta.dtype.is_floating_point());
+            needs.insert(*o, any_in && differentiable(fw, n, *o)?);
         }
     }
     // Tangents, one per differentiable output.
@@ -229,11 +229,31 @@ fn record_composites(
         flags.resize(gb.graph().nodes().len(), off);
         for (o, jo) in n.outputs.iter().zip(outs) {
             map.insert(*o, jo);
-            needs.insert(*o, any_in && fw.value(*o).meta.dtype.is_floating_point());
+            needs.insert(*o, any_in && differentiable(fw, n, *o)?);
         }
     }
     let outputs = fw.outputs().iter().map(|o| map[o]).collect();
     Ok((gb.finish(outputs), flags))
+}
+
+/// Whether output `o` of node `n` (an input of which needs grad) carries a gradient: floating
+/// and complex outputs do; a complex input or output of an op whose backward formula is written
+/// for reals only is an error (its gradient would lack the conjugates), as in eager recording.
+fn differentiable(fw: &Graph, n: &crate::Node, o: crate::ValueId) -> Result<bool> {
+    let d = fw.value(o).meta.dtype;
+    let complex = d.is_complex() || n.inputs().any(|v| fw.value(v).meta.dtype.is_complex());
+    if complex
+        && !crate::autograd::vjp::non_differentiable(n.op)
+        && !crate::rules::complex::grad_ok(n.op)
+    {
+        return Err(crate::Error::Tensor(rynamo_tensor::Error::NotImplemented(
+            format!(
+                "the derivative for '{}' is not implemented for complex tensors",
+                n.op.py_name()
+            ),
+        )));
+    }
+    Ok(d.is_floating_point() || d.is_complex())
 }
 
 /// Whether in-place node `n` updates a counter: an integer or bool tensor that only in-place
@@ -268,7 +288,7 @@ fn reduce_and_cast(gb: &mut GraphBuilder, g: ValueId, m: &TensorMeta) -> Result<
     if gb.meta(g).shape != m.shape {
         g = gb.sum_to(&g, &m.shape)?;
     }
-    if gb.meta(g).dtype != m.dtype && m.dtype.is_floating_point() {
+    if gb.meta(g).dtype != m.dtype && (m.dtype.is_floating_point() || m.dtype.is_complex()) {
         g = gb.to_dtype(&g, m.dtype)?;
     }
     Ok(g)

@@ -259,7 +259,7 @@ pub(crate) fn call_recorded(
 
     let mut outs = below(op, args)?;
 
-    let differentiable = |t: &Tensor| t.dtype().is_floating_point();
+    let differentiable = |t: &Tensor| t.dtype().is_floating_point() || t.dtype().is_complex();
     if !outs.iter().any(differentiable) || edges.iter().all(Option::is_none) {
         note_views(op, args, &mut outs);
         return Ok(outs);

@@ -36,7 +36,7 @@ macro_rules! binary {
                 let (b, alpha) = kind(&a)?;
                 Ok(vec![pointwise::binary(b, a.self_.into_operand(), a.$rhs.into_operand(), alpha)?])
             }
-            with .binary(|args| kind(&Args::read(args)?)) $($($with)*)?
+            with .binary(|args| kind(&Args::read(args)?)).complex() $($($with)*)?
         }
     };
 }
@@ -56,7 +56,7 @@ macro_rules! binary_ {
                 let (b, alpha) = super::$twin::kind(&super::$twin::Args::read(args)?)?;
                 inplace::binary_eager(op, a.self_, b, a.$rhs, alpha)
             }
-            with .functional(Op::$Twin) $($($with)*)?
+            with .functional(Op::$Twin).complex() $($($with)*)?
         }
     };
 }
@@ -78,15 +78,15 @@ fn compared_to_zero() -> Sample {
 
 binary!(add = "add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor",
     [FUNCTION METHOD COMMUTATIVE], other, |a| (B::Add, a.alpha),
-    with .vjp(&vjp::ADD).operators(&["add"])
+    with .complex_grad().vjp(&vjp::ADD).operators(&["add"])
         .sample(|| with_kw(vec![t(fx::x()), t(fx::y())], "alpha", Value::Int(2))));
 binary!(sub = "sub(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor",
     [FUNCTION METHOD], other, |a| (B::Sub, a.alpha),
-    with .vjp(&vjp::SUB).operators(&["sub"])
+    with .complex_grad().vjp(&vjp::SUB).operators(&["sub"])
         .sample(|| with_kw(vec![t(fx::x()), t(fx::y())], "alpha", Value::Int(2))));
 binary!(mul = "mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
     [FUNCTION METHOD COMMUTATIVE], other, |a| (B::Mul, ONE),
-    with .vjp(&vjp::MUL).operators(&["mul"])
+    with .complex_grad().vjp(&vjp::MUL).operators(&["mul"])
         .sample(|| pos_args(vec![Value::Int(2), t(fx::x())])));
 binary!(div = "div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor",
     [FUNCTION METHOD], other,
@@ -220,7 +220,7 @@ op! {
         Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![pointwise::clamp_meta(a.self_, a.min, a.max)?]) }
     eager(_, a) { Ok(vec![pointwise::clamp(a.self_, a.min, a.max)?]) }
-    with .vjp(&vjp::CLAMP).sample(clamp_sample)
+    with .complex_error("clamp is not supported for complex types") .vjp(&vjp::CLAMP).sample(clamp_sample)
 }
 
 op! {
@@ -228,21 +228,21 @@ op! {
         Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![pointwise::clamp_meta(a.self_, a.min, a.max)?]) }
     eager(_, a) { Ok(vec![pointwise::clamp(a.self_, a.min, a.max)?]) }
-    with .vjp(&vjp::CLAMP).sample(clamp_sample)
+    with .complex_error("clamp is not supported for complex types") .vjp(&vjp::CLAMP).sample(clamp_sample)
 }
 
 op! {
     clamp_min = "clamp_min(Tensor self, Tensor|Scalar min) -> Tensor", Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![pointwise::clamp_meta(a.self_, Some(a.min), None)?]) }
     eager(_, a) { Ok(vec![pointwise::clamp(a.self_, Some(a.min), None)?]) }
-    with .vjp(&vjp::CLAMP_MIN).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.1)]))
+    with .complex_error("clamp is not supported for complex types") .vjp(&vjp::CLAMP_MIN).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.1)]))
 }
 
 op! {
     clamp_max = "clamp_max(Tensor self, Tensor|Scalar max) -> Tensor", Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![pointwise::clamp_meta(a.self_, None, Some(a.max))?]) }
     eager(_, a) { Ok(vec![pointwise::clamp(a.self_, None, Some(a.max))?]) }
-    with .vjp(&vjp::CLAMP_MAX).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.1)]))
+    with .complex_error("clamp is not supported for complex types") .vjp(&vjp::CLAMP_MAX).sample(|| pos_args(vec![t(fx::x()), Value::Float(0.1)]))
 }
 
 op! {
@@ -261,7 +261,7 @@ op! {
         pointwise::clamp_(a.self_, a.min, a.max)?;
         Ok(vec![a.self_.clone()])
     }
-    with .functional(Op::Clamp)
+    with .complex_error("clamp is not supported for complex types") .functional(Op::Clamp)
         .sample(|| pos_args(vec![t(fx::x()), Value::Float(-0.5), Value::Float(0.5)]))
 }
 
@@ -270,7 +270,7 @@ op! {
         Pointwise, [FUNCTION];
     meta(_, a) { Ok(vec![pointwise::where_meta(a.condition, a.self_, a.other)?]) }
     eager(_, a) { Ok(vec![pointwise::where_(a.condition, a.self_, a.other)?]) }
-    with .vjp(&vjp::WHERE)
+    with .complex().vjp(&vjp::WHERE)
         .sample(|| pos_args(vec![t(fx::mask()), t(fx::x()), Value::Float(0.0)]))
 }
 
@@ -279,7 +279,7 @@ op! {
         Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![pointwise::masked_fill_meta(a.self_, a.mask, a.value)?]) }
     eager(_, a) { Ok(vec![pointwise::masked_fill(a.self_, a.mask, a.value)?]) }
-    with .vjp(&vjp::MASKED_FILL)
+    with .complex().vjp(&vjp::MASKED_FILL)
         .sample(|| pos_args(vec![t(fx::x()), t(fx::mask()), Value::Float(-1.0)]))
 }
 
@@ -300,7 +300,7 @@ op! {
         a.self_.copy_(&r)?;
         Ok(vec![a.self_.clone()])
     }
-    with .functional(Op::MaskedFill)
+    with .functional(Op::MaskedFill).complex()
         .sample(|| pos_args(vec![t(fx::x().deep_clone()), t(fx::mask()), Value::Float(-1.0)]))
 }
 

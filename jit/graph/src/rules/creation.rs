@@ -73,28 +73,29 @@ creation!(
     [FUNCTION],
     |a| sized(a.size, a.dtype)?,
     |a, m| Tensor::zeros(&m.shape, m.dtype),
-    with.fill(|_| ZERO).sample(two_by_three)
+    with.complex().fill(|_| ZERO).sample(two_by_three)
 );
 creation!(
     ones = "ones(int[] size, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| sized(a.size, a.dtype)?,
     |a, m| Tensor::ones(&m.shape, m.dtype),
-    with.fill(|_| ONE).sample(two_by_three)
+    with.complex().fill(|_| ONE).sample(two_by_three)
 );
 creation!(
     empty = "empty(int[] size, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| sized(a.size, a.dtype)?,
     |a, m| Tensor::empty(&m.shape, m.dtype),
-    with.fill(|_| ZERO).sample(two_by_three)
+    with.complex().fill(|_| ZERO).sample(two_by_three)
 );
 creation!(
     full = "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| cr::full_meta(a.size, a.fill_value, a.dtype)?,
     |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
-    with.fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+    with.complex()
+        .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
         .sample(|| pos_args(vec![Value::IntList(vec![2]), Value::Int(7)]))
 );
 creation!(
@@ -102,28 +103,29 @@ creation!(
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::zeros(&m.shape, m.dtype),
-    with.not_differentiable().fill(|_| ZERO)
+    with.complex().not_differentiable().fill(|_| ZERO)
 );
 creation!(
     ones_like = "ones_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::ones(&m.shape, m.dtype),
-    with.not_differentiable().fill(|_| ONE)
+    with.complex().not_differentiable().fill(|_| ONE)
 );
 creation!(
     empty_like = "empty_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::empty(&m.shape, m.dtype),
-    with.not_differentiable().fill(|_| ZERO)
+    with.complex().not_differentiable().fill(|_| ZERO)
 );
 creation!(
     full_like = "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
     |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
-    with.not_differentiable()
+    with.complex()
+        .not_differentiable()
         .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
         .sample(|| pos_args(vec![t(fx::x()), Value::Bool(true)]))
 );
@@ -132,21 +134,30 @@ creation!(
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::zeros(&m.shape, m.dtype),
-    with.not_differentiable().fill(|_| ZERO).sample(new_4_by_2)
+    with.complex()
+        .not_differentiable()
+        .fill(|_| ZERO)
+        .sample(new_4_by_2)
 );
 creation!(
     new_ones = "new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::ones(&m.shape, m.dtype),
-    with.not_differentiable().fill(|_| ONE).sample(new_4_by_2)
+    with.complex()
+        .not_differentiable()
+        .fill(|_| ONE)
+        .sample(new_4_by_2)
 );
 creation!(
     new_empty = "new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor",
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::empty(&m.shape, m.dtype),
-    with.not_differentiable().fill(|_| ZERO).sample(new_4_by_2)
+    with.complex()
+        .not_differentiable()
+        .fill(|_| ZERO)
+        .sample(new_4_by_2)
 );
 creation!(
     new_full =
@@ -154,7 +165,8 @@ creation!(
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
     |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
-    with.not_differentiable()
+    with.complex()
+        .not_differentiable()
         .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
         .sample(|| pos_args(vec![t(fx::x()), Value::IntList(vec![3]), Value::Float(1.5)]))
 );
@@ -190,11 +202,11 @@ creation!(
 creation!(rand = "rand(int[] size, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
     |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "rand")?,
     |a, m| random::rand(&m.shape, Some(m.dtype), None)?,
-    with .sample(two_by_three));
+    with .complex().sample(two_by_three));
 creation!(randn = "randn(int[] size, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
     |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "randn")?,
     |a, m| random::randn(&m.shape, Some(m.dtype), None)?,
-    with .sample(two_by_three));
+    with .complex().sample(two_by_three));
 creation!(rand_like = "rand_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION RANDOM],
     |a| {

@@ -87,7 +87,7 @@ op! {
         [FUNCTION METHOD];
     meta(_, a) { Ok(vec![g::index_select_meta(a.self_, a.dim, a.index)?]) }
     eager(_, a) { Ok(vec![g::index_select(a.self_, a.dim, a.index)?]) }
-    with .vjp(&vjp_indexing::INDEX_SELECT).sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::longs(&[2, 2, 0]))]))
+    with .complex().vjp(&vjp_indexing::INDEX_SELECT).sample(|| pos_args(vec![t(fx::x()), Value::Int(1), t(fx::longs(&[2, 2, 0]))]))
 }
 
 /// `op(ints)`.

@@ -137,7 +137,7 @@ op! {
         a.self_.copy_(a.src)?;
         Ok(vec![a.self_.clone()])
     }
-    with .vjp(&vjp::COPY)
+    with .complex().vjp(&vjp::COPY)
         .sample(|| pos_args(vec![t(Tensor::zeros(&[2, 3], DType::Int32)), t(fx::y())]))
 }
 
@@ -152,7 +152,7 @@ op! {
         a.self_.fill_(Scalar::Int(0));
         Ok(vec![a.self_.clone()])
     }
-    with .vjp(&vjp::ZERO).sample(|| pos_args(vec![mine()]))
+    with .complex().vjp(&vjp::ZERO).sample(|| pos_args(vec![mine()]))
 }
 
 op! {
@@ -167,11 +167,15 @@ op! {
         check_fill_value(&a.value)?;
         match a.value {
             TensorOrScalar::Scalar(s) => a.self_.fill_(s),
+            // A complex value (`z.fill_(1 + 2j)`) is copied: `Scalar` holds no complex number.
+            TensorOrScalar::Tensor(t) if t.dtype().is_complex() && a.self_.dtype().is_complex() => {
+                a.self_.copy_(t)?
+            }
             TensorOrScalar::Tensor(t) => a.self_.fill_(t.item()?),
         }
         Ok(vec![a.self_.clone()])
     }
-    with .vjp(&vjp::FILL).sample(|| pos_args(vec![mine(), Value::Int(4)]))
+    with .complex().vjp(&vjp::FILL).sample(|| pos_args(vec![mine(), Value::Int(4)]))
 }
 
 op! {
@@ -187,7 +191,7 @@ op! {
         index::setitem(a.self_, a.indices, a.value)?;
         Ok(vec![a.self_.clone()])
     }
-    with .vjp(&vjp::SETITEM).sample(|| {
+    with .complex() .vjp(&vjp::SETITEM).sample(|| {
         let mask = IndexItem::Tensor(fx::mask());
         pos_args(vec![mine(), Value::Index(vec![mask]), Value::Float(9.0)])
     })

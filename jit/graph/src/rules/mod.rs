@@ -5,6 +5,7 @@
 
 pub(crate) mod backward;
 pub(crate) mod binary;
+pub(crate) mod complex;
 pub(crate) mod conv;
 pub(crate) mod creation;
 pub(crate) mod host;

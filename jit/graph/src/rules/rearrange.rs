@@ -17,28 +17,28 @@ op! {
     repeat = "repeat(Tensor self, int[] repeats) -> Tensor", Extern, [METHOD];
     meta(_, a) { Ok(vec![re::repeat_meta(a.self_, a.repeats)?]) }
     eager(_, a) { Ok(vec![re::repeat(a.self_, a.repeats)?]) }
-    with .vjp(&vjp_rearrange::REPEAT).sample(|| x_with(vec![Value::Int(2), Value::Int(1), Value::Int(2)]))
+    with .complex().vjp(&vjp_rearrange::REPEAT).sample(|| x_with(vec![Value::Int(2), Value::Int(1), Value::Int(2)]))
 }
 
 op! {
     tile = "tile(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![re::repeat_meta(a.self_, &re::tile_repeats(a.self_, a.dims))?]) }
     eager(_, a) { Ok(vec![re::repeat(a.self_, &re::tile_repeats(a.self_, a.dims))?]) }
-    with .vjp(&vjp_rearrange::REPEAT).sample(|| x_with(vec![Value::IntList(vec![2])]))
+    with .complex().vjp(&vjp_rearrange::REPEAT).sample(|| x_with(vec![Value::IntList(vec![2])]))
 }
 
 op! {
     flip = "flip(Tensor self, int[] dims) -> Tensor", Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![re::flip_meta(a.self_, a.dims)?]) }
     eager(_, a) { Ok(vec![re::flip(a.self_, a.dims)?]) }
-    with .vjp(&vjp_rearrange::FLIP).sample(|| x_with(vec![Value::IntList(vec![0, 1])]))
+    with .complex().vjp(&vjp_rearrange::FLIP).sample(|| x_with(vec![Value::IntList(vec![0, 1])]))
 }
 
 op! {
     roll = "roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![re::roll_meta(a.self_, a.shifts, a.dims)?]) }
     eager(_, a) { Ok(vec![re::roll(a.self_, a.shifts, a.dims)?]) }
-    with .vjp(&vjp_rearrange::ROLL).sample(|| x_with(vec![Value::Int(1), Value::Int(1)]))
+    with .complex().vjp(&vjp_rearrange::ROLL).sample(|| x_with(vec![Value::Int(1), Value::Int(1)]))
 }
 
 op! {

@@ -60,7 +60,7 @@ macro_rules! reduction {
                 let p = plan(&a)?;
                 Ok(vec![reduce::reduce(p.op, a.self_, p.dims.as_deref(), p.keepdim, p.dtype)?])
             }
-            $(with $($with)*)?
+            with .complex() $($($with)*)?
         }
     };
 }
@@ -97,12 +97,12 @@ fn mask_along_0() -> Sample {
 reduction!(
     sum = "sum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     |a| make_plan(ReduceOp::Sum, a.dim, a.keepdim, a.dtype),
-    with.vjp(&vjp::SUM).sample(over_all_kept)
+    with.complex_grad().vjp(&vjp::SUM).sample(over_all_kept)
 );
 reduction!(
     mean = "mean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     |a| make_plan(ReduceOp::Mean, a.dim, a.keepdim, a.dtype),
-    with.vjp(&vjp::MEAN).sample(over_all_kept)
+    with.complex_grad().vjp(&vjp::MEAN).sample(over_all_kept)
 );
 reduction!(
     prod =
@@ -247,7 +247,7 @@ op! {
         reduce::minmax_all_meta(a.self_, "max")?;
         Ok(vec![reduce::reduce(ReduceOp::Amax, a.self_, None, false, None)?])
     }
-    with .vjp(&vjp::MAX)
+    with .complex_kernel("max_all").vjp(&vjp::MAX)
 }
 
 op! {
@@ -257,7 +257,7 @@ op! {
         reduce::minmax_all_meta(a.self_, "min")?;
         Ok(vec![reduce::reduce(ReduceOp::Amin, a.self_, None, false, None)?])
     }
-    with .vjp(&vjp::MIN)
+    with .complex_kernel("min_all").vjp(&vjp::MIN)
 }
 
 /// `op(x, 1, True)`.

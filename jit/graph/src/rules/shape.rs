@@ -73,12 +73,12 @@ op! {
     cat = "cat(Tensor[] tensors, int dim=0) -> Tensor", Extern, [FUNCTION];
     meta(_, a) { Ok(vec![shape::cat_meta(&a.tensors, a.dim)?]) }
     eager(_, a) { Ok(vec![shape::cat(&a.tensors, a.dim)?]) }
-    with .vjp(&vjp::CAT).sample(two_along_1)
+    with .complex_grad().vjp(&vjp::CAT).sample(two_along_1)
 }
 
 op! {
     stack = "stack(Tensor[] tensors, int dim=0) -> Tensor", Extern, [FUNCTION];
     meta(_, a) { Ok(vec![shape::stack_meta(&a.tensors, a.dim)?]) }
     eager(_, a) { Ok(vec![shape::stack(&a.tensors, a.dim)?]) }
-    with .vjp(&vjp::STACK).sample(two_along_1)
+    with .complex_grad().vjp(&vjp::STACK).sample(two_along_1)
 }

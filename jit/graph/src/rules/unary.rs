@@ -27,7 +27,7 @@ macro_rules! unary {
             }
             meta(_, a) { Ok(vec![pointwise::unary_meta(kind(&a)?, a.self_)?]) }
             eager(_, a) { Ok(vec![pointwise::unary(kind(&a)?, a.self_)?]) }
-            $(with $($with)*)?
+            with .complex() $($($with)*)?
         }
     };
 }
@@ -46,7 +46,7 @@ macro_rules! unary_ {
                 let k = super::$twin::kind(&super::$twin::Args::read(args)?)?;
                 inplace::unary_eager(op, a.self_, k)
             }
-            with .functional(Op::$Twin) $($($with)*)?
+            with .functional(Op::$Twin).complex() $($($with)*)?
         }
     };
 }
@@ -61,10 +61,11 @@ fn ramp() -> crate::def::Sample {
 }
 
 unary!(neg = "neg(Tensor self) -> Tensor", [FUNCTION METHOD], |a| U::Neg,
-    with .vjp(&vjp::NEG).operators(&["neg"]));
+    with .complex_grad().vjp(&vjp::NEG).operators(&["neg"]));
 unary!(abs = "abs(Tensor self) -> Tensor", [FUNCTION METHOD], |a| U::Abs,
-    with .vjp(&vjp::ABS).operators(&["abs"]));
-unary!(exp = "exp(Tensor self) -> Tensor", [FUNCTION METHOD], |a| U::Exp, with .vjp(&vjp::EXP));
+    with .complex_grad().vjp(&vjp::ABS).operators(&["abs"]));
+unary!(exp = "exp(Tensor self) -> Tensor", [FUNCTION METHOD], |a| U::Exp,
+    with .complex_grad().vjp(&vjp::EXP));
 unary!(exp2 = "exp2(Tensor self) -> Tensor", [FUNCTION METHOD], |a| U::Exp2, with .vjp(&vjp::EXP2));
 unary!(expm1 = "expm1(Tensor self) -> Tensor", [FUNCTION METHOD], |a| U::Expm1,
     with .vjp(&vjp::EXPM1));

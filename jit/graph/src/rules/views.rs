@@ -111,7 +111,7 @@ op! {
     reshape = "reshape(Tensor self, int[] shape) -> Tensor", View, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![reshape_meta(a.self_, a.shape)?]) }
     eager(_, a) { Ok(vec![a.self_.reshape(a.shape)?]) }
-    with .vjp(&vjp::RESHAPE).sample(|| x_with(vec![Value::Int(3), Value::Int(-1)]))
+    with .complex_grad().vjp(&vjp::RESHAPE).sample(|| x_with(vec![Value::Int(3), Value::Int(-1)]))
 }
 
 op! {
@@ -127,7 +127,7 @@ op! {
         }])
     }
     eager(_, a) { Ok(vec![a.self_.flatten(a.start_dim, a.end_dim)?]) }
-    with .vjp(&vjp::UNSAFE_VIEW).sample(transposed)
+    with .complex_grad().vjp(&vjp::UNSAFE_VIEW).sample(transposed)
 }
 
 op! {
@@ -141,14 +141,14 @@ op! {
         }])
     }
     eager(_, a) { Ok(vec![a.self_.contiguous()]) }
-    with .vjp(&vjp::CLONE).sample(transposed)
+    with .complex_grad().vjp(&vjp::CLONE).sample(transposed)
 }
 
 op! {
     clone = "clone(Tensor self) -> Tensor", Pointwise, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![preserving(a.self_, a.self_.dtype())]) }
     eager(_, a) { Ok(vec![a.self_.clone_preserving()]) }
-    with .vjp(&vjp::CLONE)
+    with .complex_grad().vjp(&vjp::CLONE)
 }
 
 op! {
@@ -158,7 +158,7 @@ op! {
         Ok(vec![index::getitem_meta(&meta_of(a.self_), &items)?])
     }
     eager(_, a) { Ok(vec![index::getitem(a.self_, a.indices)?]) }
-    with .vjp(&vjp::GETITEM).sample(|| {
+    with .complex().vjp(&vjp::GETITEM).sample(|| {
         let items = vec![
             IndexItem::Slice {
                 start: None,
@@ -194,7 +194,7 @@ op! {
             _ => x.clone(),
         }])
     }
-    with .vjp(&vjp::TO).sample(to_half)
+    with .complex_grad().vjp(&vjp::TO).sample(to_half)
 }
 
 op! {
@@ -208,7 +208,7 @@ op! {
         }])
     }
     eager(_, a) { Ok(vec![a.self_.to_dtype(a.dtype)]) }
-    with .vjp(&vjp::TO).sample(to_half)
+    with .complex_grad().vjp(&vjp::TO).sample(to_half)
 }
 
 op! {

@@ -2,6 +2,7 @@
 
 mod aot;
 mod bind;
+mod complex_sweep;
 mod decompositions;
 mod errors;
 mod errors_nn;

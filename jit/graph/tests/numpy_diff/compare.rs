@@ -6,7 +6,7 @@ use rynamo_tensor::{DType, Tensor};
 
 use crate::wire::{RefArray, RefData};
 
-/// PyTorch's `promoteTypes` lookup, in `DType::ALL` order (b1 u1 i1 i2 i4 i8 f2 bf f4 f8), as
+/// PyTorch's `promoteTypes` lookup, in `DType::REAL` order (b1 u1 i1 i2 i4 i8 f2 bf f4 f8), as
 /// printed in `c10/core/ScalarType.cpp` (reordered).
 const PROMOTE: [[u8; 10]; 10] = {
     const B1: u8 = 0;
@@ -34,7 +34,7 @@ const PROMOTE: [[u8; 10]; 10] = {
 };
 
 pub fn promote(a: DType, b: DType) -> DType {
-    DType::ALL[PROMOTE[a as usize][b as usize] as usize]
+    DType::REAL[PROMOTE[a as usize][b as usize] as usize]
 }
 
 /// One operand of a promotion: a dimensioned tensor, a zero-dim tensor, or a Python number.

@@ -81,7 +81,7 @@ pub enum Layout {
     Expanded,
 }
 
-pub const ALL_DTYPES: [DType; 10] = DType::ALL;
+pub const ALL_DTYPES: [DType; 10] = DType::REAL;
 pub const FLOAT_DTYPES: [DType; 4] = [
     DType::Float32,
     DType::Float64,

@@ -32,6 +32,38 @@ use crate::wire::{PyArg, PyCase, RefResult};
 /// Ops whose results are not checked against NumPy here, and where they are checked instead.
 const ELSEWHERE: &[(Op, &str)] = &[
     (
+        Op::ViewAsReal,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::ViewAsComplex,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::Real,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::Imag,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::Angle,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::Conj,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::Polar,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
+        Op::Complex,
+        "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
+    ),
+    (
         Op::ScatterReduce,
         "values, dtypes, errors and gradients against PyTorch 2.15 (tests/python/functions/scatter_reduce_vs_pytorch.py)",
     ),

@@ -41,7 +41,7 @@ fn g_full(c: &mut Ctx<'_>) -> Args {
 fn g_like(c: &mut Ctx<'_>) -> Args {
     let mut a = vec![("self", t(x(c)))];
     if c.chance(0.5) {
-        let d = c.pick(&DType::ALL);
+        let d = c.pick(&DType::REAL);
         a.push(("dtype", Value::DType(d)));
     }
     a
@@ -55,7 +55,7 @@ fn g_full_like(c: &mut Ctx<'_>) -> Args {
 fn g_new(c: &mut Ctx<'_>) -> Args {
     let mut a = vec![("self", t(x(c))), ("size", il(size(c)))];
     if c.chance(0.4) {
-        let d = c.pick(&DType::ALL);
+        let d = c.pick(&DType::REAL);
         a.push(("dtype", Value::DType(d)));
     }
     a

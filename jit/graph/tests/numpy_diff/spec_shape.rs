@@ -294,7 +294,7 @@ fn g_setitem(c: &mut Ctx<'_>) -> Args {
     ]
 }
 fn g_to(c: &mut Ctx<'_>) -> Args {
-    let target = c.pick(&DType::ALL);
+    let target = c.pick(&DType::REAL);
     // Out-of-range float-to-int conversions are undefined in PyTorch (C++ casts): no edges.
     c.edges &= target.is_floating_point();
     let sh = c.shape();

@@ -62,6 +62,9 @@ fn bytes(t: &Tensor) -> Vec<u8> {
             .to_vec::<f64>()
             .iter()
             .for_each(|v| out.extend(v.to_le_bytes())),
+        DType::Complex64 | DType::Complex128 => {
+            unreachable!("invariant: numpy_diff programs use real dtypes only (DType::REAL)")
+        }
     }
     out
 }

@@ -205,6 +205,12 @@ pub fn binary_into(
         DType::Int32 => int_kernel::<i32>(op, out, a, b, alpha.to_i64())?,
         DType::Int64 => int_kernel::<i64>(op, out, a, b, alpha.to_i64())?,
         DType::Float16 | DType::BFloat16 => unreachable!("invariant: halves compute in f32"),
+        DType::Complex64 | DType::Complex128 => {
+            return Err(crate::Error::NotImplementedFor {
+                op: op.name(),
+                dtype: c.aten_name(),
+            });
+        }
     }
     Ok(())
 }

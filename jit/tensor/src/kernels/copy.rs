@@ -11,6 +11,9 @@ pub fn copy_cast(out: &Tensor, src: &Tensor) {
     if out.dtype() == src.dtype() && !src.may_overlap(out) && try_memcpy(out, src) {
         return;
     }
+    if out.dtype().is_complex() || src.dtype().is_complex() {
+        return crate::ops::complex::copy_cast(out, src);
+    }
     dispatch_all!(out.dtype(), O => {
         dispatch_all!(src.dtype(), S => map1::<S, O>(out, src, |x| x.cast::<O>()))
     })

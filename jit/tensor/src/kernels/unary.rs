@@ -170,6 +170,9 @@ impl UnaryOp {
 
     /// The output dtype for an input of `x`, or PyTorch's error for unsupported dtypes.
     pub fn out_dtype(self, x: DType) -> Result<DType> {
+        if x.is_complex() {
+            return crate::ops::complex::unary_out_dtype(self, x);
+        }
         match self.class() {
             Class::FloatPromote => Ok(if x.is_floating_point() {
                 x
@@ -219,6 +222,11 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
 
 /// `out = op(x)`; `out` has `x`'s shape and `op.out_dtype(x)` (or any dtype it casts into).
 pub fn unary_into(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
+    if x.dtype().is_complex() {
+        let r = crate::ops::complex::unary(op, x)?;
+        crate::kernels::copy::copy_cast(out, &r);
+        return Ok(());
+    }
     let dt = op.out_dtype(x.dtype())?;
     match op.class() {
         Class::Predicate => {

@@ -3,6 +3,7 @@
 //! their outputs from those rules.
 
 pub mod attention;
+pub mod complex;
 pub mod conv;
 pub mod conv_backward;
 pub mod decomp;

@@ -91,16 +91,34 @@ pub fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
 
 /// Shape/dtype rule of a unary op.
 pub fn unary_meta(op: UnaryOp, x: &impl Shaped) -> Result<TensorMeta> {
+    if x.dtype().is_complex() {
+        let d = super::complex::unary_out_dtype(op, x.dtype())?;
+        return Ok(TensorMeta::contiguous(d, x.shape()));
+    }
     Ok(TensorMeta::contiguous(op.out_dtype(x.dtype())?, x.shape()))
 }
 
 /// `op(x)`.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary(op, x);
+    }
     crate::kernels::unary::unary(op, x)
 }
 
 /// In-place `op(x)` (e.g. `relu_`): the result must cast back into `x`'s dtype.
 pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
+    if x.dtype().is_complex() {
+        let r = super::complex::unary(op, x)?;
+        if r.dtype() != x.dtype() {
+            return Err(Error::CannotCast {
+                from: r.dtype(),
+                to: x.dtype(),
+            });
+        }
+        x.copy_(&r)?;
+        return Ok(());
+    }
     let dt = op.out_dtype(x.dtype())?;
     if !can_cast(dt, x.dtype()) {
         return Err(Error::CannotCast {
@@ -133,6 +151,17 @@ pub fn binary_meta<S: Shaped>(
     check_int_pow(op, &a, &b)?;
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let common = result_type(&[a.operand(), b.operand()]);
+    if common.is_complex() {
+        if let Some(e) = super::complex::binary_refusal(op, common) {
+            return Err(e);
+        }
+        let out = if op.is_predicate() {
+            DType::Bool
+        } else {
+            common
+        };
+        return Ok(TensorMeta::contiguous(out, &shape));
+    }
     Ok(TensorMeta::contiguous(op.out_dtype(common)?, &shape))
 }
 
@@ -182,6 +211,9 @@ pub fn binary(
         return Ok(t);
     }
     let common = result_type(&[a.operand(), b.operand()]);
+    if common.is_complex() {
+        return super::complex::binary(op, a, b, alpha, common, &meta);
+    }
     let c = op.compute_dtype(common)?;
     let via = if op.is_predicate() {
         common
@@ -263,6 +295,11 @@ pub fn binary_(
     check_writable(this, &meta)?;
     check_alpha(meta.dtype, alpha)?;
     let common = result_type(&[a.operand(), other.operand()]);
+    if common.is_complex() {
+        // Computed out of place, then written back (`copy_` bumps the version).
+        let r = super::complex::binary(op, a, other, alpha, common, &meta)?;
+        return this.copy_(&r);
+    }
     let c = op.compute_dtype(common)?;
     let via = if op.is_predicate() {
         common
@@ -314,6 +351,10 @@ pub fn where_(
         operand_as(b, meta.dtype, &meta.shape)?,
     );
     let out = Tensor::empty(&meta.shape, meta.dtype);
+    if meta.dtype.is_complex() {
+        super::complex::select(&out, &c, &x, &y);
+        return Ok(out);
+    }
     dispatch_all!(meta.dtype, T => map3::<bool, T, T, T>(&out, &c, &x, &y, |m, x, y| if m { x } else { y }));
     Ok(out)
 }
@@ -451,6 +492,10 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: TensorOrScalar<&Tensor>) ->
     let xs = broadcast_to(x, &meta.shape)?;
     let ms = broadcast_to(mask, &meta.shape)?;
     let out = Tensor::empty(&meta.shape, dt);
+    if dt.is_complex() {
+        super::complex::select(&out, &ms, &broadcast_to(&v, &meta.shape)?, &xs);
+        return Ok(out);
+    }
     dispatch_all!(dt, T => {
         // SAFETY: `v` is a fresh zero-dim tensor of dtype T.
         let fill: T = unsafe { *v.data_ptr::<T>() };

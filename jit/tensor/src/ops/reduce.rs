@@ -130,6 +130,20 @@ pub fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Vec<usiz
         .collect()
 }
 
+/// The result dtype of `sum`/`mean` where the input or the requested `dtype` is complex: the
+/// requested one (a complex input into a real `dtype` is PyTorch's error).
+fn complex_out(x: DType, dtype: Option<DType>) -> Result<DType> {
+    match dtype {
+        Some(d) if x.is_complex() && !d.is_complex() => Err(Error::Runtime(format!(
+            "Expected the dtype for input and out to match, but got {} for input's dtype and {} for out's dtype.",
+            x.aten_name(),
+            d.aten_name()
+        ))),
+        Some(d) => Ok(d),
+        None => Ok(x),
+    }
+}
+
 /// Shape/dtype rule of a reduction.
 pub fn reduce_meta(
     op: ReduceOp,
@@ -167,7 +181,14 @@ pub fn reduce_meta(
             if p > 0.0 { "inf" } else { "-inf" }
         );
     }
-    let dt = op.out_dtype(x.dtype(), dtype)?;
+    let dt = if x.dtype().is_complex() || dtype.is_some_and(DType::is_complex) {
+        if let Some(e) = super::complex::reduce_refusal(op, x.dtype()) {
+            return Err(e);
+        }
+        complex_out(x.dtype(), dtype)?
+    } else {
+        op.out_dtype(x.dtype(), dtype)?
+    };
     Ok(TensorMeta::contiguous(
         dt,
         &reduced_shape(x.shape(), &ds, keepdim),
@@ -345,6 +366,9 @@ pub fn reduce(
     dtype: Option<DType>,
 ) -> Result<Tensor> {
     let meta = reduce_meta(op, x, dims, keepdim, dtype)?;
+    if meta.dtype.is_complex() {
+        return super::complex::reduce(op, x, dims, keepdim, meta.dtype);
+    }
     let ds = reduce_dims(x.ndim(), dims)?;
     let src = match dtype {
         Some(d) => x.to_dtype(d),

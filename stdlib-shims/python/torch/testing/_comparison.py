@@ -17,6 +17,8 @@ _TOLERANCES = {
     torch.bfloat16: (1.6e-2, 1e-5),
     torch.float32: (1.3e-6, 1e-5),
     torch.float64: (1e-7, 1e-7),
+    torch.complex64: (1.3e-6, 1e-5),
+    torch.complex128: (1e-7, 1e-7),
 }
 
 
@@ -100,10 +102,10 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
         return
     if dtype == torch.bool:
         actual, expected = actual.to(torch.int64), expected.to(torch.int64)
-    elif not dtype.is_floating_point:
+    elif not dtype.is_floating_point and not dtype.is_complex:
         actual, expected = actual.to(torch.int64), expected.to(torch.int64)
     matches = (actual == expected) | ((actual - expected).abs() <= atol + rtol * expected.abs())
-    if equal_nan and actual.is_floating_point():
+    if equal_nan and (actual.is_floating_point() or actual.is_complex()):
         matches = matches | (actual.isnan() & expected.isnan())
     if bool(matches.all()):
         return

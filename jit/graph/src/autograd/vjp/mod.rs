@@ -10,6 +10,7 @@
 //! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
 //! AOTAutograd's partitioner sees the same dependency set.
 
+pub(crate) mod complex;
 pub(crate) mod conv;
 pub(crate) mod einsum;
 pub(crate) mod indexing;

@@ -50,7 +50,16 @@ fn neg<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn exp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| e.mul(&g, &c.output(0)?))
+    unary(e, c, |e, c, g| {
+        let y = c.output(0)?;
+        // Holomorphic: the gradient is `g * conj(exp(z))` (PyTorch's complex convention).
+        let y = if e.dtype(&y).is_complex() {
+            e.unary(Op::Conj, &y)?
+        } else {
+            y
+        };
+        e.mul(&g, &y)
+    })
 }
 
 fn exp2<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
@@ -339,7 +348,11 @@ fn identity<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 fn abs<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     unary(e, c, |e, c, g| {
-        let s = e.unary(Op::Sign, &c.input(0)?)?;
+        let x = c.input(0)?;
+        if e.dtype(&x).is_complex() {
+            return super::complex::abs_complex(e, &x, &g);
+        }
+        let s = e.unary(Op::Sign, &x)?;
         e.mul(&g, &s)
     })
 }

@@ -30,15 +30,25 @@ fn add_sub<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
+/// A complex operand's conjugate (PyTorch's convention: `d(a*b)/da` passes `grad * conj(b)`).
+fn conj_of<E: Emit>(e: &mut E, v: Value<E::T>) -> Result<Value<E::T>> {
+    match &v {
+        Value::Tensor(x) if e.dtype(x).is_complex() => Ok(t(&e.unary(Op::Conj, x)?)),
+        _ => Ok(v),
+    }
+}
+
 fn mul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     if c.needs(0) {
-        let d = times(e, &g, operand::<E>(c, 1)?)?;
+        let b = conj_of(e, operand::<E>(c, 1)?)?;
+        let d = times(e, &g, b)?;
         put(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
-        let d = times(e, &g, operand::<E>(c, 0)?)?;
+        let a = conj_of(e, operand::<E>(c, 0)?)?;
+        let d = times(e, &g, a)?;
         put(&mut out, c, 1, d)?;
     }
     Ok(out)

@@ -1,0 +1,129 @@
+//! Backward formulas of the complex ops, in PyTorch's convention: the gradient of a real loss `L`
+//! with respect to a complex `z = x + iy` is `dL/dx + i dL/dy` (the conjugate Wirtinger
+//! derivative, doubled), so a holomorphic `f` passes back `grad * conj(f'(z))` and a real
+//! function of `z` a complex gradient whose components are the partial derivatives.
+
+use super::pointwise::{grad_or_return, unary};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use crate::autograd::emit::{Emit, t};
+use crate::{Op, Result};
+
+fn call1<E: Emit>(e: &mut E, op: Op, a: &E::T) -> Result<E::T> {
+    e.op(op, vec![t(a)])
+}
+
+/// `complex(re, im)`.
+fn join<E: Emit>(e: &mut E, re: &E::T, im: &E::T) -> Result<E::T> {
+    e.op(Op::Complex, vec![t(re), t(im)])
+}
+
+/// The real part of `z` as a fresh tensor (`real` is a view; a gradient must not alias `g`).
+fn re<E: Emit>(e: &mut E, z: &E::T) -> Result<E::T> {
+    let r = call1(e, Op::Real, z)?;
+    call1(e, Op::Clone, &r)
+}
+
+fn im<E: Emit>(e: &mut E, z: &E::T) -> Result<E::T> {
+    let r = call1(e, Op::Imag, z)?;
+    call1(e, Op::Clone, &r)
+}
+
+fn view_as_real<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    unary(e, c, |e, _, g| {
+        // The incoming gradient may be any layout; the view needs a unit last stride.
+        let g = call1(e, Op::Contiguous, &g)?;
+        call1(e, Op::ViewAsComplex, &g)
+    })
+}
+
+fn view_as_complex<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    unary(e, c, |e, _, g| {
+        let r = call1(e, Op::ViewAsReal, &g)?;
+        call1(e, Op::Clone, &r)
+    })
+}
+
+fn real<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let complex = c.input_meta(0)?.dtype.is_complex();
+    unary(e, c, |e, _, g| {
+        if !complex {
+            return Ok(g);
+        }
+        let z = e.zeros_like(&g)?;
+        join(e, &g, &z)
+    })
+}
+
+fn imag<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    unary(e, c, |e, _, g| {
+        let z = e.zeros_like(&g)?;
+        join(e, &z, &g)
+    })
+}
+
+fn conj<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    unary(e, c, |e, _, g| call1(e, Op::Conj, &g))
+}
+
+fn complex<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        let d = re(e, &g)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        let d = im(e, &g)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+/// `out = abs * e^(i angle)`: `d abs = Re(g * conj(e^(i angle)))`,
+/// `d angle = Im(g * conj(out))`.
+fn polar<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let g = grad_or_return!(c);
+    let mut out = c.no_grads();
+    if c.needs(0) {
+        let (r, th) = (c.input(0)?, c.input(1)?);
+        let ones = call1(e, Op::OnesLike, &r)?;
+        let unit = e.op(Op::Polar, vec![t(&ones), t(&th)])?;
+        let cu = call1(e, Op::Conj, &unit)?;
+        let p = e.mul(&g, &cu)?;
+        let d = re(e, &p)?;
+        put(&mut out, c, 0, d)?;
+    }
+    if c.needs(1) {
+        let o = c.output(0)?;
+        let co = call1(e, Op::Conj, &o)?;
+        let p = e.mul(&g, &co)?;
+        let d = im(e, &p)?;
+        put(&mut out, c, 1, d)?;
+    }
+    Ok(out)
+}
+
+/// `|z|` of complex `z`: `g * z / |z|`, zero where `z` is 0 (PyTorch's `sgn`): dividing by 1
+/// there keeps the quotient `0 / 1 = 0` without a complex `where`.
+pub(super) fn abs_complex<E: Emit>(e: &mut E, z: &E::T, g: &E::T) -> Result<E::T> {
+    let a = call1(e, Op::Abs, z)?;
+    let zero = e.cmp_s(Op::Eq, &a, 0.0)?;
+    let safe = e.where_(
+        &zero,
+        crate::Value::Scalar(rynamo_tensor::Scalar::Int(1)),
+        t(&a),
+    )?;
+    let s = e.div(z, &safe)?;
+    e.mul(g, &s)
+}
+
+pub(crate) static VIEW_AS_REAL: VjpRule =
+    vjp_rule!("ViewAsRealBackward0", Saves::args(&[]), view_as_real);
+pub(crate) static VIEW_AS_COMPLEX: VjpRule =
+    vjp_rule!("ViewAsComplexBackward0", Saves::args(&[]), view_as_complex);
+pub(crate) static REAL: VjpRule = vjp_rule!("RealBackward0", Saves::args(&[]), real);
+pub(crate) static IMAG: VjpRule = vjp_rule!("ImagBackward0", Saves::args(&[]), imag);
+pub(crate) static CONJ: VjpRule = vjp_rule!("ConjBackward0", Saves::args(&[]), conj);
+pub(crate) static COMPLEX: VjpRule = vjp_rule!("ComplexBackward0", Saves::args(&[]), complex);
+pub(crate) static POLAR: VjpRule =
+    vjp_rule!("PolarBackward0", Saves::args_and_output(&[0, 1]), polar);
