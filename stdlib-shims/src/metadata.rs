@@ -229,14 +229,7 @@ pub(crate) trait PyTensorMetadata: PyPayload {
         value: rustpython_vm::function::PySetterValue<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<()> {
-        match value {
-            rustpython_vm::function::PySetterValue::Assign(v) => {
-                set_component(zelf, Op::Real, v, vm)
-            }
-            rustpython_vm::function::PySetterValue::Delete => {
-                Err(vm.new_type_error("can't delete attribute"))
-            }
-        }
+        set_component(zelf, Op::Real, value, vm)
     }
 
     /// `x.imag`: a view of a complex tensor's imaginary parts; an error for a real tensor.
@@ -251,14 +244,7 @@ pub(crate) trait PyTensorMetadata: PyPayload {
         value: rustpython_vm::function::PySetterValue<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<()> {
-        match value {
-            rustpython_vm::function::PySetterValue::Assign(v) => {
-                set_component(zelf, Op::Imag, v, vm)
-            }
-            rustpython_vm::function::PySetterValue::Delete => {
-                Err(vm.new_type_error("can't delete attribute"))
-            }
-        }
+        set_component(zelf, Op::Imag, value, vm)
     }
 
     // === Transposes ===
@@ -307,9 +293,12 @@ impl PyTensorMetadata for PyTensor {}
 fn set_component(
     zelf: &Py<PyTensor>,
     view: Op,
-    value: PyObjectRef,
+    value: rustpython_vm::function::PySetterValue<PyObjectRef>,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
+    let rustpython_vm::function::PySetterValue::Assign(value) = value else {
+        return Err(vm.new_type_error("can't delete attribute"));
+    };
     let part = call_op1(view, vec![Value::Tensor(zelf.tensor())], vm)?;
     let part = crate::tensor::as_tensor(&part).expect("invariant: a view op returns a tensor");
     let v = match crate::args::py_to_value(&value, vm)? {
