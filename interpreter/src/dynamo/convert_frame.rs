@@ -214,7 +214,7 @@ impl ConvertFrame {
                 Err(msg) => return self.backend_failed(code, compile_id, started, msg, vm),
             }
         };
-        let guards = GuardTree::build(&out.final_guards(), GlobalState::current(), vm);
+        let guards = GuardTree::build(&out.final_guards(&graph), GlobalState::current(), vm);
         log_bytecode(code, None, compile_id);
         log_compiled(code, compile_id, &graph, &guards, &out, vm);
         let graph = Rc::new(graph);
@@ -415,7 +415,7 @@ impl ConvertFrame {
             gb::transformed_code(code, &bc, state, &live, &cells, &name, &fv.globals, vm)?;
         super::resume::register_replacement(&new_code, code);
         log_bytecode(code, Some(&new_code), compile_id);
-        let guards = GuardTree::build(&out.final_guards(), GlobalState::current(), vm);
+        let guards = GuardTree::build(&out.final_guards(&graph), GlobalState::current(), vm);
         if exe_compiled {
             log_compiled(code, compile_id, &graph, &guards, out, vm);
             stats::record_graph(code, compile_id, &graph, out, &guards, started.elapsed());

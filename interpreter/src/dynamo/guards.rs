@@ -77,6 +77,8 @@ pub struct GuardSet {
     dim_eqs: Vec<(Rc<Source>, usize, Rc<Source>, usize)>,
     /// Relations between dynamic sizes that the trace's branches assumed (`sym_guard.rs`).
     sym_guards: Vec<super::sym_guard::SymGuard>,
+    /// The graph inputs' sources and the check of the computed sizes the trace assumed.
+    shape_check: Option<(Vec<Rc<Source>>, Rc<super::shape_check::ShapeCheck>)>,
 }
 
 impl GuardSet {
@@ -105,6 +107,12 @@ impl GuardSet {
         if !self.sym_guards.iter().any(|h| h.code() == g.code()) {
             self.sym_guards.push(g);
         }
+    }
+
+    /// Requires the computed sizes the trace used as constants to hold for the graph inputs read
+    /// from `inputs` (by graph input position).
+    pub fn set_shape_check(&mut self, inputs: Vec<Rc<Source>>, c: super::shape_check::ShapeCheck) {
+        self.shape_check = Some((inputs, Rc::new(c)));
     }
 
     /// Requires two sources to hold the same object (Dynamo's duplicate-input guard).
@@ -179,6 +187,8 @@ pub struct GuardTree {
     dim_eqs: Vec<(usize, usize, usize, usize)>,
     /// Each size relation with the tree node of each of its leaves.
     sym_guards: Vec<(Vec<usize>, super::sym_guard::SymGuard)>,
+    /// The tree node of each graph input, and the check of the trace's assumed sizes.
+    shape_check: Option<(Vec<usize>, Rc<super::shape_check::ShapeCheck>)>,
     distinct: Vec<usize>,
     global: GlobalState,
 }
@@ -191,6 +201,7 @@ impl GuardTree {
             aliases: Vec::new(),
             dim_eqs: Vec::new(),
             sym_guards: Vec::new(),
+            shape_check: None,
             distinct: Vec::new(),
             global,
         };
@@ -209,6 +220,10 @@ impl GuardTree {
         for g in &set.sym_guards {
             let nodes = g.leaves.iter().map(|(s, _)| tree.node_for(s, vm)).collect();
             tree.sym_guards.push((nodes, g.clone()));
+        }
+        if let Some((sources, c)) = &set.shape_check {
+            let nodes = sources.iter().map(|s| tree.node_for(s, vm)).collect();
+            tree.shape_check = Some((nodes, c.clone()));
         }
         if set.distinct.len() > 1 {
             for s in &set.distinct {
@@ -250,6 +265,7 @@ impl GuardTree {
             + self.aliases.len()
             + self.dim_eqs.len()
             + self.sym_guards.len()
+            + usize::from(self.shape_check.is_some())
             + usize::from(!self.distinct.is_empty())
             + 1
     }
@@ -347,6 +363,13 @@ impl GuardTree {
                 return Err(g.code());
             }
         }
+        if let Some((nodes, c)) = &self.shape_check {
+            let objs: smallvec::SmallVec<[Option<&PyObject>; 16]> = nodes
+                .iter()
+                .map(|n| values[*n].as_ref().map(NodeValue::obj))
+                .collect();
+            c.holds(&objs, vm)?;
+        }
         if !self.distinct.is_empty() {
             let mut seen: smallvec::SmallVec<[(usize, usize); 8]> = self
                 .distinct
@@ -402,6 +425,12 @@ impl GuardTree {
         }
         for (_, g) in &self.sym_guards {
             let _ = writeln!(out, "+- LAMBDA_GUARD: {}", g.code());
+        }
+        for code in self.shape_check.iter().flat_map(|(_, c)| c.codes()) {
+            let _ = writeln!(
+                out,
+                "+- LAMBDA_GUARD: {code}  # a computed size used as a constant"
+            );
         }
         if !self.distinct.is_empty() {
             let names: Vec<String> = self
@@ -473,6 +502,9 @@ impl GuardTree {
         }
         for (_, g) in &self.sym_guards {
             out.push((String::new(), "SHAPE_ENV", g.code()));
+        }
+        for code in self.shape_check.iter().flat_map(|(_, c)| c.codes()) {
+            out.push((String::new(), "SHAPE_ENV", code));
         }
         out
     }

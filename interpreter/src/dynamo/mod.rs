@@ -49,6 +49,7 @@ pub mod py_module;
 pub mod reconstruct;
 pub mod replay;
 pub mod resume;
+pub mod shape_check;
 pub mod shape_env;
 pub mod side_effects;
 pub mod source;

@@ -367,8 +367,13 @@ impl OutputGraph {
 
     /// The guards of the finished trace: TENSOR_MATCH leaves the dimensions still dynamic
     /// unchecked, and each gets a range guard.
-    pub fn final_guards(&self) -> GuardSet {
+    pub fn final_guards(&self, graph: &rynamo_graph::Graph) -> GuardSet {
         let mut set = self.guards.clone();
+        if let Some(c) =
+            super::shape_check::ShapeCheck::new(graph, &self.sym_args, &self.size_assumptions)
+        {
+            set.set_shape_check(self.inputs.iter().map(|i| i.source.clone()).collect(), c);
+        }
         let env = &self.shape_env;
         // Where each symbol first occurs: later occurrences must equal it.
         let mut first: HashMap<usize, (Rc<Source>, usize)> = HashMap::new();

@@ -413,7 +413,7 @@ pub fn instantiate(
                 let now = m.shape.get(a.dim).map(|s| *s as i64);
                 if now != Some(a.size) {
                     return Err(format!(
-                        "the traced program used size {} of dimension {} of {name} as a constant; these input shapes make it {}",
+                        "the traced program used size {} of dimension {} of %{name} as a constant; these input shapes make it {}",
                         a.size,
                         a.dim,
                         now.map_or_else(|| "absent".to_owned(), |n| n.to_string())

@@ -92,6 +92,42 @@ for backend in ("eager", "inductor"):
         expect(f"{tag} broadcast_add", run(broadcast_add, SIZES, rows, dynamic, backend), 1 if dynamic else 2)
 
 
+def clamped_width(x):
+    y = x[:, :20]
+    return y.reshape(-1, y.shape[1]) * y.shape[1]
+
+
+def columns(n):
+    torch.manual_seed(n)
+    return (torch.randn(3, n),)
+
+
+# A computed size the trace used as a constant (`x[:, :20]` is 20 wide at 30 columns, 10 wide at
+# 10) is a guard: where the inputs' shapes change it, the frame recompiles instead of raising or
+# running with the stale constant (the meta rules evaluate it per call, `shape_check.rs`).
+# PyTorch 2.15 compiles 2 times with dynamic=True and 3 by default (its trace at 10 columns
+# guards `s1 < 20`); Rynamo's default-mode entry at 10 columns serves 25 and 40 as well.
+WIDTHS = [30, 10, 25, 40, 5, 12]
+for backend in ("eager", "inductor"):
+    expect(f"{backend} clamped_width dynamic", run(clamped_width, WIDTHS, columns, True, backend), 2)
+    n = run(clamped_width, WIDTHS, columns, None, backend)
+    expect(f"{backend} clamped_width automatic <= PyTorch's 3", 2 <= n <= 3, True)
+
+
+# A user backend that runs the FX code: a slice bound computed from a size (`y[:b]`) keeps the
+# size node alive until that use (the FX code generator counts a slice's bounds as uses).
+def fx_slice(x, y):
+    b = x.size(0)
+    return x.view(b, -1).sum(1) + y[:b]
+
+
+torch._dynamo.reset()
+opt = torch.compile(fx_slice, backend=lambda gm, ex: gm.forward, dynamic=True)
+for n in (4, 6, 3):
+    x, y = torch.randn(n, 3), torch.randn(10)
+    expect(f"fx slice bound n={n}", torch.allclose(opt(x, y), fx_slice(x, y)), True)
+
+
 # Mismatched dynamic sizes raise as eager does (the entry is re-instantiated per shape; its
 # meta rules reject the shapes) rather than computing anything.
 def add(x, y):

@@ -31,6 +31,10 @@ class Node:
             elif isinstance(a, dict):
                 for x in a.values():
                     visit(x)
+            elif isinstance(a, slice):
+                # `y[:b]` with a symbolic `b`: the slice's bounds are uses too, or the code
+                # generator frees the size node before this use (as PyTorch's `map_aggregate`).
+                visit((a.start, a.stop, a.step))
 
         visit(self.args)
         visit(self.kwargs)
@@ -76,4 +80,6 @@ def _fmt_arg(a):
         return "[" + ", ".join(_fmt_arg(x) for x in a) + "]"
     if isinstance(a, dict):
         return "{" + ", ".join(f"{k}: {_fmt_arg(v)}" for k, v in a.items()) + "}"
+    if isinstance(a, slice):
+        return f"slice({_fmt_arg(a.start)}, {_fmt_arg(a.stop)}, {_fmt_arg(a.step)})"
     return repr(a)
