@@ -306,8 +306,8 @@ from torch._refs_unique import unique, unique_consecutive  # noqa: E402,F401
 from torch._refs_compose import (  # noqa: E402,F401
     absolute, addbmm, addmv, addr, arccos, arcsin, arctan, block_diag, cartesian_prod, cdist, chain_matmul,
     combinations, cumulative_trapezoid, diag_embed, diagflat, diagonal_scatter, dist, divide, fix, greater,
-    greater_equal, histc, is_same_size, isreal, ldexp, less, less_equal, msort, multiply, narrow_copy, negative,
-    not_equal, positive, ravel, renorm, select_scatter, slice_scatter, subtract, tensordot, trapezoid, trapz, vander,
+    greater_equal, histc, index_put, is_same_size, isreal, ldexp, less, less_equal, msort, multiply, narrow_copy,
+    negative, not_equal, positive, ravel, renorm, select_scatter, slice_scatter, subtract, tensordot, trapezoid, trapz, vander,
 )
 from torch import _refs_compose  # noqa: E402
 from torch._refs_special_ops import (  # noqa: E402,F401

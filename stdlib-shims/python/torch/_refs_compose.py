@@ -388,9 +388,13 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return out
 
 
+def index_put(input, indices, values, accumulate=False):
+    return input.clone().index_put_(indices, values, accumulate)
+
+
 # Tensor methods PyTorch has for the functions above.
 METHODS = (
     "fix positive negative absolute arccos arcsin arctan multiply subtract divide greater greater_equal less "
     "less_equal not_equal ravel msort isreal is_same_size narrow_copy addmv addr addbmm diag_embed diagflat ldexp "
-    "renorm dist histc select_scatter slice_scatter diagonal_scatter"
+    "renorm dist histc select_scatter slice_scatter diagonal_scatter index_put"
 ).split()

@@ -1,8 +1,8 @@
 """`scatter_reduce` / `Tensor.scatter_reduce_` against PyTorch 2.15: every reduction with and
 without `include_self`, duplicate and missing indices, NaN, integer and float32 dtypes, a source
 larger than the index, gradients (sum, mean, amax, amin; ties share the gradient), error texts,
-and torch.compile. Its stdout equals `scatter_reduce_vs_pytorch.out`, recorded under real PyTorch
-(`/tmp/pt/bin/python scatter_reduce_vs_pytorch.py > scatter_reduce_vs_pytorch.out`)."""
+and torch.compile; gather/scatter/scatter_add with int32 indexes and `index_put`. Its stdout
+equals `scatter_reduce_vs_pytorch.out`, recorded under real PyTorch (`/tmp/pt/bin/python scatter_reduce_vs_pytorch.py > scatter_reduce_vs_pytorch.out`)."""
 import torch
 
 from _show import det, show
@@ -67,3 +67,18 @@ show("out of bounds", lambda a, s: a.scatter_reduce(1, index[:, :5] + 3, s, "sum
 show("int32 index", lambda a, s: a.scatter_reduce(1, index[:, :5].int(), s, "sum"), x, src, compiled=False)
 show("index too big", lambda a, s: a.scatter_reduce(0, torch.zeros(5, 5, dtype=torch.long), s, "sum"), x, src,
      compiled=False)
+
+# gather/scatter/scatter_add take int32 indexes too (PyTorch 2.15); other integer dtypes raise
+i32 = index[:, :5].int()
+show("gather int32", lambda a: torch.gather(a, 1, i32 % 5), x, grad=True)
+show("scatter int32", lambda a, s: a.scatter(1, i32, s), x, src[:, :5], grad=True)
+show("scatter_add int32", lambda a, s: a.scatter_add(1, i32, s), x, src[:, :5], grad=True)
+show("scatter_ value int32", lambda a: a.clone().scatter_(1, i32, 2.5, reduce="add"), x)
+show("gather int16", lambda a: torch.gather(a, 1, i32.short()), x, compiled=False)
+show("scatter_add int16", lambda a, s: a.scatter_add(1, i32.short(), s), x, src[:, :5], compiled=False)
+
+# index_put (out of place) next to index_put_, with accumulate and int32 positions
+rows = torch.tensor([0, 2, 0], dtype=torch.int32)
+show("index_put", lambda a, v: a.index_put((rows,), v), x, src[0, :5], grad=True)
+show("index_put accumulate", lambda a, v: torch.index_put(a, (rows,), v, accumulate=True), x, src[0, :5],
+     grad=True)

@@ -90,11 +90,26 @@ pub(crate) fn check_bounds(index: &Tensor, d: usize, size: usize) -> Result<Vec<
     Ok(vals)
 }
 
+/// gather/scatter take int64 or int32 indexes (PyTorch 2.15); the kernels read int64, so an
+/// int32 index is widened first ([`wide_index`]).
+fn is_index_dtype(d: DType) -> bool {
+    matches!(d, DType::Int64 | DType::Int32)
+}
+
+/// `index` as int64 (a copy only for an int32 index).
+fn wide_index(index: &Tensor) -> std::borrow::Cow<'_, Tensor> {
+    if index.dtype() == DType::Int64 {
+        std::borrow::Cow::Borrowed(index)
+    } else {
+        std::borrow::Cow::Owned(index.to_dtype(DType::Int64))
+    }
+}
+
 /// Shape/dtype rule of `gather(x, dim, index)`.
 pub fn gather_meta<S: Shaped>(x: &S, dim: i64, index: &S) -> Result<TensorMeta> {
     let d = wrap_dim(dim, x.ndim())?;
-    if index.dtype() != DType::Int64 {
-        bail!(Runtime, "gather(): Expected dtype int64 for index");
+    if !is_index_dtype(index.dtype()) {
+        bail!(Runtime, "gather(): Expected dtype int32/int64 for index");
     }
     check_index_shape("gather", x, index, None, d)?;
     Ok(TensorMeta::contiguous(x.dtype(), index.shape()))
@@ -107,7 +122,7 @@ pub fn gather(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     if out.numel() == 0 {
         return Ok(out);
     }
-    let (x1, i1, o1) = (as_1d(x)?, as_1d(index)?, as_1d(&out)?);
+    let (x1, i1, o1) = (as_1d(x)?, as_1d(&wide_index(index))?, as_1d(&out)?);
     let d = wrap_dim(dim, x1.ndim())?;
     check_bounds(&i1, d, x1.shape()[d])?;
     let mut xs = x1.strides().to_vec();
@@ -171,8 +186,8 @@ pub fn scatter_meta<S: Shaped>(
     src: Option<&S>,
 ) -> Result<TensorMeta> {
     let d = wrap_dim(dim, x.ndim())?;
-    if index.dtype() != DType::Int64 {
-        bail!(Runtime, "{name}(): Expected dtype int64 for index");
+    if !is_index_dtype(index.dtype()) {
+        bail!(Runtime, "{name}(): Expected dtype int32/int64 for index");
     }
     if let Some(s) = src
         && s.dtype() != x.dtype()
@@ -208,17 +223,13 @@ pub fn scatter_(
     src: TensorOrScalar<&Tensor>,
     reduce: ScatterReduce,
 ) -> Result<()> {
-    let name = if reduce == ScatterReduce::Add {
-        "scatter_add"
-    } else {
-        "scatter"
-    };
     let src_t = src.tensor();
-    scatter_meta(name, x, dim, index, src_t)?;
+    // PyTorch names scatter_add's errors `scatter()` too.
+    scatter_meta("scatter", x, dim, index, src_t)?;
     if index.numel() == 0 {
         return Ok(());
     }
-    let (x1, i1) = (as_1d(x)?, as_1d(index)?);
+    let (x1, i1) = (as_1d(x)?, as_1d(&wide_index(index))?);
     let d = wrap_dim(dim, x1.ndim())?;
     check_bounds(&i1, d, x1.shape()[d])?;
     // A source aliasing the destination is read before any write lands.
