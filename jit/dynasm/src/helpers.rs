@@ -3,7 +3,7 @@
 //! kernels compute (the same std/libm calls), so called elements match eager bit for bit.
 //! Every one is `extern "C"` (the platform ABI the emitters call), takes and returns registers only, and cannot unwind.
 
-use rynamo_tensor::kernels::math::{Flt, div_floor, rem_float, softplus};
+use rynamo_tensor::kernels::math::{div_floor, rem_float};
 
 use crate::loop_ir::{Func1, Func2};
 
@@ -17,20 +17,9 @@ macro_rules! f1 {
 }
 
 f1!(exp_f32, f32, f32::exp);
-f1!(exp2_f32, f32, f32::exp2);
-f1!(expm1_f32, f32, f32::exp_m1);
 f1!(log_f32, f32, f32::ln);
-f1!(log2_f32, f32, f32::log2);
-f1!(log10_f32, f32, f32::log10);
-f1!(log1p_f32, f32, f32::ln_1p);
 f1!(sin_f32, f32, f32::sin);
 f1!(cos_f32, f32, f32::cos);
-f1!(tan_f32, f32, f32::tan);
-f1!(asin_f32, f32, f32::asin);
-f1!(acos_f32, f32, f32::acos);
-f1!(atan_f32, f32, f32::atan);
-f1!(sinh_f32, f32, f32::sinh);
-f1!(cosh_f32, f32, f32::cosh);
 f1!(tanh_f32, f32, f32::tanh);
 f1!(erf_f32, f32, libm::erff);
 f1!(floor_f32, f32, f32::floor);
@@ -38,23 +27,10 @@ f1!(ceil_f32, f32, f32::ceil);
 f1!(trunc_f32, f32, f32::trunc);
 f1!(round_f32, f32, f32::round_ties_even);
 f1!(sigmoid_f32, f32, |v| 1.0 / (1.0 + (-v).exp()));
-// Eager's scalar function (its f32 tanh is the vectorisable one), so results agree bit for bit.
-f1!(mish_f32, f32, |v| v * softplus(v, 1.0, 20.0).tanh_v());
 f1!(exp_f64, f64, f64::exp);
-f1!(exp2_f64, f64, f64::exp2);
-f1!(expm1_f64, f64, f64::exp_m1);
 f1!(log_f64, f64, f64::ln);
-f1!(log2_f64, f64, f64::log2);
-f1!(log10_f64, f64, f64::log10);
-f1!(log1p_f64, f64, f64::ln_1p);
 f1!(sin_f64, f64, f64::sin);
 f1!(cos_f64, f64, f64::cos);
-f1!(tan_f64, f64, f64::tan);
-f1!(asin_f64, f64, f64::asin);
-f1!(acos_f64, f64, f64::acos);
-f1!(atan_f64, f64, f64::atan);
-f1!(sinh_f64, f64, f64::sinh);
-f1!(cosh_f64, f64, f64::cosh);
 f1!(tanh_f64, f64, f64::tanh);
 f1!(erf_f64, f64, libm::erf);
 f1!(floor_f64, f64, f64::floor);
@@ -62,7 +38,6 @@ f1!(ceil_f64, f64, f64::ceil);
 f1!(trunc_f64, f64, f64::trunc);
 f1!(round_f64, f64, f64::round_ties_even);
 f1!(sigmoid_f64, f64, |v| 1.0 / (1.0 + (-v).exp()));
-f1!(mish_f64, f64, |v| v * softplus(v, 1.0, 20.0).tanh_v());
 
 macro_rules! f2 {
     ($name:ident, $t:ty, $body:expr) => {
@@ -100,20 +75,9 @@ pub fn func1(f: Func1, double: bool) -> usize {
     }
     match f {
         Func1::Exp => pick!(exp_f32, exp_f64),
-        Func1::Exp2 => pick!(exp2_f32, exp2_f64),
-        Func1::Expm1 => pick!(expm1_f32, expm1_f64),
         Func1::Log => pick!(log_f32, log_f64),
-        Func1::Log2 => pick!(log2_f32, log2_f64),
-        Func1::Log10 => pick!(log10_f32, log10_f64),
-        Func1::Log1p => pick!(log1p_f32, log1p_f64),
         Func1::Sin => pick!(sin_f32, sin_f64),
         Func1::Cos => pick!(cos_f32, cos_f64),
-        Func1::Tan => pick!(tan_f32, tan_f64),
-        Func1::Asin => pick!(asin_f32, asin_f64),
-        Func1::Acos => pick!(acos_f32, acos_f64),
-        Func1::Atan => pick!(atan_f32, atan_f64),
-        Func1::Sinh => pick!(sinh_f32, sinh_f64),
-        Func1::Cosh => pick!(cosh_f32, cosh_f64),
         Func1::Tanh => pick!(tanh_f32, tanh_f64),
         Func1::Erf => pick!(erf_f32, erf_f64),
         Func1::Floor => pick!(floor_f32, floor_f64),
@@ -121,7 +85,6 @@ pub fn func1(f: Func1, double: bool) -> usize {
         Func1::Trunc => pick!(trunc_f32, trunc_f64),
         Func1::Round => pick!(round_f32, round_f64),
         Func1::Sigmoid => pick!(sigmoid_f32, sigmoid_f64),
-        Func1::Mish => pick!(mish_f32, mish_f64),
         Func1::Extern(s) if double => s.f64 as usize,
         Func1::Extern(s) => s.f32 as usize,
     }

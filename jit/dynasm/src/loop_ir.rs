@@ -129,20 +129,9 @@ impl BOp {
 )]
 pub enum Func1 {
     Exp,
-    Exp2,
-    Expm1,
     Log,
-    Log2,
-    Log10,
-    Log1p,
     Sin,
     Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
     Tanh,
     Erf,
     Floor,
@@ -150,7 +139,6 @@ pub enum Func1 {
     Trunc,
     Round,
     Sigmoid,
-    Mish,
     /// A scalar function an op's expression names (`rynamo_tensor::expr::ScalarFn1`): its own
     /// `f32`/`f64` entry points, which the eager kernel calls too.
     Extern(&'static ScalarFn1),

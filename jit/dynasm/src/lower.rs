@@ -195,8 +195,12 @@ pub fn lower_pointwise(
         };
         Ok(b.cast(v, ty))
     };
-    if let Some(expr) = n.op.def().scalar {
-        let e = expr(&n.args).map_err(|e| e.to_string())?;
+    // A float pointwise op's own scalar expression; integer and bool dtypes, and the ops with no
+    // float arithmetic (predicates), keep the lowering below.
+    if let Some(expr) = n.op.def().scalar
+        && is_float(oty)
+        && let Some(e) = expr(&n.args).map_err(|e| e.to_string())?
+    {
         let r = lower_expr(b, &e, &mut arg, oty)?;
         return Ok(b.cast(r, oty));
     }
@@ -282,6 +286,15 @@ fn lower_expr(b: &mut Body, e: &Expr, arg: &mut ArgFn<'_>, ty: Ty) -> R<V> {
                     Un::Exp => b.math(UOp::Exp, Func1::Exp, x),
                     Un::Ln => b.math(UOp::Log, Func1::Log, x),
                     Un::Tanh => b.math(UOp::Tanh, Func1::Tanh, x),
+                    Un::Sin => b.math(UOp::Sin, Func1::Sin, x),
+                    Un::Cos => b.math(UOp::Cos, Func1::Cos, x),
+                    Un::Erf => b.math(UOp::Erf, Func1::Erf, x),
+                    Un::Sigmoid => b.math(UOp::Sigmoid, Func1::Sigmoid, x),
+                    Un::Floor => b.un(UOp::Floor, x),
+                    Un::Ceil => b.un(UOp::Ceil, x),
+                    Un::Trunc => b.un(UOp::Trunc, x),
+                    Un::RoundEven => b.un(UOp::Round, x),
+                    Un::Relu => b.un(UOp::Relu, x),
                 }
             }
             ENode::Bin(op, x, y) => {
@@ -290,6 +303,8 @@ fn lower_expr(b: &mut Body, e: &Expr, arg: &mut ArgFn<'_>, ty: Ty) -> R<V> {
                     Bin::Sub => BOp::Sub,
                     Bin::Mul => BOp::Mul,
                     Bin::Div => BOp::Div,
+                    Bin::Min => BOp::Min,
+                    Bin::Max => BOp::Max,
                 };
                 b.bin(op, at(x), at(y))
             }
@@ -455,74 +470,21 @@ fn binary(b: &mut Body, g: &Graph, n: &GNode, arg: &mut ArgFn<'_>, oty: Ty) -> R
     Ok(b.cast(v, oty))
 }
 
+/// The unary ops on integer and bool dtypes, and the float ops with no scalar expression: their
+/// float arithmetic is the op's `OpDef::scalar` (`rynamo_tensor::kernels::unary_expr`), lowered
+/// by [`lower_expr`] before this is reached. What stays here is what an expression over a float
+/// compute type cannot say: exact integer arithmetic, bool identities, predicates (a bool result
+/// from any input dtype), and `nan_to_num` (its default bounds are the output dtype's limits).
 fn unary(b: &mut Body, n: &GNode, arg: &mut ArgFn<'_>, xt: Ty, oty: Ty) -> R<V> {
     let a = Args(&n.args);
     let e = |x: rynamo_graph::Error| x.to_string();
     let ft = oty;
     let float = is_float(ft);
-    let calls: Option<Func1> = match n.op {
-        Op::Exp2 => Some(Func1::Exp2),
-        Op::Expm1 => Some(Func1::Expm1),
-        Op::Log2 => Some(Func1::Log2),
-        Op::Log10 => Some(Func1::Log10),
-        Op::Log1p => Some(Func1::Log1p),
-        Op::Tan => Some(Func1::Tan),
-        Op::Asin => Some(Func1::Asin),
-        Op::Acos => Some(Func1::Acos),
-        Op::Atan => Some(Func1::Atan),
-        Op::Sinh => Some(Func1::Sinh),
-        Op::Cosh => Some(Func1::Cosh),
-        Op::Mish => Some(Func1::Mish),
-        _ => None,
-    };
-    if let Some(f) = calls {
-        if !float {
-            return Err("float op".into());
-        }
-        let x = arg(b, 0, ft)?;
-        return Ok(b.call1(f, x));
-    }
     let v = match n.op {
-        Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Tanh | Op::Erf if float => {
-            let x = arg(b, 0, ft)?;
-            let (u, f) = match n.op {
-                Op::Exp => (UOp::Exp, Func1::Exp),
-                Op::Log => (UOp::Log, Func1::Log),
-                Op::Sin => (UOp::Sin, Func1::Sin),
-                Op::Cos => (UOp::Cos, Func1::Cos),
-                Op::Tanh => (UOp::Tanh, Func1::Tanh),
-                _ => (UOp::Erf, Func1::Erf),
-            };
-            b.math(u, f, x)
-        }
-        Op::Sigmoid if float => {
-            let x = arg(b, 0, ft)?;
-            b.math(UOp::Sigmoid, Func1::Sigmoid, x)
-        }
-        Op::Sqrt | Op::Rsqrt | Op::Reciprocal if float => {
-            let x = arg(b, 0, ft)?;
-            let one = b.f(ft, 1.0);
-            match n.op {
-                Op::Sqrt => b.un(UOp::Sqrt, x),
-                Op::Rsqrt => {
-                    let s = b.un(UOp::Sqrt, x);
-                    b.bin(BOp::Div, one, s)
-                }
-                _ => b.bin(BOp::Div, one, x),
-            }
-        }
-        Op::Neg if xt != Ty::Bool => {
+        Op::Neg if !float && xt != Ty::Bool => {
             let x = arg(b, 0, oty)?;
-            if float {
-                b.un(UOp::Neg, x)
-            } else {
-                let z = b.f(oty, 0.0);
-                b.bin(BOp::Sub, z, x)
-            }
-        }
-        Op::Abs if float => {
-            let x = arg(b, 0, oty)?;
-            b.un(UOp::Abs, x)
+            let z = b.f(oty, 0.0);
+            b.bin(BOp::Sub, z, x)
         }
         Op::Abs if oty == Ty::I64 => {
             let x = arg(b, 0, oty)?;
@@ -531,115 +493,15 @@ fn unary(b: &mut Body, n: &GNode, arg: &mut ArgFn<'_>, xt: Ty, oty: Ty) -> R<V> 
             let lt = b.bin(BOp::Lt, x, z);
             b.sel(lt, neg, x)
         }
-        Op::Relu | Op::Relu6 if xt != Ty::Bool => {
+        Op::Relu | Op::Relu6 if !float && xt != Ty::Bool => {
             let x = arg(b, 0, oty)?;
-            let r = if float {
-                b.un(UOp::Relu, x)
-            } else {
-                let z = b.f(oty, 0.0);
-                b.bin(BOp::Max, x, z)
-            };
+            let z = b.f(oty, 0.0);
+            let r = b.bin(BOp::Max, x, z);
             if n.op == Op::Relu6 {
                 let six = b.f(oty, 6.0);
                 b.bin(BOp::Min, r, six)
             } else {
                 r
-            }
-        }
-        Op::LeakyRelu | Op::Elu if float => {
-            let x = arg(b, 0, ft)?;
-            let z = b.f(ft, 0.0);
-            let pos = b.bin(BOp::Gt, x, z);
-            let k = b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, ft));
-            let neg = if n.op == Op::LeakyRelu {
-                b.bin(BOp::Mul, x, k)
-            } else {
-                let m = b.call1(Func1::Expm1, x);
-                b.bin(BOp::Mul, k, m)
-            };
-            b.sel(pos, x, neg)
-        }
-        Op::Gelu if float => {
-            let x = arg(b, 0, ft)?;
-            let half = b.f(ft, 0.5);
-            let one = b.f(ft, 1.0);
-            let hx = b.bin(BOp::Mul, half, x);
-            let t = match a.str(1).map_err(e)? {
-                "none" => {
-                    let k = b.f(ft, std::f64::consts::FRAC_1_SQRT_2);
-                    let xk = b.bin(BOp::Mul, x, k);
-                    b.math(UOp::Erf, Func1::Erf, xk)
-                }
-                "tanh" => {
-                    // Eager's (and PyTorch's) operation order: `x * x * x` first, so f64
-                    // results agree to the last bit.
-                    let c = b.f(ft, 0.044715);
-                    let k = b.f(
-                        ft,
-                        std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5,
-                    );
-                    let xx = b.bin(BOp::Mul, x, x);
-                    let xxx = b.bin(BOp::Mul, xx, x);
-                    let cxxx = b.bin(BOp::Mul, c, xxx);
-                    let inner = b.bin(BOp::Add, x, cxxx);
-                    let ki = b.bin(BOp::Mul, k, inner);
-                    b.math(UOp::Tanh, Func1::Tanh, ki)
-                }
-                s => return Err(format!("gelu approximate={s}")),
-            };
-            let s = b.bin(BOp::Add, one, t);
-            b.bin(BOp::Mul, hx, s)
-        }
-        Op::Silu if float => {
-            let x = arg(b, 0, ft)?;
-            let s = b.math(UOp::Sigmoid, Func1::Sigmoid, x);
-            b.bin(BOp::Mul, x, s)
-        }
-        Op::Softplus if float => {
-            let x = arg(b, 0, ft)?;
-            let beta = b.konst(ConstVal::from_scalar(a.scalar(1).map_err(e)?, ft));
-            let thr = b.konst(ConstVal::from_scalar(a.scalar(2).map_err(e)?, ft));
-            let xb = b.bin(BOp::Mul, x, beta);
-            let big = b.bin(BOp::Gt, xb, thr);
-            let ex = b.math(UOp::Exp, Func1::Exp, xb);
-            let l = b.call1(Func1::Log1p, ex);
-            let q = b.bin(BOp::Div, l, beta);
-            b.sel(big, x, q)
-        }
-        Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::Frac | Op::Sign if float => {
-            let x = arg(b, 0, ft)?;
-            match n.op {
-                Op::Floor => b.un(UOp::Floor, x),
-                Op::Ceil => b.un(UOp::Ceil, x),
-                Op::Trunc => b.un(UOp::Trunc, x),
-                Op::Frac => {
-                    let t = b.un(UOp::Trunc, x);
-                    b.bin(BOp::Sub, x, t)
-                }
-                Op::Sign => {
-                    let (z, one, m1) = (b.f(ft, 0.0), b.f(ft, 1.0), b.f(ft, -1.0));
-                    let (gt, lt) = (b.bin(BOp::Gt, x, z), b.bin(BOp::Lt, x, z));
-                    // PyTorch's `(0 < x) - (x < 0)`: NaN and both zeros give +0.
-                    let inner = b.sel(lt, m1, z);
-                    b.sel(gt, one, inner)
-                }
-                _ => {
-                    let d = a.int(1).map_err(e)?;
-                    if d == 0 {
-                        b.un(UOp::Round, x)
-                    } else {
-                        let ten = b.f(ft, 10f64.powi(d.unsigned_abs() as i32));
-                        if d > 0 {
-                            let s = b.bin(BOp::Mul, x, ten);
-                            let r = b.un(UOp::Round, s);
-                            b.bin(BOp::Div, r, ten)
-                        } else {
-                            let s = b.bin(BOp::Div, x, ten);
-                            let r = b.un(UOp::Round, s);
-                            b.bin(BOp::Mul, r, ten)
-                        }
-                    }
-                }
             }
         }
         Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::NanToNum if !float => arg(b, 0, oty)?,
@@ -651,7 +513,7 @@ fn unary(b: &mut Body, n: &GNode, arg: &mut ArgFn<'_>, xt: Ty, oty: Ty) -> R<V> 
             b.sel(gt, one, inner)
         }
         Op::Sign if oty == Ty::Bool => arg(b, 0, oty)?,
-        Op::Square if oty != Ty::Bool => {
+        Op::Square if !float && oty != Ty::Bool => {
             let x = arg(b, 0, oty)?;
             b.bin(BOp::Mul, x, x)
         }

@@ -67,8 +67,10 @@ pub struct Decomposition {
 pub type FillFn = fn(&[Arg]) -> Option<Scalar>;
 
 /// A pointwise op's scalar expression for its (graph) arguments, recorded from the same generic
-/// function its eager kernel runs (`rynamo_tensor::expr`); `ENode::Arg(i)` is argument `i`.
-pub type ScalarExprFn = fn(&[Arg]) -> Result<rynamo_tensor::expr::Expr>;
+/// function its eager kernel runs (`rynamo_tensor::expr`); `ENode::Arg(i)` is argument `i`. It
+/// applies when the op computes in a floating-point dtype; `None` where these arguments have no
+/// float arithmetic (a unary family's predicates).
+pub type ScalarExprFn = fn(&[Arg]) -> Result<Option<rynamo_tensor::expr::Expr>>;
 
 /// A binary pointwise op's kernel-level operation and `alpha` for its (graph) arguments: the
 /// same mapping its meta rule and eager kernel use, read by backends instead of restating it.
@@ -118,7 +120,8 @@ pub struct OpDef {
     /// The Python operators that run this op (`operator` module names: `add`, `iadd`, `neg`).
     pub operators: &'static [&'static str],
     /// For a pointwise op computed in its (floating-point) output dtype: its scalar expression,
-    /// which backends lower instead of restating the op.
+    /// which backends lower instead of restating the op (integer and bool dtypes keep the
+    /// backend's own lowering).
     pub scalar: Option<ScalarExprFn>,
     /// For a binary pointwise op (`add`, `div`, `eq`, ...): its kernel-level operation.
     pub binary: Option<BinaryKindFn>,

@@ -2,9 +2,10 @@
 //! kernel runs it on `f32`/`f64` elements (monomorphised into the kernel loop, so it vectorises as
 //! hand-written closures do) and the JIT records it ([`record`]) into an [`Expr`] that it lowers
 //! node by node. The primitives are the operations both sides implement the same way: IEEE
-//! arithmetic and comparisons, the vectorisable `exp`/`ln`/`tanh` (eager's `exp_v`/`ln_v`/`tanh_v`,
-//! the JIT's vector forms of the same algorithms), and scalar functions ([`ScalarFn1`]) that
-//! both call (the JIT through its scalar-call mechanism), so a new function needs no JIT change.
+//! arithmetic and comparisons, NaN-propagating `min`/`max`, rounding, `relu`, the vectorisable
+//! `exp`/`ln`/`tanh`/`sin`/`cos`/`erf`/`sigmoid` (eager's `exp_v`/`ln_v`/`tanh_v`/..., the JIT's
+//! vector forms of the same algorithms), and scalar functions ([`ScalarFn1`]) that both call (the
+//! JIT through its scalar-call mechanism), so a new function needs no JIT change.
 //!
 //! ```
 //! use rynamo_tensor::expr::{ENode, Real, record};
@@ -60,6 +61,17 @@ pub enum Un {
     Exp,
     Ln,
     Tanh,
+    Sin,
+    Cos,
+    Erf,
+    Sigmoid,
+    Floor,
+    Ceil,
+    Trunc,
+    /// Round half to even (`torch.round`).
+    RoundEven,
+    /// `x < 0 ? 0 : x` (NaN and `-0.0` kept, as PyTorch's `clamp_min(x, 0)`).
+    Relu,
 }
 
 /// Binary primitives.
@@ -73,6 +85,10 @@ pub enum Bin {
     Sub,
     Mul,
     Div,
+    /// The smaller operand; NaN if either is NaN (PyTorch's `minimum`).
+    Min,
+    /// The larger operand; NaN if either is NaN.
+    Max,
 }
 
 /// Comparisons (false when either side is NaN, except `Ne`).
@@ -144,6 +160,28 @@ pub trait Real:
     fn ln(self) -> Self;
     /// `tanh(x)`.
     fn tanh(self) -> Self;
+    /// `sin(x)`.
+    fn sin(self) -> Self;
+    /// `cos(x)`.
+    fn cos(self) -> Self;
+    /// The error function.
+    fn erf(self) -> Self;
+    /// `1 / (1 + e^-x)`.
+    fn sigmoid(self) -> Self;
+    /// Rounds down.
+    fn floor(self) -> Self;
+    /// Rounds up.
+    fn ceil(self) -> Self;
+    /// Rounds toward zero.
+    fn trunc(self) -> Self;
+    /// Rounds half to even.
+    fn round_even(self) -> Self;
+    /// `x < 0 ? 0 : x`.
+    fn relu(self) -> Self;
+    /// The smaller of two; NaN if either is NaN.
+    fn min(self, other: Self) -> Self;
+    /// The larger of two; NaN if either is NaN.
+    fn max(self, other: Self) -> Self;
     /// A scalar function.
     fn call(self, f: &'static ScalarFn1) -> Self;
     /// A comparison.
@@ -181,6 +219,72 @@ impl<F: Flt> Real for F {
     #[inline(always)]
     fn tanh(self) -> Self {
         self.tanh_v()
+    }
+    /// The vectorisable form, with the inputs it gets wrong (huge, infinite) computed exactly,
+    /// as eager's `sin` kernel patches them.
+    #[inline(always)]
+    fn sin(self) -> Self {
+        if self.trig_rare() {
+            num_traits::Float::sin(self)
+        } else {
+            self.sin_v()
+        }
+    }
+    #[inline(always)]
+    fn cos(self) -> Self {
+        if self.trig_rare() {
+            num_traits::Float::cos(self)
+        } else {
+            self.cos_v()
+        }
+    }
+    #[inline(always)]
+    fn erf(self) -> Self {
+        Flt::erf(self)
+    }
+    #[inline(always)]
+    fn sigmoid(self) -> Self {
+        crate::kernels::math::sigmoid(self)
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        num_traits::Float::floor(self)
+    }
+    #[inline(always)]
+    fn ceil(self) -> Self {
+        num_traits::Float::ceil(self)
+    }
+    #[inline(always)]
+    fn trunc(self) -> Self {
+        num_traits::Float::trunc(self)
+    }
+    #[inline(always)]
+    fn round_even(self) -> Self {
+        Flt::round_even(self)
+    }
+    #[inline(always)]
+    fn relu(self) -> Self {
+        if self < F::zero() { F::zero() } else { self }
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        if num_traits::Float::is_nan(self) {
+            self
+        } else if num_traits::Float::is_nan(other) {
+            other
+        } else {
+            num_traits::Float::min(self, other)
+        }
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        if num_traits::Float::is_nan(self) {
+            self
+        } else if num_traits::Float::is_nan(other) {
+            other
+        } else {
+            num_traits::Float::max(self, other)
+        }
     }
     #[inline(always)]
     fn call(self, f: &'static ScalarFn1) -> Self {
@@ -229,12 +333,19 @@ fn push(n: ENode) -> Sym {
 
 /// Records `f` applied to the op's first `n_args` arguments.
 pub fn record(n_args: u8, f: impl FnOnce(&[Sym]) -> Sym) -> Expr {
+    try_record(n_args, |a| Some(f(a))).expect("invariant: f always gives a value")
+}
+
+/// [`record`] for a function that has no expression for some parameters (`None`: an integer-only
+/// op of a family whose float ops have one).
+pub fn try_record(n_args: u8, f: impl FnOnce(&[Sym]) -> Option<Sym>) -> Option<Expr> {
     let outer = TAPE.with(|t| std::mem::take(&mut *t.borrow_mut()));
     let args: Vec<Sym> = (0..n_args).map(|i| push(ENode::Arg(i))).collect();
     let root = f(&args);
     let mut nodes = TAPE.with(|t| std::mem::replace(&mut *t.borrow_mut(), outer));
+    let root = root?;
     nodes.truncate(root.0 as usize + 1);
-    Expr { nodes }
+    Some(Expr { nodes })
 }
 
 macro_rules! sym_bin {
@@ -278,6 +389,39 @@ impl Real for Sym {
     }
     fn tanh(self) -> Self {
         push(ENode::Un(Un::Tanh, self.0))
+    }
+    fn sin(self) -> Self {
+        push(ENode::Un(Un::Sin, self.0))
+    }
+    fn cos(self) -> Self {
+        push(ENode::Un(Un::Cos, self.0))
+    }
+    fn erf(self) -> Self {
+        push(ENode::Un(Un::Erf, self.0))
+    }
+    fn sigmoid(self) -> Self {
+        push(ENode::Un(Un::Sigmoid, self.0))
+    }
+    fn floor(self) -> Self {
+        push(ENode::Un(Un::Floor, self.0))
+    }
+    fn ceil(self) -> Self {
+        push(ENode::Un(Un::Ceil, self.0))
+    }
+    fn trunc(self) -> Self {
+        push(ENode::Un(Un::Trunc, self.0))
+    }
+    fn round_even(self) -> Self {
+        push(ENode::Un(Un::RoundEven, self.0))
+    }
+    fn relu(self) -> Self {
+        push(ENode::Un(Un::Relu, self.0))
+    }
+    fn min(self, other: Self) -> Self {
+        push(ENode::Bin(Bin::Min, self.0, other.0))
+    }
+    fn max(self, other: Self) -> Self {
+        push(ENode::Bin(Bin::Max, self.0, other.0))
     }
     fn call(self, f: &'static ScalarFn1) -> Self {
         push(ENode::Call(f, self.0))

@@ -321,5 +321,5 @@ op! {
     eager(_, a) { Ok(vec![float_expr::binary("xlogy", a.self_, a.other, (expr::<f32>, expr::<f64>))?]) }
     with .vjp(&vjp::XLOGY)
         .sample(|| pos_args(vec![t(fx::pos()), t(fx::ramp())]))
-        .scalar(|_| Ok(record(2, |v| expr(v[0], v[1]))))
+        .scalar(|_| Ok(Some(record(2, |v| expr(v[0], v[1])))))
 }

@@ -1,10 +1,12 @@
 //! Unary pointwise ops and their in-place forms. Each op's `kind` maps its typed arguments to the
 //! kernel-level [`UnaryOp`] (with parameters: `leaky_relu`'s slope); the meta rule and the kernel
-//! are `rynamo_tensor`'s `unary_meta` / `unary` of that kind.
+//! are `rynamo_tensor`'s `unary_meta` / `unary` of that kind, and the scalar expression backends
+//! lower on floats is that kind's `unary_expr::float_expr` (checked against the kernel there).
 
 use rynamo_tensor::UnaryOp as U;
-use rynamo_tensor::expr::{Cmp, Real, record};
+use rynamo_tensor::expr::{Cmp, Real, record, try_record};
 use rynamo_tensor::kernels::special;
+use rynamo_tensor::kernels::unary_expr::float_expr;
 use rynamo_tensor::ops::{float_expr, pointwise};
 
 use super::inplace;
@@ -27,7 +29,10 @@ macro_rules! unary {
             }
             meta(_, a) { Ok(vec![pointwise::unary_meta(kind(&a)?, a.self_)?]) }
             eager(_, a) { Ok(vec![pointwise::unary(kind(&a)?, a.self_)?]) }
-            with .complex() $($($with)*)?
+            with .complex().scalar(|args| {
+                let k = kind(&Args::read(args)?)?;
+                Ok(try_record(1, |v| float_expr(k, v[0])))
+            }) $($($with)*)?
         }
     };
 }
@@ -238,7 +243,7 @@ macro_rules! float_unary {
             }
             with .scalar(|args| {
                 let a = Args::read(args)?;
-                Ok(record(1, |v| expr(&a, v[0])))
+                Ok(Some(record(1, |v| expr(&a, v[0]))))
             }) $($($with)*)?
         }
     };

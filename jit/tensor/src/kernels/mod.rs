@@ -9,4 +9,5 @@ pub mod simd;
 pub mod special;
 pub mod special_fns;
 pub mod unary;
+pub mod unary_expr;
 pub mod vmath;

@@ -37,6 +37,8 @@ macro_rules! scalar_fn {
     };
 }
 
+pub(crate) use scalar_fn;
+
 /// Rounds an f64 function to f32.
 fn via64(f: fn(f64) -> f64) -> impl Fn(f32) -> f32 {
     move |x| f(f64::from(x)) as f32
