@@ -202,20 +202,6 @@ pub fn softplus<F: Flt>(x: F, beta: F, threshold: F) -> F {
     }
 }
 
-/// Exact GELU: `x * Phi(x)`.
-#[inline(always)]
-pub fn gelu_erf<F: Flt>(x: F) -> F {
-    F::c(0.5) * x * (F::one() + (x * F::c(std::f64::consts::FRAC_1_SQRT_2)).erf())
-}
-
-/// Tanh-approximated GELU, in PyTorch's operation order (`x * x * x` first).
-#[inline(always)]
-pub fn gelu_tanh<F: Flt>(x: F) -> F {
-    let beta = F::c(std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5);
-    let inner = beta * (x + F::c(0.044715) * (x * x * x));
-    F::c(0.5) * x * (F::one() + inner.tanh_v())
-}
-
 /// Python/PyTorch floor division for floats (`aten::div_floor_floating`).
 #[inline(always)]
 pub fn div_floor<F: Flt>(a: F, b: F) -> F {

@@ -2,7 +2,8 @@
 
 use super::copy::through_dtype;
 use super::map::{map1, map1_patched};
-use super::math::{Flt, Int, gelu_erf, gelu_tanh, sigmoid, softplus};
+use super::math::{Flt, Int};
+use super::unary_expr::float_expr;
 use crate::error::bail;
 use crate::{DEFAULT_FLOAT, DType, Element, Error, Result, Tensor};
 
@@ -328,108 +329,67 @@ fn int_kernel<T: Int>(op: UnaryOp, out: &Tensor, x: &Tensor) {
     }
 }
 
+/// The float kernels run the op's one scalar expression ([`float_expr`], which the JIT lowers
+/// too), monomorphised per variant: each arm names its variant as a constant, so the match inside
+/// `float_expr` folds away and the loop vectorises as a hand-written closure would.
 fn float_kernel<F: Flt>(op: UnaryOp, out: &Tensor, x: &Tensor) {
     use UnaryOp::*;
-    let (zero, one) = (F::zero(), F::one());
-    match op {
-        Neg => map1::<F, F>(out, x, move |v| -v),
-        Abs => map1::<F, F>(out, x, move |v| v.abs()),
-        Exp => map1::<F, F>(out, x, move |v| v.exp_v()),
-        Exp2 => map1::<F, F>(out, x, move |v| v.exp2()),
-        Expm1 => map1::<F, F>(out, x, move |v| v.exp_m1()),
-        Log => map1::<F, F>(out, x, move |v| v.ln_v()),
-        Log2 => map1::<F, F>(out, x, move |v| v.log2()),
-        Log10 => map1::<F, F>(out, x, move |v| v.log10()),
-        Log1p => map1::<F, F>(out, x, move |v| v.ln_1p()),
-        Sqrt => map1::<F, F>(out, x, move |v| v.sqrt()),
-        Rsqrt => map1::<F, F>(out, x, move |v| one / v.sqrt()),
-        Sin => map1_patched::<F, F>(out, x, move |v| v.sin_v(), |v| v.trig_rare(), |v| v.sin()),
-        Cos => map1_patched::<F, F>(out, x, move |v| v.cos_v(), |v| v.trig_rare(), |v| v.cos()),
-        Tan => map1::<F, F>(out, x, move |v| v.tan()),
-        Asin => map1::<F, F>(out, x, move |v| v.asin()),
-        Acos => map1::<F, F>(out, x, move |v| v.acos()),
-        Atan => map1::<F, F>(out, x, move |v| v.atan()),
-        Sinh => map1::<F, F>(out, x, move |v| v.sinh()),
-        Cosh => map1::<F, F>(out, x, move |v| v.cosh()),
-        Tanh => map1::<F, F>(out, x, move |v| v.tanh_v()),
-        Sigmoid => map1::<F, F>(out, x, sigmoid),
-        // `v > 0 ? v : 0` would drop NaN, which PyTorch keeps, and -0.0, which it keeps too
-        // (its relu is `clamp_min(x, 0)`): only values below zero become zero.
-        Relu => map1::<F, F>(out, x, move |v| if v < zero { zero } else { v }),
-        Relu6 => map1::<F, F>(out, x, move |v| {
-            if v.is_nan() {
-                v
-            } else {
-                v.max(zero).min(F::c(6.0))
-            }
-        }),
-        LeakyRelu { slope } => {
-            let s = F::c(slope);
-            map1::<F, F>(out, x, move |v| if v > zero { v } else { v * s })
-        }
-        Elu { alpha } => {
-            let a = F::c(alpha);
-            map1::<F, F>(out, x, move |v| if v > zero { v } else { a * v.exp_m1() })
-        }
-        Gelu { tanh: false } => map1::<F, F>(out, x, gelu_erf),
-        Gelu { tanh: true } => map1::<F, F>(out, x, gelu_tanh),
-        Silu => map1::<F, F>(out, x, move |v| v * sigmoid(v)),
-        Mish => map1::<F, F>(out, x, move |v| {
-            v * softplus(v, F::one(), F::c(20.0)).tanh_v()
-        }),
-        Softplus { beta, threshold } => {
-            let (b, t) = (F::c(beta), F::c(threshold));
-            map1::<F, F>(out, x, move |v| softplus(v, b, t))
-        }
-        Erf => map1::<F, F>(out, x, move |v| v.erf()),
-        Floor => map1::<F, F>(out, x, move |v| v.floor()),
-        Ceil => map1::<F, F>(out, x, move |v| v.ceil()),
-        Round { decimals: 0 } => map1::<F, F>(out, x, move |v| v.round_even()),
-        Round { decimals } => {
-            // Scale by 10^|d| as PyTorch does (multiply for d > 0, divide for d < 0).
-            let ten = F::c(10f64.powi(decimals.unsigned_abs() as i32));
-            if decimals > 0 {
-                map1::<F, F>(out, x, move |v| (v * ten).round_even() / ten)
-            } else {
-                map1::<F, F>(out, x, move |v| (v / ten).round_even() * ten)
-            }
-        }
-        Trunc => map1::<F, F>(out, x, move |v| v.trunc()),
-        Frac => map1::<F, F>(out, x, move |v| v - v.trunc()),
-        // PyTorch's `(0 < v) - (v < 0)`: NaN and both zeros give +0.
-        Sign => map1::<F, F>(out, x, move |v| {
-            if v > zero {
-                one
-            } else if v < zero {
-                -one
-            } else {
-                zero
-            }
-        }),
-        Reciprocal => map1::<F, F>(out, x, move |v| one / v),
-        Square => map1::<F, F>(out, x, move |v| v * v),
-        NanToNum {
-            nan,
-            posinf,
-            neginf,
-        } => {
-            let n = F::c(nan);
-            let p = posinf.map_or(F::max_value(), F::c);
-            let m = neginf.map_or(F::min_value(), F::c);
-            map1::<F, F>(out, x, move |v| {
-                if v.is_nan() {
-                    n
-                } else if v == F::infinity() {
-                    p
-                } else if v == F::neg_infinity() {
-                    m
-                } else {
-                    v
+    macro_rules! by_expr {
+        ($($pat:pat => $op:expr),* $(,)?) => {
+            match op {
+                $($pat => map1::<F, F>(out, x, move |v| expr($op, v)),)*
+                // The vectorised fast path with the library call for the rare arguments: the
+                // schedule of `Real::sin`/`Real::cos`, which the expression calls per element.
+                Sin => map1_patched::<F, F>(out, x, move |v| v.sin_v(), |v| v.trig_rare(), |v| v.sin()),
+                Cos => map1_patched::<F, F>(out, x, move |v| v.cos_v(), |v| v.trig_rare(), |v| v.cos()),
+                NanToNum { nan, posinf, neginf } => nan_to_num::<F>(out, x, nan, posinf, neginf),
+                BitwiseNot | LogicalNot | IsNan | IsInf | IsFinite => {
+                    unreachable!("invariant: rejected by out_dtype or handled as predicate")
                 }
-            })
-        }
-        BitwiseNot | LogicalNot | IsNan | IsInf | IsFinite => {
-            unreachable!("invariant: rejected by out_dtype or handled as predicate")
-        }
+            }
+        };
     }
+    by_expr!(
+        Neg => Neg, Abs => Abs, Exp => Exp, Exp2 => Exp2, Expm1 => Expm1, Log => Log,
+        Log2 => Log2, Log10 => Log10, Log1p => Log1p, Sqrt => Sqrt, Rsqrt => Rsqrt, Tan => Tan,
+        Asin => Asin, Acos => Acos, Atan => Atan, Sinh => Sinh, Cosh => Cosh, Tanh => Tanh,
+        Sigmoid => Sigmoid, Relu => Relu, Relu6 => Relu6,
+        LeakyRelu { slope } => LeakyRelu { slope }, Elu { alpha } => Elu { alpha },
+        Gelu { tanh: false } => Gelu { tanh: false }, Gelu { tanh: true } => Gelu { tanh: true },
+        Silu => Silu, Mish => Mish,
+        Softplus { beta, threshold } => Softplus { beta, threshold },
+        Erf => Erf, Floor => Floor, Ceil => Ceil,
+        Round { decimals: 0 } => Round { decimals: 0 }, Round { decimals } => Round { decimals },
+        Trunc => Trunc, Frac => Frac, Sign => Sign, Reciprocal => Reciprocal, Square => Square,
+    )
+}
+
+#[inline(always)]
+fn expr<F: Flt>(op: UnaryOp, v: F) -> F {
+    float_expr(op, v).expect("invariant: every arithmetic unary op has an expression")
+}
+
+/// `nan_to_num`'s default bounds are the finite limits of the output dtype, which an expression
+/// over the compute type cannot name (see [`float_expr`]).
+fn nan_to_num<F: Flt>(
+    out: &Tensor,
+    x: &Tensor,
+    nan: f64,
+    posinf: Option<f64>,
+    neginf: Option<f64>,
+) {
+    let n = F::c(nan);
+    let p = posinf.map_or(F::max_value(), F::c);
+    let m = neginf.map_or(F::min_value(), F::c);
+    map1::<F, F>(out, x, move |v| {
+        if v.is_nan() {
+            n
+        } else if v == F::infinity() {
+            p
+        } else if v == F::neg_infinity() {
+            m
+        } else {
+            v
+        }
+    })
 }
