@@ -458,6 +458,9 @@ ops! {
     ClampMin_ = 329 => inplace_forms::clamp_min_;
     ScatterReduce = 350 => indexing::scatter_reduce;
     ScatterReduce_ = 351 => inplace::scatter_reduce_;
+    Exponential_ = 352 => random::exponential_;
+    BernoulliFloat_ = 353 => random::bernoulli_float;
+    Bernoulli = 354 => random::bernoulli;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

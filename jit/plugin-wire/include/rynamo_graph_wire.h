@@ -46,7 +46,7 @@
 #define RYNAMO_WIRE_DTYPE_COMPLEX64 10
 #define RYNAMO_WIRE_DTYPE_COMPLEX128 11
 
-/* Op ids (the op table's order); 308 ops. */
+/* Op ids (the op table's order); 311 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -355,5 +355,8 @@
 #define RYNAMO_OP_CLAMP_MIN_ 329 /* clamp_min_(Tensor self, Tensor|Scalar min) -> Tensor */
 #define RYNAMO_OP_SCATTER_REDUCE_TWO 350 /* scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor */
 #define RYNAMO_OP_SCATTER_REDUCE__TWO 351 /* scatter_reduce_.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor */
+#define RYNAMO_OP_EXPONENTIAL_ 352 /* exponential_(Tensor self, float lambd=1) -> Tensor */
+#define RYNAMO_OP_BERNOULLI__FLOAT 353 /* bernoulli_.float(Tensor self, float p=0.5) -> Tensor */
+#define RYNAMO_OP_BERNOULLI 354 /* bernoulli(Tensor self) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

@@ -38,6 +38,8 @@ pub mod ops;
 pub mod parallel;
 pub mod preserve;
 pub mod random;
+pub mod random_engine;
+pub mod random_fills;
 pub mod sampling;
 pub mod storage;
 mod tensor;

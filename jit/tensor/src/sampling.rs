@@ -1,14 +1,17 @@
 //! `torch.multinomial`: indices drawn from rows of (unnormalized) category weights, with or
 //! without replacement, from a [`Generator`] (the default one unless the caller swaps it in).
 //!
-//! With replacement, each draw is the first category whose normalized cumulative weight (f64)
-//! reaches a uniform sample, as ATen's CPU kernel searches. Without replacement, ATen's
-//! exponential-race: each category gets `p / q` with `q ~ Exp(1)`, and the `n` largest keys are
-//! the draws, largest first (a single draw is the first maximum).
+//! The draws are ATen's CPU kernel's, number for number (PyTorch's stream, [`crate::random`]):
+//! - one sample, or any number without replacement: the exponential race. Every weight, in
+//!   order, gets `q = -log1p(-u)` (`u` a double uniform), rounded to the weights' dtype, and the
+//!   key `p / q` in that dtype; the draws are the `n` largest keys, largest first (a single
+//!   draw is the first maximum);
+//! - several samples with replacement: each draw is the first category whose normalized
+//!   cumulative weight (summed and divided in the weights' dtype) reaches a double uniform.
 
 use crate::error::bail;
 use crate::layout::Shaped;
-use crate::random::{Generator, default_generator};
+use crate::random::{Generator, default_generator, round_to};
 use crate::{DType, Result, Tensor, TensorMeta};
 
 /// Shape/dtype rule of `multinomial(probs, n, replacement)`.
@@ -47,6 +50,7 @@ pub fn multinomial(p: &Tensor, n: i64, replacement: bool, g: Option<&Generator>)
     let meta = multinomial_meta(p, n, replacement)?;
     let cats = p.shape()[p.ndim() - 1];
     let rows = if p.ndim() == 2 { p.shape()[0] } else { 1 };
+    let dt = p.dtype();
     let probs: Vec<f64> = p.to_dtype(DType::Float64).contiguous().to_vec();
     for row in probs.chunks(cats.max(1)).take(rows) {
         if row.iter().any(|v| !v.is_finite() || *v < 0.0) {
@@ -65,40 +69,38 @@ pub fn multinomial(p: &Tensor, n: i64, replacement: bool, g: Option<&Generator>)
     let n = n as usize;
     let g = g.unwrap_or_else(|| default_generator());
     let mut out: Vec<i64> = Vec::with_capacity(rows * n);
-    g.with(|rng| {
-        use rand::Rng;
-        for row in probs.chunks(cats).take(rows) {
-            if replacement {
-                let total: f64 = row.iter().sum();
+    // One rounding to the weights' dtype (an f64 operation on two values of a narrower float
+    // type, rounded once, is that type's correctly rounded operation).
+    let r = |x: f64| round_to(dt, x);
+    g.with(|e| {
+        if replacement && n > 1 {
+            for row in probs.chunks(cats).take(rows) {
                 let mut acc = 0.0;
-                let mut cdf: Vec<f64> = row
+                let cdf: Vec<f64> = row
                     .iter()
-                    .map(|v| {
-                        acc += v / total;
+                    .map(|&v| {
+                        acc = r(acc + v);
                         acc
                     })
                     .collect();
-                // The last category closes the distribution exactly.
-                if let Some(last) = cdf.last_mut() {
-                    *last = 1.0;
-                }
+                let total = acc;
+                let cdf: Vec<f64> = cdf.iter().map(|&c| r(c / total)).collect();
                 for _ in 0..n {
-                    let u: f64 = rng.r#gen::<f64>();
-                    let idx = cdf.partition_point(|&c| c < u).min(cats - 1);
-                    // A zero-weight category shares its cumulative value with the one before it;
-                    // `partition_point` already returns the first index reaching `u`.
-                    out.push(idx as i64);
+                    let u = e.uniform_f64();
+                    out.push(cdf.partition_point(|&c| c < u).min(cats - 1) as i64);
                 }
-            } else {
+            }
+        } else {
+            // The exponential variates for the whole tensor come first, in order.
+            let q: Vec<f64> = (0..rows * cats)
+                .map(|_| r(-(-e.uniform_f64()).ln_1p()))
+                .collect();
+            for (row, q) in probs.chunks(cats).take(rows).zip(q.chunks(cats)) {
                 let mut keys: Vec<(f64, usize)> = row
                     .iter()
+                    .zip(q)
                     .enumerate()
-                    .map(|(i, &v)| {
-                        let u: f64 = rng.r#gen::<f64>();
-                        let q = -(1.0 - u).ln();
-                        // A zero weight is never drawn before a positive one (0 / 0 would be NaN).
-                        (if v == 0.0 { 0.0 } else { v / q }, i)
-                    })
+                    .map(|(i, (&v, &q))| (r(v / q), i))
                     .collect();
                 // Largest key first; equal keys keep the lower index first (stable).
                 keys.sort_by(|a, b| b.0.total_cmp(&a.0));

@@ -124,6 +124,9 @@ fn pointwise() -> Vec<Case> {
         // Random fills: the harness seeds both sides identically.
         c("normal_", &[T(0)], &[("mean", F(1.0)), ("std", F(0.5))]),
         c("uniform_", &[T(0), F(-1.0), F(1.0)], &[]),
+        c("exponential_", &[T(0)], &[("lambd", F(2.0))]),
+        c("bernoulli_", &[T(0), F(0.3)], &[]),
+        c("bernoulli", &[T(12)], &[]),
     ]
 }
 

@@ -110,7 +110,9 @@ fn sin_and_cos_past_the_f32_reduction_at_16_lanes() {
     let src = format!(
         "graph(%x: f32[{n}]):\n  %0: f32[{n}] = sin(%x)\n  %1: f32[{n}] = cos(%x)\n  %2: f32[{n}] = add(%0, %1, alpha=1)\n  return (%2, %0)\n"
     );
-    check(&src, &[x], TRANS.0, TRANS.1);
+    // Each function's accuracy is checked alone above; here their fusion. `sin + cos` cancels
+    // near 3pi/4, so it is compared on the scale of its terms (both at most 1): absolutely.
+    check(&src, &[x], TRANS.0, TRANS.0);
 }
 
 /// Max and min in one phase with library calls (sin past `poly::TRIG_LIMIT`, and of NaN): the

@@ -18,6 +18,7 @@ pub(crate) mod models;
 pub(crate) mod nn;
 pub(crate) mod optim;
 pub(crate) mod order;
+pub(crate) mod random;
 pub(crate) mod rearrange;
 pub(crate) mod reduce;
 pub(crate) mod shape;

@@ -113,10 +113,19 @@ fn decompositions_run_eagerly_and_match_the_kernels() {
                 continue;
             };
             let want = registry::call(op, &args).unwrap().remove(0);
-            // Eager computes f32 `var`/`std`/`layer_norm` statistics and `logsumexp` in f64; the
-            // decompositions (which the JIT fuses) compute in the input dtype.
+            // Eager computes f32 `var`/`std`/`layer_norm` statistics and the `logsumexp`,
+            // `softmax` and `log_softmax` sums in f64; the decompositions (which the JIT fuses)
+            // compute in the input dtype.
             let inexact = want.dtype() == DType::Float32
-                && matches!(op, Op::Var | Op::Std | Op::LayerNorm | Op::LogSumExp);
+                && matches!(
+                    op,
+                    Op::Var
+                        | Op::Std
+                        | Op::LayerNorm
+                        | Op::LogSumExp
+                        | Op::Softmax
+                        | Op::LogSoftmax
+                );
             if inexact {
                 let f64s = |x: &Tensor| x.to_dtype(DType::Float64).contiguous().to_vec::<f64>();
                 let (g, w) = (f64s(&got), f64s(&want));

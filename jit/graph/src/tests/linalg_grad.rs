@@ -111,14 +111,34 @@ fn eigh_gradient_matches_finite_differences() {
 }
 
 /// `svd(x, full_matrices=True)` weighted by `gs`, whose entries on the completion are zero.
-fn svd_full_loss(v: &[f64], shape: &[usize], gs: &[Tensor]) -> f64 {
+/// `sum(outs[i] * gs[i])` of the SVD of `v`, with each singular pair `(u_i, v_i)` signed as in
+/// `base_u` (the unperturbed `U`): a singular pair is defined up to a joint sign, which the
+/// algorithm may pick differently for a perturbed matrix, and the finite difference must follow
+/// one branch.
+fn svd_full_loss(v: &[f64], shape: &[usize], gs: &[Tensor], base_u: &[f64]) -> f64 {
+    let (m, n) = (shape[0], shape[1]);
     let x = Tensor::from_vec(v.to_vec(), shape).unwrap();
-    call(Op::LinalgSvd, vec![t(&x), Value::Bool(true)])
+    let outs = call(Op::LinalgSvd, vec![t(&x), Value::Bool(true)]);
+    let (mut u, s, mut vh) = (
+        outs[0].to_vec::<f64>(),
+        outs[1].to_vec::<f64>(),
+        outs[2].to_vec::<f64>(),
+    );
+    for i in 0..m.min(n) {
+        let dot: f64 = (0..m).map(|r| u[r * m + i] * base_u[r * m + i]).sum();
+        if dot < 0.0 {
+            (0..m).for_each(|r| u[r * m + i] = -u[r * m + i]);
+            (0..n).for_each(|c| vh[i * n + c] = -vh[i * n + c]);
+        }
+    }
+    [u, s, vh]
         .iter()
         .zip(gs)
         .map(|(o, g)| {
-            let (o, g) = (o.to_vec::<f64>(), g.to_vec::<f64>());
-            o.iter().zip(g).map(|(a, b)| a * b).sum::<f64>()
+            o.iter()
+                .zip(g.to_vec::<f64>())
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
         })
         .sum()
 }
@@ -161,7 +181,9 @@ fn svd_full_matrices_gradient_matches_finite_differences() {
             let (mut p, mut q) = (base.clone(), base.clone());
             p[e] += 1e-6;
             q[e] -= 1e-6;
-            let num = (svd_full_loss(&p, &shape, &gs) - svd_full_loss(&q, &shape, &gs)) / 2e-6;
+            let base_u = outs[0].to_vec::<f64>();
+            let loss = |v: &[f64]| svd_full_loss(v, &shape, &gs, &base_u);
+            let num = (loss(&p) - loss(&q)) / 2e-6;
             assert!(
                 (ana[e] - num).abs() <= 1e-5 + 1e-3 * num.abs(),
                 "svd {shape:?}: element {e}: analytical {}, numerical {num}",

@@ -62,41 +62,70 @@ def _fill(tensor, values):
     return tensor
 
 
-def _rand(tensor, generator):
-    return torch.rand(tensor.shape, dtype=tensor.dtype, generator=generator)
-
-
-def _randn(tensor, generator):
-    return torch.randn(tensor.shape, dtype=tensor.dtype, generator=generator)
-
-
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fills ``tensor`` from U(a, b)."""
-    return _fill(tensor, _rand(tensor, generator) * (b - a) + a)
+    """Fills ``tensor`` from U(a, b), drawing as PyTorch does (``Tensor.uniform_``)."""
+    with torch.no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fills ``tensor`` from N(mean, std^2)."""
-    return _fill(tensor, _randn(tensor, generator) * std + mean)
+    """Fills ``tensor`` from N(mean, std^2), drawing as PyTorch does (``Tensor.normal_``)."""
+    with torch.no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fills ``tensor`` from N(mean, std^2) truncated to [a, b] (rejection sampling: every value
-    outside the bounds is redrawn)."""
+    """Fills ``tensor`` from N(mean, std^2) truncated to [a, b], drawing as PyTorch 2.15 does:
+    when the interval holds more than 0.3 of the mass, normal samples with the ones outside
+    redrawn; otherwise uniform candidates in [a, b] accepted against the density."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
             "The distribution of values may be incorrect.",
             stacklevel=2,
         )
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
     with torch.no_grad():
-        values = _randn(tensor, generator) * std + mean
-        for _ in range(1000):
-            outside = (values < a) | (values > b)
-            if not bool(outside.any()):
-                break
-            values = torch.where(outside, _randn(tensor, generator) * std + mean, values)
-        tensor.copy_(values.clamp(a, b))
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # The bounds in the tensor's dtype, so the test sees representable values.
+            lo = tensor.new_tensor(a).item()
+            hi = tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not bool(outside.any()):
+                    break
+                redrawn = torch.empty_like(result).normal_(mean, std, generator=generator)
+                result = torch.where(outside, redrawn, result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = torch.empty_like(tensor)
+        accept_buf = torch.empty_like(tensor)
+
+        def log_pdf_(c):
+            return c.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        log_pdf_(candidates)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        if bool(pending.any()):
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = torch.where(pending, candidates, result)
+                log_pdf_(candidates)
+                rejected = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+                pending = torch.where(pending, rejected, pending)
+                if not bool(pending.any()):
+                    break
+            tensor.copy_(result)
     return tensor
 
 
@@ -161,7 +190,9 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
-    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+    std = gain / math.sqrt(fan)
+    # PyTorch's order of operations, so the bound rounds as PyTorch's does.
+    bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
