@@ -172,6 +172,9 @@ class Graph:
             ann = n.meta.get("type_str")
             if n.op == "placeholder":
                 params.append(f'{n.target}: "{ann}"' if (annotate and ann) else f"{n.target}" + (" : torch.Tensor" if not annotate else ""))
+                if n.name == n.target:
+                    # A parameter named as its node (a size symbol `s0`) needs no rebinding.
+                    continue
                 line = f"{n.name} = {n.target}"
             elif n.op == "output":
                 line = f"return {arg_expr(n.args[0])}"
