@@ -40,6 +40,9 @@ pub struct FxModule {
     pub examples: Vec<PyObjectRef>,
 }
 
+/// Tensor methods whose sizes are separate arguments (`x.view(2, -1)`).
+const SIZE_VARARG_METHODS: [&str; 5] = ["view", "reshape", "expand", "permute", "repeat"];
+
 /// Builds the GraphModule of a finished trace.
 pub fn graph_module(graph: &Graph, out: &OutputGraph, vm: &VirtualMachine) -> PyResult<FxModule> {
     let view = FxView::of(std::rc::Rc::new(graph.clone()), out, String::new());
@@ -139,7 +142,9 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
         g: &g,
         graph,
         dims: &dim_nodes,
+        probe: view.shape_probe.as_deref(),
         made: HashMap::new(),
+        fresh: Vec::new(),
     };
     for (i, n) in graph.nodes().iter().enumerate() {
         switch(view.grad_enabled.get(i).copied().unwrap_or(mode), &mut mode)?;
@@ -163,7 +168,12 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
                     Some(ParamDefault::Value(d)) => default_eq(d, a),
                     None => false,
                 };
-            let v = arg_to_py(a, &nodes, &syms, vm)?;
+            // A one-dimension `dim` list prints as the int users write (`x.sum(1)`).
+            let one_dim = match a {
+                Value::IntList(l) if p.name == "dim" && l.len() == 1 => Some(Value::Int(l[0])),
+                _ => None,
+            };
+            let v = arg_to_py(one_dim.as_ref().unwrap_or(a), &nodes, &syms, vm)?;
             if p.kw_only {
                 if !is_default {
                     kwargs.set_item(p.name.as_str(), v, vm)?;
@@ -176,8 +186,20 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
         while args.last().is_some_and(|(_, d)| *d) {
             args.pop();
         }
-        let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
         let info = view.fx.get(i).and_then(Option::as_ref);
+        let mut args: Vec<PyObjectRef> = args.into_iter().map(|(v, _)| v).collect();
+        // Size methods take their sizes as separate arguments, as users call them
+        // (`x.view(b, -1)`).
+        if let Some(FxTarget::Method(name)) = info.map(|f| &f.target)
+            && SIZE_VARARG_METHODS.contains(&name.as_ref())
+            && args.len() == 2
+            && args[1].class().is(vm.ctx.types.list_type)
+        {
+            let sizes = vm.extract_elements_with(&args[1], Ok)?;
+            args.truncate(1);
+            args.extend(sizes);
+        }
+        let args = vm.ctx.new_tuple(args);
         let node = match info.map(|f| &f.target) {
             Some(FxTarget::Host {
                 func,
@@ -254,6 +276,16 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
                     .into(),
                 vm,
             );
+        }
+        // Size arithmetic made for this node's arguments was traced at its line.
+        for made in std::mem::take(&mut sizes.fresh) {
+            if let (Ok(from), Ok(to)) = (node.get_attr("meta", vm), made.get_attr("meta", vm)) {
+                for key in ["stack_trace", "source_comment"] {
+                    if let Ok(v) = from.get_item(key, vm) {
+                        let _ = to.set_item(key, v, vm);
+                    }
+                }
+            }
         }
         if let (Some(meta), [one]) = (node.get_attr("meta", vm).ok(), n.outputs.as_slice()) {
             let value = graph.value(*one);
@@ -347,7 +379,11 @@ struct SymNodes<'a> {
     graph: &'a Graph,
     /// The `Sym(s0)` placeholder of each dynamic input dimension `(position, dimension)`.
     dims: &'a HashMap<(usize, usize), PyObjectRef>,
+    /// Names size arithmetic's symbolic values (`mul: "Sym(s0*s1)"`).
+    probe: Option<&'a super::fx_sym_shapes::ShapeProbe>,
     made: HashMap<String, PyObjectRef>,
+    /// Nodes made since the last node that used them took them (they share its source line).
+    fresh: Vec<PyObjectRef>,
 }
 
 impl SymNodes<'_> {
@@ -420,6 +456,16 @@ impl SymNodes<'_> {
                 )?
             }
         };
+        if let Some(text) = self.probe.and_then(|p| p.render_expr(e, self.graph))
+            && let Ok(meta) = n.get_attr("meta", vm)
+        {
+            let _ = meta.set_item(
+                "type_str",
+                vm.ctx.new_str(format!("Sym({text})")).into(),
+                vm,
+            );
+        }
+        self.fresh.push(n.clone());
         self.made.insert(key, n.clone());
         Ok(n)
     }

@@ -237,6 +237,55 @@ impl ShapeProbe {
 
     /// The multilinear polynomial in `deps` giving dimension `d` of value `vi`, if one fits.
     fn fit(&self, deps: &[usize], vi: usize, d: usize, runs: &mut Runs<'_>) -> Option<Poly> {
+        self.fit_fn(deps, &mut |at| dim_of(runs.at(at), vi, d))
+    }
+
+    /// A SymInt expression over input sizes (no computed values) as sympy prints it
+    /// (`Sym(s0*s1)` annotations of size arithmetic in the FX code); `None` when no
+    /// polynomial fits it.
+    pub fn render_expr(&self, e: &sym::SymExpr, graph: &Graph) -> Option<String> {
+        if !e.vals().is_empty() {
+            return None;
+        }
+        let leaf = |pos: usize, d: usize, at: &[i64]| -> Option<i64> {
+            if d == VALUE {
+                return match self.input_ints.get(pos)? {
+                    Some(Ok(k)) => Some(at[*k]),
+                    Some(Err(v)) => Some(*v),
+                    None => None,
+                };
+            }
+            match self.input_dims.get(pos)?.get(d).copied().flatten() {
+                Some(k) => Some(at[k]),
+                None => Some(*graph.value(*graph.inputs().get(pos)?).meta.shape.get(d)? as i64),
+            }
+        };
+        let mut deps: Vec<usize> = Vec::new();
+        for (pos, d) in e.dims() {
+            let k = if d == VALUE {
+                match self.input_ints.get(pos) {
+                    Some(Some(Ok(k))) => Some(*k),
+                    _ => None,
+                }
+            } else {
+                self.input_dims
+                    .get(pos)
+                    .and_then(|ds| ds.get(d).copied().flatten())
+            };
+            if let Some(k) = k
+                && !deps.contains(&k)
+            {
+                deps.push(k);
+            }
+        }
+        deps.sort_unstable();
+        let poly = self.fit_fn(&deps, &mut |at| e.eval(&|pos, d| leaf(pos, d, at)))?;
+        Some(self.render(&poly))
+    }
+
+    /// The multilinear polynomial in `deps` (the other symbols at their hints) that `value`
+    /// computes, if one fits: exact on the grid {hint, near}^deps and at two points off it.
+    fn fit_fn(&self, deps: &[usize], value: &mut dyn FnMut(&[i64]) -> Option<i64>) -> Option<Poly> {
         if deps.len() > MAX_DEPS {
             return None;
         }
@@ -247,7 +296,7 @@ impl ShapeProbe {
                     at[*k] = self.near[*k];
                 }
             }
-            dim_of(runs.at(&at), vi, d)
+            value(&at)
         };
         let n = deps.len();
         let values = (0..1usize << n)
@@ -295,7 +344,7 @@ impl ShapeProbe {
             for k in deps {
                 at[*k] = self.clamp(*k, self.hints[*k] * mul + add);
             }
-            let got = dim_of(runs.at(&at), vi, d)?;
+            let got = value(&at)?;
             if eval(&poly, &at) != Some(got) {
                 return None;
             }

@@ -211,7 +211,7 @@ class Graph:
                 trace = n.meta.get("source_comment")
                 if trace and trace != last_comment:
                     body.append("")
-                    body.append(" # " + trace)
+                    body.append("# " + trace)
                     last_comment = trace
             body.append(line)
         return params, body, globals_
