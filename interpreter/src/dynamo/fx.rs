@@ -119,7 +119,15 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
             let _ = meta.set_item("source", vm.ctx.new_str(src.to_string()).into(), vm);
         }
         nodes[vid.0 as usize] = Some(node.clone());
-        placeholders.push((FxParam::Input(pos), node, example.clone()));
+        // A dynamic int's example is its symbol (`torch.SymInt`), as PyTorch passes it.
+        let example = match view.int_symbols.iter().find(|(p, _)| *p == pos) {
+            Some((_, s)) => {
+                let sym_int = bridge::import_module("torch", vm)?.get_attr("SymInt", vm)?;
+                sym_int.call((format!("s{s}"), example.clone()), vm)?
+            }
+            None => example.clone(),
+        };
+        placeholders.push((FxParam::Input(pos), node, example));
     }
     let shapes = view
         .shape_probe
