@@ -7,13 +7,14 @@
 //! ```text
 //!   hints h          --> base sizes
 //!   h with s -> s±1  --> which symbols each size depends on (D)
-//!   grid {h, h±1}^D  --> a multilinear polynomial with integer coefficients (exact on the grid)
+//!   grid {h, h±1, h±2}^D --> a polynomial of degree <= 2 in each symbol, integer coefficients
 //!   2h+3, 3h+5       --> checked at two more points; sizes no polynomial fits stay unnamed
 //! ```
 //!
-//! Multilinear covers what size arithmetic gives in practice: products (`view(-1)`), sums
-//! (`cat`), scaled and shifted sizes (`2*s0`, `s0 - 1`). A size that fits no such polynomial
-//! (`s0 // 2` from a strided slice, a square) is left to the caller (it prints the traced size),
+//! Such polynomials cover what size arithmetic gives in practice: products (`view(-1)`), sums
+//! (`cat`), scaled and shifted sizes (`2*s0`, `s0 - 1`), squares (`T*T`). A size that fits no
+//! such polynomial (`s0 // 2` from a strided slice, `min(s0, s1)` of a slice bound) is left to
+//! the caller (it prints the traced size),
 //! never a guessed expression. Printing follows sympy's `str` (PyTorch prints sympy
 //! expressions): factors and terms ordered by symbol name, where a symbol's name is the one
 //! PyTorch 2.15 gives it (the hash of its source, `ShapeEnv._generate_unique_id`), so products
@@ -27,11 +28,11 @@ use rynamo_tensor::TensorMeta;
 use super::output_graph::OutputGraph;
 use super::sym::{self, VALUE};
 
-/// The most symbols one size may depend on (the grid has 2^n points).
-const MAX_DEPS: usize = 4;
+/// The most symbols one size may depend on (the grid has 3^n points).
+const MAX_DEPS: usize = 3;
 
 /// A polynomial: the coefficient of each product of symbols (indexes into `ShapeProbe::syms`,
-/// ascending; the empty product is the constant).
+/// ascending, repeated for a power; the empty product is the constant).
 type Poly = BTreeMap<Vec<usize>, i64>;
 
 /// What probing a graph's sizes needs from its trace (kept with the graph's FX view, so the
@@ -175,8 +176,12 @@ impl ShapeProbe {
             let mut symbolic = false;
             for (d, size) in info.meta.shape.iter().enumerate() {
                 let size = *size as i64;
+                // A symbol the graph does not hold for when it moves alone (a meta rule ties it
+                // to a constant: a Linear's in-features) is held at its hint.
                 let deps: Vec<usize> = (0..self.syms.len())
-                    .filter(|k| dim_of(moved[*k].as_ref(), vi, d) != Some(size))
+                    .filter(|k| {
+                        moved[*k].is_some() && dim_of(moved[*k].as_ref(), vi, d) != Some(size)
+                    })
                     .collect();
                 if deps.is_empty() {
                     dims.push(Some(size.to_string()));
@@ -235,7 +240,7 @@ impl ShapeProbe {
         sym::instantiate(graph, &self.sym_args, &self.assumptions, &metas, &ints).ok()
     }
 
-    /// The multilinear polynomial in `deps` giving dimension `d` of value `vi`, if one fits.
+    /// The polynomial in `deps` giving dimension `d` of value `vi`, if one fits.
     fn fit(&self, deps: &[usize], vi: usize, d: usize, runs: &mut Runs<'_>) -> Option<Poly> {
         self.fit_fn(deps, &mut |at| dim_of(runs.at(at), vi, d))
     }
@@ -283,61 +288,73 @@ impl ShapeProbe {
         Some(self.render(&poly))
     }
 
-    /// The multilinear polynomial in `deps` (the other symbols at their hints) that `value`
-    /// computes, if one fits: exact on the grid {hint, near}^deps and at two points off it.
+    /// The polynomial of degree at most 2 in each of `deps` (the other symbols at their hints)
+    /// that `value` computes, if one with integer coefficients fits: interpolated on the grid
+    /// {h, h+δ, h+2δ}^deps and checked at two points off it.
     fn fit_fn(&self, deps: &[usize], value: &mut dyn FnMut(&[i64]) -> Option<i64>) -> Option<Poly> {
-        if deps.len() > MAX_DEPS {
+        let n = deps.len();
+        if n > MAX_DEPS {
             return None;
         }
-        let mut at_grid = |mask: usize| -> Option<i64> {
+        // Three points per symbol, within its range.
+        let mut points: Vec<[i64; 3]> = Vec::with_capacity(n);
+        for k in deps {
+            let (h, delta) = (self.hints[*k], self.near[*k] - self.hints[*k]);
+            let p = [h, h + delta, h + 2 * delta];
+            if p.iter().any(|v| self.clamp(*k, *v) != *v) {
+                return None;
+            }
+            points.push(p);
+        }
+        // Lagrange's basis on three points x0, x0+δ, x0+2δ (|δ| = 1), times 2 so that its
+        // coefficients are integers: 2·L_i(x) = c0 + c1·x + c2·x².
+        let basis = |p: &[i64; 3], i: usize| -> [i128; 3] {
+            let others: Vec<i128> = (0..3).filter(|j| *j != i).map(|j| p[j] as i128).collect();
+            let denom: i128 = others.iter().map(|o| p[i] as i128 - o).product();
+            let scale = 2 / denom; // denom is ±1 or ±2
+            let (a, b) = (others[0], others[1]);
+            [a * b * scale, -(a + b) * scale, scale]
+        };
+        let mut scaled: BTreeMap<Vec<usize>, i128> = BTreeMap::new();
+        for idx in 0..3usize.pow(n as u32) {
+            let digits: Vec<usize> = (0..n).map(|j| idx / 3usize.pow(j as u32) % 3).collect();
             let mut at = self.hints.clone();
             for (j, k) in deps.iter().enumerate() {
-                if mask & (1 << j) != 0 {
-                    at[*k] = self.near[*k];
-                }
+                at[*k] = points[j][digits[j]];
             }
-            value(&at)
-        };
-        let n = deps.len();
-        let values = (0..1usize << n)
-            .map(&mut at_grid)
-            .collect::<Option<Vec<i64>>>()?;
-        // In t_k = (x_k - h_k) / (near_k - h_k), each 0 or 1 on the grid: the coefficient of the
-        // product over mask T is the inclusion-exclusion sum over the grid points below T.
-        let mut poly = Poly::new();
-        for t in 0..1usize << n {
-            let mut c = 0i64;
-            for u in 0..1usize << n {
-                if u & !t == 0 {
-                    let sign = if (t ^ u).count_ones() % 2 == 0 { 1 } else { -1 };
-                    c = c.checked_add(sign * values[u])?;
-                }
-            }
-            if c == 0 {
-                continue;
-            }
-            // Expand c * prod_{k in T} delta_k (x_k - h_k) into monomials over x.
-            let members: Vec<usize> = (0..n).filter(|j| t & (1 << j) != 0).collect();
-            let delta: i64 = members
-                .iter()
-                .map(|j| self.near[deps[*j]] - self.hints[deps[*j]])
-                .product();
-            for w in 0..1usize << members.len() {
-                let mut coef = c.checked_mul(delta)?;
-                let mut mono = Vec::new();
-                for (b, j) in members.iter().enumerate() {
-                    if w & (1 << b) != 0 {
-                        mono.push(deps[*j]);
-                    } else {
-                        coef = coef.checked_mul(-self.hints[deps[*j]])?;
+            let f = value(&at)? as i128;
+            // Expand f · Π_j 2·L_{digit_j}(x_j) into monomials.
+            let mut terms: Vec<(Vec<usize>, i128)> = vec![(Vec::new(), f)];
+            for (j, k) in deps.iter().enumerate() {
+                let c = basis(&points[j], digits[j]);
+                let mut next = Vec::with_capacity(terms.len() * 3);
+                for (mono, coef) in &terms {
+                    for (e, ce) in c.iter().enumerate() {
+                        if *ce != 0 {
+                            let mut m = mono.clone();
+                            m.extend(std::iter::repeat_n(*k, e));
+                            next.push((m, coef.checked_mul(*ce)?));
+                        }
                     }
                 }
+                terms = next;
+            }
+            for (mut mono, coef) in terms {
                 mono.sort_unstable();
-                let e = poly.entry(mono).or_insert(0);
+                let e = scaled.entry(mono).or_insert(0);
                 *e = e.checked_add(coef)?;
             }
         }
-        poly.retain(|_, c| *c != 0);
+        let divisor = 2i128.pow(n as u32);
+        let mut poly = Poly::new();
+        for (mono, c) in scaled {
+            if c % divisor != 0 {
+                return None;
+            }
+            if c != 0 {
+                poly.insert(mono, i64::try_from(c / divisor).ok()?);
+            }
+        }
         // Two more points off the grid.
         for (mul, add) in [(2, 3), (3, 5)] {
             let mut at = self.hints.clone();
@@ -360,8 +377,12 @@ impl ShapeProbe {
         // name, highest first; the constant last.
         let mut order: Vec<usize> = (0..self.syms.len()).collect();
         order.sort_by_key(|k| key(*k));
-        let exps =
-            |mono: &[usize]| -> Vec<bool> { order.iter().map(|k| mono.contains(k)).collect() };
+        let exps = |mono: &[usize]| -> Vec<usize> {
+            order
+                .iter()
+                .map(|k| mono.iter().filter(|m| *m == k).count())
+                .collect()
+        };
         let mut terms: Vec<(&Vec<usize>, i64)> = poly.iter().map(|(m, c)| (m, *c)).collect();
         terms.sort_by(|a, b| exps(b.0).cmp(&exps(a.0)));
         let texts: Vec<(bool, String)> = terms
@@ -369,9 +390,13 @@ impl ShapeProbe {
             .map(|(mono, c)| {
                 let mut factors: Vec<usize> = mono.to_vec();
                 factors.sort_by_key(|k| key(*k));
+                factors.dedup();
                 let product = factors
                     .iter()
-                    .map(|k| name(*k))
+                    .map(|k| match mono.iter().filter(|m| *m == k).count() {
+                        1 => name(*k),
+                        e => format!("{}**{e}", name(*k)),
+                    })
                     .collect::<Vec<_>>()
                     .join("*");
                 let text = match (c.unsigned_abs(), product.is_empty()) {

@@ -81,6 +81,11 @@ def flatten_transpose(x):
     return x.view(b * t, c).t() + 1
 
 
+def square_rows(x):
+    b, t, _ = x.shape
+    return x.reshape(b, t * t) * 2
+
+
 def _mark_rows(args):
     torch._dynamo.mark_dynamic(args[0], 0)
 
@@ -96,6 +101,7 @@ def cases():
         "automatic": (cat_rows, [(r(4, 3), r(2, 3)), (r(5, 3), r(2, 3)), (r(7, 3), r(2, 3))], None, None),
         "automatic_int": (scaled_by_int, [(r(4, 3), 2), (r(5, 3), 3), (r(7, 3), 4)], None, None),
         "duck_sized": (duck_sized, [(r(4, 3), r(4)), (r(6, 5), r(6)), (r(3, 2), r(3))], True, None),
+        "square": (square_rows, [(r(2, 3, 3),), (r(4, 5, 5),), (r(3, 2, 2),)], True, None),
         "flatten": (flatten_transpose, [(r(2, 3, 4),), (r(3, 5, 4),), (r(4, 2, 6),)], True, None),
     }
 
