@@ -447,3 +447,55 @@ fn source_hash(name: &str) -> u32 {
         .iter()
         .fold(0u32, |acc, b| (acc * 256 + u32::from(*b)) % 100)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two symbols `s0` (hint 4) and `s1` (hint 3), named by PyTorch s77 and s27 (their sources
+    /// `L['x'].size()[0]`, `L['x'].size()[1]`).
+    fn probe() -> ShapeProbe {
+        ShapeProbe {
+            syms: vec![0, 1],
+            hints: vec![4, 3],
+            near: vec![5, 4],
+            ranges: vec![(2, None), (2, None)],
+            torch_ids: vec![77, 27],
+            input_dims: Vec::new(),
+            input_ints: Vec::new(),
+            sym_args: Vec::new(),
+            assumptions: Vec::new(),
+        }
+    }
+
+    fn fitted(deps: &[usize], f: fn(i64, i64) -> i64) -> Option<String> {
+        let p = probe();
+        let poly = p.fit_fn(deps, &mut |at| Some(f(at[0], at[1])))?;
+        Some(p.render(&poly))
+    }
+
+    #[test]
+    fn symbol_numbers_are_pytorch_source_hashes() {
+        // Recorded from PyTorch 2.15 (`s77`, `s27`, `s17` in its FX views).
+        assert_eq!(source_hash("L['x'].size()[0]"), 77);
+        assert_eq!(source_hash("L['x'].size()[1]"), 27);
+        assert_eq!(source_hash("L['y'].size()[0]"), 17);
+    }
+
+    #[test]
+    fn sizes_fit_and_print_as_sympy() {
+        // sympy orders by name: s27 (our s1) before s77 (our s0).
+        assert_eq!(fitted(&[0, 1], |a, b| a * b).as_deref(), Some("s1*s0"));
+        assert_eq!(fitted(&[0, 1], |a, b| a + b).as_deref(), Some("s1 + s0"));
+        assert_eq!(fitted(&[0], |a, _| a + 2).as_deref(), Some("s0 + 2"));
+        assert_eq!(fitted(&[0], |a, _| 5 - 2 * a).as_deref(), Some("5 - 2*s0"));
+        assert_eq!(fitted(&[1], |_, b| b * b).as_deref(), Some("s1**2"));
+        assert_eq!(
+            fitted(&[0, 1], |a, b| 2 * a * b - a + 3).as_deref(),
+            Some("2*s1*s0 - s0 + 3")
+        );
+        // Not polynomials: no expression is claimed.
+        assert_eq!(fitted(&[0], |a, _| a / 2), None);
+        assert_eq!(fitted(&[0, 1], |a, b| a.min(b + 2)), None);
+    }
+}
