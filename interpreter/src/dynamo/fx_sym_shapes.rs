@@ -384,7 +384,7 @@ impl ShapeProbe {
                 .collect()
         };
         let mut terms: Vec<(&Vec<usize>, i64)> = poly.iter().map(|(m, c)| (m, *c)).collect();
-        terms.sort_by(|a, b| exps(b.0).cmp(&exps(a.0)));
+        terms.sort_by_key(|t| std::cmp::Reverse(exps(t.0)));
         let texts: Vec<(bool, String)> = terms
             .iter()
             .map(|(mono, c)| {
