@@ -60,6 +60,7 @@ fn plain_graph_module(
         size_assumptions: Vec::new(),
         int_symbols: Vec::new(),
         dim_symbols: Vec::new(),
+        shape_probe: None,
     };
     super::fx::build(&view, vm)
 }

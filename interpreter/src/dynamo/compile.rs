@@ -54,8 +54,9 @@ pub struct CompileConfig {
 pub enum Executor {
     /// A native executable.
     Native(Arc<dyn Executable>),
-    /// The callable a Python backend returned.
-    Python(PyObjectRef),
+    /// The callable a Python backend returned, and what its graph's `forward` takes (the
+    /// inputs, and the concrete sizes in the places of `Sym(s0)` placeholders).
+    Python(PyObjectRef, Vec<super::fx::FxParam>),
 }
 
 /// A frame captured whole: run the graph, replay side effects, rebuild the return value.
@@ -202,7 +203,9 @@ pub fn compile_graph(
             Ok(Executor::Native(exe))
         }
         BackendSpec::Callable(f) => {
-            let gm = super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
+            let module =
+                super::fx::graph_module(graph, out, vm).map_err(|e| py_err_text(&e, vm))?;
+            let gm = module.gm;
             // `aot_autograd` backends split the graph through this handle.
             if needs_autograd(graph, out)
                 && let Some(graphs) = super::aot::graphs_for(graph, out)
@@ -211,13 +214,12 @@ pub fn compile_graph(
                 gm.set_attr("_rynamo_aot", handle, vm)
                     .map_err(|e| py_err_text(&e, vm))?;
             }
-            let examples: Vec<PyObjectRef> = out.inputs.iter().map(|i| i.example.clone()).collect();
-            let examples = vm.ctx.new_list(examples);
+            let examples = vm.ctx.new_list(module.examples);
             let compiled = rynamo_backend::timing::timed("OutputGraph.call_user_compiler", || {
                 f.call((gm, examples), vm)
             })
             .map_err(|e| py_err_text(&e, vm))?;
-            Ok(Executor::Python(compiled))
+            Ok(Executor::Python(compiled, module.params))
         }
     }
 }
@@ -309,11 +311,26 @@ pub fn run_executor(
                     other => vm.new_runtime_error(other.to_string()),
                 })
         }
-        Executor::Python(f) => {
-            // A Python backend gets the original objects (Parameters stay Parameters).
-            let args = sources
+        Executor::Python(f, params) => {
+            // A Python backend gets the original objects (Parameters stay Parameters), and each
+            // size symbol's value at this call.
+            let args = params
                 .iter()
-                .map(|s| s.eval(frame, vm))
+                .map(|p| match *p {
+                    super::fx::FxParam::Input(pos) => sources[pos].eval(frame, vm),
+                    super::fx::FxParam::Size { pos, dim } => {
+                        let size = inputs
+                            .get(pos)
+                            .and_then(|t| t.shape().get(dim).copied())
+                            .ok_or_else(|| {
+                                vm.new_runtime_error(format!(
+                                    "{} has no dimension {dim}",
+                                    sources[pos]
+                                ))
+                            })?;
+                        Ok(vm.ctx.new_int(size).into())
+                    }
+                })
                 .collect::<PyResult<Vec<_>>>()?;
             let r = f.call(args, vm)?;
             let items: Vec<PyObjectRef> =

@@ -2,6 +2,8 @@
 //! (`placeholder`, `call_function`, `call_method`, `output`), so backends written for PyTorch
 //! see what they expect (`gm.graph.nodes`, `gm.code`, `gm.forward`, `print_readable()`).
 
+use std::collections::HashMap;
+
 use rustpython_vm::builtins::PyBaseExceptionRef;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 use rynamo_graph::schema::Default as ParamDefault;
@@ -12,14 +14,39 @@ use super::bridge;
 use super::output_graph::{FxTarget, OutputGraph};
 use super::stats::FxView;
 
+/// One parameter of an FX view's `forward`, as Dynamo lifts them: a graph input, or a size
+/// symbol (`s0: "Sym(s0)"`) placed before the input whose dimension first introduces it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FxParam {
+    /// The graph input at this position.
+    Input(usize),
+    /// Dimension `dim` of the graph input at `pos`: the caller passes the concrete size.
+    Size {
+        /// The input's position.
+        pos: usize,
+        /// The dimension.
+        dim: usize,
+    },
+}
+
+/// A built FX view: the GraphModule, what its `forward` takes, and an example of each (a
+/// `torch.SymInt` for a size symbol), as a backend receives them.
+pub struct FxModule {
+    /// The `torch.fx.GraphModule`.
+    pub gm: PyObjectRef,
+    /// Its `forward`'s parameters.
+    pub params: Vec<FxParam>,
+    /// Their example values (`example_inputs`).
+    pub examples: Vec<PyObjectRef>,
+}
+
+/// Tensor methods whose sizes are separate arguments (`x.view(2, -1)`).
+const SIZE_VARARG_METHODS: [&str; 5] = ["view", "reshape", "expand", "permute", "repeat"];
+
 /// Builds the GraphModule of a finished trace.
-pub fn graph_module(
-    graph: &Graph,
-    out: &OutputGraph,
-    vm: &VirtualMachine,
-) -> PyResult<PyObjectRef> {
+pub fn graph_module(graph: &Graph, out: &OutputGraph, vm: &VirtualMachine) -> PyResult<FxModule> {
     let view = FxView::of(std::rc::Rc::new(graph.clone()), out, String::new());
-    build(&view, vm)
+    build_module(&view, vm)
 }
 
 /// The `print_readable()` text of a finished trace's graph.
@@ -38,12 +65,47 @@ pub fn readable(
 
 /// Builds a GraphModule from an [`FxView`].
 pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    Ok(build_module(view, vm)?.gm)
+}
+
+/// Builds the FX view of [`FxView`]: the GraphModule and its calling convention.
+pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
     let fx = bridge::import_module("torch.fx", vm)?;
     let graph_cls = fx.get_attr("Graph", vm)?;
     let g = graph_cls.call((), vm)?;
     let graph = &*view.graph;
     let mut nodes: Vec<Option<PyObjectRef>> = vec![None; graph.values().len()];
+    // Placeholders in Dynamo's order: each size symbol just before the input that first has it.
+    let mut placeholders: Vec<(FxParam, PyObjectRef, PyObjectRef)> = Vec::new();
+    let mut symbol_nodes: HashMap<usize, PyObjectRef> = HashMap::new();
+    let mut dim_nodes: HashMap<(usize, usize), PyObjectRef> = HashMap::new();
     for (pos, (vid, (src, example))) in graph.inputs().iter().zip(&view.inputs).enumerate() {
+        let dims = view.dim_symbols.iter().find(|(p, _)| *p == pos);
+        for (d, s) in dims.iter().flat_map(|(_, ds)| ds.iter().enumerate()) {
+            let Some(s) = s else { continue };
+            if let Some(n) = symbol_nodes.get(s) {
+                dim_nodes.insert((pos, d), n.clone());
+                continue;
+            }
+            let name = format!("s{s}");
+            let node = vm.call_method(&g, "placeholder", (name.clone(),))?;
+            let hint = graph.value(*vid).meta.shape.get(d).copied().unwrap_or(0);
+            let sym_int = bridge::import_module("torch", vm)?.get_attr("SymInt", vm)?;
+            let ex = sym_int.call((name.clone(), hint), vm)?;
+            if let Ok(meta) = node.get_attr("meta", vm) {
+                let _ = meta.set_item(
+                    "type_str",
+                    vm.ctx.new_str(format!("Sym({name})")).into(),
+                    vm,
+                );
+                let _ = meta.set_item("example_value", ex.clone(), vm);
+                let source = format!("{src}.size()[{d}]");
+                let _ = meta.set_item("source", vm.ctx.new_str(source).into(), vm);
+            }
+            symbol_nodes.insert(*s, node.clone());
+            dim_nodes.insert((pos, d), node.clone());
+            placeholders.push((FxParam::Size { pos, dim: d }, node, ex));
+        }
         let node = vm.call_method(&g, "placeholder", (src.identifier(),))?;
         // Dynamo records the example value and the source in the node's meta.
         if let Ok(meta) = node.get_attr("meta", vm) {
@@ -56,8 +118,22 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
             let _ = meta.set_item("example_value", example.clone(), vm);
             let _ = meta.set_item("source", vm.ctx.new_str(src.to_string()).into(), vm);
         }
-        nodes[vid.0 as usize] = Some(node);
+        nodes[vid.0 as usize] = Some(node.clone());
+        // A dynamic int's example is its symbol (`torch.SymInt`), as PyTorch passes it.
+        let example = match view.int_symbols.iter().find(|(p, _)| *p == pos) {
+            Some((_, s)) => {
+                let sym_int = bridge::import_module("torch", vm)?.get_attr("SymInt", vm)?;
+                sym_int.call((format!("s{s}"), example.clone()), vm)?
+            }
+            None => example.clone(),
+        };
+        placeholders.push((FxParam::Input(pos), node, example));
     }
+    let shapes = view
+        .shape_probe
+        .as_ref()
+        .map(|p| p.infer(graph))
+        .unwrap_or_default();
     let set_grad =
         bridge::import_module("torch._C", vm).and_then(|c| c.get_attr("_set_grad_enabled", vm));
     let mut mode = view.grad_enabled_at_start;
@@ -73,7 +149,10 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
     let mut sizes = SymNodes {
         g: &g,
         graph,
-        made: std::collections::HashMap::new(),
+        dims: &dim_nodes,
+        probe: view.shape_probe.as_deref(),
+        made: HashMap::new(),
+        fresh: Vec::new(),
     };
     for (i, n) in graph.nodes().iter().enumerate() {
         switch(view.grad_enabled.get(i).copied().unwrap_or(mode), &mut mode)?;
@@ -97,7 +176,12 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                     Some(ParamDefault::Value(d)) => default_eq(d, a),
                     None => false,
                 };
-            let v = arg_to_py(a, &nodes, &syms, vm)?;
+            // A one-dimension `dim` list prints as the int users write (`x.sum(1)`).
+            let one_dim = match a {
+                Value::IntList(l) if p.name == "dim" && l.len() == 1 => Some(Value::Int(l[0])),
+                _ => None,
+            };
+            let v = arg_to_py(one_dim.as_ref().unwrap_or(a), &nodes, &syms, vm)?;
             if p.kw_only {
                 if !is_default {
                     kwargs.set_item(p.name.as_str(), v, vm)?;
@@ -110,8 +194,20 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         while args.last().is_some_and(|(_, d)| *d) {
             args.pop();
         }
-        let args = vm.ctx.new_tuple(args.into_iter().map(|(v, _)| v).collect());
         let info = view.fx.get(i).and_then(Option::as_ref);
+        let mut args: Vec<PyObjectRef> = args.into_iter().map(|(v, _)| v).collect();
+        // Size methods take their sizes as separate arguments, as users call them
+        // (`x.view(b, -1)`).
+        if let Some(FxTarget::Method(name)) = info.map(|f| &f.target)
+            && SIZE_VARARG_METHODS.contains(&name.as_ref())
+            && args.len() == 2
+            && args[1].class().is(vm.ctx.types.list_type)
+        {
+            let sizes = vm.extract_elements_with(&args[1], Ok)?;
+            args.truncate(1);
+            args.extend(sizes);
+        }
+        let args = vm.ctx.new_tuple(args);
         let node = match info.map(|f| &f.target) {
             Some(FxTarget::Host {
                 func,
@@ -189,14 +285,23 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
                 vm,
             );
         }
+        // Size arithmetic made for this node's arguments was traced at its line.
+        for made in std::mem::take(&mut sizes.fresh) {
+            if let (Ok(from), Ok(to)) = (node.get_attr("meta", vm), made.get_attr("meta", vm)) {
+                for key in ["stack_trace", "source_comment"] {
+                    if let Ok(v) = from.get_item(key, vm) {
+                        let _ = to.set_item(key, v, vm);
+                    }
+                }
+            }
+        }
         if let (Some(meta), [one]) = (node.get_attr("meta", vm).ok(), n.outputs.as_slice()) {
-            let _ = meta.set_item(
-                "type_str",
-                vm.ctx
-                    .new_str(type_str(&graph.value(*one).meta, None))
-                    .into(),
-                vm,
-            );
+            let value = graph.value(*one);
+            let text = match shapes.get(&value.name) {
+                Some(dims) => sym_type_str(&value.meta, dims),
+                None => type_str(&value.meta, None),
+            };
+            let _ = meta.set_item("type_str", vm.ctx.new_str(text).into(), vm);
         }
         // A one-output op returns its tensor; a `Tensor[]` or tuple op returns a sequence even
         // with one piece (`torch.split(x, 1)` of one row), read through `getitem`.
@@ -237,10 +342,30 @@ pub fn build(view: &FxView, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         .map(|o| value_node(*o, &nodes, vm))
         .collect::<PyResult<Vec<_>>>()?;
     vm.call_method(&g, "output", (vm.ctx.new_tuple(outs),))?;
+    // An input only whose sizes the program read is no input of Dynamo's graph: its sizes are
+    // (`remove_unused_graphargs`). Static graphs read no sizes this way.
+    if !symbol_nodes.is_empty() {
+        let mut kept = Vec::with_capacity(placeholders.len());
+        for (param, node, ex) in placeholders {
+            let unused = matches!(param, FxParam::Input(p) if !view.int_symbols.iter().any(|(q, _)| *q == p))
+                && node.get_attr("users", vm)?.length(vm)? == 0;
+            if unused {
+                vm.call_method(&g, "erase_node", (node,))?;
+            } else {
+                kept.push((param, node, ex));
+            }
+        }
+        placeholders = kept;
+    }
     let gm_cls = fx.get_attr("GraphModule", vm)?;
     let root = vm.ctx.new_dict();
     let gm = gm_cls.call((root, g, view.fn_name.clone()), vm)?;
-    Ok(gm)
+    let (params, examples) = placeholders.into_iter().map(|(p, _, ex)| (p, ex)).unzip();
+    Ok(FxModule {
+        gm,
+        params,
+        examples,
+    })
 }
 
 fn value_node(
@@ -260,7 +385,13 @@ fn value_node(
 struct SymNodes<'a> {
     g: &'a PyObjectRef,
     graph: &'a Graph,
-    made: std::collections::HashMap<String, PyObjectRef>,
+    /// The `Sym(s0)` placeholder of each dynamic input dimension `(position, dimension)`.
+    dims: &'a HashMap<(usize, usize), PyObjectRef>,
+    /// Names size arithmetic's symbolic values (`mul: "Sym(s0*s1)"`).
+    probe: Option<&'a super::fx_sym_shapes::ShapeProbe>,
+    made: HashMap<String, PyObjectRef>,
+    /// Nodes made since the last node that used them took them (they share its source line).
+    fresh: Vec<PyObjectRef>,
 }
 
 impl SymNodes<'_> {
@@ -287,6 +418,9 @@ impl SymNodes<'_> {
                 let x = value_node(ValueId(v as u32), nodes, vm)?;
                 let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(*d).into()]);
                 vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?
+            }
+            SymExpr::Dim(pos, d) if self.dims.contains_key(&(*pos, *d)) => {
+                return Ok(self.dims[&(*pos, *d)].clone());
             }
             SymExpr::Dim(pos, d) => {
                 let v = self.graph.inputs().get(*pos).copied().ok_or_else(|| {
@@ -330,6 +464,16 @@ impl SymNodes<'_> {
                 )?
             }
         };
+        if let Some(text) = self.probe.and_then(|p| p.render_expr(e, self.graph))
+            && let Ok(meta) = n.get_attr("meta", vm)
+        {
+            let _ = meta.set_item(
+                "type_str",
+                vm.ctx.new_str(format!("Sym({text})")).into(),
+                vm,
+            );
+        }
+        self.fresh.push(n.clone());
         self.made.insert(key, n.clone());
         Ok(n)
     }
@@ -450,6 +594,23 @@ pub fn error_text(e: &PyBaseExceptionRef, vm: &VirtualMachine) -> String {
         .str(vm)
         .map(|s| s.to_string())
         .unwrap_or_default()
+}
+
+/// `f32[s0, s0*s1]`: a computed value's annotation from its symbolic dimensions (the traced
+/// size where no expression fits).
+fn sym_type_str(meta: &rynamo_tensor::TensorMeta, dims: &[Option<String>]) -> String {
+    let dims: Vec<String> = meta
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(d, n)| {
+            dims.get(d)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| n.to_string())
+        })
+        .collect();
+    format!("{}[{}]", meta.dtype.short_name(), dims.join(", "))
 }
 
 /// `f32[3, 4]`: how `print_readable` annotates a value; `f32[s0, 4]` where `symbols` names a

@@ -41,6 +41,9 @@ pub struct FxView {
     /// `(input position, symbol of each dimension)` of the inputs with dynamic dimensions
     /// (`f32[s0, 4]` placeholders).
     pub dim_symbols: Vec<(usize, Vec<Option<usize>>)>,
+    /// What reads the computed values' sizes as expressions of the dynamic ones, when some
+    /// dimension is dynamic (`fx_sym_shapes.rs`; run when the view is built).
+    pub shape_probe: Option<Rc<super::fx_sym_shapes::ShapeProbe>>,
 }
 
 impl FxView {
@@ -78,6 +81,7 @@ impl FxView {
             })
             .collect();
         Self {
+            shape_probe: super::fx_sym_shapes::ShapeProbe::of(out).map(Rc::new),
             grad_enabled,
             grad_enabled_at_start: out.grad_enabled_at_start,
             graph,

@@ -314,6 +314,7 @@ from torch._refs_special_ops import (  # noqa: E402,F401
     arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, frexp, mvlgamma,
 )
 from torch import _refs_special_ops  # noqa: E402
+from torch._sym_int import SymInt  # noqa: E402,F401
 from torch._refs_stats import corrcoef, cov, nanmedian, nanquantile, quantile  # noqa: E402,F401
 from torch import _refs_stats  # noqa: E402
 

@@ -171,7 +171,11 @@ class Graph:
         for n in self._nodes:
             ann = n.meta.get("type_str")
             if n.op == "placeholder":
-                params.append(f'{n.target}: "{ann}"' if (annotate and ann) else f"{n.target}" + (" : torch.Tensor" if not annotate else ""))
+                kind = " : torch.SymInt" if (ann or "").startswith("Sym(") else " : torch.Tensor"
+                params.append(f'{n.target}: "{ann}"' if (annotate and ann) else f"{n.target}" + (kind if not annotate else ""))
+                if n.name == n.target:
+                    # A parameter named as its node (a size symbol `s0`) needs no rebinding.
+                    continue
                 line = f"{n.name} = {n.target}"
             elif n.op == "output":
                 line = f"return {arg_expr(n.args[0])}"
@@ -208,7 +212,7 @@ class Graph:
                 trace = n.meta.get("source_comment")
                 if trace and trace != last_comment:
                     body.append("")
-                    body.append(" # " + trace)
+                    body.append("# " + trace)
                     last_comment = trace
             body.append(line)
         return params, body, globals_

@@ -42,7 +42,7 @@ class GraphModule:
         out = f"class {self._class_name}(torch.nn.Module):\n"
         out += "    def forward(self, " + ", ".join(params) + "):\n"
         for line in body:
-            out += (f"        {line}" if line else "        ") + "\n"
+            out += (f"        {line}" if line else "") + "\n"
         if print_output:
             print(out)
         return out
