@@ -61,3 +61,47 @@ impl Tracer<'_> {
             .expect("invariant: to returns one tensor"))
     }
 }
+
+/// The autocast state around one trace. The state setters (`autocast.__enter__`/`__exit__`) run
+/// for real while tracing (`torch._autocast_state` marks them `_rynamo_call_at_trace_time`), so
+/// the ops of a region see its state and the region is captured in the same graph, as
+/// PyTorch's Dynamo does; this puts the thread's state back when the trace ends, however it ends.
+/// The compiled code does not replay the setters, so a frame whose trace leaves the state
+/// changed (a region entered and not left) is not compiled: it runs in Python.
+pub(crate) struct TraceScope {
+    entry: rynamo_shims::autocast::State,
+}
+
+impl TraceScope {
+    /// Records the state at the start of a trace.
+    pub(crate) fn enter() -> Self {
+        TraceScope {
+            entry: rynamo_shims::autocast::state(),
+        }
+    }
+
+    /// Restores the state; a trace that changed it becomes a break that skips the frame.
+    pub(crate) fn finish<T>(self, r: Result<T, GraphBreak>) -> Result<T, GraphBreak> {
+        let end = rynamo_shims::autocast::state();
+        let changed = end.enabled != self.entry.enabled
+            || end.dtype != self.entry.dtype
+            || end.cache_enabled != self.entry.cache_enabled
+            || end.nesting != self.entry.nesting;
+        drop(self);
+        match r {
+            Ok(_) if changed => Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedCall,
+                "the frame leaves the autocast state changed (an autocast region entered and \
+                 not left), which compiled code cannot replay",
+            )),
+            r => r,
+        }
+    }
+}
+
+impl Drop for TraceScope {
+    fn drop(&mut self) {
+        let entry = self.entry.clone();
+        rynamo_shims::autocast::update(|s| *s = entry);
+    }
+}

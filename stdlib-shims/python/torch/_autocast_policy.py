@@ -10,11 +10,9 @@ ops are not cast again. Outside autocast they call the function directly."""
 
 import functools
 
-import _rynamo_autocast as _native
-
 import torch
 
-from torch._autocast_state import get_autocast_dtype, is_autocast_enabled
+from torch._autocast_state import get_autocast_dtype, is_autocast_enabled, set_autocast_enabled
 
 
 def _eligible(x):
@@ -54,11 +52,11 @@ def _apply(policy):
                     dtype = torch.promote_types(dtype, t.dtype)
             args = tuple(_cast(a, dtype) for a in args)
             kwargs = {k: _cast(v, dtype) for k, v in kwargs.items()}
-            _native.set_autocast_enabled("cpu", False)
+            set_autocast_enabled("cpu", False)
             try:
                 return fn(*args, **kwargs)
             finally:
-                _native.set_autocast_enabled("cpu", True)
+                set_autocast_enabled("cpu", True)
 
         return autocast_cpu
 

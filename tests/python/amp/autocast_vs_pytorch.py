@@ -271,6 +271,17 @@ def region_inside(x, y):
     return w + 1, s, torch.mm(z, y)
 
 
+def nested_regions(x, y):
+    with torch.autocast("cpu", dtype=torch.float16):
+        p = torch.mm(x, y)
+        with torch.autocast("cpu", enabled=False):
+            q = torch.mm(x, y)
+            with torch.autocast("cpu"):
+                r = torch.cat([torch.mm(x, y), q])
+        s = F.l1_loss(p, y)
+    return p, q, r, s, torch.mm(x, y)
+
+
 for backend in ("eager", "inductor"):
     torch._dynamo.reset()
     cnt = torch._dynamo.testing.CompileCounterWithBackend(backend)
@@ -283,9 +294,19 @@ for backend in ("eager", "inductor"):
     with torch.autocast("cpu", dtype=torch.float16):
         r = f(a, b)
     print(f"{backend} float16 region: {[t.dtype for t in r]}, graphs {cnt.frame_count}")
-    r = torch.compile(region_inside, backend=backend)(a, b)
+    cnt = torch._dynamo.testing.CompileCounterWithBackend(backend)
+    r = torch.compile(region_inside, backend=cnt)(a, b)
     e = region_inside(a, b)
     print(f"{backend} region inside: {[t.dtype for t in r]}, equal to eager: {torch.equal(r[0], e[0])} "
-          f"{torch.allclose(r[1].float(), e[1].float(), **TOL[torch.bfloat16])} {torch.equal(r[2], e[2])}")
+          f"{torch.allclose(r[1].float(), e[1].float(), **TOL[torch.bfloat16])} {torch.equal(r[2], e[2])}, "
+          f"graphs {cnt.frame_count}, state after {torch.is_autocast_enabled('cpu')}")
+    cnt = torch._dynamo.testing.CompileCounterWithBackend(backend)
+    r = torch.compile(decorated, backend=cnt)(a)
+    print(f"{backend} decorated: {r[0].dtype} {r[1]}, equal to eager: {torch.equal(r[0], decorated(a)[0])}, "
+          f"graphs {cnt.frame_count}")
+    cnt = torch._dynamo.testing.CompileCounterWithBackend(backend)
+    r = torch.compile(nested_regions, backend=cnt)(a, b)
+    print(f"{backend} nested regions: {[t.dtype for t in r]}, equal to eager: "
+          f"{all(torch.equal(x, y) for x, y in zip(r, nested_regions(a, b)))}, graphs {cnt.frame_count}")
     torch._dynamo.reset()
     show_step(f"model {backend}", torch.compile(Net(), backend=backend), train_step)

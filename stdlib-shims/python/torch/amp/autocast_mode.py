@@ -11,16 +11,17 @@ import functools
 import warnings
 
 import torch
-from _rynamo_autocast import (
+from torch._autocast_state import (
     autocast_decrement_nesting,
     autocast_increment_nesting,
     clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
     set_autocast_cache_enabled,
     set_autocast_dtype,
     set_autocast_enabled,
 )
-
-from torch._autocast_state import get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled
 
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "get_autocast_dtype", "is_autocast_available",
            "is_autocast_enabled"]
