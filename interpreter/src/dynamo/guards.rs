@@ -67,8 +67,11 @@ impl GlobalState {
         if self.default_dtype != now.default_dtype {
             reason.push_str("default_dtype ");
         }
-        if self.autocast != now.autocast {
-            reason.push_str("autocast ");
+        // PyTorch names the flag or the dtype of the device's autocast state that changed.
+        match (self.autocast, now.autocast) {
+            (Some(a), Some(b)) if a != b => reason.push_str("autocast(cpu)_dtype "),
+            (a, b) if a.is_some() != b.is_some() => reason.push_str("autocast(cpu)_enabled "),
+            _ => {}
         }
         reason
     }
