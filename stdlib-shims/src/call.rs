@@ -193,6 +193,10 @@ pub fn call_op(func: &PyOpFunction, args: FuncArgs, vm: &VirtualMachine) -> PyRe
     let (op, mut bound) =
         bind_overload(func.overloads, pos_vals, kw_vals).map_err(|e| to_py_err(&e, vm))?;
     apply_default_dtype(op, &mut bound, vm)?;
+    if !opts.inplace {
+        // `F.relu(x, inplace=True)` and kin are in-place: autocast leaves them alone.
+        crate::autocast::apply_eager(op, &mut bound).map_err(|e| to_py_err(&e, vm))?;
+    }
     // `x.contiguous(memory_format=f)` is `x` itself when x already has f's layout.
     if let (Op::Contiguous, Some(format), Some(Value::Tensor(x))) =
         (op, &opts.memory_format, bound.first())

@@ -35,6 +35,8 @@
 #![warn(missing_docs)]
 
 mod args;
+pub mod autocast;
+mod autocast_module;
 pub mod autograd;
 mod call;
 mod convert;
@@ -85,11 +87,13 @@ pub fn register(builder: rustpython_vm::InterpreterBuilder) -> rustpython_vm::In
     let autograd_def = autograd::module_def(&builder.ctx);
     let ser = serialization::module_def(&builder.ctx);
     let st = safetensors::module_def(&builder.ctx);
+    let amp = autocast_module::module_def(&builder.ctx);
     builder
         .add_native_module(def)
         .add_native_module(autograd_def)
         .add_native_module(ser)
         .add_native_module(st)
+        .add_native_module(amp)
         .add_frozen_modules(rustpython_vm::py_freeze!(dir = "../python"))
 }
 

@@ -173,7 +173,13 @@ pub fn install_op_methods(ctx: &Context) {
 }
 
 /// Runs a single-output op through the registry and wraps the result.
-pub(crate) fn call_op1(op: Op, args: Vec<rynamo_graph::IValue>, vm: &VirtualMachine) -> PyResult {
+pub(crate) fn call_op1(
+    op: Op,
+    mut args: Vec<rynamo_graph::IValue>,
+    vm: &VirtualMachine,
+) -> PyResult {
+    // Python operators (`a @ b`) reach the registry here: autocast applies as for `torch.matmul`.
+    crate::autocast::apply_eager(op, &mut args).map_err(|e| to_py_err(&e, vm))?;
     let out = rynamo_graph::registry::call(op, &args).map_err(|e| to_py_err(&e, vm))?;
     let t = out
         .into_iter()

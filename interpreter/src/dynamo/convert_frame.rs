@@ -578,6 +578,7 @@ fn trace_frame(
     }
     let globals = fv.globals.clone();
     let builtins = fv.builtins.clone();
+    let autocast = super::autocast::TraceScope::enter();
     let result = {
         let mut tracer = Tracer::new(
             vm,
@@ -592,7 +593,7 @@ fn trace_frame(
         );
         tracer.run()
     };
-    match result {
+    match autocast.finish(result) {
         Ok(ret) => Ok((out, ret)),
         Err(b) => Err((b, out)),
     }

@@ -36,6 +36,9 @@ pub struct GlobalState {
     /// `torch.get_default_dtype()` when the entry was traced: factory calls and Python floats
     /// in the graph took their dtype from it.
     pub default_dtype: rynamo_tensor::DType,
+    /// The CPU autocast dtype when autocast was on as the entry was traced (`None`: off): the
+    /// graph holds the casts it implied (`autocast.rs`).
+    pub autocast: Option<rynamo_tensor::DType>,
 }
 
 impl GlobalState {
@@ -45,6 +48,10 @@ impl GlobalState {
             grad_enabled: bridge::grad_enabled(),
             inference_mode: bridge::inference_mode(),
             default_dtype: bridge::default_dtype(),
+            autocast: {
+                let s = rynamo_shims::autocast::state();
+                s.enabled.then_some(s.dtype)
+            },
         }
     }
 
@@ -59,6 +66,12 @@ impl GlobalState {
         }
         if self.default_dtype != now.default_dtype {
             reason.push_str("default_dtype ");
+        }
+        // PyTorch names the flag or the dtype of the device's autocast state that changed.
+        match (self.autocast, now.autocast) {
+            (Some(a), Some(b)) if a != b => reason.push_str("autocast(cpu)_dtype "),
+            (a, b) if a.is_some() != b.is_some() => reason.push_str("autocast(cpu)_enabled "),
+            _ => {}
         }
         reason
     }

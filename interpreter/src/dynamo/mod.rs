@@ -14,6 +14,7 @@
 pub mod aot;
 pub mod aot_module;
 pub mod attribute;
+pub mod autocast;
 pub mod bind_args;
 pub mod bridge;
 pub mod builtins;

@@ -75,6 +75,7 @@ impl Tracer<'_> {
                 .any(|v| v.as_tensor().is_some_and(|t| t.requires_grad));
         let (op, bound) = rynamo_shims::ops::bind_overload(overloads, positional, kw)
             .map_err(|e| GraphBreak::new(GraphBreakKind::OpError, format!("{name}(): {e}")))?;
+        let bound = self.autocast_args(op, bound, requires_grad)?;
         let outs = self.out.call_op(op, bound, target, requires_grad)?;
         if op.flags().contains(OpFlags::INPLACE) {
             // The mutated tensor keeps its Python identity: its tracker (and every alias of it)

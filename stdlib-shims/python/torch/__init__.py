@@ -317,6 +317,7 @@ from torch import _refs_special_ops  # noqa: E402
 from torch._sym_int import SymInt  # noqa: E402,F401
 from torch._refs_stats import corrcoef, cov, nanmedian, nanquantile, quantile  # noqa: E402,F401
 from torch import _refs_stats  # noqa: E402
+import torch._autocast_policy as _autocast_policy  # noqa: E402
 
 moveaxis = movedim
 
@@ -403,8 +404,13 @@ _LAZY_ATTRS = {
     "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
     "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers",
     "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
-    "autocast": "torch.amp", "is_autocast_enabled": "torch.amp", "get_autocast_dtype": "torch.amp",
-    "is_autocast_available": "torch.amp",
+    "autocast": "torch.amp", "is_autocast_enabled": "torch._autocast_state", "get_autocast_dtype": "torch._autocast_state",
+    "set_autocast_enabled": "torch._autocast_state", "set_autocast_dtype": "torch._autocast_state",
+    "is_autocast_cache_enabled": "torch._autocast_state", "set_autocast_cache_enabled": "torch._autocast_state",
+    "clear_autocast_cache": "torch._autocast_state", "autocast_increment_nesting": "torch._autocast_state",
+    "autocast_decrement_nesting": "torch._autocast_state",
+    "is_autocast_cpu_enabled": "torch.amp._legacy", "set_autocast_cpu_enabled": "torch.amp._legacy",
+    "get_autocast_cpu_dtype": "torch.amp._legacy", "set_autocast_cpu_dtype": "torch.amp._legacy",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
                     "ByteStorage BoolStorage BFloat16Storage ComplexFloatStorage ComplexDoubleStorage").split()
@@ -424,6 +430,7 @@ def det(input):
     return _linalg().det(input)
 
 
+@_autocast_policy.fp32
 def inverse(input, *, out=None):
     return _linalg().inv(input)
 
@@ -476,7 +483,9 @@ def __getattr__(name):
         module = _LAZY_ATTRS[name]
         if module is None:
             return importlib.import_module("torch." + name)
-        return getattr(importlib.import_module(module), name)
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # later reads skip this hook (and Dynamo sees a plain global)
+        return value
     if name in _LEGACY_TENSOR_TYPES:
         return getattr(importlib.import_module("torch._tensor_types"), name)
     if name in _LEGACY_STORAGES:

@@ -9,6 +9,7 @@ import builtins as _builtins
 import math as _math
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch.functional import _broadcast_shape, _wrap_dim
 
 _DTYPE_NAMES = {
@@ -152,6 +153,7 @@ def diag(input, diagonal=0):
     return torch.where(on_diag, values, torch.zeros((), dtype=input.dtype))
 
 
+@_autocast_policy.fp32
 def trace(input):
     """The sum of a matrix's main diagonal (integers accumulate as int64)."""
     if input.dim() != 2:

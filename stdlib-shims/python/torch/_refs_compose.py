@@ -12,6 +12,7 @@ import builtins as _builtins
 import itertools as _itertools
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch._refs import _DTYPE_NAMES
 from torch.functional import _wrap_dim
 
@@ -161,6 +162,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _scaled_sum(input, torch.outer(vec1, vec2), beta, alpha)
 
 
+@_autocast_policy.lower_precision_fp
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_i batch1[i] @ batch2[i]``."""
     return _scaled_sum(input, torch.bmm(batch1, batch2).sum(0), beta, alpha)
@@ -333,6 +335,7 @@ def dist(input, other, p=2):
     return torch.linalg.vector_norm(input - other, p)
 
 
+@_autocast_policy.fp32
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Pairwise p-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
     if x1.dim() < 2 or x2.dim() < 2:

@@ -10,6 +10,7 @@ guessing a shape.
 import builtins as _builtins
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch import return_types
 from torch._refs import _DTYPE_NAMES, _not_implemented
 from torch.functional import _broadcast_shape, _wrap_dim
@@ -105,6 +106,7 @@ def index_add_(input, dim, index, source, *, alpha=1):
     return input.scatter_add_(d, idx, source if alpha == 1 else source * alpha)
 
 
+@_autocast_policy.promote
 def index_copy(input, dim, index, source):
     """``input`` with ``source[.., i, ..]`` copied to ``input[.., index[i], ..]``."""
     d, idx = _index_along("index_copy_", input, dim, index, source.shape)

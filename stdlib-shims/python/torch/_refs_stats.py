@@ -12,6 +12,7 @@ compiled region breaks, as PyTorch's data-dependent checks do."""
 import warnings as _warnings
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch.functional import _wrap_dim
 
 _DTYPE_NAMES = {
@@ -165,10 +166,12 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     return values
 
 
+@_autocast_policy.fp32
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
+@_autocast_policy.fp32
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     return _quantile("quantile", input, q, dim, keepdim, interpolation, True)
 

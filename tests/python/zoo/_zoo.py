@@ -1,8 +1,10 @@
 """Model programs in the shapes of the public models issue 29 names, written for this suite: an LSTM
 language model (word-language-model's shape: embedding, stacked LSTM with dropout, tied decoder), a
 U-Net with transposed-convolution upsampling, a fast-style-transfer network (reflection padding,
-instance norm, residual blocks, nearest upsampling) and a small GPT with nanoGPT-style `generate()`
-(top-k filtering, `torch.multinomial`). Shared by `_gen_goldens.py` (real PyTorch) and
+instance norm, residual blocks, nearest upsampling), a small GPT with nanoGPT-style `generate()`
+(top-k filtering, `torch.multinomial`) and a LLaMA-style model (RMSNorm, rotary embeddings through
+complex `torch.polar`/`view_as_complex`, grouped-query attention, SwiGLU, built under
+`with torch.device`). Shared by `_gen_goldens.py` (real PyTorch) and
 `zoo_vs_pytorch.py` (Rynamo). Parameters and inputs are deterministic (sines of a ramp, no RNG)."""
 
 import math
@@ -193,6 +195,112 @@ class GPT(nn.Module):
         return idx
 
 
+# --- LLaMA-style model ------------------------------------------------------------------------------
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def precompute_freqs_cis(dim, end, theta=10000.0):
+    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
+    t = torch.arange(end, dtype=torch.float32)
+    freqs = torch.outer(t, freqs)
+    return torch.polar(torch.ones_like(freqs), freqs)  # complex64 rotations
+
+
+def apply_rotary_emb(xq, xk, freqs_cis):
+    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+    freqs_cis = freqs_cis.view(1, xq_.shape[1], 1, xq_.shape[-1])
+    xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
+    xk_out = torch.view_as_real(xk_ * freqs_cis).flatten(3)
+    return xq_out.type_as(xq), xk_out.type_as(xk)
+
+
+def repeat_kv(x, n_rep):
+    bs, slen, n_kv_heads, head_dim = x.shape
+    if n_rep == 1:
+        return x
+    return x[:, :, :, None, :].expand(bs, slen, n_kv_heads, n_rep, head_dim).reshape(bs, slen, n_kv_heads * n_rep,
+                                                                                     head_dim)
+
+
+class Attention(nn.Module):
+    """Grouped-query attention: `n_heads` query heads share `n_kv_heads` key/value heads."""
+
+    def __init__(self, dim, n_heads, n_kv_heads):
+        super().__init__()
+        self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, dim // n_heads
+        self.wq = nn.Linear(dim, n_heads * self.head_dim, bias=False)
+        self.wk = nn.Linear(dim, n_kv_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(dim, n_kv_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(n_heads * self.head_dim, dim, bias=False)
+
+    def forward(self, x, freqs_cis, mask):
+        bsz, seqlen, _ = x.shape
+        xq = self.wq(x).view(bsz, seqlen, self.n_heads, self.head_dim)
+        xk = self.wk(x).view(bsz, seqlen, self.n_kv_heads, self.head_dim)
+        xv = self.wv(x).view(bsz, seqlen, self.n_kv_heads, self.head_dim)
+        xq, xk = apply_rotary_emb(xq, xk, freqs_cis)
+        keys = repeat_kv(xk, self.n_heads // self.n_kv_heads)
+        values = repeat_kv(xv, self.n_heads // self.n_kv_heads)
+        xq, keys, values = xq.transpose(1, 2), keys.transpose(1, 2), values.transpose(1, 2)
+        scores = torch.matmul(xq, keys.transpose(2, 3)) / math.sqrt(self.head_dim)
+        scores = F.softmax((scores + mask).float(), dim=-1).type_as(xq)
+        out = torch.matmul(scores, values).transpose(1, 2).contiguous().view(bsz, seqlen, -1)
+        return self.wo(out)
+
+
+class FeedForward(nn.Module):
+    """SwiGLU: `w2(silu(w1(x)) * w3(x))`."""
+
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.w1 = nn.Linear(dim, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, dim, bias=False)
+        self.w3 = nn.Linear(dim, hidden, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, dim, n_heads, n_kv_heads, hidden):
+        super().__init__()
+        self.attention = Attention(dim, n_heads, n_kv_heads)
+        self.feed_forward = FeedForward(dim, hidden)
+        self.attention_norm, self.ffn_norm = RMSNorm(dim), RMSNorm(dim)
+
+    def forward(self, x, freqs_cis, mask):
+        h = x + self.attention(self.attention_norm(x), freqs_cis, mask)
+        return h + self.feed_forward(self.ffn_norm(h))
+
+
+class LLaMA(nn.Module):
+    def __init__(self, vocab=24, dim=16, n_layers=2, n_heads=4, n_kv_heads=2, hidden=32, max_seq_len=16):
+        super().__init__()
+        self.tok_embeddings = nn.Embedding(vocab, dim)
+        self.layers = nn.ModuleList([TransformerBlock(dim, n_heads, n_kv_heads, hidden) for _ in range(n_layers)])
+        self.norm = RMSNorm(dim)
+        self.output = nn.Linear(dim, vocab, bias=False)
+        self.freqs_cis = precompute_freqs_cis(dim // n_heads, max_seq_len * 2)
+
+    def forward(self, tokens):
+        _bsz, seqlen = tokens.shape
+        h = self.tok_embeddings(tokens)
+        freqs_cis = self.freqs_cis[:seqlen]
+        mask = torch.full((seqlen, seqlen), float("-inf"))
+        mask = torch.triu(mask, diagonal=1)
+        for layer in self.layers:
+            h = layer(h, freqs_cis, mask)
+        return self.output(self.norm(h)).float()
+
+
 def tokens(shape, vocab, phase):
     n = 1
     for s in shape:
@@ -227,7 +335,15 @@ def gpt():
     return m, (lambda: (idx, tgt)), (lambda outs: outs[1])
 
 
-MODELS = {"lstm_lm": lstm_lm, "unet": unet, "style": style, "gpt": gpt}
+def llama():
+    # Built as LLaMA 2's reference code builds its model: under `with torch.device(...)`.
+    with torch.device("cpu"):
+        m = init_params(LLaMA())
+    toks, target = tokens((2, 7), 24, 3), tokens((2 * 7,), 24, 5)
+    return m, (lambda: (toks,)), (lambda outs: F.cross_entropy(outs[0].view(-1, 24), target))
+
+
+MODELS = {"lstm_lm": lstm_lm, "unet": unet, "style": style, "gpt": gpt, "llama": llama}
 STEPS = 3
 LR = 0.05
 

@@ -1,10 +1,11 @@
 """The model zoo (`_zoo.py`: LSTM language model, U-Net with transposed convolutions, style-transfer
-network, GPT with `generate()`) against PyTorch 2.15's goldens (`goldens.json`, from `_gen_goldens.py`):
+network, GPT with `generate()`, LLaMA-style model with complex rotary embeddings) against PyTorch 2.15's goldens (`goldens.json`, from `_gen_goldens.py`):
 eval-mode outputs, then 3 SGD steps of training (losses and final parameters), each eagerly and with
 `torch.compile` on the `eager` and `inductor` (dynasm) backends. GPT's `generate()` samples with
 `torch.multinomial`: greedy (`top_k=1`) generation equals PyTorch's tokens, and full sampling under
 `torch.manual_seed` draws the same tokens eagerly and compiled (Rynamo's RNG stream is its own, so
-sampled tokens are not compared with PyTorch's).
+sampled tokens are not compared with PyTorch's). The LLaMA-style forward compiles to as many graphs,
+with as many breaks, as under PyTorch (`torch._dynamo.explain`).
 
 Outputs and losses agree within 1e-4 absolute plus 1e-4 relative, parameters after training within
 1e-4 plus 1e-3 relative (float32 sums in a different order through backward and 3 momentum steps)."""
@@ -72,6 +73,14 @@ for name, make in MODELS.items():
         except Exception as e:  # a crash fails this model/backend only
             failures.append(f"{tag}: raised {type(e).__name__}: {e}")
         runs += 1
+
+torch._dynamo.reset()
+model, inputs, _ = MODELS["llama"]()
+explained = torch._dynamo.explain(model)(*inputs())
+counts = [explained.graph_count, explained.graph_break_count]
+if counts != GOLDENS["llama_explain"]:
+    failures.append(f"llama explain: graphs, breaks {counts} != PyTorch's {GOLDENS['llama_explain']}")
+runs += 1
 
 prompt = tokens((2, 3), 20, 2)
 for backend in ("none", "eager", "inductor"):

@@ -84,3 +84,12 @@ def _is_avx2_supported():
 
 def _is_avx512_supported():
     return torch.backends.cpu.get_cpu_capability() == "AVX512"
+
+
+def __getattr__(name):
+    # `torch.cpu.amp` imports on first use (it needs `torch.amp`, which needs this module).
+    if name == "amp":
+        import importlib
+
+        return importlib.import_module("torch.cpu.amp")
+    raise AttributeError(f"module 'torch.cpu' has no attribute {name!r}")

@@ -8,6 +8,7 @@ this module adds PyTorch's argument handling (broadcast batch dims, vectors as r
 import math
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch import _C
 from torch.return_types import _make
 
@@ -47,10 +48,12 @@ def _run(fn, *args):
         raise
 
 
+@_autocast_policy.fp32
 def inv(A, *, out=None):
     return _run(_C._linalg_inv, A)
 
 
+@_autocast_policy.fp32
 def inv_ex(A, *, check_errors=False, out=None):
     try:
         return torch.return_types.linalg_inv_ex((inv(A), torch.zeros(A.shape[:-2], dtype=torch.int32)))
@@ -72,10 +75,12 @@ def slogdet(A, *, out=None):
     return torch.return_types.linalg_slogdet(_C._linalg_slogdet(A))
 
 
+@_autocast_policy.fp32
 def cholesky(A, *, upper=False, out=None):
     return _run(_C._linalg_cholesky, A, upper)
 
 
+@_autocast_policy.fp32
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     try:
         return torch.return_types.linalg_cholesky_ex((cholesky(A, upper=upper), torch.zeros(A.shape[:-2],
@@ -94,6 +99,7 @@ def _solve_is_vector(A, B):
     return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
+@_autocast_policy.fp32
 def solve(A, B, *, left=True, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.solve: The input tensor A must have at least 2 dimensions.")
@@ -124,22 +130,27 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
                                                    torch.ones(A.shape[:-2], dtype=torch.int32)))
 
 
+@_autocast_policy.fp32
 def qr(A, mode="reduced", *, out=None):
     return torch.return_types.linalg_qr(_C._linalg_qr(A, mode))
 
 
+@_autocast_policy.fp32
 def svd(A, full_matrices=True, *, driver=None, out=None):
     return torch.return_types.linalg_svd(_run(_C._linalg_svd, A, full_matrices))
 
 
+@_autocast_policy.fp32
 def svdvals(A, *, driver=None, out=None):
     return svd(A, full_matrices=False)[1]
 
 
+@_autocast_policy.fp32
 def eigh(A, UPLO="L", *, out=None):
     return torch.return_types.linalg_eigh(_run(_C._linalg_eigh, A, UPLO))
 
 
+@_autocast_policy.fp32
 def eigvalsh(A, UPLO="L", *, out=None):
     return eigh(A, UPLO)[0]
 
@@ -290,6 +301,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return torch.matmul(Vh.transpose(-2, -1) * s_inv.unsqueeze(-2), U.transpose(-2, -1))
 
 
+@_autocast_policy.fp32
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     m, n = A.shape[-2], A.shape[-1]
@@ -300,6 +312,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return (S > tol).sum(-1)
 
 
+@_autocast_policy.fp32
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least squares through the SVD: the minimum-norm solution over the singular values above
     ``rcond * max(S)`` (default ``eps * max(m, n)``), as LAPACK's drivers return for CPU inputs.
@@ -341,6 +354,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return torch.diagonal(A, offset, dim1, dim2)
 
 
+@_autocast_policy.lower_precision_fp
 def vecdot(x, y, *, dim=-1, out=None):
     return (x * y).sum(dim)
 

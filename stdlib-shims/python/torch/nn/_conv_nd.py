@@ -13,6 +13,7 @@ elements, padded by ``dilation * (kernel - 1) - padding`` (plus ``output_padding
 pads crop), with the kernel flipped and its in/out channels swapped within each group."""
 
 import torch
+import torch._autocast_policy as _autocast_policy
 
 _DIM_NAMES = {1: ["height", "width"], 2: ["height", "width"], 3: ["depth", "height", "width"]}
 
@@ -37,6 +38,7 @@ def _conv2d_or_1d(nd, x, w, bias, stride, padding, dilation, groups):
     return conv3d(x, w, bias, stride, padding, dilation, groups)
 
 
+@_autocast_policy.lower_precision_fp
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     _check_input_dim(input, 3, "conv3d")
     if weight.dim() != 5:
@@ -167,13 +169,16 @@ def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gr
     return out if batched else out.squeeze(0)
 
 
+@_autocast_policy.lower_precision_fp
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+@_autocast_policy.lower_precision_fp
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+@_autocast_policy.lower_precision_fp
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)

@@ -14,6 +14,7 @@ import math as _math
 import warnings as _warnings
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch._C import _nn as _native
 from torch.nn import _attention
 from torch.nn import _conv_nd
@@ -129,6 +130,7 @@ def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
 
 
+@_autocast_policy.fp32
 def adaptive_avg_pool3d(input, output_size):
     return _pool_nd.adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
@@ -141,6 +143,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _pool_nd.adaptive_max_pool(input, output_size, 2, return_indices, "adaptive_max_pool2d")
 
 
+@_autocast_policy.fp32
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _pool_nd.adaptive_max_pool(input, output_size, 3, return_indices, "adaptive_max_pool3d")
 
@@ -157,12 +160,14 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     return _pool_nd.adaptive_max_pool(input, output_size, 3, True, "adaptive_max_pool3d")
 
 
+@_autocast_policy.fp32
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     return _pool_nd.fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
                                         _random_samples, 2)
 
 
+@_autocast_policy.fp32
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     return _pool_nd.fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
@@ -363,6 +368,7 @@ def glu(input, dim=-1):
     return a * torch.sigmoid(b)
 
 
+@_autocast_policy.lower_precision_fp
 def prelu(input, weight):
     if weight.numel() != 1 and input.dim() >= 2:
         weight = weight.reshape([1, -1] + [1] * (input.dim() - 2))
@@ -486,6 +492,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 # === Losses ===
 
+@_autocast_policy.fp32
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)
@@ -497,6 +504,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _Reduction.apply(loss, reduction)
 
 
+@_autocast_policy.fp32
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     diff = (input - target).abs()
     loss = torch.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
@@ -505,6 +513,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _Reduction.apply(loss, reduction)
 
 
+@_autocast_policy.fp32
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)
@@ -522,6 +531,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _Reduction.apply(loss, reduction)
 
 
+@_autocast_policy.fp32
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     if size_average is not None or reduce is not None:
@@ -540,6 +550,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _Reduction.apply(loss, reduction)
 
 
+@_autocast_policy.fp32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)
@@ -554,12 +565,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _Reduction.apply(loss, reduction)
 
 
+@_autocast_policy.fp32
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)
     return _Reduction.apply(torch.log1p(torch.exp(-target * input)), reduction)
 
 
+@_autocast_policy.fp32
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)

@@ -13,6 +13,8 @@ keeps the ended rows as their final state; the reverse direction starts from the
 its state with the initial state of each sequence as it begins."""
 
 import torch
+import torch._autocast_policy as _autocast_policy
+import torch._autocast_state as _autocast_state
 from torch.nn import functional as F
 
 
@@ -113,6 +115,24 @@ def run(mode, input, hx, cx, weights, num_layers, bidirectional, dropout, traini
     """The whole stack. ``input`` is ``[T, B, F]`` (or packed data ``[N, F]`` with ``batch_sizes``);
     ``hx``/``cx`` are ``[layers * dirs, B, H]``; ``weights[layer * dirs + dir]`` is
     ``(w_ih, w_hh, b_ih, b_hh, w_hr)`` with None for absent ones. Returns ``(output, h_n, c_n)``."""
+    if (mode == "LSTM" and batch_sizes is None and all(w[4] is None for w in weights)
+            and _autocast_state.is_autocast_enabled("cpu")):
+        # PyTorch runs a padded LSTM without projections through oneDNN (`mkldnn_rnn_layer`), a
+        # lower-precision autocast op: inputs, states and weights are cast and every output,
+        # states included, comes back in the autocast dtype. Other RNNs run cell by cell, each
+        # op under its own policy, as here.
+        flat = [t for w in weights for t in w]
+        return _lstm_lower_precision(input, hx, cx, flat, num_layers, bidirectional, dropout, training)
+    return _run(mode, input, hx, cx, weights, num_layers, bidirectional, dropout, training, batch_sizes)
+
+
+@_autocast_policy.lower_precision_fp
+def _lstm_lower_precision(input, hx, cx, flat, num_layers, bidirectional, dropout, training):
+    weights = [tuple(flat[i:i + 5]) for i in range(0, len(flat), 5)]
+    return _run("LSTM", input, hx, cx, weights, num_layers, bidirectional, dropout, training, None)
+
+
+def _run(mode, input, hx, cx, weights, num_layers, bidirectional, dropout, training, batch_sizes):
     dirs = 2 if bidirectional else 1
     sizes = None if batch_sizes is None else [int(s) for s in batch_sizes.tolist()]
     h_out, c_out = [], []
