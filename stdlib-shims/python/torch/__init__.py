@@ -288,6 +288,7 @@ from torch.autograd.grad_mode import (  # noqa: E402
     set_grad_enabled,
 )
 from torch import autograd, cuda, return_types, special  # noqa: E402,F401
+from torch import jit  # noqa: E402,F401
 from torch import functional  # noqa: E402
 from torch.functional import *  # noqa: E402,F401,F403
 from torch._refs import (  # noqa: E402,F401
