@@ -343,7 +343,7 @@ _C._install_python_methods("torch._refs_stats", _refs_stats.METHODS)
 _C._install_python_methods("torch.storage", ["untyped_storage"])
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
-    "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook"]
+    "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook", "unfold"]
 )
 # The in-place view methods (``x.unsqueeze_(0)``): Python over the out-of-place views.
 _C._install_python_methods(

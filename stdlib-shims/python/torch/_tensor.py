@@ -66,3 +66,33 @@ def swapaxes_(self, axis0, axis1):
 def as_strided_(self, size, stride, storage_offset=None):
     return self._set_view_(self.as_strided(size, stride, storage_offset))
 
+
+
+def unfold(self, dimension, size, step):
+    """Every `size`-long slice of `dimension`, `step` apart, as a new last dimension: a view over
+    the same storage (``as_strided``), with PyTorch's checks."""
+    nd = self.dim()
+    if nd == 0:
+        # A 0-d tensor unfolds as one element along a virtual dimension.
+        if dimension not in (0, -1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dimension})")
+        if size > 1:
+            raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        return self.as_strided([size], [1])
+    if not -nd <= dimension < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dimension})")
+    d = dimension % nd
+    length = self.shape[d]
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape = list(self.shape)
+    strides = list(self.stride())
+    shape[d] = (length - size) // step + 1
+    shape.append(size)
+    strides.append(strides[d])
+    strides[d] = strides[d] * step
+    return self.as_strided(shape, strides)
