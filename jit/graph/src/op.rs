@@ -309,8 +309,8 @@ ops! {
     Scatter_ = 185 => inplace::scatter_;
     ScatterValue_ = 186 => inplace::scatter_value_;
     ScatterAdd_ = 187 => inplace::scatter_add_;
-    Normal_ = 188 => inplace::normal_;
-    Uniform_ = 189 => inplace::uniform_;
+    Normal_ = 188 => random::normal_;
+    Uniform_ = 189 => random::uniform_;
 
     // === Appended: more reductions and scans ===
     Norm = 190 => reduce::norm;

@@ -1,12 +1,12 @@
-//! In-place ops without a pointwise functional twin (`copy_`, `fill_`, `__setitem__`, the scatters,
-//! the random fills), and the checks every in-place op shares: each returns its (mutated) first
-//! argument, so the meta is that argument's.
+//! In-place ops without a pointwise functional twin (`copy_`, `fill_`, `__setitem__`, the
+//! scatters; the random fills are in `random.rs`), and the checks every in-place op shares: each
+//! returns its (mutated) first argument, so the meta is that argument's.
 
 use rynamo_tensor::ops::gather::{self, ScatterReduce};
 use rynamo_tensor::ops::{index, pointwise, scatter_reduce};
 use rynamo_tensor::{
     BinaryOp, DType, IndexItem, Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, UnaryOp,
-    can_cast, layout, memory_overlap, random,
+    can_cast, layout, memory_overlap,
 };
 
 use super::meta_of;
@@ -313,38 +313,4 @@ op! {
         Ok(vec![a.self_.clone()])
     }
     with .functional(Op::ScatterAdd).sample(scatter_sample)
-}
-
-op! {
-    normal_ = "normal_(Tensor self, float mean=0, float std=1) -> Tensor", Extern,
-        [METHOD INPLACE RANDOM];
-    meta(op, a) {
-        check_no_internal_overlap(op, a.self_)?;
-        random::normal_check(a.self_, a.std)?;
-        Ok(vec![meta_of(a.self_)])
-    }
-    eager(op, a) {
-        check_no_internal_overlap(op, a.self_)?;
-        random::normal_(a.self_, a.mean, a.std, None)?;
-        Ok(vec![a.self_.clone()])
-    }
-    with .vjp(&vjp::NORMAL)
-        .sample(|| pos_args(vec![mine(), Value::Float(1.0), Value::Float(2.0)]))
-}
-
-op! {
-    uniform_ = "uniform_(Tensor self, float from=0, float to=1) -> Tensor", Extern,
-        [METHOD INPLACE RANDOM];
-    meta(op, a) {
-        check_no_internal_overlap(op, a.self_)?;
-        random::uniform_check(a.self_, a.from, a.to)?;
-        Ok(vec![meta_of(a.self_)])
-    }
-    eager(op, a) {
-        check_no_internal_overlap(op, a.self_)?;
-        random::uniform_(a.self_, a.from, a.to, None)?;
-        Ok(vec![a.self_.clone()])
-    }
-    with .vjp(&vjp::UNIFORM)
-        .sample(|| pos_args(vec![mine(), Value::Float(-1.0), Value::Float(2.0)]))
 }
