@@ -115,6 +115,8 @@ impl Engine {
         // ATen counts down `left` to the next refill; the twister counts up `index`.
         out.extend(((N + 1 - index) as i32).to_le_bytes());
         out.extend(1i32.to_le_bytes());
+        // `next`: the index of the next word. A used-up block (index N) is written as 0 where
+        // ATen writes 624; both restore the same stream (a refill comes first either way).
         out.extend(((index % N) as u64).to_le_bytes());
         for w in self.mt.get_state() {
             out.extend(u64::from(*w).to_le_bytes());
