@@ -209,24 +209,7 @@ impl ShapeProbe {
             .inputs()
             .iter()
             .zip(&self.input_dims)
-            .map(|(v, dims)| {
-                let m = &graph.value(*v).meta;
-                if dims.iter().all(Option::is_none) {
-                    return m.clone();
-                }
-                let shape: Vec<usize> = m
-                    .shape
-                    .iter()
-                    .enumerate()
-                    .map(|(d, s)| {
-                        dims.get(d)
-                            .copied()
-                            .flatten()
-                            .map_or(*s, |k| at[k] as usize)
-                    })
-                    .collect();
-                TensorMeta::contiguous(m.dtype, &shape)
-            })
+            .map(|(v, dims)| sym::meta_at(&graph.value(*v).meta, dims, |k| at[k]))
             .collect();
         let ints: Vec<Option<i64>> = self
             .input_ints

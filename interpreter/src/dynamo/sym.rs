@@ -327,6 +327,30 @@ pub struct Assumption {
     pub size: i64,
 }
 
+/// An input's meta with its dynamic dimensions (`dims[d]`: the symbol of dimension `d`, if any)
+/// set to `size_of(symbol)`, contiguous: the input shapes a template is instantiated at.
+pub fn meta_at(
+    meta: &TensorMeta,
+    dims: &[Option<usize>],
+    size_of: impl Fn(usize) -> i64,
+) -> TensorMeta {
+    if dims.iter().all(Option::is_none) {
+        return meta.clone();
+    }
+    let shape: Vec<usize> = meta
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(d, s)| {
+            dims.get(d)
+                .copied()
+                .flatten()
+                .map_or(*s, |k| size_of(k) as usize)
+        })
+        .collect();
+    TensorMeta::contiguous(meta.dtype, &shape)
+}
+
 /// The graph for other input shapes: node by node, the symbolic arguments are evaluated (from
 /// the input shapes, the dynamic int inputs' values `ints` by position, and the values computed
 /// so far), the meta rule re-infers the outputs, and every count and assumption is checked.

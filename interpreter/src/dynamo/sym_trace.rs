@@ -223,23 +223,8 @@ impl OutputGraph {
             .iter()
             .map(|v| {
                 let m = &g.value(*v).meta;
-                match env.dims_of(*v) {
-                    None => m.clone(),
-                    Some(dims) => {
-                        let shape: Vec<usize> = m
-                            .shape
-                            .iter()
-                            .enumerate()
-                            .map(|(d, s)| {
-                                dims.get(d)
-                                    .copied()
-                                    .flatten()
-                                    .map_or(*s, |sym| sized(sym) as usize)
-                            })
-                            .collect();
-                        rynamo_tensor::TensorMeta::contiguous(m.dtype, &shape)
-                    }
-                }
+                env.dims_of(*v)
+                    .map_or_else(|| m.clone(), |dims| sym::meta_at(m, dims, sized))
             })
             .collect();
         let ints: Vec<Option<i64>> = g
