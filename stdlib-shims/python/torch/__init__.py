@@ -343,7 +343,7 @@ _C._install_python_methods("torch._refs_stats", _refs_stats.METHODS)
 _C._install_python_methods("torch.storage", ["untyped_storage"])
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
-    "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook", "unfold"]
+    "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook", "unfold", "new"]
 )
 # The in-place view methods (``x.unsqueeze_(0)``): Python over the out-of-place views.
 _C._install_python_methods(
@@ -399,7 +399,8 @@ _init_logs()
 del _init_logs
 
 _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
-                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator", "_inductor")
+                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator", "_inductor",
+                    "distributed")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).

@@ -96,3 +96,45 @@ def unfold(self, dimension, size, step):
     strides.append(strides[d])
     strides[d] = strides[d] * step
     return self.as_strided(shape, strides)
+
+
+_NEW_SIGNATURES = """ * (*, torch.device device = None)
+ * (torch.Storage storage)
+ * (Tensor other)
+ * (tuple of ints size, *, torch.device device = None)
+ * (object data, *, torch.device device = None)
+"""
+
+
+def _new_bad_args(args, kwargs):
+    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__module__}.{type(v).__name__}"
+                                                        for k, v in kwargs.items()])
+    return TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + _NEW_SIGNATURES)
+
+
+def new(self, *args, **kwargs):
+    """The legacy constructor: ``x.new(2, 3)`` (uninitialised sizes), ``x.new(torch.Size)``,
+    ``x.new([data])`` (a list or tuple is data), ``x.new(other)`` (an alias of ``other``, which
+    must have ``x``'s dtype) and ``x.new()`` (empty); always ``x``'s dtype."""
+    if any(k != "device" for k in kwargs):
+        raise _new_bad_args(args, kwargs)
+    if kwargs.get("device") is not None and torch.device(kwargs["device"]).type != "cpu":
+        raise RuntimeError(f"new(): expected a cpu device, but got {kwargs['device']}")
+    if not args:
+        return torch.empty(0, dtype=self.dtype)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args) or (
+            len(args) == 1 and isinstance(args[0], torch.Size)):
+        return torch.empty(*args, dtype=self.dtype)
+    if len(args) != 1:
+        raise _new_bad_args(args, kwargs)
+    data = args[0]
+    if isinstance(data, torch.Tensor):
+        if data.dtype != self.dtype:
+            raise TypeError(f"expected {self.dtype} (got {data.dtype})")
+        return data.view_as(data)  # an alias sharing storage (and autograd history), not `data` itself
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(data, (list, tuple)):
+        raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+    return torch.tensor(data, dtype=self.dtype)

@@ -11,3 +11,5 @@ from torch.nn.modules import *  # noqa: F401,F403
 from torch.nn.modules import Module  # noqa: F401
 from torch.nn import modules  # noqa: F401
 from torch.nn import utils  # noqa: F401
+from torch.nn import parallel  # noqa: F401
+from torch.nn.parallel import DataParallel  # noqa: F401
