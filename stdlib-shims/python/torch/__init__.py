@@ -400,14 +400,14 @@ del _init_logs
 
 _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
                     "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator", "_inductor",
-                    "distributed")
+                    "distributed", "distributions")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
 _LAZY_ATTRS = {
     "save": "torch.serialization", "load": "torch.serialization", "serialization": None, "storage": None,
     "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
-    "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers",
+    "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers", "normal": "torch._random",
     "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
     "autocast": "torch.amp", "is_autocast_enabled": "torch._autocast_state", "get_autocast_dtype": "torch._autocast_state",
     "set_autocast_enabled": "torch._autocast_state", "set_autocast_dtype": "torch._autocast_state",

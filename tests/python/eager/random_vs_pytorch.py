@@ -134,3 +134,26 @@ try:
     torch.set_rng_state(torch.zeros(10, dtype=torch.uint8))
 except RuntimeError as e:
     print("RuntimeError", e)
+
+# torch.normal's four overloads draw as Tensor.normal_ then scale and shift.
+torch.manual_seed(8)
+exact("normal(Tensor, Tensor)", torch.normal(torch.arange(3.0), torch.tensor([1.0, 2.0, 0.5])))
+exact("normal(Tensor, float)", torch.normal(torch.arange(3.0), 2.0))
+exact("normal(float, Tensor)", torch.normal(1.0, torch.ones(2, 2)))
+exact("normal(float, float, size)", torch.normal(2.0, 3.0, (4,)))
+exact("normal broadcast", torch.normal(torch.zeros(2, 1), torch.ones(3)))
+exact("normal f64", torch.normal(torch.zeros(3, dtype=torch.float64), 1.0))
+exact("normal generator", torch.normal(0.0, 1.0, (2,), generator=torch.Generator().manual_seed(3)))
+mean = torch.zeros(3, requires_grad=True)
+drawn = torch.normal(mean, 1.0)
+drawn.sum().backward()
+print("normal requires_grad", drawn.requires_grad, "mean grad (zero, as PyTorch)", mean.grad.tolist())
+for args in [(torch.zeros(2), -1.0), (torch.zeros(2), torch.tensor([1.0, -1.0])), (torch.zeros(2), torch.ones(3))]:
+    try:
+        torch.normal(*args)
+    except RuntimeError as e:
+        print("RuntimeError", e)
+try:
+    torch.normal(0.0, 1.0)
+except TypeError as e:
+    print("TypeError", str(e).splitlines()[0])
