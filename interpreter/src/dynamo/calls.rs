@@ -166,6 +166,14 @@ impl Tracer<'_> {
                     .is_ok_and(|n| n.str(self.vm).is_ok_and(|s| s.to_string() == "__delattr__"));
                 self.object_setattr(&args, delete)
             }
+            // `object.__init__(self)` (from `super().__init__()`): nothing to do.
+            Kind::Object(o)
+                if args.len() == 1
+                    && kwargs.is_empty()
+                    && super::opcodes::load_store::is_object_init(&o, self.vm) =>
+            {
+                Ok(Vt::constant(self.vm.ctx.none()))
+            }
             Kind::Object(o) => {
                 if let Some(r) = self.call_bound_builtin(&o, &args, &kwargs) {
                     return r;

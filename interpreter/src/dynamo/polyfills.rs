@@ -279,6 +279,29 @@ impl Tracer<'_> {
                 .ok()
                 .map(|info| Ok(super::variables::builder::wrap_unguarded(info, vm)));
         }
+        // `torch.Size(sizes)` of ints (a tuple, list or Size, constant or built in the frame):
+        // the constant Size, as PyTorch's SizeVariable of constants. A SymInt among the sizes is
+        // specialised (`as_const`).
+        if super::bridge::torch_attr("Size", vm).is_some_and(|c| c.is(cls))
+            && kwargs.is_empty()
+            && args.len() <= 1
+        {
+            let items = match args.first() {
+                None => Vec::new(),
+                Some(a) => match self.unpack_iterable(a) {
+                    Ok(items) => items,
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            let consts = items
+                .iter()
+                .map(|a| a.as_const().cloned())
+                .collect::<Option<Vec<_>>>()?;
+            return cls
+                .call((vm.ctx.new_tuple(consts),), vm)
+                .ok()
+                .map(|size| Ok(super::variables::builder::wrap_unguarded(size, vm)));
+        }
         let module = module_of(cls, vm)?;
         let name = cls
             .get_attr("__name__", vm)

@@ -134,3 +134,17 @@ show("reinforce compiled", torch.compile(reinforce)(lg, acts, rets))
 m, lv, eps = torch.randn(3, 5), torch.randn(3, 5), torch.randn(3, 5)
 show("vae eager", vae_loss(m, lv, eps))
 show("vae compiled", torch.compile(vae_loss)(m, lv, eps))
+
+
+def sample_twice(mu):
+    return Normal(mu, 1.0).rsample((2,)) * 2
+
+
+# Graph counts as PyTorch's: making a compiled wrapper turned validation off (PyTorch's
+# TorchPatcher), so distributions trace whole. Not listed: vae_loss, one graph under PyTorch but two
+# here, because Rynamo's Dynamo tracks only dicts keyed by ints and strings, and kl_divergence's memo
+# is keyed by (class, class) pairs.
+print("validation after torch.compile", torch.distributions.Distribution._validate_args)
+for f, args in [(reinforce, (lg, acts, rets)), (sample_twice, (m,))]:
+    e = torch._dynamo.explain(f)(*args)
+    print(f.__name__, "graphs", e.graph_count, "breaks", e.graph_break_count)

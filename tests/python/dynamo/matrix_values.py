@@ -214,4 +214,54 @@ def nested_containers(x):
     return d, x + 1
 
 
+@entry(X)
+def size_built_in_frame(x):
+    s = torch.Size([x.shape[1], x.shape[0]])
+    return x.reshape(s) * 2, s, torch.Size()
+
+
+class _PlainBase:
+    """No base but object: `super().__init__()` reaches `object.__init__`."""
+
+    def __init__(self, k):
+        self.k = k
+        super().__init__()
+
+
+@entry(X)
+def super_init_reaches_object(x):
+    o = _PlainBase(3)
+    return x * o.k
+
+
+class _Lazy:
+    """A non-data descriptor written in Python (as torch.distributions' lazy_property)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = self.fn(instance)
+        setattr(instance, self.fn.__name__, value)
+        return value
+
+
+class _Holder:
+    def __init__(self, v):
+        self.v = v
+
+    @_Lazy
+    def doubled(self):
+        return self.v * 2
+
+
+@entry(X)
+def python_descriptor_on_new_object(x):
+    h = _Holder(x)
+    first = h.doubled + 1
+    return first, h.doubled  # the second read finds the value __get__ stored
+
+
 run(__file__, known={})

@@ -446,6 +446,19 @@ impl Tracer<'_> {
             }
             return Ok(Flow::Next);
         }
+        // `super().__init__()` reaching `object.__init__` (a class with no other base, as
+        // `torch.distributions.Distribution`): the slot wrapper, called on the receiver alone
+        // as a no-op (`calls.rs`).
+        if name.as_str() == "__init__" && is_object_init(&value, vm) {
+            let f = wrap_unguarded(value, vm);
+            if load_method {
+                self.push(f);
+                self.push(zelf);
+            } else {
+                self.push(Vt::new(Kind::BoundMethod(Box::new(f), Box::new(zelf))));
+            }
+            return Ok(Flow::Next);
+        }
         Err(unsupported("descriptors other than plain functions"))
     }
 
@@ -803,4 +816,17 @@ fn module_registers(
             .flatten()
             .is_some_and(|r| r.get_item(name, vm).is_ok())
     })
+}
+
+/// Whether `value` is `object.__init__`.
+pub(crate) fn is_object_init(
+    value: &rustpython_vm::PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    vm.ctx
+        .types
+        .object_type
+        .as_object()
+        .get_attr("__init__", vm)
+        .is_ok_and(|f| f.is(value))
 }

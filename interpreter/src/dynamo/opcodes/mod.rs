@@ -8,7 +8,7 @@ mod control_flow;
 mod exceptions;
 mod generators;
 mod imports;
-mod load_store;
+pub(crate) mod load_store;
 mod pattern_match;
 mod sets;
 mod subscript;

@@ -214,8 +214,23 @@ impl Tracer<'_> {
                 Box::new(cls_vt),
             )));
         }
-        if ty.get_attr(vm.ctx.intern_str("__get__")).is_some() {
-            return Err(missing());
+        if let Some(get) = ty.get_attr(vm.ctx.intern_str("__get__")) {
+            // A descriptor class written in Python (`torch.distributions.utils.lazy_property`):
+            // its `__get__(descriptor, obj, cls)` runs inlined, as PyTorch inlines it. Native
+            // descriptors break.
+            if get.downcast_ref::<PyFunction>().is_none() {
+                return Err(missing());
+            }
+            let cls_vt = match &info.cls_source {
+                Some(src) => super::builder::wrap(self.out, info.cls.clone(), src.clone(), vm),
+                None => wrap_unguarded(info.cls.clone(), vm),
+            };
+            let descriptor = wrapped(self, raw);
+            return self.call_vt(
+                wrap_unguarded(get, vm),
+                vec![descriptor, obj.clone(), cls_vt],
+                Vec::new(),
+            );
         }
         Ok(wrapped(self, raw))
     }

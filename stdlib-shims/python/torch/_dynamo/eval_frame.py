@@ -24,11 +24,21 @@ def _native_name_or_callable(backend):
     raise TypeError(f"backend must be a string or a callable, got {type(backend).__name__}")
 
 
+def _patch_torch():
+    """What PyTorch's ``TorchPatcher.patch`` does to the process when a compiled wrapper is first
+    made: distributions stop validating their arguments by default (validation branches on tensor
+    values, a graph break per distribution)."""
+    import torch.distributions
+
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
 class _OptimizeContext:
     """What `torch._dynamo.optimize(backend)` returns: apply it to a function or an `nn.Module`.
     It is not a context manager, as in PyTorch."""
 
     def __init__(self, backend, nopython=False, dynamic=None):
+        _patch_torch()
         self._backend = _native_name_or_callable(backend)
         self._nopython = nopython
         self._dynamic = dynamic
