@@ -20,6 +20,8 @@ from torch.nn import _attention
 from torch.nn import _conv_nd
 from torch.nn import _fold
 from torch.nn import _pool_nd
+from torch.nn import _pool3d
+from torch.nn import _margin_losses
 from torch.nn import _interpolate
 from torch.nn import _reduction as _Reduction
 
@@ -340,8 +342,11 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def logsigmoid(input):
-    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
-    return torch.clamp(input, max=0) - torch.log1p(torch.exp(-input.abs()))
+    # log(sigmoid(x)) = -softplus(-x): stable for large |x| (softplus is linear past its threshold),
+    # and softplus's derivative gives 1 - sigmoid(x) everywhere, 0.5 at 0. (The composition
+    # min(x, 0) - log1p(exp(-|x|)) has PyTorch's values but a gradient of 1 at exactly 0, where the
+    # kinks of min and abs meet.)
+    return -softplus(-input)
 
 
 def softsign(input):
@@ -624,3 +629,25 @@ unfold = _fold.unfold
 fold = _fold.fold
 channel_shuffle = _fold.channel_shuffle
 native_channel_shuffle = _fold.channel_shuffle
+
+
+# === 3-D, power-average and un-pooling; ranking, margin and likelihood losses ===
+
+max_pool3d = _pool3d.max_pool3d
+max_pool3d_with_indices = _pool3d.max_pool3d_with_indices
+avg_pool3d = _pool3d.avg_pool3d
+lp_pool1d = _pool3d.lp_pool1d
+lp_pool2d = _pool3d.lp_pool2d
+lp_pool3d = _pool3d.lp_pool3d
+max_unpool1d = _pool3d.max_unpool1d
+max_unpool2d = _pool3d.max_unpool2d
+max_unpool3d = _pool3d.max_unpool3d
+margin_ranking_loss = _margin_losses.margin_ranking_loss
+hinge_embedding_loss = _margin_losses.hinge_embedding_loss
+multilabel_soft_margin_loss = _margin_losses.multilabel_soft_margin_loss
+multi_margin_loss = _margin_losses.multi_margin_loss
+multilabel_margin_loss = _margin_losses.multilabel_margin_loss
+triplet_margin_loss = _margin_losses.triplet_margin_loss
+triplet_margin_with_distance_loss = _margin_losses.triplet_margin_with_distance_loss
+poisson_nll_loss = _margin_losses.poisson_nll_loss
+gaussian_nll_loss = _margin_losses.gaussian_nll_loss

@@ -16,14 +16,19 @@ from torch.nn.modules.conv import (  # noqa: F401
 from torch.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: F401
 from torch.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
 from torch.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
+from torch.nn.modules.distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from torch.nn.modules.loss import (  # noqa: F401
-    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
-    SmoothL1Loss,
+    BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+    HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+    MultiMarginLoss, NLLLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from torch.nn.modules.pooling import (  # noqa: F401
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
-    AvgPool1d, AvgPool2d, FractionalMaxPool2d, FractionalMaxPool3d, MaxPool1d, MaxPool2d, Upsample,
+    AvgPool1d, AvgPool2d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d, LPPool3d,
+    MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, Upsample, UpsamplingBilinear2d,
+    UpsamplingNearest2d,
 )
 from torch.nn.modules.instancenorm import (  # noqa: F401
     InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm,
