@@ -96,7 +96,11 @@ impl Executable for AotExecutable {
                 }
             })
             .collect();
-        if edges.iter().all(Option::is_none) || !ag::is_grad_enabled() {
+        // No check of the grad mode at the call: a region compiled for training has nodes traced
+        // with grad on, and the guards pin the mode at entry. A region resumed inside `no_grad`
+        // that leaves the block (the call runs with grad off, the traced ops after the block with
+        // it on) records its history as eager does.
+        if edges.iter().all(Option::is_none) {
             return Ok(outs);
         }
         let saved = saved

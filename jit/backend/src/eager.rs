@@ -107,8 +107,9 @@ impl Executable for EagerExecutable {
             let outs = match &self.autograd {
                 None => registry::call_uncounted(n.op, &args)?,
                 Some(no_grad) => {
-                    let on = rynamo_graph::autograd::is_grad_enabled()
-                        && !no_grad.get(i).copied().unwrap_or(false);
+                    // The mode each node was traced under (the guards pin the mode at entry,
+                    // and in-region switches are part of the trace), not the mode at the call.
+                    let on = !no_grad.get(i).copied().unwrap_or(false);
                     let _mode = rynamo_graph::autograd::GradModeGuard::new(on);
                     registry::dispatch(n.op, &args)?
                 }

@@ -309,6 +309,7 @@ from torch._refs_compose import (  # noqa: E402,F401
     combinations, cumulative_trapezoid, diag_embed, diagflat, diagonal_scatter, dist, divide, fix, greater,
     greater_equal, histc, index_put, is_same_size, isreal, ldexp, less, less_equal, msort, multiply, narrow_copy,
     negative, not_equal, positive, ravel, renorm, select_scatter, slice_scatter, subtract, tensordot, trapezoid, trapz, vander,
+    vdot,
 )
 from torch import _refs_compose  # noqa: E402
 from torch._refs_special_ops import (  # noqa: E402,F401
@@ -407,7 +408,8 @@ _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "opti
 _LAZY_ATTRS = {
     "save": "torch.serialization", "load": "torch.serialization", "serialization": None, "storage": None,
     "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
-    "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers", "normal": "torch._random",
+    "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers", "normal": "torch._normal",
+    "norm_except_dim": "torch.nn.utils.weight_norm", "_weight_norm": "torch.nn.utils.weight_norm",
     "get_rng_state": "torch._lazy_helpers", "set_rng_state": "torch._lazy_helpers",
     "autocast": "torch.amp", "is_autocast_enabled": "torch._autocast_state", "get_autocast_dtype": "torch._autocast_state",
     "set_autocast_enabled": "torch._autocast_state", "set_autocast_dtype": "torch._autocast_state",

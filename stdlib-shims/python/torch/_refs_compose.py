@@ -330,6 +330,28 @@ def renorm(input, p, dim, maxnorm):
     return input * factor
 
 
+def vdot(input, other, *, out=None):
+    """``sum(conj(input) * other)`` of two 1-D tensors: ``dot`` for real ones (its checks and
+    texts); complex ones are conjugated first."""
+    if not (input.is_complex() or other.is_complex()):
+        result = torch.dot(input, other)
+    else:
+        if input.dim() != 1 or other.dim() != 1:
+            raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+        if input.dtype != other.dtype:
+            names = {**_DTYPE_NAMES, torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{names[input.dtype]} and {names[other.dtype]}")
+        if input.numel() != other.numel():
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.numel()}] and src "
+                               f"[{other.numel()}] to have the same number of elements, but got {input.numel()} "
+                               f"and {other.numel()} elements respectively")
+        result = (input.conj() * other).sum()
+    if out is not None:
+        return out.resize_(result.shape).copy_(result)
+    return result
+
+
 def dist(input, other, p=2):
     """The p-norm of ``input - other``."""
     return torch.linalg.vector_norm(input - other, p)
@@ -399,5 +421,5 @@ def index_put(input, indices, values, accumulate=False):
 METHODS = (
     "fix positive negative absolute arccos arcsin arctan multiply subtract divide greater greater_equal less "
     "less_equal not_equal ravel msort isreal is_same_size narrow_copy addmv addr addbmm diag_embed diagflat ldexp "
-    "renorm dist histc select_scatter slice_scatter diagonal_scatter index_put"
+    "renorm dist vdot histc select_scatter slice_scatter diagonal_scatter index_put"
 ).split()

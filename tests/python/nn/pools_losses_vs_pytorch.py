@@ -2,87 +2,16 @@
 LP pools, max unpooling, the Upsampling modules, distance modules and the ranking, margin, metric and
 likelihood losses: values and input gradients against PyTorch 2.15, eagerly and compiled with the
 default and eager backends. Goldens: PyTorch's eager values in `pools_losses_pt.json`, recorded by
-`/tmp/pt/bin/python pools_losses_vs_pytorch.py --record`; compared within float32 reordering
-(rtol 1e-5, atol 1e-6)."""
-import json
-import os
-import sys
-
+`PYTHONPATH=tests/python /tmp/pt/bin/python pools_losses_vs_pytorch.py --record` (see `_eager_goldens.py`)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pools_losses_pt.json")
-RECORDING = "--record" in sys.argv
-golden = {} if RECORDING else json.load(open(GOLDEN))
-failures = []
-checked = [0]
+from _eager_goldens import Goldens, data
 
 
-def run(fn, inputs):
-    xs = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs]
-    out = fn(*xs)
-    outs = out if isinstance(out, tuple) else (out,)
-    floats = [o for o in outs if o.is_floating_point()]
-    if floats and any(x.requires_grad for x in xs):
-        sum(o.sum() for o in floats).backward()
-    return list(outs) + [x.grad for x in xs if x.grad is not None]
-
-
-def encode(t):
-    return {"shape": list(t.shape), "dtype": str(t.dtype), "values": t.flatten().tolist()}
-
-
-def compare(tag, got, want):
-    if len(got) != len(want):
-        failures.append(f"{tag}: {len(got)} tensors, PyTorch has {len(want)}")
-        return
-    for i, (t, w) in enumerate(zip(got, want)):
-        if list(t.shape) != w["shape"] or str(t.dtype) != w["dtype"]:
-            failures.append(f"{tag} tensor {i}: {t.dtype}{list(t.shape)}, PyTorch {w['dtype']}{w['shape']}")
-            continue
-        ref = torch.tensor(w["values"], dtype=t.dtype).reshape(w["shape"])
-        ok = torch.allclose(t, ref, rtol=1e-5, atol=1e-6, equal_nan=True) if t.is_floating_point() else (
-            torch.equal(t, ref))
-        if not ok:
-            failures.append(f"{tag} tensor {i}: max abs diff {(t.double() - ref.double()).abs().max().item():.3g}")
-
-
-def check(label, fn, *inputs, backends=("none", "inductor", "eager")):
-    """fn(*inputs) and the gradient of its float outputs' sum w.r.t. each float input: recorded from
-    PyTorch's eager mode; here eager and compiled (per backend) must be equal to it. Only eager is
-    recorded: PyTorch 2.15's inductor itself differs from its eager mode on one case here (avg_pool
-    with ceil_mode and padding, the gradient of the clipped last window)."""
-    for backend in ("none",) if RECORDING else backends:
-        torch._dynamo.reset()
-        f = fn if backend == "none" else torch.compile(fn, backend=backend)
-        try:
-            got = run(f, inputs)
-            error = None
-        except Exception as e:
-            got, error = [], f"{type(e).__name__}: {str(e).splitlines()[0]}"
-        if RECORDING:
-            golden[label] = {"error": error, "tensors": [encode(t) for t in got]}
-            continue
-        checked[0] += 1
-        want = golden[label]
-        if error != want["error"]:
-            failures.append(f"{label} [{backend}]: raised {error}, PyTorch {want['error']}")
-        else:
-            compare(f"{label} [{backend}]", got, want["tensors"])
-
-
-def data(*shape):
-    """Distinct float32 values computed the same way on both sides (a seeded permutation, an exact
-    scaling and one rounded step): PyTorch's vectorised normal sampler differs from the scalar one
-    in the last bits. The irregular 1/1000 part keeps sums of them off the kinks of max, clamp and
-    abs, where a last-bit difference would flip a gradient."""
-    n = 1
-    for s in shape:
-        n *= s
-    perm = torch.randperm(n).float()
-    return ((perm - n / 2) / 16 + perm * 0.001).reshape(shape)
+goldens = Goldens(__file__, "pools_losses_pt.json")
+check = goldens.check
 
 
 torch.manual_seed(0)
@@ -159,24 +88,7 @@ for label, call in [
     ("gaussian negative var", lambda: F.gaussian_nll_loss(mu, target, -var)),
     ("unpool index", lambda: F.max_unpool2d(pooled, idx.index_fill(3, torch.tensor([1]), 99), 2)),
 ]:
-    try:
-        call()
-        text = "no error"
-    except Exception as e:
-        text = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-    if RECORDING:
-        golden[label] = text
-    elif text != golden[label]:
-        failures.append(f"{label}: {text!r}, PyTorch {golden[label]!r}")
-reprs = " ".join(repr(m) for m in (nn.LPPool2d(2, 3), nn.MaxPool3d(2), nn.AvgPool3d(2), nn.MaxUnpool2d(2)))
-if RECORDING:
-    golden["reprs"] = reprs
-    with open(GOLDEN, "w") as f:
-        json.dump(golden, f)
-    print("recorded", len(golden), "entries")
-else:
-    if reprs != golden["reprs"]:
-        failures.append(f"reprs: {reprs!r}, PyTorch {golden['reprs']!r}")
-    print(f"{checked[0]} runs (eager and 2 compiled backends) checked against PyTorch 2.15's eager values")
-    if failures:
-        raise AssertionError("\n".join(failures))
+    goldens.raises(label, call)
+goldens.text("reprs", " ".join(repr(m) for m in (nn.LPPool2d(2, 3), nn.MaxPool3d(2), nn.AvgPool3d(2),
+                                                  nn.MaxUnpool2d(2))))
+goldens.finish()
