@@ -4,7 +4,7 @@
 //! function of `z` a complex gradient whose components are the partial derivatives.
 
 use super::pointwise::{grad_or_return, unary};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result};
 
@@ -70,11 +70,11 @@ fn complex<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     if c.needs(0) {
         let d = re(e, &g)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let d = im(e, &g)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -91,14 +91,14 @@ fn polar<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let cu = call1(e, Op::Conj, &unit)?;
         let p = e.mul(&g, &cu)?;
         let d = re(e, &p)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let o = c.output(0)?;
         let co = call1(e, Op::Conj, &o)?;
         let p = e.mul(&g, &co)?;
         let d = im(e, &p)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }

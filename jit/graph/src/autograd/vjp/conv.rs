@@ -5,7 +5,7 @@
 
 use super::nn::Facts;
 use super::pointwise::grad_or_return;
-use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, ints, t};
 use crate::{Op, Result, Value};
 
@@ -150,18 +150,18 @@ fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.needs(0) {
         let d = geo.input_grad(e, &gb, &c.input(1)?, &xb)?;
         let d = if batched { d } else { e.reshape(&d, &xshape)? };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let x = c.input(0)?;
         let x = if batched { x } else { e.unsqueeze(&x, 0)? };
         let d = geo.weight_grad(e, &gb, &x, &wshape)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     if c.needs(2) {
         let dims: Vec<i64> = (0..xb.len() as i64).filter(|&d| d != 1).collect();
         let d = e.sum_dims(&gb, &dims, false)?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     Ok(out)
 }
@@ -177,11 +177,11 @@ fn conv_backward_input<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let wshape = c.input_meta(1)?.shape.clone();
     if c.needs(0) {
         let d = geo.forward(e, &gg, &c.input(1)?, &gshape[2..])?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let d = geo.weight_grad(e, &c.input(0)?, &gg, &wshape)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -196,11 +196,11 @@ fn conv_backward_weight<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let xshape = c.input_meta(1)?.shape.clone();
     if c.needs(0) {
         let d = geo.forward(e, &c.input(1)?, &gg, &gshape[2..])?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let d = geo.input_grad(e, &c.input(0)?, &gg, &xshape)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -215,7 +215,7 @@ fn max_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             Op::MaxPool2dWithIndicesBackward,
             vec![t(&g), ints(&shape), t(&c.output(1)?)],
         )?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }
@@ -236,7 +236,7 @@ fn max_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let idx = e.reshape(&c.input(2)?, &[planes, ohw])?;
         let d = e.op(Op::Gather, vec![t(&src), Value::Int(1), t(&idx)])?;
         let d = e.reshape(&d, &gshape)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }

@@ -4,7 +4,7 @@
 //! engine refuses with PyTorch's "invalid gradient" error.
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Error, Op, Result, Value};
 
@@ -31,7 +31,7 @@ fn gather<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.needs(0) {
         let shape = c.input_meta(0)?.shape.clone();
         let d = scatter_add_into(e, &shape, c.a().int(1)?, &c.input(2)?, &g)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }
@@ -57,11 +57,11 @@ fn scatter<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 vec![t(&g), Value::Int(dim), t(&index), f(0.0)],
             )?
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.op != Op::ScatterValue && c.needs(3) {
         let d = gather_along(e, &g, dim, &index)?;
-        put(&mut out, c, 3, d)?;
+        put_at(&mut out, c, 3, d)?;
     }
     Ok(out)
 }
@@ -88,7 +88,7 @@ fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let idx = e.expand(&idx, &gs)?;
         scatter_add_into(e, &shape, dim as i64, &idx, &g)?
     };
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -155,10 +155,10 @@ fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 vec![t(&grad_self), Value::Int(dim), t(&index), f(0.0)],
             )?
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(3) {
-        put(&mut out, c, 3, grad_src)?;
+        put_at(&mut out, c, 3, grad_src)?;
     }
     Ok(out)
 }

@@ -3,7 +3,7 @@
 //! "self" here is the value the tensor held before the write.
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Value};
 
@@ -13,10 +13,10 @@ fn copy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     if c.needs(0) {
         let z = e.zeros_like(&g)?;
-        put(&mut out, c, 0, z)?;
+        put_at(&mut out, c, 0, z)?;
     }
     if c.needs(1) {
-        put(&mut out, c, 1, g)?;
+        put_at(&mut out, c, 1, g)?;
     }
     Ok(out)
 }
@@ -28,11 +28,11 @@ fn fill<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     if c.needs(0) {
         let z = e.zeros_like(&g)?;
-        put(&mut out, c, 0, z)?;
+        put_at(&mut out, c, 0, z)?;
     }
     if c.op == Op::Fill_ && c.needs(1) {
         let s = e.sum_all(&g)?;
-        put(&mut out, c, 1, s)?;
+        put_at(&mut out, c, 1, s)?;
     }
     Ok(out)
 }
@@ -57,11 +57,11 @@ fn setitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 Value::Scalar(rynamo_tensor::Scalar::Int(0)),
             ],
         )?;
-        put(&mut out, c, 0, r.swap_remove(0))?;
+        put_at(&mut out, c, 0, r.swap_remove(0))?;
     }
     if c.needs(2) {
         let mut r = e.call(Op::GetItem, vec![t(&g), index])?;
-        put(&mut out, c, 2, r.swap_remove(0))?;
+        put_at(&mut out, c, 2, r.swap_remove(0))?;
     }
     Ok(out)
 }
@@ -101,11 +101,11 @@ fn index_put<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             )?;
             r.swap_remove(0)
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(2) {
         let mut r = e.call(Op::GetItem, vec![t(&g), index])?;
-        put(&mut out, c, 2, r.swap_remove(0))?;
+        put_at(&mut out, c, 2, r.swap_remove(0))?;
     }
     Ok(out)
 }

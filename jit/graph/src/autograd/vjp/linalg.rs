@@ -2,7 +2,7 @@
 //! broadcast shape; the engine sums them to each argument's shape.
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result};
 
@@ -18,12 +18,12 @@ fn mm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.needs(0) {
         let bt = mt(e, &c.input(1)?)?;
         let d = e.matmul(&g, &bt)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let at = mt(e, &c.input(0)?)?;
         let d = e.matmul(&at, &g)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -56,7 +56,7 @@ fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         } else {
             d
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let a = c.input(0)?;
@@ -68,7 +68,7 @@ fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         } else {
             d
         };
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -97,18 +97,18 @@ fn addmm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         } else {
             e.mul_s(&g, beta)?
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     let ga = if alpha == 1.0 { g } else { e.mul_s(&g, alpha)? };
     if c.needs(1) {
         let bt = mt(e, &c.input(2)?)?;
         let d = e.matmul(&ga, &bt)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     if c.needs(2) {
         let at = mt(e, &c.input(1)?)?;
         let d = e.matmul(&at, &ga)?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     Ok(out)
 }
@@ -128,7 +128,7 @@ fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         } else {
             e.matmul(&g, &w)?
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let x = c.input(0)?;
@@ -145,11 +145,11 @@ fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             let gt = mt(e, &g2)?;
             e.mm(&gt, &x2)?
         };
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     if c.needs(2) {
         // summed over every leading dim by the engine's sum_to
-        put(&mut out, c, 2, g)?;
+        put_at(&mut out, c, 2, g)?;
     }
     Ok(out)
 }
@@ -160,7 +160,7 @@ fn dot<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     for (i, other) in [(0, 1), (1, 0)] {
         if c.needs(i) {
             let d = e.mul(&g, &c.input(other)?)?;
-            put(&mut out, c, i, d)?;
+            put_at(&mut out, c, i, d)?;
         }
     }
     Ok(out)
@@ -173,13 +173,13 @@ fn mv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.needs(0) {
         let gu = e.unsqueeze(&g, 1)?;
         let d = e.mul(&gu, &c.input(1)?)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let m = c.input(0)?;
         let mtr = mt(e, &m)?;
         let d = e.op(Op::Mv, vec![t(&mtr), t(&g)])?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -192,13 +192,13 @@ fn outer<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.needs(0) {
         let d = e.mul(&g, &c.input(1)?)?;
         let d = e.sum_dims(&d, &[1], false)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let a = e.unsqueeze(&c.input(0)?, 1)?;
         let d = e.mul(&g, &a)?;
         let d = e.sum_dims(&d, &[0], false)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }

@@ -22,7 +22,7 @@
 //!   singular values (repeated ones give infinities, as in PyTorch).
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Error, Op, Result, Value};
 
@@ -48,7 +48,7 @@ fn inv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let d = e.matmul(&xt, &g)?;
     let d = e.matmul(&d, &xt)?;
     let d = e.neg(&d)?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -61,10 +61,10 @@ fn solve<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let xt = mt(e, &c.output(0)?)?;
         let d = e.matmul(&gb, &xt)?;
         let d = e.neg(&d)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
-        put(&mut out, c, 1, gb)?;
+        put_at(&mut out, c, 1, gb)?;
     }
     Ok(out)
 }
@@ -78,7 +78,7 @@ fn det<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     };
     let gd = e.mul(&g, &c.output(0)?)?;
     let d = scale_mats(e, &a_inv_t, &gd)?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -91,7 +91,7 @@ fn slogdet<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let ai = inv_of(e, &c.input(0)?)?;
     let a_inv_t = mt(e, &ai)?;
     let d = scale_mats(e, &a_inv_t, &g)?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -135,7 +135,7 @@ fn cholesky<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let st = mt(e, &s)?;
     let sum = e.add(&s, &st)?;
     let d = e.mul_s(&sum, 0.5)?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -179,7 +179,7 @@ fn eigh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let inner = inner.expect("invariant: one of the gradients is present");
     let d = e.matmul(&v, &inner)?;
     let d = e.matmul(&d, &vt)?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -253,7 +253,7 @@ fn qr<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             vec![Value::TensorList(vec![dx, dy]), Value::Int(-1)],
         )?
     };
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -312,7 +312,7 @@ fn svd<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         gvh = gvh.map(|g| narrow(e, &g, -2, 0, k)).transpose()?;
     }
     let d = svd_reduced(e, gu, gs, gvh, &u, &s, &vh)?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 

@@ -9,7 +9,7 @@ use rynamo_tensor::{DType, Scalar};
 
 use super::nn::Facts;
 use super::pointwise::grad_or_return;
-use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Args, Error, Op, Result, Value};
 
@@ -61,10 +61,10 @@ fn mse_loss<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let d = e.mul(&d, &g)?;
     if c.needs(1) {
         let n = e.neg(&d)?;
-        put(&mut out, c, 1, n)?;
+        put_at(&mut out, c, 1, n)?;
     }
     if c.needs(0) {
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }
@@ -113,7 +113,7 @@ fn nll_loss<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let val = e.unsqueeze(&val, cd)?;
     let z = e.zeros(&xs, dt)?;
     let d = e.op(Op::Scatter, vec![t(&z), Value::Int(cd), t(&idx), t(&val)])?;
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 

@@ -28,10 +28,10 @@ pub(crate) mod reduce;
 pub(crate) mod special;
 pub(crate) mod views;
 
-use rynamo_tensor::{Tensor, TensorMeta};
+use rynamo_tensor::{Tensor, TensorMeta, TensorOrScalar};
 
 use super::emit::{Eager, Emit};
-use crate::{Args, Error, GraphBuilder, Op, Result, Value};
+use crate::{Error, GraphBuilder, Op, Result, Value};
 
 /// Which forward tensors a rule reads: argument positions (schema order) and whether it reads
 /// the outputs.
@@ -139,35 +139,34 @@ pub struct VjpCtx<'a, T> {
 }
 
 impl<'a, T: Clone> VjpCtx<'a, T> {
-    /// Typed access to the non-tensor arguments (tensors read as slot numbers).
-    pub fn a(&self) -> Args<'a, usize> {
-        Args(self.args)
-    }
-
-    /// The slot of schema argument `i` (a tensor).
-    pub fn slot(&self, i: usize) -> Result<usize> {
-        self.a().tensor(i).copied()
-    }
-
-    /// The saved tensor of schema argument `i`.
-    pub fn input(&self, i: usize) -> Result<T> {
-        let s = self.slot(i)?;
-        self.inputs.get(s).cloned().flatten().ok_or_else(|| {
+    /// The saved tensor in `slot` (a tensor field of the op's [`args!`]).
+    pub fn saved(&self, slot: &usize) -> Result<T> {
+        self.inputs.get(*slot).cloned().flatten().ok_or_else(|| {
             Error::Graph(format!(
-                "internal: the backward of `{}` reads argument {i}, which it does not save",
+                "internal: the backward of `{}` reads tensor {slot}, which it does not save",
                 self.op
             ))
         })
     }
 
-    /// The meta of schema argument `i` (a tensor).
-    pub fn input_meta(&self, i: usize) -> Result<&'a TensorMeta> {
-        Ok(&self.input_metas[self.slot(i)?])
+    /// The meta of the tensor in `slot`.
+    pub fn meta(&self, slot: &usize) -> Result<&'a TensorMeta> {
+        self.input_metas
+            .get(*slot)
+            .ok_or_else(|| Error::Graph(format!("internal: `{}` has no tensor {slot}", self.op)))
     }
 
-    /// Whether schema argument `i` is a tensor that wants a gradient.
-    pub fn needs(&self, i: usize) -> bool {
-        matches!(self.args.get(i), Some(Value::Tensor(s)) if self.needs[*s])
+    /// Whether the tensor in `slot` wants a gradient; `None` (an absent optional tensor) does not.
+    pub fn wants<'s>(&self, slot: impl Into<Option<&'s usize>>) -> bool {
+        slot.into().is_some_and(|s| self.needs.get(*s) == Some(&true))
+    }
+
+    /// A `Tensor|Scalar` argument as an operand: its saved tensor, or the number.
+    pub fn operand(&self, x: TensorOrScalar<&usize>) -> Result<Value<T>> {
+        Ok(match x {
+            TensorOrScalar::Tensor(s) => Value::Tensor(self.saved(s)?),
+            TensorOrScalar::Scalar(n) => Value::Scalar(n),
+        })
     }
 
     /// Saved output `i`.
@@ -191,12 +190,46 @@ impl<'a, T: Clone> VjpCtx<'a, T> {
     }
 }
 
-/// The gradient of `i`'s slot set to `g` in `out` (when argument `i` is a tensor).
-pub fn put<T>(out: &mut [Option<T>], c: &VjpCtx<'_, impl Clone>, i: usize, g: T) -> Result<()> {
-    let s = c.slot(i)?;
-    out[s] = Some(g);
+/// The gradient of the tensor in `slot` set to `g` in `out`.
+pub fn put<T>(out: &mut [Option<T>], slot: &usize, g: T) -> Result<()> {
+    let n = out.len();
+    let o = out.get_mut(*slot).ok_or_else(|| {
+        Error::Graph(format!("internal: a gradient for tensor {slot} of {n}"))
+    })?;
+    *o = Some(g);
     Ok(())
 }
+
+/// The error of a formula run for an op it does not serve (the [`args!`] fallback).
+pub(crate) fn not_served(op: Op) -> Error {
+    Error::Graph(format!("internal: this backward formula does not serve `{op}`"))
+}
+
+/// The forward call's arguments, typed and named by the op's own schema: the `Args` that
+/// `op_args!` generated in the op's module (`rules::<family>::<op>`), read over
+/// [`VjpCtx::args`], so a tensor field holds its slot (`c.saved(a.self_)`, `c.wants(a.weight)`,
+/// `put(&mut out, a.self_, g)`). Formulas never read an argument by position: a schema change
+/// moves the field with its name (the tidy test `vjp_formulas_read_no_argument_by_position`).
+///
+/// `args!(c, Sum => reduce::sum)` reads one op's `Args`. A formula serving several ops reads
+/// each op's own and maps it to what the formula uses:
+/// `args!(c, |a| (a.self_, a.dim), Sum => reduce::sum, Mean => reduce::mean)`.
+/// Any other op is an internal error, never a misread.
+macro_rules! args {
+    ($c:expr, $op:ident => $($m:ident)::+) => {
+        $crate::autograd::vjp::args!($c, |a| a, $op => $($m)::+)
+    };
+    ($c:expr, |$a:ident| $body:expr, $($op:ident => $($m:ident)::+),+ $(,)?) => {
+        match $c.op {
+            $($crate::Op::$op => {
+                let $a = $crate::rules::$($m)::+::Args::read($c.args)?;
+                $body
+            })+
+            other => return Err($crate::autograd::vjp::not_served(other)),
+        }
+    };
+}
+pub(crate) use args;
 
 /// A backward formula instantiated for one [`Emit`] implementation.
 pub type VjpFn<E> = fn(&mut E, &VjpCtx<'_, <E as Emit>::T>) -> Grads<E>;
@@ -296,3 +329,31 @@ pub(crate) fn run_eager(r: &VjpRule, c: &VjpCtx<'_, Tensor>) -> Result<Vec<Optio
 
 /// What a formula returns: one gradient per tensor slot.
 pub type Grads<E> = Result<Vec<Option<<E as Emit>::T>>>;
+
+// LEGACY (removed once every formula reads by name).
+impl<'a, T: Clone> VjpCtx<'a, T> {
+    /// Legacy.
+    pub fn a(&self) -> crate::Args<'a, usize> {
+        crate::Args(self.args)
+    }
+    /// Legacy.
+    pub fn slot(&self, i: usize) -> Result<usize> {
+        self.a().tensor(i).copied()
+    }
+    /// Legacy.
+    pub fn input(&self, i: usize) -> Result<T> {
+        self.saved(&self.slot(i)?)
+    }
+    /// Legacy.
+    pub fn input_meta(&self, i: usize) -> Result<&'a TensorMeta> {
+        self.meta(&self.slot(i)?)
+    }
+    /// Legacy.
+    pub fn needs(&self, i: usize) -> bool {
+        matches!(self.args.get(i), Some(Value::Tensor(s)) if self.needs[*s])
+    }
+}
+/// Legacy.
+pub fn put_at<T>(out: &mut [Option<T>], c: &VjpCtx<'_, impl Clone>, i: usize, g: T) -> Result<()> {
+    put(out, &c.slot(i)?, g)
+}

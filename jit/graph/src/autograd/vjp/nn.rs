@@ -5,7 +5,7 @@
 use rynamo_tensor::{Scalar, Tensor};
 
 use super::pointwise::{grad_or_return, unary};
-use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value, ValueId};
 
@@ -121,7 +121,7 @@ fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         for (k, slot) in [(2, 3), (1, 2), (0, 0)] {
             let d = r.remove(k);
             if c.needs(slot) {
-                put(&mut out, c, slot, d)?;
+                put_at(&mut out, c, slot, d)?;
             }
         }
         return Ok(out);
@@ -133,15 +133,15 @@ fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             None => g.clone(),
         };
         let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(2) {
         // summed over the leading dims by the engine
         let d = e.mul(&g, &xhat)?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     if c.needs(3) {
-        put(&mut out, c, 3, g)?;
+        put_at(&mut out, c, 3, g)?;
     }
     Ok(out)
 }
@@ -172,7 +172,7 @@ fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         for (k, slot) in [(2, 4), (1, 3), (0, 0)] {
             let d = r.remove(k);
             if c.needs(slot) {
-                put(&mut out, c, slot, d)?;
+                put_at(&mut out, c, slot, d)?;
             }
         }
         return Ok(out);
@@ -190,16 +190,16 @@ fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             None => g.clone(),
         };
         let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(3) {
         let d = e.mul(&g, &xhat)?;
         let d = e.sum_dims(&d, &dims, false)?;
-        put(&mut out, c, 3, d)?;
+        put_at(&mut out, c, 3, d)?;
     }
     if c.needs(4) {
         let d = e.sum_dims(&g, &dims, false)?;
-        put(&mut out, c, 4, d)?;
+        put_at(&mut out, c, 4, d)?;
     }
     Ok(out)
 }
@@ -279,17 +279,17 @@ fn group_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let gw = e.reshape(&gw, &grouped)?;
         let d = normalized_input_grad(e, &gw, &xhat, &rstd, &[2])?;
         let d = e.reshape(&d, &shape)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(2) {
         let xh = e.reshape(&xhat, &shape)?;
         let d = e.mul(&g, &xh)?;
         let d = e.sum_dims(&d, &others, false)?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     if c.needs(3) {
         let d = e.sum_dims(&g, &others, false)?;
-        put(&mut out, c, 3, d)?;
+        put_at(&mut out, c, 3, d)?;
     }
     Ok(out)
 }
@@ -318,7 +318,7 @@ fn embedding<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let at = e.expand(&flat, &[m, dim])?;
     let z = e.zeros(&wshape, e.dtype(&g))?;
     let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&at), t(&g2)])?;
-    put(&mut out, c, 1, d)?;
+    put_at(&mut out, c, 1, d)?;
     Ok(out)
 }
 

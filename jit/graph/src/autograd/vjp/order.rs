@@ -5,7 +5,7 @@ use rynamo_tensor::layout::wrap_dim;
 
 use super::pointwise::{grad_or_return, unary};
 use super::reduce::scatter_back;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -146,7 +146,7 @@ fn select_values<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             _ => c.a().int(1)?,
         };
         let d = scatter_back(e, &g, &c.output(1)?, &shape, dim, true)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }
@@ -167,7 +167,7 @@ fn cum_extremum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 vec![t(&z), Value::Int(c.a().int(1)?), t(&c.output(1)?), t(&g)],
             )?
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }

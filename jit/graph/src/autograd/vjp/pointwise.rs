@@ -3,7 +3,7 @@
 
 use std::f64::consts::{LN_2, LN_10, PI};
 
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -40,7 +40,7 @@ pub(super) fn unary<E: Emit>(
     let mut out = c.no_grads();
     if c.needs(0) {
         let d = f(e, c, g)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }

@@ -2,7 +2,7 @@
 //! clamps. Operands may be numbers (`Tensor|Scalar`); only tensor slots get gradients.
 
 use super::pointwise::{grad_or_return, operand};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -20,12 +20,12 @@ fn add_sub<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = alpha(c, 2)?;
     let mut out = c.no_grads();
     if c.needs(0) {
-        put(&mut out, c, 0, g.clone())?;
+        put_at(&mut out, c, 0, g.clone())?;
     }
     if c.needs(1) {
         let k = if c.op == Op::Sub { -a } else { a };
         let d = if k == 1.0 { g } else { e.mul_s(&g, k)? };
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -44,12 +44,12 @@ fn mul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.needs(0) {
         let b = conj_of(e, operand::<E>(c, 1)?)?;
         let d = times(e, &g, b)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let a = conj_of(e, operand::<E>(c, 0)?)?;
         let d = times(e, &g, a)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -62,7 +62,7 @@ fn div<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         for i in 0..2 {
             if c.needs(i) {
                 let z = e.zeros_like(&g)?;
-                put(&mut out, c, i, z)?;
+                put_at(&mut out, c, i, z)?;
             }
         }
         return Ok(out);
@@ -70,7 +70,7 @@ fn div<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let other = operand::<E>(c, 1)?;
     if c.needs(0) {
         let d = e.op(Op::Div, vec![t(&g), other.clone()])?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         // -grad * self / other^2
@@ -79,7 +79,7 @@ fn div<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let o2 = e.mul(&other, &other)?;
         let q = e.div(&num, &o2)?;
         let d = e.neg(&q)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -110,7 +110,7 @@ fn pow<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             }
             _ => unreachable!("invariant: operand() returns tensors or numbers"),
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         // grad * result * log(self), masked to 0 where self == 0 and exponent >= 0
@@ -133,7 +133,7 @@ fn pow<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             }
             _ => unreachable!("invariant: operand() returns tensors or numbers"),
         };
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -155,7 +155,7 @@ fn max_min<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let wins = e.cmp(if is_max { Op::Gt } else { Op::Lt }, x, y)?;
         let d = e.where_(&wins, t(&g), f(0.0))?;
         let d = e.where_(&tie, t(&half), t(&d))?;
-        put(&mut out, c, i, d)?;
+        put_at(&mut out, c, i, d)?;
     }
     Ok(out)
 }
@@ -171,12 +171,12 @@ fn atan2<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let gr = e.div(&g, &den)?;
     if c.needs(0) {
         let d = e.mul(&gr, &x)?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let d = e.mul(&gr, &y)?;
         let d = e.neg(&d)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -187,11 +187,11 @@ fn where_<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let cond = c.input(0)?;
     if c.needs(1) {
         let d = e.where_(&cond, t(&g), f(0.0))?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     if c.needs(2) {
         let d = e.where_(&cond, f(0.0), t(&g))?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     Ok(out)
 }
@@ -202,12 +202,12 @@ fn masked_fill<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mask = c.input(1)?;
     if c.needs(0) {
         let d = e.where_(&mask, f(0.0), t(&g))?;
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(2) {
         let d = e.where_(&mask, t(&g), f(0.0))?;
         let d = e.sum_all(&d)?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     Ok(out)
 }
@@ -239,7 +239,7 @@ fn clamp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         });
         if c.needs(i) {
             let d = e.where_(&out_of, t(&g), f(0.0))?;
-            put(&mut out, c, i, d)?;
+            put_at(&mut out, c, i, d)?;
         }
     }
     if c.needs(0) {
@@ -247,7 +247,7 @@ fn clamp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             Some(k) => e.where_(&k, t(&g), f(0.0))?,
             None => g.clone(),
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     Ok(out)
 }
@@ -257,7 +257,7 @@ fn fmod_remainder<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     if c.needs(0) {
-        put(&mut out, c, 0, g.clone())?;
+        put_at(&mut out, c, 0, g.clone())?;
     }
     if c.needs(1) {
         let mode = if c.op == Op::Fmod { "trunc" } else { "floor" };
@@ -268,7 +268,7 @@ fn fmod_remainder<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         )?;
         let d = e.mul(&g, &q)?;
         let d = e.neg(&d)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }
@@ -281,7 +281,7 @@ fn hypot<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     for i in 0..2 {
         if c.needs(i) {
             let d = e.mul(&gr, &c.input(i)?)?;
-            put(&mut out, c, i, d)?;
+            put_at(&mut out, c, i, d)?;
         }
     }
     Ok(out)
@@ -301,16 +301,16 @@ fn lerp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             }
             _ => unreachable!("invariant: operand() returns tensors or numbers"),
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         let d = times(e, &g, w.clone())?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     if c.needs(2) {
         let diff = e.sub(&c.input(1)?, &c.input(0)?)?;
         let d = e.mul(&g, &diff)?;
-        put(&mut out, c, 2, d)?;
+        put_at(&mut out, c, 2, d)?;
     }
     Ok(out)
 }
@@ -320,7 +320,7 @@ fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     let v = c.a().scalar(3)?.to_f64();
     if c.needs(0) {
-        put(&mut out, c, 0, g.clone())?;
+        put_at(&mut out, c, 0, g.clone())?;
     }
     let t1 = c.input(1)?;
     let t2 = c.input(2)?;
@@ -328,16 +328,16 @@ fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.op == Op::Addcmul {
         if c.needs(1) {
             let d = e.mul(&gv, &t2)?;
-            put(&mut out, c, 1, d)?;
+            put_at(&mut out, c, 1, d)?;
         }
         if c.needs(2) {
             let d = e.mul(&gv, &t1)?;
-            put(&mut out, c, 2, d)?;
+            put_at(&mut out, c, 2, d)?;
         }
     } else {
         if c.needs(1) {
             let d = e.div(&gv, &t2)?;
-            put(&mut out, c, 1, d)?;
+            put_at(&mut out, c, 1, d)?;
         }
         if c.needs(2) {
             // -grad * value * t1 / t2^2
@@ -345,7 +345,7 @@ fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             let q = e.div(&t1, &t22)?;
             let d = e.mul(&gv, &q)?;
             let d = e.neg(&d)?;
-            put(&mut out, c, 2, d)?;
+            put_at(&mut out, c, 2, d)?;
         }
     }
     Ok(out)
@@ -372,7 +372,7 @@ fn xlogy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             Some(m) => e.where_(&m, f(0.0), t(&d))?,
             None => d,
         };
-        put(&mut out, c, 0, d)?;
+        put_at(&mut out, c, 0, d)?;
     }
     if c.needs(1) {
         // grad * self / other
@@ -383,7 +383,7 @@ fn xlogy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             _ => unreachable!("invariant: operand() returns tensors or numbers"),
         };
         let d = e.div(&gx, &y)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }

@@ -5,7 +5,7 @@
 use std::f64::consts::PI;
 
 use super::pointwise::{grad_or_return, one_minus_sq, unary};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -82,7 +82,7 @@ fn polygamma<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     if c.needs(1) {
         let d = times_polygamma(e, n + 1, &c.input(1)?, &g)?;
-        put(&mut out, c, 1, d)?;
+        put_at(&mut out, c, 1, d)?;
     }
     Ok(out)
 }

@@ -4,7 +4,7 @@
 use rynamo_tensor::layout::wrap_dim;
 
 use super::pointwise::{grad_or_return, unary};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result, Value};
 
@@ -206,7 +206,7 @@ fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             vec![Value::TensorList(pieces), Value::Int(dim as i64)],
         )?
     };
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
@@ -251,7 +251,7 @@ fn getitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&read), t(&gf)])?;
         e.reshape(&d, &m.shape)?
     };
-    put(&mut out, c, 0, d)?;
+    put_at(&mut out, c, 0, d)?;
     Ok(out)
 }
 
