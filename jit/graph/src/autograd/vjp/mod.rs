@@ -139,26 +139,34 @@ pub struct VjpCtx<'a, T> {
 }
 
 impl<'a, T: Clone> VjpCtx<'a, T> {
-    /// The saved tensor in `slot` (a tensor field of the op's [`args!`]).
-    pub fn saved(&self, slot: &usize) -> Result<T> {
-        self.inputs.get(*slot).cloned().flatten().ok_or_else(|| {
-            Error::Graph(format!(
-                "internal: the backward of `{}` reads tensor {slot}, which it does not save",
-                self.op
-            ))
-        })
+    /// The saved tensor of tensor argument `x` (a field of the op's [`args!`]).
+    pub fn saved<'s>(&self, x: impl ArgSlot<'s>) -> Result<T> {
+        x.slot()
+            .and_then(|s| self.inputs.get(*s).cloned().flatten())
+            .ok_or_else(|| {
+                Error::Graph(format!(
+                    "internal: the backward of `{}` reads a tensor it does not save",
+                    self.op
+                ))
+            })
     }
 
-    /// The meta of the tensor in `slot`.
-    pub fn meta(&self, slot: &usize) -> Result<&'a TensorMeta> {
-        self.input_metas
-            .get(*slot)
-            .ok_or_else(|| Error::Graph(format!("internal: `{}` has no tensor {slot}", self.op)))
+    /// The saved tensor of optional tensor argument `x`, `None` where it was not given.
+    pub fn saved_opt(&self, x: Option<&usize>) -> Result<Option<T>> {
+        x.map(|s| self.saved(s)).transpose()
     }
 
-    /// Whether the tensor in `slot` wants a gradient; `None` (an absent optional tensor) does not.
-    pub fn wants<'s>(&self, slot: impl Into<Option<&'s usize>>) -> bool {
-        slot.into().is_some_and(|s| self.needs.get(*s) == Some(&true))
+    /// The meta of tensor argument `x`.
+    pub fn meta<'s>(&self, x: impl ArgSlot<'s>) -> Result<&'a TensorMeta> {
+        x.slot()
+            .and_then(|s| self.input_metas.get(*s))
+            .ok_or_else(|| Error::Graph(format!("internal: `{}` has no such tensor", self.op)))
+    }
+
+    /// Whether the tensor argument `x` wants a gradient (an absent optional tensor or a number
+    /// does not).
+    pub fn wants<'s>(&self, x: impl ArgSlot<'s>) -> bool {
+        x.slot().is_some_and(|s| self.needs.get(*s) == Some(&true))
     }
 
     /// A `Tensor|Scalar` argument as an operand: its saved tensor, or the number.
@@ -190,11 +198,38 @@ impl<'a, T: Clone> VjpCtx<'a, T> {
     }
 }
 
-/// The gradient of the tensor in `slot` set to `g` in `out`.
-pub fn put<T>(out: &mut [Option<T>], slot: &usize, g: T) -> Result<()> {
+/// A tensor argument as an op's `Args` reads it over [`VjpCtx::args`]: its slot (`Tensor`), maybe
+/// absent (`Tensor?`), or maybe a number (`Tensor|Scalar`).
+pub trait ArgSlot<'s> {
+    /// The slot, where the argument is a tensor.
+    fn slot(self) -> Option<&'s usize>;
+}
+
+impl<'s> ArgSlot<'s> for &'s usize {
+    fn slot(self) -> Option<&'s usize> {
+        Some(self)
+    }
+}
+
+impl<'s> ArgSlot<'s> for Option<&'s usize> {
+    fn slot(self) -> Option<&'s usize> {
+        self
+    }
+}
+
+impl<'s> ArgSlot<'s> for TensorOrScalar<&'s usize> {
+    fn slot(self) -> Option<&'s usize> {
+        self.tensor()
+    }
+}
+
+/// The gradient of tensor argument `x` set to `g` in `out` (after `c.wants(x)`).
+pub fn put<'s, T>(out: &mut [Option<T>], x: impl ArgSlot<'s>, g: T) -> Result<()> {
     let n = out.len();
-    let o = out.get_mut(*slot).ok_or_else(|| {
-        Error::Graph(format!("internal: a gradient for tensor {slot} of {n}"))
+    let o = x.slot().and_then(|s| out.get_mut(*s)).ok_or_else(|| {
+        Error::Graph(format!(
+            "internal: a gradient for an absent tensor (of {n})"
+        ))
     })?;
     *o = Some(g);
     Ok(())
@@ -202,7 +237,9 @@ pub fn put<T>(out: &mut [Option<T>], slot: &usize, g: T) -> Result<()> {
 
 /// The error of a formula run for an op it does not serve (the [`args!`] fallback).
 pub(crate) fn not_served(op: Op) -> Error {
-    Error::Graph(format!("internal: this backward formula does not serve `{op}`"))
+    Error::Graph(format!(
+        "internal: this backward formula does not serve `{op}`"
+    ))
 }
 
 /// The forward call's arguments, typed and named by the op's own schema: the `Args` that
@@ -329,31 +366,3 @@ pub(crate) fn run_eager(r: &VjpRule, c: &VjpCtx<'_, Tensor>) -> Result<Vec<Optio
 
 /// What a formula returns: one gradient per tensor slot.
 pub type Grads<E> = Result<Vec<Option<<E as Emit>::T>>>;
-
-// LEGACY (removed once every formula reads by name).
-impl<'a, T: Clone> VjpCtx<'a, T> {
-    /// Legacy.
-    pub fn a(&self) -> crate::Args<'a, usize> {
-        crate::Args(self.args)
-    }
-    /// Legacy.
-    pub fn slot(&self, i: usize) -> Result<usize> {
-        self.a().tensor(i).copied()
-    }
-    /// Legacy.
-    pub fn input(&self, i: usize) -> Result<T> {
-        self.saved(&self.slot(i)?)
-    }
-    /// Legacy.
-    pub fn input_meta(&self, i: usize) -> Result<&'a TensorMeta> {
-        self.meta(&self.slot(i)?)
-    }
-    /// Legacy.
-    pub fn needs(&self, i: usize) -> bool {
-        matches!(self.args.get(i), Some(Value::Tensor(s)) if self.needs[*s])
-    }
-}
-/// Legacy.
-pub fn put_at<T>(out: &mut [Option<T>], c: &VjpCtx<'_, impl Clone>, i: usize, g: T) -> Result<()> {
-    put(out, &c.slot(i)?, g)
-}

@@ -5,7 +5,7 @@
 use std::f64::consts::PI;
 
 use super::pointwise::{grad_or_return, one_minus_sq, unary};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, put_at, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -17,9 +17,10 @@ const ARG_AND_OUTPUT: Saves = Saves {
 };
 
 fn asinh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Asinh => special::asinh);
     // grad * rsqrt(x^2 + 1)
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let x2 = e.mul(&x, &x)?;
         let d = e.add_s(&x2, 1.0)?;
         let d = e.unary(Op::Rsqrt, &d)?;
@@ -28,9 +29,10 @@ fn asinh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn acosh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Acosh => special::acosh);
     // grad * rsqrt(x^2 - 1)
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let x2 = e.mul(&x, &x)?;
         let d = e.add_s(&x2, -1.0)?;
         let d = e.unary(Op::Rsqrt, &d)?;
@@ -39,17 +41,19 @@ fn acosh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn atanh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Atanh => special::atanh);
     // grad / (1 - x^2)
-    unary(e, c, |e, c, g| {
-        let d = one_minus_sq(e, &c.input(0)?)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let d = one_minus_sq(e, &c.saved(a.self_)?)?;
         e.div(&g, &d)
     })
 }
 
 fn erfc<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Erfc => special::erfc);
     // -2/sqrt(pi) * exp(-x^2) * grad
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let x2 = e.mul(&x, &x)?;
         let m = e.neg(&x2)?;
         let ex = e.unary(Op::Exp, &m)?;
@@ -59,8 +63,9 @@ fn erfc<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn lgamma<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.unary(Op::Digamma, &c.input(0)?)?;
+    let a = args!(c, Lgamma => special::lgamma);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.unary(Op::Digamma, &c.saved(a.self_)?)?;
         e.mul(&g, &d)
     })
 }
@@ -72,32 +77,38 @@ fn times_polygamma<E: Emit>(e: &mut E, n: i64, x: &E::T, g: &E::T) -> Result<E::
 }
 
 fn digamma<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| times_polygamma(e, 1, &c.input(0)?, &g))
+    let a = args!(c, Digamma => special::digamma);
+    unary(e, c, a.self_, |e, c, g| {
+        times_polygamma(e, 1, &c.saved(a.self_)?, &g)
+    })
 }
 
 fn polygamma<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    // d/dx polygamma(n, x) = polygamma(n + 1, x); `self` is argument 1.
-    let n = crate::rules::special::polygamma::Args::read(c.args)?.n;
+    let a = args!(c, Polygamma => special::polygamma);
+    // d/dx polygamma(n, x) = polygamma(n + 1, x)
+    let n = a.n;
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(1) {
-        let d = times_polygamma(e, n + 1, &c.input(1)?, &g)?;
-        put_at(&mut out, c, 1, d)?;
+    if c.wants(a.self_) {
+        let d = times_polygamma(e, n + 1, &c.saved(a.self_)?, &g)?;
+        put(&mut out, a.self_, d)?;
     }
     Ok(out)
 }
 
 fn i0<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.unary(Op::SpecialI1, &c.input(0)?)?;
+    let a = args!(c, I0 => special::i0);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.unary(Op::SpecialI1, &c.saved(a.self_)?)?;
         e.mul(&g, &d)
     })
 }
 
 fn i0e<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, SpecialI0e => special::special_i0e);
     // grad * (i1e(x) - sgn(x) * i0e(x))
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let i1e = e.unary(Op::SpecialI1e, &x)?;
         let s = e.unary(Op::Sign, &x)?;
         let si = e.mul(&s, &c.output(0)?)?;
@@ -112,10 +123,11 @@ fn i0e<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 fn i1_like<E: Emit>(
     e: &mut E,
     c: &VjpCtx<'_, E::T>,
+    x: &usize,
     dx: impl FnOnce(&mut E, &E::T, &E::T, &E::T) -> Result<E::T>,
 ) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, x, |e, c, g| {
+        let x = c.saved(x)?;
         let eps = if e.dtype(&x) == rynamo_tensor::DType::Float64 {
             f64::EPSILON
         } else {
@@ -131,8 +143,9 @@ fn i1_like<E: Emit>(
 }
 
 fn i1<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, SpecialI1 => special::special_i1);
     // i0(x) - i1(x) / x
-    i1_like(e, c, |e, safe, out, _| {
+    i1_like(e, c, a.self_, |e, safe, out, _| {
         let i0 = e.unary(Op::I0, safe)?;
         let q = e.div(out, safe)?;
         e.sub(&i0, &q)
@@ -140,8 +153,9 @@ fn i1<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn i1e<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, SpecialI1e => special::special_i1e);
     // i0e(x) - i1e(x) * (sgn(x) + 1 / x)
-    i1_like(e, c, |e, safe, out, x| {
+    i1_like(e, c, a.self_, |e, safe, out, x| {
         let i0e = e.unary(Op::SpecialI0e, safe)?;
         let s = e.unary(Op::Sign, x)?;
         let r = e.unary(Op::Reciprocal, safe)?;
