@@ -151,11 +151,13 @@ impl ConvGeo {
 /// conv1d / conv2d (all padding forms): input and weight gradients from the backward ops
 /// (unbatched inputs get a batch dim of 1 around them); the bias gradient sums the gradient.
 fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (input_slot, weight_slot, bias_slot) = args!(c, |a| (a.input, a.weight, a.bias), Conv1d => conv::conv1d, Conv1dPadding => conv::conv1d_padding, Conv2d => conv::conv2d, Conv2dPadding => conv::conv2d_padding);
+    let (input, weight, bias) = args!(c, |a| (a.input, a.weight, a.bias),
+        Conv1d => conv::conv1d, Conv1dPadding => conv::conv1d_padding, Conv2d => conv::conv2d,
+        Conv2dPadding => conv::conv2d_padding);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let xshape = c.meta(input_slot)?.shape.clone();
-    let wshape = c.meta(weight_slot)?.shape.clone();
+    let xshape = c.meta(input)?.shape.clone();
+    let wshape = c.meta(weight)?.shape.clone();
     let geo = ConvGeo::of_forward(c, &wshape)?;
     let batched = xshape.len() == geo.nd + 2;
     let mut xb = xshape.clone();
@@ -165,21 +167,21 @@ fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         xb.insert(0, 1);
         e.unsqueeze(&g, 0)?
     };
-    if c.wants(input_slot) {
-        let d = geo.input_grad(e, &gb, &c.saved(weight_slot)?, &xb)?;
+    if c.wants(input) {
+        let d = geo.input_grad(e, &gb, &c.saved(weight)?, &xb)?;
         let d = if batched { d } else { e.reshape(&d, &xshape)? };
-        put(&mut out, input_slot, d)?;
+        put(&mut out, input, d)?;
     }
-    if c.wants(weight_slot) {
-        let x = c.saved(input_slot)?;
+    if c.wants(weight) {
+        let x = c.saved(input)?;
         let x = if batched { x } else { e.unsqueeze(&x, 0)? };
         let d = geo.weight_grad(e, &gb, &x, &wshape)?;
-        put(&mut out, weight_slot, d)?;
+        put(&mut out, weight, d)?;
     }
-    if c.wants(bias_slot) {
+    if c.wants(bias) {
         let dims: Vec<i64> = (0..xb.len() as i64).filter(|&d| d != 1).collect();
         let d = e.sum_dims(&gb, &dims, false)?;
-        put(&mut out, bias_slot, d)?;
+        put(&mut out, bias, d)?;
     }
     Ok(out)
 }

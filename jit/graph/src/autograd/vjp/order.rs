@@ -154,12 +154,12 @@ fn select_values<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// cummax / cummin values: each output's gradient goes to the element it copied (several
 /// outputs may copy the same one, so they are summed).
 fn cum_extremum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_slot, dim) =
+    let (self_, dim) =
         args!(c, |a| (a.self_, a.dim), Cummax => order::cummax, Cummin => order::cummin);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.wants(self_slot) {
-        let shape = c.meta(self_slot)?.shape.clone();
+    if c.wants(self_) {
+        let shape = c.meta(self_)?.shape.clone();
         let d = if shape.is_empty() {
             g
         } else {
@@ -169,7 +169,7 @@ fn cum_extremum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 vec![t(&z), Value::Int(dim), t(&c.output(1)?), t(&g)],
             )?
         };
-        put(&mut out, self_slot, d)?;
+        put(&mut out, self_, d)?;
     }
     Ok(out)
 }

@@ -76,10 +76,10 @@ fn log<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn log_base<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let self_slot = args!(c, |a| a.self_, Log2 => unary::log2, Log10 => unary::log10);
+    let self_ = args!(c, |a| a.self_, Log2 => unary::log2, Log10 => unary::log10);
     let ln = if c.op == Op::Log2 { LN_2 } else { LN_10 };
-    unary(e, c, self_slot, |e, c, g| {
-        let d = e.mul_s(&c.saved(self_slot)?, ln)?;
+    unary(e, c, self_, |e, c, g| {
+        let d = e.mul_s(&c.saved(self_)?, ln)?;
         e.div(&g, &d)
     })
 }
@@ -357,8 +357,10 @@ fn erf<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// floor, ceil, round, trunc, sign: zero almost everywhere (PyTorch returns zeros, so a leaf's
 /// `.grad` becomes zeros rather than staying `None`).
 fn zero<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let self_slot = args!(c, |a| a.self_, Floor => unary::floor, Ceil => unary::ceil, Round => unary::round, Trunc => unary::trunc, Sign => unary::sign);
-    unary(e, c, self_slot, |e, _, g| e.zeros_like(&g))
+    let self_ = args!(c, |a| a.self_,
+        Floor => unary::floor, Ceil => unary::ceil, Round => unary::round, Trunc => unary::trunc,
+        Sign => unary::sign);
+    unary(e, c, self_, |e, _, g| e.zeros_like(&g))
 }
 
 fn identity<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {

@@ -14,17 +14,17 @@ fn times<E: Emit>(e: &mut E, g: &E::T, v: Value<E::T>) -> Result<E::T> {
 }
 
 fn add_sub<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_arg, other_arg, a) = args!(c, |a| (a.self_, a.other, a.alpha.to_f64()),
+    let (self_, other, a) = args!(c, |a| (a.self_, a.other, a.alpha.to_f64()),
         Add => binary::add, Sub => binary::sub);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.wants(self_arg) {
-        put(&mut out, self_arg, g.clone())?;
+    if c.wants(self_) {
+        put(&mut out, self_, g.clone())?;
     }
-    if c.wants(other_arg) {
+    if c.wants(other) {
         let k = if c.op == Op::Sub { -a } else { a };
         let d = if k == 1.0 { g } else { e.mul_s(&g, k)? };
-        put(&mut out, other_arg, d)?;
+        put(&mut out, other, d)?;
     }
     Ok(out)
 }
@@ -143,15 +143,17 @@ fn pow<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// maximum / minimum / max.other / min.other: the gradient goes to the chosen operand, split
 /// in half on ties (PyTorch's rule).
 fn max_min<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_slot, other_slot) = args!(c, |a| (a.self_, a.other), Maximum => binary::maximum, Minimum => binary::minimum, MaxOther => binary::max_other, MinOther => binary::min_other);
+    let (self_, other) = args!(c, |a| (a.self_, a.other),
+        Maximum => binary::maximum, Minimum => binary::minimum, MaxOther => binary::max_other,
+        MinOther => binary::min_other);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let a = c.saved(self_slot)?;
-    let b = c.saved(other_slot)?;
+    let a = c.saved(self_)?;
+    let b = c.saved(other)?;
     let is_max = matches!(c.op, Op::Maximum | Op::MaxOther);
     let half = e.mul_s(&g, 0.5)?;
     let tie = e.cmp(Op::Eq, &a, &b)?;
-    for (slot, (x, y)) in [(self_slot, (&a, &b)), (other_slot, (&b, &a))] {
+    for (slot, (x, y)) in [(self_, (&a, &b)), (other, (&b, &a))] {
         if !c.wants(slot) {
             continue;
         }
@@ -221,14 +223,14 @@ fn masked_fill<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// clamp / clip / clamp_min / clamp_max: `self` gets the gradient where it was kept; a tensor
 /// bound gets it where it was chosen.
 fn clamp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_slot, lo, hi) = match c.op {
+    let (self_, lo, hi) = match c.op {
         Op::ClampMin => args!(c, |a| (a.self_, Some(a.min), None), ClampMin => binary::clamp_min),
         Op::ClampMax => args!(c, |a| (a.self_, None, Some(a.max)), ClampMax => binary::clamp_max),
         _ => args!(c, |a| (a.self_, a.min, a.max), Clamp => binary::clamp, Clip => binary::clip),
     };
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let x = c.saved(self_slot)?;
+    let x = c.saved(self_)?;
     // x >= lo and x <= hi (NaN x keeps its gradient, as PyTorch's formula)
     let mut keep: Option<E::T> = None;
     for (bound, op) in [(lo, Op::Lt), (hi, Op::Gt)] {
@@ -244,37 +246,37 @@ fn clamp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             put(&mut out, bound, d)?;
         }
     }
-    if c.wants(self_slot) {
+    if c.wants(self_) {
         let d = match keep {
             Some(k) => e.where_(&k, t(&g), f(0.0))?,
             None => g.clone(),
         };
-        put(&mut out, self_slot, d)?;
+        put(&mut out, self_, d)?;
     }
     Ok(out)
 }
 
 /// fmod / remainder: `self` gets the gradient; `other` gets `-grad * q`, q the rounded quotient.
 fn fmod_remainder<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_arg, other_arg) = match c.op {
+    let (self_, other) = match c.op {
         Op::Fmod => args!(c, |a| (TensorOrScalar::Tensor(a.self_), a.other), Fmod => binary::fmod),
         _ => args!(c, |a| (a.self_, a.other), Remainder => binary::remainder),
     };
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.wants(self_arg) {
-        put(&mut out, self_arg, g.clone())?;
+    if c.wants(self_) {
+        put(&mut out, self_, g.clone())?;
     }
-    if c.wants(other_arg) {
+    if c.wants(other) {
         let mode = if c.op == Op::Fmod { "trunc" } else { "floor" };
         let q = e.op_kw(
             Op::Div,
-            vec![c.operand(self_arg)?, c.operand(other_arg)?],
+            vec![c.operand(self_)?, c.operand(other)?],
             vec![("rounding_mode", Value::Str(mode.into()))],
         )?;
         let d = e.mul(&g, &q)?;
         let d = e.neg(&d)?;
-        put(&mut out, other_arg, d)?;
+        put(&mut out, other, d)?;
     }
     Ok(out)
 }
@@ -324,38 +326,38 @@ fn lerp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn addcmul_addcdiv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_slot, tensor1_slot, tensor2_slot, v) = args!(c,
+    let (self_, tensor1, tensor2, v) = args!(c,
         |a| (a.self_, a.tensor1, a.tensor2, a.value.to_f64()),
         Addcmul => ternary::addcmul, Addcdiv => ternary::addcdiv);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.wants(self_slot) {
-        put(&mut out, self_slot, g.clone())?;
+    if c.wants(self_) {
+        put(&mut out, self_, g.clone())?;
     }
-    let t1 = c.saved(tensor1_slot)?;
-    let t2 = c.saved(tensor2_slot)?;
+    let t1 = c.saved(tensor1)?;
+    let t2 = c.saved(tensor2)?;
     let gv = e.mul_s(&g, v)?;
     if c.op == Op::Addcmul {
-        if c.wants(tensor1_slot) {
+        if c.wants(tensor1) {
             let d = e.mul(&gv, &t2)?;
-            put(&mut out, tensor1_slot, d)?;
+            put(&mut out, tensor1, d)?;
         }
-        if c.wants(tensor2_slot) {
+        if c.wants(tensor2) {
             let d = e.mul(&gv, &t1)?;
-            put(&mut out, tensor2_slot, d)?;
+            put(&mut out, tensor2, d)?;
         }
     } else {
-        if c.wants(tensor1_slot) {
+        if c.wants(tensor1) {
             let d = e.div(&gv, &t2)?;
-            put(&mut out, tensor1_slot, d)?;
+            put(&mut out, tensor1, d)?;
         }
-        if c.wants(tensor2_slot) {
+        if c.wants(tensor2) {
             // -grad * value * t1 / t2^2
             let t22 = e.mul(&t2, &t2)?;
             let q = e.div(&t1, &t22)?;
             let d = e.mul(&gv, &q)?;
             let d = e.neg(&d)?;
-            put(&mut out, tensor2_slot, d)?;
+            put(&mut out, tensor2, d)?;
         }
     }
     Ok(out)

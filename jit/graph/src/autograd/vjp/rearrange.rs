@@ -62,12 +62,10 @@ fn roll<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn tri<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_slot, diagonal) =
+    let (self_, diagonal) =
         args!(c, |a| (a.self_, a.diagonal), Tril => rearrange::tril, Triu => rearrange::triu);
     let (op, k) = (c.op, diagonal);
-    unary(e, c, self_slot, |e, _, g| {
-        e.op(op, vec![t(&g), Value::Int(k)])
-    })
+    unary(e, c, self_, |e, _, g| e.op(op, vec![t(&g), Value::Int(k)]))
 }
 
 /// diagonal: the gradient added into zeros of the input's shape at the diagonal's positions

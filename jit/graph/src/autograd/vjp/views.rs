@@ -9,14 +9,18 @@ use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result, Value};
 
 fn reshape_back<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let self_slot = args!(c, |a| a.self_, View => views::view, Unsqueeze => views::unsqueeze, Squeeze => views::squeeze, Unflatten => views::unflatten, Reshape => views::reshape, Flatten => views::flatten);
-    let shape = c.meta(self_slot)?.shape.clone();
-    unary(e, c, self_slot, |e, _, g| e.reshape(&g, &shape))
+    let self_ = args!(c, |a| a.self_,
+        View => views::view, Unsqueeze => views::unsqueeze, Squeeze => views::squeeze,
+        Unflatten => views::unflatten, Reshape => views::reshape, Flatten => views::flatten);
+    let shape = c.meta(self_)?.shape.clone();
+    unary(e, c, self_, |e, _, g| e.reshape(&g, &shape))
 }
 
 fn identity<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let self_slot = args!(c, |a| a.self_, Contiguous => views::contiguous, Clone => views::clone, To => views::to, Type => views::r#type);
-    unary(e, c, self_slot, |_, _, g| Ok(g))
+    let self_ = args!(c, |a| a.self_,
+        Contiguous => views::contiguous, Clone => views::clone, To => views::to,
+        Type => views::r#type);
+    unary(e, c, self_, |_, _, g| Ok(g))
 }
 
 fn permute<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
@@ -184,13 +188,13 @@ fn stack<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// split / chunk / unbind: the pieces' gradients joined back (zeros for pieces no gradient
 /// reached).
 fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (self_slot, dim) = args!(c, |a| (a.self_, a.dim), Split => shape::split,
+    let (self_, dim) = args!(c, |a| (a.self_, a.dim), Split => shape::split,
         SplitSizes => shape::split_sizes, Chunk => shape::chunk, Unbind => shape::unbind);
     let mut out = c.no_grads();
-    if c.grads.iter().all(Option::is_none) || !c.wants(self_slot) {
+    if c.grads.iter().all(Option::is_none) || !c.wants(self_) {
         return Ok(out);
     }
-    let shape = c.meta(self_slot)?.shape.clone();
+    let shape = c.meta(self_)?.shape.clone();
     let dim = wrap_dim(dim, shape.len())?;
     let mut pieces = Vec::with_capacity(c.grads.len());
     for (i, g) in c.grads.iter().enumerate() {
@@ -212,7 +216,7 @@ fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             vec![Value::TensorList(pieces), Value::Int(dim as i64)],
         )?
     };
-    put(&mut out, self_slot, d)?;
+    put(&mut out, self_, d)?;
     Ok(out)
 }
 
