@@ -275,36 +275,25 @@ where
     Ok(Some(outs))
 }
 
-/// The pooling arguments `avg_pool2d` and `avg_pool2d_backward` share, in their order.
-fn pool_args<T>(
-    kernel_size: &[i64],
-    stride: &[i64],
-    padding: &[i64],
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: Option<i64>,
-) -> Vec<Value<T>> {
-    vec![
-        Value::IntList(kernel_size.to_vec()),
-        Value::IntList(stride.to_vec()),
-        Value::IntList(padding.to_vec()),
-        Value::Bool(ceil_mode),
-        Value::Bool(count_include_pad),
-        divisor_override.map_or(Value::None, Value::Int),
-    ]
+/// The pooling arguments that `avg_pool2d` and `avg_pool2d_backward` share (same names), in
+/// their order, from either op's `Args`.
+macro_rules! pool_args {
+    ($a:expr) => {
+        vec![
+            Value::IntList($a.kernel_size.to_vec()),
+            Value::IntList($a.stride.to_vec()),
+            Value::IntList($a.padding.to_vec()),
+            Value::Bool($a.ceil_mode),
+            Value::Bool($a.count_include_pad),
+            $a.divisor_override.map_or(Value::None, Value::Int),
+        ]
+    };
 }
 
 fn avg_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, AvgPool2d => conv::avg_pool2d);
     let shape = c.meta(a.self_)?.shape.clone();
-    let pool = pool_args(
-        a.kernel_size,
-        a.stride,
-        a.padding,
-        a.ceil_mode,
-        a.count_include_pad,
-        a.divisor_override,
-    );
+    let pool: Vec<Value<E::T>> = pool_args!(a);
     super::pointwise::unary(e, c, a.self_, |e, _, g| {
         let mut args = vec![t(&g), ints(&shape)];
         args.extend(pool);
@@ -315,14 +304,7 @@ fn avg_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// avg_pool2d_backward: linear in the gradient; the adjoint is the average pool itself.
 fn avg_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, AvgPool2dBackward => backward::avg_pool2d_backward);
-    let pool = pool_args(
-        a.kernel_size,
-        a.stride,
-        a.padding,
-        a.ceil_mode,
-        a.count_include_pad,
-        a.divisor_override,
-    );
+    let pool: Vec<Value<E::T>> = pool_args!(a);
     super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
         let mut args = vec![t(&gg)];
         args.extend(pool);
