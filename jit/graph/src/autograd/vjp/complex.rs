@@ -132,5 +132,8 @@ pub(crate) static REAL: VjpRule = vjp_rule!("RealBackward0", Saves::args(&[]), r
 pub(crate) static IMAG: VjpRule = vjp_rule!("ImagBackward0", Saves::args(&[]), imag);
 pub(crate) static CONJ: VjpRule = vjp_rule!("ConjBackward0", Saves::args(&[]), conj);
 pub(crate) static COMPLEX: VjpRule = vjp_rule!("ComplexBackward0", Saves::args(&[]), complex);
-pub(crate) static POLAR: VjpRule =
-    vjp_rule!("PolarBackward0", Saves::args_and_output(&[0, 1]), polar);
+pub(crate) static POLAR: VjpRule = vjp_rule!(
+    "PolarBackward0",
+    Saves::args_and_output(&["abs", "angle"]),
+    polar
+);

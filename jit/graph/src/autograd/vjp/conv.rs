@@ -331,22 +331,26 @@ fn adaptive_avg_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Gra
     })
 }
 
-pub(crate) static CONV: VjpRule = vjp_rule!("ConvolutionBackward0", Saves::cross(&[0, 1]), conv);
+pub(crate) static CONV: VjpRule = vjp_rule!(
+    "ConvolutionBackward0",
+    Saves::cross(&["input", "weight"]),
+    conv
+);
 pub(crate) static CONV_BI: VjpRule = vjp_rule!(
     "ConvolutionBackwardBackward0",
-    Saves::cross(&[0, 1]),
+    Saves::cross(&["grad_output", "weight"]),
     conv_backward_input
 );
 pub(crate) static CONV_BW: VjpRule = vjp_rule!(
     "ConvolutionBackwardBackward0",
-    Saves::cross(&[0, 1]),
+    Saves::cross(&["grad_output", "input"]),
     conv_backward_weight
 );
 pub(crate) static MAX_POOL: VjpRule =
     vjp_rule!("MaxPool2DWithIndicesBackward0", Saves::OUTPUT, max_pool2d);
 pub(crate) static MAX_POOL_B: VjpRule = vjp_rule!(
     "MaxPool2DWithIndicesBackwardBackward0",
-    Saves::args(&[2]),
+    Saves::args(&["indices"]),
     max_pool2d_backward
 );
 pub(crate) static AVG_POOL: VjpRule = vjp_rule!("AvgPool2DBackward0", Saves::NONE, avg_pool2d);

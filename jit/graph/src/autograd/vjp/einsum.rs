@@ -201,4 +201,4 @@ fn einsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(crate) static EINSUM: VjpRule = vjp_rule!("EinsumBackward0", Saves::args(&[1]), einsum);
+pub(crate) static EINSUM: VjpRule = vjp_rule!("EinsumBackward0", Saves::args(&["tensors"]), einsum);

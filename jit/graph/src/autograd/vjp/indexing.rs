@@ -176,14 +176,18 @@ fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 pub(crate) static SCATTER_REDUCE: VjpRule = vjp_rule!(
     "ScatterReduceBackward0",
-    Saves::args_and_output(&[0, 2, 3]),
+    Saves::args_and_output(&["self", "index", "src"]),
     scatter_reduce
 );
-pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&[2]), gather);
-pub(crate) static SCATTER: VjpRule = vjp_rule!("ScatterBackward0", Saves::args(&[2]), scatter);
+pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&["index"]), gather);
+pub(crate) static SCATTER: VjpRule =
+    vjp_rule!("ScatterBackward0", Saves::args(&["index"]), scatter);
 pub(crate) static SCATTER_VALUE: VjpRule =
-    vjp_rule!("ScatterBackward1", Saves::args(&[2]), scatter);
+    vjp_rule!("ScatterBackward1", Saves::args(&["index"]), scatter);
 pub(crate) static SCATTER_ADD: VjpRule =
-    vjp_rule!("ScatterAddBackward0", Saves::args(&[2]), scatter);
-pub(crate) static INDEX_SELECT: VjpRule =
-    vjp_rule!("IndexSelectBackward0", Saves::args(&[2]), index_select);
+    vjp_rule!("ScatterAddBackward0", Saves::args(&["index"]), scatter);
+pub(crate) static INDEX_SELECT: VjpRule = vjp_rule!(
+    "IndexSelectBackward0",
+    Saves::args(&["index"]),
+    index_select
+);

@@ -121,5 +121,7 @@ pub(crate) static UNIFORM: VjpRule = vjp_rule!("UniformBackward0", Saves::NONE, 
 pub(crate) static EXPONENTIAL: VjpRule = vjp_rule!("ExponentialBackward0", Saves::NONE, fill);
 pub(crate) static BERNOULLI_: VjpRule = vjp_rule!("BernoulliBackward2", Saves::NONE, fill);
 pub(crate) static BERNOULLI: VjpRule = vjp_rule!("BernoulliBackward0", Saves::NONE, fill);
-pub(crate) static SETITEM: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), setitem);
-pub(crate) static INDEX_PUT: VjpRule = vjp_rule!("IndexPutBackward0", Saves::args(&[1]), index_put);
+pub(crate) static SETITEM: VjpRule =
+    vjp_rule!("IndexPutBackward0", Saves::args(&["indices"]), setitem);
+pub(crate) static INDEX_PUT: VjpRule =
+    vjp_rule!("IndexPutBackward0", Saves::args(&["indices"]), index_put);

@@ -218,12 +218,20 @@ fn outer<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(crate) static MM: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), mm);
-pub(crate) static BMM: VjpRule = vjp_rule!("BmmBackward0", Saves::cross(&[0, 1]), mm);
-pub(crate) static MATMUL: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), matmul);
-pub(crate) static ADDMM: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[1, 2]), addmm);
-pub(crate) static BADDBMM: VjpRule = vjp_rule!("BaddbmmBackward0", Saves::cross(&[1, 2]), addmm);
-pub(crate) static LINEAR: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[0, 1]), linear);
-pub(crate) static DOT: VjpRule = vjp_rule!("DotBackward0", Saves::cross(&[0, 1]), dot);
-pub(crate) static MV: VjpRule = vjp_rule!("MvBackward0", Saves::cross(&[0, 1]), mv);
-pub(crate) static OUTER: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), outer);
+pub(crate) static MM: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&["self", "mat2"]), mm);
+pub(crate) static BMM: VjpRule = vjp_rule!("BmmBackward0", Saves::cross(&["self", "mat2"]), mm);
+pub(crate) static MATMUL: VjpRule =
+    vjp_rule!("MmBackward0", Saves::cross(&["self", "other"]), matmul);
+pub(crate) static ADDMM: VjpRule =
+    vjp_rule!("AddmmBackward0", Saves::cross(&["mat1", "mat2"]), addmm);
+pub(crate) static BADDBMM: VjpRule = vjp_rule!(
+    "BaddbmmBackward0",
+    Saves::cross(&["batch1", "batch2"]),
+    addmm
+);
+pub(crate) static LINEAR: VjpRule =
+    vjp_rule!("AddmmBackward0", Saves::cross(&["input", "weight"]), linear);
+pub(crate) static DOT: VjpRule = vjp_rule!("DotBackward0", Saves::cross(&["self", "tensor"]), dot);
+pub(crate) static MV: VjpRule = vjp_rule!("MvBackward0", Saves::cross(&["self", "vec"]), mv);
+pub(crate) static OUTER: VjpRule =
+    vjp_rule!("MulBackward0", Saves::cross(&["self", "vec2"]), outer);

@@ -403,17 +403,18 @@ fn svd_reduced<E: Emit>(
     e.matmul(&ga, vh)
 }
 
-pub(crate) static QR: VjpRule = vjp_rule!("LinalgQrBackward0", Saves::args_and_output(&[0]), qr);
+pub(crate) static QR: VjpRule = vjp_rule!("LinalgQrBackward0", Saves::args_and_output(&["a"]), qr);
 pub(crate) static SVD: VjpRule = vjp_rule!("LinalgSvdBackward0", Saves::OUTPUT, svd);
 pub(crate) static INV: VjpRule = vjp_rule!("LinalgInvExBackward0", Saves::OUTPUT, inv);
 pub(crate) static SOLVE: VjpRule = vjp_rule!(
     "LinalgSolveExBackward0",
-    Saves::args_and_output(&[0]),
+    Saves::args_and_output(&["a"]),
     solve
 );
-pub(crate) static DET: VjpRule = vjp_rule!("LinalgDetBackward0", Saves::args_and_output(&[0]), det);
+pub(crate) static DET: VjpRule =
+    vjp_rule!("LinalgDetBackward0", Saves::args_and_output(&["a"]), det);
 pub(crate) static SLOGDET: VjpRule =
-    vjp_rule!("LinalgSlogdetBackward0", Saves::args(&[0]), slogdet);
+    vjp_rule!("LinalgSlogdetBackward0", Saves::args(&["a"]), slogdet);
 pub(crate) static CHOLESKY: VjpRule =
     vjp_rule!("LinalgCholeskyExBackward0", Saves::OUTPUT, cholesky);
 pub(crate) static EIGH: VjpRule = vjp_rule!("LinalgEighBackward0", Saves::OUTPUT, eigh);

@@ -351,8 +351,16 @@ fn repeat_heads<E: Emit>(e: &mut E, x: &E::T, hq: usize) -> Result<E::T> {
     )
 }
 
-pub(crate) static MSE: VjpRule = vjp_rule!("MseLossBackward0", Saves::args(&[0, 1]), mse_loss);
-pub(crate) static NLL: VjpRule = vjp_rule!("NllLossBackward0", Saves::args(&[1, 2]), nll_loss);
+pub(crate) static MSE: VjpRule = vjp_rule!(
+    "MseLossBackward0",
+    Saves::args(&["input", "target"]),
+    mse_loss
+);
+pub(crate) static NLL: VjpRule = vjp_rule!(
+    "NllLossBackward0",
+    Saves::args(&["target", "weight"]),
+    nll_loss
+);
 
 pub(crate) static NLL_CHECK: Composite = composite_rule!(nll_loss_check);
 pub(crate) static CROSS_ENTROPY_PARTS: Composite = composite_rule!(cross_entropy_parts);

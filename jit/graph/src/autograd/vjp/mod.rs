@@ -33,16 +33,16 @@ use rynamo_tensor::{Tensor, TensorMeta, TensorOrScalar};
 use super::emit::{Eager, Emit};
 use crate::{Error, GraphBuilder, Op, Result, Value};
 
-/// Which forward tensors a rule reads: argument positions (schema order) and whether it reads
-/// the outputs.
+/// Which forward tensors a rule reads: tensor arguments by schema parameter name (a rule serving
+/// several ops names each op's parameter), and whether it reads the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Saves {
-    /// Bit `i` set: the tensor(s) of schema argument `i` are saved.
-    pub args: u32,
-    /// Bit `i` set: argument `i` is read only by the gradients of the *other* arguments (`a` in
-    /// `a * b` serves `b`'s gradient), so it is saved only when another argument needs grad, as
-    /// PyTorch's generated nodes do.
-    pub cross: u32,
+    /// The tensor arguments saved whenever an argument needs grad.
+    pub args: &'static [&'static str],
+    /// The tensor arguments read only by the gradients of the *other* arguments (`a` in `a * b`
+    /// serves `b`'s gradient): saved only when another argument needs grad, as PyTorch's
+    /// generated nodes do.
+    pub cross: &'static [&'static str],
     /// The outputs are saved.
     pub outputs: bool,
 }
@@ -50,70 +50,82 @@ pub struct Saves {
 impl Saves {
     /// Nothing saved (metas only).
     pub const NONE: Saves = Saves {
-        args: 0,
-        cross: 0,
+        args: &[],
+        cross: &[],
         outputs: false,
     };
     /// The outputs only.
     pub const OUTPUT: Saves = Saves {
-        args: 0,
-        cross: 0,
+        args: &[],
+        cross: &[],
         outputs: true,
     };
 
-    /// These argument positions, each saved only when another argument needs grad.
-    pub const fn cross(positions: &[usize]) -> Saves {
-        let s = Saves::args(positions);
+    /// These arguments, each saved only when another argument needs grad.
+    pub const fn cross(names: &'static [&'static str]) -> Saves {
         Saves {
-            args: s.args,
-            cross: s.args,
+            args: &[],
+            cross: names,
             outputs: false,
         }
     }
 
-    /// Adds argument positions saved whenever any argument needs grad.
-    pub const fn and(self, positions: &[usize]) -> Saves {
-        let s = Saves::args(positions);
+    /// Adds arguments saved whenever any argument needs grad (to a [`Saves::cross`]).
+    pub const fn and(self, names: &'static [&'static str]) -> Saves {
+        assert!(self.args.is_empty(), "`and` extends a `Saves::cross`");
         Saves {
-            args: self.args | s.args,
+            args: names,
             cross: self.cross,
             outputs: self.outputs,
         }
     }
 
-    /// Whether argument `i` is saved only for the other arguments' gradients.
-    pub const fn is_cross(self, i: usize) -> bool {
-        self.cross & (1 << i) != 0
-    }
-
-    /// The given argument positions.
-    pub const fn args(positions: &[usize]) -> Saves {
-        let mut bits = 0;
-        let mut i = 0;
-        while i < positions.len() {
-            bits |= 1 << positions[i];
-            i += 1;
-        }
+    /// These arguments.
+    pub const fn args(names: &'static [&'static str]) -> Saves {
         Saves {
-            args: bits,
-            cross: 0,
+            args: names,
+            cross: &[],
             outputs: false,
         }
     }
 
-    /// These argument positions and the outputs.
-    pub const fn args_and_output(positions: &[usize]) -> Saves {
-        let s = Saves::args(positions);
+    /// These arguments and the outputs.
+    pub const fn args_and_output(names: &'static [&'static str]) -> Saves {
         Saves {
-            args: s.args,
-            cross: 0,
+            args: names,
+            cross: &[],
             outputs: true,
         }
     }
 
-    /// Whether argument `i` is saved.
-    pub const fn arg(self, i: usize) -> bool {
-        self.args & (1 << i) != 0
+    /// Whether `op`'s argument `i` (schema order) is saved.
+    pub fn arg(self, op: Op, i: usize) -> bool {
+        Self::names(op, i, self.args) || Self::names(op, i, self.cross)
+    }
+
+    /// Whether `op`'s argument `i` is saved only for the other arguments' gradients.
+    pub fn is_cross(self, op: Op, i: usize) -> bool {
+        Self::names(op, i, self.cross)
+    }
+
+    /// Whether `names` holds the name of `op`'s parameter `i`.
+    fn names(op: Op, i: usize, names: &[&str]) -> bool {
+        op.schema()
+            .params
+            .get(i)
+            .is_some_and(|p| names.contains(&p.name.as_str()))
+    }
+
+    /// The names that `op`'s schema does not have (a rule's declaration checked against each op
+    /// it serves).
+    pub fn unknown_names(self, op: Op) -> Vec<&'static str> {
+        let params = &op.schema().params;
+        self.args
+            .iter()
+            .chain(self.cross)
+            .copied()
+            .filter(|n| !params.iter().any(|p| p.name == *n))
+            .collect()
     }
 }
 

@@ -416,14 +416,23 @@ fn pad<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
-pub(crate) static LAYER_NORM: VjpRule =
-    vjp_rule!("NativeLayerNormBackward0", Saves::args(&[0, 2]), layer_norm);
-pub(crate) static GROUP_NORM: VjpRule =
-    vjp_rule!("NativeGroupNormBackward0", Saves::args(&[0, 2]), group_norm);
-pub(crate) static BATCH_NORM: VjpRule =
-    vjp_rule!("NativeBatchNormBackward0", Saves::args(&[0, 3]), batch_norm);
+pub(crate) static LAYER_NORM: VjpRule = vjp_rule!(
+    "NativeLayerNormBackward0",
+    Saves::args(&["input", "weight"]),
+    layer_norm
+);
+pub(crate) static GROUP_NORM: VjpRule = vjp_rule!(
+    "NativeGroupNormBackward0",
+    Saves::args(&["input", "weight"]),
+    group_norm
+);
+pub(crate) static BATCH_NORM: VjpRule = vjp_rule!(
+    "NativeBatchNormBackward0",
+    Saves::args(&["input", "weight"]),
+    batch_norm
+);
 pub(crate) static EMBEDDING: VjpRule =
-    vjp_rule!("EmbeddingBackward0", Saves::args(&[0]), embedding);
+    vjp_rule!("EmbeddingBackward0", Saves::args(&["input"]), embedding);
 pub(crate) static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
 pub(crate) static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
 

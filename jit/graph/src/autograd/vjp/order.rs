@@ -175,11 +175,14 @@ fn cum_extremum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 pub(crate) static CUMSUM: VjpRule = vjp_rule!("CumsumBackward0", Saves::NONE, cumsum);
-pub(crate) static CUMPROD: VjpRule =
-    vjp_rule!("CumprodBackward0", Saves::args_and_output(&[0]), cumprod);
+pub(crate) static CUMPROD: VjpRule = vjp_rule!(
+    "CumprodBackward0",
+    Saves::args_and_output(&["self"]),
+    cumprod
+);
 pub(crate) static LCSE: VjpRule = vjp_rule!(
     "LogcumsumexpBackward0",
-    Saves::args_and_output(&[0]),
+    Saves::args_and_output(&["self"]),
     logcumsumexp
 );
 pub(crate) static SORT: VjpRule = vjp_rule!("SortBackward0", Saves::OUTPUT, select_values);

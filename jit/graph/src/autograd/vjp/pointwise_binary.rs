@@ -403,26 +403,61 @@ fn xlogy<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 pub(crate) static ADD: VjpRule = vjp_rule!("AddBackward0", Saves::NONE, add_sub);
 pub(crate) static SUB: VjpRule = vjp_rule!("SubBackward0", Saves::NONE, add_sub);
-pub(crate) static MUL: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), mul);
-pub(crate) static DIV: VjpRule = vjp_rule!("DivBackward0", Saves::cross(&[0]).and(&[1]), div);
-pub(crate) static POW: VjpRule = vjp_rule!("PowBackward1", Saves::args_and_output(&[0, 1]), pow);
-pub(crate) static MAXIMUM: VjpRule = vjp_rule!("MaximumBackward0", Saves::args(&[0, 1]), max_min);
-pub(crate) static MINIMUM: VjpRule = vjp_rule!("MinimumBackward0", Saves::args(&[0, 1]), max_min);
-pub(crate) static ATAN2: VjpRule = vjp_rule!("Atan2Backward0", Saves::args(&[0, 1]), atan2);
-pub(crate) static WHERE: VjpRule = vjp_rule!("WhereBackward0", Saves::args(&[0]), where_);
+pub(crate) static MUL: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&["self", "other"]), mul);
+pub(crate) static DIV: VjpRule =
+    vjp_rule!("DivBackward0", Saves::cross(&["self"]).and(&["other"]), div);
+pub(crate) static POW: VjpRule = vjp_rule!(
+    "PowBackward1",
+    Saves::args_and_output(&["self", "exponent"]),
+    pow
+);
+pub(crate) static MAXIMUM: VjpRule =
+    vjp_rule!("MaximumBackward0", Saves::args(&["self", "other"]), max_min);
+pub(crate) static MINIMUM: VjpRule =
+    vjp_rule!("MinimumBackward0", Saves::args(&["self", "other"]), max_min);
+pub(crate) static ATAN2: VjpRule =
+    vjp_rule!("Atan2Backward0", Saves::args(&["self", "other"]), atan2);
+pub(crate) static WHERE: VjpRule = vjp_rule!("WhereBackward0", Saves::args(&["condition"]), where_);
 pub(crate) static MASKED_FILL: VjpRule =
-    vjp_rule!("MaskedFillBackward0", Saves::args(&[1]), masked_fill);
-pub(crate) static CLAMP: VjpRule = vjp_rule!("ClampBackward1", Saves::args(&[0, 1, 2]), clamp);
-pub(crate) static CLAMP_MIN: VjpRule = vjp_rule!("ClampMinBackward0", Saves::args(&[0, 1]), clamp);
-pub(crate) static CLAMP_MAX: VjpRule = vjp_rule!("ClampMaxBackward0", Saves::args(&[0, 1]), clamp);
-pub(crate) static FMOD: VjpRule = vjp_rule!("FmodBackward0", Saves::args(&[0, 1]), fmod_remainder);
-pub(crate) static REMAINDER: VjpRule =
-    vjp_rule!("RemainderBackward0", Saves::args(&[0, 1]), fmod_remainder);
-pub(crate) static HYPOT: VjpRule =
-    vjp_rule!("HypotBackward0", Saves::args_and_output(&[0, 1]), hypot);
-pub(crate) static LERP: VjpRule = vjp_rule!("LerpBackward0", Saves::args(&[0, 1, 2]), lerp);
-pub(crate) static ADDCMUL: VjpRule =
-    vjp_rule!("AddcmulBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
-pub(crate) static ADDCDIV: VjpRule =
-    vjp_rule!("AddcdivBackward0", Saves::args(&[1, 2]), addcmul_addcdiv);
-pub(crate) static XLOGY: VjpRule = vjp_rule!("XlogyBackward0", Saves::args(&[0, 1]), xlogy);
+    vjp_rule!("MaskedFillBackward0", Saves::args(&["mask"]), masked_fill);
+pub(crate) static CLAMP: VjpRule = vjp_rule!(
+    "ClampBackward1",
+    Saves::args(&["self", "min", "max"]),
+    clamp
+);
+pub(crate) static CLAMP_MIN: VjpRule =
+    vjp_rule!("ClampMinBackward0", Saves::args(&["self", "min"]), clamp);
+pub(crate) static CLAMP_MAX: VjpRule =
+    vjp_rule!("ClampMaxBackward0", Saves::args(&["self", "max"]), clamp);
+pub(crate) static FMOD: VjpRule = vjp_rule!(
+    "FmodBackward0",
+    Saves::args(&["self", "other"]),
+    fmod_remainder
+);
+pub(crate) static REMAINDER: VjpRule = vjp_rule!(
+    "RemainderBackward0",
+    Saves::args(&["self", "other"]),
+    fmod_remainder
+);
+pub(crate) static HYPOT: VjpRule = vjp_rule!(
+    "HypotBackward0",
+    Saves::args_and_output(&["self", "other"]),
+    hypot
+);
+pub(crate) static LERP: VjpRule = vjp_rule!(
+    "LerpBackward0",
+    Saves::args(&["self", "end", "weight"]),
+    lerp
+);
+pub(crate) static ADDCMUL: VjpRule = vjp_rule!(
+    "AddcmulBackward0",
+    Saves::args(&["tensor1", "tensor2"]),
+    addcmul_addcdiv
+);
+pub(crate) static ADDCDIV: VjpRule = vjp_rule!(
+    "AddcdivBackward0",
+    Saves::args(&["tensor1", "tensor2"]),
+    addcmul_addcdiv
+);
+pub(crate) static XLOGY: VjpRule =
+    vjp_rule!("XlogyBackward0", Saves::args(&["self", "other"]), xlogy);

@@ -233,4 +233,4 @@ pub(crate) static TRIL: VjpRule = vjp_rule!("TrilBackward0", Saves::NONE, tri);
 pub(crate) static TRIU: VjpRule = vjp_rule!("TriuBackward0", Saves::NONE, tri);
 pub(crate) static DIAGONAL: VjpRule = vjp_rule!("DiagonalBackward0", Saves::NONE, diagonal);
 pub(crate) static AS_STRIDED: VjpRule =
-    vjp_rule!("AsStridedBackward0", Saves::args(&[0]), as_strided);
+    vjp_rule!("AsStridedBackward0", Saves::args(&["self"]), as_strided);

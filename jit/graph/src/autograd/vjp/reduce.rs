@@ -345,22 +345,32 @@ fn norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 pub(crate) static SUM: VjpRule = vjp_rule!("SumBackward1", Saves::NONE, sum);
 pub(crate) static MEAN: VjpRule = vjp_rule!("MeanBackward1", Saves::NONE, sum);
-pub(crate) static AMAX: VjpRule =
-    vjp_rule!("AmaxBackward0", Saves::args_and_output(&[0]), amax_amin);
-pub(crate) static AMIN: VjpRule =
-    vjp_rule!("AminBackward0", Saves::args_and_output(&[0]), amax_amin);
-pub(crate) static MAX: VjpRule = vjp_rule!("MaxBackward1", Saves::args_and_output(&[0]), amax_amin);
-pub(crate) static MIN: VjpRule = vjp_rule!("MinBackward1", Saves::args_and_output(&[0]), amax_amin);
+pub(crate) static AMAX: VjpRule = vjp_rule!(
+    "AmaxBackward0",
+    Saves::args_and_output(&["self"]),
+    amax_amin
+);
+pub(crate) static AMIN: VjpRule = vjp_rule!(
+    "AminBackward0",
+    Saves::args_and_output(&["self"]),
+    amax_amin
+);
+pub(crate) static MAX: VjpRule =
+    vjp_rule!("MaxBackward1", Saves::args_and_output(&["self"]), amax_amin);
+pub(crate) static MIN: VjpRule =
+    vjp_rule!("MinBackward1", Saves::args_and_output(&["self"]), amax_amin);
 pub(crate) static MAX_DIM: VjpRule = vjp_rule!("MaxBackward0", Saves::OUTPUT, max_min_dim);
 pub(crate) static MIN_DIM: VjpRule = vjp_rule!("MinBackward0", Saves::OUTPUT, max_min_dim);
-pub(crate) static VAR: VjpRule = vjp_rule!("VarBackward0", Saves::args(&[0]), var_std);
-pub(crate) static STD: VjpRule = vjp_rule!("StdBackward0", Saves::args_and_output(&[0]), var_std);
+pub(crate) static VAR: VjpRule = vjp_rule!("VarBackward0", Saves::args(&["self"]), var_std);
+pub(crate) static STD: VjpRule =
+    vjp_rule!("StdBackward0", Saves::args_and_output(&["self"]), var_std);
 pub(crate) static LSE: VjpRule = vjp_rule!(
     "LogsumexpBackward0",
-    Saves::args_and_output(&[0]),
+    Saves::args_and_output(&["self"]),
     logsumexp
 );
 pub(crate) static SOFTMAX: VjpRule = vjp_rule!("SoftmaxBackward0", Saves::OUTPUT, softmax);
 pub(crate) static LOG_SOFTMAX: VjpRule = vjp_rule!("LogSoftmaxBackward0", Saves::OUTPUT, softmax);
-pub(crate) static PROD: VjpRule = vjp_rule!("ProdBackward0", Saves::args(&[0]), prod);
-pub(crate) static NORM: VjpRule = vjp_rule!("NormBackward1", Saves::args_and_output(&[0]), norm);
+pub(crate) static PROD: VjpRule = vjp_rule!("ProdBackward0", Saves::args(&["self"]), prod);
+pub(crate) static NORM: VjpRule =
+    vjp_rule!("NormBackward1", Saves::args_and_output(&["self"]), norm);

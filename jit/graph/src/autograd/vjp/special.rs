@@ -10,11 +10,7 @@ use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
 /// The argument and the output.
-const ARG_AND_OUTPUT: Saves = Saves {
-    args: 1,
-    cross: 0,
-    outputs: true,
-};
+const ARG_AND_OUTPUT: Saves = Saves::args_and_output(&["self"]);
 
 fn asinh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, Asinh => special::asinh);
@@ -165,15 +161,15 @@ fn i1e<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
-pub(crate) static ASINH: VjpRule = vjp_rule!("AsinhBackward0", Saves::args(&[0]), asinh);
-pub(crate) static ACOSH: VjpRule = vjp_rule!("AcoshBackward0", Saves::args(&[0]), acosh);
-pub(crate) static ATANH: VjpRule = vjp_rule!("AtanhBackward0", Saves::args(&[0]), atanh);
-pub(crate) static ERFC: VjpRule = vjp_rule!("ErfcBackward0", Saves::args(&[0]), erfc);
-pub(crate) static LGAMMA: VjpRule = vjp_rule!("LgammaBackward0", Saves::args(&[0]), lgamma);
-pub(crate) static DIGAMMA: VjpRule = vjp_rule!("DigammaBackward0", Saves::args(&[0]), digamma);
+pub(crate) static ASINH: VjpRule = vjp_rule!("AsinhBackward0", Saves::args(&["self"]), asinh);
+pub(crate) static ACOSH: VjpRule = vjp_rule!("AcoshBackward0", Saves::args(&["self"]), acosh);
+pub(crate) static ATANH: VjpRule = vjp_rule!("AtanhBackward0", Saves::args(&["self"]), atanh);
+pub(crate) static ERFC: VjpRule = vjp_rule!("ErfcBackward0", Saves::args(&["self"]), erfc);
+pub(crate) static LGAMMA: VjpRule = vjp_rule!("LgammaBackward0", Saves::args(&["self"]), lgamma);
+pub(crate) static DIGAMMA: VjpRule = vjp_rule!("DigammaBackward0", Saves::args(&["self"]), digamma);
 pub(crate) static POLYGAMMA: VjpRule =
-    vjp_rule!("PolygammaBackward0", Saves::args(&[1]), polygamma);
-pub(crate) static I0: VjpRule = vjp_rule!("I0Backward0", Saves::args(&[0]), i0);
+    vjp_rule!("PolygammaBackward0", Saves::args(&["self"]), polygamma);
+pub(crate) static I0: VjpRule = vjp_rule!("I0Backward0", Saves::args(&["self"]), i0);
 pub(crate) static I0E: VjpRule = vjp_rule!("SpecialI0EBackward0", ARG_AND_OUTPUT, i0e);
 pub(crate) static I1: VjpRule = vjp_rule!("SpecialI1Backward0", ARG_AND_OUTPUT, i1);
 pub(crate) static I1E: VjpRule = vjp_rule!("SpecialI1EBackward0", ARG_AND_OUTPUT, i1e);

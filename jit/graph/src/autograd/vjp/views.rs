@@ -282,4 +282,5 @@ pub(crate) static STACK: VjpRule = vjp_rule!("StackBackward0", Saves::NONE, stac
 pub(crate) static SPLIT: VjpRule = vjp_rule!("SplitBackward0", Saves::NONE, join);
 pub(crate) static SPLIT_SIZES: VjpRule = vjp_rule!("SplitWithSizesBackward0", Saves::NONE, join);
 pub(crate) static UNBIND: VjpRule = vjp_rule!("UnbindBackward0", Saves::NONE, join);
-pub(crate) static GETITEM: VjpRule = vjp_rule!("IndexBackward0", Saves::args(&[1]), getitem);
+pub(crate) static GETITEM: VjpRule =
+    vjp_rule!("IndexBackward0", Saves::args(&["indices"]), getitem);
