@@ -221,54 +221,98 @@ fn workspace_dependencies_follow_the_architecture() {
     }
 }
 
+/// The positional argument accessors of `rynamo_graph::Args` (what `op_args!` generates typed,
+/// named fields over).
+const POSITIONAL_ACCESSORS: [&str; 20] = [
+    "tensor",
+    "tensors",
+    "opt_tensor",
+    "tensor_or_scalar",
+    "opt_tensor_or_scalar",
+    "scalar",
+    "opt_scalar",
+    "int",
+    "opt_int",
+    "ints",
+    "opt_ints",
+    "float",
+    "opt_float",
+    "bool",
+    "opt_bool",
+    "str",
+    "opt_str",
+    "dtype",
+    "opt_dtype",
+    "index",
+];
+
+/// Whether `rest` (what follows an opening parenthesis) starts with a literal position (`1`,
+/// `&1`).
+fn starts_with_position(rest: &str) -> bool {
+    rest.trim_start_matches('&')
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit())
+}
+
+/// The lines of the `.rs` files in `dir` that call one of `accessors` with a literal position
+/// (`.int(1)`, `.saved(&0)`), give `put` one (`put(&mut out, &0, g)`), or contain one of `raw`
+/// (reads around the accessors).
+fn positional_reads(dir: &Path, accessors: &[&str], raw: &[&str]) -> Vec<String> {
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("source dir") {
+        let path = entry.expect("dir entry").path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            let positional = accessors.iter().any(|a| {
+                line.match_indices(&format!(".{a}("))
+                    .any(|(i, m)| starts_with_position(&line[i + m.len()..]))
+            }) || line.match_indices("put(&mut ").any(|(i, _)| {
+                line[i..]
+                    .split_once(", ")
+                    .is_some_and(|(_, rest)| starts_with_position(rest))
+            });
+            if positional || raw.iter().any(|r| line.contains(r)) {
+                offenders.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    offenders
+}
+
 /// Op rules name their arguments (the schema's generated accessors) rather than reading them by
 /// position, so a schema change cannot silently shift what a rule reads.
 #[test]
 fn op_rules_read_no_argument_by_position() {
     let dir = workspace_root().join("jit/graph/src/rules");
-    let accessors = [
-        "tensor",
-        "tensors",
-        "opt_tensor",
-        "tensor_or_scalar",
-        "opt_tensor_or_scalar",
-        "scalar",
-        "opt_scalar",
-        "int",
-        "opt_int",
-        "ints",
-        "opt_ints",
-        "float",
-        "opt_float",
-        "bool",
-        "opt_bool",
-        "str",
-        "opt_str",
-        "dtype",
-        "opt_dtype",
-        "index",
-    ];
-    let mut offenders = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("rules dir") {
-        let path = entry.expect("dir entry").path();
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        for (n, line) in text.lines().enumerate() {
-            let positional = accessors.iter().any(|a| {
-                line.match_indices(&format!(".{a}(")).any(|(i, m)| {
-                    line[i + m.len()..]
-                        .chars()
-                        .next()
-                        .is_some_and(|c| c.is_ascii_digit())
-                })
-            });
-            if positional || line.contains("Args(args)") {
-                offenders.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
-            }
-        }
-    }
+    let offenders = positional_reads(&dir, &POSITIONAL_ACCESSORS, &["Args(args)"]);
     assert!(
         offenders.is_empty(),
         "positional argument reads in op rules:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// The backward formulas read the forward call's arguments the same way, through the op's
+/// generated `Args` (`vjp::args!`), tensors by their typed slot (`c.saved(a.self_)`,
+/// `c.wants(a.weight)`); the context has no positional reads (`c.input(0)`, `c.needs(1)`), and
+/// nothing indexes the bound arguments directly.
+#[test]
+fn vjp_formulas_read_no_argument_by_position() {
+    let dir = workspace_root().join("jit/graph/src/autograd/vjp");
+    let mut accessors = POSITIONAL_ACCESSORS.to_vec();
+    accessors.extend(["input", "needs", "slot", "saved", "wants", "meta"]);
+    let offenders = positional_reads(
+        &dir,
+        &accessors,
+        &["Args(args)", "Args(c.args)", "args[", "args.get(", "c.a()"],
+    );
+    assert!(
+        offenders.is_empty(),
+        "positional argument reads in backward formulas:\n{}",
         offenders.join("\n")
     );
 }

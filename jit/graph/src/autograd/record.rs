@@ -179,7 +179,7 @@ impl Backward for OpBackward {
         let needs: Vec<bool> = node.next_edges().iter().map(Option::is_some).collect();
         // In-place ops use their functional twin's formula, which reads the op by that name.
         let c = VjpCtx {
-            op: self.op.functional_twin().unwrap_or(self.op),
+            op: formula_op(self.op),
             args: &args,
             inputs: &inputs,
             input_metas: node.input_metas(),
@@ -241,7 +241,7 @@ pub(crate) fn call_recorded(
     }
     // An in-place op whose formula reads `self` needs its value from before the write.
     let original_self = match (inplace, rule, self_t) {
-        (true, Some(r), Some(t)) if r.saves.arg(0) => Some(t.deep_clone()),
+        (true, Some(r), Some(t)) if r.saves.arg(formula_op(op), 0) => Some(t.deep_clone()),
         _ => None,
     };
     let slot_ts = slots(args);
@@ -267,7 +267,7 @@ pub(crate) fn call_recorded(
     let output_metas: Vec<TensorMeta> = outs.iter().map(Tensor::meta).collect();
     let (name, backward): (&'static str, Box<dyn Backward>) = match rule {
         Some(r) => {
-            let saved = save(r, args, &slot_ts, original_self, &outs)?;
+            let saved = save(r, formula_op(op), args, &slot_ts, original_self, &outs)?;
             (
                 vjp::names::node_name(op, args, r.name),
                 Box::new(OpBackward {
@@ -307,8 +307,15 @@ pub(crate) fn call_recorded(
     Ok(outs)
 }
 
+/// The op whose schema a formula reads `op`'s arguments by (an in-place op's functional twin,
+/// which takes the same arguments).
+fn formula_op(op: Op) -> Op {
+    op.functional_twin().unwrap_or(op)
+}
+
 fn save(
     r: &VjpRule,
+    op: Op,
     args: &[IValue],
     slot_ts: &[&Tensor],
     original_self: Option<Tensor>,
@@ -332,7 +339,7 @@ fn save(
         Ok(())
     };
     for (i, a) in args.iter().enumerate() {
-        let keep = r.saves.arg(i) && (!r.saves.is_cross(i) || other_needs(i));
+        let keep = r.saves.arg(op, i) && (!r.saves.is_cross(op, i) || other_needs(i));
         let v = a.try_map(|t| {
             let s = next;
             next += 1;

@@ -427,6 +427,27 @@ fn every_backward_formula_matches_finite_differences() {
     assert!(checked > 100, "only {checked} cases checked");
 }
 
+/// Every formula's saved arguments are parameters of each op it serves (they are declared by name:
+/// a misspelt or renamed one would silently save nothing).
+#[test]
+fn saved_arguments_are_parameters_of_their_ops() {
+    let mut bad = Vec::new();
+    for &op in Op::ALL {
+        if let Some(r) = autograd::vjp::rule(op) {
+            let fwd = op.functional_twin().unwrap_or(op);
+            let unknown = r.saves.unknown_names(fwd);
+            if !unknown.is_empty() {
+                bad.push(format!("{} ({}): {unknown:?}", fwd.name(), r.name));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "saved names not in the schema:\n{}",
+        bad.join("\n")
+    );
+}
+
 /// Which ops have a backward formula (and its node name), one line per op; `RYNAMO_BLESS=1`
 /// rewrites the file.
 #[test]

@@ -4,7 +4,7 @@
 //! function of `z` a complex gradient whose components are the partial derivatives.
 
 use super::pointwise::{grad_or_return, unary};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result};
 
@@ -29,7 +29,8 @@ fn im<E: Emit>(e: &mut E, z: &E::T) -> Result<E::T> {
 }
 
 fn view_as_real<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, _, g| {
+    let a = args!(c, ViewAsReal => complex::view_as_real);
+    unary(e, c, a.self_, |e, _, g| {
         // The incoming gradient may be any layout; the view needs a unit last stride.
         let g = call1(e, Op::Contiguous, &g)?;
         call1(e, Op::ViewAsComplex, &g)
@@ -37,15 +38,17 @@ fn view_as_real<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn view_as_complex<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, _, g| {
+    let a = args!(c, ViewAsComplex => complex::view_as_complex);
+    unary(e, c, a.self_, |e, _, g| {
         let r = call1(e, Op::ViewAsReal, &g)?;
         call1(e, Op::Clone, &r)
     })
 }
 
 fn real<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let complex = c.input_meta(0)?.dtype.is_complex();
-    unary(e, c, |e, _, g| {
+    let a = args!(c, Real => complex::real);
+    let complex = c.meta(a.self_)?.dtype.is_complex();
+    unary(e, c, a.self_, |e, _, g| {
         if !complex {
             return Ok(g);
         }
@@ -55,26 +58,29 @@ fn real<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn imag<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, _, g| {
+    let a = args!(c, Imag => complex::imag);
+    unary(e, c, a.self_, |e, _, g| {
         let z = e.zeros_like(&g)?;
         join(e, &z, &g)
     })
 }
 
 fn conj<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, _, g| call1(e, Op::Conj, &g))
+    let a = args!(c, Conj => complex::conj);
+    unary(e, c, a.self_, |e, _, g| call1(e, Op::Conj, &g))
 }
 
 fn complex<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Complex => complex::complex);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
+    if c.wants(a.real) {
         let d = re(e, &g)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.real, d)?;
     }
-    if c.needs(1) {
+    if c.wants(a.imag) {
         let d = im(e, &g)?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, a.imag, d)?;
     }
     Ok(out)
 }
@@ -82,23 +88,24 @@ fn complex<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// `out = abs * e^(i angle)`: `d abs = Re(g * conj(e^(i angle)))`,
 /// `d angle = Im(g * conj(out))`.
 fn polar<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Polar => complex::polar);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let (r, th) = (c.input(0)?, c.input(1)?);
+    if c.wants(a.abs) {
+        let (r, th) = (c.saved(a.abs)?, c.saved(a.angle)?);
         let ones = call1(e, Op::OnesLike, &r)?;
         let unit = e.op(Op::Polar, vec![t(&ones), t(&th)])?;
         let cu = call1(e, Op::Conj, &unit)?;
         let p = e.mul(&g, &cu)?;
         let d = re(e, &p)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.abs, d)?;
     }
-    if c.needs(1) {
+    if c.wants(a.angle) {
         let o = c.output(0)?;
         let co = call1(e, Op::Conj, &o)?;
         let p = e.mul(&g, &co)?;
         let d = im(e, &p)?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, a.angle, d)?;
     }
     Ok(out)
 }
@@ -125,5 +132,8 @@ pub(crate) static REAL: VjpRule = vjp_rule!("RealBackward0", Saves::args(&[]), r
 pub(crate) static IMAG: VjpRule = vjp_rule!("ImagBackward0", Saves::args(&[]), imag);
 pub(crate) static CONJ: VjpRule = vjp_rule!("ConjBackward0", Saves::args(&[]), conj);
 pub(crate) static COMPLEX: VjpRule = vjp_rule!("ComplexBackward0", Saves::args(&[]), complex);
-pub(crate) static POLAR: VjpRule =
-    vjp_rule!("PolarBackward0", Saves::args_and_output(&[0, 1]), polar);
+pub(crate) static POLAR: VjpRule = vjp_rule!(
+    "PolarBackward0",
+    Saves::args_and_output(&["abs", "angle"]),
+    polar
+);

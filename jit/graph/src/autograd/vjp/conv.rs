@@ -5,7 +5,7 @@
 
 use super::nn::Facts;
 use super::pointwise::grad_or_return;
-use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, args, composite_rule, put, vjp_rule};
 use crate::autograd::emit::{Emit, ints, t};
 use crate::{Op, Result, Value};
 
@@ -35,36 +35,53 @@ impl ConvGeo {
             Op::Conv1d | Op::Conv1dPadding => 1,
             _ => 2,
         };
-        let dilation = per_dim(nd, c.a().ints(5)?);
-        let pad = match c.op {
-            Op::Conv1dPadding | Op::Conv2dPadding => match c.a().str(4)? {
-                // 'same': the total padding split with the odd one at the end
-                "same" => (0..nd)
-                    .map(|i| dilation[i] * (wshape[2 + i] as i64 - 1) / 2)
-                    .collect(),
-                _ => vec![0; nd],
-            },
-            _ => per_dim(nd, c.a().ints(4)?),
+        let (stride, pad, dilation, groups) = match c.op {
+            Op::Conv1dPadding | Op::Conv2dPadding => {
+                let (stride, mode, dilation, groups) = args!(c,
+                    |a| (a.stride, a.padding, a.dilation, a.groups),
+                    Conv1dPadding => conv::conv1d_padding, Conv2dPadding => conv::conv2d_padding);
+                let dilation = per_dim(nd, dilation);
+                let pad = match mode {
+                    // 'same': the total padding split with the odd one at the end
+                    "same" => (0..nd)
+                        .map(|i| dilation[i] * (wshape[2 + i] as i64 - 1) / 2)
+                        .collect(),
+                    _ => vec![0; nd],
+                };
+                (stride, pad, dilation, groups)
+            }
+            _ => {
+                let (stride, padding, dilation, groups) = args!(c,
+                    |a| (a.stride, a.padding, a.dilation, a.groups),
+                    Conv1d => conv::conv1d, Conv2d => conv::conv2d);
+                (stride, per_dim(nd, padding), per_dim(nd, dilation), groups)
+            }
         };
         Ok(ConvGeo {
             nd,
-            stride: per_dim(nd, c.a().ints(3)?),
+            stride: per_dim(nd, stride),
             pad,
             dilation,
-            groups: c.a().int(6)?,
+            groups,
         })
     }
 
-    /// From a backward op's own arguments.
-    fn of_backward<T: Clone>(c: &VjpCtx<'_, T>) -> Result<ConvGeo> {
-        let nd = c.input_meta(0)?.shape.len() - 2;
-        Ok(ConvGeo {
+    /// From a backward op's own arguments (`a`: its `Args`, whose gradient has `ndim` dims).
+    fn of_backward(
+        ndim: usize,
+        stride: &[i64],
+        pad: &[i64],
+        dilation: &[i64],
+        groups: i64,
+    ) -> ConvGeo {
+        let nd = ndim - 2;
+        ConvGeo {
             nd,
-            stride: per_dim(nd, c.a().ints(3)?),
-            pad: per_dim(nd, c.a().ints(4)?),
-            dilation: per_dim(nd, c.a().ints(5)?),
-            groups: c.a().int(6)?,
-        })
+            stride: per_dim(nd, stride),
+            pad: per_dim(nd, pad),
+            dilation: per_dim(nd, dilation),
+            groups,
+        }
     }
 
     /// The trailing arguments of both backward ops.
@@ -134,10 +151,13 @@ impl ConvGeo {
 /// conv1d / conv2d (all padding forms): input and weight gradients from the backward ops
 /// (unbatched inputs get a batch dim of 1 around them); the bias gradient sums the gradient.
 fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (input, weight, bias) = args!(c, |a| (a.input, a.weight, a.bias),
+        Conv1d => conv::conv1d, Conv1dPadding => conv::conv1d_padding, Conv2d => conv::conv2d,
+        Conv2dPadding => conv::conv2d_padding);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let xshape = c.input_meta(0)?.shape.clone();
-    let wshape = c.input_meta(1)?.shape.clone();
+    let xshape = c.meta(input)?.shape.clone();
+    let wshape = c.meta(weight)?.shape.clone();
     let geo = ConvGeo::of_forward(c, &wshape)?;
     let batched = xshape.len() == geo.nd + 2;
     let mut xb = xshape.clone();
@@ -147,21 +167,21 @@ fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         xb.insert(0, 1);
         e.unsqueeze(&g, 0)?
     };
-    if c.needs(0) {
-        let d = geo.input_grad(e, &gb, &c.input(1)?, &xb)?;
+    if c.wants(input) {
+        let d = geo.input_grad(e, &gb, &c.saved(weight)?, &xb)?;
         let d = if batched { d } else { e.reshape(&d, &xshape)? };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, input, d)?;
     }
-    if c.needs(1) {
-        let x = c.input(0)?;
+    if c.wants(weight) {
+        let x = c.saved(input)?;
         let x = if batched { x } else { e.unsqueeze(&x, 0)? };
         let d = geo.weight_grad(e, &gb, &x, &wshape)?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, weight, d)?;
     }
-    if c.needs(2) {
+    if c.wants(bias) {
         let dims: Vec<i64> = (0..xb.len() as i64).filter(|&d| d != 1).collect();
         let d = e.sum_dims(&gb, &dims, false)?;
-        put(&mut out, c, 2, d)?;
+        put(&mut out, bias, d)?;
     }
     Ok(out)
 }
@@ -170,18 +190,19 @@ fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// is the forward convolution of the incoming gradient, for `w` the weight gradient of a
 /// convolution of that gradient.
 fn conv_backward_input<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, ConvolutionBackwardInput => backward::convolution_backward_input);
     let gg = grad_or_return!(c);
     let mut out = c.no_grads();
-    let geo = ConvGeo::of_backward(c)?;
-    let gshape = c.input_meta(0)?.shape.clone();
-    let wshape = c.input_meta(1)?.shape.clone();
-    if c.needs(0) {
-        let d = geo.forward(e, &gg, &c.input(1)?, &gshape[2..])?;
-        put(&mut out, c, 0, d)?;
+    let gshape = c.meta(a.grad_output)?.shape.clone();
+    let geo = ConvGeo::of_backward(gshape.len(), a.stride, a.padding, a.dilation, a.groups);
+    let wshape = c.meta(a.weight)?.shape.clone();
+    if c.wants(a.grad_output) {
+        let d = geo.forward(e, &gg, &c.saved(a.weight)?, &gshape[2..])?;
+        put(&mut out, a.grad_output, d)?;
     }
-    if c.needs(1) {
-        let d = geo.weight_grad(e, &c.input(0)?, &gg, &wshape)?;
-        put(&mut out, c, 1, d)?;
+    if c.wants(a.weight) {
+        let d = geo.weight_grad(e, &c.saved(a.grad_output)?, &gg, &wshape)?;
+        put(&mut out, a.weight, d)?;
     }
     Ok(out)
 }
@@ -189,33 +210,35 @@ fn conv_backward_input<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// convolution_backward_weight(g, x, ...): for `g` the forward convolution of `x` with the
 /// incoming gradient as weight, for `x` the input gradient through that weight.
 fn conv_backward_weight<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, ConvolutionBackwardWeight => backward::convolution_backward_weight);
     let gg = grad_or_return!(c);
     let mut out = c.no_grads();
-    let geo = ConvGeo::of_backward(c)?;
-    let gshape = c.input_meta(0)?.shape.clone();
-    let xshape = c.input_meta(1)?.shape.clone();
-    if c.needs(0) {
-        let d = geo.forward(e, &c.input(1)?, &gg, &gshape[2..])?;
-        put(&mut out, c, 0, d)?;
+    let gshape = c.meta(a.grad_output)?.shape.clone();
+    let geo = ConvGeo::of_backward(gshape.len(), a.stride, a.padding, a.dilation, a.groups);
+    let xshape = c.meta(a.input)?.shape.clone();
+    if c.wants(a.grad_output) {
+        let d = geo.forward(e, &c.saved(a.input)?, &gg, &gshape[2..])?;
+        put(&mut out, a.grad_output, d)?;
     }
-    if c.needs(1) {
-        let d = geo.input_grad(e, &c.input(0)?, &gg, &xshape)?;
-        put(&mut out, c, 1, d)?;
+    if c.wants(a.input) {
+        let d = geo.input_grad(e, &c.saved(a.grad_output)?, &gg, &xshape)?;
+        put(&mut out, a.input, d)?;
     }
     Ok(out)
 }
 
 /// max_pool2d_with_indices: each output's gradient added at the input position it took.
 fn max_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, MaxPool2dWithIndices => conv::max_pool2d_with_indices);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let shape = c.input_meta(0)?.shape.clone();
+    if c.wants(a.self_) {
+        let shape = c.meta(a.self_)?.shape.clone();
         let d = e.op(
             Op::MaxPool2dWithIndicesBackward,
             vec![t(&g), ints(&shape), t(&c.output(1)?)],
         )?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.self_, d)?;
     }
     Ok(out)
 }
@@ -223,20 +246,21 @@ fn max_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// max_pool2d_with_indices_backward: linear in the gradient, which it scatters; the adjoint
 /// gathers at the same indices.
 fn max_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, MaxPool2dWithIndicesBackward => backward::max_pool2d_with_indices_backward);
     let gg = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let gshape = c.input_meta(0)?.shape.clone();
-        let xshape = c.a().ints(1)?.to_vec();
+    if c.wants(a.grad_output) {
+        let gshape = c.meta(a.grad_output)?.shape.clone();
+        let xshape = a.input_size.to_vec();
         let nd = gshape.len();
         let hw = (xshape[nd - 2] * xshape[nd - 1]) as usize;
         let ohw = gshape[nd - 2] * gshape[nd - 1];
         let planes = gshape.iter().product::<usize>() / ohw.max(1);
         let src = e.reshape(&gg, &[planes, hw])?;
-        let idx = e.reshape(&c.input(2)?, &[planes, ohw])?;
+        let idx = e.reshape(&c.saved(a.indices)?, &[planes, ohw])?;
         let d = e.op(Op::Gather, vec![t(&src), Value::Int(1), t(&idx)])?;
         let d = e.reshape(&d, &gshape)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.grad_output, d)?;
     }
     Ok(out)
 }
@@ -251,71 +275,82 @@ where
     Ok(Some(outs))
 }
 
+/// The pooling arguments that `avg_pool2d` and `avg_pool2d_backward` share (same names), in
+/// their order, from either op's `Args`.
+macro_rules! pool_args {
+    ($a:expr) => {
+        vec![
+            Value::IntList($a.kernel_size.to_vec()),
+            Value::IntList($a.stride.to_vec()),
+            Value::IntList($a.padding.to_vec()),
+            Value::Bool($a.ceil_mode),
+            Value::Bool($a.count_include_pad),
+            $a.divisor_override.map_or(Value::None, Value::Int),
+        ]
+    };
+}
+
 fn avg_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    let mut rest: Vec<Value<E::T>> = c.args[1..]
-        .iter()
-        .map(|v| {
-            v.try_map(|_| Err(()))
-                .expect("invariant: no tensors after self")
-        })
-        .collect();
-    super::pointwise::unary(e, c, |e, _, g| {
-        let mut a = vec![t(&g), ints(&shape)];
-        a.append(&mut rest);
-        e.op(Op::AvgPool2dBackward, a)
+    let a = args!(c, AvgPool2d => conv::avg_pool2d);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let pool: Vec<Value<E::T>> = pool_args!(a);
+    super::pointwise::unary(e, c, a.self_, |e, _, g| {
+        let mut args = vec![t(&g), ints(&shape)];
+        args.extend(pool);
+        e.op(Op::AvgPool2dBackward, args)
     })
 }
 
 /// avg_pool2d_backward: linear in the gradient; the adjoint is the average pool itself.
 fn avg_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let mut rest: Vec<Value<E::T>> = c.args[2..]
-        .iter()
-        .map(|v| {
-            v.try_map(|_| Err(()))
-                .expect("invariant: no tensors after input_size")
-        })
-        .collect();
-    super::pointwise::unary(e, c, |e, _, gg| {
-        let mut a = vec![t(&gg)];
-        a.append(&mut rest);
-        e.op(Op::AvgPool2d, a)
+    let a = args!(c, AvgPool2dBackward => backward::avg_pool2d_backward);
+    let pool: Vec<Value<E::T>> = pool_args!(a);
+    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
+        let mut args = vec![t(&gg)];
+        args.extend(pool);
+        e.op(Op::AvgPool2d, args)
     })
 }
 
 fn adaptive_avg_pool2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    super::pointwise::unary(e, c, |e, _, g| {
+    let a = args!(c, AdaptiveAvgPool2d => conv::adaptive_avg_pool2d);
+    let shape = c.meta(a.self_)?.shape.clone();
+    super::pointwise::unary(e, c, a.self_, |e, _, g| {
         e.op(Op::AdaptiveAvgPool2dBackward, vec![t(&g), ints(&shape)])
     })
 }
 
 /// adaptive_avg_pool2d_backward: the adjoint is the adaptive pool to the gradient's size.
 fn adaptive_avg_pool2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let gshape = c.input_meta(0)?.shape.clone();
+    let a = args!(c, AdaptiveAvgPool2dBackward => backward::adaptive_avg_pool2d_backward);
+    let gshape = c.meta(a.grad_output)?.shape.clone();
     let nd = gshape.len();
     let size = [gshape[nd - 2], gshape[nd - 1]];
-    super::pointwise::unary(e, c, |e, _, gg| {
+    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
         e.op(Op::AdaptiveAvgPool2d, vec![t(&gg), ints(&size)])
     })
 }
 
-pub(crate) static CONV: VjpRule = vjp_rule!("ConvolutionBackward0", Saves::cross(&[0, 1]), conv);
+pub(crate) static CONV: VjpRule = vjp_rule!(
+    "ConvolutionBackward0",
+    Saves::cross(&["input", "weight"]),
+    conv
+);
 pub(crate) static CONV_BI: VjpRule = vjp_rule!(
     "ConvolutionBackwardBackward0",
-    Saves::cross(&[0, 1]),
+    Saves::cross(&["grad_output", "weight"]),
     conv_backward_input
 );
 pub(crate) static CONV_BW: VjpRule = vjp_rule!(
     "ConvolutionBackwardBackward0",
-    Saves::cross(&[0, 1]),
+    Saves::cross(&["grad_output", "input"]),
     conv_backward_weight
 );
 pub(crate) static MAX_POOL: VjpRule =
     vjp_rule!("MaxPool2DWithIndicesBackward0", Saves::OUTPUT, max_pool2d);
 pub(crate) static MAX_POOL_B: VjpRule = vjp_rule!(
     "MaxPool2DWithIndicesBackwardBackward0",
-    Saves::args(&[2]),
+    Saves::args(&["indices"]),
     max_pool2d_backward
 );
 pub(crate) static AVG_POOL: VjpRule = vjp_rule!("AvgPool2DBackward0", Saves::NONE, avg_pool2d);

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, vjp_rule};
 use crate::autograd::emit::Emit;
 use crate::{Error, Op, Result, Value};
 
@@ -116,15 +116,16 @@ fn text(labels: &[u8]) -> String {
 }
 
 fn einsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Einsum => linalg::einsum);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let slots: Vec<usize> = c.a().tensors(1)?.into_iter().copied().collect();
+    let slots: Vec<usize> = a.tensors.into_iter().copied().collect();
     let shapes: Vec<Vec<usize>> = slots
         .iter()
         .map(|&s| c.input_metas[s].shape.clone())
         .collect();
     let ndims: Vec<usize> = shapes.iter().map(Vec::len).collect();
-    let mut p = Explicit::parse(c.a().str(0)?, &ndims)?;
+    let mut p = Explicit::parse(a.equation, &ndims)?;
     for (i, &slot) in slots.iter().enumerate() {
         if !c.needs[slot] {
             continue;
@@ -200,4 +201,4 @@ fn einsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-pub(crate) static EINSUM: VjpRule = vjp_rule!("EinsumBackward0", Saves::args(&[1]), einsum);
+pub(crate) static EINSUM: VjpRule = vjp_rule!("EinsumBackward0", Saves::args(&["tensors"]), einsum);

@@ -4,7 +4,7 @@
 //! engine refuses with PyTorch's "invalid gradient" error.
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Error, Op, Result, Value};
 
@@ -26,12 +26,13 @@ fn gather_along<E: Emit>(e: &mut E, g: &E::T, dim: i64, index: &E::T) -> Result<
 
 /// gather(self, dim, index): the gradient summed back where each element was read.
 fn gather<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Gather => indexing::gather);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let shape = c.input_meta(0)?.shape.clone();
-        let d = scatter_add_into(e, &shape, c.a().int(1)?, &c.input(2)?, &g)?;
-        put(&mut out, c, 0, d)?;
+    if c.wants(a.self_) {
+        let shape = c.meta(a.self_)?.shape.clone();
+        let d = scatter_add_into(e, &shape, a.dim, &c.saved(a.index)?, &g)?;
+        put(&mut out, a.self_, d)?;
     }
     Ok(out)
 }
@@ -39,16 +40,24 @@ fn gather<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// scatter / scatter.value / scatter_add: `self` keeps the gradient where it was not
 /// overwritten (all of it for scatter_add); `src` gets the gradient read at the index.
 fn scatter<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    // (self, dim, index, src: `None` for scatter.value, reduce)
+    let (x, dim, index, src, reduce) = match c.op {
+        Op::ScatterAdd => args!(c, |a| (a.self_, a.dim, a.index, Some(a.src), None),
+            ScatterAdd => indexing::scatter_add),
+        Op::ScatterValue => args!(c, |a| (a.self_, a.dim, a.index, None, a.reduce),
+            ScatterValue => indexing::scatter_value),
+        _ => args!(c, |a| (a.self_, a.dim, a.index, Some(a.src), a.reduce),
+            Scatter => indexing::scatter),
+    };
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.op != Op::ScatterAdd && c.a().opt_str(4)?.is_some() {
+    if reduce.is_some() {
         return Err(Error::Tensor(rynamo_tensor::Error::Runtime(
             "derivative for aten::scatter is not implemented".into(),
         )));
     }
-    let dim = c.a().int(1)?;
-    let index = c.input(2)?;
-    if c.needs(0) {
+    let index = c.saved(index)?;
+    if c.wants(x) {
         let d = if c.op == Op::ScatterAdd {
             g.clone()
         } else {
@@ -57,11 +66,11 @@ fn scatter<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 vec![t(&g), Value::Int(dim), t(&index), f(0.0)],
             )?
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
-    if c.op != Op::ScatterValue && c.needs(3) {
+    if c.wants(src) {
         let d = gather_along(e, &g, dim, &index)?;
-        put(&mut out, c, 3, d)?;
+        put(&mut out, src, d)?;
     }
     Ok(out)
 }
@@ -69,26 +78,27 @@ fn scatter<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// index_select(self, dim, index): the gradient's slices summed into the rows they came from
 /// (`index_add` into zeros, as a scatter_add with the index broadcast along the other dims).
 fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, IndexSelect => indexing::index_select);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(0) {
+    if !c.wants(a.self_) {
         return Ok(out);
     }
-    let shape = c.input_meta(0)?.shape.clone();
+    let shape = c.meta(a.self_)?.shape.clone();
     let d = if shape.is_empty() {
         e.reshape(&g, &[])?
     } else {
-        let dim = rynamo_tensor::layout::wrap_dim(c.a().int(1)?, shape.len())?;
+        let dim = rynamo_tensor::layout::wrap_dim(a.dim, shape.len())?;
         let gs = e.shape(&g);
         let mut view = vec![1usize; gs.len()];
         view[dim] = gs[dim];
         // int32 indices are allowed; scatter_add takes int64
-        let idx = e.to_dtype(&c.input(2)?, rynamo_tensor::DType::Int64)?;
+        let idx = e.to_dtype(&c.saved(a.index)?, rynamo_tensor::DType::Int64)?;
         let idx = e.reshape(&idx, &view)?;
         let idx = e.expand(&idx, &gs)?;
         scatter_add_into(e, &shape, dim as i64, &idx, &g)?
     };
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.self_, d)?;
     Ok(out)
 }
 
@@ -97,16 +107,17 @@ fn index_select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// position's count; `amax`/`amin` share it evenly among the values equal to the result.
 /// Without `include_self`, `self` gets nothing where some index wrote.
 fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, ScatterReduce => indexing::scatter_reduce);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let dim = c.a().int(1)?;
-    let reduce = c.a().str(4)?;
-    let include_self = c.a().bool(5)?;
-    let index = c.input(2)?;
+    let dim = a.dim;
+    let reduce = a.reduce;
+    let include_self = a.include_self;
+    let index = c.saved(a.index)?;
     let (grad_self, grad_src) = match reduce {
         "sum" => (g.clone(), gather_along(e, &g, dim, &index)?),
         "mean" => {
-            let ones = e.op(Op::OnesLike, vec![t(&c.input(3)?)])?;
+            let ones = e.op(Op::OnesLike, vec![t(&c.saved(a.src)?)])?;
             let base = if include_self {
                 e.op(Op::OnesLike, vec![t(&g)])?
             } else {
@@ -123,7 +134,7 @@ fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             (gs, gsrc)
         }
         "amax" | "amin" => {
-            let (x, src, result) = (c.input(0)?, c.input(3)?, c.output(0)?);
+            let (x, src, result) = (c.saved(a.self_)?, c.saved(a.src)?, c.output(0)?);
             let dtype = e.dtype(&x);
             let value = gather_along(e, &result, dim, &index)?;
             let self_is = e.cmp(Op::Eq, &x, &result)?;
@@ -146,7 +157,7 @@ fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             ))));
         }
     };
-    if c.needs(0) {
+    if c.wants(a.self_) {
         let d = if include_self {
             grad_self
         } else {
@@ -155,24 +166,28 @@ fn scatter_reduce<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                 vec![t(&grad_self), Value::Int(dim), t(&index), f(0.0)],
             )?
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.self_, d)?;
     }
-    if c.needs(3) {
-        put(&mut out, c, 3, grad_src)?;
+    if c.wants(a.src) {
+        put(&mut out, a.src, grad_src)?;
     }
     Ok(out)
 }
 
 pub(crate) static SCATTER_REDUCE: VjpRule = vjp_rule!(
     "ScatterReduceBackward0",
-    Saves::args_and_output(&[0, 2, 3]),
+    Saves::args_and_output(&["self", "index", "src"]),
     scatter_reduce
 );
-pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&[2]), gather);
-pub(crate) static SCATTER: VjpRule = vjp_rule!("ScatterBackward0", Saves::args(&[2]), scatter);
+pub(crate) static GATHER: VjpRule = vjp_rule!("GatherBackward0", Saves::args(&["index"]), gather);
+pub(crate) static SCATTER: VjpRule =
+    vjp_rule!("ScatterBackward0", Saves::args(&["index"]), scatter);
 pub(crate) static SCATTER_VALUE: VjpRule =
-    vjp_rule!("ScatterBackward1", Saves::args(&[2]), scatter);
+    vjp_rule!("ScatterBackward1", Saves::args(&["index"]), scatter);
 pub(crate) static SCATTER_ADD: VjpRule =
-    vjp_rule!("ScatterAddBackward0", Saves::args(&[2]), scatter);
-pub(crate) static INDEX_SELECT: VjpRule =
-    vjp_rule!("IndexSelectBackward0", Saves::args(&[2]), index_select);
+    vjp_rule!("ScatterAddBackward0", Saves::args(&["index"]), scatter);
+pub(crate) static INDEX_SELECT: VjpRule = vjp_rule!(
+    "IndexSelectBackward0",
+    Saves::args(&["index"]),
+    index_select
+);

@@ -2,7 +2,7 @@
 //! broadcast shape; the engine sums them to each argument's shape.
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result};
 
@@ -13,17 +13,23 @@ fn mt<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
 
 /// mm, bmm and matmul of operands with 2+ dims: `da = g @ b^T`, `db = a^T @ g`.
 fn mm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (x, y) = args!(c, |a| (a.self_, a.mat2), Mm => linalg::mm, Bmm => linalg::bmm);
+    matrix_product(e, c, x, y)
+}
+
+/// The gradients of `x @ y` (tensor arguments `x`, `y` of 2+ dims).
+fn matrix_product<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>, x: &usize, y: &usize) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let bt = mt(e, &c.input(1)?)?;
+    if c.wants(x) {
+        let bt = mt(e, &c.saved(y)?)?;
         let d = e.matmul(&g, &bt)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
-    if c.needs(1) {
-        let at = mt(e, &c.input(0)?)?;
+    if c.wants(y) {
+        let at = mt(e, &c.saved(x)?)?;
         let d = e.matmul(&at, &g)?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, y, d)?;
     }
     Ok(out)
 }
@@ -31,10 +37,11 @@ fn mm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// matmul with PyTorch's 1-D promotion rules: a 1-D operand is a row (left) or a column
 /// (right) that the result drops; the gradients undo that.
 fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let ra = c.input_meta(0)?.shape.len();
-    let rb = c.input_meta(1)?.shape.len();
+    let a = args!(c, Matmul => linalg::matmul);
+    let ra = c.meta(a.self_)?.shape.len();
+    let rb = c.meta(a.other)?.shape.len();
     if ra >= 2 && rb >= 2 {
-        return mm(e, c);
+        return matrix_product(e, c, a.self_, a.other);
     }
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
@@ -46,29 +53,29 @@ fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if rb == 1 {
         g2 = e.unsqueeze(&g2, -1)?;
     }
-    if c.needs(0) {
-        let b = c.input(1)?;
+    if c.wants(a.self_) {
+        let b = c.saved(a.other)?;
         let b2 = if rb == 1 { e.unsqueeze(&b, -1)? } else { b };
         let bt = mt(e, &b2)?;
         let d = e.matmul(&g2, &bt)?;
         let d = if ra == 1 {
-            drop_batch(e, d, &c.input_meta(0)?.shape)?
+            drop_batch(e, d, &c.meta(a.self_)?.shape)?
         } else {
             d
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.self_, d)?;
     }
-    if c.needs(1) {
-        let a = c.input(0)?;
-        let a2 = if ra == 1 { e.unsqueeze(&a, 0)? } else { a };
+    if c.wants(a.other) {
+        let x = c.saved(a.self_)?;
+        let a2 = if ra == 1 { e.unsqueeze(&x, 0)? } else { x };
         let at = mt(e, &a2)?;
         let d = e.matmul(&at, &g2)?;
         let d = if rb == 1 {
-            drop_batch(e, d, &c.input_meta(1)?.shape)?
+            drop_batch(e, d, &c.meta(a.other)?.shape)?
         } else {
             d
         };
-        put(&mut out, c, 1, d)?;
+        put(&mut out, a.other, d)?;
     }
     Ok(out)
 }
@@ -87,40 +94,45 @@ fn drop_batch<E: Emit>(e: &mut E, d: E::T, shape: &[usize]) -> Result<E::T> {
 
 /// addmm / baddbmm: `beta * self + alpha * (m1 @ m2)`.
 fn addmm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (x, m1, m2, beta, alpha) = match c.op {
+        Op::Baddbmm => args!(c, |a| (a.self_, a.batch1, a.batch2, a.beta, a.alpha),
+            Baddbmm => linalg::baddbmm),
+        _ => args!(c, |a| (a.self_, a.mat1, a.mat2, a.beta, a.alpha), Addmm => linalg::addmm),
+    };
+    let (beta, alpha) = (beta.to_f64(), alpha.to_f64());
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let beta = c.a().scalar(3)?.to_f64();
-    let alpha = c.a().scalar(4)?.to_f64();
-    if c.needs(0) {
+    if c.wants(x) {
         let d = if beta == 1.0 {
             g.clone()
         } else {
             e.mul_s(&g, beta)?
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
     let ga = if alpha == 1.0 { g } else { e.mul_s(&g, alpha)? };
-    if c.needs(1) {
-        let bt = mt(e, &c.input(2)?)?;
+    if c.wants(m1) {
+        let bt = mt(e, &c.saved(m2)?)?;
         let d = e.matmul(&ga, &bt)?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, m1, d)?;
     }
-    if c.needs(2) {
-        let at = mt(e, &c.input(1)?)?;
+    if c.wants(m2) {
+        let at = mt(e, &c.saved(m1)?)?;
         let d = e.matmul(&at, &ga)?;
-        put(&mut out, c, 2, d)?;
+        put(&mut out, m2, d)?;
     }
     Ok(out)
 }
 
 /// linear: `input @ weight^T + bias`, any number of leading dims.
 fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Linear => linalg::linear);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let in_shape = c.input_meta(0)?.shape.clone();
-    let w_shape = c.input_meta(1)?.shape.clone();
-    if c.needs(0) {
-        let w = c.input(1)?;
+    let in_shape = c.meta(a.input)?.shape.clone();
+    let w_shape = c.meta(a.weight)?.shape.clone();
+    if c.wants(a.input) {
+        let w = c.saved(a.weight)?;
         let d = if w_shape.len() == 1 {
             // weight [in]: out = input @ w, shape input[:-1]
             let gu = e.unsqueeze(&g, -1)?;
@@ -128,10 +140,10 @@ fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         } else {
             e.matmul(&g, &w)?
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.input, d)?;
     }
-    if c.needs(1) {
-        let x = c.input(0)?;
+    if c.wants(a.weight) {
+        let x = c.saved(a.input)?;
         let k = *in_shape.last().unwrap_or(&1);
         let rows: usize = in_shape.iter().rev().skip(1).product();
         let x2 = e.reshape(&x, &[rows, k])?;
@@ -145,22 +157,23 @@ fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             let gt = mt(e, &g2)?;
             e.mm(&gt, &x2)?
         };
-        put(&mut out, c, 1, d)?;
+        put(&mut out, a.weight, d)?;
     }
-    if c.needs(2) {
+    if c.wants(a.bias) {
         // summed over every leading dim by the engine's sum_to
-        put(&mut out, c, 2, g)?;
+        put(&mut out, a.bias, g)?;
     }
     Ok(out)
 }
 
 fn dot<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Dot => linalg::dot);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    for (i, other) in [(0, 1), (1, 0)] {
-        if c.needs(i) {
-            let d = e.mul(&g, &c.input(other)?)?;
-            put(&mut out, c, i, d)?;
+    for (x, other) in [(a.self_, a.tensor), (a.tensor, a.self_)] {
+        if c.wants(x) {
+            let d = e.mul(&g, &c.saved(other)?)?;
+            put(&mut out, x, d)?;
         }
     }
     Ok(out)
@@ -168,18 +181,19 @@ fn dot<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 /// mv(m, v): `dm = g ⊗ v`, `dv = m^T g`.
 fn mv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Mv => linalg::mv);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
+    if c.wants(a.self_) {
         let gu = e.unsqueeze(&g, 1)?;
-        let d = e.mul(&gu, &c.input(1)?)?;
-        put(&mut out, c, 0, d)?;
+        let d = e.mul(&gu, &c.saved(a.vec)?)?;
+        put(&mut out, a.self_, d)?;
     }
-    if c.needs(1) {
-        let m = c.input(0)?;
+    if c.wants(a.vec) {
+        let m = c.saved(a.self_)?;
         let mtr = mt(e, &m)?;
         let d = e.op(Op::Mv, vec![t(&mtr), t(&g)])?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, a.vec, d)?;
     }
     Ok(out)
 }
@@ -187,28 +201,37 @@ fn mv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// outer(a, b) = `a[:, None] * b[None, :]` (with dtype promotion): `da = (g * b).sum(1)`,
 /// `db = (g * a[:, None]).sum(0)`.
 fn outer<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Outer => linalg::outer);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let d = e.mul(&g, &c.input(1)?)?;
+    if c.wants(a.self_) {
+        let d = e.mul(&g, &c.saved(a.vec2)?)?;
         let d = e.sum_dims(&d, &[1], false)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.self_, d)?;
     }
-    if c.needs(1) {
-        let a = e.unsqueeze(&c.input(0)?, 1)?;
-        let d = e.mul(&g, &a)?;
+    if c.wants(a.vec2) {
+        let x = e.unsqueeze(&c.saved(a.self_)?, 1)?;
+        let d = e.mul(&g, &x)?;
         let d = e.sum_dims(&d, &[0], false)?;
-        put(&mut out, c, 1, d)?;
+        put(&mut out, a.vec2, d)?;
     }
     Ok(out)
 }
 
-pub(crate) static MM: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), mm);
-pub(crate) static BMM: VjpRule = vjp_rule!("BmmBackward0", Saves::cross(&[0, 1]), mm);
-pub(crate) static MATMUL: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&[0, 1]), matmul);
-pub(crate) static ADDMM: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[1, 2]), addmm);
-pub(crate) static BADDBMM: VjpRule = vjp_rule!("BaddbmmBackward0", Saves::cross(&[1, 2]), addmm);
-pub(crate) static LINEAR: VjpRule = vjp_rule!("AddmmBackward0", Saves::cross(&[0, 1]), linear);
-pub(crate) static DOT: VjpRule = vjp_rule!("DotBackward0", Saves::cross(&[0, 1]), dot);
-pub(crate) static MV: VjpRule = vjp_rule!("MvBackward0", Saves::cross(&[0, 1]), mv);
-pub(crate) static OUTER: VjpRule = vjp_rule!("MulBackward0", Saves::cross(&[0, 1]), outer);
+pub(crate) static MM: VjpRule = vjp_rule!("MmBackward0", Saves::cross(&["self", "mat2"]), mm);
+pub(crate) static BMM: VjpRule = vjp_rule!("BmmBackward0", Saves::cross(&["self", "mat2"]), mm);
+pub(crate) static MATMUL: VjpRule =
+    vjp_rule!("MmBackward0", Saves::cross(&["self", "other"]), matmul);
+pub(crate) static ADDMM: VjpRule =
+    vjp_rule!("AddmmBackward0", Saves::cross(&["mat1", "mat2"]), addmm);
+pub(crate) static BADDBMM: VjpRule = vjp_rule!(
+    "BaddbmmBackward0",
+    Saves::cross(&["batch1", "batch2"]),
+    addmm
+);
+pub(crate) static LINEAR: VjpRule =
+    vjp_rule!("AddmmBackward0", Saves::cross(&["input", "weight"]), linear);
+pub(crate) static DOT: VjpRule = vjp_rule!("DotBackward0", Saves::cross(&["self", "tensor"]), dot);
+pub(crate) static MV: VjpRule = vjp_rule!("MvBackward0", Saves::cross(&["self", "vec"]), mv);
+pub(crate) static OUTER: VjpRule =
+    vjp_rule!("MulBackward0", Saves::cross(&["self", "vec2"]), outer);

@@ -22,7 +22,7 @@
 //!   singular values (repeated ones give infinities, as in PyTorch).
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Error, Op, Result, Value};
 
@@ -42,56 +42,60 @@ fn scale_mats<E: Emit>(e: &mut E, x: &E::T, s: &E::T) -> Result<E::T> {
 }
 
 fn inv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgInv => models::linalg_inv);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     let xt = mt(e, &c.output(0)?)?;
     let d = e.matmul(&xt, &g)?;
     let d = e.matmul(&d, &xt)?;
     let d = e.neg(&d)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
 fn solve<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgSolve => models::linalg_solve);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let at = mt(e, &c.input(0)?)?;
+    let at = mt(e, &c.saved(a.a)?)?;
     let gb = e.op(Op::LinalgSolve, vec![t(&at), t(&g)])?;
-    if c.needs(0) {
+    if c.wants(a.a) {
         let xt = mt(e, &c.output(0)?)?;
         let d = e.matmul(&gb, &xt)?;
         let d = e.neg(&d)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.a, d)?;
     }
-    if c.needs(1) {
-        put(&mut out, c, 1, gb)?;
+    if c.wants(a.b) {
+        put(&mut out, a.b, gb)?;
     }
     Ok(out)
 }
 
 fn det<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgDet => models::linalg_det);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     let a_inv_t = {
-        let ai = inv_of(e, &c.input(0)?)?;
+        let ai = inv_of(e, &c.saved(a.a)?)?;
         mt(e, &ai)?
     };
     let gd = e.mul(&g, &c.output(0)?)?;
     let d = scale_mats(e, &a_inv_t, &gd)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
 fn slogdet<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgSlogdet => models::linalg_slogdet);
     // Output 0 (the sign) is not differentiable; only log|det| carries a gradient.
     let Some(g) = c.grad(1) else {
         return Ok(c.no_grads());
     };
     let mut out = c.no_grads();
-    let ai = inv_of(e, &c.input(0)?)?;
+    let ai = inv_of(e, &c.saved(a.a)?)?;
     let a_inv_t = mt(e, &ai)?;
     let d = scale_mats(e, &a_inv_t, &g)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
@@ -112,9 +116,10 @@ fn eye<E: Emit>(e: &mut E, n: usize, dtype: rynamo_tensor::DType) -> Result<E::T
 }
 
 fn cholesky<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgCholesky => models::linalg_cholesky);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let upper = c.a().bool(1)?;
+    let upper = a.upper;
     let l_out = c.output(0)?;
     // Work with the lower factor: U = Lᵀ for `upper`.
     let (l, gl) = if upper {
@@ -135,11 +140,12 @@ fn cholesky<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let st = mt(e, &s)?;
     let sum = e.add(&s, &st)?;
     let d = e.mul_s(&sum, 0.5)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
 fn eigh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgEigh => models::linalg_eigh);
     let (gl, gv) = (c.grad(0), c.grad(1));
     if gl.is_none() && gv.is_none() {
         return Ok(c.no_grads());
@@ -179,7 +185,7 @@ fn eigh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let inner = inner.expect("invariant: one of the gradients is present");
     let d = e.matmul(&v, &inner)?;
     let d = e.matmul(&d, &vt)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
@@ -203,11 +209,12 @@ fn runtime(msg: &str) -> Error {
 }
 
 fn qr<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgQr => models::linalg_qr);
     let (gq, gr) = (c.grad(0), c.grad(1));
     if gq.is_none() && gr.is_none() {
         return Ok(c.no_grads());
     }
-    let mode = c.a().str(1)?;
+    let mode = a.mode;
     if mode == "r" {
         return Err(runtime(
             "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
@@ -225,7 +232,7 @@ fn qr<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         qr_square_or_tall(e, gq, gr, &q, &r)?
     } else {
         // R = [R_X | QᵀY]: Y's block of gR flows into Y directly and into Q through QᵀY.
-        let y = narrow(e, &c.input(0)?, -1, m, n - m)?;
+        let y = narrow(e, &c.saved(a.a)?, -1, m, n - m)?;
         let gr_x = gr.as_ref().map(|g| narrow(e, g, -1, 0, m)).transpose()?;
         let gr_y = gr
             .as_ref()
@@ -253,7 +260,7 @@ fn qr<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             vec![Value::TensorList(vec![dx, dy]), Value::Int(-1)],
         )?
     };
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
@@ -296,6 +303,7 @@ fn qr_square_or_tall<E: Emit>(
 }
 
 fn svd<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LinalgSvd => models::linalg_svd);
     let (gu, gs, gvh) = (c.grad(0), c.grad(1), c.grad(2));
     if gu.is_none() && gs.is_none() && gvh.is_none() {
         return Ok(c.no_grads());
@@ -303,7 +311,7 @@ fn svd<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     let (mut u, s, mut vh) = (c.output(0)?, c.output(1)?, c.output(2)?);
     let (mut gu, mut gvh) = (gu, gvh);
-    if c.a().bool(1)? {
+    if a.full_matrices {
         // full_matrices: only the first k columns of U (rows of Vh) depend on A smoothly.
         let k = *e.shape(&s).last().unwrap_or(&0);
         u = narrow(e, &u, -1, 0, k)?;
@@ -312,7 +320,7 @@ fn svd<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         gvh = gvh.map(|g| narrow(e, &g, -2, 0, k)).transpose()?;
     }
     let d = svd_reduced(e, gu, gs, gvh, &u, &s, &vh)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.a, d)?;
     Ok(out)
 }
 
@@ -395,17 +403,18 @@ fn svd_reduced<E: Emit>(
     e.matmul(&ga, vh)
 }
 
-pub(crate) static QR: VjpRule = vjp_rule!("LinalgQrBackward0", Saves::args_and_output(&[0]), qr);
+pub(crate) static QR: VjpRule = vjp_rule!("LinalgQrBackward0", Saves::args_and_output(&["a"]), qr);
 pub(crate) static SVD: VjpRule = vjp_rule!("LinalgSvdBackward0", Saves::OUTPUT, svd);
 pub(crate) static INV: VjpRule = vjp_rule!("LinalgInvExBackward0", Saves::OUTPUT, inv);
 pub(crate) static SOLVE: VjpRule = vjp_rule!(
     "LinalgSolveExBackward0",
-    Saves::args_and_output(&[0]),
+    Saves::args_and_output(&["a"]),
     solve
 );
-pub(crate) static DET: VjpRule = vjp_rule!("LinalgDetBackward0", Saves::args_and_output(&[0]), det);
+pub(crate) static DET: VjpRule =
+    vjp_rule!("LinalgDetBackward0", Saves::args_and_output(&["a"]), det);
 pub(crate) static SLOGDET: VjpRule =
-    vjp_rule!("LinalgSlogdetBackward0", Saves::args(&[0]), slogdet);
+    vjp_rule!("LinalgSlogdetBackward0", Saves::args(&["a"]), slogdet);
 pub(crate) static CHOLESKY: VjpRule =
     vjp_rule!("LinalgCholeskyExBackward0", Saves::OUTPUT, cholesky);
 pub(crate) static EIGH: VjpRule = vjp_rule!("LinalgEighBackward0", Saves::OUTPUT, eigh);

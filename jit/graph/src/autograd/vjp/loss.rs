@@ -9,21 +9,16 @@ use rynamo_tensor::{DType, Scalar};
 
 use super::nn::Facts;
 use super::pointwise::grad_or_return;
-use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, args, composite_rule, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
-use crate::{Args, Error, Op, Result, Value};
+use crate::{Error, Op, Result, Value};
 
-/// The reduction of a loss call: `reduction=` or the legacy `size_average`/`reduce` pair.
-fn reduction_of<T>(op: Op, a: &Args<'_, T>) -> Result<Reduction> {
-    let (sa, rd, r) = match op {
-        Op::CrossEntropy | Op::NllLoss => (3, 5, 6),
-        _ => (2, 3, 4),
+/// The reduction of a loss call (its `Args`): `reduction=` or the legacy `size_average`/`reduce`
+/// pair.
+macro_rules! reduction_of {
+    ($a:expr) => {
+        Reduction::parse($a.reduction, $a.size_average, $a.reduce)
     };
-    Ok(Reduction::parse(
-        a.str(r)?,
-        a.opt_bool(sa)?,
-        a.opt_bool(rd)?,
-    )?)
 }
 
 fn reduction_name(r: Reduction) -> &'static str {
@@ -38,33 +33,26 @@ fn runtime(msg: &str) -> Error {
     Error::Tensor(rynamo_tensor::Error::Runtime(msg.into()))
 }
 
-/// The saved tensor of optional argument `i`, `None` when it was not given.
-fn opt_input<T: Clone>(c: &VjpCtx<'_, T>, i: usize) -> Result<Option<T>> {
-    match c.args.get(i) {
-        Some(Value::Tensor(_)) => c.input(i).map(Some),
-        _ => Ok(None),
-    }
-}
-
 /// mse_loss: `2 (input - target) * grad`, divided by the element count for `mean`.
 fn mse_loss<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, MseLoss => loss::mse_loss);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let red = reduction_of(c.op, &c.a())?;
-    let diff = e.sub(&c.input(0)?, &c.input(1)?)?;
+    let red = reduction_of!(a)?;
+    let diff = e.sub(&c.saved(a.input)?, &c.saved(a.target)?)?;
     let mut k = 2.0;
     if red == Reduction::Mean {
-        let shape = broadcast_shapes(&c.input_meta(0)?.shape, &c.input_meta(1)?.shape)?;
+        let shape = broadcast_shapes(&c.meta(a.input)?.shape, &c.meta(a.target)?.shape)?;
         k /= shape.iter().product::<usize>() as f64;
     }
     let d = e.mul_s(&diff, k)?;
     let d = e.mul(&d, &g)?;
-    if c.needs(1) {
+    if c.wants(a.target) {
         let n = e.neg(&d)?;
-        put(&mut out, c, 1, n)?;
+        put(&mut out, a.target, n)?;
     }
-    if c.needs(0) {
-        put(&mut out, c, 0, d)?;
+    if c.wants(a.input) {
+        put(&mut out, a.input, d)?;
     }
     Ok(out)
 }
@@ -78,22 +66,23 @@ fn class_dim(ndim: usize) -> i64 {
 /// written at each target class (over the total weight for `mean`), zero where the target is
 /// `ignore_index` (`nll_loss_backward`).
 fn nll_loss<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, NllLoss => loss::nll_loss);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(0) {
+    if !c.wants(a.input) {
         return Ok(out);
     }
-    let xs = c.input_meta(0)?.shape.clone();
-    let ts = c.input_meta(1)?.shape.clone();
+    let xs = c.meta(a.input)?.shape.clone();
+    let ts = c.meta(a.target)?.shape.clone();
     let cd = class_dim(xs.len());
-    let target = c.input(1)?;
-    let red = reduction_of(c.op, &c.a())?;
+    let target = c.saved(a.target)?;
+    let red = reduction_of!(a)?;
     let dt = e.dtype(&g);
-    let hit = e.cmp_s(Op::Eq, &target, c.a().int(4)? as f64)?;
+    let hit = e.cmp_s(Op::Eq, &target, a.ignore_index as f64)?;
     let safe = e.where_(&hit, Value::Scalar(Scalar::Int(0)), t(&target))?;
     let keep = e.unary(Op::LogicalNot, &hit)?;
     let keep = e.to_dtype(&keep, dt)?;
-    let wt = match opt_input(c, 2)? {
+    let wt = match c.saved_opt(a.weight)? {
         Some(w) => {
             let m: usize = ts.iter().product();
             let flat = e.reshape(&safe, &[m])?;
@@ -113,13 +102,13 @@ fn nll_loss<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let val = e.unsqueeze(&val, cd)?;
     let z = e.zeros(&xs, dt)?;
     let d = e.op(Op::Scatter, vec![t(&z), Value::Int(cd), t(&idx), t(&val)])?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.input, d)?;
     Ok(out)
 }
 
 /// PyTorch refuses a class weight that requires grad when the loss is recorded.
-fn refuse_weight_grad<T: Facts>(w: &Value<T>) -> Result<()> {
-    if matches!(w, Value::Tensor(w) if w.needs_grad()) {
+fn refuse_weight_grad<T: Facts>(w: Option<&T>) -> Result<()> {
+    if w.is_some_and(|w| w.needs_grad()) {
         return Err(runtime(
             "The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.",
         ));
@@ -132,7 +121,7 @@ fn nll_loss_check<E: Emit>(_: &mut E, args: &[Value<E::T>]) -> Result<Option<Vec
 where
     E::T: Facts,
 {
-    refuse_weight_grad(&args[2])?;
+    refuse_weight_grad(crate::rules::loss::nll_loss::Args::read(args)?.weight)?;
     Ok(None)
 }
 
@@ -150,14 +139,14 @@ where
     E::T: Facts,
 {
     E::T::check(Op::CrossEntropy, args)?;
-    refuse_weight_grad(&args[2])?;
-    let a = Args(args);
-    let x = a.tensor(0)?.clone();
-    let target = a.tensor(1)?.clone();
-    let weight = a.opt_tensor(2)?.cloned();
-    let ignore = a.int(4)?;
-    let red = reduction_of(Op::CrossEntropy, &a)?;
-    let ls = a.float(7)?;
+    let a = crate::rules::loss::cross_entropy::Args::read(args)?;
+    refuse_weight_grad(a.weight)?;
+    let x = a.input.clone();
+    let target = a.target.clone();
+    let weight = a.weight.cloned();
+    let ignore = a.ignore_index;
+    let red = reduction_of!(a)?;
+    let ls = a.label_smoothing;
     let xs = e.shape(&x);
     let n = xs.len();
     let cd = class_dim(n);
@@ -261,10 +250,10 @@ where
     E::T: Facts,
 {
     E::T::check(Op::L1Loss, args)?;
-    let a = Args(args);
-    let d = e.sub(a.tensor(0)?, a.tensor(1)?)?;
+    let a = crate::rules::loss::l1_loss::Args::read(args)?;
+    let d = e.sub(a.input, a.target)?;
     let d = e.unary(Op::Abs, &d)?;
-    let r = match reduction_of(Op::L1Loss, &a)? {
+    let r = match reduction_of!(a)? {
         Reduction::None => d,
         Reduction::Mean => e.op(Op::Mean, vec![t(&d)])?,
         Reduction::Sum => e.sum_all(&d)?,
@@ -280,10 +269,10 @@ where
     E::T: Facts,
 {
     E::T::check(Op::ScaledDotProductAttention, args)?;
-    let a = Args(args);
-    let (q, k, v) = (a.tensor(0)?, a.tensor(1)?, a.tensor(2)?);
-    let mask = a.opt_tensor(3)?.cloned();
-    let (p, causal, scale, gqa) = (a.float(4)?, a.bool(5)?, a.opt_float(6)?, a.bool(7)?);
+    let a = crate::rules::loss::scaled_dot_product_attention::Args::read(args)?;
+    let (q, k, v) = (a.query, a.key, a.value);
+    let mask = a.attn_mask.cloned();
+    let (p, causal, scale, gqa) = (a.dropout_p, a.is_causal, a.scale, a.enable_gqa);
     let dt = e.dtype(q);
     let cdt = dt.compute_dtype();
     let qs = e.shape(q);
@@ -362,8 +351,16 @@ fn repeat_heads<E: Emit>(e: &mut E, x: &E::T, hq: usize) -> Result<E::T> {
     )
 }
 
-pub(crate) static MSE: VjpRule = vjp_rule!("MseLossBackward0", Saves::args(&[0, 1]), mse_loss);
-pub(crate) static NLL: VjpRule = vjp_rule!("NllLossBackward0", Saves::args(&[1, 2]), nll_loss);
+pub(crate) static MSE: VjpRule = vjp_rule!(
+    "MseLossBackward0",
+    Saves::args(&["input", "target"]),
+    mse_loss
+);
+pub(crate) static NLL: VjpRule = vjp_rule!(
+    "NllLossBackward0",
+    Saves::args(&["target", "weight"]),
+    nll_loss
+);
 
 pub(crate) static NLL_CHECK: Composite = composite_rule!(nll_loss_check);
 pub(crate) static CROSS_ENTROPY_PARTS: Composite = composite_rule!(cross_entropy_parts);

@@ -28,21 +28,21 @@ pub(crate) mod reduce;
 pub(crate) mod special;
 pub(crate) mod views;
 
-use rynamo_tensor::{Tensor, TensorMeta};
+use rynamo_tensor::{Tensor, TensorMeta, TensorOrScalar};
 
 use super::emit::{Eager, Emit};
-use crate::{Args, Error, GraphBuilder, Op, Result, Value};
+use crate::{Error, GraphBuilder, Op, Result, Value};
 
-/// Which forward tensors a rule reads: argument positions (schema order) and whether it reads
-/// the outputs.
+/// Which forward tensors a rule reads: tensor arguments by schema parameter name (a rule serving
+/// several ops names each op's parameter), and whether it reads the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Saves {
-    /// Bit `i` set: the tensor(s) of schema argument `i` are saved.
-    pub args: u32,
-    /// Bit `i` set: argument `i` is read only by the gradients of the *other* arguments (`a` in
-    /// `a * b` serves `b`'s gradient), so it is saved only when another argument needs grad, as
-    /// PyTorch's generated nodes do.
-    pub cross: u32,
+    /// The tensor arguments saved whenever an argument needs grad.
+    pub args: &'static [&'static str],
+    /// The tensor arguments read only by the gradients of the *other* arguments (`a` in `a * b`
+    /// serves `b`'s gradient): saved only when another argument needs grad, as PyTorch's
+    /// generated nodes do.
+    pub cross: &'static [&'static str],
     /// The outputs are saved.
     pub outputs: bool,
 }
@@ -50,70 +50,82 @@ pub struct Saves {
 impl Saves {
     /// Nothing saved (metas only).
     pub const NONE: Saves = Saves {
-        args: 0,
-        cross: 0,
+        args: &[],
+        cross: &[],
         outputs: false,
     };
     /// The outputs only.
     pub const OUTPUT: Saves = Saves {
-        args: 0,
-        cross: 0,
+        args: &[],
+        cross: &[],
         outputs: true,
     };
 
-    /// These argument positions, each saved only when another argument needs grad.
-    pub const fn cross(positions: &[usize]) -> Saves {
-        let s = Saves::args(positions);
+    /// These arguments, each saved only when another argument needs grad.
+    pub const fn cross(names: &'static [&'static str]) -> Saves {
         Saves {
-            args: s.args,
-            cross: s.args,
+            args: &[],
+            cross: names,
             outputs: false,
         }
     }
 
-    /// Adds argument positions saved whenever any argument needs grad.
-    pub const fn and(self, positions: &[usize]) -> Saves {
-        let s = Saves::args(positions);
+    /// Adds arguments saved whenever any argument needs grad (to a [`Saves::cross`]).
+    pub const fn and(self, names: &'static [&'static str]) -> Saves {
+        assert!(self.args.is_empty(), "`and` extends a `Saves::cross`");
         Saves {
-            args: self.args | s.args,
+            args: names,
             cross: self.cross,
             outputs: self.outputs,
         }
     }
 
-    /// Whether argument `i` is saved only for the other arguments' gradients.
-    pub const fn is_cross(self, i: usize) -> bool {
-        self.cross & (1 << i) != 0
-    }
-
-    /// The given argument positions.
-    pub const fn args(positions: &[usize]) -> Saves {
-        let mut bits = 0;
-        let mut i = 0;
-        while i < positions.len() {
-            bits |= 1 << positions[i];
-            i += 1;
-        }
+    /// These arguments.
+    pub const fn args(names: &'static [&'static str]) -> Saves {
         Saves {
-            args: bits,
-            cross: 0,
+            args: names,
+            cross: &[],
             outputs: false,
         }
     }
 
-    /// These argument positions and the outputs.
-    pub const fn args_and_output(positions: &[usize]) -> Saves {
-        let s = Saves::args(positions);
+    /// These arguments and the outputs.
+    pub const fn args_and_output(names: &'static [&'static str]) -> Saves {
         Saves {
-            args: s.args,
-            cross: 0,
+            args: names,
+            cross: &[],
             outputs: true,
         }
     }
 
-    /// Whether argument `i` is saved.
-    pub const fn arg(self, i: usize) -> bool {
-        self.args & (1 << i) != 0
+    /// Whether `op`'s argument `i` (schema order) is saved.
+    pub fn arg(self, op: Op, i: usize) -> bool {
+        Self::names(op, i, self.args) || Self::names(op, i, self.cross)
+    }
+
+    /// Whether `op`'s argument `i` is saved only for the other arguments' gradients.
+    pub fn is_cross(self, op: Op, i: usize) -> bool {
+        Self::names(op, i, self.cross)
+    }
+
+    /// Whether `names` holds the name of `op`'s parameter `i`.
+    fn names(op: Op, i: usize, names: &[&str]) -> bool {
+        op.schema()
+            .params
+            .get(i)
+            .is_some_and(|p| names.contains(&p.name.as_str()))
+    }
+
+    /// The names that `op`'s schema does not have (a rule's declaration checked against each op
+    /// it serves).
+    pub fn unknown_names(self, op: Op) -> Vec<&'static str> {
+        let params = &op.schema().params;
+        self.args
+            .iter()
+            .chain(self.cross)
+            .copied()
+            .filter(|n| !params.iter().any(|p| p.name == *n))
+            .collect()
     }
 }
 
@@ -139,35 +151,42 @@ pub struct VjpCtx<'a, T> {
 }
 
 impl<'a, T: Clone> VjpCtx<'a, T> {
-    /// Typed access to the non-tensor arguments (tensors read as slot numbers).
-    pub fn a(&self) -> Args<'a, usize> {
-        Args(self.args)
+    /// The saved tensor of tensor argument `x` (a field of the op's [`args!`]).
+    pub fn saved<'s>(&self, x: impl ArgSlot<'s>) -> Result<T> {
+        x.slot()
+            .and_then(|s| self.inputs.get(*s).cloned().flatten())
+            .ok_or_else(|| {
+                Error::Graph(format!(
+                    "internal: the backward of `{}` reads a tensor it does not save",
+                    self.op
+                ))
+            })
     }
 
-    /// The slot of schema argument `i` (a tensor).
-    pub fn slot(&self, i: usize) -> Result<usize> {
-        self.a().tensor(i).copied()
+    /// The saved tensor of optional tensor argument `x`, `None` where it was not given.
+    pub fn saved_opt(&self, x: Option<&usize>) -> Result<Option<T>> {
+        x.map(|s| self.saved(s)).transpose()
     }
 
-    /// The saved tensor of schema argument `i`.
-    pub fn input(&self, i: usize) -> Result<T> {
-        let s = self.slot(i)?;
-        self.inputs.get(s).cloned().flatten().ok_or_else(|| {
-            Error::Graph(format!(
-                "internal: the backward of `{}` reads argument {i}, which it does not save",
-                self.op
-            ))
+    /// The meta of tensor argument `x`.
+    pub fn meta<'s>(&self, x: impl ArgSlot<'s>) -> Result<&'a TensorMeta> {
+        x.slot()
+            .and_then(|s| self.input_metas.get(*s))
+            .ok_or_else(|| Error::Graph(format!("internal: `{}` has no such tensor", self.op)))
+    }
+
+    /// Whether the tensor argument `x` wants a gradient (an absent optional tensor or a number
+    /// does not).
+    pub fn wants<'s>(&self, x: impl ArgSlot<'s>) -> bool {
+        x.slot().is_some_and(|s| self.needs.get(*s) == Some(&true))
+    }
+
+    /// A `Tensor|Scalar` argument as an operand: its saved tensor, or the number.
+    pub fn operand(&self, x: TensorOrScalar<&usize>) -> Result<Value<T>> {
+        Ok(match x {
+            TensorOrScalar::Tensor(s) => Value::Tensor(self.saved(s)?),
+            TensorOrScalar::Scalar(n) => Value::Scalar(n),
         })
-    }
-
-    /// The meta of schema argument `i` (a tensor).
-    pub fn input_meta(&self, i: usize) -> Result<&'a TensorMeta> {
-        Ok(&self.input_metas[self.slot(i)?])
-    }
-
-    /// Whether schema argument `i` is a tensor that wants a gradient.
-    pub fn needs(&self, i: usize) -> bool {
-        matches!(self.args.get(i), Some(Value::Tensor(s)) if self.needs[*s])
     }
 
     /// Saved output `i`.
@@ -191,12 +210,75 @@ impl<'a, T: Clone> VjpCtx<'a, T> {
     }
 }
 
-/// The gradient of `i`'s slot set to `g` in `out` (when argument `i` is a tensor).
-pub fn put<T>(out: &mut [Option<T>], c: &VjpCtx<'_, impl Clone>, i: usize, g: T) -> Result<()> {
-    let s = c.slot(i)?;
-    out[s] = Some(g);
+/// A tensor argument as an op's `Args` reads it over [`VjpCtx::args`]: its slot (`Tensor`), maybe
+/// absent (`Tensor?`), or maybe a number (`Tensor|Scalar`).
+pub trait ArgSlot<'s> {
+    /// The slot, where the argument is a tensor.
+    fn slot(self) -> Option<&'s usize>;
+}
+
+impl<'s> ArgSlot<'s> for &'s usize {
+    fn slot(self) -> Option<&'s usize> {
+        Some(self)
+    }
+}
+
+impl<'s> ArgSlot<'s> for Option<&'s usize> {
+    fn slot(self) -> Option<&'s usize> {
+        self
+    }
+}
+
+impl<'s> ArgSlot<'s> for TensorOrScalar<&'s usize> {
+    fn slot(self) -> Option<&'s usize> {
+        self.tensor()
+    }
+}
+
+/// The gradient of tensor argument `x` set to `g` in `out` (after `c.wants(x)`).
+pub fn put<'s, T>(out: &mut [Option<T>], x: impl ArgSlot<'s>, g: T) -> Result<()> {
+    let n = out.len();
+    let o = x.slot().and_then(|s| out.get_mut(*s)).ok_or_else(|| {
+        Error::Graph(format!(
+            "internal: a gradient for an absent tensor (of {n})"
+        ))
+    })?;
+    *o = Some(g);
     Ok(())
 }
+
+/// The error of a formula run for an op it does not serve (the [`args!`] fallback).
+pub(crate) fn not_served(op: Op) -> Error {
+    Error::Graph(format!(
+        "internal: this backward formula does not serve `{op}`"
+    ))
+}
+
+/// The forward call's arguments, typed and named by the op's own schema: the `Args` that
+/// `op_args!` generated in the op's module (`rules::<family>::<op>`), read over
+/// [`VjpCtx::args`], so a tensor field holds its slot (`c.saved(a.self_)`, `c.wants(a.weight)`,
+/// `put(&mut out, a.self_, g)`). Formulas never read an argument by position: a schema change
+/// moves the field with its name (the tidy test `vjp_formulas_read_no_argument_by_position`).
+///
+/// `args!(c, Sum => reduce::sum)` reads one op's `Args`. A formula serving several ops reads
+/// each op's own and maps it to what the formula uses:
+/// `args!(c, |a| (a.self_, a.dim), Sum => reduce::sum, Mean => reduce::mean)`.
+/// Any other op is an internal error, never a misread.
+macro_rules! args {
+    ($c:expr, $op:ident => $($m:ident)::+) => {
+        $crate::autograd::vjp::args!($c, |a| a, $op => $($m)::+)
+    };
+    ($c:expr, |$a:ident| $body:expr, $($op:ident => $($m:ident)::+),+ $(,)?) => {
+        match $c.op {
+            $($crate::Op::$op => {
+                let $a = $crate::rules::$($m)::+::Args::read($c.args)?;
+                $body
+            })+
+            other => return Err($crate::autograd::vjp::not_served(other)),
+        }
+    };
+}
+pub(crate) use args;
 
 /// A backward formula instantiated for one [`Emit`] implementation.
 pub type VjpFn<E> = fn(&mut E, &VjpCtx<'_, <E as Emit>::T>) -> Grads<E>;

@@ -3,85 +3,102 @@
 //! `pow(x, y)` `PowBackward1`, `pow(2, x)` `PowBackward2`; `matmul` names the product it ran).
 //! The names were read from PyTorch 2.15 (`tests/python/autograd/semantics.py` pins them).
 
-use crate::{IValue, Op, Value};
+use rynamo_tensor::{IndexItem, Tensor, TensorOrScalar};
 
-fn is_scalar(v: Option<&IValue>) -> bool {
-    matches!(v, Some(Value::Scalar(_)))
+use crate::{IValue, Op};
+
+fn is_scalar(v: TensorOrScalar<&Tensor>) -> bool {
+    matches!(v, TensorOrScalar::Scalar(_))
 }
 
-fn is_none(v: Option<&IValue>) -> bool {
-    matches!(v, Some(Value::None) | None)
-}
-
-fn rank(v: Option<&IValue>) -> usize {
-    match v {
-        Some(Value::Tensor(t)) => t.ndim(),
-        _ => 0,
-    }
-}
-
-/// The node name for this call of `op`, when it differs from its rule's default.
+/// The node name for this call of `op`, when it differs from its rule's default. The arguments
+/// are read through the op's generated `Args`; a call they do not read keeps the default.
 pub(crate) fn node_name(op: Op, args: &[IValue], default: &'static str) -> &'static str {
-    let a = |i: usize| args.get(i);
-    match op {
-        Op::Sum if is_none(a(1)) => "SumBackward0",
-        Op::Mean if is_none(a(1)) => "MeanBackward0",
-        Op::Prod if !is_none(a(1)) => "ProdBackward1",
-        Op::Pow | Op::Pow_ if is_scalar(a(0)) => "PowBackward2",
-        Op::Pow | Op::Pow_ if is_scalar(a(1)) => "PowBackward0",
-        Op::Sub if is_scalar(a(0)) => "RsubBackward1",
-        Op::Div if !is_none(a(2)) => "DivBackward2",
-        Op::Div if is_scalar(a(0)) => "MulBackward0",
-        Op::Squeeze if !is_none(a(1)) => "SqueezeBackward1",
-        Op::Round if matches!(a(1), Some(Value::Int(d)) if *d != 0) => "RoundBackward1",
-        Op::Matmul => match (rank(a(0)), rank(a(1))) {
-            (1, 1) => "DotBackward0",
-            (2, 1) => "MvBackward0",
-            (1, 2) | (2, 2) => "MmBackward0",
-            _ => "UnsafeViewBackward0",
-        },
-        Op::Linear => match (rank(a(0)), is_none(a(2))) {
-            (2, false) => "AddmmBackward0",
-            (2, true) => "MmBackward0",
-            (1, _) => "SqueezeBackward4",
-            _ => "UnsafeViewBackward0",
-        },
-        Op::GetItem => getitem_name(a(1)),
-        Op::NllLoss if rank(a(0)) >= 3 => "NllLoss2DBackward0",
-        // an unbatched input: PyTorch convolves it unsqueezed, then squeezes the batch dim
-        Op::Conv1d | Op::Conv1dPadding if rank(a(0)) == 2 => "SqueezeBackward1",
-        Op::Conv2d | Op::Conv2dPadding if rank(a(0)) == 3 => "SqueezeBackward1",
-        Op::Pad => pad_name(a(1), a(2)),
-        _ => default,
+    /// `|a| name` over the `Args` of op module `rules::<path>`.
+    macro_rules! on {
+        ($($m:ident)::+, |$a:ident| $name:expr) => {
+            crate::rules::$($m)::+::Args::read(args)
+                .ok()
+                .and_then(|$a| -> Option<&'static str> { $name })
+        };
     }
+    let name = match op {
+        Op::Sum => on!(reduce::sum, |a| a.dim.is_none().then_some("SumBackward0")),
+        Op::Mean => on!(reduce::mean, |a| a.dim.is_none().then_some("MeanBackward0")),
+        Op::Prod => on!(reduce::prod, |a| a.dim.is_some().then_some("ProdBackward1")),
+        Op::Pow => on!(binary::pow, |a| if is_scalar(a.self_) {
+            Some("PowBackward2")
+        } else {
+            is_scalar(a.exponent).then_some("PowBackward0")
+        }),
+        Op::Pow_ => on!(binary::pow_, |a| is_scalar(a.exponent)
+            .then_some("PowBackward0")),
+        Op::Sub => on!(binary::sub, |a| is_scalar(a.self_)
+            .then_some("RsubBackward1")),
+        Op::Div => on!(binary::div, |a| if a.rounding_mode.is_some() {
+            Some("DivBackward2")
+        } else {
+            is_scalar(a.self_).then_some("MulBackward0")
+        }),
+        Op::Squeeze => on!(views::squeeze, |a| a
+            .dim
+            .is_some()
+            .then_some("SqueezeBackward1")),
+        Op::Round => on!(unary::round, |a| (a.decimals != 0)
+            .then_some("RoundBackward1")),
+        Op::Matmul => on!(linalg::matmul, |a| Some(
+            match (a.self_.ndim(), a.other.ndim()) {
+                (1, 1) => "DotBackward0",
+                (2, 1) => "MvBackward0",
+                (1, 2) | (2, 2) => "MmBackward0",
+                _ => "UnsafeViewBackward0",
+            }
+        )),
+        Op::Linear => on!(linalg::linear, |a| Some(
+            match (a.input.ndim(), a.bias.is_none()) {
+                (2, false) => "AddmmBackward0",
+                (2, true) => "MmBackward0",
+                (1, _) => "SqueezeBackward4",
+                _ => "UnsafeViewBackward0",
+            }
+        )),
+        Op::GetItem => on!(views::get_item, |a| Some(getitem_name(a.indices))),
+        Op::NllLoss => on!(loss::nll_loss, |a| (a.input.ndim() >= 3)
+            .then_some("NllLoss2DBackward0")),
+        // an unbatched input: PyTorch convolves it unsqueezed, then squeezes the batch dim
+        Op::Conv1d => on!(conv::conv1d, |a| (a.input.ndim() == 2)
+            .then_some("SqueezeBackward1")),
+        Op::Conv1dPadding => on!(conv::conv1d_padding, |a| (a.input.ndim() == 2)
+            .then_some("SqueezeBackward1")),
+        Op::Conv2d => on!(conv::conv2d, |a| (a.input.ndim() == 3)
+            .then_some("SqueezeBackward1")),
+        Op::Conv2dPadding => on!(conv::conv2d_padding, |a| (a.input.ndim() == 3)
+            .then_some("SqueezeBackward1")),
+        Op::Pad => on!(nn::pad, |a| Some(pad_name(a.pad, a.mode))),
+        _ => None,
+    };
+    name.unwrap_or(default)
 }
 
 /// `F.pad` dispatches on the mode and the number of padded dims (circular padding is written
 /// with in-place copies in PyTorch, so its node is `CopySlices`).
-fn pad_name(pad: Option<&IValue>, mode: Option<&IValue>) -> &'static str {
-    let dims = match pad {
-        Some(Value::IntList(p)) => p.len() / 2,
-        _ => 0,
-    };
-    match (mode, dims) {
-        (Some(Value::Str(m)), 1) if m == "reflect" => "ReflectionPad1DBackward0",
-        (Some(Value::Str(m)), 2) if m == "reflect" => "ReflectionPad2DBackward0",
-        (Some(Value::Str(m)), 3) if m == "reflect" => "ReflectionPad3DBackward0",
-        (Some(Value::Str(m)), 1) if m == "replicate" => "ReplicationPad1DBackward0",
-        (Some(Value::Str(m)), 2) if m == "replicate" => "ReplicationPad2DBackward0",
-        (Some(Value::Str(m)), 3) if m == "replicate" => "ReplicationPad3DBackward0",
-        (Some(Value::Str(m)), _) if m == "circular" => "CopySlices",
+fn pad_name(pad: &[i64], mode: &str) -> &'static str {
+    match (mode, pad.len() / 2) {
+        ("reflect", 1) => "ReflectionPad1DBackward0",
+        ("reflect", 2) => "ReflectionPad2DBackward0",
+        ("reflect", 3) => "ReflectionPad3DBackward0",
+        ("replicate", 1) => "ReplicationPad1DBackward0",
+        ("replicate", 2) => "ReplicationPad2DBackward0",
+        ("replicate", 3) => "ReplicationPad3DBackward0",
+        ("circular", _) => "CopySlices",
         _ => "ConstantPadNdBackward0",
     }
 }
 
 /// `x[...]` is a chain of views in PyTorch unless it holds a tensor: the node is the last view
 /// applied (full slices `:` and `...` apply none).
-fn getitem_name(index: Option<&IValue>) -> &'static str {
+fn getitem_name(items: &[IndexItem<Tensor>]) -> &'static str {
     use rynamo_tensor::IndexItem as I;
-    let Some(Value::Index(items)) = index else {
-        return "IndexBackward0";
-    };
     if items.iter().any(|i| matches!(i, I::Tensor(_) | I::Bool(_))) {
         return "IndexBackward0";
     }

@@ -5,7 +5,7 @@
 use rynamo_tensor::{Scalar, Tensor};
 
 use super::pointwise::{grad_or_return, unary};
-use super::{Composite, Grads, Saves, VjpCtx, VjpRule, composite_rule, put, vjp_rule};
+use super::{Composite, Grads, Saves, VjpCtx, VjpRule, args, composite_rule, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value, ValueId};
 
@@ -93,55 +93,48 @@ pub(super) fn normalized_input_grad<E: Emit>(
     e.mul(&d, rstd)
 }
 
-/// The saved tensor of optional argument `i`, `None` when it was not given.
-fn opt_input<T: Clone>(c: &VjpCtx<'_, T>, i: usize) -> Result<Option<T>> {
-    match c.args.get(i) {
-        Some(Value::Tensor(_)) => c.input(i).map(Some),
-        _ => Ok(None),
-    }
-}
-
 /// layer_norm(input, normalized_shape, weight, bias, eps): the `layer_norm_backward` kernel;
 /// under `create_graph` the same gradients as ops, so they can be differentiated again.
 fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, LayerNorm => nn::layer_norm);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let x = c.input(0)?;
-    let n = c.input_meta(0)?.shape.len() as i64;
-    let ns = c.a().ints(1)?.to_vec();
+    let x = c.saved(a.input)?;
+    let n = c.meta(a.input)?.shape.len() as i64;
+    let ns = a.normalized_shape.to_vec();
     let dims: Vec<i64> = (n - ns.len() as i64..n).collect();
-    let w = opt_input(c, 2)?;
-    let eps = c.a().float(4)?;
+    let w = c.saved_opt(a.weight)?;
+    let eps = a.eps;
     if !crate::autograd::is_grad_enabled() {
         let wv = w.as_ref().map_or(Value::None, t);
         let mut r = e.call(
             Op::LayerNormBackward,
             vec![t(&g), t(&x), Value::IntList(ns), wv, Value::Float(eps)],
         )?;
-        for (k, slot) in [(2, 3), (1, 2), (0, 0)] {
+        for (k, x) in [(2, a.bias), (1, a.weight), (0, Some(a.input))] {
             let d = r.remove(k);
-            if c.needs(slot) {
-                put(&mut out, c, slot, d)?;
+            if c.wants(x) {
+                put(&mut out, x, d)?;
             }
         }
         return Ok(out);
     }
     let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
-    if c.needs(0) {
+    if c.wants(a.input) {
         let gw = match &w {
             Some(w) => e.mul(&g, w)?,
             None => g.clone(),
         };
         let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.input, d)?;
     }
-    if c.needs(2) {
+    if c.wants(a.weight) {
         // summed over the leading dims by the engine
         let d = e.mul(&g, &xhat)?;
-        put(&mut out, c, 2, d)?;
+        put(&mut out, a.weight, d)?;
     }
-    if c.needs(3) {
-        put(&mut out, c, 3, g)?;
+    if c.wants(a.bias) {
+        put(&mut out, a.bias, g)?;
     }
     Ok(out)
 }
@@ -151,28 +144,29 @@ fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// (the running statistics are neither saved nor differentiated, so a second forward updating
 /// them before backward is fine, as in PyTorch); under `create_graph` the same as ops.
 fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, BatchNorm => nn::batch_norm);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.a().bool(5)? {
+    if !a.training {
         return Err(crate::Error::Graph(
             "internal: evaluation-mode batch_norm is differentiated through its decomposition"
                 .into(),
         ));
     }
-    let x = c.input(0)?;
-    let shape = c.input_meta(0)?.shape.clone();
-    let w = opt_input(c, 3)?;
-    let eps = c.a().float(7)?;
+    let x = c.saved(a.input)?;
+    let shape = c.meta(a.input)?.shape.clone();
+    let w = c.saved_opt(a.weight)?;
+    let eps = a.eps;
     if !crate::autograd::is_grad_enabled() {
         let wv = w.as_ref().map_or(Value::None, t);
         let mut r = e.call(
             Op::BatchNormBackward,
             vec![t(&g), t(&x), wv, Value::Float(eps)],
         )?;
-        for (k, slot) in [(2, 4), (1, 3), (0, 0)] {
+        for (k, x) in [(2, a.bias), (1, a.weight), (0, Some(a.input))] {
             let d = r.remove(k);
-            if c.needs(slot) {
-                put(&mut out, c, slot, d)?;
+            if c.wants(x) {
+                put(&mut out, x, d)?;
             }
         }
         return Ok(out);
@@ -181,7 +175,7 @@ fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut chan = vec![1usize; shape.len()];
     chan[1] = shape[1];
     let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
-    if c.needs(0) {
+    if c.wants(a.input) {
         let gw = match &w {
             Some(w) => {
                 let wv = e.reshape(w, &chan)?;
@@ -190,16 +184,16 @@ fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             None => g.clone(),
         };
         let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.input, d)?;
     }
-    if c.needs(3) {
+    if c.wants(a.weight) {
         let d = e.mul(&g, &xhat)?;
         let d = e.sum_dims(&d, &dims, false)?;
-        put(&mut out, c, 3, d)?;
+        put(&mut out, a.weight, d)?;
     }
-    if c.needs(4) {
+    if c.wants(a.bias) {
         let d = e.sum_dims(&g, &dims, false)?;
-        put(&mut out, c, 4, d)?;
+        put(&mut out, a.bias, d)?;
     }
     Ok(out)
 }
@@ -212,20 +206,27 @@ where
     E::T: Facts,
 {
     E::T::check(Op::BatchNorm, args)?;
-    let a = crate::Args(args);
-    if a.bool(5)? {
+    let a = crate::rules::nn::batch_norm::Args::read(args)?;
+    if a.training {
         return Ok(None);
     }
-    let x = a.tensor(0)?;
+    let x = a.input;
     let shape = e.shape(x);
     let dt = e.dtype(x);
     let f64_ = rynamo_tensor::DType::Float64;
-    let rm = e.to_dtype(a.tensor(1)?, f64_)?;
-    let rv = e.to_dtype(a.tensor(2)?, f64_)?;
-    let eps = a.float(7)?;
+    let internal = |what: &str| {
+        crate::Error::Graph(format!(
+            "internal: evaluation-mode batch_norm without {what}"
+        ))
+    };
+    let rm = a.running_mean.ok_or_else(|| internal("running_mean"))?;
+    let rv = a.running_var.ok_or_else(|| internal("running_var"))?;
+    let rm = e.to_dtype(rm, f64_)?;
+    let rv = e.to_dtype(rv, f64_)?;
+    let eps = a.eps;
     let sd = e.add_s(&rv, eps)?;
     let sd = e.unary(Op::Sqrt, &sd)?;
-    let scale = match a.opt_tensor(3)? {
+    let scale = match a.weight {
         Some(w) => {
             let w = e.to_dtype(w, f64_)?;
             e.div(&w, &sd)?
@@ -233,7 +234,7 @@ where
         None => e.op(Op::Div, vec![f(1.0), t(&sd)])?,
     };
     let ms = e.mul(&rm, &scale)?;
-    let shift = match a.opt_tensor(4)? {
+    let shift = match a.bias {
         Some(b) => {
             let b = e.to_dtype(b, f64_)?;
             e.sub(&b, &ms)?
@@ -253,22 +254,23 @@ where
 /// group_norm(input, num_groups, weight, bias, eps): a layer norm of each `[N, G, C/G * S]`
 /// group, with a per-channel scale.
 fn group_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, GroupNorm => nn::group_norm);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let x = c.input(0)?;
-    let shape = c.input_meta(0)?.shape.clone();
+    let x = c.saved(a.input)?;
+    let shape = c.meta(a.input)?.shape.clone();
     let (n, ch) = (shape[0], shape[1]);
-    let groups = c.a().int(1)? as usize;
+    let groups = a.num_groups as usize;
     let per = shape.iter().product::<usize>() / (n * groups).max(1);
     let grouped = [n, groups, per];
-    let w = opt_input(c, 2)?;
+    let w = c.saved_opt(a.weight)?;
     let xr = e.reshape(&x, &grouped)?;
-    let (xhat, rstd) = normalize(e, &xr, &[2], c.a().float(4)?)?;
+    let (xhat, rstd) = normalize(e, &xr, &[2], a.eps)?;
     // dims other than the channel dim, for the per-channel sums
     let others: Vec<i64> = (0..shape.len() as i64).filter(|&d| d != 1).collect();
     let mut chan = vec![1usize; shape.len()];
     chan[1] = ch;
-    if c.needs(0) {
+    if c.wants(a.input) {
         let gw = match &w {
             Some(w) => {
                 let wv = e.reshape(w, &chan)?;
@@ -279,17 +281,17 @@ fn group_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let gw = e.reshape(&gw, &grouped)?;
         let d = normalized_input_grad(e, &gw, &xhat, &rstd, &[2])?;
         let d = e.reshape(&d, &shape)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.input, d)?;
     }
-    if c.needs(2) {
+    if c.wants(a.weight) {
         let xh = e.reshape(&xhat, &shape)?;
         let d = e.mul(&g, &xh)?;
         let d = e.sum_dims(&d, &others, false)?;
-        put(&mut out, c, 2, d)?;
+        put(&mut out, a.weight, d)?;
     }
-    if c.needs(3) {
+    if c.wants(a.bias) {
         let d = e.sum_dims(&g, &others, false)?;
-        put(&mut out, c, 3, d)?;
+        put(&mut out, a.bias, d)?;
     }
     Ok(out)
 }
@@ -297,20 +299,21 @@ fn group_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// embedding(input, weight, padding_idx): each row's gradient summed into the rows it was read
 /// from; rows read at `padding_idx` get none (`embedding_dense_backward`).
 fn embedding<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Embedding => nn::embedding);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(1) {
+    if !c.wants(a.weight) {
         return Ok(out);
     }
-    let wshape = c.input_meta(1)?.shape.clone();
+    let wshape = c.meta(a.weight)?.shape.clone();
     let (rows, dim) = (wshape[0], wshape[1]);
-    let idx = c.input(0)?;
-    let m: usize = c.input_meta(0)?.shape.iter().product();
+    let idx = c.saved(a.input)?;
+    let m: usize = c.meta(a.input)?.shape.iter().product();
     // int32 indices are allowed; scatter_add takes int64
     let idx = e.to_dtype(&idx, rynamo_tensor::DType::Int64)?;
     let flat = e.reshape(&idx, &[m, 1])?;
     let mut g2 = e.reshape(&g, &[m, dim])?;
-    if let Some(p) = c.a().opt_int(2)? {
+    if let Some(p) = a.padding_idx {
         let p = if p < 0 { p + rows as i64 } else { p };
         let hit = e.cmp_s(Op::Eq, &flat, p as f64)?;
         g2 = e.where_(&hit, f(0.0), t(&g2))?;
@@ -318,19 +321,20 @@ fn embedding<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let at = e.expand(&flat, &[m, dim])?;
     let z = e.zeros(&wshape, e.dtype(&g))?;
     let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&at), t(&g2)])?;
-    put(&mut out, c, 1, d)?;
+    put(&mut out, a.weight, d)?;
     Ok(out)
 }
 
 /// dropout when it is the identity (not training, or `p == 0`); training goes through
 /// [`dropout_parts`], which saves the mask.
 fn dropout<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    if c.a().bool(2)? && c.a().float(1)? > 0.0 {
+    let a = args!(c, Dropout => nn::dropout);
+    if a.training && a.p > 0.0 {
         return Err(crate::Error::Graph(
             "internal: training dropout is differentiated through its decomposition".into(),
         ));
     }
-    unary(e, c, |_, _, g| Ok(g))
+    unary(e, c, a.input, |_, _, g| Ok(g))
 }
 
 /// dropout(x, p, training) in training: `x * noise`, `noise` the kernel's scaled keep mask
@@ -341,12 +345,12 @@ where
     E::T: Facts,
 {
     E::T::check(Op::Dropout, args)?;
-    let a = crate::Args(args);
-    let (p, training) = (a.float(1)?, a.bool(2)?);
-    if !training || p == 0.0 {
+    let a = crate::rules::nn::dropout::Args::read(args)?;
+    let p = a.p;
+    if !a.training || p == 0.0 {
         return Ok(None);
     }
-    let x = a.tensor(0)?.clone();
+    let x = a.input.clone();
     let ones = e.op(Op::OnesLike, vec![t(&x)])?;
     let noise = e.op(
         Op::Dropout,
@@ -381,10 +385,11 @@ fn pad_index<E: Emit>(e: &mut E, mode: &str, n: i64, a: i64, b: i64) -> Result<E
 /// other modes copy each output position from an input position per dim, so the gradient is
 /// summed back one padded dim at a time.
 fn pad<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    let pads = c.a().ints(1)?.to_vec();
-    let mode = c.a().str(2)?.to_string();
-    unary(e, c, |e, _, g| {
+    let a = args!(c, Pad => nn::pad);
+    let shape = c.meta(a.input)?.shape.clone();
+    let pads = a.pad.to_vec();
+    let mode = a.mode.to_string();
+    unary(e, c, a.input, |e, _, g| {
         if mode == "constant" {
             let neg: Vec<i64> = pads.iter().map(|p| -p).collect();
             return e.op(Op::Pad, vec![t(&g), Value::IntList(neg)]);
@@ -411,14 +416,23 @@ fn pad<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
-pub(crate) static LAYER_NORM: VjpRule =
-    vjp_rule!("NativeLayerNormBackward0", Saves::args(&[0, 2]), layer_norm);
-pub(crate) static GROUP_NORM: VjpRule =
-    vjp_rule!("NativeGroupNormBackward0", Saves::args(&[0, 2]), group_norm);
-pub(crate) static BATCH_NORM: VjpRule =
-    vjp_rule!("NativeBatchNormBackward0", Saves::args(&[0, 3]), batch_norm);
+pub(crate) static LAYER_NORM: VjpRule = vjp_rule!(
+    "NativeLayerNormBackward0",
+    Saves::args(&["input", "weight"]),
+    layer_norm
+);
+pub(crate) static GROUP_NORM: VjpRule = vjp_rule!(
+    "NativeGroupNormBackward0",
+    Saves::args(&["input", "weight"]),
+    group_norm
+);
+pub(crate) static BATCH_NORM: VjpRule = vjp_rule!(
+    "NativeBatchNormBackward0",
+    Saves::args(&["input", "weight"]),
+    batch_norm
+);
 pub(crate) static EMBEDDING: VjpRule =
-    vjp_rule!("EmbeddingBackward0", Saves::args(&[0]), embedding);
+    vjp_rule!("EmbeddingBackward0", Saves::args(&["input"]), embedding);
 pub(crate) static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
 pub(crate) static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
 

@@ -5,7 +5,7 @@ use rynamo_tensor::layout::wrap_dim;
 
 use super::pointwise::{grad_or_return, unary};
 use super::reduce::scatter_back;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -20,18 +20,19 @@ fn reverse_cumsum<E: Emit>(e: &mut E, x: &E::T, d: i64) -> Result<E::T> {
     flip_dim(e, &r, d)
 }
 
-/// The input's dim `i` argument wrapped, or `None` for a 0-d input.
-fn dim_of<T: Clone>(c: &VjpCtx<'_, T>, i: usize) -> Result<Option<i64>> {
-    let n = c.input_meta(0)?.shape.len();
+/// `dim` of tensor argument `x` wrapped, or `None` for a 0-d `x`.
+fn dim_of<T: Clone>(c: &VjpCtx<'_, T>, x: &usize, dim: i64) -> Result<Option<i64>> {
+    let n = c.meta(x)?.shape.len();
     if n == 0 {
         return Ok(None);
     }
-    Ok(Some(wrap_dim(c.a().int(i)?, n)? as i64))
+    Ok(Some(wrap_dim(dim, n)? as i64))
 }
 
 fn cumsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let d = dim_of(c, 1)?;
-    unary(e, c, |e, _, g| match d {
+    let a = args!(c, Cumsum => order::cumsum);
+    let d = dim_of(c, a.self_, a.dim)?;
+    unary(e, c, a.self_, |e, _, g| match d {
         None => Ok(g),
         Some(d) => reverse_cumsum(e, &g, d),
     })
@@ -44,15 +45,16 @@ fn cumsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// zero gradients after the first zero on that zero, so under `create_graph` the O(n^2) form
 /// (`cumprod_differentiable`) runs instead.
 fn cumprod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let d = dim_of(c, 1)?;
-    let shape = c.input_meta(0)?.shape.clone();
-    unary(e, c, |e, c, g| {
+    let a = args!(c, Cumprod => order::cumprod);
+    let d = dim_of(c, a.self_, a.dim)?;
+    let shape = c.meta(a.self_)?.shape.clone();
+    unary(e, c, a.self_, |e, c, g| {
         let Some(d) = d else { return Ok(g) };
         let n = shape[d as usize];
         if n <= 1 {
             return Ok(g);
         }
-        let x = c.input(0)?;
+        let x = c.saved(a.self_)?;
         if crate::autograd::is_grad_enabled() {
             return cumprod_differentiable(e, &x, &g, d, n);
         }
@@ -114,10 +116,11 @@ fn cumprod_differentiable<E: Emit>(
 /// logcumsumexp: `d_k = sum_{j >= k} g_j exp(x_k - out_j)`, summed in log space separately
 /// for the positive and negative parts of `g` so nothing overflows.
 fn logcumsumexp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let d = dim_of(c, 1)?;
-    unary(e, c, |e, c, g| {
+    let a = args!(c, Logcumsumexp => order::logcumsumexp);
+    let d = dim_of(c, a.self_, a.dim)?;
+    unary(e, c, a.self_, |e, c, g| {
         let Some(d) = d else { return Ok(g) };
-        let x = c.input(0)?;
+        let x = c.saved(a.self_)?;
         let out = c.output(0)?;
         let mut parts = Vec::with_capacity(2);
         for sign in [1.0, -1.0] {
@@ -137,16 +140,13 @@ fn logcumsumexp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 /// sort / topk values: the gradient goes back to the positions the values came from.
 fn select_values<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (x, dim) = args!(c, |a| (a.self_, a.dim), Sort => order::sort, Topk => order::topk);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let shape = c.input_meta(0)?.shape.clone();
-        let dim = match c.op {
-            Op::Topk => c.a().int(2)?,
-            _ => c.a().int(1)?,
-        };
+    if c.wants(x) {
+        let shape = c.meta(x)?.shape.clone();
         let d = scatter_back(e, &g, &c.output(1)?, &shape, dim, true)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
     Ok(out)
 }
@@ -154,30 +154,35 @@ fn select_values<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// cummax / cummin values: each output's gradient goes to the element it copied (several
 /// outputs may copy the same one, so they are summed).
 fn cum_extremum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (self_, dim) =
+        args!(c, |a| (a.self_, a.dim), Cummax => order::cummax, Cummin => order::cummin);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let shape = c.input_meta(0)?.shape.clone();
+    if c.wants(self_) {
+        let shape = c.meta(self_)?.shape.clone();
         let d = if shape.is_empty() {
             g
         } else {
             let z = e.zeros(&shape, e.dtype(&g))?;
             e.op(
                 Op::ScatterAdd,
-                vec![t(&z), Value::Int(c.a().int(1)?), t(&c.output(1)?), t(&g)],
+                vec![t(&z), Value::Int(dim), t(&c.output(1)?), t(&g)],
             )?
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, self_, d)?;
     }
     Ok(out)
 }
 
 pub(crate) static CUMSUM: VjpRule = vjp_rule!("CumsumBackward0", Saves::NONE, cumsum);
-pub(crate) static CUMPROD: VjpRule =
-    vjp_rule!("CumprodBackward0", Saves::args_and_output(&[0]), cumprod);
+pub(crate) static CUMPROD: VjpRule = vjp_rule!(
+    "CumprodBackward0",
+    Saves::args_and_output(&["self"]),
+    cumprod
+);
 pub(crate) static LCSE: VjpRule = vjp_rule!(
     "LogcumsumexpBackward0",
-    Saves::args_and_output(&[0]),
+    Saves::args_and_output(&["self"]),
     logcumsumexp
 );
 pub(crate) static SORT: VjpRule = vjp_rule!("SortBackward0", Saves::OUTPUT, select_values);

@@ -3,21 +3,9 @@
 
 use std::f64::consts::{LN_2, LN_10, PI};
 
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
-use crate::{Op, Result, Value};
-
-/// Argument `i` as an operand: the saved tensor, or the number passed there.
-pub(super) fn operand<E: Emit>(c: &VjpCtx<'_, E::T>, i: usize) -> Result<Value<E::T>> {
-    match c.args.get(i) {
-        Some(Value::Tensor(_)) => Ok(Value::Tensor(c.input(i)?)),
-        Some(Value::Scalar(s)) => Ok(Value::Scalar(*s)),
-        _ => Err(crate::Error::BadArgs(format!(
-            "internal: argument {i} of `{}` is not an operand",
-            c.op
-        ))),
-    }
-}
+use crate::{Op, Result};
 
 /// The single output gradient, or no gradients at all when none reached the node.
 macro_rules! grad_or_return {
@@ -30,27 +18,31 @@ macro_rules! grad_or_return {
 }
 pub(super) use grad_or_return;
 
-/// A formula whose only differentiable argument is `self` (argument 0): `dself = f(e, c, g)`.
+/// A formula whose only differentiable argument is the tensor in slot `x` (the op's `self`):
+/// `dself = f(e, c, g)`.
 pub(super) fn unary<E: Emit>(
     e: &mut E,
     c: &VjpCtx<'_, E::T>,
+    x: &usize,
     f: impl FnOnce(&mut E, &VjpCtx<'_, E::T>, E::T) -> Result<E::T>,
 ) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
+    if c.wants(x) {
         let d = f(e, c, g)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
     Ok(out)
 }
 
 fn neg<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, _, g| e.neg(&g))
+    let a = args!(c, Neg => unary::neg);
+    unary(e, c, a.self_, |e, _, g| e.neg(&g))
 }
 
 fn exp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
+    let a = args!(c, Exp => unary::exp);
+    unary(e, c, a.self_, |e, c, g| {
         let y = c.output(0)?;
         // Holomorphic: the gradient is `g * conj(exp(z))` (PyTorch's complex convention).
         let y = if e.dtype(&y).is_complex() {
@@ -63,48 +55,55 @@ fn exp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn exp2<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
+    let a = args!(c, Exp2 => unary::exp2);
+    unary(e, c, a.self_, |e, c, g| {
         let d = e.mul_s(&c.output(0)?, LN_2)?;
         e.mul(&g, &d)
     })
 }
 
 fn expm1<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
+    let a = args!(c, Expm1 => unary::expm1);
+    unary(e, c, a.self_, |e, c, g| {
         let d = e.add_s(&c.output(0)?, 1.0)?;
         e.mul(&g, &d)
     })
 }
 
 fn log<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| e.div(&g, &c.input(0)?))
+    let a = args!(c, Log => unary::log);
+    unary(e, c, a.self_, |e, c, g| e.div(&g, &c.saved(a.self_)?))
 }
 
 fn log_base<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let self_ = args!(c, |a| a.self_, Log2 => unary::log2, Log10 => unary::log10);
     let ln = if c.op == Op::Log2 { LN_2 } else { LN_10 };
-    unary(e, c, |e, c, g| {
-        let d = e.mul_s(&c.input(0)?, ln)?;
+    unary(e, c, self_, |e, c, g| {
+        let d = e.mul_s(&c.saved(self_)?, ln)?;
         e.div(&g, &d)
     })
 }
 
 fn log1p<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.add_s(&c.input(0)?, 1.0)?;
+    let a = args!(c, Log1p => unary::log1p);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.add_s(&c.saved(a.self_)?, 1.0)?;
         e.div(&g, &d)
     })
 }
 
 fn sqrt<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
+    let a = args!(c, Sqrt => unary::sqrt);
+    unary(e, c, a.self_, |e, c, g| {
         let d = e.mul_s(&c.output(0)?, 2.0)?;
         e.div(&g, &d)
     })
 }
 
 fn rsqrt<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Rsqrt => unary::rsqrt);
     // -0.5 * grad * result^3
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let r3 = e.pow_s(&c.output(0)?, 3.0)?;
         let d = e.mul_s(&r3, -0.5)?;
         e.mul(&g, &d)
@@ -112,23 +111,26 @@ fn rsqrt<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn sin<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.unary(Op::Cos, &c.input(0)?)?;
+    let a = args!(c, Sin => unary::sin);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.unary(Op::Cos, &c.saved(a.self_)?)?;
         e.mul(&g, &d)
     })
 }
 
 fn cos<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let s = e.unary(Op::Sin, &c.input(0)?)?;
+    let a = args!(c, Cos => unary::cos);
+    unary(e, c, a.self_, |e, c, g| {
+        let s = e.unary(Op::Sin, &c.saved(a.self_)?)?;
         let d = e.neg(&s)?;
         e.mul(&g, &d)
     })
 }
 
 fn tan<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Tan => unary::tan);
     // grad * (1 + result^2)
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let r = c.output(0)?;
         let r2 = e.mul(&r, &r)?;
         let d = e.add_s(&r2, 1.0)?;
@@ -143,16 +145,18 @@ pub(super) fn one_minus_sq<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
 }
 
 fn asin<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = one_minus_sq(e, &c.input(0)?)?;
+    let a = args!(c, Asin => unary::asin);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = one_minus_sq(e, &c.saved(a.self_)?)?;
         let d = e.unary(Op::Sqrt, &d)?;
         e.div(&g, &d)
     })
 }
 
 fn acos<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = one_minus_sq(e, &c.input(0)?)?;
+    let a = args!(c, Acos => unary::acos);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = one_minus_sq(e, &c.saved(a.self_)?)?;
         let d = e.unary(Op::Rsqrt, &d)?;
         let d = e.neg(&d)?;
         e.mul(&g, &d)
@@ -160,8 +164,9 @@ fn acos<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn atan<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    let a = args!(c, Atan => unary::atan);
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let x2 = e.mul(&x, &x)?;
         let d = e.add_s(&x2, 1.0)?;
         e.div(&g, &d)
@@ -169,30 +174,34 @@ fn atan<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn sinh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.unary(Op::Cosh, &c.input(0)?)?;
+    let a = args!(c, Sinh => unary::sinh);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.unary(Op::Cosh, &c.saved(a.self_)?)?;
         e.mul(&g, &d)
     })
 }
 
 fn cosh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.unary(Op::Sinh, &c.input(0)?)?;
+    let a = args!(c, Cosh => unary::cosh);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.unary(Op::Sinh, &c.saved(a.self_)?)?;
         e.mul(&g, &d)
     })
 }
 
 fn tanh<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Tanh => unary::tanh);
     // grad * (1 - result^2)
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let d = one_minus_sq(e, &c.output(0)?)?;
         e.mul(&g, &d)
     })
 }
 
 fn sigmoid<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Sigmoid => unary::sigmoid);
     // grad * result * (1 - result)
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let r = c.output(0)?;
         let one_minus = e.rsub_s(1.0, &r)?;
         let d = e.mul(&r, &one_minus)?;
@@ -201,17 +210,19 @@ fn sigmoid<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn relu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Relu => unary::relu);
     // threshold_backward(grad, result, 0): grad where result > 0
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let pos = e.cmp_s(Op::Gt, &c.output(0)?, 0.0)?;
         e.where_(&pos, t(&g), f(0.0))
     })
 }
 
 fn relu6<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Relu6 => unary::relu6);
     // hardtanh_backward(grad, self, 0, 6): grad where 0 < x < 6
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let lo = e.cmp_s(Op::Gt, &x, 0.0)?;
         let hi = e.cmp_s(Op::Lt, &x, 6.0)?;
         let inside = e.op(Op::LogicalAnd, vec![t(&lo), t(&hi)])?;
@@ -220,19 +231,21 @@ fn relu6<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn leaky_relu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let slope = c.a().scalar(1)?.to_f64();
-    unary(e, c, |e, c, g| {
-        let pos = e.cmp_s(Op::Gt, &c.input(0)?, 0.0)?;
+    let a = args!(c, LeakyRelu => unary::leaky_relu);
+    let slope = a.negative_slope.to_f64();
+    unary(e, c, a.self_, |e, c, g| {
+        let pos = e.cmp_s(Op::Gt, &c.saved(a.self_)?, 0.0)?;
         let neg = e.mul_s(&g, slope)?;
         e.where_(&pos, t(&g), t(&neg))
     })
 }
 
 fn elu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Elu => unary::elu);
     // x > 0: grad; else grad * alpha * exp(x)
-    let alpha = c.a().scalar(1)?.to_f64();
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    let alpha = a.alpha.to_f64();
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let pos = e.cmp_s(Op::Gt, &x, 0.0)?;
         let ex = e.unary(Op::Exp, &x)?;
         let ex = e.mul_s(&ex, alpha)?;
@@ -242,9 +255,10 @@ fn elu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn gelu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let tanh_approx = c.a().str(1)? == "tanh";
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    let a = args!(c, Gelu => unary::gelu);
+    let tanh_approx = a.approximate == "tanh";
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let d = if tanh_approx {
             // u = k * (x + 0.044715 x^3), k = sqrt(2/pi); y = 0.5 x (1 + tanh u)
             // dy/dx = 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 * 0.044715 x^2)
@@ -283,9 +297,10 @@ fn gelu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn silu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Silu => unary::silu);
     // sig(x) * (1 + x * (1 - sig(x)))
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let s = e.unary(Op::Sigmoid, &x)?;
         let one_minus = e.rsub_s(1.0, &s)?;
         let xs = e.mul(&x, &one_minus)?;
@@ -296,9 +311,10 @@ fn silu<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn mish<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Mish => unary::mish);
     // tanh(sp) + x * sig(x) * (1 - tanh(sp)^2), sp = softplus(x)
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let sp = e.op(Op::Softplus, vec![t(&x)])?;
         let th = e.unary(Op::Tanh, &sp)?;
         let s = e.unary(Op::Sigmoid, &x)?;
@@ -311,11 +327,12 @@ fn mish<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn softplus<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Softplus => unary::softplus);
     // x * beta > threshold: grad; else grad * sigmoid(beta * x)
-    let beta = c.a().scalar(1)?.to_f64();
-    let threshold = c.a().scalar(2)?.to_f64();
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    let beta = a.beta.to_f64();
+    let threshold = a.threshold.to_f64();
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let bx = e.mul_s(&x, beta)?;
         let lin = e.cmp_s(Op::Gt, &bx, threshold)?;
         let s = e.unary(Op::Sigmoid, &bx)?;
@@ -325,9 +342,10 @@ fn softplus<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn erf<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Erf => unary::erf);
     // 2 / sqrt(pi) * exp(-x^2)
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let x2 = e.mul(&x, &x)?;
         let nx2 = e.neg(&x2)?;
         let ex = e.unary(Op::Exp, &nx2)?;
@@ -339,16 +357,21 @@ fn erf<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// floor, ceil, round, trunc, sign: zero almost everywhere (PyTorch returns zeros, so a leaf's
 /// `.grad` becomes zeros rather than staying `None`).
 fn zero<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, _, g| e.zeros_like(&g))
+    let self_ = args!(c, |a| a.self_,
+        Floor => unary::floor, Ceil => unary::ceil, Round => unary::round, Trunc => unary::trunc,
+        Sign => unary::sign);
+    unary(e, c, self_, |e, _, g| e.zeros_like(&g))
 }
 
 fn identity<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |_, _, g| Ok(g))
+    let a = args!(c, Frac => unary::frac);
+    unary(e, c, a.self_, |_, _, g| Ok(g))
 }
 
 fn abs<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    let a = args!(c, Abs => unary::abs);
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         if e.dtype(&x).is_complex() {
             return super::complex::abs_complex(e, &x, &g);
         }
@@ -358,8 +381,9 @@ fn abs<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn reciprocal<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Reciprocal => unary::reciprocal);
     // -grad * result^2
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let r = c.output(0)?;
         let r2 = e.mul(&r, &r)?;
         let d = e.neg(&r2)?;
@@ -368,31 +392,32 @@ fn reciprocal<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn square<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |e, c, g| {
-        let d = e.mul_s(&c.input(0)?, 2.0)?;
+    let a = args!(c, Square => unary::square);
+    unary(e, c, a.self_, |e, c, g| {
+        let d = e.mul_s(&c.saved(a.self_)?, 2.0)?;
         e.mul(&g, &d)
     })
 }
 
 fn nan_to_num<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, NanToNum => unary::nan_to_num);
     // grad * isfinite(self)
-    unary(e, c, |e, c, g| {
-        let fin = e.unary(Op::IsFinite, &c.input(0)?)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let fin = e.unary(Op::IsFinite, &c.saved(a.self_)?)?;
         e.where_(&fin, t(&g), f(0.0))
     })
 }
 
 fn logit<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Logit => unary::logit);
     // grad / (x (1 - x)); outside [eps, 1 - eps]: 0, or without eps outside [0, 1]: NaN
-    let eps = crate::rules::unary::logit::Args::read(c.args)?
-        .eps
-        .filter(|eps| *eps >= 0.0);
+    let eps = a.eps.filter(|eps| *eps >= 0.0);
     let (lo, hi, outside) = match eps {
         Some(eps) => (eps, 1.0 - eps, 0.0),
         None => (0.0, 1.0, f64::NAN),
     };
-    unary(e, c, |e, c, g| {
-        let x = c.input(0)?;
+    unary(e, c, a.self_, |e, c, g| {
+        let x = c.saved(a.self_)?;
         let one_minus = e.rsub_s(1.0, &x)?;
         let den = e.mul(&x, &one_minus)?;
         let d = e.div(&g, &den)?;
@@ -404,8 +429,9 @@ fn logit<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn erfinv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Erfinv => unary::erfinv);
     // grad * sqrt(pi) / 2 * exp(result^2)
-    unary(e, c, |e, c, g| {
+    unary(e, c, a.self_, |e, c, g| {
         let r = c.output(0)?;
         let r2 = e.mul(&r, &r)?;
         let ex = e.unary(Op::Exp, &r2)?;
@@ -418,41 +444,43 @@ pub(crate) static NEG: VjpRule = vjp_rule!("NegBackward0", Saves::NONE, neg);
 pub(crate) static EXP: VjpRule = vjp_rule!("ExpBackward0", Saves::OUTPUT, exp);
 pub(crate) static EXP2: VjpRule = vjp_rule!("Exp2Backward0", Saves::OUTPUT, exp2);
 pub(crate) static EXPM1: VjpRule = vjp_rule!("Expm1Backward0", Saves::OUTPUT, expm1);
-pub(crate) static LOG: VjpRule = vjp_rule!("LogBackward0", Saves::args(&[0]), log);
-pub(crate) static LOG2: VjpRule = vjp_rule!("Log2Backward0", Saves::args(&[0]), log_base);
-pub(crate) static LOG10: VjpRule = vjp_rule!("Log10Backward0", Saves::args(&[0]), log_base);
-pub(crate) static LOG1P: VjpRule = vjp_rule!("Log1PBackward0", Saves::args(&[0]), log1p);
+pub(crate) static LOG: VjpRule = vjp_rule!("LogBackward0", Saves::args(&["self"]), log);
+pub(crate) static LOG2: VjpRule = vjp_rule!("Log2Backward0", Saves::args(&["self"]), log_base);
+pub(crate) static LOG10: VjpRule = vjp_rule!("Log10Backward0", Saves::args(&["self"]), log_base);
+pub(crate) static LOG1P: VjpRule = vjp_rule!("Log1PBackward0", Saves::args(&["self"]), log1p);
 pub(crate) static SQRT: VjpRule = vjp_rule!("SqrtBackward0", Saves::OUTPUT, sqrt);
 pub(crate) static RSQRT: VjpRule = vjp_rule!("RsqrtBackward0", Saves::OUTPUT, rsqrt);
-pub(crate) static SIN: VjpRule = vjp_rule!("SinBackward0", Saves::args(&[0]), sin);
-pub(crate) static COS: VjpRule = vjp_rule!("CosBackward0", Saves::args(&[0]), cos);
+pub(crate) static SIN: VjpRule = vjp_rule!("SinBackward0", Saves::args(&["self"]), sin);
+pub(crate) static COS: VjpRule = vjp_rule!("CosBackward0", Saves::args(&["self"]), cos);
 pub(crate) static TAN: VjpRule = vjp_rule!("TanBackward0", Saves::OUTPUT, tan);
-pub(crate) static ASIN: VjpRule = vjp_rule!("AsinBackward0", Saves::args(&[0]), asin);
-pub(crate) static ACOS: VjpRule = vjp_rule!("AcosBackward0", Saves::args(&[0]), acos);
-pub(crate) static ATAN: VjpRule = vjp_rule!("AtanBackward0", Saves::args(&[0]), atan);
-pub(crate) static SINH: VjpRule = vjp_rule!("SinhBackward0", Saves::args(&[0]), sinh);
-pub(crate) static COSH: VjpRule = vjp_rule!("CoshBackward0", Saves::args(&[0]), cosh);
+pub(crate) static ASIN: VjpRule = vjp_rule!("AsinBackward0", Saves::args(&["self"]), asin);
+pub(crate) static ACOS: VjpRule = vjp_rule!("AcosBackward0", Saves::args(&["self"]), acos);
+pub(crate) static ATAN: VjpRule = vjp_rule!("AtanBackward0", Saves::args(&["self"]), atan);
+pub(crate) static SINH: VjpRule = vjp_rule!("SinhBackward0", Saves::args(&["self"]), sinh);
+pub(crate) static COSH: VjpRule = vjp_rule!("CoshBackward0", Saves::args(&["self"]), cosh);
 pub(crate) static TANH: VjpRule = vjp_rule!("TanhBackward0", Saves::OUTPUT, tanh);
 pub(crate) static SIGMOID: VjpRule = vjp_rule!("SigmoidBackward0", Saves::OUTPUT, sigmoid);
 pub(crate) static RELU: VjpRule = vjp_rule!("ReluBackward0", Saves::OUTPUT, relu);
-pub(crate) static RELU6: VjpRule = vjp_rule!("HardtanhBackward0", Saves::args(&[0]), relu6);
-pub(crate) static LEAKY: VjpRule = vjp_rule!("LeakyReluBackward0", Saves::args(&[0]), leaky_relu);
-pub(crate) static ELU: VjpRule = vjp_rule!("EluBackward0", Saves::args(&[0]), elu);
-pub(crate) static GELU: VjpRule = vjp_rule!("GeluBackward0", Saves::args(&[0]), gelu);
-pub(crate) static SILU: VjpRule = vjp_rule!("SiluBackward0", Saves::args(&[0]), silu);
-pub(crate) static MISH: VjpRule = vjp_rule!("MishBackward0", Saves::args(&[0]), mish);
-pub(crate) static SOFTPLUS: VjpRule = vjp_rule!("SoftplusBackward0", Saves::args(&[0]), softplus);
-pub(crate) static ERF: VjpRule = vjp_rule!("ErfBackward0", Saves::args(&[0]), erf);
+pub(crate) static RELU6: VjpRule = vjp_rule!("HardtanhBackward0", Saves::args(&["self"]), relu6);
+pub(crate) static LEAKY: VjpRule =
+    vjp_rule!("LeakyReluBackward0", Saves::args(&["self"]), leaky_relu);
+pub(crate) static ELU: VjpRule = vjp_rule!("EluBackward0", Saves::args(&["self"]), elu);
+pub(crate) static GELU: VjpRule = vjp_rule!("GeluBackward0", Saves::args(&["self"]), gelu);
+pub(crate) static SILU: VjpRule = vjp_rule!("SiluBackward0", Saves::args(&["self"]), silu);
+pub(crate) static MISH: VjpRule = vjp_rule!("MishBackward0", Saves::args(&["self"]), mish);
+pub(crate) static SOFTPLUS: VjpRule =
+    vjp_rule!("SoftplusBackward0", Saves::args(&["self"]), softplus);
+pub(crate) static ERF: VjpRule = vjp_rule!("ErfBackward0", Saves::args(&["self"]), erf);
 pub(crate) static FLOOR: VjpRule = vjp_rule!("FloorBackward0", Saves::NONE, zero);
 pub(crate) static CEIL: VjpRule = vjp_rule!("CeilBackward0", Saves::NONE, zero);
 pub(crate) static ROUND: VjpRule = vjp_rule!("RoundBackward0", Saves::NONE, zero);
 pub(crate) static TRUNC: VjpRule = vjp_rule!("TruncBackward0", Saves::NONE, zero);
 pub(crate) static SIGN: VjpRule = vjp_rule!("SignBackward0", Saves::NONE, zero);
 pub(crate) static FRAC: VjpRule = vjp_rule!("FracBackward0", Saves::NONE, identity);
-pub(crate) static ABS: VjpRule = vjp_rule!("AbsBackward0", Saves::args(&[0]), abs);
+pub(crate) static ABS: VjpRule = vjp_rule!("AbsBackward0", Saves::args(&["self"]), abs);
 pub(crate) static RECIP: VjpRule = vjp_rule!("ReciprocalBackward0", Saves::OUTPUT, reciprocal);
-pub(crate) static SQUARE: VjpRule = vjp_rule!("PowBackward0", Saves::args(&[0]), square);
+pub(crate) static SQUARE: VjpRule = vjp_rule!("PowBackward0", Saves::args(&["self"]), square);
 pub(crate) static NAN_TO_NUM: VjpRule =
-    vjp_rule!("NanToNumBackward0", Saves::args(&[0]), nan_to_num);
-pub(crate) static LOGIT: VjpRule = vjp_rule!("LogitBackward0", Saves::args(&[0]), logit);
+    vjp_rule!("NanToNumBackward0", Saves::args(&["self"]), nan_to_num);
+pub(crate) static LOGIT: VjpRule = vjp_rule!("LogitBackward0", Saves::args(&["self"]), logit);
 pub(crate) static ERFINV: VjpRule = vjp_rule!("ErfinvBackward0", Saves::OUTPUT, erfinv);

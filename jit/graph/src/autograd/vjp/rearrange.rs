@@ -6,15 +6,18 @@ use rynamo_tensor::{DType, Scalar};
 
 use super::nn::Facts;
 use super::pointwise::unary;
-use super::{Grads, Saves, VjpCtx, VjpRule, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result, Value};
 
 /// repeat / tile: the gradient of every copy summed back. The gradient's dims are split into
 /// `(repeat, size)` pairs and the repeat halves summed away.
 fn repeat<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    let dims = c.a().ints(1)?;
+    let (x, dims) = match c.op {
+        Op::Tile => args!(c, |a| (a.self_, a.dims), Tile => rearrange::tile),
+        _ => args!(c, |a| (a.self_, a.repeats), Repeat => rearrange::repeat),
+    };
+    let shape = c.meta(x)?.shape.clone();
     let reps: Vec<i64> = if c.op == Op::Tile {
         let mut r = vec![1i64; shape.len().saturating_sub(dims.len())];
         r.extend_from_slice(dims);
@@ -22,7 +25,7 @@ fn repeat<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     } else {
         dims.to_vec()
     };
-    unary(e, c, |e, _, g| {
+    unary(e, c, x, |e, _, g| {
         let lead = reps.len() - shape.len();
         let mut split = Vec::with_capacity(2 * reps.len());
         let mut summed = Vec::with_capacity(reps.len());
@@ -39,16 +42,18 @@ fn repeat<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn flip<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let dims = c.a().ints(1)?.to_vec();
-    unary(e, c, |e, _, g| {
+    let a = args!(c, Flip => rearrange::flip);
+    let dims = a.dims.to_vec();
+    unary(e, c, a.self_, |e, _, g| {
         e.op(Op::Flip, vec![t(&g), Value::IntList(dims)])
     })
 }
 
 fn roll<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let back: Vec<i64> = c.a().ints(1)?.iter().map(|s| -s).collect();
-    let dims = c.a().ints(2)?.to_vec();
-    unary(e, c, |e, _, g| {
+    let a = args!(c, Roll => rearrange::roll);
+    let back: Vec<i64> = a.shifts.iter().map(|s| -s).collect();
+    let dims = a.dims.to_vec();
+    unary(e, c, a.self_, |e, _, g| {
         e.op(
             Op::Roll,
             vec![t(&g), Value::IntList(back), Value::IntList(dims)],
@@ -57,8 +62,10 @@ fn roll<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 }
 
 fn tri<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (op, k) = (c.op, c.a().int(1)?);
-    unary(e, c, |e, _, g| e.op(op, vec![t(&g), Value::Int(k)]))
+    let (self_, diagonal) =
+        args!(c, |a| (a.self_, a.diagonal), Tril => rearrange::tril, Triu => rearrange::triu);
+    let (op, k) = (c.op, diagonal);
+    unary(e, c, self_, |e, _, g| e.op(op, vec![t(&g), Value::Int(k)]))
 }
 
 /// diagonal: the gradient added into zeros of the input's shape at the diagonal's positions
@@ -66,16 +73,17 @@ fn tri<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// write is not tracked back to a tensor without autograd metadata, so it lost the history
 /// `create_graph` needs; the scatter differentiates again and traces as plain nodes.
 fn diagonal<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
+    let a = args!(c, Diagonal => views::diagonal);
+    let shape = c.meta(a.self_)?.shape.clone();
     let nd = shape.len();
-    let (d1, d2) = (wrap_dim(c.a().int(2)?, nd)?, wrap_dim(c.a().int(3)?, nd)?);
-    let off = c.a().int(1)?;
+    let (d1, d2) = (wrap_dim(a.dim1, nd)?, wrap_dim(a.dim2, nd)?);
+    let off = a.offset;
     // the strides of a contiguous tensor of the input's shape
     let mut cs = vec![1i64; nd];
     for i in (0..nd.saturating_sub(1)).rev() {
         cs[i] = cs[i + 1] * shape[i + 1] as i64;
     }
-    unary(e, c, |e, _, g| {
+    unary(e, c, a.self_, |e, _, g| {
         let gshape = e.shape(&g);
         let dt = e.dtype(&g);
         let (n_in, n_out): (usize, usize) = (shape.iter().product(), gshape.iter().product());
@@ -143,13 +151,14 @@ fn as_strided<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E>
 where
     E::T: Facts,
 {
-    let m = c.input_meta(0)?.clone();
-    let size: Vec<usize> = c.a().ints(1)?.iter().map(|&v| v as usize).collect();
-    let stride = c.a().ints(2)?.to_vec();
-    let rel = match c.a().opt_int(3)? {
+    let a = args!(c, AsStrided => views::as_strided);
+    let m = c.meta(a.self_)?.clone();
+    let size: Vec<usize> = a.size.iter().map(|&v| v as usize).collect();
+    let stride = a.stride.to_vec();
+    let rel = match a.storage_offset {
         None => 0,
         Some(off) => {
-            let base = c.input(0)?.storage_offset().ok_or_else(|| {
+            let base = c.saved(a.self_)?.storage_offset().ok_or_else(|| {
                 crate::Error::Tensor(rynamo_tensor::Error::NotImplemented(
                     "the derivative of as_strided with an explicit storage_offset needs the input's storage offset, which a traced backward does not know".into(),
                 ))
@@ -158,7 +167,7 @@ where
         }
     };
     let xs: Vec<i64> = m.strides.iter().map(|&s| s as i64).collect();
-    unary(e, c, |e, _, g| {
+    unary(e, c, a.self_, |e, _, g| {
         let dt = e.dtype(&g);
         let (Some((ilo, ihi)), Some((olo, ohi))) =
             (extent(&m.shape, &xs, 0), extent(&size, &stride, rel))
@@ -224,4 +233,4 @@ pub(crate) static TRIL: VjpRule = vjp_rule!("TrilBackward0", Saves::NONE, tri);
 pub(crate) static TRIU: VjpRule = vjp_rule!("TriuBackward0", Saves::NONE, tri);
 pub(crate) static DIAGONAL: VjpRule = vjp_rule!("DiagonalBackward0", Saves::NONE, diagonal);
 pub(crate) static AS_STRIDED: VjpRule =
-    vjp_rule!("AsStridedBackward0", Saves::args(&[0]), as_strided);
+    vjp_rule!("AsStridedBackward0", Saves::args(&["self"]), as_strided);

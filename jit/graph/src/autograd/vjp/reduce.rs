@@ -3,7 +3,7 @@
 use rynamo_tensor::layout::wrap_dims;
 
 use super::pointwise::grad_or_return;
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, f, t};
 use crate::{Op, Result, Value};
 
@@ -52,15 +52,17 @@ fn keep<E: Emit>(e: &mut E, r: &E::T, ndim: usize, dims: &[usize], keepdim: bool
 fn sum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let shape = c.input_meta(0)?.shape.clone();
-        let dims = dims_of(c.a().opt_ints(1)?, shape.len())?;
-        let mut d = unreduce(e, &g, &shape, &dims, c.a().bool(2)?)?;
+    let (x, dim, keepdim) = args!(c, |a| (a.self_, a.dim, a.keepdim),
+        Sum => reduce::sum, Mean => reduce::mean);
+    if c.wants(x) {
+        let shape = c.meta(x)?.shape.clone();
+        let dims = dims_of(dim, shape.len())?;
+        let mut d = unreduce(e, &g, &shape, &dims, keepdim)?;
         if c.op == Op::Mean {
             let n: usize = dims.iter().map(|&i| shape[i]).product();
             d = e.div_s(&d, n as f64)?;
         }
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
     Ok(out)
 }
@@ -70,13 +72,18 @@ fn sum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 fn amax_amin<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let x = c.input(0)?;
-        let shape = c.input_meta(0)?.shape.clone();
-        let (dims, keepdim) = match c.op {
-            Op::Amax | Op::Amin => (dims_of(Some(c.a().ints(1)?), shape.len())?, c.a().bool(2)?),
-            _ => ((0..shape.len()).collect(), false),
-        };
+    // max() / min() reduce over all dims (`dim = []`) and keep none.
+    let (xs, dim, keepdim) = match c.op {
+        Op::Max | Op::Min => {
+            let x = args!(c, |a| a.self_, Max => reduce::max, Min => reduce::min);
+            (x, &[][..], false)
+        }
+        _ => args!(c, |a| (a.self_, a.dim, a.keepdim), Amax => reduce::amax, Amin => reduce::amin),
+    };
+    if c.wants(xs) {
+        let x = c.saved(xs)?;
+        let shape = c.meta(xs)?.shape.clone();
+        let dims = dims_of(Some(dim), shape.len())?;
         let r = keep(e, &c.output(0)?, shape.len(), &dims, keepdim)?;
         let hit = e.cmp(Op::Eq, &x, &r)?;
         let hitf = e.to_dtype(&hit, e.dtype(&g))?;
@@ -85,7 +92,7 @@ fn amax_amin<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let gk = keep(e, &g, shape.len(), &dims, keepdim)?;
         let share = e.div(&gk, &count)?;
         let d = e.mul(&hitf, &share)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, xs, d)?;
     }
     Ok(out)
 }
@@ -94,13 +101,13 @@ fn amax_amin<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 fn max_min_dim<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let shape = c.input_meta(0)?.shape.clone();
-        let dim = c.a().int(1)?;
-        let keepdim = c.a().bool(2)?;
+    let (x, dim, keepdim) = args!(c, |a| (a.self_, a.dim, a.keepdim),
+        MaxDim => reduce::max_dim, MinDim => reduce::min_dim);
+    if c.wants(x) {
+        let shape = c.meta(x)?.shape.clone();
         let idx = c.output(1)?;
         let d = scatter_back(e, &g, &idx, &shape, dim, keepdim)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
     Ok(out)
 }
@@ -126,14 +133,16 @@ pub(super) fn scatter_back<E: Emit>(
 fn var_std<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(0) {
+    let (xs, dim, unbiased, keepdim, correction) = args!(c,
+        |a| (a.self_, a.dim, a.unbiased, a.keepdim, a.correction),
+        Var => reduce::var, Std => reduce::std);
+    if !c.wants(xs) {
         return Ok(out);
     }
-    let x = c.input(0)?;
-    let shape = c.input_meta(0)?.shape.clone();
-    let dims = dims_of(c.a().opt_ints(1)?, shape.len())?;
-    let keepdim = c.a().bool(3)?;
-    let correction = match (c.a().opt_bool(2)?, c.a().opt_scalar(4)?) {
+    let x = c.saved(xs)?;
+    let shape = c.meta(xs)?.shape.clone();
+    let dims = dims_of(dim, shape.len())?;
+    let correction = match (unbiased, correction) {
         (_, Some(s)) => s.to_f64(),
         (Some(u), None) => f64::from(u8::from(u)),
         (None, None) => 1.0,
@@ -155,25 +164,26 @@ fn var_std<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let s = e.div_s(&s, denom)?;
         e.mul(&gk, &s)?
     };
-    put(&mut out, c, 0, d)?;
+    put(&mut out, xs, d)?;
     Ok(out)
 }
 
 fn logsumexp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
+    let a = args!(c, LogSumExp => reduce::log_sum_exp);
+    if c.wants(a.self_) {
         // grad * exp(x - result)
-        let x = c.input(0)?;
-        let shape = c.input_meta(0)?.shape.clone();
-        let dims = dims_of(Some(c.a().ints(1)?), shape.len())?;
-        let keepdim = c.a().bool(2)?;
+        let x = c.saved(a.self_)?;
+        let shape = c.meta(a.self_)?.shape.clone();
+        let dims = dims_of(Some(a.dim), shape.len())?;
+        let keepdim = a.keepdim;
         let r = keep(e, &c.output(0)?, shape.len(), &dims, keepdim)?;
         let gk = keep(e, &g, shape.len(), &dims, keepdim)?;
         let z = e.sub(&x, &r)?;
         let p = e.unary(Op::Exp, &z)?;
         let d = e.mul(&gk, &p)?;
-        put(&mut out, c, 0, d)?;
+        put(&mut out, a.self_, d)?;
     }
     Ok(out)
 }
@@ -181,8 +191,9 @@ fn logsumexp<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 fn softmax<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if c.needs(0) {
-        let dim = c.a().int(1)?;
+    let (x, dim) = args!(c, |a| (a.self_, a.dim),
+        Softmax => reduce::softmax, LogSoftmax => reduce::log_softmax);
+    if c.wants(x) {
         let y = c.output(0)?;
         let d = if c.op == Op::Softmax {
             // y * (g - sum(g * y, dim))
@@ -197,7 +208,7 @@ fn softmax<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             let ps = e.mul(&p, &s)?;
             e.sub(&g, &ps)?
         };
-        put(&mut out, c, 0, d)?;
+        put(&mut out, x, d)?;
     }
     Ok(out)
 }
@@ -207,24 +218,25 @@ fn softmax<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 fn prod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(0) {
+    let a = args!(c, Prod => reduce::prod);
+    if !c.wants(a.self_) {
         return Ok(out);
     }
-    let x = c.input(0)?;
-    let shape = c.input_meta(0)?.shape.clone();
-    let (xd, dim, keepdim) = match c.a().opt_int(1)? {
-        Some(d) => (x.clone(), d, c.a().bool(2)?),
+    let x = c.saved(a.self_)?;
+    let shape = c.meta(a.self_)?.shape.clone();
+    let (xd, dim, keepdim) = match a.dim {
+        Some(d) => (x.clone(), d, a.keepdim),
         None => {
             let n = shape.iter().product::<usize>();
             (e.reshape(&x, &[n])?, 0, false)
         }
     };
     if shape.is_empty() || e.shape(&xd).is_empty() {
-        put(&mut out, c, 0, g)?;
+        put(&mut out, a.self_, g)?;
         return Ok(out);
     }
     let others = exclusive_products(e, &xd, dim)?;
-    let gk = if c.a().opt_int(1)?.is_some() {
+    let gk = if a.dim.is_some() {
         let dims = dims_of(Some(&[dim]), shape.len())?;
         keep(e, &g, shape.len(), &dims, keepdim)?
     } else {
@@ -232,7 +244,7 @@ fn prod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     };
     let d = e.mul(&others, &gk)?;
     let d = e.reshape(&d, &shape)?;
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.self_, d)?;
     Ok(out)
 }
 
@@ -277,23 +289,27 @@ fn exclusive_products<E: Emit>(e: &mut E, x: &E::T, dim: i64) -> Result<E::T> {
 fn norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(0) {
-        return Ok(out);
-    }
-    let p = match c.args.get(1) {
-        Some(Value::Scalar(s)) => s.to_f64(),
-        Some(Value::Str(s)) if s == "fro" => 2.0,
-        Some(Value::None) | None => 2.0,
+    let (xs, p, dim, keepdim) = match c.op {
+        Op::NormStr => {
+            let a = args!(c, NormStr => reduce::norm_str);
+            if a.p != "fro" {
+                return Err(crate::Error::Tensor(rynamo_tensor::Error::NotImplemented(
+                    "the derivative of norm with this p is not implemented".into(),
+                )));
+            }
+            (a.self_, 2.0, a.dim, a.keepdim)
+        }
         _ => {
-            return Err(crate::Error::Tensor(rynamo_tensor::Error::NotImplemented(
-                "the derivative of norm with this p is not implemented".into(),
-            )));
+            let a = args!(c, Norm => reduce::norm);
+            (a.self_, a.p.map_or(2.0, |p| p.to_f64()), a.dim, a.keepdim)
         }
     };
-    let x = c.input(0)?;
-    let shape = c.input_meta(0)?.shape.clone();
-    let dims = dims_of(c.a().opt_ints(2)?, shape.len())?;
-    let keepdim = c.a().bool(3)?;
+    if !c.wants(xs) {
+        return Ok(out);
+    }
+    let x = c.saved(xs)?;
+    let shape = c.meta(xs)?.shape.clone();
+    let dims = dims_of(dim, shape.len())?;
     let r = keep(e, &c.output(0)?, shape.len(), &dims, keepdim)?;
     let gk = keep(e, &g, shape.len(), &dims, keepdim)?;
     let d = if p == 0.0 {
@@ -323,28 +339,38 @@ fn norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let q = e.where_(&zero, f(0.0), t(&q))?;
         e.mul(&q, &gk)?
     };
-    put(&mut out, c, 0, d)?;
+    put(&mut out, xs, d)?;
     Ok(out)
 }
 
 pub(crate) static SUM: VjpRule = vjp_rule!("SumBackward1", Saves::NONE, sum);
 pub(crate) static MEAN: VjpRule = vjp_rule!("MeanBackward1", Saves::NONE, sum);
-pub(crate) static AMAX: VjpRule =
-    vjp_rule!("AmaxBackward0", Saves::args_and_output(&[0]), amax_amin);
-pub(crate) static AMIN: VjpRule =
-    vjp_rule!("AminBackward0", Saves::args_and_output(&[0]), amax_amin);
-pub(crate) static MAX: VjpRule = vjp_rule!("MaxBackward1", Saves::args_and_output(&[0]), amax_amin);
-pub(crate) static MIN: VjpRule = vjp_rule!("MinBackward1", Saves::args_and_output(&[0]), amax_amin);
+pub(crate) static AMAX: VjpRule = vjp_rule!(
+    "AmaxBackward0",
+    Saves::args_and_output(&["self"]),
+    amax_amin
+);
+pub(crate) static AMIN: VjpRule = vjp_rule!(
+    "AminBackward0",
+    Saves::args_and_output(&["self"]),
+    amax_amin
+);
+pub(crate) static MAX: VjpRule =
+    vjp_rule!("MaxBackward1", Saves::args_and_output(&["self"]), amax_amin);
+pub(crate) static MIN: VjpRule =
+    vjp_rule!("MinBackward1", Saves::args_and_output(&["self"]), amax_amin);
 pub(crate) static MAX_DIM: VjpRule = vjp_rule!("MaxBackward0", Saves::OUTPUT, max_min_dim);
 pub(crate) static MIN_DIM: VjpRule = vjp_rule!("MinBackward0", Saves::OUTPUT, max_min_dim);
-pub(crate) static VAR: VjpRule = vjp_rule!("VarBackward0", Saves::args(&[0]), var_std);
-pub(crate) static STD: VjpRule = vjp_rule!("StdBackward0", Saves::args_and_output(&[0]), var_std);
+pub(crate) static VAR: VjpRule = vjp_rule!("VarBackward0", Saves::args(&["self"]), var_std);
+pub(crate) static STD: VjpRule =
+    vjp_rule!("StdBackward0", Saves::args_and_output(&["self"]), var_std);
 pub(crate) static LSE: VjpRule = vjp_rule!(
     "LogsumexpBackward0",
-    Saves::args_and_output(&[0]),
+    Saves::args_and_output(&["self"]),
     logsumexp
 );
 pub(crate) static SOFTMAX: VjpRule = vjp_rule!("SoftmaxBackward0", Saves::OUTPUT, softmax);
 pub(crate) static LOG_SOFTMAX: VjpRule = vjp_rule!("LogSoftmaxBackward0", Saves::OUTPUT, softmax);
-pub(crate) static PROD: VjpRule = vjp_rule!("ProdBackward0", Saves::args(&[0]), prod);
-pub(crate) static NORM: VjpRule = vjp_rule!("NormBackward1", Saves::args_and_output(&[0]), norm);
+pub(crate) static PROD: VjpRule = vjp_rule!("ProdBackward0", Saves::args(&["self"]), prod);
+pub(crate) static NORM: VjpRule =
+    vjp_rule!("NormBackward1", Saves::args_and_output(&["self"]), norm);

@@ -4,50 +4,52 @@
 use rynamo_tensor::layout::wrap_dim;
 
 use super::pointwise::{grad_or_return, unary};
-use super::{Grads, Saves, VjpCtx, VjpRule, put, vjp_rule};
+use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
 use crate::autograd::emit::{Emit, t};
 use crate::{Op, Result, Value};
 
 fn reshape_back<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    unary(e, c, |e, _, g| e.reshape(&g, &shape))
+    let self_ = args!(c, |a| a.self_,
+        View => views::view, Unsqueeze => views::unsqueeze, Squeeze => views::squeeze,
+        Unflatten => views::unflatten, Reshape => views::reshape, Flatten => views::flatten);
+    let shape = c.meta(self_)?.shape.clone();
+    unary(e, c, self_, |e, _, g| e.reshape(&g, &shape))
 }
 
 fn identity<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    unary(e, c, |_, _, g| Ok(g))
+    let self_ = args!(c, |a| a.self_,
+        Contiguous => views::contiguous, Clone => views::clone, To => views::to,
+        Type => views::r#type);
+    unary(e, c, self_, |_, _, g| Ok(g))
 }
 
 fn permute<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let n = c.input_meta(0)?.shape.len();
-    let dims = c.a().ints(1)?;
+    let a = args!(c, Permute => views::permute);
+    let n = c.meta(a.self_)?.shape.len();
+    let dims = a.dims;
     let mut inv = vec![0i64; n];
     for (i, &d) in dims.iter().enumerate() {
         inv[wrap_dim(d, n)?] = i as i64;
     }
-    unary(e, c, |e, _, g| {
+    unary(e, c, a.self_, |e, _, g| {
         e.op(Op::Permute, vec![t(&g), Value::IntList(inv)])
     })
 }
 
 fn transpose<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let (d0, d1) = if c.op == Op::T {
-        (
-            0,
-            if c.input_meta(0)?.shape.len() < 2 {
-                0
-            } else {
-                1
-            },
-        )
+    let (x, d0, d1) = if c.op == Op::T {
+        let x = args!(c, |a| a.self_, T => views::t);
+        (x, 0, if c.meta(x)?.shape.len() < 2 { 0 } else { 1 })
     } else {
-        (c.a().int(1)?, c.a().int(2)?)
+        args!(c, |a| (a.self_, a.dim0, a.dim1), Transpose => views::transpose)
     };
-    unary(e, c, |e, _, g| e.transpose(&g, d0, d1))
+    unary(e, c, x, |e, _, g| e.transpose(&g, d0, d1))
 }
 
 fn expand<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    unary(e, c, |e, _, g| e.sum_to(&g, &shape))
+    let a = args!(c, Expand => views::expand);
+    let shape = c.meta(a.self_)?.shape.clone();
+    unary(e, c, a.self_, |e, _, g| e.sum_to(&g, &shape))
 }
 
 /// Zeros of `shape` with `g` placed at `start, start + step, ...` along `dim`.
@@ -100,27 +102,32 @@ fn slice_start(start: Option<i64>, size: usize) -> usize {
 }
 
 fn slice<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    let dim = wrap_dim(c.a().int(1)?, shape.len())?;
-    let start = slice_start(c.a().opt_int(2)?, shape[dim]);
-    let step = c.a().int(4)? as usize;
-    unary(e, c, |e, _, g| place(e, &g, &shape, dim, start, step))
+    let a = args!(c, Slice => views::slice);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let dim = wrap_dim(a.dim, shape.len())?;
+    let start = slice_start(a.start, shape[dim]);
+    let step = a.step as usize;
+    unary(e, c, a.self_, |e, _, g| {
+        place(e, &g, &shape, dim, start, step)
+    })
 }
 
 fn narrow<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    let dim = wrap_dim(c.a().int(1)?, shape.len())?;
-    let s = c.a().int(2)?;
+    let a = args!(c, Narrow => views::narrow);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let dim = wrap_dim(a.dim, shape.len())?;
+    let s = a.start;
     let start = if s < 0 { s + shape[dim] as i64 } else { s } as usize;
-    unary(e, c, |e, _, g| place(e, &g, &shape, dim, start, 1))
+    unary(e, c, a.self_, |e, _, g| place(e, &g, &shape, dim, start, 1))
 }
 
 fn select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let shape = c.input_meta(0)?.shape.clone();
-    let dim = wrap_dim(c.a().int(1)?, shape.len())?;
-    let i = c.a().int(2)?;
+    let a = args!(c, Select => views::select);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let dim = wrap_dim(a.dim, shape.len())?;
+    let i = a.index;
     let index = if i < 0 { i + shape[dim] as i64 } else { i } as usize;
-    unary(e, c, |e, _, g| {
+    unary(e, c, a.self_, |e, _, g| {
         let g = e.unsqueeze(&g, dim as i64)?;
         place(e, &g, &shape, dim, index, 1)
     })
@@ -128,11 +135,12 @@ fn select<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 /// cat: each input gets its stretch of the gradient along `dim`.
 fn cat<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Cat => shape::cat);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let slots = c.a().tensors(0)?;
+    let slots = a.tensors;
     let gshape = e.shape(&g);
-    let dim = wrap_dim(c.a().int(1)?, gshape.len().max(1))?;
+    let dim = wrap_dim(a.dim, gshape.len().max(1))?;
     let mut at = 0usize;
     for &s in &slots {
         let m = &c.input_metas[*s];
@@ -160,10 +168,11 @@ fn cat<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 
 /// stack: each input gets its index of the gradient along `dim`.
 fn stack<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Stack => shape::stack);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    let slots = c.a().tensors(0)?;
-    let dim = wrap_dim(c.a().int(1)?, e.shape(&g).len())?;
+    let slots = a.tensors;
+    let dim = wrap_dim(a.dim, e.shape(&g).len())?;
     for (i, &s) in slots.iter().enumerate() {
         if c.needs[*s] {
             let d = e.op(
@@ -179,13 +188,14 @@ fn stack<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// split / chunk / unbind: the pieces' gradients joined back (zeros for pieces no gradient
 /// reached).
 fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let (self_, dim) = args!(c, |a| (a.self_, a.dim), Split => shape::split,
+        SplitSizes => shape::split_sizes, Chunk => shape::chunk, Unbind => shape::unbind);
     let mut out = c.no_grads();
-    if c.grads.iter().all(Option::is_none) || !c.needs(0) {
+    if c.grads.iter().all(Option::is_none) || !c.wants(self_) {
         return Ok(out);
     }
-    let shape = c.input_meta(0)?.shape.clone();
-    let dim_arg = if c.op == Op::Unbind { 1 } else { 2 };
-    let dim = wrap_dim(c.a().int(dim_arg)?, shape.len())?;
+    let shape = c.meta(self_)?.shape.clone();
+    let dim = wrap_dim(dim, shape.len())?;
     let mut pieces = Vec::with_capacity(c.grads.len());
     for (i, g) in c.grads.iter().enumerate() {
         let m = &c.output_metas[i];
@@ -206,7 +216,7 @@ fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
             vec![Value::TensorList(pieces), Value::Int(dim as i64)],
         )?
     };
-    put(&mut out, c, 0, d)?;
+    put(&mut out, self_, d)?;
     Ok(out)
 }
 
@@ -215,21 +225,18 @@ fn join<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
 /// element may be read twice, so the read positions are found by indexing `arange(numel)` the
 /// same way and the gradient is summed into them.
 fn getitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, GetItem => views::get_item);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
-    if !c.needs(0) {
+    if !c.wants(a.self_) {
         return Ok(out);
     }
-    let m = c.input_meta(0)?.clone();
-    let items = c.a().index(1)?;
+    let m = c.meta(a.self_)?.clone();
+    let items = a.indices;
     let has_tensor = items
         .iter()
         .any(|i| matches!(i, rynamo_tensor::IndexItem::Tensor(_)));
-    let index = c.args[1].try_map(|s| {
-        c.inputs[*s].clone().ok_or_else(|| {
-            crate::Error::Graph("internal: getitem's backward needs its index tensors".into())
-        })
-    })?;
+    let index = Value::Index(items.to_vec()).try_map(|s| c.saved(s))?;
     let d = if !has_tensor {
         let z = e.zeros(&m.shape, e.dtype(&g))?;
         let mut r = e.call(Op::SetItem, vec![t(&z), index, t(&g)])?;
@@ -251,7 +258,7 @@ fn getitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&read), t(&gf)])?;
         e.reshape(&d, &m.shape)?
     };
-    put(&mut out, c, 0, d)?;
+    put(&mut out, a.self_, d)?;
     Ok(out)
 }
 
@@ -275,4 +282,5 @@ pub(crate) static STACK: VjpRule = vjp_rule!("StackBackward0", Saves::NONE, stac
 pub(crate) static SPLIT: VjpRule = vjp_rule!("SplitBackward0", Saves::NONE, join);
 pub(crate) static SPLIT_SIZES: VjpRule = vjp_rule!("SplitWithSizesBackward0", Saves::NONE, join);
 pub(crate) static UNBIND: VjpRule = vjp_rule!("UnbindBackward0", Saves::NONE, join);
-pub(crate) static GETITEM: VjpRule = vjp_rule!("IndexBackward0", Saves::args(&[1]), getitem);
+pub(crate) static GETITEM: VjpRule =
+    vjp_rule!("IndexBackward0", Saves::args(&["indices"]), getitem);
