@@ -103,3 +103,7 @@ with torch.amp.autocast("cpu", enabled=False):
     print("amp.autocast(enabled=False):", torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2)).dtype)
 print("is_autocast_enabled:", torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
 show("autocast device type", lambda: torch.autocast(torch.device("cpu")))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy = torch.cpu.amp.GradScaler(init_scale=8.0)
+print("torch.cpu.amp.GradScaler:", legacy.get_scale(), legacy.is_enabled(), [str(w.message) for w in caught])

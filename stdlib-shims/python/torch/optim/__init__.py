@@ -2,6 +2,7 @@
 ops) and ``torch.optim.lr_scheduler``."""
 
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW

@@ -1,5 +1,6 @@
-"""``torch.cpu.amp``: the deprecated CPU spelling of ``torch.amp.autocast``."""
+"""``torch.cpu.amp``: the deprecated CPU spellings of ``torch.amp.autocast`` and ``GradScaler``."""
 
 from .autocast_mode import autocast
+from .grad_scaler import GradScaler
 
-__all__ = ["autocast"]
+__all__ = ["GradScaler", "autocast"]
