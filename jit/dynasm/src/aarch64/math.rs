@@ -1,18 +1,20 @@
-//! Vectorised f32 math on AArch64: exp, log, sin, cos, tanh, sigmoid and erf, in 4-lane or
-//! scalar form with the same operation sequence (fused multiply-adds in both), so a vector lane
-//! and a scalar tail element get identical results. The algorithms are the x86-64 ones step for
-//! step (see `x64/math.rs`); coefficients are in [`crate::poly`].
+//! The AArch64 (NEON) primitives of [`crate::vmath`], which writes exp, log, tanh, sigmoid and
+//! erf once for every target, and sin and cos (reduction by `pi/2` in f64; `poly` has the
+//! algorithm). A 4-lane and a scalar width run the same sequence (fused multiply-adds in both),
+//! so a vector lane and a scalar tail element get identical results.
 //!
-//! Register contract: temporaries are v23-v29 (`T0..T6`) plus four scratch vectors in the frame;
-//! the source is read before any temporary is written and the destination is written last, so
-//! either may be a temporary or alias each other.
+//! Register contract (`vmath`'s): temporaries are v23-v27 (`T0..T4`) plus four scratch vectors
+//! in the frame, and the reserved `K0`/`K1` of `asm.rs`; the source is read before any temporary
+//! is written and the destination is written last, so either may be a temporary or alias each
+//! other.
 
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 
 use super::asm::{Cmp, F, I, K0, K1, Mem, SP, W, a64};
 use super::emit::Emitter;
 use crate::loop_ir::UOp;
-use crate::poly::{self, K};
+use crate::poly::K;
+use crate::vmath::{self, C, IOp, Op, Pred, Shift, VecMath};
 
 const T0: u8 = 23;
 const T1: u8 = 24;
@@ -25,14 +27,9 @@ pub(super) const T6: u8 = 29;
 /// Emits `d = op(src)`.
 pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     match op {
-        UOp::Exp => exp_into(e, w, d, src),
-        UOp::Log => log(e, w, d, src),
         UOp::Sin => trig(e, w, d, src, false),
         UOp::Cos => trig(e, w, d, src, true),
-        UOp::Tanh => tanh(e, w, d, src),
-        UOp::Sigmoid => sigmoid(e, w, d, src),
-        UOp::Erf => erf(e, w, d, src),
-        _ => unreachable!("invariant: only transcendentals reach math::emit"),
+        _ => vmath::emit(&mut NeonMath { e, w }, op, d, src),
     }
 }
 
@@ -49,137 +46,163 @@ fn ld(e: &mut Emitter<'_>, d: u8, k: K) {
     e.a.load(W::Ps, d, m);
 }
 
-fn save(e: &mut Emitter<'_>, m: Mem, r: u8) {
-    e.a.store(W::Ps, m, r);
-}
-
-fn restore(e: &mut Emitter<'_>, r: u8, m: Mem) {
-    e.a.load(W::Ps, r, m);
-}
-
 /// Round to nearest even into `kf` (float) and `ki` (int32) from `x` (already scaled).
 fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
     e.a.round(w, kf, x, 0);
     e.a.cvt_f2i(ki, kf, true);
 }
 
-/// `out = e^src`: range reduction by `k ln2`, degree-6 polynomial (`poly`), scaling by `2^k` in two
-/// halves so results down in the denormals round once.
-pub fn exp_into(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
-    e.a.mov(T0, src);
-    ld(e, T1, K::ExpHi);
-    e.a.f(F::Min, w, T0, T1, T0);
-    ld(e, T1, K::ExpLo);
-    e.a.f(F::Max, w, T0, T1, T0);
-    let m = e.tab(K::Log2e);
-    e.a.fm(F::Mul, w, T1, T0, m);
-    round_both(e, w, T1, T2, T1);
-    ld(e, T4, K::NegLn2Hi);
-    e.a.fma(w, T3, T1, T4, T0);
-    ld(e, T4, K::NegLn2Lo);
-    e.a.fma(w, T3, T1, T4, T3);
-    ld(e, T4, K::Exp6);
-    for k in [K::Exp5, K::Exp4, K::Exp3, K::Exp2, K::One, K::One] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T4, T4, T3, m);
-    }
-    e.a.shift(2, T1, T2, 1);
-    e.a.i(I::Sub, T2, T2, T1);
-    let m = e.tab(K::Int127);
-    e.a.im(I::Add, T1, T1, m);
-    e.a.im(I::Add, T2, T2, m);
-    e.a.shift(0, T1, T1, 23);
-    e.a.shift(0, T2, T2, 23);
-    e.a.f(F::Mul, w, T4, T4, T1);
-    e.a.f(F::Mul, w, out, T4, T2);
+/// The primitives at width `w`. Constants and scratch operands are loaded into `K0` first (NEON
+/// has no load-op forms); integer and bitwise operations use the full 128-bit forms.
+struct NeonMath<'a, 'k> {
+    e: &'a mut Emitter<'k>,
+    w: W,
 }
 
-/// `1/(1+e)` for `x >= 0` and `e/(1+e)` below, with `e = exp(-|x|) <= 1`: one division.
-fn sigmoid(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
-    let x = scratch(e, 0);
-    save(e, x, src);
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::Xor, w, T0, T0, m);
-    exp_into(e, w, T4, T0);
-    let m = e.tab(K::One);
-    e.a.fm(F::Add, w, T3, T4, m);
-    // One division, its numerator picked by the sign of x (as on x86-64).
-    ld(e, T2, K::One);
-    restore(e, T0, x);
-    e.a.zero(T1);
-    e.a.cmp(w, Cmp::Lt, T1, T0, T1);
-    e.a.blend(T2, T2, T4, T1);
-    e.a.f(F::Div, w, d, T2, T3);
+impl NeonMath<'_, '_> {
+    fn k(&self, c: C) -> Mem {
+        let mut m = self.e.tab(K::Zero);
+        m.disp = c.0 as u32;
+        m
+    }
 }
 
-fn log(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
-    let x = scratch(e, 0);
-    save(e, x, src);
-    e.a.mov(T0, src);
-    // Denormals: scale by 2^23 and take 23 off the exponent.
-    let m = e.tab(K::FltMin);
-    e.a.cmp_m(w, Cmp::Lt, T1, T0, m);
-    let m = e.tab(K::Pow2_23);
-    e.a.fm(F::Mul, w, T2, T0, m);
-    e.a.blend(T0, T0, T2, T1);
-    let m = e.tab(K::LogNeg23);
-    e.a.fm(F::And, w, T1, T1, m);
-    // Exponent and mantissa in [1, 2), then [sqrt(1/2), sqrt(2)).
-    e.a.shift(1, T2, T0, 23);
-    let m = e.tab(K::Int127);
-    e.a.im(I::Sub, T2, T2, m);
-    let m = e.tab(K::MantMask);
-    e.a.fm(F::And, w, T3, T0, m);
-    let m = e.tab(K::One);
-    e.a.fm(F::Or, w, T3, T3, m);
-    let m = e.tab(K::Sqrt2);
-    e.a.cmp_m(w, Cmp::Nle, T4, T3, m);
-    let m = e.tab(K::Half);
-    e.a.fm(F::Mul, w, T0, T3, m);
-    e.a.blend(T3, T3, T0, T4);
-    let m = e.tab(K::IntOne);
-    e.a.fm(F::And, w, T0, T4, m);
-    e.a.i(I::Add, T2, T2, T0);
-    e.a.cvt_i2f(T2, T2);
-    e.a.f(F::Add, w, T2, T2, T1);
-    // s = (m-1)/(m+1); log m = 2s + 2 s z P(z).
-    let one = e.tab(K::One);
-    e.a.fm(F::Sub, w, T0, T3, one);
-    e.a.fm(F::Add, w, T1, T3, one);
-    e.a.f(F::Div, w, T0, T0, T1);
-    e.a.f(F::Mul, w, T1, T0, T0);
-    ld(e, T3, K::Log11);
-    for k in [K::Log9, K::Log7, K::Log5, K::Log3] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T3, T3, T1, m);
+fn i_op(op: IOp) -> I {
+    match op {
+        IOp::Add => I::Add,
+        IOp::Sub => I::Sub,
     }
-    e.a.f(F::Mul, w, T3, T3, T1);
-    e.a.f(F::Mul, w, T3, T3, T0);
-    e.a.f(F::Add, w, T3, T3, T3);
-    let m = e.tab(K::Ln2Lo);
-    e.a.fm(F::Mul, w, T4, T2, m);
-    e.a.f(F::Add, w, T3, T3, T4);
-    e.a.f(F::Add, w, T0, T0, T0);
-    e.a.f(F::Add, w, T3, T3, T0);
-    let m = e.tab(K::Ln2Hi);
-    e.a.fm(F::Mul, w, T4, T2, m);
-    e.a.f(F::Add, w, T3, T3, T4);
-    // Specials: x < 0 -> NaN, 0 -> -inf, inf -> inf, NaN -> NaN.
-    restore(e, T0, x);
-    e.a.zero(T1);
-    e.a.cmp(w, Cmp::Lt, T2, T0, T1);
-    ld(e, T4, K::Nan);
-    e.a.blend(T3, T3, T4, T2);
-    e.a.cmp(w, Cmp::Eq, T2, T0, T1);
-    ld(e, T4, K::NegInf);
-    e.a.blend(T3, T3, T4, T2);
-    ld(e, T1, K::Inf);
-    e.a.cmp(w, Cmp::Eq, T2, T0, T1);
-    e.a.blend(T3, T3, T1, T2);
-    e.a.cmp(w, Cmp::Unord, T2, T0, T0);
-    e.a.blend(d, T3, T0, T2);
+}
+
+fn cmp(p: Pred) -> Cmp {
+    match p {
+        Pred::Eq => Cmp::Eq,
+        Pred::Lt => Cmp::Lt,
+        Pred::Le => Cmp::Le,
+        Pred::Nle => Cmp::Nle,
+        Pred::Unord => Cmp::Unord,
+    }
+}
+
+impl VecMath for NeonMath<'_, '_> {
+    const T: [u8; 5] = [T0, T1, T2, T3, T4];
+
+    fn mov(&mut self, d: u8, a: u8) {
+        self.e.a.mov(d, a);
+    }
+
+    fn zero(&mut self, d: u8) {
+        self.e.a.zero(d);
+    }
+
+    fn ld(&mut self, d: u8, c: C) {
+        let m = self.k(c);
+        self.e.a.load(W::Ps, d, m);
+    }
+
+    /// NEON's `fmin`/`fmax` return NaN for a NaN operand, which is `vmath`'s `b` there too.
+    fn f(&mut self, op: Op, d: u8, a: u8, b: u8) {
+        self.e.a.f(op, self.w, d, a, b);
+    }
+
+    fn fk(&mut self, op: Op, d: u8, a: u8, c: C) {
+        let m = self.k(c);
+        self.e.a.fm(op, self.w, d, a, m);
+    }
+
+    fn f_slot(&mut self, op: Op, d: u8, a: u8, slot: u8) {
+        let m = scratch(self.e, u32::from(slot));
+        self.e.a.fm(op, self.w, d, a, m);
+    }
+
+    fn fma(&mut self, d: u8, a: u8, b: u8, c: u8) {
+        self.e.a.fma(self.w, d, a, b, c);
+    }
+
+    fn fma_k(&mut self, d: u8, a: u8, b: u8, k: C) {
+        let m = self.k(k);
+        self.e.a.fma_m(self.w, d, a, b, m);
+    }
+
+    fn fma_acc_k(&mut self, d: u8, a: u8, k: C) {
+        let m = self.k(k);
+        self.e.a.load(W::Ps, K0, m);
+        self.e.a.fma(self.w, d, a, K0, d);
+    }
+
+    fn i(&mut self, op: IOp, d: u8, a: u8, b: u8) {
+        self.e.a.i(i_op(op), d, a, b);
+    }
+
+    fn ik(&mut self, op: IOp, d: u8, a: u8, k: C) {
+        let m = self.k(k);
+        self.e.a.im(i_op(op), d, a, m);
+    }
+
+    fn shift(&mut self, s: Shift, d: u8, a: u8, n: u8) {
+        let kind = match s {
+            Shift::Left => 0,
+            Shift::Right => 1,
+            Shift::RightArith => 2,
+        };
+        self.e.a.shift(kind, d, a, u32::from(n));
+    }
+
+    fn cvt_i2f(&mut self, d: u8, a: u8) {
+        self.e.a.cvt_i2f(d, a);
+    }
+
+    fn save(&mut self, slot: u8, r: u8) {
+        let m = scratch(self.e, u32::from(slot));
+        self.e.a.store(W::Ps, m, r);
+    }
+
+    fn restore(&mut self, r: u8, slot: u8) {
+        let m = scratch(self.e, u32::from(slot));
+        self.e.a.load(W::Ps, r, m);
+    }
+
+    fn cmp_k(&mut self, p: Pred, d: u8, a: u8, k: C) {
+        let m = self.k(k);
+        self.e.a.cmp_m(self.w, cmp(p), d, a, m);
+    }
+
+    fn blend(&mut self, d: u8, f: u8, t: u8, mask: u8) {
+        self.e.a.blend(d, f, t, mask);
+    }
+
+    fn select(&mut self, p: Pred, (d, f, t): (u8, u8, u8), a: u8, b: u8, tmp: u8) {
+        self.e.a.cmp(self.w, cmp(p), tmp, a, b);
+        self.e.a.blend(d, f, t, tmp);
+    }
+
+    fn select_k(&mut self, p: Pred, (d, f, t): (u8, u8, u8), a: u8, k: C, tmp: u8) {
+        self.cmp_k(p, tmp, a, k);
+        self.e.a.blend(d, f, t, tmp);
+    }
+
+    fn round_nearest(&mut self, kf: u8, ki: u8, x: u8) {
+        round_both(self.e, self.w, kf, ki, x);
+    }
+
+    fn scalef(&mut self, _out: u8, _p: u8, _kf: u8) -> bool {
+        false
+    }
+
+    /// `bsl` takes whole-lane masks: the sign spread by an arithmetic shift.
+    fn sign_mask(&mut self, tmp: u8, x: u8) -> u8 {
+        self.e.a.shift(2, tmp, x, 31);
+        tmp
+    }
+
+    fn sign_mask_reloads(&self) -> bool {
+        false
+    }
+
+    fn square_error(&mut self, d: u8, a: u8, sq: u8) {
+        self.fk(Op::Xor, d, sq, K::NegZero.into());
+        self.e.a.fma(self.w, d, a, a, d);
+    }
 }
 
 fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
@@ -270,129 +293,4 @@ fn reduce_pio2(e: &mut Emitter<'_>, w: W) {
             ; fcvt S(T0), D(T2)
         );
     }
-}
-
-fn tanh(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
-    let (x, big) = (scratch(e, 0), scratch(e, 1));
-    save(e, x, src);
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    e.a.f(F::Add, w, T1, T0, T0);
-    exp_into(e, w, T4, T1);
-    let m = e.tab(K::One);
-    e.a.fm(F::Add, w, T4, T4, m);
-    ld(e, T3, K::Two);
-    e.a.f(F::Div, w, T3, T3, T4);
-    ld(e, T4, K::One);
-    e.a.f(F::Sub, w, T4, T4, T3);
-    save(e, big, T4);
-    restore(e, T0, x);
-    e.a.f(F::Mul, w, T1, T0, T0);
-    ld(e, T3, K::Tanh15);
-    for k in [K::Tanh13, K::Tanh11, K::Tanh9, K::Tanh7, K::Tanh5, K::Tanh3] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T3, T3, T1, m);
-    }
-    e.a.f(F::Mul, w, T3, T3, T1);
-    e.a.fma(w, T3, T3, T0, T0);
-    // x + x z P(z) is +0 for x = -0; keep the signed zero.
-    e.a.zero(T1);
-    e.a.cmp(w, Cmp::Eq, T1, T0, T1);
-    e.a.blend(T3, T3, T0, T1);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::And, w, T2, T0, m);
-    restore(e, T4, big);
-    e.a.f(F::Or, w, T4, T4, T2);
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T1, T0, m);
-    let m = e.tab(K::TanhSmall);
-    e.a.cmp_m(w, Cmp::Lt, T1, T1, m);
-    e.a.blend(d, T4, T3, T1);
-}
-
-fn erf(e: &mut Emitter<'_>, w: W, d: u8, src: u8) {
-    let (x, a, tmp) = (scratch(e, 0), scratch(e, 1), scratch(e, 2));
-    save(e, x, src);
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    save(e, a, T0);
-    // e^{-a^2} with a^2 = hi + lo exactly (FMA), as e^{-hi} (1 - lo).
-    e.a.f(F::Mul, w, T1, T0, T0);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::Xor, w, T2, T1, m);
-    e.a.fma(w, T2, T0, T0, T2);
-    save(e, tmp, T2);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::Xor, w, T1, T1, m);
-    exp_into(e, w, T4, T1);
-    restore(e, T3, tmp);
-    ld(e, T2, K::One);
-    e.a.f(F::Sub, w, T2, T2, T3);
-    e.a.f(F::Mul, w, T4, T4, T2);
-    save(e, tmp, T4);
-    // Q(t) by Clenshaw, t = (2a - 5) / 3.
-    restore(e, T0, a);
-    let m = e.tab(K::ErfA);
-    e.a.fm(F::Mul, w, T0, T0, m);
-    let m = e.tab(K::ErfB);
-    e.a.fm(F::Add, w, T0, T0, m);
-    e.a.f(F::Add, w, T1, T0, T0);
-    e.a.zero(T2);
-    e.a.zero(T3);
-    for k in (1..=poly::ERF_CHEB_DEGREE).rev() {
-        let m = cheb(e, k);
-        e.a.fma_m(w, T4, T1, T2, m);
-        e.a.f(F::Sub, w, T4, T4, T3);
-        e.a.mov(T3, T2);
-        e.a.mov(T2, T4);
-    }
-    e.a.f(F::Mul, w, T4, T0, T2);
-    e.a.f(F::Sub, w, T4, T4, T3);
-    let m = cheb(e, 0);
-    e.a.fm(F::Add, w, T4, T4, m);
-    restore(e, T3, tmp);
-    e.a.f(F::Mul, w, T4, T4, T3);
-    ld(e, T3, K::One);
-    e.a.f(F::Sub, w, T4, T3, T4);
-    // a >= 4 -> 1.
-    restore(e, T0, a);
-    ld(e, T2, K::ErfBig);
-    e.a.cmp(w, Cmp::Le, T1, T2, T0);
-    ld(e, T2, K::One);
-    e.a.blend(T4, T4, T2, T1);
-    save(e, tmp, T4);
-    // Small: x P(x^2).
-    restore(e, T0, x);
-    e.a.f(F::Mul, w, T1, T0, T0);
-    ld(e, T3, K::ErfT10);
-    for k in [
-        K::ErfT9,
-        K::ErfT8,
-        K::ErfT7,
-        K::ErfT6,
-        K::ErfT5,
-        K::ErfT4,
-        K::ErfT3,
-        K::ErfT2,
-        K::ErfT1,
-        K::ErfT0,
-    ] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T3, T3, T1, m);
-    }
-    e.a.f(F::Mul, w, T3, T3, T0);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::And, w, T2, T0, m);
-    restore(e, T4, tmp);
-    e.a.f(F::Or, w, T4, T4, T2);
-    restore(e, T1, a);
-    let m = e.tab(K::ErfSmall);
-    e.a.cmp_m(w, Cmp::Lt, T1, T1, m);
-    e.a.blend(d, T4, T3, T1);
-}
-
-fn cheb(e: &Emitter<'_>, k: usize) -> Mem {
-    let mut m = e.tab(K::Zero);
-    m.disp = poly::cheb_off(k) as u32;
-    m
 }
