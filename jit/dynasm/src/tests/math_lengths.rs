@@ -61,10 +61,6 @@ fn math_kernel_lengths_are_pinned() {
                 format!("{} {name}", b.target_name()),
                 instructions(exe.dump()),
             );
-            if let Some(dir) = std::env::var_os("TMP_MATH_DUMP") {
-                let p = std::path::Path::new(&dir).join(format!("{}-{name}", b.target_name()));
-                std::fs::write(p, exe.dump()).unwrap();
-            }
         }
     }
     let mut pinned: BTreeMap<String, usize> = PINNED

@@ -1,0 +1,131 @@
+//! The functions of `crate::vmath` give the same bits on every target with FMA: a sweep of
+//! inputs (specials, denormals, each function's branch boundaries and saturation regions, wide
+//! grids and random bit patterns) through exp, log, tanh, sigmoid and erf, each checked against
+//! eager within `diff.rs`'s bound for transcendentals and hashed; the hash must be the one pinned
+//! in `math_bits.txt` on AVX2, AVX-512 and NEON (the AArch64 test run, under qemu-user).
+//! `RYNAMO_BLESS=1` rewrites the file from AVX2. SSE2 is held to eager only: without FMA its
+//! fused steps round twice (`vmath`'s module docs). Sin and cos are per target (`x64/trig.rs`
+//! reduces in f32 where NEON reduces in f64) and are not in the sweep.
+
+use std::fmt::Write as _;
+
+use rynamo_backend::{Backend, EagerBackend, Executable};
+use rynamo_graph::parse;
+use rynamo_tensor::Tensor;
+
+use super::common::{assert_close, targets};
+
+const PINNED: &str = include_str!("math_bits.txt");
+
+/// f32 transcendentals: our bound (<= 3 ulp) plus libm's (1 ulp), as in `diff.rs`.
+const TRANS: (f64, f64) = (5e-7, 1e-37);
+
+const OPS: [&str; 5] = ["exp", "log", "tanh", "sigmoid", "erf"];
+
+/// The sweep, both signs of everything.
+fn inputs() -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        1e-40,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        1e-7,
+        // Branches: tanh's 0.5, erf's 1 and 4, exp's clamps and overflow, sigmoid's denormals.
+        0.5,
+        1.0,
+        4.0,
+        88.0,
+        88.72,
+        89.0,
+        103.9,
+        104.0,
+        200.0,
+        // Saturation: tanh (about 9), erf (about 3.9).
+        9.0,
+        9.1,
+        3.9,
+        3.92,
+    ];
+    for &x in &v.clone() {
+        for d in [-1i32, 1] {
+            if x.is_finite() && x != 0.0 {
+                v.push(f32::from_bits(x.to_bits().wrapping_add_signed(d)));
+            }
+        }
+    }
+    // A grid over [-120, 120] and one over [-6, 6].
+    v.extend((0..24_000).map(|i| -120.0 + i as f32 / 100.0));
+    v.extend((0..12_000).map(|i| -6.0 + i as f32 / 1000.0));
+    // Every binade: bit patterns stepped evenly over the positive finite floats.
+    v.extend((0..20_000u32).map(|i| f32::from_bits(1 + i * (0x7f7f_ffff / 20_000))));
+    // Random bit patterns (a fixed LCG), NaN payloads included.
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    v.extend((0..20_000).map(|_| {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        f32::from_bits((s >> 32) as u32)
+    }));
+    let neg: Vec<f32> = v.iter().map(|x| -x).collect();
+    v.extend(neg);
+    v
+}
+
+/// FNV-1a over the result bits, NaNs as one pattern (x86-64's default NaN is negative, AArch64's
+/// positive).
+fn hash(ys: &[f32]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for y in ys {
+        let bits = if y.is_nan() { 0x7fc0_0000 } else { y.to_bits() };
+        for b in bits.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[test]
+fn vector_math_gives_the_same_bits_on_every_fma_target() {
+    let xs = inputs();
+    let n = xs.len();
+    let x = Tensor::from_vec(xs, &[n]).unwrap();
+    let pinned: Vec<(&str, &str)> = PINNED.lines().filter_map(|l| l.split_once(' ')).collect();
+    let mut blessed = String::new();
+    for op in OPS {
+        let g = parse(&format!(
+            "graph(%x: f32[{n}]):\n  %0: f32[{n}] = {op}(%x)\n  return (%0)\n"
+        ))
+        .unwrap();
+        let want = EagerBackend.compile(&g).unwrap().run(&[x.clone()]).unwrap();
+        for (b, sse2) in targets() {
+            let exe = b.compile_exe(&g).unwrap();
+            assert!(exe.is_jitted(), "{}", exe.dump());
+            let got = exe.run(&[x.clone()]).unwrap();
+            let what = format!("{} {op}", b.target_name());
+            assert_close(&got[0], &want[0], TRANS.0, TRANS.1, &what);
+            if sse2 {
+                continue;
+            }
+            let h = format!("{:016x}", hash(&got[0].to_vec::<f32>()));
+            if b.target_name() == "x64-avx2" {
+                writeln!(blessed, "{op} {h}").unwrap();
+            }
+            if std::env::var_os("RYNAMO_BLESS").is_none() {
+                let pin = pinned.iter().find(|(o, _)| *o == op).map(|p| p.1);
+                assert_eq!(
+                    pin,
+                    Some(h.as_str()),
+                    "{what}: bits differ from AVX2's (math_bits.txt; RYNAMO_BLESS=1 rewrites it on AVX2)"
+                );
+            }
+        }
+    }
+    if std::env::var_os("RYNAMO_BLESS").is_some() && !blessed.is_empty() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/tests/math_bits.txt");
+        std::fs::write(path, blessed).unwrap();
+    }
+}
