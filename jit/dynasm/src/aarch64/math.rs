@@ -33,10 +33,10 @@ pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     }
 }
 
-fn scratch(e: &Emitter<'_>, i: u32) -> Mem {
+fn scratch(e: &Emitter<'_>, i: u8) -> Mem {
     Mem {
         base: SP,
-        disp: e.frame.math + 16 * i,
+        disp: e.frame.math + 16 * u32::from(i),
     }
 }
 
@@ -87,41 +87,11 @@ fn cmp(p: Pred) -> Cmp {
 impl VecMath for NeonMath<'_, '_> {
     const T: [u8; 5] = [T0, T1, T2, T3, T4];
 
-    fn mov(&mut self, d: u8, a: u8) {
-        self.e.a.mov(d, a);
-    }
-
-    fn zero(&mut self, d: u8) {
-        self.e.a.zero(d);
-    }
+    vmath::forward_primitives!();
 
     fn ld(&mut self, d: u8, c: C) {
         let m = self.k(c);
         self.e.a.load(W::Ps, d, m);
-    }
-
-    /// NEON's `fmin`/`fmax` return NaN for a NaN operand, which is `vmath`'s `b` there too.
-    fn f(&mut self, op: Op, d: u8, a: u8, b: u8) {
-        self.e.a.f(op, self.w, d, a, b);
-    }
-
-    fn fk(&mut self, op: Op, d: u8, a: u8, c: C) {
-        let m = self.k(c);
-        self.e.a.fm(op, self.w, d, a, m);
-    }
-
-    fn f_slot(&mut self, op: Op, d: u8, a: u8, slot: u8) {
-        let m = scratch(self.e, u32::from(slot));
-        self.e.a.fm(op, self.w, d, a, m);
-    }
-
-    fn fma(&mut self, d: u8, a: u8, b: u8, c: u8) {
-        self.e.a.fma(self.w, d, a, b, c);
-    }
-
-    fn fma_k(&mut self, d: u8, a: u8, b: u8, k: C) {
-        let m = self.k(k);
-        self.e.a.fma_m(self.w, d, a, b, m);
     }
 
     fn fma_acc_k(&mut self, d: u8, a: u8, k: C) {
@@ -140,12 +110,7 @@ impl VecMath for NeonMath<'_, '_> {
     }
 
     fn shift(&mut self, s: Shift, d: u8, a: u8, n: u8) {
-        let kind = match s {
-            Shift::Left => 0,
-            Shift::Right => 1,
-            Shift::RightArith => 2,
-        };
-        self.e.a.shift(kind, d, a, u32::from(n));
+        self.e.a.shift(s.kind(), d, a, u32::from(n));
     }
 
     fn cvt_i2f(&mut self, d: u8, a: u8) {
@@ -153,12 +118,12 @@ impl VecMath for NeonMath<'_, '_> {
     }
 
     fn save(&mut self, slot: u8, r: u8) {
-        let m = scratch(self.e, u32::from(slot));
+        let m = scratch(self.e, slot);
         self.e.a.store(W::Ps, m, r);
     }
 
     fn restore(&mut self, r: u8, slot: u8) {
-        let m = scratch(self.e, u32::from(slot));
+        let m = scratch(self.e, slot);
         self.e.a.load(W::Ps, r, m);
     }
 

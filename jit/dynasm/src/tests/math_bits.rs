@@ -92,7 +92,7 @@ fn hash(ys: &[f32]) -> u64 {
 fn vector_math_gives_the_same_bits_on_every_fma_target() {
     let xs = inputs();
     let n = xs.len();
-    let x = Tensor::from_vec(xs, &[n]).unwrap();
+    let x = [Tensor::from_vec(xs, &[n]).unwrap()];
     let pinned: Vec<(&str, &str)> = PINNED.lines().filter_map(|l| l.split_once(' ')).collect();
     let mut blessed = String::new();
     for op in OPS {
@@ -100,11 +100,11 @@ fn vector_math_gives_the_same_bits_on_every_fma_target() {
             "graph(%x: f32[{n}]):\n  %0: f32[{n}] = {op}(%x)\n  return (%0)\n"
         ))
         .unwrap();
-        let want = EagerBackend.compile(&g).unwrap().run(&[x.clone()]).unwrap();
+        let want = EagerBackend.compile(&g).unwrap().run(&x).unwrap();
         for (b, sse2) in targets() {
             let exe = b.compile_exe(&g).unwrap();
             assert!(exe.is_jitted(), "{}", exe.dump());
-            let got = exe.run(&[x.clone()]).unwrap();
+            let got = exe.run(&x).unwrap();
             let what = format!("{} {op}", b.target_name());
             assert_close(&got[0], &want[0], TRANS.0, TRANS.1, &what);
             if sse2 {

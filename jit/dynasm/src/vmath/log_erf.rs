@@ -104,23 +104,9 @@ pub fn erf<M: VecMath>(m: &mut M, d: u8, src: u8) {
     m.restore(t0, x);
     m.f(Op::Mul, t1, t0, t0);
     m.ld(t3, K::ErfT10.into());
-    horner(
-        m,
-        t3,
-        t1,
-        &[
-            K::ErfT9,
-            K::ErfT8,
-            K::ErfT7,
-            K::ErfT6,
-            K::ErfT5,
-            K::ErfT4,
-            K::ErfT3,
-            K::ErfT2,
-            K::ErfT1,
-            K::ErfT0,
-        ],
-    );
+    for n in (0..10).rev() {
+        m.fma_k(t3, t3, t1, C::erf_taylor(n));
+    }
     m.f(Op::Mul, t3, t3, t0);
     m.fk(Op::And, t2, t0, K::NegZero.into());
     m.restore(t4, tmp);

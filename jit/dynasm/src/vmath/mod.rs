@@ -63,6 +63,17 @@ pub enum Shift {
     RightArith,
 }
 
+impl Shift {
+    /// The targets' `Asm::shift` kind: 0 left, 1 logical right, 2 arithmetic right.
+    pub fn kind(self) -> u8 {
+        match self {
+            Shift::Left => 0,
+            Shift::Right => 1,
+            Shift::RightArith => 2,
+        }
+    }
+}
+
 /// Float comparisons (all-ones lanes where true).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs, reason = "the predicate of the same name")]
@@ -89,6 +100,12 @@ impl C {
     /// The `i`-th Chebyshev coefficient of erf's `Q`.
     pub fn cheb(i: usize) -> C {
         C(crate::poly::cheb_off(i))
+    }
+
+    /// The `n`-th coefficient of erf's Taylor polynomial in `x^2` (`ErfT0..ErfT10` are
+    /// consecutive entries).
+    pub fn erf_taylor(n: i32) -> C {
+        C(crate::poly::off(K::ErfT0) + 32 * n)
     }
 }
 
@@ -151,6 +168,45 @@ pub trait VecMath {
     /// `d = a * a - sq` exactly (`sq` the rounded square of `a`), with FMA; `0` without it.
     fn square_error(&mut self, d: u8, a: u8, sq: u8);
 }
+
+/// The [`VecMath`] methods that are one call of the target assembler's method of the same
+/// shape, for an implementor with fields `e` (the emitter, its assembler `e.a`) and `w` (the
+/// width), a method `k(C) -> Mem` (a table constant) and a function `scratch(e, slot) -> Mem`.
+macro_rules! forward_primitives {
+    () => {
+        fn mov(&mut self, d: u8, a: u8) {
+            self.e.a.mov(d, a);
+        }
+
+        fn zero(&mut self, d: u8) {
+            self.e.a.zero(d);
+        }
+
+        fn f(&mut self, op: Op, d: u8, a: u8, b: u8) {
+            self.e.a.f(op, self.w, d, a, b);
+        }
+
+        fn fk(&mut self, op: Op, d: u8, a: u8, c: C) {
+            let m = self.k(c);
+            self.e.a.fm(op, self.w, d, a, m);
+        }
+
+        fn f_slot(&mut self, op: Op, d: u8, a: u8, slot: u8) {
+            let m = scratch(self.e, slot);
+            self.e.a.fm(op, self.w, d, a, m);
+        }
+
+        fn fma(&mut self, d: u8, a: u8, b: u8, c: u8) {
+            self.e.a.fma(self.w, d, a, b, c);
+        }
+
+        fn fma_k(&mut self, d: u8, a: u8, b: u8, k: C) {
+            let m = self.k(k);
+            self.e.a.fma_m(self.w, d, a, b, m);
+        }
+    };
+}
+pub(crate) use forward_primitives;
 
 /// Emits `d = op(src)` for the transcendentals written here.
 pub fn emit<M: VecMath>(m: &mut M, op: UOp, d: u8, src: u8) {

@@ -38,13 +38,8 @@ pub enum W {
 /// Float/bitwise binary operations (the ISA-neutral set of `vmath`).
 pub use crate::vmath::Op as F;
 
-/// Packed 32-bit integer operations (on the same registers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs, reason = "the instruction of the same name")]
-pub enum I {
-    Add,
-    Sub,
-}
+/// Packed 32-bit integer operations (on the same registers; `vmath`'s set).
+pub use crate::vmath::IOp as I;
 
 /// A memory operand `[base + disp]`.
 ///

@@ -6,7 +6,7 @@
 //! in the frame; the source is read before any temporary is written and the destination is
 //! written last, so either may be a temporary or alias each other.
 
-use super::asm::{I, Mem, W};
+use super::asm::{Mem, W};
 use super::emit::Emitter;
 use crate::loop_ir::UOp;
 use crate::poly::K;
@@ -33,8 +33,8 @@ pub fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
 }
 
 /// Math scratch vector `i` (a full vector, never broadcast).
-pub(super) fn scratch(e: &Emitter<'_>, i: i32) -> Mem {
-    Mem::vec(4, e.frame.math + e.frame.vs * i)
+pub(super) fn scratch(e: &Emitter<'_>, i: u8) -> Mem {
+    Mem::vec(4, e.frame.math + e.frame.vs * i32::from(i))
 }
 
 pub(super) fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
@@ -61,13 +61,6 @@ impl X64Math<'_, '_> {
     }
 }
 
-fn i_op(op: IOp) -> I {
-    match op {
-        IOp::Add => I::Add,
-        IOp::Sub => I::Sub,
-    }
-}
-
 /// `Asm::cmp`'s immediate.
 fn pred(p: Pred) -> i8 {
     match p {
@@ -82,40 +75,11 @@ fn pred(p: Pred) -> i8 {
 impl VecMath for X64Math<'_, '_> {
     const T: [u8; 5] = [T0, T1, T2, T3, T4];
 
-    fn mov(&mut self, d: u8, a: u8) {
-        self.e.a.mov(d, a);
-    }
-
-    fn zero(&mut self, d: u8) {
-        self.e.a.zero(d);
-    }
+    vmath::forward_primitives!();
 
     fn ld(&mut self, d: u8, c: C) {
         let m = self.k(c);
         self.e.a.load(self.w, d, m);
-    }
-
-    fn f(&mut self, op: Op, d: u8, a: u8, b: u8) {
-        self.e.a.f(op, self.w, d, a, b);
-    }
-
-    fn fk(&mut self, op: Op, d: u8, a: u8, c: C) {
-        let m = self.k(c);
-        self.e.a.fm(op, self.w, d, a, m);
-    }
-
-    fn f_slot(&mut self, op: Op, d: u8, a: u8, slot: u8) {
-        let m = scratch(self.e, i32::from(slot));
-        self.e.a.fm(op, self.w, d, a, m);
-    }
-
-    fn fma(&mut self, d: u8, a: u8, b: u8, c: u8) {
-        self.e.a.fma(self.w, d, a, b, c);
-    }
-
-    fn fma_k(&mut self, d: u8, a: u8, b: u8, k: C) {
-        let m = self.k(k);
-        self.e.a.fma_m(self.w, d, a, b, m);
     }
 
     fn fma_acc_k(&mut self, d: u8, a: u8, k: C) {
@@ -124,21 +88,16 @@ impl VecMath for X64Math<'_, '_> {
     }
 
     fn i(&mut self, op: IOp, d: u8, a: u8, b: u8) {
-        self.e.a.i(i_op(op), self.w, d, a, b);
+        self.e.a.i(op, self.w, d, a, b);
     }
 
     fn ik(&mut self, op: IOp, d: u8, a: u8, k: C) {
         let m = self.k(k);
-        self.e.a.im(i_op(op), self.w, d, a, m);
+        self.e.a.im(op, self.w, d, a, m);
     }
 
     fn shift(&mut self, s: Shift, d: u8, a: u8, n: u8) {
-        let kind = match s {
-            Shift::Left => 0,
-            Shift::Right => 1,
-            Shift::RightArith => 2,
-        };
-        self.e.a.shift(self.w, kind, d, a, n as i8);
+        self.e.a.shift(self.w, s.kind(), d, a, n as i8);
     }
 
     fn cvt_i2f(&mut self, d: u8, a: u8) {
@@ -146,12 +105,12 @@ impl VecMath for X64Math<'_, '_> {
     }
 
     fn save(&mut self, slot: u8, r: u8) {
-        let m = scratch(self.e, i32::from(slot));
+        let m = scratch(self.e, slot);
         self.e.a.store(self.w, m, r);
     }
 
     fn restore(&mut self, r: u8, slot: u8) {
-        let m = scratch(self.e, i32::from(slot));
+        let m = scratch(self.e, slot);
         self.e.a.load(self.w, r, m);
     }
 
