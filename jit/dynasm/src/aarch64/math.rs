@@ -14,7 +14,7 @@ use super::asm::{Cmp, F, I, K0, K1, Mem, SP, W, a64};
 use super::emit::Emitter;
 use crate::loop_ir::UOp;
 use crate::poly::K;
-use crate::vmath::{self, C, IOp, Op, Pred, Shift, VecMath};
+use crate::vmath::{self, At, C, IOp, Op, Pred, Shift, VecMath};
 
 const T0: u8 = 23;
 const T1: u8 = 24;
@@ -54,10 +54,7 @@ fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
 
 /// The primitives at width `w`. Constants and scratch operands are loaded into `K0` first (NEON
 /// has no load-op forms); integer and bitwise operations use the full 128-bit forms.
-struct NeonMath<'a, 'k> {
-    e: &'a mut Emitter<'k>,
-    w: W,
-}
+type NeonMath<'a, 'k> = At<'a, Emitter<'k>, W>;
 
 impl NeonMath<'_, '_> {
     fn k(&self, c: C) -> Mem {

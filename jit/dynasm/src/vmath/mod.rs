@@ -109,6 +109,14 @@ impl C {
     }
 }
 
+/// A target's emitter `e` at operand width `w`: what each target implements [`VecMath`] for.
+pub struct At<'a, E, W> {
+    /// The emitter.
+    pub e: &'a mut E,
+    /// The width every primitive emits at.
+    pub w: W,
+}
+
 /// The primitives, on vector registers (`u8`, the target's numbering) at the width the
 /// implementor was made for. `d` may alias any source unless said otherwise.
 pub trait VecMath {

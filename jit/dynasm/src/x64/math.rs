@@ -10,7 +10,7 @@ use super::asm::{Mem, W};
 use super::emit::Emitter;
 use crate::loop_ir::UOp;
 use crate::poly::K;
-use crate::vmath::{self, C, IOp, Op, Pred, Shift, VecMath};
+use crate::vmath::{self, At, C, IOp, Op, Pred, Shift, VecMath};
 
 pub(super) const T0: u8 = 11;
 pub(super) const T1: u8 = 12;
@@ -43,10 +43,7 @@ pub(super) fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
 }
 
 /// The primitives at width `w`.
-struct X64Math<'a, 'k> {
-    e: &'a mut Emitter<'k>,
-    w: W,
-}
+type X64Math<'a, 'k> = At<'a, Emitter<'k>, W>;
 
 impl X64Math<'_, '_> {
     fn k(&self, c: C) -> Mem {
