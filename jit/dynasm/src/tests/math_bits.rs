@@ -57,6 +57,16 @@ fn inputs() -> Vec<f32> {
             }
         }
     }
+    // exp's range-reduction ties: `x log2 e` near `k + 1/2`, where rounding the product before
+    // taking the nearest integer, or not, picks a different `k` (for sigmoid's `-|x|` and
+    // tanh's `2|x|` too).
+    for k in -151..=128 {
+        let t = ((f64::from(k) + 0.5) * std::f64::consts::LN_2) as f32;
+        for d in -4..=4 {
+            let x = f32::from_bits(t.to_bits().wrapping_add_signed(d));
+            v.extend([x, x / 2.0]);
+        }
+    }
     // A grid over [-120, 120] and one over [-6, 6].
     v.extend((0..24_000).map(|i| -120.0 + i as f32 / 100.0));
     v.extend((0..12_000).map(|i| -6.0 + i as f32 / 1000.0));
