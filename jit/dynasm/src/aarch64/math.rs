@@ -1,6 +1,5 @@
-//! The AArch64 (NEON) primitives of [`crate::vmath`], which writes exp, log, tanh, sigmoid and
-//! erf once for every target, and sin and cos (reduction by `pi/2` in f64; `poly` has the
-//! algorithm). A 4-lane and a scalar width run the same sequence (fused multiply-adds in both),
+//! The AArch64 (NEON) primitives of [`crate::vmath`], which writes exp, log, sin, cos, tanh,
+//! sigmoid and erf once for every target. A 4-lane and a scalar width run the same sequence (fused multiply-adds in both),
 //! so a vector lane and a scalar tail element get identical results.
 //!
 //! Register contract (`vmath`'s): temporaries are v23-v27 (`T0..T4`) plus four scratch vectors
@@ -8,13 +7,13 @@
 //! is written and the destination is written last, so either may be a temporary or alias each
 //! other.
 
-use dynasmrt::{DynasmApi, DynasmLabelApi};
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
 
-use super::asm::{Cmp, F, I, K0, K1, Mem, SP, W, a64};
+use super::asm::{Cmp, I, K0, K1, Mem, SP, W, X9, a64};
 use super::emit::Emitter;
 use crate::loop_ir::UOp;
 use crate::poly::K;
-use crate::vmath::{self, At, C, IOp, Op, Pred, Shift, VecMath};
+use crate::vmath::{self, At, Bound, C, IOp, Op, Pred, Shift, VecMath, VecTrig};
 
 const T0: u8 = 23;
 const T1: u8 = 24;
@@ -27,8 +26,8 @@ pub(super) const T6: u8 = 29;
 /// Emits `d = op(src)`.
 pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     match op {
-        UOp::Sin => trig(e, w, d, src, false),
-        UOp::Cos => trig(e, w, d, src, true),
+        UOp::Sin => vmath::trig(&mut NeonMath { e, w }, d, src, false, None),
+        UOp::Cos => vmath::trig(&mut NeonMath { e, w }, d, src, true, None),
         _ => vmath::emit(&mut NeonMath { e, w }, op, d, src),
     }
 }
@@ -38,18 +37,6 @@ fn scratch(e: &Emitter<'_>, i: u8) -> Mem {
         base: SP,
         disp: e.frame.math + 16 * u32::from(i),
     }
-}
-
-/// Table entry into a register (all lanes).
-fn ld(e: &mut Emitter<'_>, d: u8, k: K) {
-    let m = e.tab(k);
-    e.a.load(W::Ps, d, m);
-}
-
-/// Round to nearest even into `kf` (float) and `ki` (int32) from `x` (already scaled).
-fn round_both(e: &mut Emitter<'_>, w: W, kf: u8, ki: u8, x: u8) {
-    e.a.round(w, kf, x, 0);
-    e.a.cvt_f2i(ki, kf, true);
 }
 
 /// The primitives at width `w`. Constants and scratch operands are loaded into `K0` first (NEON
@@ -144,7 +131,8 @@ impl VecMath for NeonMath<'_, '_> {
     }
 
     fn round_nearest(&mut self, kf: u8, ki: u8, x: u8) {
-        round_both(self.e, self.w, kf, ki, x);
+        self.e.a.round(self.w, kf, x, 0);
+        self.e.a.cvt_f2i(ki, kf, true);
     }
 
     fn scalef(&mut self, _out: u8, _p: u8, _kf: u8) -> bool {
@@ -167,69 +155,81 @@ impl VecMath for NeonMath<'_, '_> {
     }
 }
 
-fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool) {
-    let (slow, done) = (e.a.label(), e.a.label());
-    let m = e.tab(K::AbsMask);
-    e.a.fm(F::And, w, T0, src, m);
-    let m = e.tab(K::TrigLimit);
-    e.a.cmp_m(w, Cmp::Nle, T0, T0, m);
-    e.a.jump_if_any(w, T0, slow);
-    e.a.mov(T0, src);
-    let m = e.tab(K::TwoOverPi);
-    e.a.fm(F::Mul, w, T1, T0, m);
-    round_both(e, w, T1, T2, T1);
-    // q = -0 would turn x = -0 into +0 below; -0 + 0 = +0.
-    let m = e.tab(K::Zero);
-    e.a.fm(F::Add, w, T1, T1, m);
-    reduce_pio2(e, w);
-    e.a.cvt_f2i(T2, T1, true);
-    if cos {
-        let m = e.tab(K::IntOne);
-        e.a.im(I::Add, T2, T2, m);
+impl VecTrig for NeonMath<'_, '_> {
+    type Label = DynamicLabel;
+    type Slot = Mem;
+
+    fn label(&mut self) -> DynamicLabel {
+        self.e.a.label()
     }
-    e.a.f(F::Mul, w, T1, T0, T0);
-    ld(e, T3, K::Sin9);
-    for k in [K::Sin7, K::Sin5, K::Sin3] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T3, T3, T1, m);
+
+    fn bind(&mut self, l: DynamicLabel) {
+        self.e.a.bind(l);
     }
-    e.a.f(F::Mul, w, T3, T3, T1);
-    e.a.fma(w, T3, T3, T0, T0);
-    ld(e, T4, K::Cos10);
-    for k in [K::Cos8, K::Cos6, K::Cos4, K::Cos2, K::One] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T4, T4, T1, m);
+
+    fn jump(&mut self, l: DynamicLabel) {
+        a64!(self.e.a.ops ; b =>l);
     }
-    // r + r z P(z) is +0 for r = -0; keep the signed zero.
-    if !cos {
-        e.a.zero(T1);
-        e.a.cmp(w, Cmp::Eq, T1, T0, T1);
-        e.a.blend(T3, T3, T0, T1);
+
+    /// `bits(|a|) + bias` has its sign bit set exactly where `|a| > bound` (`poly::bias_above`):
+    /// the sign bits, their lanes' maximum into `x9` for `cbnz` (nothing between touches `x9`).
+    fn test_above(&mut self, t: u8, a: u8, bound: Bound) {
+        let bias = match bound {
+            Bound::Fast => K::TrigFastBias,
+            Bound::Limit => K::TrigLimitBias,
+        };
+        self.fk(Op::And, t, a, K::AbsMask.into());
+        self.ik(IOp::Add, t, t, bias.into());
+        self.e.a.shift(1, t, t, 31);
+        if self.w == W::Ps {
+            a64!(self.e.a.ops ; umaxv S(K0), V(t).S4 ; fmov W(X9), S(K0));
+        } else {
+            a64!(self.e.a.ops ; fmov W(X9), S(t));
+        }
     }
-    // Quadrant: odd -> cos polynomial; bit 1 -> negate.
-    let m = e.tab(K::IntOne);
-    e.a.fm(F::And, w, T0, T2, m);
-    e.a.im(I::CmpEq, T0, T0, m);
-    e.a.blend(T1, T3, T4, T0);
-    let m = e.tab(K::IntTwo);
-    e.a.fm(F::And, w, T0, T2, m);
-    e.a.shift(0, T0, T0, 30);
-    e.a.f(F::Xor, w, d, T1, T0);
-    a64!(e.a.ops ; b =>done);
-    e.a.bind(slow);
-    let buf = Mem {
-        base: SP,
-        disp: e.frame.call,
-    };
-    e.a.store(W::Ps, buf, src);
-    e.save_all();
-    let lanes = if w == W::Ps { 4 } else { 1 };
-    e.a.imm(0, u64::from(e.frame.call));
-    a64!(e.a.ops ; add x0, sp, x0 ; movz x1, lanes ; movz x2, u32::from(cos));
-    e.a.call(crate::helpers::trig_lanes as unsafe extern "C" fn(*mut f32, usize, usize) as usize);
-    e.restore_all();
-    e.a.load(W::Ps, d, buf);
-    e.a.bind(done);
+
+    fn jump_if_above(&mut self, l: DynamicLabel) {
+        a64!(self.e.a.ops ; cbnz W(X9), =>l);
+    }
+
+    fn fused(&self) -> bool {
+        true
+    }
+
+    fn reduce_pio2_f64(&mut self) {
+        reduce_pio2(self.e, self.w);
+    }
+
+    fn or_sign_fused(&mut self, _d: u8, _a: u8) -> bool {
+        false
+    }
+
+    fn quadrant_fused(&mut self, _d: u8, _q: u8) -> bool {
+        false
+    }
+
+    fn store_slot(&mut self, slot: Mem, r: u8) {
+        self.e.a.store(W::Ps, slot, r);
+    }
+
+    fn library(&mut self, d: u8, src: u8, cos: bool, other: Option<Mem>) {
+        assert!(other.is_none(), "invariant: NEON does not pair sin and cos");
+        let e = &mut *self.e;
+        let buf = Mem {
+            base: SP,
+            disp: e.frame.call,
+        };
+        e.a.store(W::Ps, buf, src);
+        e.save_all();
+        let lanes = if self.w == W::Ps { 4 } else { 1 };
+        e.a.imm(0, u64::from(e.frame.call));
+        a64!(e.a.ops ; add x0, sp, x0 ; movz x1, lanes ; movz x2, u32::from(cos));
+        e.a.call(
+            crate::helpers::trig_lanes as unsafe extern "C" fn(*mut f32, usize, usize) as usize,
+        );
+        e.restore_all();
+        e.a.load(W::Ps, d, buf);
+    }
 }
 
 /// `T0 = x - q * pi/2` computed in f64 (exact product with the 33-bit `hi`), from `x` in `T0` and

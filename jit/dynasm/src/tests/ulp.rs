@@ -34,7 +34,7 @@ use rynamo_tensor::Tensor;
 
 use super::common::targets;
 
-fn ulp_f32(r: f64) -> f64 {
+pub(super) fn ulp_f32(r: f64) -> f64 {
     let a = r.abs().max(f64::from(f32::MIN_POSITIVE));
     let e = a.log2().floor();
     2f64.powf(e - 23.0)

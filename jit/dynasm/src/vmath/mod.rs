@@ -19,9 +19,11 @@
 
 mod exp;
 mod log_erf;
+mod trig;
 
 pub use exp::{exp, exp_nonneg, exp_nonpos, sigmoid, tanh};
 pub use log_erf::{erf, log};
+pub use trig::{Bound, VecTrig, trig};
 
 use crate::loop_ir::UOp;
 use crate::poly::K;

@@ -43,7 +43,7 @@ pub(super) fn ld(e: &mut Emitter<'_>, w: W, d: u8, k: K) {
 }
 
 /// The primitives at width `w`.
-type X64Math<'a, 'k> = At<'a, Emitter<'k>, W>;
+pub(super) type X64Math<'a, 'k> = At<'a, Emitter<'k>, W>;
 
 impl X64Math<'_, '_> {
     fn k(&self, c: C) -> Mem {
