@@ -156,16 +156,9 @@ impl VecMath for NeonMath<'_, '_> {
 }
 
 impl VecTrig for NeonMath<'_, '_> {
-    type Label = DynamicLabel;
     type Slot = Mem;
 
-    fn label(&mut self) -> DynamicLabel {
-        self.e.a.label()
-    }
-
-    fn bind(&mut self, l: DynamicLabel) {
-        self.e.a.bind(l);
-    }
+    vmath::forward_labels!();
 
     fn jump(&mut self, l: DynamicLabel) {
         a64!(self.e.a.ops ; b =>l);

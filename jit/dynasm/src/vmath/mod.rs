@@ -23,6 +23,7 @@ mod trig;
 
 pub use exp::{exp, exp_nonneg, exp_nonpos, sigmoid, tanh};
 pub use log_erf::{erf, log};
+pub(crate) use trig::forward_labels;
 pub use trig::{Bound, VecTrig, trig};
 
 use crate::loop_ir::UOp;

@@ -3,6 +3,8 @@
 //! `x` once and evaluate both polynomials once, since each of them already needs both; the
 //! second of the pair is a load of what the first stored.
 
+use dynasmrt::DynamicLabel;
+
 use super::{C, IOp, Op, Shift, VecMath, horner};
 use crate::poly::K;
 
@@ -18,22 +20,20 @@ pub enum Bound {
 /// The primitives sin and cos add to [`VecMath`]: branches, and the steps whose best form is the
 /// target's own (the f64 reduction, the library call).
 pub trait VecTrig: VecMath {
-    /// A code position.
-    type Label: Copy;
     /// A frame vector the pair's other result goes to.
     type Slot: Copy;
     /// A new label.
-    fn label(&mut self) -> Self::Label;
+    fn label(&mut self) -> DynamicLabel;
     /// Binds `l` here.
-    fn bind(&mut self, l: Self::Label);
+    fn bind(&mut self, l: DynamicLabel);
     /// Jumps to `l`.
-    fn jump(&mut self, l: Self::Label);
+    fn jump(&mut self, l: DynamicLabel);
     /// Tests whether any lane (lane 0 for scalar widths) of `a` has `|a| > bound` (NaN
     /// included) for [`VecTrig::jump_if_above`]; `t` is clobbered. Vector operations may come
     /// between the two.
     fn test_above(&mut self, t: u8, a: u8, bound: Bound);
     /// Jumps to `l` when the last [`VecTrig::test_above`] found such a lane.
-    fn jump_if_above(&mut self, l: Self::Label);
+    fn jump_if_above(&mut self, l: DynamicLabel);
     /// Whether the target has FMA: the f32 reduction below `TRIG_FAST` needs it exact.
     fn fused(&self) -> bool;
     /// `T0 = T0 - T1 * pi/2` in f64 (`T1` the integral quotient, kept); clobbers `T2..T4`.
@@ -48,6 +48,21 @@ pub trait VecTrig: VecMath {
     /// `other`; every register but `d` kept.
     fn library(&mut self, d: u8, src: u8, cos: bool, other: Option<Self::Slot>);
 }
+
+/// [`VecTrig::label`] and [`VecTrig::bind`], for an implementor whose emitter's assembler
+/// (`self.e.a`) has methods of those names.
+macro_rules! forward_labels {
+    () => {
+        fn label(&mut self) -> dynasmrt::DynamicLabel {
+            self.e.a.label()
+        }
+
+        fn bind(&mut self, l: dynasmrt::DynamicLabel) {
+            self.e.a.bind(l);
+        }
+    };
+}
+pub(crate) use forward_labels;
 
 /// `d = sin(src)` or `cos(src)`; with `other`, the other function of `src` is stored there too.
 ///

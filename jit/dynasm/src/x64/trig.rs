@@ -58,16 +58,9 @@ pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<
 }
 
 impl VecTrig for X64Math<'_, '_> {
-    type Label = DynamicLabel;
     type Slot = Mem;
 
-    fn label(&mut self) -> DynamicLabel {
-        self.e.a.label()
-    }
-
-    fn bind(&mut self, l: DynamicLabel) {
-        self.e.a.bind(l);
-    }
+    vmath::forward_labels!();
 
     fn jump(&mut self, l: DynamicLabel) {
         x64!(self.e.a.ops ; jmp =>l);
