@@ -1,13 +1,16 @@
-//! The JIT's f32 transcendentals (exp, log, tanh, sigmoid, erf) written once, over a small set of
-//! vector primitives ([`VecMath`]) that each target's emitter implements (`x64/math.rs`,
-//! `aarch64/math.rs`). One algorithm per function on every target; coefficients and the
-//! derivations are in [`crate::poly`]. (Sin and cos stay per target: `x64/trig.rs` has an f32
-//! reduction and a shared-reduction form the NEON code lacks.)
+//! The JIT's f32 transcendentals (exp, log, sin, cos, tanh, sigmoid, erf) written once, over a
+//! small set of vector primitives ([`VecMath`], and [`VecTrig`]'s branches for sin and cos) that
+//! each target's emitter implements (`x64/math.rs` and `x64/trig.rs`, `aarch64/math.rs`). One
+//! algorithm per function on every target; coefficients and the derivations are in
+//! [`crate::poly`].
 //!
 //! Invariants the targets keep:
 //! - A primitive computes the same value on every target that has FMA (AVX2, AVX-512, NEON): the
 //!   same IEEE operations in the same order, so the functions give the same bits there
-//!   (`tests/math_bits.rs`). Where a target has a faster form of one step (`vscalefps` for
+//!   (`src/tests/math_bits.rs`). One known gap: sin and cos's f64 reduction (vectors with a lane
+//!   above `poly::TRIG_FAST`) multiplies and adds `q * lo` unfused on x86-64 vectors and fused on
+//!   NEON and x86-64 scalars, which could differ in the last bit of an f64 that then rounds to
+//!   f32 at a tie; no sweep has found one. Where a target has a faster form of one step (`vscalefps` for
 //!   `p * 2^k` on AVX-512) it is a primitive with the same result, not a second algorithm. SSE2
 //!   has no FMA: its `fma*` round twice and [`VecMath::square_error`] is zero there, so its
 //!   results may differ in the last bits (`tests/ulp.rs` holds it to its own bounds).
