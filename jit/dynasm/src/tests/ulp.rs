@@ -158,9 +158,9 @@ fn vector_math_ulp_bounds() {
             eprintln!("{} {op}: max {e:.3} ulp", b.target_name());
             assert!(e <= bound, "{} {op}: {e} ulp > {bound}", b.target_name());
         }
-        // The f32 reduction of sin and cos (the FMA targets) on its own: a dense grid of its range, whose
-        // vectors all take it, plus the arguments that come closest to multiples of pi/2 there
-        // (found by an exhaustive search over every f32 in range; see the module docs).
+        // The f32 reduction of sin and cos (the FMA targets) on its own: a dense grid of its
+        // range, whose vectors all take it, plus the arguments that come closest to multiples of
+        // pi/2 there (found by an exhaustive search over every f32 in range; see the module docs).
         let fast = crate::poly::TRIG_FAST;
         let mut xs = grid(-fast, fast, 200_000);
         xs.retain(|x| x.abs() <= fast);
