@@ -32,6 +32,12 @@ pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     }
 }
 
+/// `out = e^src` for `src <= 0` (or NaN): [`vmath::exp_nonpos`], softmax's exp
+/// (`vmath/nonpos.rs`).
+pub fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
+    vmath::exp_nonpos(&mut NeonMath { e, w }, out, src);
+}
+
 fn scratch(e: &Emitter<'_>, i: u8) -> Mem {
     Mem {
         base: SP,

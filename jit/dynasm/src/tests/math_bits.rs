@@ -1,6 +1,7 @@
 //! The functions of `crate::vmath` give the same bits on every target with FMA: a sweep of
 //! inputs (specials, denormals, each function's branch boundaries and saturation regions, wide
-//! grids and random bit patterns) through exp, log, sin, cos, tanh, sigmoid and erf, each checked
+//! grids and random bit patterns) through exp, log, sin, cos, tanh, sigmoid and erf, and
+//! softmax's `exp(x - max x)` on rows of it, each checked
 //! against eager within `diff.rs`'s bound for transcendentals (sin and cos: against f64, see
 //! [`near_f64`]) and hashed; the hash must be the one pinned
 //! in `math_bits.txt` on AVX2, AVX-512 and NEON (the AArch64 test run, under qemu-user).
@@ -121,29 +122,47 @@ fn near_f64(x: &Tensor, got: &Tensor, f: fn(f64) -> f64, what: &str) {
     }
 }
 
+/// The cases: each function on the sweep, and softmax's numerator `exp(x - max x)` (the `x <= 0`
+/// exp of `vmath/nonpos.rs`) on rows of its finite values.
+fn cases() -> Vec<(&'static str, String, Tensor)> {
+    let xs = inputs();
+    let unary = |op: &str, v: Vec<f32>| {
+        let n = v.len();
+        let g = format!("graph(%x: f32[{n}]):\n  %0: f32[{n}] = {op}(%x)\n  return (%0)\n");
+        (g, Tensor::from_vec(v, &[n]).unwrap())
+    };
+    let mut out: Vec<(&'static str, String, Tensor)> = OPS
+        .into_iter()
+        .map(|op| {
+            let mut v = xs.clone();
+            if matches!(op, "sin" | "cos") {
+                // Sin and cos send a vector with a lane beyond `TRIG_LIMIT` (NaN and ±inf
+                // included) to the library as a whole, so its other lanes would depend on the
+                // vector width.
+                v.retain(|x| x.abs() <= crate::poly::TRIG_LIMIT);
+            }
+            let (g, x) = unary(op, v);
+            (op, g, x)
+        })
+        .collect();
+    let cols = 61;
+    let mut v: Vec<f32> = xs.into_iter().filter(|x| x.is_finite()).collect();
+    v.truncate(v.len() / cols * cols);
+    let rows = v.len() / cols;
+    let g = format!(
+        "graph(%x: f32[{rows}, {cols}]):\n  %0: f32[{rows}, 1] = amax(%x, [-1], True)\n  %1: f32[{rows}, {cols}] = sub(%x, %0, alpha=1)\n  %2: f32[{rows}, {cols}] = exp(%1)\n  return (%2)\n"
+    );
+    out.push(("exp_nonpos", g, Tensor::from_vec(v, &[rows, cols]).unwrap()));
+    out
+}
+
 #[test]
 fn vector_math_gives_the_same_bits_on_every_fma_target() {
-    let xs = inputs();
-    let n = xs.len();
-    let x = [Tensor::from_vec(xs, &[n]).unwrap()];
     let pinned: Vec<(&str, &str)> = PINNED.lines().filter_map(|l| l.split_once(' ')).collect();
     let mut blessed = String::new();
-    for op in OPS {
-        // Sin and cos send a vector with a lane beyond `TRIG_LIMIT` (NaN and ±inf included) to
-        // the library as a whole, so its other lanes would depend on the vector width.
-        let x = if matches!(op, "sin" | "cos") {
-            let mut v = x[0].to_vec::<f32>();
-            v.retain(|x| x.abs() <= crate::poly::TRIG_LIMIT);
-            let len = v.len();
-            [Tensor::from_vec(v, &[len]).unwrap()]
-        } else {
-            x.clone()
-        };
-        let n = x[0].numel();
-        let g = parse(&format!(
-            "graph(%x: f32[{n}]):\n  %0: f32[{n}] = {op}(%x)\n  return (%0)\n"
-        ))
-        .unwrap();
+    for (op, g, x) in cases() {
+        let g = parse(&g).unwrap();
+        let x = [x];
         let want = EagerBackend.compile(&g).unwrap().run(&x).unwrap();
         for (b, sse2) in targets() {
             let exe = b.compile_exe(&g).unwrap();

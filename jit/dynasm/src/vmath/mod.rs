@@ -22,6 +22,7 @@
 
 mod exp;
 mod log_erf;
+pub mod nonpos;
 mod trig;
 
 pub use exp::{exp, exp_nonneg, exp_nonpos, sigmoid, tanh};

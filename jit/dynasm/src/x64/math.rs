@@ -27,7 +27,7 @@ pub fn emit(e: &mut Emitter<'_>, op: UOp, w: W, d: u8, src: u8) {
     }
 }
 
-/// `out = e^src` for `src <= 0` (or NaN): [`vmath::exp_nonpos`], softmax's exp (`nonpos.rs`).
+/// `out = e^src` for `src <= 0` (or NaN): [`vmath::exp_nonpos`], softmax's exp (`vmath/nonpos.rs`).
 pub fn exp_nonpos(e: &mut Emitter<'_>, w: W, out: u8, src: u8) {
     vmath::exp_nonpos(&mut X64Math { e, w }, out, src);
 }
