@@ -1,6 +1,7 @@
 //! The AArch64 (NEON) primitives of [`crate::vmath`], which writes exp, log, sin, cos, tanh,
-//! sigmoid and erf once for every target. A 4-lane and a scalar width run the same sequence (fused multiply-adds in both),
-//! so a vector lane and a scalar tail element get identical results.
+//! sigmoid and erf once for every target. A 4-lane and a scalar width run the same sequence
+//! (fused multiply-adds in both), so a vector lane and a scalar tail element get identical
+//! results.
 //!
 //! Register contract (`vmath`'s): temporaries are v23-v27 (`T0..T4`) plus four scratch vectors
 //! in the frame, and the reserved `K0`/`K1` of `asm.rs`; the source is read before any temporary

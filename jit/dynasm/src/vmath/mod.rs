@@ -7,13 +7,13 @@
 //! Invariants the targets keep:
 //! - A primitive computes the same value on every target that has FMA (AVX2, AVX-512, NEON): the
 //!   same IEEE operations in the same order, so the functions give the same bits there
-//!   (`src/tests/math_bits.rs`). One known gap: sin and cos's f64 reduction (vectors with a lane
-//!   above `poly::TRIG_FAST`) multiplies and adds `q * lo` unfused on x86-64 vectors and fused on
-//!   NEON and x86-64 scalars, which could differ in the last bit of an f64 that then rounds to
-//!   f32 at a tie; no sweep has found one. Where a target has a faster form of one step (`vscalefps` for
+//!   (`src/tests/math_bits.rs`). Where a target has a faster form of one step (`vscalefps` for
 //!   `p * 2^k` on AVX-512) it is a primitive with the same result, not a second algorithm. SSE2
 //!   has no FMA: its `fma*` round twice and [`VecMath::square_error`] is zero there, so its
-//!   results may differ in the last bits (`tests/ulp.rs` holds it to its own bounds).
+//!   results may differ in the last bits (`tests/ulp.rs` holds it to its own bounds). One known
+//!   gap: sin and cos's f64 reduction (vectors with a lane above `poly::TRIG_FAST`) adds
+//!   `q * lo` unfused on x86-64 vectors and fused on NEON and x86-64 scalars, which could differ
+//!   in the last bit of an f64 that then rounds to f32 at a tie; no sweep has found one.
 //! - Register contract: the temporaries are the five registers [`VecMath::T`] plus four scratch
 //!   vectors in the frame (slots 0-3); `src` is read before any temporary is written and `d`
 //!   is written last, so either may be a temporary or alias the other.
