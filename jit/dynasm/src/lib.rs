@@ -161,6 +161,7 @@ pub mod runtime;
 pub mod schedule;
 pub mod stream;
 pub mod target;
+pub mod vmath;
 #[cfg(target_arch = "x86_64")]
 pub mod x64;
 

@@ -10,7 +10,7 @@
 //!   Taylor polynomial of the same degree 6 is 2^-22 off). Six FMAs.
 //! - log: `log m = 2 atanh s` with `s = (m-1)/(m+1)`, `|s| <= 0.1716`, odd series to `s^11`.
 //! - sin/cos: reduction by `pi/2` (quotient by adding `1.5 * 2^23`) in f32 with three FMAs below
-//!   `TRIG_FAST` on AVX2, else in f64 (two-part constant), then Taylor series to degree 9 / 10
+//!   `TRIG_FAST` with FMA (AVX2, AVX-512, NEON), else in f64 (two-part constant), then Taylor series to degree 9 / 10
 //!   on `|r| <= pi/4` in f32.
 //! - tanh: Taylor series (Bernoulli numbers) to degree 15 below `|x| = 0.5`; `1 - 2/(e^{2x}+1)`
 //!   above.
@@ -51,7 +51,7 @@ pub const LEN: usize = NAMED + ERF_CHEB_DEGREE + 1;
 /// `pi/2 = hi + lo` is exact for quotients below 2^20).
 pub const TRIG_LIMIT: f32 = 1.0e6;
 
-/// Below this magnitude (every lane of a vector), AVX2's sin and cos reduce by `pi/2` in f32
+/// Below this magnitude (every lane of a vector), sin and cos reduce by `pi/2` in f32 (with FMA)
 /// with three FMAs instead of converting to f64; lanes above it, in a vector that has any, are
 /// reduced in f64 (each lane's result depends on its own value only). `tests/ulp.rs` checks the
 /// f32 path on a dense grid of `[-TRIG_FAST, TRIG_FAST]`.

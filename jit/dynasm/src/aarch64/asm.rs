@@ -38,20 +38,8 @@ pub enum W {
     Sd,
 }
 
-/// Float/bitwise binary operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs, reason = "the instruction of the same name")]
-pub enum F {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-    And,
-    Or,
-    Xor,
-}
+/// Float/bitwise binary operations (the ISA-neutral set of `vmath`).
+pub use crate::vmath::Op as F;
 
 /// Integer operations on 32-bit lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

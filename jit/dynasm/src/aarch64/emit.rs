@@ -97,6 +97,8 @@ pub struct Emitter<'k> {
     bases: HashMap<u32, u8>,
     /// Whether bools are lane masks in the current phase.
     pub(super) masks: bool,
+    /// Per node of the current phase: never positive (see `vmath/nonpos.rs`).
+    pub(super) nonpos: Vec<bool>,
 }
 
 /// Emits `k`; returns the assembler positioned after the code, and the entry offset.
@@ -130,6 +132,7 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
         locs: Vec::new(),
         bases: HashMap::new(),
         masks: false,
+        nonpos: Vec::new(),
     };
     for (p, plan) in k.phases.iter().zip(&plans) {
         e.phase(p, plan)?;
@@ -201,6 +204,7 @@ impl Emitter<'_> {
         self.locs = plan.alloc.locs.clone();
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
+        self.nonpos = crate::vmath::nonpos::analyse(self.k, p);
         for (&acc, &r) in &plan.bases {
             let o = ptr_off(acc as usize);
             self.a.ldr_x(

@@ -85,6 +85,11 @@ impl Emitter<'_> {
                     _ => self.a.load(W::Sd, d, m),
                 }
             }
+            Inst::Unary(UOp::Exp, x) if ty_of(x) == Ty::F32 && self.nonpos[x as usize] => {
+                let w = self.w(Ty::F32, vec);
+                let r = self.src(x, R2, vec);
+                math::exp_nonpos(self, w, d, r);
+            }
             Inst::Unary(op, x) => {
                 let xt = ty_of(x);
                 let xw = self.w(xt, vec);

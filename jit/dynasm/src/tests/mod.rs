@@ -13,6 +13,8 @@ mod div;
 mod expr;
 mod functionalize;
 mod logsumexp;
+mod math_bits;
+mod math_lengths;
 mod nonpos;
 mod perf_paths;
 #[cfg(target_arch = "x86_64")]

@@ -1,7 +1,7 @@
-//! `exp(x - max(x))` (softmax's numerator) takes the lean non-positive exp on x86-64
-//! (`x64/nonpos.rs`): its accuracy against an f64 reference on every target, with the bound of
-//! the general exp in `ulp.rs` (1.5 ulp; measured over [-104, 0]: AVX2 and AVX-512 0.887,
-//! SSE2 1.156), special values exactly, and softmax against eager.
+//! `exp(x - max(x))` (softmax's numerator) takes the lean non-positive exp on every target
+//! (`vmath/nonpos.rs`): its accuracy against an f64 reference on every target, with the bound of
+//! the general exp in `ulp.rs` (1.5 ulp; measured over [-104, 0]: AVX2, AVX-512 and NEON
+//! 0.899, SSE2 1.159), special values exactly, and softmax against eager.
 
 use rynamo_backend::Backend;
 use rynamo_graph::parse;

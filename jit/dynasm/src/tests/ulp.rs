@@ -3,8 +3,8 @@
 //! values (NaN, ±inf, denormals, -0.0).
 //!
 //! Measured maximum errors over 250,000 points per function (AVX2+FMA / SSE2 / NEON), and the
-//! bounds asserted below (NEON is held to the AVX2 bounds). AVX-512 runs AVX2's algorithms on
-//! 16 lanes and measures exactly as AVX2 (`tests/avx512.rs` checks it bitwise against AVX2).
+//! bounds asserted below (NEON is held to the AVX2 bounds). AVX-512 and NEON run AVX2's algorithms (`vmath`) and
+//! measure exactly as AVX2 (`tests/avx512.rs` and `tests/math_bits.rs` check them bitwise).
 //!
 //! | function | range tested | AVX2, AVX-512 | SSE2 | NEON | bound |
 //! |---|---|---|---|---|---|
@@ -17,8 +17,8 @@
 //! | sigmoid | [-100, 100] | 2.06 | 2.09 | 2.06 | 2.5 |
 //! | erf | [-6, 6] | 2.37 | 2.61 | 2.37 | 2.5 / 3 |
 //!
-//! The `[-32768, 32768]` row is AVX2's (and AVX-512's) f32 reduction (`poly::TRIG_FAST`; SSE2
-//! and NEON reduce in f64 there). An exhaustive scalar model of both reductions over every f32 with
+//! The `[-32768, 32768]` row is the f32 reduction of the FMA targets (`poly::TRIG_FAST`; SSE2
+//! reduces in f64 there). An exhaustive scalar model of both reductions over every f32 with
 //! `0.7 <= |x| <= 32768` (below 0.7 neither reduces) gave the same maxima for each, 1.486 ulp for
 //! sin and for cos (at 625.0518 and 648.6137, kept in `TRIG_HARD`); the closest approach to a
 //! multiple of pi/2 there is `|r| = 4.2e-9` (252.89821).
@@ -34,7 +34,7 @@ use rynamo_tensor::Tensor;
 
 use super::common::targets;
 
-fn ulp_f32(r: f64) -> f64 {
+pub(super) fn ulp_f32(r: f64) -> f64 {
     let a = r.abs().max(f64::from(f32::MIN_POSITIVE));
     let e = a.log2().floor();
     2f64.powf(e - 23.0)
@@ -158,9 +158,9 @@ fn vector_math_ulp_bounds() {
             eprintln!("{} {op}: max {e:.3} ulp", b.target_name());
             assert!(e <= bound, "{} {op}: {e} ulp > {bound}", b.target_name());
         }
-        // The f32 reduction of sin and cos (AVX2) on its own: a dense grid of its range, whose
-        // vectors all take it, plus the arguments that come closest to multiples of pi/2 there
-        // (found by an exhaustive search over every f32 in range; see the module docs).
+        // The f32 reduction of sin and cos (the FMA targets) on its own: a dense grid of its
+        // range, whose vectors all take it, plus the arguments that come closest to multiples of
+        // pi/2 there (found by an exhaustive search over every f32 in range; see the module docs).
         let fast = crate::poly::TRIG_FAST;
         let mut xs = grid(-fast, fast, 200_000);
         xs.retain(|x| x.abs() <= fast);

@@ -35,28 +35,11 @@ pub enum W {
     Sd,
 }
 
-/// Float/bitwise binary operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs, reason = "the instruction of the same name")]
-pub enum F {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-    And,
-    Or,
-    Xor,
-}
+/// Float/bitwise binary operations (the ISA-neutral set of `vmath`).
+pub use crate::vmath::Op as F;
 
-/// Packed 32-bit integer operations (on the same registers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs, reason = "the instruction of the same name")]
-pub enum I {
-    Add,
-    Sub,
-}
+/// Packed 32-bit integer operations (on the same registers; `vmath`'s set).
+pub use crate::vmath::IOp as I;
 
 /// A memory operand `[base + disp]`.
 ///

@@ -56,7 +56,7 @@ pub struct Emitter<'k> {
     /// Per node of the current phase: the access of a contiguous f32 load, which a spilled
     /// copy of reloads from its source instead of a spill slot.
     pub(super) remat: Vec<Option<u32>>,
-    /// Per node of the current phase: never positive (see `nonpos.rs`).
+    /// Per node of the current phase: never positive (see `vmath/nonpos.rs`).
     pub(super) nonpos: Vec<bool>,
     /// The current phase's hoisted divisors and their reciprocals' slots (see `div.rs`).
     pub(super) recips: Recips,
@@ -244,7 +244,7 @@ impl Emitter<'_> {
         self.bases = plan.bases.clone();
         self.masks = plan.vector;
         self.remat = unroll::rematerializable(self.k, p);
-        self.nonpos = super::nonpos::analyse(self.k, p);
+        self.nonpos = crate::vmath::nonpos::analyse(self.k, p);
         self.trig_share.clear();
         for (i, &(first, second)) in slots.pairs.iter().enumerate() {
             let slot = self.mem(RSP, self.frame.trig + self.frame.vs * i as i32);

@@ -28,7 +28,6 @@ mod evex;
 mod frame;
 mod isel;
 mod math;
-mod nonpos;
 pub(crate) mod pins;
 mod reduce;
 mod select;

@@ -1,18 +1,17 @@
-//! Vector sin and cos on x86-64 (see [`crate::poly`] for the algorithm), and their sharing:
-//! `sin(x)` and `cos(x)` of one `x` in one kernel body (rotary embeddings, the W1 workload of
-//! `benchmarks.md`) reduce `x` once and evaluate both polynomials once, since each of them
-//! already needs both; the second of the pair is a load of what the first stored.
+//! The x86-64 primitives of [`crate::vmath::trig`] (sin and cos), and which sin/cos of one value
+//! share a reduction ([`pairs`]).
 
-use dynasmrt::{DynasmApi, DynasmLabelApi};
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
 use iced_x86::Code;
 
 use super::asm::{F, I, Mem, W, x64};
 use super::emit::Emitter;
 use super::evex::K1;
 use super::evex::Op::{self, M, Y, Z};
-use super::math::{T0, T1, T2, T3, T4, ld, scratch};
+use super::math::{T0, T1, T2, T3, T4, X64Math, scratch};
 use crate::loop_ir::{Inst, Phase, Ty, UOp, V};
 use crate::poly::K;
+use crate::vmath::{self, Bound, VecTrig};
 
 /// `vpternlogd zmm, zmm, zmm/m32bcst, imm8`: any bitwise function of three operands (the
 /// destination is the first), chosen by the immediate's truth table.
@@ -52,111 +51,93 @@ pub fn pairs(p: &Phase, order: &[V], hoisted: usize) -> Vec<(V, V)> {
     out
 }
 
-/// `d = sin(src)` or `cos(src)`; with `other`, the other function of `src` is stored there too.
-///
-/// The quotient `q` (nearest integer to `x * 2/pi`) comes from adding `1.5 * 2^23`, whose sum
-/// holds `q` in its low mantissa bits: the quadrant needs no conversion. Vectors whose lanes are
-/// all within `poly::TRIG_FAST` reduce in f32 (AVX2 only: three FMAs); others go to `wide`,
-/// which reduces in f64 and keeps the f32 result for the lanes within the bound, so a lane's
-/// result never depends on its neighbours (below `TRIG_LIMIT`; above, the library).
+/// `d = sin(src)` or `cos(src)` ([`vmath::trig`]); with `other`, the other function of `src` is
+/// stored there too.
 pub fn trig(e: &mut Emitter<'_>, w: W, d: u8, src: u8, cos: bool, other: Option<Mem>) {
-    let (slow, wide, join, done) = (e.a.label(), e.a.label(), e.a.label(), e.a.label());
-    let fast = e.a.avx();
-    if fast {
-        any_above_fast(e, w, T3, src);
+    vmath::trig(&mut X64Math { e, w }, d, src, cos, other);
+}
+
+impl VecTrig for X64Math<'_, '_> {
+    type Slot = Mem;
+
+    vmath::forward_labels!();
+
+    fn jump(&mut self, l: DynamicLabel) {
+        x64!(self.e.a.ops ; jmp =>l);
     }
-    e.a.mov(T0, src);
-    ld(e, w, T2, K::TwoOverPi);
-    let m = e.tab(K::RoundMagic);
-    e.a.fma_m(w, T2, T2, T0, m);
-    e.a.fm(F::Sub, w, T1, T2, m);
-    if fast {
-        x64!(e.a.ops ; jnz =>wide);
-        reduce_f32(e, w, T0);
-    } else {
-        x64!(e.a.ops ; jmp =>wide);
-    }
-    e.a.bind(join);
-    e.a.f(F::Mul, w, T1, T0, T0);
-    ld(e, w, T3, K::Sin9);
-    for k in [K::Sin7, K::Sin5, K::Sin3] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T3, T3, T1, m);
-    }
-    e.a.f(F::Mul, w, T3, T3, T1);
-    e.a.fma(w, T3, T3, T0, T0);
-    ld(e, w, T4, K::Cos10);
-    for k in [K::Cos8, K::Cos6, K::Cos4, K::Cos2, K::One] {
-        let m = e.tab(k);
-        e.a.fma_m(w, T4, T4, T1, m);
-    }
-    // r + r z P(z) is +0 for r = -0; sin(r) has the sign of r on |r| <= pi/4, so or it in.
-    // (Cos never picks the sine polynomial at r = 0, where the quadrant is 0.)
-    if !cos || other.is_some() {
-        let m = e.tab(K::NegZero);
-        if e.a.zmm() && w == W::Ps {
-            // T3 | (T0 & -0.0) in one instruction (0xf8: A | (B & C)).
-            e.a.ev(TERNLOG, &[Z(T3), Z(T0), M(m), Op::I(0xf8u8 as i8)]);
-        } else {
-            e.a.fm(F::And, w, T1, T0, m);
-            e.a.f(F::Or, w, T3, T3, T1);
+
+    /// The flags, for `jnz`.
+    fn test_above(&mut self, t: u8, a: u8, bound: Bound) {
+        match bound {
+            Bound::Fast => any_above_fast(self.e, self.w, t, a),
+            Bound::Limit => above(self.e, self.w, t, a, K::TrigLimitBias),
         }
     }
-    let one = e.tab(K::IntOne);
-    match other {
-        None if cos => {
-            e.a.im(I::Add, w, T2, T2, one);
-            quadrant(e, w, d, T2);
+
+    fn jump_if_above(&mut self, l: DynamicLabel) {
+        x64!(self.e.a.ops ; jnz =>l);
+    }
+
+    fn fused(&self) -> bool {
+        self.e.a.avx()
+    }
+
+    fn reduce_pio2_f64(&mut self) {
+        reduce_pio2(self.e, self.w);
+    }
+
+    /// AVX-512 vectors: `T3 | (T0 & -0.0)` as one `vpternlogd` (0xf8: A | (B & C)).
+    fn or_sign_fused(&mut self, d: u8, a: u8) -> bool {
+        if !(self.e.a.zmm() && self.w == W::Ps) {
+            return false;
         }
-        None => quadrant(e, w, d, T2),
-        // cos is sin a quadrant on: the other function first, into its slot, then `d`.
-        Some(slot) if cos => {
-            quadrant(e, w, T1, T2);
-            e.a.store(w, slot, T1);
-            e.a.im(I::Add, w, T2, T2, one);
-            quadrant(e, w, d, T2);
+        let m = self.e.tab(K::NegZero);
+        self.e
+            .a
+            .ev(TERNLOG, &[Z(d), Z(a), M(m), Op::I(0xf8u8 as i8)]);
+        true
+    }
+
+    /// AVX-512 vectors: four instructions, bit 0 straight into k1 (`vptestmd`), and the sign's
+    /// and-then-xor as one `vpternlogd` (0x6c: B ^ (A & C)).
+    fn quadrant_fused(&mut self, d: u8, q: u8) -> bool {
+        if !(self.e.a.zmm() && self.w == W::Ps) {
+            return false;
         }
-        Some(slot) => {
-            e.a.im(I::Add, w, T0, T2, one);
-            quadrant(e, w, T1, T0);
-            e.a.store(w, slot, T1);
-            quadrant(e, w, d, T2);
+        let a = &mut self.e.a;
+        let one = Mem::bcast(15, crate::poly::off(K::IntOne));
+        a.ev(
+            Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32,
+            &[Op::K(K1), Z(q), M(one)],
+        );
+        a.z_blend_k1(T1, T3, T4);
+        a.shift(W::Ps, 0, T0, q, 30);
+        let m = Mem::bcast(15, crate::poly::off(K::NegZero));
+        a.ev(TERNLOG, &[Z(T0), Z(T1), M(m), Op::I(0x6c)]);
+        a.mov(d, T0);
+        true
+    }
+
+    fn store_slot(&mut self, slot: Mem, r: u8) {
+        self.e.a.store(self.w, slot, r);
+    }
+
+    fn library(&mut self, d: u8, src: u8, cos: bool, other: Option<Mem>) {
+        let (e, w) = (&mut *self.e, self.w);
+        let buf = Mem::vec(4, e.frame.call);
+        e.a.store(w, buf, src);
+        if let Some(slot) = other {
+            let keep = scratch(e, 0);
+            e.a.store(w, keep, src);
+            lanes_call(e, w, !cos);
+            e.a.load(w, T0, buf);
+            e.a.store(w, slot, T0);
+            e.a.load(w, T0, keep);
+            e.a.store(w, buf, T0);
         }
+        lanes_call(e, w, cos);
+        e.a.load(w, d, buf);
     }
-    x64!(e.a.ops ; jmp =>done);
-    // x in T0, q in T1.
-    e.a.bind(wide);
-    above(e, w, T3, T0, K::TrigLimitBias);
-    x64!(e.a.ops ; jnz =>slow);
-    let x = scratch(e, 0);
-    if fast {
-        e.a.store(w, x, T0);
-    }
-    reduce_pio2(e, w);
-    if fast {
-        e.a.load(w, T3, x);
-        above(e, w, T4, T3, K::TrigFastBias);
-        reduce_f32(e, w, T3);
-        e.a.blend(w, T0, T3, T0, T4);
-    }
-    let m = e.tab(K::RoundMagic);
-    e.a.fm(F::Add, w, T2, T1, m);
-    x64!(e.a.ops ; jmp =>join);
-    e.a.bind(slow);
-    let buf = Mem::vec(4, e.frame.call);
-    e.a.store(w, buf, src);
-    if let Some(slot) = other {
-        let keep = scratch(e, 0);
-        e.a.store(w, keep, src);
-        lanes_call(e, w, !cos);
-        e.a.load(w, T0, buf);
-        e.a.store(w, slot, T0);
-        e.a.load(w, T0, keep);
-        e.a.store(w, buf, T0);
-    }
-    lanes_call(e, w, cos);
-    e.a.load(w, d, buf);
-    e.a.bind(done);
 }
 
 /// `t`'s sign bits = `|a| > limit` per lane (`bias` from `poly::bias_above`), and the flags set
@@ -185,46 +166,6 @@ fn any_above_fast(e: &mut Emitter<'_>, w: W, t: u8, a: u8) {
     e.a.fm(F::And, w, t, a, m);
     let m = e.tab(K::TrigFastBits);
     e.a.any_gt_m(t, m);
-}
-
-/// `r -= q * pi/2` in f32 with `pi/2 = a + b + c` and the quotient `q` in `T1` (FMA only: the
-/// first step is exact, see `poly::TRIG_FAST`).
-fn reduce_f32(e: &mut Emitter<'_>, w: W, r: u8) {
-    for k in [K::NegPio2A, K::NegPio2B, K::NegPio2C] {
-        let m = e.tab(k);
-        e.a.fma_acc_m(w, r, T1, m);
-    }
-}
-
-/// `d` = sin of the reduced argument in quadrant `q` (a register whose low bits are the
-/// quotient's), from the sine polynomial in `T3` and the cosine one in `T4`: odd -> cosine
-/// polynomial; bit 1 -> negate. Writes `d` last; uses `T0`, `T1` (`q` may be `T0`).
-fn quadrant(e: &mut Emitter<'_>, w: W, d: u8, q: u8) {
-    if e.a.zmm() && w == W::Ps {
-        // The same in four instructions: bit 0 straight into k1 (`vptestmd`), and the sign's
-        // and-then-xor as one `vpternlogd` (0x6c: B ^ (A & C)).
-        let one = e.tab(K::IntOne);
-        e.a.ev(
-            Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32,
-            &[Op::K(K1), Z(q), M(one)],
-        );
-        e.a.z_blend_k1(T1, T3, T4);
-        e.a.shift(w, 0, T0, q, 30);
-        let m = e.tab(K::NegZero);
-        e.a.ev(TERNLOG, &[Z(T0), Z(T1), M(m), Op::I(0x6c)]);
-        e.a.mov(d, T0);
-        return;
-    }
-    e.a.shift(w, 0, T1, q, 31);
-    if !e.a.avx() {
-        // SSE2's blend takes whole-lane masks; vblendvps reads the sign bit only.
-        e.a.shift(w, 2, T1, T1, 31);
-    }
-    e.a.blend(w, T1, T3, T4, T1);
-    e.a.shift(w, 0, T0, q, 30);
-    let m = e.tab(K::NegZero);
-    e.a.fm(F::And, w, T0, T0, m);
-    e.a.f(F::Xor, w, d, T1, T0);
 }
 
 /// Library sin or cos of every lane of the call buffer, in place, every register kept.

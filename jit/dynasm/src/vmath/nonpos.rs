@@ -1,5 +1,5 @@
 //! Which values of a phase are never positive, so that their `exp` can take the lean
-//! [`super::math::exp_nonpos`]: softmax's `exp(x - max(x))`, where `max(x)` is a Max
+//! [`super::exp_nonpos`] on every target: softmax's `exp(x - max(x))`, where `max(x)` is a Max
 //! reduction of a previous phase over the structurally same expression `x`. Every element of
 //! the row is at most the row's maximum, so the difference is `<= 0` (or NaN, which both exp
 //! paths propagate).
@@ -7,7 +7,7 @@
 use crate::loop_ir::{BOp, Inst, Kernel, Phase, RedOp, V};
 
 /// Per node of `p`: whether it is `x - m` with `m` the row maximum of `x`.
-pub(super) fn analyse(k: &Kernel, p: &Phase) -> Vec<bool> {
+pub fn analyse(k: &Kernel, p: &Phase) -> Vec<bool> {
     p.body
         .iter()
         .map(|n| match n.inst {
