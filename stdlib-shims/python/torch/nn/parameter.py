@@ -36,3 +36,47 @@ class Buffer(torch.Tensor):
         t = torch.Tensor._make_subclass(cls, data, data.requires_grad)
         t.persistent = persistent
         return t
+
+
+class _UninitializedMixin:
+    """A parameter or buffer whose shape is not known yet: an empty tensor until ``materialize``
+    gives it a shape (fresh, uninitialised memory, in place, so references to it stay valid) and
+    turns it into ``cls_to_become``."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        if dtype is None:
+            dtype = self.dtype
+        self.data = torch.empty(shape, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return torch.Tensor._make_subclass(cls, torch.empty(0, dtype=dtype), requires_grad)
+
+
+class UninitializedBuffer(_UninitializedMixin, torch.Tensor):
+    cls_to_become = torch.Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = torch.Tensor._make_subclass(cls, torch.empty(0, dtype=dtype), requires_grad)
+        t.persistent = persistent
+        return t
+
+
+def is_lazy(param):
+    return isinstance(param, _UninitializedMixin)

@@ -16,6 +16,10 @@ from torch.nn.modules.conv import (  # noqa: F401
 from torch.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: F401
 from torch.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
 from torch.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
+from torch.nn.modules.lazy import (  # noqa: F401
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
+    LazyConvTranspose2d, LazyConvTranspose3d, LazyLinear,
+)
 from torch.nn.modules.distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from torch.nn.modules.loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
