@@ -22,6 +22,7 @@ from torch.nn import _fold
 from torch.nn import _pool_nd
 from torch.nn import _pool3d
 from torch.nn import _margin_losses
+from torch.nn import _embedding_bag
 from torch.nn import _interpolate
 from torch.nn import _reduction as _Reduction
 
@@ -651,3 +652,4 @@ triplet_margin_loss = _margin_losses.triplet_margin_loss
 triplet_margin_with_distance_loss = _margin_losses.triplet_margin_with_distance_loss
 poisson_nll_loss = _margin_losses.poisson_nll_loss
 gaussian_nll_loss = _margin_losses.gaussian_nll_loss
+embedding_bag = _embedding_bag.embedding_bag
