@@ -170,7 +170,7 @@ impl Tracer<'_> {
             Kind::Object(o)
                 if args.len() == 1
                     && kwargs.is_empty()
-                    && super::opcodes::load_store::is_object_init(&o, self.vm) =>
+                    && super::opcodes::super_attr::is_object_init(&o, self.vm) =>
             {
                 Ok(Vt::constant(self.vm.ctx.none()))
             }

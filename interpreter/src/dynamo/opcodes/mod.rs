@@ -12,4 +12,5 @@ pub(crate) mod load_store;
 mod pattern_match;
 mod sets;
 mod subscript;
+pub(crate) mod super_attr;
 mod user_protocol;

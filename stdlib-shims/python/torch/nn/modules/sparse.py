@@ -7,6 +7,16 @@ from torch.nn.modules.module import Module
 from torch.nn.parameter import Parameter
 
 
+def _wrap_padding_idx(padding_idx, num_embeddings, spelling):
+    """``padding_idx`` in ``[0, num_embeddings)`` (a negative one counts from the end); PyTorch's
+    assertion (``Embedding`` capitalises the name, ``EmbeddingBag`` does not)."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{spelling} must be within num_embeddings")
+    return padding_idx % num_embeddings
+
+
 class Embedding(Module):
     """``weight[input]``; ``weight`` is drawn from N(0, 1), with the ``padding_idx`` row zeroed."""
 
@@ -18,15 +28,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -94,15 +96,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(torch.empty((num_embeddings, embedding_dim), dtype=dtype))
             self.reset_parameters()

@@ -5,6 +5,7 @@ forward), initialised from normal draws as PyTorch's, so a seed gives PyTorch's 
 import torch
 import torch.nn.functional as F
 from torch.nn.modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from torch.nn.utils import _norm_hooks
 
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
@@ -55,9 +56,7 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+        _norm_hooks.refuse_second(module, SpectralNorm, name, "spectral_norm")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         with torch.no_grad():
@@ -82,9 +81,4 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return _norm_hooks.remove(module, SpectralNorm, name, "spectral_norm")

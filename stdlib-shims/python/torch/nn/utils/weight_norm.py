@@ -7,6 +7,7 @@ import warnings
 
 import torch
 from torch.nn.parameter import Parameter
+from torch.nn.utils import _norm_hooks
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
 
@@ -41,9 +42,7 @@ class WeightNorm:
     def apply(module, name, dim):
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        _norm_hooks.refuse_second(module, WeightNorm, name, "weight_norm")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
@@ -71,9 +70,4 @@ def weight_norm(module, name="weight", dim=0):
 
 
 def remove_weight_norm(module, name="weight"):
-    for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return _norm_hooks.remove(module, WeightNorm, name, "weight_norm")
