@@ -39,6 +39,9 @@ for label, call in [
     ("weights shape", lambda: F.embedding_bag(flat, weight, offsets, mode="sum", per_sample_weights=psw[:3])),
     ("first offset", lambda: F.embedding_bag(flat, weight, torch.tensor([1, 4]))),
     ("bad mode", lambda: F.embedding_bag(flat, weight, offsets, mode="min")),
+    ("padding_idx range", lambda: F.embedding_bag(grid, weight, padding_idx=100)),
+    ("float indices", lambda: F.embedding_bag(grid.float(), weight)),
+    ("3-D input", lambda: F.embedding_bag(grid.reshape(1, 3, 4), weight)),
 ]:
     goldens.raises(label, call)
 goldens.finish()

@@ -48,7 +48,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         input, weight = weight, input  # the argument order PyTorch still accepts, with a warning
     if input.dtype not in (torch.int64, torch.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding_bag)")
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding_bag)")
     if mode not in _MODES:
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None:
@@ -62,7 +62,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if padding_idx is not None:
         n = weight.shape[0]
         if not -n <= padding_idx < n:
-            raise AssertionError("padding_idx must be within the number of embeddings")
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} through {n - 1}, but got "
+                               f"{padding_idx}")
         padding_idx %= n
     if max_norm is not None:
         torch.nn.functional._embedding_renorm_(weight, input, max_norm, norm_type)

@@ -20,10 +20,10 @@ class DistributedDataParallel(Module):
                  delay_all_reduce_named_params=None, param_to_hook_all_reduce=None, mixed_precision=None,
                  device_mesh=None, skip_all_reduce_unused_params=False):
         super().__init__()
+        self.process_group = process_group if process_group is not None else dist._default_group()
         if not any(p.requires_grad for p in module.parameters()):
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
-        self.process_group = process_group if process_group is not None else dist._default_group()
         self.module = module
         self.device_ids = device_ids
         self.dim = dim
