@@ -65,8 +65,15 @@ pub(crate) fn take(layout: Layout) -> Option<NonNull<u8>> {
 /// used by the caller afterwards.
 pub(crate) fn give(ptr: NonNull<u8>, layout: Layout) {
     let size = layout.size();
+    if !(MIN_BYTES..=MAX_BYTES).contains(&size) {
+        // SAFETY: `ptr` came from `std::alloc` with `layout` (the contract of `give`).
+        // Freed here without the eviction list: every small tensor dropped comes this way, and
+        // a `Vec` for it was one more malloc/free pair per eager op (W5).
+        unsafe { alloc::dealloc(ptr.as_ptr(), layout) };
+        return;
+    }
     let mut evicted = Vec::new();
-    if (MIN_BYTES..=MAX_BYTES).contains(&size) {
+    {
         let mut pool = lock();
         while pool.bytes + size > MAX_BYTES {
             let b = pool.bufs.remove(0);
@@ -75,8 +82,6 @@ pub(crate) fn give(ptr: NonNull<u8>, layout: Layout) {
         }
         pool.bufs.push(Buf(ptr, layout));
         pool.bytes += size;
-    } else {
-        evicted.push(Buf(ptr, layout));
     }
     // Freed outside the lock: `munmap` can take a while.
     for Buf(p, l) in evicted {
