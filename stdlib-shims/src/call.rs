@@ -205,6 +205,13 @@ pub fn call_op(func: &PyOpFunction, args: FuncArgs, vm: &VirtualMachine) -> PyRe
     {
         return Ok(obj);
     }
+    let inplace_target = match (opts.inplace, bound.first()) {
+        (true, Some(Value::Tensor(x))) => Some(x.clone()),
+        _ => None,
+    };
+    if inplace_target.is_some() {
+        read_a_copy_under_autograd(&mut bound, vm)?;
+    }
     let mut outs = run(op, &bound, opts.generator.as_ref().map(|g| &***g), vm)?;
     if let Some(format) = &opts.memory_format
         && outs.len() == 1
@@ -218,7 +225,7 @@ pub fn call_op(func: &PyOpFunction, args: FuncArgs, vm: &VirtualMachine) -> PyRe
         }
     }
     if opts.inplace {
-        return write_back(&bound, outs, self_obj, vm);
+        return write_back(inplace_target, outs, self_obj, vm);
     }
     if op.flags().contains(OpFlags::INPLACE) {
         return self_obj.ok_or_else(|| vm.new_runtime_error(format!("{op}: no self argument")));
@@ -287,17 +294,36 @@ fn apply_default_dtype(op: Op, bound: &mut [IValue], vm: &VirtualMachine) -> PyR
     Ok(())
 }
 
+/// `F.op(x, inplace=True)` while autograd records `x`: the op reads a copy of `x`. Its backward
+/// formula reads its saved input, which `write_back` then overwrites: without the copy,
+/// `nn.LeakyReLU(inplace=True)` and kin raised "modified by an inplace operation" at
+/// `backward()`. PyTorch's in-place variants save the original values the same way
+/// (`original_self`) or differentiate through the result.
+fn read_a_copy_under_autograd(bound: &mut [IValue], vm: &VirtualMachine) -> PyResult<()> {
+    let Some(Value::Tensor(x)) = bound.first() else {
+        return Ok(());
+    };
+    if !crate::state::is_grad_enabled() || !x.needs_grad() {
+        return Ok(());
+    }
+    let copy = registry::call(Op::Clone, &[Value::Tensor(x.clone())])
+        .map_err(|e| to_py_err(&e, vm))?
+        .remove(0);
+    bound[0] = Value::Tensor(copy);
+    Ok(())
+}
+
 /// `F.op(x, inplace=True)`: copies the result into the input and returns the input object.
 fn write_back(
-    bound: &[IValue],
+    dst: Option<Tensor>,
     outs: Vec<Tensor>,
     self_obj: Option<PyObjectRef>,
     vm: &VirtualMachine,
 ) -> PyResult {
-    let (Some(Value::Tensor(dst)), Some(src)) = (bound.first(), outs.into_iter().next()) else {
+    let (Some(dst), Some(src)) = (dst, outs.into_iter().next()) else {
         return Err(vm.new_runtime_error("inplace=True needs a tensor input and output"));
     };
-    registry::call(Op::Copy_, &[Value::Tensor(dst.clone()), Value::Tensor(src)])
+    registry::call(Op::Copy_, &[Value::Tensor(dst), Value::Tensor(src)])
         .map_err(|e| to_py_err(&e, vm))?;
     self_obj.ok_or_else(|| vm.new_runtime_error("inplace=True needs an input object"))
 }

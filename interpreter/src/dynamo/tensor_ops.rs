@@ -856,6 +856,14 @@ impl Tracer<'_> {
             _ => FxTarget::Function(obj),
         };
         let input = args.first().cloned();
+        let mut args = args;
+        // While autograd records the input, the op reads a copy: its backward needs the values
+        // the write-back overwrites (the eager surface does the same, `call.rs`).
+        if let Some(x) = input.clone().filter(|x| {
+            inplace && bridge::grad_enabled() && x.as_tensor().is_some_and(|t| t.requires_grad)
+        }) {
+            args[0] = self.call_method(x, "clone", Vec::new(), Vec::new())?;
+        }
         let out = self.call_op_overloads(overloads, args, kwargs, target)?;
         match input {
             Some(x) if inplace && x.as_tensor().is_some() => {

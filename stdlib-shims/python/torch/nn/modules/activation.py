@@ -12,13 +12,11 @@ def _inplace_repr(inplace, sep=""):
     return sep + "inplace=True" if inplace else ""
 
 
-def _store(input, out, inplace):
-    """``out``, or ``out`` written into ``input`` when ``inplace``. The layers do this
-    themselves rather than pass ``inplace=`` to the native ``F`` op, so that Dynamo traces an
-    explicit ``copy_``."""
-    if inplace:
-        return input.copy_(out)
-    return out
+def _store(input, fn, inplace):
+    """``fn(input)``, or its result written into ``input`` when ``inplace`` (``F._inplace_apply``).
+    The layers do this themselves rather than pass ``inplace=`` to the native ``F`` op, so that
+    Dynamo traces an explicit ``copy_``."""
+    return F._inplace_apply(input, fn, inplace)
 
 
 class ReLU(Module):
@@ -56,7 +54,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def forward(self, input):
-        return _store(input, F.relu6(input), self.inplace)
+        return _store(input, F.relu6, self.inplace)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
@@ -69,10 +67,27 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return _store(input, F.leaky_relu(input, self.negative_slope), self.inplace)
+        return _store(input, lambda t: F.leaky_relu(t, self.negative_slope), self.inplace)
 
     def extra_repr(self):
         return f"negative_slope={self.negative_slope}{_inplace_repr(self.inplace, ', ')}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: negative slopes drawn from ``U(lower, upper)`` in training, their mean
+    in eval (see ``F.rrelu``)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_repr(self.inplace, ', ')}"
 
 
 class ELU(Module):
@@ -82,7 +97,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return _store(input, F.elu(input, self.alpha), self.inplace)
+        return _store(input, lambda t: F.elu(t, self.alpha), self.inplace)
 
     def extra_repr(self):
         return f"alpha={self.alpha}{_inplace_repr(self.inplace, ', ')}"
@@ -131,7 +146,7 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return _store(input, F.silu(input), self.inplace)
+        return _store(input, F.silu, self.inplace)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
@@ -143,7 +158,7 @@ class Mish(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return _store(input, F.mish(input), self.inplace)
+        return _store(input, F.mish, self.inplace)
 
     def extra_repr(self):
         return _inplace_repr(self.inplace)
