@@ -316,6 +316,20 @@ from torch._refs_special_ops import (  # noqa: E402,F401
     arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, frexp, mvlgamma,
 )
 from torch import _refs_special_ops  # noqa: E402
+from torch._refs_nn_forms import (  # noqa: E402,F401
+    adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dropout, alpha_dropout_, avg_pool1d, batch_norm, bilinear,
+    binary_cross_entropy_with_logits, celu, celu_, channel_shuffle, constant_pad_nd, conv3d, conv_transpose1d,
+    conv_transpose2d, conv_transpose3d, cosine_embedding_loss, cosine_similarity, dropout, dropout_, embedding,
+    feature_alpha_dropout, feature_alpha_dropout_, feature_dropout, feature_dropout_, fill, gcd, gcd_, ger,
+    get_float32_matmul_precision, hardshrink, hinge_embedding_loss, instance_norm, is_signed, isin,
+    kl_div, lcm, lcm_, margin_ranking_loss, max_pool1d, max_pool3d, pairwise_distance, pdist, pixel_shuffle,
+    pixel_unshuffle, poisson_nll_loss, prelu, rms_norm, rrelu, rrelu_, rsub, selu, selu_,
+    set_float32_matmul_precision, split_with_sizes, take, threshold, threshold_, triplet_margin_loss,
+    unravel_index, zero_,
+)
+from torch import _refs_nn_forms  # noqa: E402
+from torch import _tensor_inplace  # noqa: E402
+from torch._tensor_inplace import is_conj, is_neg, resolve_conj, resolve_neg  # noqa: E402,F401
 from torch._sym_int import SymInt  # noqa: E402,F401
 from torch._refs_stats import corrcoef, cov, nanmedian, nanquantile, quantile  # noqa: E402,F401
 from torch import _refs_stats  # noqa: E402
@@ -325,6 +339,7 @@ from torch import _foreach as _foreach_ops  # noqa: E402
 _foreach_ops.install(globals())
 
 moveaxis = movedim
+arctan2 = atan2
 
 
 # Tensor methods of the Python-written functions, as PyTorch has them (``x.movedim(...)``). The
@@ -341,6 +356,7 @@ _C._install_python_methods("torch._refs_data", ["index_add_", "index_copy_", "in
 _C._install_python_methods("torch._refs_compose", _refs_compose.METHODS)
 _C._install_python_methods("torch._refs_special_ops", _refs_special_ops.METHODS)
 _C._install_python_methods("torch._refs_stats", _refs_stats.METHODS)
+_C._install_python_methods("torch._tensor_inplace", _tensor_inplace.METHODS)
 _C._install_python_methods("torch.storage", ["untyped_storage"])
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
@@ -406,6 +422,8 @@ _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "opti
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
 _LAZY_ATTRS = {
+    # `range` through the hook: bound eagerly it would shadow the builtin for the rest of this file.
+    "range": "torch._refs_nn_forms",
     "save": "torch.serialization", "load": "torch.serialization", "serialization": None, "storage": None,
     "_utils": None, "_weights_only_unpickler": None, "TypedStorage": "torch.storage",
     "UntypedStorage": "torch.storage", "typename": "torch._lazy_helpers", "frombuffer": "torch._lazy_helpers", "normal": "torch._normal",

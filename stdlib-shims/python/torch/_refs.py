@@ -224,13 +224,40 @@ def logaddexp2(input, other):
 
 def heaviside(input, values):
     """0 where ``input < 0`` (or NaN: the comparison is false), ``values`` where it is 0, 1
-    where it is positive."""
+    where it is positive. PyTorch has no derivative for it: with autograd recording, the result's
+    backward raises PyTorch's error instead of passing a gradient to ``values`` (``where``'s)."""
     if input.dtype != values.dtype:
         raise RuntimeError(
             "heaviside is not yet implemented for tensors with different dtypes"
         )
+    if torch.is_grad_enabled() and (input.requires_grad or values.requires_grad):
+        return _no_derivative("aten::heaviside").apply(input, values)
+    return _heaviside(input, values)
+
+
+def _heaviside(input, values):
     step = (input > 0).to(input.dtype)
     return torch.where(input == 0, values, step)
+
+
+_NO_DERIVATIVE = {}
+
+
+def _no_derivative(aten_name):
+    """An ``autograd.Function`` computing ``heaviside`` whose backward raises PyTorch's
+    "derivative for <aten_name> is not implemented" (PyTorch's ``NotImplemented`` node)."""
+    if aten_name not in _NO_DERIVATIVE:
+        class NotImplementedBackward(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, input, values):
+                return _heaviside(input, values)
+
+            @staticmethod
+            def backward(ctx, grad):
+                raise RuntimeError(f"derivative for {aten_name} is not implemented")
+
+        _NO_DERIVATIVE[aten_name] = NotImplementedBackward
+    return _NO_DERIVATIVE[aten_name]
 
 
 def signbit(input):

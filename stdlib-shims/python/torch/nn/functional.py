@@ -25,6 +25,7 @@ from torch.nn import _margin_losses
 from torch.nn import _embedding_bag
 from torch.nn import _interpolate
 from torch.nn import _reduction as _Reduction
+from torch.nn import _stochastic
 
 globals().update(_native)
 
@@ -299,11 +300,20 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # === Activations that are compositions or need PyTorch's arguments ===
 
 
+def _inplace_apply(input, fn, inplace):
+    """``fn(input)``, or, when ``inplace``, its result written into ``input`` (returned). While
+    autograd records ``input``, ``fn`` reads a copy: its backward needs the values the write
+    overwrites (PyTorch's in-place formulas keep the original too), so ``nn.Hardswish(inplace=True)``
+    and kin train as in PyTorch instead of raising at ``backward()``."""
+    if not inplace:
+        return fn(input)
+    if torch.is_grad_enabled() and input.requires_grad:
+        return input.copy_(fn(input.clone()))
+    return input.copy_(fn(input))
+
+
 def threshold(input, threshold, value, inplace=False):
-    out = torch.where(input > threshold, input, value)
-    if inplace:
-        return input.copy_(out)
-    return out
+    return _inplace_apply(input, lambda t: torch.where(t > threshold, t, value), inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -313,33 +323,21 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardsigmoid(input, inplace=False):
-    out = (input + 3.0).clamp(0.0, 6.0) / 6.0
-    if inplace:
-        return input.copy_(out)
-    return out
+    return _inplace_apply(input, lambda t: (t + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
 
 
 def hardswish(input, inplace=False):
-    out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
-    if inplace:
-        return input.copy_(out)
-    return out
+    return _inplace_apply(input, lambda t: t * (t + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
 
 
 def selu(input, inplace=False):
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
-    out = scale * torch.where(input > 0, input, alpha * torch.expm1(input))
-    if inplace:
-        return input.copy_(out)
-    return out
+    return _inplace_apply(input, lambda t: scale * torch.where(t > 0, t, alpha * torch.expm1(t)), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    out = torch.where(input > 0, input, alpha * torch.expm1(input / alpha))
-    if inplace:
-        return input.copy_(out)
-    return out
+    return _inplace_apply(input, lambda t: torch.where(t > 0, t, alpha * torch.expm1(t / alpha)), inplace)
 
 
 def logsigmoid(input):
@@ -409,7 +407,9 @@ def _feature_dropout(input, p, training, inplace, batched_dim):
     if p == 1.0:
         mask = torch.zeros(shape, dtype=input.dtype)
     else:
-        mask = (torch.rand(shape) >= p).to(input.dtype) / (1.0 - p)
+        # ATen's noise: bernoulli_(1 - p) per (N, C) channel, then div_(1 - p): a seed gives
+        # PyTorch's channels.
+        mask = torch.empty(shape, dtype=input.dtype).bernoulli_(1 - p).div_(1 - p)
     out = input * mask
     if inplace:
         return input.copy_(out)
@@ -653,3 +653,72 @@ triplet_margin_with_distance_loss = _margin_losses.triplet_margin_with_distance_
 poisson_nll_loss = _margin_losses.poisson_nll_loss
 gaussian_nll_loss = _margin_losses.gaussian_nll_loss
 embedding_bag = _embedding_bag.embedding_bag
+
+
+# === Random activations (RNG order as PyTorch's: see _stochastic.py) ===
+
+alpha_dropout = _stochastic.alpha_dropout
+feature_alpha_dropout = _stochastic.feature_alpha_dropout
+rrelu = _stochastic.rrelu
+rrelu_ = _stochastic.rrelu_
+gumbel_softmax = _stochastic.gumbel_softmax
+
+
+# === In-place forms (PyTorch's ``F.elu_`` etc.) ===
+
+_threshold_fn = threshold
+
+
+def threshold_(input, threshold, value):
+    return _threshold_fn(input, threshold, value, True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    _warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                   stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    _warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                   stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pdist(input, p=2):
+    """Distances between the rows of an ``(N, M)`` input, pairs ``i < j`` in row-major order."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    i, j = torch.triu_indices(n, n, 1)
+    diff = input[i] - input[j]
+    if p == float("inf"):
+        # ATen's pdist backward gives every coordinate tied for the maximum the full gradient
+        # (vector_norm's splits it among ties): the max's value, with sign(diff) on the ties.
+        mag = diff.abs()
+        top = mag.amax(1, keepdim=True)
+        ties = (mag == top).detach()
+        return top.squeeze(1).detach() + ((mag - mag.detach()) * ties).sum(1)
+    return torch.linalg.vector_norm(diff, p, dim=1)

@@ -259,3 +259,34 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.t()
     return _fill(tensor, q.reshape(tensor.shape) * gain)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D normal(0, std) fill with ``ceil(sparsity * rows)`` zeros per column, the rows picked by
+    one ``randperm`` per column after the normal draw (PyTorch's draw order)."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with torch.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = torch.randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
+def _deprecated(new):
+    def old(*args, **kwargs):
+        warnings.warn(f"`nn.init.{new.__name__[:-1]}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    old.__name__ = new.__name__[:-1]
+    return old
+
+
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -4,21 +4,23 @@ from torch.nn.modules.module import Module  # noqa: F401  (first: every layer su
 from torch.nn.modules.activation import (  # noqa: F401
     CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid,
     LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softmin,
-    Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold,
+    Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold, RReLU,
 )
-from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
+from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from torch.nn.modules.container import (  # noqa: F401
     ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
 )
 from torch.nn.modules.conv import (  # noqa: F401
     Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
 )
-from torch.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: F401
+from torch.nn.modules.dropout import (  # noqa: F401
+    AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
+)
 from torch.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
 from torch.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
 from torch.nn.modules.lazy import (  # noqa: F401
     LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
-    LazyConvTranspose2d, LazyConvTranspose3d, LazyLinear,
+    LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
 )
 from torch.nn.modules.distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from torch.nn.modules.loss import (  # noqa: F401
