@@ -93,6 +93,15 @@ OPTIMIZERS = [
     ("radam_wd", "RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True), False),
     ("adadelta", "Adadelta", dict(lr=1.0), False),
     ("adadelta_wd_max", "Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1, maximize=True), False),
+    ("asgd", "ASGD", dict(lr=0.05), False),
+    # t0=3: averaging starts inside the 10 steps (mu < 1 from step 4).
+    ("asgd_avg", "ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.01), False),
+    ("rprop", "Rprop", dict(lr=0.01), False),
+    ("rprop_clamped_max", "Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True), False),
+    # SHAPES has matrices (factored second moment) and a vector (full second moment).
+    ("adafactor", "Adafactor", dict(lr=0.05), False),
+    ("adafactor_wd_max", "Adafactor", dict(lr=0.02, beta2_decay=-0.5, eps=(1e-20, 1e-3), d=1.5, weight_decay=0.1,
+                                          maximize=True), False),
 ]
 
 LBFGS_CASES = [
