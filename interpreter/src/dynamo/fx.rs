@@ -239,7 +239,11 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
             Some(FxTarget::Method(name)) => {
                 vm.call_method(&g, "call_method", (name.to_string(), args, kwargs))?
             }
-            _ => match bridge::torch_attr(n.op.py_name(), vm) {
+            // `torch.<name>` only for ops on the `torch` surface: `torch.batch_norm` and kin are
+            // ATen's signatures (`_refs_nn_forms.py`), not the nn op's argument order.
+            _ => match bridge::torch_attr(n.op.py_name(), vm)
+                .filter(|_| n.op.flags().contains(rynamo_graph::OpFlags::FUNCTION))
+            {
                 Some(f) => vm.call_method(&g, "call_function", (f, args, kwargs))?,
                 // Graphs not traced from user code (AOT's forward and backward) name ops that
                 // are only Tensor methods (`expand`) or `torch.nn.functional` functions.

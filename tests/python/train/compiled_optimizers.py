@@ -15,6 +15,9 @@ RTOL = 1e-5
 BACKENDS = ["eager", "aot_eager", "inductor"]
 # Cases whose first step creates state inside `step` (not in `_init_group`): one recompile.
 TWO_GRAPHS = {"sgd_momentum", "sgd_nesterov", "sgd_maximize"}
+# Adafactor reads `step_t.item()` and `norm().item()` in its loop: PyTorch 2.15 compiles no graph
+# (the loop's frame runs eagerly after the break), and neither does Rynamo.
+NO_GRAPHS = {"adafactor", "adafactor_wd_max"}
 failures = []
 
 
@@ -55,7 +58,7 @@ for name, cls_name, kwargs, grouped in OPTIMIZERS:
             if not err <= RTOL:
                 failures.append(f"{name}/{backend}: step {s} differs from eager by {err:.2e} relative")
                 break
-        graphs = 2 if name in TWO_GRAPHS else 1
+        graphs = 2 if name in TWO_GRAPHS else 0 if name in NO_GRAPHS else 1
         if counter.frame_count != graphs:
             failures.append(f"{name}/{backend}: {counter.frame_count} graphs compiled, expected {graphs}")
 
@@ -85,6 +88,8 @@ for name, cls_name, kwargs, grouped in OPTIMIZERS:
 
 # No graph break anywhere in a step once the state exists (explain runs the step once more).
 for name, cls_name, kwargs, grouped in OPTIMIZERS:
+    if name in NO_GRAPHS:
+        continue
     torch._dynamo.reset()
     params = [p.clone().requires_grad_(True) for p in initial_params()]
     opt = make_optimizer(cls_name, params, kwargs, grouped)

@@ -49,13 +49,22 @@ class ASGD(Optimizer):
                     grad = grad.add(p, alpha=group["weight_decay"])
                 eta_value = _get_value(eta)
                 p.mul_(1 - lambd * eta_value)
+                step = _get_value(step_t)
+                if isinstance(step, torch.Tensor):
+                    # Traced (``_get_value`` gave tensors): the same values without ``.item()``,
+                    # so the step is one graph as in PyTorch 2.15 (its Dynamo rewrites a tensor
+                    # ``alpha`` the same way).
+                    p.add_(grad * -eta_value)
+                    ax.copy_(torch.where(mu == 1, p, ax + (p - ax) * mu))
+                    eta.copy_(lr / ((1 + lambd * lr * step) ** alpha))
+                    mu.copy_(1 / torch.clamp(step - t0, min=1))
+                    continue
                 p.add_(grad, alpha=-eta_value)
                 # PyTorch copies until averaging starts (mu == 1), then moves the average.
                 if mu.item() != 1:
                     ax.add_(p.sub(ax).mul_(mu))
                 else:
                     ax.copy_(p)
-                step = _get_value(step_t)
                 eta.copy_(torch.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
                 mu.copy_(torch.as_tensor(1 / max(1, step - t0)))
         return loss
