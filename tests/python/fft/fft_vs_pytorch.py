@@ -1,4 +1,4 @@
-"""torch.fft against PyTorch 2.15's eager values: every transform (fft, ifft, rfft, irfft, hfft, ihfft,
+"""torch.fft against PyTorch 2.15's eager values: every transform (fft, ifft, rfft, irfft, hfft, ihfft and
 their 2-D and n-D forms) on non-power-of-two lengths (7, 12, 30, 97) and n-D inputs, float32/float64/
 complex64/complex128/int64 inputs, each `norm=` mode, `n`/`s` padding and trimming, negative and explicit
 dims; the gradients of the results (through `view_as_real`), float64 `gradcheck` of every function;
@@ -139,6 +139,19 @@ for norm in NORMS:
     for name in ("irfftn", "irfft2"):
         f = getattr(fft, name)
         goldens.check(f"{name} s norm={norm}", lambda a, f=f, norm=norm: R(f(C(a), s=(4, 9), norm=norm)), pair(3, 6, 4))
+for norm in NORMS:
+    for name in ("hfftn", "hfft2"):
+        f = getattr(fft, name)
+        goldens.check(f"{name} norm={norm}", lambda a, f=f, norm=norm: R(f(C(a), norm=norm)), pair(3, 5, 4))
+        goldens.check(f"{name} s norm={norm}", lambda a, f=f, norm=norm: R(f(C(a), s=(4, 7), norm=norm)), pair(3, 5, 4))
+    for name in ("ihfftn", "ihfft2"):
+        f = getattr(fft, name)
+        goldens.check(f"{name} norm={norm}", lambda a, f=f, norm=norm: R(f(a, norm=norm)), signal(3, 5, 7))
+        goldens.check(f"{name} s norm={norm}", lambda a, f=f, norm=norm: R(f(a, s=(4, 6), norm=norm)), signal(3, 5, 7))
+goldens.check("hfftn one dim", lambda a: R(fft.hfftn(C(a), dim=(0,))), pair(4, 3))
+goldens.check("ihfftn one dim", lambda a: R(fft.ihfftn(a, dim=0)), signal(5, 3))
+goldens.check("hfftn float32", lambda a: R(fft.hfftn(C(a))), pair(2, 6, 5, dtype=torch.float32))
+goldens.check("ihfftn float32 3 dims", lambda a: R(fft.ihfftn(a)), signal(2, 6, 5, dtype=torch.float32))
 goldens.check("fftn dim=(0, 2)", lambda a: R(fft.fftn(a, dim=(0, 2))), signal(3, 4, 5))
 goldens.check("fftn dim=(-1, 0) s=(6, -1)", lambda a: R(fft.fftn(a, s=(6, -1), dim=(-1, 0))), signal(3, 4, 5))
 goldens.check("rfftn dim=(2, 0)", lambda a: R(fft.rfftn(a, dim=(2, 0))), signal(3, 4, 5))
@@ -197,6 +210,11 @@ ERRORS = {
     "rfftn no axes": lambda: fft.rfftn(torch.ones(3, 4), dim=()),
     "irfftn no axes": lambda: fft.irfftn(torch.ones(3, 4), dim=()),
     "rfft2 complex": lambda: fft.rfft2(torch.ones(3, 4, dtype=torch.complex64)),
+    "ihfftn complex": lambda: fft.ihfftn(torch.ones(3, 4, dtype=torch.complex64)),
+    "ihfft2 complex": lambda: fft.ihfft2(torch.ones(3, 4, dtype=torch.complex64)),
+    "ihfftn no axes": lambda: fft.ihfftn(torch.ones(3, 4), dim=()),
+    "hfftn no axes": lambda: fft.hfftn(torch.ones(3, 4), dim=()),
+    "hfft2 one entry": lambda: fft.hfft2(torch.ones(3, 1)),
     "fftfreq int dtype": lambda: fft.fftfreq(5, dtype=torch.int64),
     "fftfreq complex dtype": lambda: fft.fftfreq(4, dtype=torch.complex64),
     "fftfreq negative": lambda: fft.fftfreq(-1),
@@ -227,6 +245,11 @@ GRADCHECKS = {
     "irfft2": (lambda a: fft.irfft2(C(a)), pair(3, 3)),
     "irfftn s odd": (lambda a: fft.irfftn(C(a), s=(2, 5)), pair(3, 3)),
     "fftshift": (lambda a: fft.fftshift(a), signal(3, 4)),
+    "hfft2 s": (lambda a: fft.hfft2(C(a), s=(3, 5)), pair(2, 3)),
+    "hfftn ortho": (lambda a: fft.hfftn(C(a), norm="ortho"), pair(2, 2, 3)),
+    "ihfft2 s": (lambda a: R(fft.ihfft2(a, s=(3, 4))), signal(2, 5)),
+    "ihfftn forward": (lambda a: R(fft.ihfftn(a, norm="forward")), signal(2, 3, 3)),
+    "ifftshift complex": (lambda a: R(fft.ifftshift(C(a), dim=0)), pair(5, 2)),
 }
 for label, (f, a) in GRADCHECKS.items():
     goldens.raises(f"gradcheck {label}", lambda f=f, a=a: torch.autograd.gradcheck(

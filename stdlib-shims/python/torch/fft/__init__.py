@@ -14,7 +14,8 @@ import math as _math
 import torch
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn",
-           "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift",
+           "ifftshift"]
 
 Tensor = torch.Tensor
 
@@ -240,18 +241,59 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     return torch._fft_r2c(x, dims, _norm(norm, True), True)
 
 
+def _c2r_shape_and_dims(fname, x, s, dim):
+    """ATen's ``canonicalize_fft_c2r_shape_and_dim_args``: the dims, the one-sided input sizes and
+    the output size of the last (Hermitian) dim."""
+    shape, dims = _shape_and_dims(x, s, dim)
+    if not shape:
+        raise RuntimeError("%s must transform at least one axis" % fname)
+    if isinstance(s, int):
+        s = [s]
+    last = 2 * (x.shape[dims[-1]] - 1) if s is None or s[-1] == -1 else shape[-1]
+    _check_n(last)
+    shape[-1] = last // 2 + 1
+    return shape, dims, last
+
+
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+    _no_out(out)
+    shape, dims, last = _c2r_shape_and_dims("irfftn", input, s, dim)
+    x = _resize(_promote(input, True), dims, shape)
+    return torch._fft_c2r(x, dims, _norm(norm, False), last)
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """A forward c2c over all but the last dim, then the Hermitian last dim as a conjugated c2r."""
+    _no_out(out)
+    shape, dims, last = _c2r_shape_and_dims("hfftn", input, s, dim)
+    x = _resize(_promote(input, True), dims, shape)
+    code = _norm(norm, True)
+    if len(dims) > 1:
+        x = torch._fft_c2c(x, dims[:-1], code, True)
+    return torch._fft_c2r(torch.conj(x), dims[-1:], code, last)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """The one-sided r2c of the last dim, conjugated (the inverse direction), then an inverse c2c
+    over the others."""
     _no_out(out)
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
-        raise RuntimeError("irfftn must transform at least one axis")
-    if isinstance(s, int):
-        s = [s]
-    last = 2 * (input.shape[dims[-1]] - 1) if s is None or s[-1] == -1 else shape[-1]
-    _check_n(last)
-    shape[-1] = last // 2 + 1
-    x = _resize(_promote(input, True), dims, shape)
-    return torch._fft_c2r(x, dims, _norm(norm, False), last)
+        raise RuntimeError("ihfftn must transform at least one axis")
+    x = _resize(_promote(input, False), dims, shape)
+    code = _norm(norm, False)
+    tmp = torch.conj(torch._fft_r2c(x, dims[-1:], code, True))
+    if len(dims) == 1:
+        return tmp
+    return torch._fft_c2c(tmp, dims[:-1], code, False)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    return hfftn(input, s, dim, norm, out=out)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    return ihfftn(input, s, dim, norm, out=out)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
