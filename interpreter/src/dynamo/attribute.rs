@@ -82,6 +82,7 @@ impl Tracer<'_> {
                 }
                 match name {
                     "T" | "mT" | "data" => self.tensor_property(obj.clone(), name),
+                    "real" | "imag" => self.tensor_component(obj.clone(), name),
                     _ => self.tensor_other_attr(&obj, name),
                 }
             }
@@ -521,6 +522,23 @@ impl Tracer<'_> {
                 ))
                 .into(),
         ))
+    }
+
+    /// `x.real` / `x.imag`: the registry's component views (`torch.real` / `torch.imag`), which
+    /// raise PyTorch's errors for real tensors where eager does.
+    fn tensor_component(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {
+        let op = if name == "real" {
+            rynamo_graph::Op::Real
+        } else {
+            rynamo_graph::Op::Imag
+        };
+        let func = bridge::import_module("torch", self.vm)
+            .and_then(|t| t.get_attr(&self.vm.ctx.new_str(name), self.vm))
+            .map_err(|_| {
+                GraphBreak::new(GraphBreakKind::UnsupportedOperation, "torch.real missing")
+            })?;
+        let target = super::output_graph::FxTarget::Function(func);
+        self.call_op_overloads(&[op], vec![obj], vec![], target)
     }
 
     fn tensor_property(&mut self, obj: Vt, name: &str) -> Result<Vt, GraphBreak> {

@@ -461,6 +461,10 @@ ops! {
     Exponential_ = 352 => random::exponential_;
     BernoulliFloat_ = 353 => random::bernoulli_float;
     Bernoulli = 354 => random::bernoulli;
+    // The FFT helper's block (issue 29, wire ids 380-389): `torch.fft`'s primitives.
+    FftC2c = 380 => fft::fft_c2c;
+    FftR2c = 381 => fft::fft_r2c;
+    FftC2r = 382 => fft::fft_c2r;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

@@ -46,7 +46,7 @@
 #define RYNAMO_WIRE_DTYPE_COMPLEX64 10
 #define RYNAMO_WIRE_DTYPE_COMPLEX128 11
 
-/* Op ids (the op table's order); 311 ops. */
+/* Op ids (the op table's order); 314 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -358,5 +358,8 @@
 #define RYNAMO_OP_EXPONENTIAL_ 352 /* exponential_(Tensor self, float lambd=1) -> Tensor */
 #define RYNAMO_OP_BERNOULLI__FLOAT 353 /* bernoulli_.float(Tensor self, float p=0.5) -> Tensor */
 #define RYNAMO_OP_BERNOULLI 354 /* bernoulli(Tensor self) -> Tensor */
+#define RYNAMO_OP__FFT_C2C 380 /* _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor */
+#define RYNAMO_OP__FFT_R2C 381 /* _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor */
+#define RYNAMO_OP__FFT_C2R 382 /* _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

@@ -416,7 +416,7 @@ _init_logs()
 del _init_logs
 
 _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
-                    "version", "__config__", "cpu", "amp", "linalg", "special", "accelerator", "_inductor",
+                    "version", "__config__", "cpu", "amp", "linalg", "special", "fft", "accelerator", "_inductor",
                     "distributed", "distributions")
 
 

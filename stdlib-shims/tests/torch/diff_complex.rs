@@ -6,8 +6,15 @@
 use crate::diff::A::*;
 use crate::diff::{Case, c};
 
-/// Ops compared with PyTorch by `tests/python/complex/complex_vs_pytorch.py` instead.
-pub(crate) const ELSEWHERE: [&str; 3] = ["view_as_real", "view_as_complex", "imag"];
+/// Ops compared with PyTorch by `tests/python/complex/complex_vs_pytorch.py` instead, and the
+/// FFT primitives that need complex inputs (`tests/python/fft/fft_vs_pytorch.py`).
+pub(crate) const ELSEWHERE: [&str; 5] = [
+    "view_as_real",
+    "view_as_complex",
+    "imag",
+    "_fft_c2c",
+    "_fft_c2r",
+];
 
 pub(crate) fn cases() -> Vec<Case> {
     vec![
@@ -17,5 +24,7 @@ pub(crate) fn cases() -> Vec<Case> {
         c("real", &[T(0)], &[]),
         c("polar", &[T(8), T(0)], &[]),
         c("complex", &[T(0), T(1)], &[]),
+        c("_fft_r2c", &[T(0), L(&[1]), I(0), B(true)], &[]),
+        c("_fft_r2c", &[T(6), L(&[0, 2]), I(1), B(false)], &[]),
     ]
 }

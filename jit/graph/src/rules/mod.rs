@@ -8,6 +8,7 @@ pub(crate) mod binary;
 pub(crate) mod complex;
 pub(crate) mod conv;
 pub(crate) mod creation;
+pub(crate) mod fft;
 pub(crate) mod host;
 pub(crate) mod indexing;
 pub(crate) mod inplace;

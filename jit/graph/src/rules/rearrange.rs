@@ -38,7 +38,8 @@ op! {
     roll = "roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![re::roll_meta(a.self_, a.shifts, a.dims)?]) }
     eager(_, a) { Ok(vec![re::roll(a.self_, a.shifts, a.dims)?]) }
-    with .complex().vjp(&vjp_rearrange::ROLL).sample(|| x_with(vec![Value::Int(1), Value::Int(1)]))
+    // The formula is the opposite roll, a permutation: right for complex gradients.
+    with .complex_grad().vjp(&vjp_rearrange::ROLL).sample(|| x_with(vec![Value::Int(1), Value::Int(1)]))
 }
 
 op! {

@@ -35,6 +35,18 @@ const RANDOM: &str = "random samples: PyTorch 2.15's values for the same seed, t
 
 const ELSEWHERE: &[(Op, &str)] = &[
     (
+        Op::FftC2c,
+        "complex results (numpy_diff compares real outputs): values, gradients and errors against PyTorch in tests/python/fft/fft_vs_pytorch.py; the kernel against the DFT's definition in rynamo-tensor ops::fft",
+    ),
+    (
+        Op::FftR2c,
+        "complex results: against PyTorch in tests/python/fft/fft_vs_pytorch.py",
+    ),
+    (
+        Op::FftC2r,
+        "complex inputs (numpy_diff draws real ones): against PyTorch in tests/python/fft/fft_vs_pytorch.py",
+    ),
+    (
         Op::ViewAsReal,
         "complex dtypes (numpy_diff draws real inputs): values, dtypes and errors against PyTorch in tests/python/complex/complex_vs_pytorch.py",
     ),

@@ -8,6 +8,7 @@ pub mod conv;
 pub mod conv_backward;
 pub mod decomp;
 pub mod einsum;
+pub mod fft;
 pub mod float_expr;
 pub mod gather;
 pub mod index;

@@ -13,6 +13,7 @@
 pub(crate) mod complex;
 pub(crate) mod conv;
 pub(crate) mod einsum;
+pub(crate) mod fft;
 pub(crate) mod indexing;
 pub(crate) mod inplace;
 pub(crate) mod linalg;
