@@ -12,7 +12,7 @@
 //! The pool is bounded ([`MAX_POOLED_BYTES`], [`MAX_POOLED`]); a buffer released while the pool
 //! is full is freed. Tensors over these buffers report `Storage::is_external()`.
 
-use std::alloc::{self, Layout as AllocLayout};
+use std::alloc::Layout as AllocLayout;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -49,8 +49,9 @@ impl Buf {
         }
         let layout =
             AllocLayout::from_size_align(size, STORAGE_ALIGN).unwrap_or_else(|_| oom(size));
-        // SAFETY: `size >= MIN_POOLED > 0`.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        // SAFETY: `size >= MIN_POOLED > 0`. Through the tensor heap, so a huge size is refused
+        // at once (see `rynamo_tensor::storage::heap`).
+        let raw = unsafe { rynamo_tensor::storage::heap::alloc(layout, true) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| oom(size));
         Buf { ptr, layout }
     }
@@ -58,8 +59,8 @@ impl Buf {
 
 impl Drop for Buf {
     fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc_zeroed` with exactly this layout and is freed only here.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: `ptr` came from `heap::alloc` with exactly this layout and is freed only here.
+        unsafe { rynamo_tensor::storage::heap::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
 

@@ -15,10 +15,11 @@
 //! the next allocation of the same size skips the allocator, the page faults and the zeroing: an
 //! eager op chain over 16 MiB tensors otherwise spends as long faulting fresh pages in as computing.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub mod heap;
 pub mod pool;
 
 /// Alignment of owned buffers: a cache line, and enough for any SIMD load.
@@ -98,13 +99,7 @@ impl Storage {
             }
             None => {
                 // SAFETY: the layout has a non-zero size.
-                let raw = unsafe {
-                    if fill == Fill::Overwritten {
-                        alloc::alloc(layout)
-                    } else {
-                        alloc::alloc_zeroed(layout)
-                    }
-                };
+                let raw = unsafe { heap::alloc(layout, fill != Fill::Overwritten) };
                 NonNull::new(raw).ok_or_else(oom)?
             }
         };

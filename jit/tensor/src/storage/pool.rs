@@ -12,7 +12,7 @@
 //! Invariant: every buffer in the pool has all its bytes initialised (storages are zeroed or fully
 //! copied into when allocated), so a reused buffer may be read before it is written.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
@@ -61,15 +61,15 @@ pub(crate) fn take(layout: Layout) -> Option<NonNull<u8>> {
 
 /// Frees `ptr` or keeps it for reuse.
 ///
-/// `ptr` must come from `std::alloc` with exactly `layout`, have every byte initialised, and not be
+/// `ptr` must come from `heap::alloc` with exactly `layout`, have every byte initialised, and not be
 /// used by the caller afterwards.
 pub(crate) fn give(ptr: NonNull<u8>, layout: Layout) {
     let size = layout.size();
     if !(MIN_BYTES..=MAX_BYTES).contains(&size) {
-        // SAFETY: `ptr` came from `std::alloc` with `layout` (the contract of `give`).
+        // SAFETY: `ptr` came from `heap::alloc` with `layout` (the contract of `give`).
         // Freed here without the eviction list: every small tensor dropped comes this way, and
         // a `Vec` for it was one more malloc/free pair per eager op (W5).
-        unsafe { alloc::dealloc(ptr.as_ptr(), layout) };
+        unsafe { super::heap::dealloc(ptr.as_ptr(), layout) };
         return;
     }
     let mut evicted = Vec::new();
@@ -85,9 +85,9 @@ pub(crate) fn give(ptr: NonNull<u8>, layout: Layout) {
     }
     // Freed outside the lock: `munmap` can take a while.
     for Buf(p, l) in evicted {
-        // SAFETY: `p` came from `std::alloc` with layout `l` (the contract of `give`) and left the
+        // SAFETY: `p` came from `heap::alloc` with layout `l` (the contract of `give`) and left the
         // pool, so this is its only owner.
-        unsafe { alloc::dealloc(p.as_ptr(), l) };
+        unsafe { super::heap::dealloc(p.as_ptr(), l) };
     }
 }
 
@@ -100,7 +100,7 @@ pub fn release() {
     };
     for Buf(p, l) in bufs {
         // SAFETY: as in `give`.
-        unsafe { alloc::dealloc(p.as_ptr(), l) };
+        unsafe { super::heap::dealloc(p.as_ptr(), l) };
     }
 }
 
