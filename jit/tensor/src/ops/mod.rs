@@ -10,6 +10,7 @@ pub mod decomp;
 pub mod einsum;
 pub mod float_expr;
 pub mod gather;
+pub(crate) mod im2col;
 pub mod index;
 pub mod linalg;
 pub mod loss;
