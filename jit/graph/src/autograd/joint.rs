@@ -108,7 +108,7 @@ pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Resu
     // their fused backward kernels (`batch_norm_backward`, `layer_norm_backward`, cumprod's
     // O(n) form) rather than the differentiable op-by-op forms. Those forms cost W12's step
     // five extra passes over every batch-normed activation in the forward (the saved
-    // `x - mean`) and ~12 in the backward, and made compiled gradients differ from eager's.
+    // `x - mean`) and ~12 in the backward.
     let _backward_formulas = crate::autograd::NoGradGuard::new();
     for (i, n) in fw.nodes().iter().enumerate().rev() {
         if no_grad.get(i).copied().unwrap_or(false) {
