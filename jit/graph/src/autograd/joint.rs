@@ -102,7 +102,14 @@ pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Resu
             tangent_of_output.push(None);
         }
     }
-    // Backward, latest node first.
+    // Backward, latest node first. The formulas are instantiated with grad mode off, as the
+    // engine runs a backward without `create_graph`: the compiled backward is never
+    // differentiated again (its results refuse a second differentiation), so the rules pick
+    // their fused backward kernels (`batch_norm_backward`, `layer_norm_backward`, cumprod's
+    // O(n) form) rather than the differentiable op-by-op forms. Those forms cost W12's step
+    // five extra passes over every batch-normed activation in the forward (the saved
+    // `x - mean`) and ~12 in the backward.
+    let _backward_formulas = crate::autograd::NoGradGuard::new();
     for (i, n) in fw.nodes().iter().enumerate().rev() {
         if no_grad.get(i).copied().unwrap_or(false) {
             continue;

@@ -9,6 +9,7 @@ use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
 use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
+use crate::ops::im2col::im2col;
 use crate::ops::matmul::gemm_raw;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
 
@@ -256,73 +257,15 @@ pub fn conv(
     let c = x.dtype().compute_dtype();
     let prep = |t: &Tensor| t.to_dtype(c).contiguous();
     let (xc, wc, bc) = (prep(x), prep(w), bias.map(prep));
-    // Zeroed, not `empty`: with no input channels the gemm has k == 0 and writes nothing, and a
-    // reused (pooled) buffer holds an earlier tensor's values. The memset is noise next to the gemm.
-    let out = Tensor::zeros(&shape, c);
+    // `empty`: the gemm writes every output element (`gemm_raw` writes zeros itself when there
+    // are no input channels, k == 0), and the bias is added after it.
+    let out = Tensor::empty(&shape, c);
     match c {
         DType::Float32 => conv_kernel::<f32>(&g, &xc, &wc, bc.as_ref(), &out),
         DType::Float64 => conv_kernel::<f64>(&g, &xc, &wc, bc.as_ref(), &out),
         _ => unreachable!("invariant: float compute dtype"),
     }
     Ok(out.to_dtype(x.dtype()))
-}
-
-/// Fills `col` (`[cg * kh * kw, oh * ow]`) from one sample's channel group `src` (`[cg, h, w]`).
-pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
-    let [h, w] = g.hw;
-    let [kh, kw] = g.k;
-    let [oh, ow] = g.out;
-    let l = oh * ow;
-    for c in 0..cg {
-        let plane = &src[c * h * w..(c + 1) * h * w];
-        for i in 0..kh {
-            for j in 0..kw {
-                let row = &mut col[((c * kh + i) * kw + j) * l..][..l];
-                for y in 0..oh {
-                    let ih = (y * g.stride[0] + i * g.dil[0]) as isize - g.pad_lo[0] as isize;
-                    let dst = &mut row[y * ow..(y + 1) * ow];
-                    if ih < 0 || ih >= h as isize {
-                        dst.fill(F::zero());
-                        continue;
-                    }
-                    let line = &plane[ih as usize * w..(ih as usize + 1) * w];
-                    let off = (j * g.dil[1]) as isize - g.pad_lo[1] as isize;
-                    let (x0, x1) = in_bounds(off, g.stride[1], w, ow);
-                    dst[..x0].fill(F::zero());
-                    dst[x1..].fill(F::zero());
-                    let first = (x0 * g.stride[1]) as isize + off;
-                    if x0 == x1 {
-                        continue;
-                    }
-                    if g.stride[1] == 1 {
-                        dst[x0..x1].copy_from_slice(&line[first as usize..][..x1 - x0]);
-                    } else {
-                        for (d, &v) in dst[x0..x1]
-                            .iter_mut()
-                            .zip(line[first as usize..].iter().step_by(g.stride[1]))
-                        {
-                            *d = v;
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The output columns `x0..x1` whose input column `x * stride + off` lies in `0..w` (a window
-/// row's in-bounds stretch; the rest read padding).
-pub(crate) fn in_bounds(off: isize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
-    let s = stride as isize;
-    // smallest x with x * s + off >= 0, and the first x with x * s + off >= w
-    let x0 = if off >= 0 { 0 } else { (-off + s - 1) / s };
-    let x1 = if (w as isize) - off <= 0 {
-        0
-    } else {
-        ((w as isize) - off + s - 1) / s
-    };
-    let x1 = (x1.max(0) as usize).min(ow);
-    ((x0 as usize).min(x1), x1)
 }
 
 fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out: &Tensor) {

@@ -15,7 +15,8 @@ use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
 use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
-use crate::ops::conv::{Geo, expand_arg, im2col, in_bounds, lift};
+use crate::ops::conv::{Geo, expand_arg, lift};
+use crate::ops::im2col::{col2im, im2col};
 use crate::ops::matmul::gemm_raw;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
 
@@ -165,50 +166,6 @@ pub fn conv_backward_weight(
     Ok(dw.to_dtype(meta.dtype))
 }
 
-/// Adds `col` (`[cg * kh * kw, oh * ow]`) back into one sample's channel group `dst`
-/// (`[cg, h, w]`): the adjoint of `im2col`.
-fn col2im<F: Flt>(g: &Geo, cg: usize, col: &[F], dst: &mut [F]) {
-    let [h, w] = g.hw;
-    let [kh, kw] = g.k;
-    let [oh, ow] = g.out;
-    let l = oh * ow;
-    for c in 0..cg {
-        let plane = &mut dst[c * h * w..(c + 1) * h * w];
-        for i in 0..kh {
-            for j in 0..kw {
-                let row = &col[((c * kh + i) * kw + j) * l..][..l];
-                for y in 0..oh {
-                    let ih = (y * g.stride[0] + i * g.dil[0]) as isize - g.pad_lo[0] as isize;
-                    if ih < 0 || ih >= h as isize {
-                        continue;
-                    }
-                    let line = &mut plane[ih as usize * w..(ih as usize + 1) * w];
-                    let off = (j * g.dil[1]) as isize - g.pad_lo[1] as isize;
-                    let (x0, x1) = in_bounds(off, g.stride[1], w, ow);
-                    if x0 == x1 {
-                        continue;
-                    }
-                    let first = (x0 * g.stride[1]) as isize + off;
-                    let src = &row[y * ow + x0..y * ow + x1];
-                    if g.stride[1] == 1 {
-                        for (d, &v) in line[first as usize..][..x1 - x0].iter_mut().zip(src) {
-                            *d += v;
-                        }
-                    } else {
-                        for (d, &v) in line[first as usize..]
-                            .iter_mut()
-                            .step_by(g.stride[1])
-                            .zip(src)
-                        {
-                            *d += v;
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// `dst` (`[cols, rows]`) = `src` (`[rows, cols]`) transposed, in cache-sized tiles.
 fn transpose<F: Copy>(src: &[F], rows: usize, cols: usize, dst: &mut [F]) {
     const T: usize = 32;
@@ -305,7 +262,13 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
     // transposed one (measured at 32x144x1024), and of the two operands the gradient rows
     // (`og` of them) are the cheaper to transpose: the columns have `kk` (= 9x the channels
     // for a 3x3 kernel) and need no copy at all for a 1x1 convolution.
-    let sample = |n: usize, acc: &mut [F], (col, gt): &mut (Vec<F>, Vec<F>), parallel: bool| {
+    let direct = is_direct(g);
+    // Per-thread scratch for the columns and the transposed gradient rows: both are written
+    // before they are read, so they need no zeroing (a fresh `Vec` per chunk cost a memset of
+    // each, ~1% of W12's step).
+    let scratch = if direct { 0 } else { kk * l } + og * l;
+    let sample = |n: usize, acc: &mut [F], buf: &mut [F], parallel: bool| {
+        let (col, gt) = buf.split_at_mut(scratch - og * l);
         for gi in 0..g.groups {
             // SAFETY: sample n, group gi of the contiguous input [n, c, h, w].
             let src = unsafe {
@@ -318,14 +281,12 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
             let grad = unsafe {
                 std::slice::from_raw_parts(pg.at(((n * g.o + gi * og) * l) as isize), og * l)
             };
-            let cols: &[F] = if is_direct(g) {
+            let cols: &[F] = if direct {
                 src
             } else {
-                col.resize(kk * l, F::zero());
                 im2col(g, cg, src, col);
                 col
             };
-            gt.resize(og * l, F::zero());
             transpose(grad, og, l, gt);
             // SAFETY: the [kk, l] columns times the [l, og] transposed gradient rows, added into
             // the group's [kk, og] block of `acc`.
@@ -353,10 +314,12 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
         let partials: Vec<Vec<F>> = (0..g.n.div_ceil(chunk))
             .into_par_iter()
             .map(|ci| {
-                let (mut acc, mut buf) = (vec![F::zero(); size], (Vec::new(), Vec::new()));
-                for n in ci * chunk..((ci + 1) * chunk).min(g.n) {
-                    sample(n, &mut acc, &mut buf, false);
-                }
+                let mut acc = vec![F::zero(); size];
+                with_scratch::<F, _>(scratch, |buf| {
+                    for n in ci * chunk..((ci + 1) * chunk).min(g.n) {
+                        sample(n, &mut acc, buf, false);
+                    }
+                });
                 acc
             })
             .collect();
@@ -369,9 +332,10 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
         untranspose_groups(&acc, g.groups, kk, og)
     } else {
         let mut acc = vec![F::zero(); size];
-        let mut bufs = (Vec::new(), Vec::new());
+        // a fresh buffer: the parallel gemm may run other work on this thread while it waits
+        let mut buf = vec![F::zero(); scratch];
         for n in 0..g.n {
-            sample(n, &mut acc, &mut bufs, true);
+            sample(n, &mut acc, &mut buf, true);
         }
         untranspose_groups(&acc, g.groups, kk, og)
     }

@@ -97,9 +97,9 @@ fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, co
                 std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
             )
         };
-        let (a, b) = (F::from_f64(a), F::from_f64(b));
+        // in f64, rounded once to the output type
         for (o, &v) in dst.iter_mut().zip(src) {
-            *o = F::from_f64(v.to_f64() * a.to_f64() + b.to_f64());
+            *o = F::from_f64(v.to_f64() * a + b);
         }
     });
 }
@@ -118,11 +118,60 @@ pub fn batch_norm(
     eps: f64,
 ) -> Result<Tensor> {
     let meta = batch_norm_meta(x, running_mean, running_var, weight, bias, training)?;
-    let (n, c) = (x.shape()[0], x.shape()[1]);
-    let s = numel(&x.shape()[2..]);
-    let xc = x.to_dtype(DType::Float64).contiguous();
-    // SAFETY: `xc` is a contiguous f64 tensor with n * c * s elements, only read here.
-    let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<f64>(), n * c * s) };
+    // f32 and f64 are read and written in place of an f64 copy: the statistics and the affine
+    // map are computed in f64 from the exactly widened values and rounded once, as the copy's
+    // path did (same bits), without the two conversions over the whole tensor.
+    let out = match x.dtype() {
+        DType::Float32 => batch_norm_in::<f32>(
+            &x.contiguous(),
+            running_mean,
+            running_var,
+            weight,
+            bias,
+            training,
+            momentum,
+            eps,
+        )?,
+        DType::Float64 => batch_norm_in::<f64>(
+            &x.contiguous(),
+            running_mean,
+            running_var,
+            weight,
+            bias,
+            training,
+            momentum,
+            eps,
+        )?,
+        _ => batch_norm_in::<f64>(
+            &x.to_dtype(DType::Float64).contiguous(),
+            running_mean,
+            running_var,
+            weight,
+            bias,
+            training,
+            momentum,
+            eps,
+        )?,
+    };
+    Ok(out.to_dtype(meta.dtype))
+}
+
+/// [`batch_norm`] on a contiguous tensor of element type `F`, computed in f64; the output is `F`.
+#[allow(clippy::too_many_arguments, reason = "PyTorch's batch_norm arguments")]
+fn batch_norm_in<F: Element>(
+    xc: &Tensor,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> Result<Tensor> {
+    let (n, c) = (xc.shape()[0], xc.shape()[1]);
+    let s = numel(&xc.shape()[2..]);
+    // SAFETY: `xc` is a contiguous `F` tensor with n * c * s elements, only read here.
+    let data = unsafe { std::slice::from_raw_parts(xc.data_ptr::<F>(), n * c * s) };
     let stats: Vec<(f64, f64)> = if training {
         let st = channel_stats(data, n, c, s);
         let cnt = (n * s) as f64;
@@ -156,9 +205,9 @@ pub fn batch_norm(
             (scale, b.as_ref().map_or(0.0, |b| b[ch]) - mean * scale)
         })
         .collect();
-    let out = Tensor::empty(x.shape(), DType::Float64);
-    affine::<f64>(&xc, &out, n, c, s, &coef);
-    Ok(out.to_dtype(meta.dtype))
+    let out = Tensor::empty(xc.shape(), F::DTYPE);
+    affine::<F>(xc, &out, n, c, s, &coef);
+    Ok(out)
 }
 
 /// Shape/dtype rule of `group_norm(input, num_groups, weight, bias)`.

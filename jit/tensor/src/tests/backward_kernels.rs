@@ -334,7 +334,7 @@ fn in_bounds_is_the_brute_force_stretch() {
                             iw >= 0 && iw < w as isize
                         })
                         .collect();
-                    let (x0, x1) = crate::ops::conv::in_bounds(off, stride, w, ow);
+                    let (x0, x1) = crate::ops::im2col::in_bounds(off, stride, w, ow);
                     let got: Vec<usize> = (x0..x1).collect();
                     assert_eq!(got, inside, "off {off} stride {stride} w {w} ow {ow}");
                 }

@@ -3,6 +3,7 @@
 
 mod backward_kernels;
 mod errors;
+mod im2col;
 mod index;
 mod kernels;
 mod linalg;

@@ -1,0 +1,102 @@
+//! `im2col` and `col2im` against their element-by-element definitions, bit for bit (they only
+//! move and add values; col2im must add in the definition's order), over strides, paddings,
+//! dilations and kernels that leave windows partly or wholly in the padding.
+
+use crate::ops::conv::Geo;
+use crate::ops::im2col::{col2im, im2col};
+
+fn geo(
+    hw: [usize; 2],
+    k: [usize; 2],
+    stride: [usize; 2],
+    pad: [usize; 2],
+    dil: [usize; 2],
+) -> Option<Geo> {
+    let mut out = [0; 2];
+    for d in 0..2 {
+        let eff = dil[d] * (k[d] - 1) + 1;
+        let padded = hw[d] + 2 * pad[d];
+        if padded < eff {
+            return None;
+        }
+        out[d] = (padded - eff) / stride[d] + 1;
+    }
+    Some(Geo {
+        batched: true,
+        n: 1,
+        c: 2,
+        hw,
+        o: 1,
+        k,
+        stride,
+        pad_lo: pad,
+        dil,
+        groups: 1,
+        out,
+    })
+}
+
+/// The input position `(ih, iw)` that column entry `(i, j, y, x)` reads, if not padding.
+fn source(g: &Geo, [i, j, y, x]: [usize; 4]) -> Option<usize> {
+    let ih = (y * g.stride[0] + i * g.dil[0]) as isize - g.pad_lo[0] as isize;
+    let iw = (x * g.stride[1] + j * g.dil[1]) as isize - g.pad_lo[1] as isize;
+    let inside = ih >= 0 && iw >= 0 && ih < g.hw[0] as isize && iw < g.hw[1] as isize;
+    inside.then(|| ih as usize * g.hw[1] + iw as usize)
+}
+
+fn check(g: &Geo) {
+    let (cg, [h, w], [kh, kw], [oh, ow]) = (g.c, g.hw, g.k, g.out);
+    let l = oh * ow;
+    let src: Vec<f32> = (0..cg * h * w).map(|v| (v as f32 * 0.37).sin()).collect();
+    // NaN-filled: every entry must be written
+    let mut col = vec![f32::NAN; cg * kh * kw * l];
+    im2col(g, cg, &src, &mut col);
+    let vals: Vec<f32> = (0..col.len())
+        .map(|v| (v as f32 * 0.91).cos() * 3.0)
+        .collect();
+    let mut dst: Vec<f32> = (0..src.len())
+        .map(|v| (v as f32 * 0.13).sin() * 1e-3)
+        .collect();
+    let mut want_dst = dst.clone();
+    col2im(g, cg, &vals, &mut dst);
+    let mut e = 0;
+    for c in 0..cg {
+        for i in 0..kh {
+            for j in 0..kw {
+                for y in 0..oh {
+                    for x in 0..ow {
+                        let at = source(g, [i, j, y, x]).map(|p| c * h * w + p);
+                        let want = at.map_or(0.0, |p| src[p]);
+                        assert_eq!(col[e].to_bits(), want.to_bits(), "im2col {g:?} entry {e}");
+                        if let Some(p) = at {
+                            want_dst[p] += vals[e];
+                        }
+                        e += 1;
+                    }
+                }
+            }
+        }
+    }
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&dst), bits(&want_dst), "col2im {g:?}");
+}
+
+#[test]
+fn im2col_and_col2im_are_their_definitions_bit_for_bit() {
+    let mut checked = 0;
+    for hw in [[1, 1], [5, 7], [6, 4], [3, 9]] {
+        for k in [[1, 1], [3, 3], [2, 3], [1, 4]] {
+            for stride in [[1, 1], [2, 2], [3, 1], [1, 2], [4, 3]] {
+                for pad in [[0, 0], [1, 1], [2, 0], [0, 3]] {
+                    for dil in [[1, 1], [2, 1], [1, 3]] {
+                        if let Some(g) = geo(hw, k, stride, pad, dil) {
+                            check(&g);
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} geometries");
+}
