@@ -199,8 +199,14 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def kl_div(input, target, reduction=1, *, log_target=False):
-    # ATen's kl_div with an int reduction; 'mean' here is the element mean (F warns about it).
-    return torch.nn.functional.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+    # ATen's kl_div: an int reduction, and 1 is the plain element mean, without the warning
+    # `F.kl_div` gives for 'mean'.
+    loss = torch.nn.functional.kl_div(input, target, reduction="none", log_target=log_target)
+    if reduction == 1:
+        return loss.mean()
+    if reduction == 2:
+        return loss.sum()
+    return loss
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
