@@ -16,6 +16,7 @@ cost of every program (``torch.nn`` loads on first use)."""
 import warnings as _warnings
 
 import torch
+from torch._refs_stats import _dtype_name as _dtype_title
 
 def _reduction(r):
     # ATen's apply_loss_reduction: 1 is mean, 2 is sum, and any other value leaves the loss
@@ -169,15 +170,11 @@ def hardshrink(input, lambd=0.5):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    if generator is not None:
-        raise NotImplementedError("torch.rrelu: generator= is not supported; seed the default generator")
-    return torch.nn.functional.rrelu(input, lower, upper, training)
+    return torch.nn._stochastic.rrelu(input, lower, upper, training, False, generator)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    if generator is not None:
-        raise NotImplementedError("torch.rrelu_: generator= is not supported; seed the default generator")
-    return torch.nn.functional.rrelu(input, lower, upper, training, True)
+    return torch.nn._stochastic.rrelu(input, lower, upper, training, True, generator)
 
 
 # === Distances and losses ===
@@ -271,12 +268,6 @@ def take(input, index):
             bad = lo if lo < -n else hi
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     return input.reshape(-1)[index]
-
-
-def _dtype_title(dtype):
-    return {torch.float32: "Float", torch.float64: "Double", torch.int32: "Int", torch.int16: "Short",
-            torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool", torch.float16: "Half",
-            torch.bfloat16: "BFloat16"}.get(dtype, str(dtype))
 
 
 def _check_integral(name, *tensors):

@@ -18,7 +18,7 @@ from torch.functional import _wrap_dim
 _DTYPE_NAMES = {
     torch.float64: "Double", torch.float32: "Float", torch.float16: "Half", torch.bfloat16: "BFloat16",
     torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte",
-    torch.bool: "Bool",
+    torch.bool: "Bool", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble",
 }
 
 

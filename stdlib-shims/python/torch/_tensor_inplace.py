@@ -13,16 +13,7 @@ needs the values the write overwrites (PyTorch's in-place formulas keep ``origin
 import math
 
 import torch
-
-_DTYPE_TITLES = {
-    torch.float64: "Double", torch.float32: "Float", torch.float16: "Half", torch.bfloat16: "BFloat16",
-    torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte",
-    torch.bool: "Bool", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble",
-}
-
-
-def _title(dtype):
-    return _DTYPE_TITLES.get(dtype, str(dtype))
+from torch._refs_stats import _dtype_name as _title
 
 
 def _write(self, out):

@@ -71,24 +71,22 @@ class Transform:
         return not self.__eq__(other)
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._cached(x, self._call, forward=True)
 
     def _inv_call(self, y):
+        return self._cached(y, self._inverse, forward=False)
+
+    def _cached(self, value, compute, forward):
+        """``compute(value)``, or the other half of the remembered ``(x, y)`` pair when ``value`` is
+        the very tensor seen last in this direction (``cache_size=1``)."""
         if self._cache_size == 0:
-            return self._inverse(y)
+            return compute(value)
         x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+        if value is (x_old if forward else y_old):
+            return y_old if forward else x_old
+        result = compute(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError

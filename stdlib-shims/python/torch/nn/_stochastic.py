@@ -14,6 +14,7 @@ PyTorch's values.
 """
 
 import torch
+from torch import _refs_stats
 
 _ALPHA = 1.7580993408473766
 
@@ -60,14 +61,15 @@ def _compute_bound(value, dtype):
     return torch.tensor(value, dtype=compute).item()
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, generator=None):
     if not training:
         return torch.nn.functional.leaky_relu(input, (lower + upper) / 2, inplace)
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for \'{_dtype_name(input.dtype)}\'')
+        name = _refs_stats._dtype_name(input.dtype)
+        raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for \'{name}\'')
     negative = (input <= 0).contiguous().reshape(-1)
     draws = torch.empty(int(negative.sum()), dtype=torch.float64)
-    draws.uniform_(_compute_bound(lower, input.dtype), _compute_bound(upper, input.dtype))
+    draws.uniform_(_compute_bound(lower, input.dtype), _compute_bound(upper, input.dtype), generator=generator)
     noise = torch.ones(input.numel(), dtype=input.dtype)
     noise[negative] = draws.to(torch.float32 if input.dtype != torch.float64 else torch.float64).to(input.dtype)
     noise = noise.reshape(input.shape)
@@ -78,11 +80,6 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, True)
-
-
-def _dtype_name(dtype):
-    return {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
-            torch.uint8: "Byte", torch.bool: "Bool"}.get(dtype, str(dtype))
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):

@@ -184,19 +184,8 @@ LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d)
 LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d)
 
 
-def _lazy_instance_norm(name, base):
-    # PyTorch's LazyInstanceNorm defaults: affine=True, track_running_stats=True (as the lazy batch
-    # norms), unlike the eager InstanceNorm's False/False.
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
-        base.__init__(self, 0, eps, momentum, False, False)
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True)
-        self._lazy_init(affine, track_running_stats, dtype)
-
-    return type(name, (_LazyNormMixin, base), {"__init__": __init__, "cls_to_become": base, "__module__": __name__})
-
-
-LazyInstanceNorm1d = _lazy_instance_norm("LazyInstanceNorm1d", InstanceNorm1d)
-LazyInstanceNorm2d = _lazy_instance_norm("LazyInstanceNorm2d", InstanceNorm2d)
-LazyInstanceNorm3d = _lazy_instance_norm("LazyInstanceNorm3d", InstanceNorm3d)
+# PyTorch's LazyInstanceNorm defaults are the lazy batch norms' (affine=True,
+# track_running_stats=True), unlike the eager InstanceNorm's False/False.
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d)
