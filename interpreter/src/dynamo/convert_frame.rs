@@ -19,6 +19,7 @@ use super::cache::{self, Action};
 use super::compile::{CompileConfig, CompiledEntry, DirectPlan, Plan, compile_graph, finish_trace};
 use super::config;
 use super::exc::GraphBreak;
+use super::guard_check::strip_local_scope;
 use super::guards::{GlobalState, GuardTree};
 use super::logs::{self, Artifact};
 use super::output_graph::OutputGraph;
@@ -74,7 +75,7 @@ impl FrameHandler for ConvertFrame {
                     cache::touch(code.as_object(), i);
                     return run_entry(entry, &fv, vm);
                 }
-                Err(reason) => failures.push((entry.compile_id, reason)),
+                Err(reason) => failures.push((entry.compile_id, strip_local_scope(&reason))),
             }
         }
         if action == Action::RunOnly {
@@ -680,10 +681,11 @@ fn run_entry(
 /// included) are never compiled as frames of their own (Dynamo's skipfiles: its inline list,
 /// `torch.nn` among it, applies to calls from traced code, which are still inlined). A
 /// function `torch.compile` was given is compiled wherever it lives (Dynamo's
-/// `always_optimize_code_objects`: `Module.__call__` of a compiled user module, the wrapper
-/// `torch._dynamo.eval_frame` puts around a built-in layer); resume functions follow their
-/// file. So a layer built or run between two graphs (its `__init__`, a call in a skipped
-/// frame) runs eagerly, as in PyTorch. Frozen modules are named by module, not by a `.py` path.
+/// `always_optimize_code_objects`, e.g. the wrapper `torch._dynamo.eval_frame` puts around a
+/// built-in layer). A compiled user module's `Module.__call__` is skipped, so its hooks run
+/// eagerly and its `forward` is caught as the frame. Resume functions follow their file. So a
+/// layer built or run between two graphs (its `__init__`, a call in a skipped frame) runs
+/// eagerly, as in PyTorch. Frozen modules are named by module, not by a `.py` path.
 fn is_skipped_file(code: &PyCode) -> bool {
     let path = code.code.source_path.as_str();
     !(path.ends_with(".py") || path.starts_with('<'))

@@ -426,3 +426,70 @@ fn obj_repr(obj: &PyObjectRef) -> String {
 fn obj_id(obj: &PyObjectRef) -> usize {
     obj.as_object() as *const PyObject as usize
 }
+
+/// A guard-failure reason as PyTorch's recompile logs print it (`strip_local_scope`): each
+/// frame-local source `L['x']` becomes `x`, so `tensor 'x' size mismatch ...` and `n == 2` name
+/// the user's variables; globals keep their `G['...']`.
+pub fn strip_local_scope(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut rest = reason;
+    while let Some(at) = rest.find("L[") {
+        out.push_str(&rest[..at]);
+        match local_name(&rest[at + 2..]) {
+            Some((name, used)) => {
+                out.push_str(name);
+                rest = &rest[at + 2 + used..];
+            }
+            None => {
+                out.push_str("L[");
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// After `L[`: optional spaces, a quote, the shortest name up to a quote followed by optional
+/// spaces and `]` (the pattern `L\[\s*['"](.*?)['"]\s*\]`). Returns the name and the bytes read.
+fn local_name(s: &str) -> Option<(&str, usize)> {
+    let open = s.len() - s.trim_start().len();
+    let body = &s[open..];
+    if !body.starts_with(['\'', '"']) {
+        return None;
+    }
+    let inner = &body[1..];
+    for (i, c) in inner.char_indices() {
+        if c == '\'' || c == '"' {
+            let after = &inner[i + 1..];
+            let pad = after.len() - after.trim_start().len();
+            if after[pad..].starts_with(']') {
+                return Some((&inner[..i], open + 1 + i + 1 + pad + 1));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_local_scope;
+
+    #[test]
+    fn locals_lose_their_scope_globals_keep_it() {
+        let cases = [
+            (
+                "tensor 'L['x']' size mismatch at index 0. expected 2, actual 3",
+                "tensor 'x' size mismatch at index 0. expected 2, actual 3",
+            ),
+            ("L['d']['a'] == 1.0", "d['a'] == 1.0"),
+            ("len(L['lst']) == 1", "len(lst) == 1"),
+            ("2 <= L[ \"x\" ].size()[0]", "2 <= x.size()[0]"),
+            ("G['SCALE'] == 2.0", "G['SCALE'] == 2.0"),
+            ("L[0] and L['", "L[0] and L['"),
+        ];
+        for (given, want) in cases {
+            assert_eq!(strip_local_scope(given), want, "{given}");
+        }
+    }
+}

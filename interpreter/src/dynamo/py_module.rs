@@ -192,13 +192,17 @@ mod dynamo_module {
         Err(vm.new_type_error("backend must be a name or a callable"))
     }
 
-    /// `compiled_function(fn, backend, fullgraph)`: `fn` compiled with Dynamo.
+    /// `compiled_function(fn, backend, fullgraph, dynamic=None, inner_frames=False)`: `fn`
+    /// compiled with Dynamo. With `inner_frames`, `fn`'s own frame follows the skip rules and
+    /// the frames it calls are compiled: `torch.compile(user_module)` runs `Module.__call__`
+    /// (hooks) eagerly and compiles `forward`, as PyTorch's `OptimizedModule` does.
     #[pyfunction]
     fn compiled_function(
         func: PyObjectRef,
         backend: PyObjectRef,
         fullgraph: bool,
         dynamic: rustpython_vm::function::OptionalArg<PyObjectRef>,
+        inner_frames: rustpython_vm::function::OptionalArg<bool>,
         vm: &VirtualMachine,
     ) -> PyResult<PyCompiledFunction> {
         let dynamic = match dynamic.into_option() {
@@ -207,15 +211,16 @@ mod dynamo_module {
         };
         let backend = backend_spec(backend, vm)?;
         let id = backend_id(&backend);
-        // The function's own code is compiled even when it lives in a skipped file
-        // (`Module.__call__` of `torch.compile(module)`).
+        // Otherwise the function's own code is compiled even when it lives in a skipped file
+        // (the wrapper `torch._dynamo.eval_frame` puts around a built-in layer).
         let target = func
             .get_attr("__func__", vm)
             .unwrap_or_else(|_| func.clone());
-        if let Some(code) = target
-            .get_attr("__code__", vm)
-            .ok()
-            .and_then(|c| c.downcast::<rustpython_vm::builtins::PyCode>().ok())
+        if !inner_frames.unwrap_or(false)
+            && let Some(code) = target
+                .get_attr("__code__", vm)
+                .ok()
+                .and_then(|c| c.downcast::<rustpython_vm::builtins::PyCode>().ok())
         {
             cache::set_always_optimized(code);
         }

@@ -58,14 +58,14 @@ expect(
     [
         f"Recompiling function f in {HERE}:{DEF_LINE}",
         "    triggered by the following guard failure(s):",
-        "    - 0/0: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4",
+        "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4",
         f"Recompiling function torch_dynamo_resume_in_f_at_{BREAK_LINE} in {HERE}:{BREAK_LINE}",
         "    triggered by the following guard failure(s):",
-        "    - 1/0: tensor 'L['y']' size mismatch at index 0. expected 3, actual 4",
+        "    - 1/0: tensor 'y' size mismatch at index 0. expected 3, actual 4",
         f"Recompiling function f in {HERE}:{DEF_LINE}",
         "    triggered by the following guard failure(s):",
-        "    - 0/1: L['n'] == 2",
-        "    - 0/0: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4",
+        "    - 0/1: n == 2",
+        "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4",
     ],
 )
 
@@ -79,10 +79,10 @@ expect(
         f"Recompiling function f in {HERE}:{DEF_LINE}",
         "    triggered by the following guard failure(s):",
         "    guard 0 failures:",
-        "    - 0/1: L['n'] == 2",
+        "    - 0/1: n == 2",
         "",
         "    guard 1 failures:",
-        "    - 0/0: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4",
+        "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4",
     ],
 )
 torch._logging.set_logs()

@@ -55,7 +55,7 @@ expect(
     [
         f"[0/1] [__recompiles] Recompiling function f in {HERE}:{DEF_LINE}",
         "[0/1] [__recompiles]     triggered by the following guard failure(s):",
-        "[0/1] [__recompiles]     - 0/0: tensor 'L['x']' size mismatch at index 0. expected 3, actual 5",
+        "[0/1] [__recompiles]     - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 5",
         "[0/1] create_symbol s0 = 5 for L['x'].size()[0] [2, int_oo]",
         "[0/1] create_symbol s1 = 5 for L['y'].size()[0] [2, int_oo]",
     ],

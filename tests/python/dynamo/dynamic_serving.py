@@ -75,7 +75,7 @@ for backend in ("eager", "inductor"):
     expect(
         f"{backend} recompile reason names the sequence dimension",
         reasons,
-        ["- 0/0: tensor 'L['args'][0]' size mismatch at index 1. expected 7, actual 12"],
+        ["- 0/0: tensor 'tokens' size mismatch at index 1. expected 7, actual 12"],
     )
 expect("every result equals eager", failures, [])
 done()

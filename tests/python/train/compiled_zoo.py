@@ -175,8 +175,11 @@ for cls in (MLP, CNN, GPT, LSTMLoop, ViT):
             got, nodes = train(model, torch.compile(model, backend=backend), x, y, name)
             runs += 1
             tag = f"{name}{' +break' if brk else ''} on {backend}"
-            # The AOT backends return outputs of one compiled autograd node per region.
-            if backend != "eager" and nodes != {"CompiledFunctionBackward"}:
+            # The AOT backends return outputs of one compiled autograd node per region. A graph
+            # break inside `LSTMLoop`'s for loop makes Dynamo skip its `forward` frame, so it runs
+            # eagerly and its output is the eager `addmm`'s (PyTorch 2.15 gives the same).
+            compiled_node = "AddmmBackward0" if name == "LSTMLoop" and brk else "CompiledFunctionBackward"
+            if backend != "eager" and nodes != {compiled_node}:
                 failures.append(f"{tag}: outputs' grad_fn {sorted(nodes)}, not the compiled node")
             bad = [i for i, (a, b) in enumerate(zip(got, want)) if not close(a, b)]
             if bad:

@@ -96,8 +96,9 @@ def _optimized_module_class():
     import torch
 
     class OptimizedModule(torch.nn.Module):
-        """What `torch.compile(module)` returns: wraps the module as `_orig_mod`; calls run the
-        module's `__call__` (hooks included) inside the compiled region."""
+        """What `torch.compile(module)` returns: wraps the module as `_orig_mod`. As in PyTorch,
+        a call runs the module's `__call__` (its hooks) eagerly and compiles the frames it
+        calls: the user's `forward`, whose arguments name the guards (`'ids'`, not `args[0]`)."""
 
         _torchdynamo_orig_callable = None
 
@@ -108,13 +109,12 @@ def _optimized_module_class():
             # A built-in layer's code is in a skipped file: as PyTorch does (`wrap_inline`), the
             # compiled frame is a small wrapper that calls the module, so a graph break inside
             # the layer runs the whole call eagerly instead of compiling its internals piecewise.
-            # A user module's `__call__` is compiled itself.
-            if getattr(type(mod).forward, "__module__", "").startswith("torch.nn"):
-                target = _wrap_inline(mod)
-            else:
-                target = mod.__call__
+            # For a user module, `Module.__call__` (a skipped file) runs as is and the frames it
+            # calls are compiled: `forward`, and hooks written in user files.
+            inline = getattr(type(mod).forward, "__module__", "").startswith("torch.nn")
             self._compiled_call = _C.compiled_function(
-                target, dynamo_ctx._backend, dynamo_ctx._nopython, dynamo_ctx._dynamic
+                _wrap_inline(mod) if inline else mod.__call__,
+                dynamo_ctx._backend, dynamo_ctx._nopython, dynamo_ctx._dynamic, not inline,
             )
 
         def __call__(self, *args, **kwargs):
