@@ -166,18 +166,32 @@ pub fn conv_backward_weight(
     Ok(dw.to_dtype(meta.dtype))
 }
 
-/// `dst` (`[cols, rows]`) = `src` (`[rows, cols]`) transposed, in cache-sized tiles.
+/// `dst` (`[cols, rows]`) = `src` (`[rows, cols]`) transposed, eight source rows at a time: each
+/// source column then gives eight consecutive destination elements from eight independent
+/// streams, with the index checks done once per block (the element-wise indexed version cost
+/// ~10 instructions an element, 5% of W12's step).
 fn transpose<F: Copy>(src: &[F], rows: usize, cols: usize, dst: &mut [F]) {
-    const T: usize = 32;
-    for r0 in (0..rows).step_by(T) {
-        for c0 in (0..cols).step_by(T) {
-            let (r1, c1) = ((r0 + T).min(rows), (c0 + T).min(cols));
-            for c in c0..c1 {
-                let out = &mut dst[c * rows + r0..c * rows + r1];
-                for (k, d) in out.iter_mut().enumerate() {
-                    *d = src[(r0 + k) * cols + c];
-                }
+    const R: usize = 8;
+    assert!(
+        src.len() >= rows * cols && dst.len() >= rows * cols,
+        "invariant: transpose buffers hold rows x cols"
+    );
+    let full = rows - rows % R;
+    for r0 in (0..full).step_by(R) {
+        for c in 0..cols {
+            for k in 0..R {
+                // SAFETY: r0 + k < rows and c < cols, inside both buffers (asserted above).
+                unsafe {
+                    *dst.get_unchecked_mut(c * rows + r0 + k) =
+                        *src.get_unchecked((r0 + k) * cols + c)
+                };
             }
+        }
+    }
+    for r in full..rows {
+        let line = &src[r * cols..][..cols];
+        for (c, &v) in line.iter().enumerate() {
+            dst[c * rows + r] = v;
         }
     }
 }

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use crate::error::bail;
 use crate::iter::SendPtr;
+use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, numel};
 use crate::ops::reduce::sum_f64;
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
@@ -77,12 +78,38 @@ pub(crate) fn channel_stats<F: Element>(x: &[F], n: usize, c: usize, s: usize) -
             let rows = (0..n).map(|i| &x[(i * c + ch) * s..(i * c + ch + 1) * s]);
             let cnt = (n * s) as f64;
             let mean = rows.clone().map(sum_f64).sum::<f64>() / cnt;
+            // The squared deviations over eight f64 lanes (one serial chain was bound by the
+            // add's latency), each plane's lanes folded pairwise and the planes added in order.
             let ss: f64 = rows
-                .map(|r| r.iter().map(|v| (v.to_f64() - mean).powi(2)).sum::<f64>())
+                .map(|r| {
+                    with_wide(
+                        #[inline(always)]
+                        || square_dev_sum(r, mean),
+                    )
+                })
                 .sum();
             (mean, ss / cnt)
         })
         .collect()
+}
+
+/// The sum of `(x - mean)^2` over `xs`, element `k` in lane `k % 8`, the lanes folded pairwise.
+#[inline(always)]
+fn square_dev_sum<F: Element>(xs: &[F], mean: f64) -> f64 {
+    let mut acc = [0f64; 8];
+    let chunks = xs.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            let d = c[k].to_f64() - mean;
+            acc[k] += d * d;
+        }
+    }
+    for (k, v) in tail.iter().enumerate() {
+        let d = v.to_f64() - mean;
+        acc[k] += d * d;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
 }
 
 /// `y = (x - mean[c]) * scale[c] + shift[c]` over `[n, c, s]` (`scale`, `shift` folded per channel).
@@ -97,10 +124,15 @@ fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, co
                 std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
             )
         };
-        // in f64, rounded once to the output type
-        for (o, &v) in dst.iter_mut().zip(src) {
-            *o = F::from_f64(v.to_f64() * a + b);
-        }
+        // in f64, rounded once to the output type (the wide tier: same operations, no FMA)
+        with_wide(
+            #[inline(always)]
+            || {
+                for (o, &v) in dst.iter_mut().zip(src) {
+                    *o = F::from_f64(v.to_f64() * a + b);
+                }
+            },
+        );
     });
 }
 
