@@ -224,7 +224,7 @@ pub fn binary(
     let meta = binary_meta(op, a, b)?;
     check_alpha(meta.dtype, alpha)?;
     if let Some(t) = pow_fast_path(op, a, b, &meta)? {
-        return Ok(t);
+        return Ok(t.laid_out_as(&meta));
     }
     let common = result_type(&[a.operand(), b.operand()]);
     if common.is_complex() {
