@@ -40,6 +40,7 @@ pub mod guards;
 pub mod host_call;
 pub mod inplace;
 pub mod inspect_signature;
+pub mod layout_queries;
 pub mod logs;
 pub mod nn_module_new;
 pub mod nonstrict;

@@ -181,12 +181,11 @@ impl Tracer<'_> {
             "numel" | "nelement" => return Ok(self.out.numel_of(&t, vm)),
             "element_size" => return Ok(c_int(t.meta().dtype.itemsize() as i64)),
             "is_contiguous" => {
+                let format = super::layout_queries::format_arg(&args, &kwargs, vm)?;
+                let m = t.meta();
                 return Ok(Vt::constant(
                     vm.ctx
-                        .new_bool(rynamo_tensor::layout::is_contiguous(
-                            &t.meta().shape,
-                            &t.meta().strides,
-                        ))
+                        .new_bool(format.is_contiguous(&m.shape, &m.strides))
                         .into(),
                 ));
             }

@@ -107,7 +107,9 @@ impl crate::host::HostCallee for Negate {
         &self.0
     }
     fn call(&self, inputs: &[Tensor]) -> crate::Result<Vec<Tensor>> {
-        registry::call(Op::Neg, &[Value::Tensor(inputs[0].clone())])
+        // Row-major, as its declared metas say, whatever the input's layout (`neg` follows it).
+        let out = registry::call(Op::Neg, &[Value::Tensor(inputs[0].clone())])?;
+        Ok(out.iter().map(Tensor::contiguous).collect())
     }
 }
 

@@ -67,6 +67,19 @@ impl<const N: usize> Geometry<N> {
         }
     }
 
+    /// [`Geometry::new`] walking the dims in memory order (the first operand's first), so that a
+    /// channels-last or otherwise permuted dense tensor is one contiguous run. Only for kernels
+    /// whose result does not depend on the visiting order (elementwise maps, copies, fills).
+    pub fn in_memory_order(shape: &[usize], strides: [&[isize]; N]) -> Geometry<N> {
+        let Some(order) = crate::memory_format::memory_order(shape, strides) else {
+            return Geometry::new(shape, strides);
+        };
+        let sizes: SmallVec<[usize; 6]> = order.iter().map(|&d| shape[d]).collect();
+        let steps: [SmallVec<[isize; 6]>; N] =
+            std::array::from_fn(|k| order.iter().map(|&d| strides[k][d]).collect());
+        Geometry::new(&sizes, std::array::from_fn(|k| &steps[k][..]))
+    }
+
     /// Total elements.
     pub fn numel(&self) -> usize {
         self.shape.iter().product()

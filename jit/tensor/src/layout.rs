@@ -279,7 +279,8 @@ pub fn wrap_dims(dims: &[i64], ndim: usize) -> Result<SmallVec<[usize; 6]>> {
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
     let n = a.len().max(b.len());
     let mut out: Dims = SmallVec::from_elem(1, n);
-    for i in 0..n {
+    // Innermost first, as ATen's `infer_size`: a mismatch reports the last dim that differs.
+    for i in (0..n).rev() {
         let da = if i + a.len() >= n {
             a[i + a.len() - n]
         } else {

@@ -33,6 +33,7 @@ pub mod expr;
 pub mod iter;
 pub mod kernels;
 pub mod layout;
+pub mod memory_format;
 pub mod memory_overlap;
 pub mod ops;
 pub mod parallel;

@@ -295,7 +295,12 @@ pub fn dropout_meta(x: &impl crate::Shaped, p: f64) -> Result<TensorMeta> {
             "dropout probability has to be between 0 and 1, but got {p}"
         );
     }
-    Ok(TensorMeta::contiguous(x.dtype(), x.shape()))
+    // `input * noise` with `noise = empty_like(input)`: the input's memory order.
+    Ok(TensorMeta {
+        dtype: x.dtype(),
+        shape: x.shape().to_vec(),
+        strides: crate::preserve::preserved_strides(x.shape(), x.strides()).to_vec(),
+    })
 }
 
 /// `values`, drawn in order, placed as ATen's serial kernels write them into `x`: in the order of
@@ -337,12 +342,12 @@ pub(crate) fn in_memory_order(x: &impl crate::Shaped, values: Vec<f64>) -> Vec<f
 /// `bernoulli_(1 - p)` (one `f64` uniform per element, kept when below `1 - p`), divided by
 /// `1 - p` in `x`'s dtype, times `x`. The identity (a contiguous copy) when not training.
 pub fn dropout(x: &Tensor, p: f64, training: bool, g: Option<&Generator>) -> Result<Tensor> {
-    dropout_meta(x, p)?;
+    let meta = dropout_meta(x, p)?;
     if !training || p == 0.0 || x.numel() == 0 {
-        return Ok(x.deep_clone());
+        return Ok(x.clone_preserving());
     }
     if p == 1.0 {
-        return Ok(Tensor::zeros(x.shape(), x.dtype()));
+        return Ok(Tensor::zeros(x.shape(), x.dtype()).with_dense_strides(&meta.strides));
     }
     let n = x.numel();
     let keep_p = 1.0 - p;
@@ -362,6 +367,7 @@ pub fn dropout(x: &Tensor, p: f64, training: bool, g: Option<&Generator>) -> Res
         crate::TensorOrScalar::Tensor(&mask),
         crate::Scalar::Int(1),
     )
+    .map(|t| t.laid_out_as(&meta))
 }
 
 /// Checks of `x.normal_(mean, std)`.

@@ -226,10 +226,13 @@ fn int_pow_with_negative_tensor_exponents() {
 fn clone_of_a_transposed_tensor_keeps_its_strides() {
     use rynamo_backend::Executable;
     let x = randn(&[33, 17], 6);
-    let src = "graph(%x: f32[33, 17]):\n  %0: f32[17, 33]{1, 17} = t(%x)\n  %1: f32[17, 33]{1, 17} = clone(%0)\n  %2: f32[17, 33] = neg(%1)\n  %3: f32[17, 33]{1, 17} = zeros_like(%0)\n  %4: f32[17, 33] = add(%3, %1, alpha=1)\n  return (%1, %2, %4)\n";
+    let src = "graph(%x: f32[33, 17]):\n  %0: f32[17, 33]{1, 17} = t(%x)\n  %1: f32[17, 33]{1, 17} = clone(%0)\n  %2: f32[17, 33]{1, 17} = neg(%1)\n  %3: f32[17, 33]{1, 17} = zeros_like(%0)\n  %4: f32[17, 33]{1, 17} = add(%3, %1, alpha=1)\n  return (%1, %2, %4)\n";
     let exe = check(src, std::slice::from_ref(&x), 0.0, 0.0);
     let got = exe.run(&[x]).unwrap();
     assert_eq!(got[0].strides(), &[1, 17]);
+    // Pointwise results follow their transposed inputs, as PyTorch's TensorIterator.
+    assert_eq!(got[1].strides(), &[1, 17]);
+    assert_eq!(got[2].strides(), &[1, 17]);
 }
 
 #[test]

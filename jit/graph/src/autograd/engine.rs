@@ -474,12 +474,16 @@ fn accumulate_into(
     let new = match prev {
         None if create_graph => g,
         None => {
+            // PyTorch's gradient layout contract: `.grad` of a dense leaf has the leaf's strides.
             let unique = Arc::strong_count(g.storage()) == 1;
-            let same_layout = g.strides() == layout.strides.as_slice() || g.is_contiguous();
-            if unique && same_layout && g.autograd().is_none() {
+            let obeys = rynamo_tensor::memory_format::obeys_layout_contract(
+                (g.shape(), g.strides()),
+                (&layout.shape, &layout.strides),
+            );
+            if unique && obeys && g.autograd().is_none() {
                 g
             } else {
-                g.deep_clone()
+                g.clone_obeying(layout)
             }
         }
         Some(prev) if !create_graph && !prev.needs_grad() => {

@@ -176,21 +176,29 @@ fn to_half() -> Sample {
     x_with(vec![Value::DType(DType::Float16)])
 }
 
+/// `x` copied into dtype `d` with `preserve_format` strides.
+fn copy_preserving(x: &Tensor, d: DType) -> Tensor {
+    let out = Tensor::empty_preserving(x, d);
+    rynamo_tensor::kernels::copy::copy_cast(&out, x);
+    out
+}
+
 op! {
     to = "to(Tensor self, ScalarType? dtype=None, *, bool copy=False) -> Tensor", Pointwise, [METHOD];
     meta(_, a) {
+        // A copy is ATen's `_to_copy` under `preserve_format`: it keeps the input's memory order.
         let x = a.self_;
         Ok(vec![match a.dtype {
-            Some(d) if d != x.dtype() => TensorMeta::contiguous(d, x.shape()),
-            _ if a.copy => TensorMeta::contiguous(x.dtype(), x.shape()),
+            Some(d) if d != x.dtype() => preserving(x, d),
+            _ if a.copy => preserving(x, x.dtype()),
             _ => meta_of(x),
         }])
     }
     eager(_, a) {
         let x = a.self_;
         Ok(vec![match a.dtype {
-            Some(d) if d != x.dtype() => x.to_dtype(d),
-            _ if a.copy => x.deep_clone(),
+            Some(d) if d != x.dtype() => copy_preserving(x, d),
+            _ if a.copy => x.clone_preserving(),
             _ => x.clone(),
         }])
     }
@@ -202,12 +210,15 @@ op! {
     meta(_, a) {
         let x = a.self_;
         Ok(vec![if a.dtype != x.dtype() {
-            TensorMeta::contiguous(a.dtype, x.shape())
+            preserving(x, a.dtype)
         } else {
             meta_of(x)
         }])
     }
-    eager(_, a) { Ok(vec![a.self_.to_dtype(a.dtype)]) }
+    eager(_, a) {
+        let x = a.self_;
+        Ok(vec![if a.dtype != x.dtype() { copy_preserving(x, a.dtype) } else { x.clone() }])
+    }
     with .complex_grad().vjp(&vjp::TO).sample(to_half)
 }
 

@@ -17,7 +17,7 @@ graph(%x: f32[4, 8], %w: f32[8, 8]):
   %3: f32[4], %4: i64[4] = max.dim(%1, 1, False)
   %5: f32[2, 4]{2, 8} = __getitem__(%2, [1:5:2, ...])
   %6: f32[] = sum(%5, None, False, dtype=None)
-  %7: f16[2, 4] = to(%5, torch.float16, copy=False)
+  %7: f16[2, 4]{1, 2} = to(%5, torch.float16, copy=False)
   %8: f32[4, 8] = gelu(%1, approximate='tanh')
   return (%2, %3, %6, %7, %8)
 ";

@@ -30,20 +30,28 @@ pub fn through_dtype(
     if out.dtype() == c {
         return f(out);
     }
-    let tmp = Tensor::empty(out.shape(), c);
+    // Laid out as `out` (when dense), so the final cast walks both in memory order.
+    let tmp = Tensor::empty(out.shape(), c).with_dense_strides(
+        &crate::preserve::preserved_strides(out.shape(), out.strides()),
+    );
     f(&tmp)?;
     copy_cast(out, &tmp);
     Ok(())
 }
 
-/// Byte copy when both are contiguous; returns false when it did not apply.
+/// Byte copy when both are contiguous or share dense strides; returns false when it did not apply.
 fn try_memcpy(out: &Tensor, src: &Tensor) -> bool {
-    if !out.is_contiguous() || !src.is_contiguous() {
+    // Equal dense strides (both channels-last, say) cover one block of `numel` slots each, in the
+    // same order.
+    let same_dense = out.strides() == src.strides()
+        && crate::preserve::is_non_overlapping_and_dense(out.shape(), out.strides());
+    if !same_dense && (!out.is_contiguous() || !src.is_contiguous()) {
         return false;
     }
     let isz = out.dtype().itemsize();
     let n = out.numel() * isz;
-    // SAFETY: both views are contiguous with `numel` elements of the same dtype in their storages,
+    // SAFETY: both views cover `numel` consecutive elements of the same dtype from their offsets,
+    // in the same order,
     // and they do not overlap (checked by the caller).
     unsafe {
         let d = out.storage().as_ptr().add(out.offset() * isz);
@@ -55,7 +63,7 @@ fn try_memcpy(out: &Tensor, src: &Tensor) -> bool {
 
 /// Writes `v` into every element of `out`.
 pub fn fill<T: Element>(out: &Tensor, v: T) {
-    let g = Geometry::new(out.shape(), [out.strides()]);
+    let g = Geometry::in_memory_order(out.shape(), [out.strides()]);
     let [so] = g.inner_strides();
     let p = SendPtr(out.data_ptr::<T>());
     g.par_for_each_run(|[o], len| {

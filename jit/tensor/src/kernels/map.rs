@@ -58,7 +58,7 @@ fn prepare(out: &Tensor, x: &Tensor) -> (Tensor, bool) {
 pub fn map1<A: Element, O: Element>(out: &Tensor, a: &Tensor, f: impl Fn(A) -> O + Sync) {
     debug_assert_eq!(out.shape(), a.shape());
     let (a, alias) = prepare(out, a);
-    let g = Geometry::new(out.shape(), [out.strides(), a.strides()]);
+    let g = Geometry::in_memory_order(out.shape(), [out.strides(), a.strides()]);
     let [so, sa] = g.inner_strides();
     let (po, pa) = (SendPtr(out.data_ptr::<O>()), SendPtr(a.data_ptr::<A>()));
     g.par_for_each_run(|[oo, oa], len| {
@@ -94,7 +94,7 @@ pub fn map2<A: Element, B: Element, O: Element>(
     let (a, alias_a) = prepare(out, a);
     let (b, alias_b) = prepare(out, b);
     let alias = alias_a || alias_b;
-    let g = Geometry::new(out.shape(), [out.strides(), a.strides(), b.strides()]);
+    let g = Geometry::in_memory_order(out.shape(), [out.strides(), a.strides(), b.strides()]);
     let [so, sa, sb] = g.inner_strides();
     let (po, pa, pb) = (
         SendPtr(out.data_ptr::<O>()),
@@ -155,7 +155,7 @@ pub fn map3<A: Element, B: Element, C: Element, O: Element>(
     let (b, alias_b) = prepare(out, b);
     let (c, alias_c) = prepare(out, c);
     let alias = alias_a || alias_b || alias_c;
-    let g = Geometry::new(
+    let g = Geometry::in_memory_order(
         out.shape(),
         [out.strides(), a.strides(), b.strides(), c.strides()],
     );
@@ -240,7 +240,7 @@ pub fn map1_patched<A: Element, O: Element>(
 ) {
     debug_assert_eq!(out.shape(), a.shape());
     let (a, alias) = prepare(out, a);
-    let geo = Geometry::new(out.shape(), [out.strides(), a.strides()]);
+    let geo = Geometry::in_memory_order(out.shape(), [out.strides(), a.strides()]);
     let [so, sa] = geo.inner_strides();
     let (po, pa) = (SendPtr(out.data_ptr::<O>()), SendPtr(a.data_ptr::<A>()));
     geo.par_for_each_run(|[oo, oa], len| {

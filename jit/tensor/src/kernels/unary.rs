@@ -216,7 +216,8 @@ impl UnaryOp {
 
 /// `op(x)` into a new tensor.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    let out = Tensor::empty(x.shape(), op.out_dtype(x.dtype())?);
+    let dt = op.out_dtype(x.dtype())?;
+    let out = Tensor::empty_pointwise(x.shape(), dt, &[(x.shape(), x.strides())]);
     unary_into(op, x, &out)?;
     Ok(out)
 }

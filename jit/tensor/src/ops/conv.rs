@@ -241,7 +241,8 @@ pub fn conv_meta<S: Shaped>(
     a: &ConvArgs<'_>,
 ) -> Result<TensorMeta> {
     let g = resolve(nd, x, w, bias, a)?;
-    Ok(TensorMeta::contiguous(x.dtype(), &out_shape(nd, &g)))
+    let format = crate::memory_format::conv_output_format(x, w);
+    Ok(TensorMeta::contiguous(x.dtype(), &out_shape(nd, &g)).in_format(format))
 }
 
 /// An `nd`-D convolution (`nd` = 1 or 2), cross-correlation as PyTorch.
@@ -265,7 +266,9 @@ pub fn conv(
         DType::Float64 => conv_kernel::<f64>(&g, &xc, &wc, bc.as_ref(), &out),
         _ => unreachable!("invariant: float compute dtype"),
     }
-    Ok(out.to_dtype(x.dtype()))
+    // The kernel works row-major; the result takes the layout ATen's would have.
+    let meta = conv_meta(nd, x, w, bias, a)?;
+    Ok(out.to_dtype(x.dtype()).laid_out_as(&meta))
 }
 
 fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out: &Tensor) {

@@ -28,7 +28,11 @@ pub fn float_dtype(dtype: DType) -> DType {
 
 /// Shape/dtype rule of a float unary op.
 pub fn unary_meta(x: &impl Shaped) -> TensorMeta {
-    TensorMeta::contiguous(float_dtype(x.dtype()), x.shape())
+    TensorMeta::pointwise(
+        float_dtype(x.dtype()),
+        x.shape(),
+        &[(x.shape(), x.strides())],
+    )
 }
 
 /// `out = f(x)` elementwise, `out` of `x`'s shape and the float dtype of `x`.
@@ -55,7 +59,7 @@ where
     A: Fn(f32) -> f32 + Sync,
     B: Fn(f64) -> f64 + Sync,
 {
-    let out = Tensor::empty(x.shape(), float_dtype(x.dtype()));
+    let out = Tensor::empty_meta(&unary_meta(x));
     unary_into(x, &out, f);
     Ok(out)
 }
@@ -92,7 +96,11 @@ pub fn binary_meta<S: Shaped>(
     }
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let common = result_type(&[a.operand(), b.operand()]);
-    Ok(TensorMeta::contiguous(float_dtype(common), &shape))
+    let inputs = [
+        crate::memory_format::operand_of(&a),
+        crate::memory_format::operand_of(&b),
+    ];
+    Ok(TensorMeta::pointwise(float_dtype(common), &shape, &inputs))
 }
 
 /// `f(a, b)` elementwise with broadcasting into a new tensor.
@@ -112,7 +120,7 @@ where
         operand_via(a, meta.dtype, c, &meta.shape)?,
         operand_via(b, meta.dtype, c, &meta.shape)?,
     );
-    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let out = Tensor::empty_meta(&meta);
     through_dtype(&out, c, |target| {
         match c {
             DType::Float64 => map2::<f64, f64, f64>(target, &ac, &bc, &f.1),

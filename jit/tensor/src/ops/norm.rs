@@ -67,7 +67,8 @@ pub fn batch_norm_meta<S: Shaped>(
         );
     }
     float_only(x, "batch_norm")?;
-    Ok(TensorMeta::contiguous(x.dtype(), x.shape()))
+    let format = crate::memory_format::suggested(x);
+    Ok(TensorMeta::contiguous(x.dtype(), x.shape()).in_format(format))
 }
 
 /// Per-channel mean and biased variance of `x` viewed as `[n, c, s]`.
@@ -185,7 +186,7 @@ pub fn batch_norm(
             eps,
         )?,
     };
-    Ok(out.to_dtype(meta.dtype))
+    Ok(out.to_dtype(meta.dtype).laid_out_as(&meta))
 }
 
 /// [`batch_norm`] on a contiguous tensor of element type `F`, computed in f64; the output is `F`.

@@ -9,6 +9,7 @@ use crate::kernels::map::{map2, map3};
 use crate::kernels::math::{clamp_hi, clamp_lo};
 use crate::kernels::unary::{UnaryOp, unary_into};
 use crate::layout::{Shaped, broadcast_all, broadcast_shapes, broadcast_strides};
+use crate::memory_format::operand_of;
 use crate::{DType, Error, Result, Scalar, Tensor, TensorMeta, can_cast, dispatch_all};
 
 /// A tensor argument that may also be a Python number (a "wrapped number" in PyTorch).
@@ -93,15 +94,25 @@ pub fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
 pub fn unary_meta(op: UnaryOp, x: &impl Shaped) -> Result<TensorMeta> {
     if x.dtype().is_complex() {
         let d = super::complex::unary_out_dtype(op, x.dtype())?;
-        return Ok(TensorMeta::contiguous(d, x.shape()));
+        return Ok(TensorMeta::pointwise(
+            d,
+            x.shape(),
+            &[(x.shape(), x.strides())],
+        ));
     }
-    Ok(TensorMeta::contiguous(op.out_dtype(x.dtype())?, x.shape()))
+    let d = op.out_dtype(x.dtype())?;
+    Ok(TensorMeta::pointwise(
+        d,
+        x.shape(),
+        &[(x.shape(), x.strides())],
+    ))
 }
 
 /// `op(x)`.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     if x.dtype().is_complex() {
-        return super::complex::unary(op, x);
+        let meta = unary_meta(op, x)?;
+        return Ok(super::complex::unary(op, x)?.laid_out_as(&meta));
     }
     crate::kernels::unary::unary(op, x)
 }
@@ -151,6 +162,7 @@ pub fn binary_meta<S: Shaped>(
     check_int_pow(op, &a, &b)?;
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let common = result_type(&[a.operand(), b.operand()]);
+    let inputs = [operand_of(&a), operand_of(&b)];
     if common.is_complex() {
         if let Some(e) = super::complex::binary_refusal(op, common) {
             return Err(e);
@@ -160,9 +172,13 @@ pub fn binary_meta<S: Shaped>(
         } else {
             common
         };
-        return Ok(TensorMeta::contiguous(out, &shape));
+        return Ok(TensorMeta::pointwise(out, &shape, &inputs));
     }
-    Ok(TensorMeta::contiguous(op.out_dtype(common)?, &shape))
+    Ok(TensorMeta::pointwise(
+        op.out_dtype(common)?,
+        &shape,
+        &inputs,
+    ))
 }
 
 /// `int_tensor ** -1` with a Python int exponent is an error in PyTorch (`pow.Tensor_Scalar`'s
@@ -208,11 +224,11 @@ pub fn binary(
     let meta = binary_meta(op, a, b)?;
     check_alpha(meta.dtype, alpha)?;
     if let Some(t) = pow_fast_path(op, a, b, &meta)? {
-        return Ok(t);
+        return Ok(t.laid_out_as(&meta));
     }
     let common = result_type(&[a.operand(), b.operand()]);
     if common.is_complex() {
-        return super::complex::binary(op, a, b, alpha, common, &meta);
+        return Ok(super::complex::binary(op, a, b, alpha, common, &meta)?.laid_out_as(&meta));
     }
     let c = op.compute_dtype(common)?;
     let via = if op.is_predicate() {
@@ -224,12 +240,15 @@ pub fn binary(
         operand_via(a, via, c, &meta.shape)?,
         operand_via(b, via, c, &meta.shape)?,
     );
-    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let out = Tensor::empty_meta(&meta);
     let kernel_out = if op.is_predicate() { DType::Bool } else { c };
     if kernel_out == meta.dtype {
         binary_into(op, &out, &ac, &bc, alpha)?;
     } else {
-        let tmp = Tensor::empty(&meta.shape, kernel_out);
+        let tmp = Tensor::empty_meta(&TensorMeta {
+            dtype: kernel_out,
+            ..meta.clone()
+        });
         binary_into(op, &tmp, &ac, &bc, alpha)?;
         copy_cast(&out, &tmp);
     }
@@ -335,7 +354,12 @@ pub fn where_meta<S: Shaped>(
     }
     let shape = broadcast_all(&[cond.shape(), a.shape(), b.shape()])?;
     let dt = result_type(&[a.operand(), b.operand()]);
-    Ok(TensorMeta::contiguous(dt, &shape))
+    let inputs = [
+        (cond.shape(), cond.strides()),
+        operand_of(&a),
+        operand_of(&b),
+    ];
+    Ok(TensorMeta::pointwise(dt, &shape, &inputs))
 }
 
 /// `torch.where(cond, a, b)`.
@@ -350,7 +374,7 @@ pub fn where_(
         operand_as(a, meta.dtype, &meta.shape)?,
         operand_as(b, meta.dtype, &meta.shape)?,
     );
-    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let out = Tensor::empty_meta(&meta);
     if meta.dtype.is_complex() {
         super::complex::select(&out, &c, &x, &y);
         return Ok(out);
@@ -373,9 +397,11 @@ pub fn clamp_meta<S: Shaped>(
     }
     let mut ops = vec![TensorOrScalar::Tensor(x).operand()];
     let mut shapes: Vec<&[usize]> = vec![x.shape()];
+    let mut inputs = vec![(x.shape(), x.strides())];
     for b in [&min, &max].into_iter().flatten() {
         ops.push(b.operand());
         shapes.push(b.shape());
+        inputs.push(operand_of(b));
     }
     let shape = broadcast_all(&shapes)?;
     let dt = result_type(&ops);
@@ -385,7 +411,7 @@ pub fn clamp_meta<S: Shaped>(
             dtype: "Bool",
         });
     }
-    Ok(TensorMeta::contiguous(dt, &shape))
+    Ok(TensorMeta::pointwise(dt, &shape, &inputs))
 }
 
 /// `clamp(x, min, max)` into `out` (which may be `x` itself for `clamp_`).
@@ -404,7 +430,10 @@ fn clamp_into(
     let target = if out.dtype() == c {
         out.clone()
     } else {
-        Tensor::empty(&shape, c)
+        Tensor::empty(&shape, c).with_dense_strides(&crate::preserve::preserved_strides(
+            out.shape(),
+            out.strides(),
+        ))
     };
     dispatch_all!(c, T => {
         match (&lo, &hi) {
@@ -427,7 +456,7 @@ pub fn clamp(
     max: Option<TensorOrScalar<&Tensor>>,
 ) -> Result<Tensor> {
     let meta = clamp_meta(x, min, max)?;
-    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let out = Tensor::empty_meta(&meta);
     clamp_into(&out, x, min, max, meta.dtype)?;
     Ok(out)
 }

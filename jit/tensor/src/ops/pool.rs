@@ -1,6 +1,7 @@
 //! 2-D pooling: `max_pool2d` (with indices), `avg_pool2d`, `adaptive_avg_pool2d`. Planes
 //! (`batch x channel`) run in parallel; each window is a direct loop.
 
+use crate::memory_format::suggested;
 use rayon::prelude::*;
 
 use crate::error::bail;
@@ -162,9 +163,11 @@ pub fn max_pool2d_meta(
         });
     }
     let s = out_shape(x, w.out);
+    // Values and indices both take the input's suggested format, as ATen's CPU kernel.
+    let format = suggested(x);
     Ok((
-        TensorMeta::contiguous(x.dtype(), &s),
-        TensorMeta::contiguous(DType::Int64, &s),
+        TensorMeta::contiguous(x.dtype(), &s).in_format(format),
+        TensorMeta::contiguous(DType::Int64, &s).in_format(format),
     ))
 }
 
@@ -185,7 +188,7 @@ pub fn max_pool2d(
         Tensor::empty(&im.shape, im.dtype),
     );
     dispatch_all!(x.dtype(), T => max_kernel::<T>(&w, &xc, &vals, &idx));
-    Ok((vals, idx))
+    Ok((vals.laid_out_as(&vm), idx.laid_out_as(&im)))
 }
 
 /// The taps `lo..hi` of a `k`-tap window (dilation `d`) starting at `start` (may be negative, in
@@ -326,7 +329,7 @@ pub fn avg_pool2d_meta(
             dtype: x.dtype().aten_name(),
         });
     }
-    Ok(TensorMeta::contiguous(x.dtype(), &out_shape(x, w.out)))
+    Ok(TensorMeta::contiguous(x.dtype(), &out_shape(x, w.out)).in_format(suggested(x)))
 }
 
 /// `avg_pool2d(x, ...)`: window sums in f64 divided by the window size (padding counted when
@@ -414,7 +417,7 @@ fn plane_map(
             }
         }
     });
-    out.to_dtype(meta.dtype)
+    out.to_dtype(meta.dtype).laid_out_as(meta)
 }
 
 /// Shape/dtype rule of `adaptive_avg_pool2d(x, output_size)`.
@@ -435,10 +438,10 @@ pub fn adaptive_avg_pool2d_meta(x: &impl Shaped, output_size: &[i64]) -> Result<
             dtype: x.dtype().aten_name(),
         });
     }
-    Ok(TensorMeta::contiguous(
-        x.dtype(),
-        &out_shape(x, [o[0] as usize, o[1] as usize]),
-    ))
+    Ok(
+        TensorMeta::contiguous(x.dtype(), &out_shape(x, [o[0] as usize, o[1] as usize]))
+            .in_format(suggested(x)),
+    )
 }
 
 /// `adaptive_avg_pool2d(x, output_size)`: output cell `i` averages input rows

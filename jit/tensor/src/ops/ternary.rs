@@ -40,7 +40,12 @@ pub fn lerp_meta<S: Shaped>(x: &S, end: &S, weight: TensorOrScalar<&S>) -> Resul
         });
     }
     let shape = broadcast_all(&[x.shape(), end.shape(), weight.shape()])?;
-    Ok(TensorMeta::contiguous(x.dtype(), &shape))
+    let inputs = [
+        (x.shape(), x.strides()),
+        (end.shape(), end.strides()),
+        crate::memory_format::operand_of(&weight),
+    ];
+    Ok(TensorMeta::pointwise(x.dtype(), &shape, &inputs))
 }
 
 /// ATen's two-sided formula: exact at both ends (`w == 0` gives `self`, `w == 1` gives `end`).
@@ -56,7 +61,7 @@ fn lerp_f<F: Flt>(a: F, b: F, w: F) -> F {
 /// `lerp(self, end, weight)`.
 pub fn lerp(x: &Tensor, end: &Tensor, weight: TensorOrScalar<&Tensor>) -> Result<Tensor> {
     let meta = lerp_meta(x, end, weight)?;
-    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let out = Tensor::empty_meta(&meta);
     lerp_into(&out, x, end, weight)?;
     Ok(out)
 }
@@ -143,13 +148,18 @@ pub fn addc_meta<S: Shaped>(op: AddcOp, x: &S, t1: &S, t2: &S) -> Result<TensorM
         });
     }
     let shape = broadcast_all(&[x.shape(), t1.shape(), t2.shape()])?;
-    Ok(TensorMeta::contiguous(dt, &shape))
+    let inputs = [
+        (x.shape(), x.strides()),
+        (t1.shape(), t1.strides()),
+        (t2.shape(), t2.strides()),
+    ];
+    Ok(TensorMeta::pointwise(dt, &shape, &inputs))
 }
 
 /// `addcmul`/`addcdiv(self, tensor1, tensor2, value=value)`.
 pub fn addc(op: AddcOp, x: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Result<Tensor> {
     let meta = addc_meta(op, x, t1, t2)?;
-    let out = Tensor::empty(&meta.shape, meta.dtype);
+    let out = Tensor::empty_meta(&meta);
     addc_into(op, &out, x, t1, t2, value, meta.dtype)?;
     Ok(out)
 }

@@ -7,6 +7,7 @@ mod im2col;
 mod index;
 mod kernels;
 mod linalg;
+mod memory_format;
 mod memory_overlap;
 mod pool_where;
 mod preserve;

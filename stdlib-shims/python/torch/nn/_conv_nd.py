@@ -13,6 +13,7 @@ elements, padded by ``dilation * (kernel - 1) - padding`` (plus ``output_padding
 pads crop), with the kernel flipped and its in/out channels swapped within each group."""
 
 import torch
+from torch.nn import _layout
 import torch._autocast_policy as _autocast_policy
 
 _DIM_NAMES = {1: ["height", "width"], 2: ["height", "width"], 3: ["depth", "height", "width"]}
@@ -95,7 +96,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     planes = windows.permute(0, 2, 1, 3, 4, 5).reshape(n * od, c * kd, h, w)
     out = torch.nn.functional.conv2d(planes, weight.reshape(o, cg * kd, kh, kw), bias, stride[1:], pad_lo[1:],
                                      dilation[1:], groups)
-    out = out.reshape(n, od, o, out.shape[2], out.shape[3]).permute(0, 2, 1, 3, 4).contiguous()
+    out = out.reshape(n, od, o, out.shape[2], out.shape[3]).permute(0, 2, 1, 3, 4)
+    out = out.contiguous(memory_format=_layout.conv_format(input, weight))
     return out if batched else out.squeeze(0)
 
 

@@ -21,6 +21,7 @@ Source coordinates and weights follow ATen's CPU kernels, in float32 as they com
 import math
 
 import torch
+from torch.nn import _layout
 
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 # The linear modes by spatial rank (`_LINEAR_MODES.index(mode) + 1`). A tuple, not a dict: Dynamo
@@ -228,4 +229,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             taps = _linear_taps(n_in, n_out, scales[i], align_corners)
         out = _apply(out, 2 + i, taps)
-    return out
+    # ATen's upsampling kernels write their input's suggested layout.
+    fmt = _layout.suggested(input)
+    return out if fmt is torch.contiguous_format else out.contiguous(memory_format=fmt)

@@ -9,6 +9,7 @@ depth pool picks the first depth holding the maximum and the slice pool the firs
 ATen's row-major first maximum."""
 
 import torch
+from torch.nn import _layout
 
 
 def _triple(v, name):
@@ -29,6 +30,10 @@ def _prepare(input):
     return x, batched
 
 
+def _pool_format(input):
+    return _layout.suggested(input) if input.dim() == 5 else torch.contiguous_format
+
+
 def _pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, name, pool2d):
     """``pool2d(x, k, s, p, d)`` applied over (H, W) then over (D, 1): the (N, C, D', H', W') result
     and the two stages' outputs (for indices)."""
@@ -43,7 +48,8 @@ def _pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, name, pool
     oh, ow = hw.shape[-2:]
     deep = pool2d(hw.reshape(n * c, 1, depth, oh * ow), (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1))
     out = deep[0] if isinstance(deep, tuple) else deep
-    result = out.reshape(n, c, out.shape[2], oh, ow)
+    # ATen's pools write their input's suggested layout (channels-last-3d stays so).
+    result = out.reshape(n, c, out.shape[2], oh, ow).contiguous(memory_format=_pool_format(input))
     return (result if batched else result.squeeze(0)), batched, slices, deep, (h, w, oh, ow)
 
 
@@ -57,6 +63,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     depth_pick = torch.div(idx_d.squeeze(1), oh * ow, rounding_mode="floor")  # (N*C, D', H'W')
     in_slice = idx_hw.reshape(idx_hw.shape[0], idx_hw.shape[1], oh * ow).gather(1, depth_pick)
     idx = (depth_pick * (h * w) + in_slice).reshape(out.shape if batched else (1,) + tuple(out.shape))
+    idx = idx.contiguous(memory_format=_pool_format(input))
     return out, (idx if batched else idx.squeeze(0))
 
 
