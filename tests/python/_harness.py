@@ -92,3 +92,21 @@ def done():
             print("FAIL", f)
         raise SystemExit(1)
     print("ok")
+
+
+def fd2_text(fn):
+    """What `fn()` writes to the process's file descriptor 2. Dynamo's logs are written there
+    directly, bypassing `sys.stderr`, so `contextlib.redirect_stderr` would not see them."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryFile() as f:
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            fn()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        return f.read().decode()

@@ -4,30 +4,19 @@
 """`TORCH_LOGS=recompiles` / `recompiles_verbose` in PyTorch's layout
 (`guards.get_and_maybe_log_recompilation_reasons`): one reason per cache entry, most recently used
 first; a resume function is reported at the line of its break (its `co_firstlineno`)."""
-import os
 import re
-import tempfile
 
 import torch
 import torch._dynamo
 import torch._logging
 
-from _harness import done, expect
+from _harness import done, expect, fd2_text
 
 
 def logged(fn):
     """What `fn()` writes to the process's stderr (the logs bypass `sys.stderr`), message part of
     each log line only."""
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
-        try:
-            fn()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        f.seek(0)
-        text = f.read().decode()
+    text = fd2_text(fn)
     return [re.sub(r"^.*?\] \[\d+/\d+\] \[__recompiles(_verbose)?\] ", "", line) for line in text.splitlines()]
 
 

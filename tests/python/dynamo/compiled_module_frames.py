@@ -10,16 +10,14 @@ Counts and reason lines were recorded from PyTorch 2.15 (CPU) on this program, w
 file except for the one op count explained below. PyTorch also appends `# <source line>  #
 <file>:<line> in <fn>` and a user stack trace to a non-tensor guard's reason; Rynamo does not,
 and `logged` drops them."""
-import os
 import re
-import tempfile
 
 import torch
 import torch._dynamo
 import torch._dynamo.testing
 import torch._logging
 
-from _harness import done, expect
+from _harness import done, expect, fd2_text
 
 
 class M(torch.nn.Module):
@@ -41,16 +39,7 @@ def post(mod, args, out):
 
 def logged(fn):
     """The recompile log lines `fn()` writes to the process's stderr, message part only."""
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
-        try:
-            fn()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        f.seek(0)
-        text = f.read().decode()
+    text = fd2_text(fn)
     lines = [re.sub(r"^.*?\[__recompiles\] ", "", l) for l in text.splitlines() if "[__recompiles]" in l]
     # PyTorch's extras, which Rynamo does not print: the source-line comment after a reason and
     # the "User stack trace:" lines under it.

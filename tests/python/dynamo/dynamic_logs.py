@@ -5,29 +5,18 @@
 `dynamic` logs each `create_symbol`, `guards` and `explain()` show the dynamic TENSOR_MATCH
 (`size=[None, 4]`) and the shape-environment guards (`2 <= L['x'].size()[0]`, equalities of
 duck-sized dimensions)."""
-import os
 import re
-import tempfile
 
 import torch
 import torch._dynamo
 import torch._logging
 
-from _harness import done, expect
+from _harness import done, expect, fd2_text
 
 
 def logged(fn):
     """The message part of each log line `fn()` writes to fd 2."""
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
-        try:
-            fn()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        f.seek(0)
-        text = f.read().decode()
+    text = fd2_text(fn)
     return [re.sub(r"^[IVW]\d+ [\d:.]+ \d+ \S+\] ", "", line) for line in text.splitlines()]
 
 

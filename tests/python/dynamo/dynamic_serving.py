@@ -5,9 +5,7 @@ sequence length. Under automatic dynamic shapes the second length recompiles onc
 sequence dimension dynamic (`TORCH_LOGS=recompiles` names it), and every later length runs that
 entry; every result equals eager. The model takes every size from its tensors (embedding,
 layer norm, MLP, masked mean pooling), as PyTorch's does when nothing reads a size in Python."""
-import os
 import re
-import tempfile
 
 import torch
 import torch.nn as nn
@@ -15,7 +13,7 @@ import torch._dynamo
 import torch._logging
 from torch._dynamo.testing import CompileCounterWithBackend
 
-from _harness import done, expect
+from _harness import done, expect, fd2_text
 
 
 class Classifier(nn.Module):
@@ -35,16 +33,7 @@ class Classifier(nn.Module):
 
 
 def logged(fn):
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
-        try:
-            fn()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        f.seek(0)
-        text = f.read().decode()
+    text = fd2_text(fn)
     return [re.sub(r"^[IVW]\d+ [\d:.]+ \d+ \S+\] (\[\d+/\d+\] )?(\[__recompiles\] )?", "", l) for l in text.splitlines()]
 
 

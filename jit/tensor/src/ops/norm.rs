@@ -154,40 +154,38 @@ pub fn batch_norm(
     // f32 and f64 are read and written in place of an f64 copy: the statistics and the affine
     // map are computed in f64 from the exactly widened values and rounded once, as the copy's
     // path did (same bits), without the two conversions over the whole tensor.
-    let out = match x.dtype() {
-        DType::Float32 => batch_norm_in::<f32>(
-            &x.contiguous(),
-            running_mean,
-            running_var,
-            weight,
-            bias,
-            training,
-            momentum,
-            eps,
-        )?,
-        DType::Float64 => batch_norm_in::<f64>(
-            &x.contiguous(),
-            running_mean,
-            running_var,
-            weight,
-            bias,
-            training,
-            momentum,
-            eps,
-        )?,
-        _ => batch_norm_in::<f64>(
-            &x.to_dtype(DType::Float64).contiguous(),
-            running_mean,
-            running_var,
-            weight,
-            bias,
-            training,
-            momentum,
-            eps,
-        )?,
+    let (xc, run): (Tensor, BatchNormIn) = match x.dtype() {
+        DType::Float32 => (x.contiguous(), batch_norm_in::<f32>),
+        DType::Float64 => (x.contiguous(), batch_norm_in::<f64>),
+        _ => (
+            x.to_dtype(DType::Float64).contiguous(),
+            batch_norm_in::<f64>,
+        ),
     };
+    let out = run(
+        &xc,
+        running_mean,
+        running_var,
+        weight,
+        bias,
+        training,
+        momentum,
+        eps,
+    )?;
     Ok(out.to_dtype(meta.dtype).laid_out_as(&meta))
 }
+
+/// [`batch_norm_in`] for one element type.
+type BatchNormIn = fn(
+    &Tensor,
+    Option<&Tensor>,
+    Option<&Tensor>,
+    Option<&Tensor>,
+    Option<&Tensor>,
+    bool,
+    f64,
+    f64,
+) -> Result<Tensor>;
 
 /// [`batch_norm`] on a contiguous tensor of element type `F`, computed in f64; the output is `F`.
 #[allow(clippy::too_many_arguments, reason = "PyTorch's batch_norm arguments")]
