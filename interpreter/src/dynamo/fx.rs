@@ -269,7 +269,7 @@ pub fn build_module(view: &FxView, vm: &VirtualMachine) -> PyResult<FxModule> {
             && let Some(info) = info
             && let Some((file, line, func)) = &info.stack
         {
-            let code = super::convert_frame::source_line(file, *line, vm)
+            let code = super::frame_logs::source_line(file, *line, vm)
                 .map(|c| c.trim().to_owned())
                 .unwrap_or_default();
             let _ = meta.set_item(

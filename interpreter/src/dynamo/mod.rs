@@ -32,6 +32,7 @@ pub mod convert_frame;
 pub mod debug_dir;
 pub mod exc;
 pub mod frame_dict;
+pub mod frame_logs;
 pub mod fx;
 pub mod fx_sym_shapes;
 pub mod graph_break;

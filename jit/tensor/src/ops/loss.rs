@@ -3,10 +3,13 @@
 
 use crate::dtype::{Operand, result_type};
 use crate::error::bail;
+use crate::kernels::binary::BinaryOp;
+use crate::kernels::unary::UnaryOp;
 use crate::layout::{Shaped, broadcast_shapes, numel};
 use crate::ops::nn::softmax;
-use crate::ops::pointwise::broadcast_to;
-use crate::{DType, Error, Result, Tensor, TensorMeta};
+use crate::ops::pointwise::{TensorOrScalar, binary, unary};
+use crate::ops::reduce::{ReduceOp, reduce};
+use crate::{DType, Error, Result, Scalar, Tensor, TensorMeta};
 
 /// How a loss reduces its per-element values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,20 +385,28 @@ pub fn regression_meta<S: Shaped>(
     Ok(reduced_meta(dt, &shape, red))
 }
 
-/// `mse_loss` / `l1_loss`.
+/// `mse_loss` / `l1_loss`, composed as PyTorch composes them: `(input - target)` squared (or its
+/// magnitude) in the promoted dtype, then the reduction's `sum`/`mean` kernel.
 pub fn regression(kind: Regression, x: &Tensor, target: &Tensor, red: Reduction) -> Result<Tensor> {
     let meta = regression_meta(kind, x, target, red)?;
-    let shape = broadcast_shapes(x.shape(), target.shape())?;
-    let a = broadcast_to(x, &shape)?.to_vec::<f64>();
-    let b = broadcast_to(target, &shape)?.to_vec::<f64>();
-    let vals: Vec<f64> = a
-        .iter()
-        .zip(&b)
-        .map(|(a, b)| match kind {
-            Regression::Mse => (a - b).powi(2),
-            Regression::L1 => (a - b).abs(),
-        })
-        .collect();
-    let n = vals.len() as f64;
-    finish(vals, &shape, red, n, meta.dtype)
+    let diff = binary(
+        BinaryOp::Sub,
+        TensorOrScalar::Tensor(x),
+        TensorOrScalar::Tensor(target),
+        Scalar::Int(1),
+    )?;
+    let per_elem = match kind {
+        Regression::Mse => binary(
+            BinaryOp::Mul,
+            TensorOrScalar::Tensor(&diff),
+            TensorOrScalar::Tensor(&diff),
+            Scalar::Int(1),
+        )?,
+        Regression::L1 => unary(UnaryOp::Abs, &diff)?,
+    };
+    Ok(match red {
+        Reduction::None => per_elem.laid_out_as(&meta),
+        Reduction::Sum => reduce(ReduceOp::Sum, &per_elem, None, false, None)?,
+        Reduction::Mean => reduce(ReduceOp::Mean, &per_elem, None, false, None)?,
+    })
 }

@@ -3,7 +3,6 @@
 
 use std::ops::Range;
 
-use gemm::Parallelism;
 use rayon::prelude::*;
 
 use crate::error::bail;
@@ -353,26 +352,17 @@ fn gemm_typed<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64
         // `cols` is a block inside them; `out` is fresh (or exclusively ours) and each batch (and
         // block) writes a disjoint part. T is f32 or f64, which `gemm` supports.
         unsafe {
-            gemm::gemm::<T>(
-                rows.len(),
-                cols.len(),
-                k,
+            super::gemm_block::gemm_block::<T>(
+                (rows.len(), cols.len(), k),
                 po.at(oo[i] + r * dst_rs + c * dst_cs),
-                dst_cs,
-                dst_rs,
+                (dst_rs, dst_cs),
                 read,
-                pa.at(oa[i] + r * a_rs).cast_const(),
-                a_cs,
-                a_rs,
-                pb.at(ob[i] + c * b_cs).cast_const(),
-                b_cs,
-                b_rs,
                 alpha_dst,
+                pa.at(oa[i] + r * a_rs).cast_const(),
+                (a_rs, a_cs),
+                pb.at(ob[i] + c * b_cs).cast_const(),
+                (b_rs, b_cs),
                 beta_prod,
-                false,
-                false,
-                false,
-                Parallelism::None,
             )
         }
     };
@@ -479,26 +469,17 @@ pub unsafe fn gemm_raw<T: Element>(
         // SAFETY: forwarded from the caller, for the block `rows` x `cols` of `c` (disjoint from
         // the other blocks'); gemm reads `c` only when `accumulate`.
         unsafe {
-            gemm::gemm::<T>(
-                rows.len(),
-                cols.len(),
-                k,
+            super::gemm_block::gemm_block::<T>(
+                (rows.len(), cols.len(), k),
                 pc.at(r * c_rs + s * c_cs),
-                c_cs,
-                c_rs,
+                (c_rs, c_cs),
                 accumulate,
+                T::ONE,
                 pa.at(r * a_rs).cast_const(),
-                a_cs,
-                a_rs,
+                (a_rs, a_cs),
                 pb.at(s * b_cs).cast_const(),
-                b_cs,
-                b_rs,
+                (b_rs, b_cs),
                 T::ONE,
-                T::ONE,
-                false,
-                false,
-                false,
-                Parallelism::None,
             )
         }
     };

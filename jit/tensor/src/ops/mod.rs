@@ -11,6 +11,7 @@ pub mod einsum;
 pub mod fft;
 pub mod float_expr;
 pub mod gather;
+mod gemm_block;
 pub(crate) mod im2col;
 pub mod index;
 pub mod linalg;

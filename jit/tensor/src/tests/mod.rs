@@ -3,6 +3,7 @@
 
 mod backward_kernels;
 mod errors;
+mod gemm_layouts;
 mod im2col;
 mod index;
 mod kernels;
