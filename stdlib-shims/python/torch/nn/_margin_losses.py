@@ -119,6 +119,7 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
     return _Reduction.apply((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
+@_autocast_policy.fp32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
