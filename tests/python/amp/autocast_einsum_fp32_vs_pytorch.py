@@ -4,7 +4,7 @@ lower-precision `bmm` when it contracts a dimension, else a promoting `mul`), an
 Rynamo writes in Python (`max_pool3d` without indices, `avg_pool3d`, `lp_pool3d`, the max unpools,
 `triplet_margin_loss`, the fourteen listed `torch.fft` transforms), with their neighbours that
 PyTorch does not list (`max_pool3d(return_indices=True)`, `triplet_margin_with_distance_loss`,
-`fftshift`); eager and compiled on the `eager` and `inductor` backends. Inputs are small dyadic
+`gaussian_nll_loss`, `multilabel_soft_margin_loss`, `fftshift`); eager and compiled on the `eager` and `inductor` backends. Inputs are small dyadic
 rationals, so the einsum values print exactly; the fp32 ops print their dtype and whether they
 equal the float32 computation of the bfloat16-rounded inputs. Stdout equals
 `autocast_einsum_fp32_vs_pytorch.out`, recorded with
@@ -96,6 +96,8 @@ fp32_check("max_unpool2d", lambda x: F.max_unpool2d(x, i2, 2), o2)
 fp32_check("max_unpool3d", lambda x: F.max_unpool3d(x, i3, 2), o3)
 fp32_check("triplet_margin_loss", lambda x: F.triplet_margin_loss(x, x + 1, x - 1), m)
 fp32_check("triplet_margin_with_distance_loss", lambda x: F.triplet_margin_with_distance_loss(x, x + 1, x - 1), m)
+fp32_check("gaussian_nll_loss (not listed)", lambda x: F.gaussian_nll_loss(x, x + 1, x * x + 0.5), m)
+fp32_check("multilabel_soft_margin_loss (not listed)", lambda x: F.multilabel_soft_margin_loss(x, (x > 0).to(x.dtype)), m)
 fp32_check("nn.MaxPool3d", lambda x: torch.nn.MaxPool3d(2)(x), x5)
 fp32_check("nn.AvgPool3d", lambda x: torch.nn.AvgPool3d(2)(x), x5)
 for name in ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]:
