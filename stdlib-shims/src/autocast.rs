@@ -131,9 +131,10 @@ fn pad_policy<T>(bound: &[Value<T>]) -> Option<Policy> {
 /// PyTorch's `einsum` is not an autocast op: it decomposes, and a pair of operands with a
 /// contracted label (in both, not in the output) is reduced by `bmm`, a lower-precision op,
 /// while a pair without one is multiplied (`mul`, no policy). Two operands follow that rule.
-/// With three or more, the result dtype depends on PyTorch's contraction order, which this does
-/// not reproduce: such a call is refused under autocast rather than given a guessed dtype
-/// (`plan` reports it as [`Policy::Unsupported`]).
+/// With three or more, the result dtype depends on PyTorch's contraction order: `torch.einsum`
+/// (`python/torch/_einsum_autocast.py`) contracts them in pairs as ATen does, so the registry op
+/// sees two at a time; a call that reaches it with more under autocast is refused rather than
+/// given a guessed dtype (`plan` reports it as [`Policy::Unsupported`]).
 fn einsum_policy<T>(bound: &[Value<T>]) -> Option<Policy> {
     let (Some(Value::Str(eq)), Some(Value::TensorList(ts))) = (bound.first(), bound.get(1)) else {
         return None;

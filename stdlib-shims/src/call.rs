@@ -266,7 +266,7 @@ pub(crate) fn run(
 }
 
 /// Creation ops fill in the default dtype (`torch.set_default_dtype`) where the op would pick
-/// the runtime's built-in float default.
+/// the runtime's built-in float default (or its complex counterpart).
 fn apply_default_dtype(op: Op, bound: &mut [IValue], vm: &VirtualMachine) -> PyResult<()> {
     let default = crate::state::default_dtype();
     if default == DEFAULT_FLOAT || op.lowering() != Lowering::Creation {
@@ -288,8 +288,15 @@ fn apply_default_dtype(op: Op, bound: &mut [IValue], vm: &VirtualMachine) -> PyR
         .collect::<Result<_, ()>>()
         .map_err(|()| vm.new_runtime_error("internal: meta conversion failed"))?;
     let out = registry::meta(op, &metas).map_err(|e| to_py_err(&e, vm))?;
-    if out.first().is_some_and(|m| m.dtype == DEFAULT_FLOAT) {
-        bound[i] = Value::DType(default);
+    match out.first().map(|m| m.dtype) {
+        Some(d) if d == DEFAULT_FLOAT => bound[i] = Value::DType(default),
+        // `torch.full(size, 1+2j)`: the default complex dtype follows the default float one.
+        Some(d) if d.is_complex() && Some(d) == DEFAULT_FLOAT.to_complex() => {
+            if let Some(c) = default.to_complex() {
+                bound[i] = Value::DType(c);
+            }
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -332,7 +339,11 @@ fn write_back(
 /// `torch.return_types.<name>` for named tuple returns. Dynamo builds graph outputs with the
 /// same function, so compiled and eager calls return the same Python types.
 pub fn outputs(op: Op, outs: Vec<Tensor>, requires_grad: bool, vm: &VirtualMachine) -> PyResult {
-    if requires_grad && outs.iter().any(|t| !t.dtype().is_floating_point()) {
+    if requires_grad
+        && outs
+            .iter()
+            .any(|t| !(t.dtype().is_floating_point() || t.dtype().is_complex()))
+    {
         return Err(vm.new_runtime_error(
             "Only Tensors of floating point and complex dtype can require gradients",
         ));

@@ -168,7 +168,13 @@ fn new_factory(zelf: &Py<PyTensor>, op: Op, mut args: FuncArgs, vm: &VirtualMach
     };
     let mut call_args: Vec<IValue> = vec![Value::IntList(sizes_arg(&size_args, vm)?)];
     if let Some(fill) = fill {
-        call_args.push(Value::Scalar(crate::creation::scalar_from_py(&fill, vm)?));
+        // A Python complex has no `Scalar` form: it goes as the 0-dim complex tensor the op's
+        // `Tensor|Scalar fill_value` takes.
+        if fill.downcastable::<rustpython_vm::builtins::PyComplex>() {
+            call_args.push(crate::ops::py_to_value(&fill, vm)?);
+        } else {
+            call_args.push(Value::Scalar(crate::creation::scalar_from_py(&fill, vm)?));
+        }
     }
     call_args.push(Value::DType(dtype));
     let out = call_op1(op, call_args, vm)?;

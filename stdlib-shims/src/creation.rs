@@ -24,6 +24,19 @@ pub fn tensor_from_data(
     }
     let mut w = Walk::default();
     w.walk(data, 0, vm)?;
+    if let Some(d) = dtype
+        && w.py_complex
+        && !d.is_complex()
+    {
+        // PyTorch converts each Python element with `float()`/`int()` semantics; `bool` takes
+        // a complex's truth value.
+        if d.is_floating_point() {
+            return Err(vm.new_type_error("must be real number, not complex"));
+        }
+        if d != DType::Bool {
+            return Err(vm.new_type_error("'complex' object cannot be interpreted as an integer"));
+        }
+    }
     // PyTorch's `infer_scalar_type`: the promotion of every element's type, where a Python float
     // is the default dtype, an int int64, a bool bool and a tensor its own dtype; an empty
     // sequence is the default dtype.
@@ -71,6 +84,9 @@ struct Walk {
     /// The imaginary part of each element (0 for real ones).
     imags: Vec<f64>,
     dtype: Option<DType>,
+    /// Whether an element was a Python `complex` (a real `dtype=` refuses it, as PyTorch's
+    /// Python-level conversion does).
+    py_complex: bool,
 }
 
 impl Walk {
@@ -85,6 +101,7 @@ impl Walk {
                 )));
             }
             let (v, im, dt) = element(obj, vm)?;
+            self.py_complex |= obj.downcastable::<PyComplex>();
             self.values.push(v);
             self.imags.push(im);
             self.dtype = Some(self.dtype.map_or(dt, |d| promote_types(d, dt)));

@@ -190,7 +190,7 @@ mod _c {
         let t = crate::ops::guarded("torch.tensor", vm, || {
             crate::creation::tensor_from_data(&data, dtype, vm)
         })?;
-        if requires_grad && !t.dtype().is_floating_point() {
+        if requires_grad && !(t.dtype().is_floating_point() || t.dtype().is_complex()) {
             return Err(vm.new_runtime_error(
                 "Only Tensors of floating point and complex dtype can require gradients",
             ));

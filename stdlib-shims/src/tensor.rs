@@ -233,7 +233,7 @@ impl Constructor for PyTensor {
 }
 
 fn check_dim_grad(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
-    if dtype.is_floating_point() {
+    if dtype.is_floating_point() || dtype.is_complex() {
         Ok(())
     } else {
         Err(vm.new_runtime_error(

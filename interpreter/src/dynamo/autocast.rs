@@ -15,7 +15,7 @@
 use rynamo_graph::{Arg, Op, Value, ValueId};
 
 use super::exc::{GraphBreak, GraphBreakKind};
-use super::output_graph::FxTarget;
+use super::output_graph::{FxTarget, OutputGraph};
 use super::symbolic_convert::Tracer;
 
 impl Tracer<'_> {
@@ -66,8 +66,10 @@ impl Tracer<'_> {
 /// for real while tracing (`torch._autocast_state` marks them `_rynamo_call_at_trace_time`), so
 /// the ops of a region see its state and the region is captured in the same graph, as
 /// PyTorch's Dynamo does; this puts the thread's state back when the trace ends, however it ends.
-/// The compiled code does not replay the setters, so a frame whose trace leaves the state
-/// changed (a region entered and not left) is not compiled: it runs in Python.
+/// A trace that leaves the state changed (it stopped at a graph break inside a region, or it is
+/// a resume function that leaves one) records the state it left in
+/// [`OutputGraph::autocast_after`], and the compiled code sets it after the graph
+/// (`Replay::SetAutocast`), as PyTorch's resume functions re-enter and leave the region.
 pub(crate) struct TraceScope {
     entry: rynamo_shims::autocast::State,
 }
@@ -80,23 +82,47 @@ impl TraceScope {
         }
     }
 
-    /// Restores the state; a trace that changed it becomes a break that skips the frame.
-    pub(crate) fn finish<T>(self, r: Result<T, GraphBreak>) -> Result<T, GraphBreak> {
+    /// Restores the state, recording in `out` the state the trace left when it changed.
+    pub(crate) fn finish<T>(
+        self,
+        out: &mut OutputGraph,
+        r: Result<T, GraphBreak>,
+    ) -> Result<T, GraphBreak> {
         let end = rynamo_shims::autocast::state();
         let changed = end.enabled != self.entry.enabled
             || end.dtype != self.entry.dtype
             || end.cache_enabled != self.entry.cache_enabled
             || end.nesting != self.entry.nesting;
         drop(self);
-        match r {
-            Ok(_) if changed => Err(GraphBreak::new(
-                GraphBreakKind::UnsupportedCall,
-                "the frame leaves the autocast state changed (an autocast region entered and \
-                 not left), which compiled code cannot replay",
-            )),
-            r => r,
-        }
+        out.autocast_after = changed.then_some(end);
+        r
     }
+}
+
+/// Sets the thread's autocast state after a graph (`Replay::SetAutocast`); leaving the outermost
+/// region drops the cached casts, as `autocast.__exit__` does.
+pub(crate) fn set_state(s: &rynamo_shims::autocast::State) {
+    rynamo_shims::autocast::update(|t| *t = s.clone());
+    if s.nesting == 0 {
+        rynamo_shims::autocast::clear_cache();
+    }
+}
+
+/// Whether `v` is an autocast manager's bound `__exit__` (a `torch.autocast` region Dynamo can
+/// resume in: the state it entered is set again after the graph, `Replay::SetAutocast`).
+pub(crate) fn is_autocast_exit(v: &super::variables::Vt) -> bool {
+    use super::variables::Kind;
+    // `LOAD_SPECIAL __exit__` of a manager with Python methods pushes the bound method; the
+    // block's position on the stack says it is the `__exit__` one.
+    let Kind::BoundMethod(_, recv) = &v.kind else {
+        return false;
+    };
+    let Kind::Object(o) = &recv.kind else {
+        return false;
+    };
+    o.class()
+        .mro_map_collect(|c| &*c.name() == "autocast")
+        .contains(&true)
 }
 
 impl Drop for TraceScope {

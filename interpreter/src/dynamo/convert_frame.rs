@@ -597,7 +597,7 @@ fn trace_frame(
         );
         tracer.run()
     };
-    match autocast.finish(result) {
+    match autocast.finish(&mut out, result) {
         Ok(ret) => Ok((out, ret)),
         Err(b) => Err((b, out)),
     }

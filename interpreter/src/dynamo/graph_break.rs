@@ -203,11 +203,14 @@ pub fn check_resumable(
     let reenterable = |depth: u32| {
         let d = depth as usize;
         d >= 2
-            && matches!(
+            && (matches!(
                 state.stack.get(d - 2).map(|v| &v.kind),
                 Some(Kind::Method(recv, name)) if &**name == "__exit__"
                     && matches!(&recv.kind, Kind::GradMode(_) | Kind::ErrorOnGraphBreak(_))
-            )
+            ) || state
+                .stack
+                .get(d - 2)
+                .is_some_and(super::autocast::is_autocast_exit))
             && state.stack.get(d - 1).is_some_and(|v| v.is_null())
     };
     if let Some(why) = resume_blocker(code, bc, state.pos, reenterable) {

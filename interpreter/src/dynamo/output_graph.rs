@@ -123,6 +123,10 @@ pub struct OutputGraph {
     /// leaves one) sets the config after it runs, so the rest of the block, run or traced after
     /// the graph, sees the block's setting and the code after it the restored one.
     pub error_on_graph_break_at_start: bool,
+    /// The CPU autocast state the trace left, when it differs from the state at its start (a
+    /// break inside an autocast region, or a resume function that leaves one): the compiled code
+    /// sets it after the graph runs (`autocast.rs`).
+    pub autocast_after: Option<rynamo_shims::autocast::State>,
     /// Real closure cells read during the trace, by object address (the cell is kept alive): every
     /// inlined closure over the same cell shares one symbolic cell, so a `nonlocal` store through
     /// one is seen by the others' later reads.
@@ -169,6 +173,7 @@ impl OutputGraph {
             inference_mode: super::bridge::inference_mode(),
             error_on_graph_break: super::config::error_on_graph_break(),
             error_on_graph_break_at_start: super::config::error_on_graph_break(),
+            autocast_after: None,
             cells: HashMap::new(),
             shape_env: super::shape_env::ShapeEnv::default(),
             compile_id: None,

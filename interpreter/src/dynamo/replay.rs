@@ -46,6 +46,8 @@ pub enum Replay {
     /// `torch._dynamo.config.error_on_graph_break = value` (see
     /// [`OutputGraph::error_on_graph_break_at_start`]).
     SetErrorOnGraphBreak(bool),
+    /// The CPU autocast state (see [`OutputGraph::autocast_after`]).
+    SetAutocast(rynamo_shims::autocast::State),
 }
 
 /// The recipes of a trace's side effects.
@@ -117,6 +119,9 @@ pub fn replays(
                 })?,
             ),
         });
+    }
+    if let Some(s) = &out.autocast_after {
+        r.push(Replay::SetAutocast(s.clone()));
     }
     if out.error_on_graph_break != out.error_on_graph_break_at_start {
         r.push(Replay::SetErrorOnGraphBreak(out.error_on_graph_break));
@@ -216,6 +221,7 @@ impl Builder<'_> {
             Replay::SetGradEnabled(mode) => bridge::set_grad_enabled(*mode),
             Replay::SetInferenceMode(mode) => bridge::set_inference_mode(*mode),
             Replay::SetErrorOnGraphBreak(v) => super::config::set_error_on_graph_break(*v, vm)?,
+            Replay::SetAutocast(s) => super::autocast::set_state(s),
             Replay::SetContents(src, items) => {
                 let obj = src.eval(self.frame, vm)?;
                 vm.call_method(&obj, "clear", ())?;

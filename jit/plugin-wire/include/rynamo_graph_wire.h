@@ -180,11 +180,11 @@
 #define RYNAMO_OP_ZEROS 130 /* zeros(int[] size, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_ONES 131 /* ones(int[] size, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_EMPTY 132 /* empty(int[] size, *, ScalarType? dtype=None) -> Tensor */
-#define RYNAMO_OP_FULL 133 /* full(int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_FULL 133 /* full(int[] size, Tensor|Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_ZEROS_LIKE 134 /* zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_ONES_LIKE 135 /* ones_like(Tensor self, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_EMPTY_LIKE 136 /* empty_like(Tensor self, *, ScalarType? dtype=None) -> Tensor */
-#define RYNAMO_OP_FULL_LIKE 137 /* full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_FULL_LIKE 137 /* full_like(Tensor self, Tensor|Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_ARANGE 138 /* arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_LINSPACE 139 /* linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_EYE 140 /* eye(int n, int? m=None, *, ScalarType? dtype=None) -> Tensor */
@@ -266,7 +266,7 @@
 #define RYNAMO_OP_NEW_ZEROS 216 /* new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_NEW_ONES 217 /* new_ones(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_NEW_EMPTY 218 /* new_empty(Tensor self, int[] size, *, ScalarType? dtype=None) -> Tensor */
-#define RYNAMO_OP_NEW_FULL 219 /* new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
+#define RYNAMO_OP_NEW_FULL 219 /* new_full(Tensor self, int[] size, Tensor|Scalar fill_value, *, ScalarType? dtype=None) -> Tensor */
 #define RYNAMO_OP_CONV1D 220 /* conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor */
 #define RYNAMO_OP_CONV1D_PADDING 221 /* conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor */
 #define RYNAMO_OP_CONV2D 222 /* conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor */

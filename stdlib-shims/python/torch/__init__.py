@@ -334,6 +334,7 @@ from torch._sym_int import SymInt  # noqa: E402,F401
 from torch._refs_stats import corrcoef, cov, nanmedian, nanquantile, quantile  # noqa: E402,F401
 from torch import _refs_stats  # noqa: E402
 import torch._autocast_policy as _autocast_policy  # noqa: E402
+from torch._einsum_autocast import einsum  # noqa: E402,F811  (pairwise under autocast, as ATen's)
 from torch import _foreach as _foreach_ops  # noqa: E402
 
 _foreach_ops.install(globals())

@@ -76,7 +76,7 @@ pub(crate) fn tensor_hook(hook: PyObjectRef) -> TensorHook {
 }
 
 fn check_float(dtype: DType, vm: &VirtualMachine) -> PyResult<()> {
-    if dtype.is_floating_point() {
+    if dtype.is_floating_point() || dtype.is_complex() {
         Ok(())
     } else {
         Err(vm.new_runtime_error(

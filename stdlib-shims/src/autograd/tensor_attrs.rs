@@ -39,7 +39,7 @@ pub(crate) trait PyTensorAutograd: PyPayload {
     ) -> PyResult<PyRef<PyTensor>> {
         let v = requires_grad.unwrap_or(true);
         // The method's message differs from the attribute's, as in PyTorch.
-        if v && !zelf.meta().dtype.is_floating_point() {
+        if v && !(zelf.meta().dtype.is_floating_point() || zelf.meta().dtype.is_complex()) {
             return Err(
                 vm.new_runtime_error("only Tensors of floating point dtype can require gradients")
             );

@@ -1,7 +1,7 @@
 //! Complex-number ops (issue 29 req 3): the component views `view_as_real`, `view_as_complex`,
 //! `real`, `imag`; `angle`, `conj` (materialised: Rynamo has no lazy conjugate bit); `polar` and
 //! `complex`. Layouts, checks and kernels are `rynamo_tensor::ops::complex`'s; backward formulas
-//! in `autograd::vjp::complex` (`angle` has none yet: it raises under autograd).
+//! in `autograd::vjp::complex`.
 
 use rynamo_tensor::ops::complex as cx;
 use rynamo_tensor::{DType, Shaped, Tensor, TensorMeta};
@@ -67,7 +67,7 @@ op! {
     angle = "angle(Tensor self) -> Tensor", Extern, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![TensorMeta::contiguous(cx::angle_dtype(a.self_.dtype()), a.self_.shape())]) }
     eager(_, a) { Ok(vec![cx::angle(a.self_)?]) }
-    with .complex().sample(cx_sample)
+    with .complex_grad().vjp(&vjp::ANGLE).sample(cx_sample)
 }
 
 op! {

@@ -3,7 +3,10 @@
 //! fill value (the JIT inlines it, constant folding evaluates through it).
 
 use rynamo_tensor::creation as cr;
-use rynamo_tensor::{DEFAULT_FLOAT, DType, Scalar, Shaped, Tensor, TensorMeta, random};
+use rynamo_tensor::ops::complex as cx;
+use rynamo_tensor::{
+    DEFAULT_FLOAT, DType, Scalar, Shaped, Tensor, TensorMeta, TensorOrScalar, random,
+};
 
 use super::preserving;
 use crate::def::{Sample, op};
@@ -57,6 +60,46 @@ fn sized(size: &[i64], dtype: Option<DType>) -> Result<TensorMeta> {
     ))
 }
 
+/// The dtype `full` gives a fill value when no `dtype=` is passed: a Python number's own
+/// (`Scalar::dtype`); a complex value's, the default complex dtype (complex64 here; the shims
+/// widen it to complex128 under a float64 default, as `torch.set_default_dtype` does); a real
+/// 0-dim tensor is read as the number it holds, as PyTorch's argument parser reads it.
+fn fill_dtype<T: Shaped>(v: &TensorOrScalar<&T>) -> DType {
+    match v {
+        TensorOrScalar::Scalar(s) => s.dtype(),
+        TensorOrScalar::Tensor(t) => match t.dtype() {
+            d if d.is_complex() => DEFAULT_FLOAT.to_complex().unwrap_or(DType::Complex64),
+            DType::Bool => DType::Bool,
+            d if d.is_floating_point() => DEFAULT_FLOAT,
+            _ => DType::Int64,
+        },
+    }
+}
+
+/// `m`'s shape and dtype filled with `v`; a complex value (`torch.full((2,), 1+2j)`, which the
+/// shims pass as a 0-dim complex tensor because `Scalar` is real) through
+/// `ops::complex::fill_any`, with PyTorch's error for a real dtype that cannot hold it.
+fn filled(m: &TensorMeta, v: TensorOrScalar<&Tensor>) -> Result<Tensor> {
+    Ok(match v {
+        TensorOrScalar::Scalar(s) => Tensor::full(&m.shape, s, m.dtype),
+        TensorOrScalar::Tensor(t) if t.dtype().is_complex() => {
+            let (re, im) = cx::item(t)?;
+            let out = Tensor::empty(&m.shape, m.dtype);
+            cx::fill_any(&out, re, im)?;
+            out
+        }
+        TensorOrScalar::Tensor(t) => Tensor::full(&m.shape, t.item()?, m.dtype),
+    })
+}
+
+/// The constant a `full` call fills with, when it is a number (the JIT inlines it).
+fn fill_constant<T>(v: TensorOrScalar<T>) -> Option<Scalar> {
+    match v {
+        TensorOrScalar::Scalar(s) => Some(s),
+        TensorOrScalar::Tensor(_) => None,
+    }
+}
+
 fn two_by_three() -> Sample {
     pos_args(vec![Value::Int(2), Value::Int(3)])
 }
@@ -90,12 +133,18 @@ creation!(
     with.complex().fill(|_| ZERO).sample(two_by_three)
 );
 creation!(
-    full = "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
+    full = "full(int[] size, Tensor|Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
-    |a| cr::full_meta(a.size, a.fill_value, a.dtype)?,
-    |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
+    |a| TensorMeta::contiguous(
+        a.dtype.unwrap_or(fill_dtype(&a.fill_value)),
+        &cr::sizes(a.size)?
+    ),
+    |a, m| filled(&m, a.fill_value)?,
     with.complex()
-        .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+        .not_differentiable()
+        .fill(|args| Args::read(args)
+            .ok()
+            .and_then(|a| fill_constant(a.fill_value)))
         .sample(|| pos_args(vec![Value::IntList(vec![2]), Value::Int(7)]))
 );
 creation!(
@@ -120,13 +169,16 @@ creation!(
     with.complex().not_differentiable().fill(|_| ZERO)
 );
 creation!(
-    full_like = "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
+    full_like =
+        "full_like(Tensor self, Tensor|Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION],
     |a| like(a.self_, a.dtype),
-    |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
+    |a, m| filled(&m, a.fill_value)?,
     with.complex()
         .not_differentiable()
-        .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+        .fill(|args| Args::read(args)
+            .ok()
+            .and_then(|a| fill_constant(a.fill_value)))
         .sample(|| pos_args(vec![t(fx::x()), Value::Bool(true)]))
 );
 creation!(
@@ -160,14 +212,15 @@ creation!(
         .sample(new_4_by_2)
 );
 creation!(
-    new_full =
-        "new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
+    new_full = "new_full(Tensor self, int[] size, Tensor|Scalar fill_value, *, ScalarType? dtype=None) -> Tensor",
     [METHOD],
     |a| new_of(a.self_, a.size, a.dtype)?,
-    |a, m| Tensor::full(&m.shape, a.fill_value, m.dtype),
+    |a, m| filled(&m, a.fill_value)?,
     with.complex()
         .not_differentiable()
-        .fill(|args| Args::read(args).ok().map(|a| a.fill_value))
+        .fill(|args| Args::read(args)
+            .ok()
+            .and_then(|a| fill_constant(a.fill_value)))
         .sample(|| pos_args(vec![t(fx::x()), Value::IntList(vec![3]), Value::Float(1.5)]))
 );
 creation!(

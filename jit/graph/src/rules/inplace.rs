@@ -167,9 +167,11 @@ op! {
         check_fill_value(&a.value)?;
         match a.value {
             TensorOrScalar::Scalar(s) => a.self_.fill_(s),
-            // A complex value (`z.fill_(1 + 2j)`) is copied: `Scalar` holds no complex number.
-            TensorOrScalar::Tensor(t) if t.dtype().is_complex() && a.self_.dtype().is_complex() => {
-                a.self_.copy_(t)?
+            // A complex value (`z.fill_(1 + 2j)`): `Scalar` holds no complex number; a real
+            // tensor takes it only with a zero imaginary part (PyTorch's error otherwise).
+            TensorOrScalar::Tensor(t) if t.dtype().is_complex() => {
+                let (re, im) = rynamo_tensor::ops::complex::item(t)?;
+                rynamo_tensor::ops::complex::fill_any(a.self_, re, im)?
             }
             TensorOrScalar::Tensor(t) => a.self_.fill_(t.item()?),
         }

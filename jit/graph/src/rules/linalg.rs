@@ -1,4 +1,5 @@
-//! Matrix products, vector products and `einsum`.
+//! Matrix products, vector products and `einsum`. The products and `einsum` take complex
+//! operands (`ops::complex::batched_gemm`); their formulas conjugate the other operand.
 
 use rynamo_tensor::ops::{self, linalg};
 
@@ -28,7 +29,8 @@ product!(
     other,
     ops::matmul::matmul_meta,
     ops::matmul::matmul,
-    with.vjp(&vjp::MATMUL)
+    with.complex_grad()
+        .vjp(&vjp::MATMUL)
         .operators(&["matmul", "imatmul"])
         .sample(|| pos_args(vec![t(fx::x()), t(f32s(&[3, 4]))]))
 );
@@ -39,7 +41,8 @@ product!(
     mat2,
     ops::matmul::mm_meta,
     ops::matmul::mm,
-    with.vjp(&vjp::MM)
+    with.complex_grad()
+        .vjp(&vjp::MM)
         .sample(|| pos_args(vec![t(fx::x()), t(f32s(&[3, 4]))]))
 );
 product!(
@@ -49,7 +52,8 @@ product!(
     mat2,
     ops::matmul::bmm_meta,
     ops::matmul::bmm,
-    with.vjp(&vjp::BMM)
+    with.complex_grad()
+        .vjp(&vjp::BMM)
         .sample(|| pos_args(vec![t(f32s(&[2, 2, 3])), t(f32s(&[2, 3, 2]))]))
 );
 product!(
@@ -59,7 +63,8 @@ product!(
     tensor,
     linalg::dot_meta,
     linalg::dot,
-    with.vjp(&vjp::DOT)
+    with.complex_grad()
+        .vjp(&vjp::DOT)
         .sample(|| pos_args(vec![t(fx::y()), t(fx::y())]))
 );
 product!(
@@ -69,7 +74,8 @@ product!(
     vec,
     linalg::mv_meta,
     linalg::mv,
-    with.vjp(&vjp::MV)
+    with.complex_grad()
+        .vjp(&vjp::MV)
         .sample(|| pos_args(vec![t(fx::x()), t(fx::y())]))
 );
 product!(
@@ -92,7 +98,7 @@ op! {
         MatMul, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![ops::matmul::addmm_meta(a.self_, a.mat1, a.mat2)?]) }
     eager(_, a) { Ok(vec![ops::matmul::addmm(a.self_, a.mat1, a.mat2, a.beta, a.alpha)?]) }
-    with .vjp(&vjp::ADDMM).sample(|| {
+    with .complex_grad().vjp(&vjp::ADDMM).sample(|| {
         let xt = fx::x().t().expect("invariant: sample tensors have valid shapes");
         with_kw(vec![t(fx::y()), t(xt), t(fx::x())], "beta", Value::Float(0.5))
     })
@@ -113,7 +119,7 @@ op! {
         MatMul, [FUNCTION METHOD];
     meta(_, a) { Ok(vec![linalg::baddbmm_meta(a.self_, a.batch1, a.batch2)?]) }
     eager(_, a) { Ok(vec![linalg::baddbmm(a.self_, a.batch1, a.batch2, a.beta, a.alpha)?]) }
-    with .vjp(&vjp::BADDBMM).sample(|| {
+    with .complex_grad().vjp(&vjp::BADDBMM).sample(|| {
         let args = vec![t(fx::y()), t(f32s(&[2, 2, 4])), t(f32s(&[2, 4, 3]))];
         with_kw(args, "alpha", Value::Float(2.0))
     })
@@ -123,7 +129,7 @@ op! {
     einsum = "einsum(str equation, Tensor[] tensors) -> Tensor", Extern, [FUNCTION];
     meta(_, a) { Ok(vec![ops::einsum::einsum_meta(a.equation, &a.tensors)?]) }
     eager(_, a) { Ok(vec![ops::einsum::einsum(a.equation, &a.tensors)?]) }
-    with .vjp(&vjp_einsum::EINSUM).sample(|| {
+    with .complex_grad().vjp(&vjp_einsum::EINSUM).sample(|| {
         let operands = vec![f32s(&[2, 3, 4]), f32s(&[2, 4, 5])];
         pos_args(vec![Value::Str("bij,bjk->bik".into()), Value::TensorList(operands)])
     })

@@ -14,14 +14,14 @@ fn ints_along(dim: i64) -> Sample {
     pos_args(vec![t(fx::ints()), Value::Int(dim)])
 }
 
-/// `cumsum` / `cumprod`.
+/// `cumsum` / `cumprod` (complex ones in `ops::complex::scan`).
 macro_rules! scan {
     ($name:ident = $schema:literal, $op:ident, $vjp:expr) => {
         op! {
             $name = $schema, Extern, [FUNCTION METHOD];
             meta(_, a) { Ok(vec![scan::scan_meta(a.self_, a.dim, a.dtype)?]) }
             eager(_, a) { Ok(vec![scan::scan(ScanOp::$op, a.self_, a.dim, a.dtype)?]) }
-            with .vjp($vjp).sample(|| ints_along(1))
+            with .complex_grad().vjp($vjp).sample(|| ints_along(1))
         }
     };
 }

@@ -113,7 +113,7 @@ reduction!(
         a.keepdim,
         a.dtype
     ),
-    with.vjp(&vjp::PROD).sample(along_1)
+    with.complex_grad().vjp(&vjp::PROD).sample(along_1)
 );
 reduction!(
     amax = "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
@@ -298,7 +298,7 @@ op! {
         [FUNCTION METHOD NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![nn::softmax_meta(a.self_, a.dim, a.dtype, "softmax")?]) }
     eager(_, a) { Ok(vec![nn::softmax(a.self_, a.dim, a.dtype, false)?]) }
-    with .vjp(&vjp::SOFTMAX).sample(along_last)
+    with .complex().vjp(&vjp::SOFTMAX).sample(along_last)
         .decompose(decomposition!(super::softmax_decomposition))
 }
 
@@ -307,7 +307,7 @@ op! {
         [FUNCTION METHOD NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![nn::softmax_meta(a.self_, a.dim, a.dtype, "log_softmax")?]) }
     eager(_, a) { Ok(vec![nn::softmax(a.self_, a.dim, a.dtype, true)?]) }
-    with .vjp(&vjp::LOG_SOFTMAX).sample(along_last)
+    with .complex().vjp(&vjp::LOG_SOFTMAX).sample(along_last)
         .decompose(decomposition!(super::log_softmax_decomposition))
 }
 

@@ -158,7 +158,7 @@ op! {
         Ok(vec![index::getitem_meta(&meta_of(a.self_), &items)?])
     }
     eager(_, a) { Ok(vec![index::getitem(a.self_, a.indices)?]) }
-    with .complex().vjp(&vjp::GETITEM).sample(|| {
+    with .complex_grad().vjp(&vjp::GETITEM).sample(|| {
         let items = vec![
             IndexItem::Slice {
                 start: None,

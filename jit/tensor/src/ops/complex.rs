@@ -1,6 +1,7 @@
 //! Complex64/Complex128 tensors: the component views (`view_as_real`, `view_as_complex`, `.real`,
 //! `.imag`), conversions to and from real dtypes, `where`'s selection; the complex kernels
-//! (arithmetic, `abs`, `angle`, `conj`, `exp`, `sum`/`mean`, `polar`, `complex`) are in `math`.
+//! (arithmetic, `abs`, `angle`, `conj`, `exp`, `sum`/`mean`, `polar`, `complex`) are in `math`,
+//! matrix products in `matmul`, `cumsum`/`cumprod`/`prod` in `scan`.
 //!
 //! A complex element is two interleaved components, real part first, so a complex tensor's real
 //! view is the same storage read as the component dtype ([`DType::to_real`]) with every stride and
@@ -10,11 +11,15 @@
 //! here raises PyTorch's error for complex inputs ([`refuse`]), never reads the bytes as reals.
 
 mod math;
+mod matmul;
+mod scan;
 
 pub use math::{
     angle, angle_dtype, binary, binary_refusal, conj, from_pair, pair_dtype, reduce,
     reduce_refusal, unary, unary_out_dtype,
 };
+pub(crate) use matmul::batched_gemm;
+pub use scan::scan;
 
 use crate::layout::{Dims, Strides};
 use crate::{DType, Error, Layout, Result, Scalar, Shaped, Tensor};
@@ -201,6 +206,46 @@ pub(crate) fn copy_cast(out: &Tensor, src: &Tensor) {
 pub fn fill(out: &Tensor, re: f64, im: f64) {
     component(out, 0).fill_(Scalar::Float(re));
     component(out, 1).fill_(Scalar::Float(im));
+}
+
+/// PyTorch's error for writing a complex value with a non-zero imaginary part into a real
+/// tensor of dtype `d` with `numel` elements (`torch.full((2,), 1+2j, dtype=torch.float32)`):
+/// it names the C++ type the value is checked against. Measured on PyTorch 2.15: a tensor of at
+/// most one element is filled through a `double`, so the half types name `double` there.
+pub fn narrowing_error(d: DType, numel: usize) -> Error {
+    let ty = match d {
+        DType::Float16 | DType::BFloat16 if numel <= 1 => "double",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+        DType::Int8 => "int8_t",
+        DType::UInt8 => "uint8_t",
+        DType::Int16 => "int16_t",
+        DType::Int32 => "int",
+        DType::Int64 => "int64_t",
+        other => other.aten_name(),
+    };
+    Error::Runtime(format!(
+        "value cannot be converted to type {ty} without overflow"
+    ))
+}
+
+/// Fills `out` of any dtype with the complex value `re + im*j`, as `fill_`/`full` do: a complex
+/// tensor gets both components, a bool tensor whether either is non-zero, any other real tensor
+/// the real part when the imaginary part is zero, else PyTorch's [`narrowing_error`].
+pub fn fill_any(out: &Tensor, re: f64, im: f64) -> Result<()> {
+    let d = out.dtype();
+    if d.is_complex() {
+        fill(out, re, im);
+    } else if d == DType::Bool {
+        out.fill_(Scalar::Bool(re != 0.0 || im != 0.0));
+    } else if im != 0.0 {
+        return Err(narrowing_error(d, out.numel()));
+    } else {
+        out.fill_(Scalar::Float(re));
+    }
+    Ok(())
 }
 
 /// A 0-dim complex tensor holding `re + im*j`.

@@ -304,6 +304,7 @@ pub(crate) fn batched_gemm(
                 dtype: "Bool",
             });
         }
+        DType::Complex64 | DType::Complex128 => crate::ops::complex::batched_gemm(out, a, b, acc)?,
         d => crate::dispatch_all!(d, T => int_gemm::<T>(out, a, b, acc)),
     }
     Ok(())

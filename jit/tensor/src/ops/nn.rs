@@ -19,8 +19,18 @@ pub fn softmax_meta(
     dtype: Option<DType>,
     name: &str,
 ) -> Result<TensorMeta> {
-    wrap_dim(dim, x.ndim())?;
+    let d = wrap_dim(dim, x.ndim())?;
     let dt = dtype.unwrap_or(x.dtype());
+    if dt.is_complex() || x.dtype().is_complex() {
+        // ATen picks its kernel by dim before dispatching on the dtype, so the name says which.
+        let c = if dt.is_complex() { dt } else { x.dtype() };
+        let kernel = if d + 1 >= x.ndim() {
+            format!("{name}_lastdim_kernel_impl")
+        } else {
+            format!("{name}_kernel_impl")
+        };
+        return Err(crate::ops::complex::refuse(&kernel, c));
+    }
     if !dt.is_floating_point() {
         return Err(Error::Runtime(format!(
             "\"{name}_lastdim_kernel_impl\" not implemented for '{}'",

@@ -48,7 +48,8 @@ fn geometry(shape: &[usize], d: usize) -> (usize, usize, usize) {
     (numel(&shape[..d]), shape[d], numel(&shape[d + 1..]))
 }
 
-/// `cumsum(x, dim)` / `cumprod(x, dim)`. Floats accumulate in f64, integers in i64 (wrapping).
+/// `cumsum(x, dim)` / `cumprod(x, dim)`. Floats accumulate in f64, integers in i64 (wrapping),
+/// complex values in `Complex<f64>` (`ops::complex::scan`).
 pub fn scan(op: ScanOp, x: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
     let meta = scan_meta(x, dim, dtype)?;
     let g = geometry(x.shape(), wrap_dim(dim, x.ndim())?);
@@ -56,6 +57,9 @@ pub fn scan(op: ScanOp, x: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Te
     let out = Tensor::empty(&meta.shape, meta.dtype);
     if meta.shape.contains(&0) {
         return Ok(out);
+    }
+    if meta.dtype.is_complex() {
+        return crate::ops::complex::scan(op, &src, g, meta.dtype);
     }
     match (meta.dtype.is_floating_point(), op) {
         (true, ScanOp::Sum) => dispatch_all!(meta.dtype, T => scan_typed::<T, f64>(

@@ -6,12 +6,15 @@ module resolves ``n``/``s``/``dim``/``norm`` with PyTorch's rules and messages, 
 (integers to the default float, float32 to complex64, float64 to complex128), zero-pads or trims
 it, and picks the primitive, as ``aten/src/ATen/native/SpectralOps.cpp`` does. Dynamo inlines
 these functions, so a compiled caller captures the primitives and the pad/trim ops as nodes.
-Backward formulas are the primitives' (``FftC2CBackward0``, ...).
+Backward formulas are the primitives' (``FftC2CBackward0``, ...). Under CPU autocast the fourteen
+transforms PyTorch lists as ``fp32`` ops (``AutocastCPU``) cast their floating inputs to float32
+(``torch._autocast_policy``); ``hfft2``/``ihfft2``/``hfftn``/``ihfftn`` are not listed there.
 """
 
 import math as _math
 
 import torch
+import torch._autocast_policy as _autocast_policy
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn",
            "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift",
@@ -130,6 +133,7 @@ def _c2r(fname, x, n, dim, norm, forward):
     return torch._fft_c2r(x, [d], _norm(norm, forward), size)
 
 
+@_autocast_policy.fp32
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     _check_int("fft_fft", "n", n)
     _no_out(out)
@@ -138,6 +142,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     return _r2c("fft", input, n, dim, norm, True, False)
 
 
+@_autocast_policy.fp32
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     _check_int("fft_ifft", "n", n)
     _no_out(out)
@@ -146,24 +151,28 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return _r2c("ifft", input, n, dim, norm, False, False)
 
 
+@_autocast_policy.fp32
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     _check_int("fft_rfft", "n", n)
     _no_out(out)
     return _r2c("rfft", input, n, dim, norm, True, True)
 
 
+@_autocast_policy.fp32
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     _check_int("fft_irfft", "n", n)
     _no_out(out)
     return _c2r("irfft", input, n, dim, norm, False)
 
 
+@_autocast_policy.fp32
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     _check_int("fft_hfft", "n", n)
     _no_out(out)
     return _c2r("hfft", input, n, dim, norm, True)
 
 
+@_autocast_policy.fp32
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     _check_int("fft_ihfft", "n", n)
     _no_out(out)
@@ -210,26 +219,31 @@ def _fftn(input, s, dim, norm, forward):
     return torch._fft_c2c(x, dims, _norm(norm, forward), forward)
 
 
+@_autocast_policy.fp32
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     _no_out(out)
     return _fftn(input, s, dim, norm, True)
 
 
+@_autocast_policy.fp32
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     _no_out(out)
     return _fftn(input, s, dim, norm, False)
 
 
+@_autocast_policy.fp32
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     _no_out(out)
     return _fftn(input, s, dim, norm, True)
 
 
+@_autocast_policy.fp32
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     _no_out(out)
     return _fftn(input, s, dim, norm, False)
 
 
+@_autocast_policy.fp32
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     _no_out(out)
     if input.is_complex():
@@ -255,6 +269,7 @@ def _c2r_shape_and_dims(fname, x, s, dim):
     return shape, dims, last
 
 
+@_autocast_policy.fp32
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     _no_out(out)
     shape, dims, last = _c2r_shape_and_dims("irfftn", input, s, dim)
@@ -296,10 +311,12 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return ihfftn(input, s, dim, norm, out=out)
 
 
+@_autocast_policy.fp32
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return rfftn(input, s, dim, norm, out=out)
 
 
+@_autocast_policy.fp32
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return irfftn(input, s, dim, norm, out=out)
 

@@ -33,7 +33,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _Reduction.apply(margin_part + self_part, reduction)
 
 
-@_autocast_policy.fp32
+# Composite in ATen (no AutocastCPU entry): its inner ops see autocast, so bfloat16 inputs stay bfloat16.
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     loss = -(target * torch.nn.functional.logsigmoid(input) + (1 - target) * torch.nn.functional.logsigmoid(-input))
@@ -119,6 +119,7 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
     return _Reduction.apply((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
+@_autocast_policy.fp32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
@@ -157,7 +158,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _Reduction.apply(loss, reduction)
 
 
-@_autocast_policy.fp32
+# Composite in ATen (no AutocastCPU entry), as multilabel_soft_margin_loss.
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if isinstance(var, float):
         if var < 0:

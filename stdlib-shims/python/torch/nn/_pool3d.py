@@ -6,9 +6,13 @@ depth of the 2-D pools of each depth slice. So the 3-D pools are the native 2-D 
 padding, dilation and ``ceil_mode`` are independent, and an average's divisor (with or without the
 padding counted) is a product of per-dim counts, so the result is ATen's. Indices compose: the
 depth pool picks the first depth holding the maximum and the slice pool the first ``(h, w)`` in it,
-ATen's row-major first maximum."""
+ATen's row-major first maximum.
+
+Under CPU autocast ``max_pool3d`` (values only), ``avg_pool3d`` and the unpools are PyTorch's
+``fp32`` ops: ``torch._autocast_policy`` casts their inputs."""
 
 import torch
+import torch._autocast_policy as _autocast_policy
 from torch.nn import _layout
 
 
@@ -69,14 +73,20 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if return_indices:
+        # ATen's `max_pool3d_with_indices` has no autocast policy (the values-only `max_pool3d` is fp32).
         return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool3d_values(input, kernel_size, stride, padding, dilation, ceil_mode)
 
+
+@_autocast_policy.fp32
+def _max_pool3d_values(input, kernel_size, stride, padding, dilation, ceil_mode):
     def pool2d(t, k, s, p, d):
         return torch.nn.functional.max_pool2d(t, k, s, p, d, ceil_mode)
 
     return _pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", pool2d)[0]
 
 
+@_autocast_policy.fp32
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     if divisor_override is not None and divisor_override == 0:
@@ -158,13 +168,17 @@ def _unpool(input, indices, nd, kernel_size, stride, padding, output_size):
     return out.reshape(lead + out_sizes)
 
 
+# ATen's max_unpool1d is max_unpool2d over an unsqueezed input: fp32 under CPU autocast too.
+@_autocast_policy.fp32
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _unpool(input, indices, 1, kernel_size, stride, padding, output_size)
 
 
+@_autocast_policy.fp32
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _unpool(input, indices, 2, kernel_size, stride, padding, output_size)
 
 
+@_autocast_policy.fp32
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _unpool(input, indices, 3, kernel_size, stride, padding, output_size)

@@ -110,6 +110,33 @@ fn polar<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
+/// `angle(z)` (PyTorch's `angle_backward`): for complex `z`, `g * z / |z|^2 * i`, zero where
+/// `z` is 0 (the squared modulus is replaced by 1 there, so the quotient is `0 / 1`); written
+/// as `complex(-Im(w), Re(w))` for `w = g * z / |z|^2`. A real input has a zero gradient.
+fn angle<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, Angle => complex::angle);
+    unary(e, c, a.self_, |e, c, g| {
+        let z = c.saved(a.self_)?;
+        if !e.dtype(&z).is_complex() {
+            return e.zeros_like(&z);
+        }
+        let m = call1(e, Op::Abs, &z)?;
+        let m2 = e.mul(&m, &m)?;
+        let zero = e.cmp_s(Op::Eq, &m2, 0.0)?;
+        let safe = e.where_(
+            &zero,
+            crate::Value::Scalar(rynamo_tensor::Scalar::Int(1)),
+            t(&m2),
+        )?;
+        let gz = e.mul(&g, &z)?;
+        let w = e.div(&gz, &safe)?;
+        let wi = im(e, &w)?;
+        let nwi = e.neg(&wi)?;
+        let wr = re(e, &w)?;
+        join(e, &nwi, &wr)
+    })
+}
+
 /// `|z|` of complex `z`: `g * z / |z|`, zero where `z` is 0 (PyTorch's `sgn`): dividing by 1
 /// there keeps the quotient `0 / 1 = 0` without a complex `where`.
 pub(super) fn abs_complex<E: Emit>(e: &mut E, z: &E::T, g: &E::T) -> Result<E::T> {
@@ -130,6 +157,7 @@ pub(crate) static VIEW_AS_COMPLEX: VjpRule =
     vjp_rule!("ViewAsComplexBackward0", Saves::args(&[]), view_as_complex);
 pub(crate) static REAL: VjpRule = vjp_rule!("RealBackward0", Saves::args(&[]), real);
 pub(crate) static IMAG: VjpRule = vjp_rule!("ImagBackward0", Saves::args(&[]), imag);
+pub(crate) static ANGLE: VjpRule = vjp_rule!("AngleBackward0", Saves::args(&["self"]), angle);
 pub(crate) static CONJ: VjpRule = vjp_rule!("ConjBackward0", Saves::args(&[]), conj);
 pub(crate) static COMPLEX: VjpRule = vjp_rule!("ComplexBackward0", Saves::args(&[]), complex);
 pub(crate) static POLAR: VjpRule = vjp_rule!(

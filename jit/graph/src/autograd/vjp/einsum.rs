@@ -8,7 +8,7 @@
 //! Ellipses become fresh letters first, aligned from the right as einsum aligns them. Size-1
 //! subscripts that broadcast against other operands come back full size; the engine sums them.
 //! PyTorch decomposes einsum into views and products, so its node names vary by equation;
-//! this node is `EinsumBackward0`.
+//! this node is `EinsumBackward0`. Complex operands enter the gradient einsums conjugated.
 
 use std::collections::HashSet;
 
@@ -150,9 +150,16 @@ fn einsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         for (j, &s) in slots.iter().enumerate() {
             if j != i {
                 terms.push(text(&p.operands[j]));
-                args.push(c.inputs[s].clone().ok_or_else(|| {
+                let x = c.inputs[s].clone().ok_or_else(|| {
                     Error::Graph("internal: einsum's backward needs its operands".into())
-                })?);
+                })?;
+                // einsum is linear in each operand: complex ones pass `grad * conj(other)`.
+                let x = if e.dtype(&x).is_complex() {
+                    e.unary(Op::Conj, &x)?
+                } else {
+                    x
+                };
+                args.push(x);
             }
         }
         let mut result = Vec::new();
@@ -173,11 +180,18 @@ fn einsum<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
                     .pop()
                     .ok_or_else(|| unsupported("with this many repeated subscripts"))?;
                 let n = shape[pos] as i64;
+                // `eye` has no complex kernel: a real identity cast to the gradient's dtype.
+                let dt = e.dtype(&g);
                 let eye = e.op_kw(
                     Op::Eye,
                     vec![Value::Int(n)],
-                    vec![("dtype", Value::DType(e.dtype(&g)))],
+                    vec![("dtype", Value::DType(dt.to_real()))],
                 )?;
+                let eye = if dt.is_complex() {
+                    e.to_dtype(&eye, dt)?
+                } else {
+                    eye
+                };
                 terms.push(text(&[l, m]));
                 args.push(eye);
                 result.push(m);

@@ -1,5 +1,6 @@
 //! Backward formulas of the matrix products. Batch-broadcast gradients come back in the
-//! broadcast shape; the engine sums them to each argument's shape.
+//! broadcast shape; the engine sums them to each argument's shape. Complex operands get the
+//! adjoint (conjugate transpose) where real ones get the transpose: `da = g @ b^H`.
 
 use super::pointwise::grad_or_return;
 use super::{Grads, Saves, VjpCtx, VjpRule, args, put, vjp_rule};
@@ -9,6 +10,22 @@ use crate::{Op, Result};
 /// `x` with its last two dims swapped.
 fn mt<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
     e.transpose(x, -2, -1)
+}
+
+/// The conjugate of a complex `x` (PyTorch's convention: `d(a b)/da` passes `grad * conj(b)`);
+/// a real `x` itself.
+fn cj<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
+    if e.dtype(x).is_complex() {
+        e.unary(Op::Conj, x)
+    } else {
+        Ok(x.clone())
+    }
+}
+
+/// The adjoint of `x` over its last two dims: transposed, and conjugated when complex.
+fn adj<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
+    let xt = mt(e, x)?;
+    cj(e, &xt)
 }
 
 /// mm, bmm and matmul of operands with 2+ dims: `da = g @ b^T`, `db = a^T @ g`.
@@ -22,12 +39,12 @@ fn matrix_product<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>, x: &usize, y: &usize
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     if c.wants(x) {
-        let bt = mt(e, &c.saved(y)?)?;
+        let bt = adj(e, &c.saved(y)?)?;
         let d = e.matmul(&g, &bt)?;
         put(&mut out, x, d)?;
     }
     if c.wants(y) {
-        let at = mt(e, &c.saved(x)?)?;
+        let at = adj(e, &c.saved(x)?)?;
         let d = e.matmul(&at, &g)?;
         put(&mut out, y, d)?;
     }
@@ -45,6 +62,17 @@ fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     }
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
+    if ra == 1 && rb == 1 {
+        // A dot product (0-d result): `d self = g * conj(other)`, `d other = g * conj(self)`.
+        for (x, y) in [(a.self_, a.other), (a.other, a.self_)] {
+            if c.wants(x) {
+                let o = cj(e, &c.saved(y)?)?;
+                let d = e.mul(&g, &o)?;
+                put(&mut out, x, d)?;
+            }
+        }
+        return Ok(out);
+    }
     // Promote to matrices; the result's dropped dims come back as size 1.
     let mut g2 = g;
     if ra == 1 {
@@ -56,7 +84,7 @@ fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.wants(a.self_) {
         let b = c.saved(a.other)?;
         let b2 = if rb == 1 { e.unsqueeze(&b, -1)? } else { b };
-        let bt = mt(e, &b2)?;
+        let bt = adj(e, &b2)?;
         let d = e.matmul(&g2, &bt)?;
         let d = if ra == 1 {
             drop_batch(e, d, &c.meta(a.self_)?.shape)?
@@ -68,7 +96,7 @@ fn matmul<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     if c.wants(a.other) {
         let x = c.saved(a.self_)?;
         let a2 = if ra == 1 { e.unsqueeze(&x, 0)? } else { x };
-        let at = mt(e, &a2)?;
+        let at = adj(e, &a2)?;
         let d = e.matmul(&at, &g2)?;
         let d = if rb == 1 {
             drop_batch(e, d, &c.meta(a.other)?.shape)?
@@ -112,12 +140,12 @@ fn addmm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     }
     let ga = if alpha == 1.0 { g } else { e.mul_s(&g, alpha)? };
     if c.wants(m1) {
-        let bt = mt(e, &c.saved(m2)?)?;
+        let bt = adj(e, &c.saved(m2)?)?;
         let d = e.matmul(&ga, &bt)?;
         put(&mut out, m1, d)?;
     }
     if c.wants(m2) {
-        let at = mt(e, &c.saved(m1)?)?;
+        let at = adj(e, &c.saved(m1)?)?;
         let d = e.matmul(&at, &ga)?;
         put(&mut out, m2, d)?;
     }
@@ -172,26 +200,28 @@ fn dot<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let mut out = c.no_grads();
     for (x, other) in [(a.self_, a.tensor), (a.tensor, a.self_)] {
         if c.wants(x) {
-            let d = e.mul(&g, &c.saved(other)?)?;
+            let o = cj(e, &c.saved(other)?)?;
+            let d = e.mul(&g, &o)?;
             put(&mut out, x, d)?;
         }
     }
     Ok(out)
 }
 
-/// mv(m, v): `dm = g ⊗ v`, `dv = m^T g`.
+/// mv(m, v): `dm = g ⊗ conj(v)`, `dv = m^H g`.
 fn mv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, Mv => linalg::mv);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     if c.wants(a.self_) {
         let gu = e.unsqueeze(&g, 1)?;
-        let d = e.mul(&gu, &c.saved(a.vec)?)?;
+        let v = cj(e, &c.saved(a.vec)?)?;
+        let d = e.mul(&gu, &v)?;
         put(&mut out, a.self_, d)?;
     }
     if c.wants(a.vec) {
         let m = c.saved(a.self_)?;
-        let mtr = mt(e, &m)?;
+        let mtr = adj(e, &m)?;
         let d = e.op(Op::Mv, vec![t(&mtr), t(&g)])?;
         put(&mut out, a.vec, d)?;
     }

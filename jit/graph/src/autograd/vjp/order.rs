@@ -54,11 +54,13 @@ fn cumprod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         if n <= 1 {
             return Ok(g);
         }
-        let x = c.saved(a.self_)?;
+        // Complex inputs (PyTorch's convention): the same formula over `conj(x)` and
+        // `conj(out) = cumprod(conj(x))`, so each product term is conjugated.
+        let x = conj_if_complex(e, &c.saved(a.self_)?)?;
         if crate::autograd::is_grad_enabled() {
             return cumprod_differentiable(e, &x, &g, d, n);
         }
-        let out = c.output(0)?;
+        let out = conj_if_complex(e, &c.output(0)?)?;
         let zero = e.cmp_s(Op::Eq, &x, 0.0)?;
         let zeros_so_far = e.op(Op::Cumsum, vec![t(&zero), Value::Int(d)])?;
         let before = e.cmp_s(Op::Eq, &zeros_so_far, 0.0)?;
@@ -82,6 +84,15 @@ fn cumprod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let term2 = e.where_(&first, t(&hs), f(0.0))?;
         e.add(&term1, &term2)
     })
+}
+
+/// `conj(x)` for a complex `x`, else `x`.
+pub(super) fn conj_if_complex<E: Emit>(e: &mut E, x: &E::T) -> Result<E::T> {
+    if e.dtype(x).is_complex() {
+        e.unary(Op::Conj, x)
+    } else {
+        Ok(x.clone())
+    }
 }
 
 /// cumprod's gradient as ops that differentiate again, exact at zeros (as PyTorch's

@@ -236,6 +236,8 @@ fn prod<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         return Ok(out);
     }
     let others = exclusive_products(e, &xd, dim)?;
+    // Complex inputs (PyTorch's convention): `grad * conj(product of the others)`.
+    let others = super::order::conj_if_complex(e, &others)?;
     let gk = if a.dim.is_some() {
         let dims = dims_of(Some(&[dim]), shape.len())?;
         keep(e, &g, shape.len(), &dims, keepdim)?

@@ -254,8 +254,24 @@ fn getitem<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         let k: usize = e.shape(&read).iter().product();
         let read = e.reshape(&read, &[k])?;
         let gf = e.reshape(&g, &[k])?;
-        let z = e.zeros(&[n], e.dtype(&g))?;
-        let d = e.op(Op::ScatterAdd, vec![t(&z), Value::Int(0), t(&read), t(&gf)])?;
+        let dt = e.dtype(&g);
+        // `scatter_add` has no complex kernel: a complex gradient is scattered per component
+        // (the map is linear with real coefficients, so nothing is conjugated).
+        let scatter = |e: &mut E, part: &E::T| -> Result<E::T> {
+            let z = e.zeros(&[n], e.dtype(part))?;
+            e.op(
+                Op::ScatterAdd,
+                vec![t(&z), Value::Int(0), t(&read), t(part)],
+            )
+        };
+        let d = if dt.is_complex() {
+            let re = e.op(Op::Real, vec![t(&gf)])?;
+            let im = e.op(Op::Imag, vec![t(&gf)])?;
+            let (re, im) = (scatter(e, &re)?, scatter(e, &im)?);
+            e.op(Op::Complex, vec![t(&re), t(&im)])?
+        } else {
+            scatter(e, &gf)?
+        };
         e.reshape(&d, &m.shape)?
     };
     put(&mut out, a.self_, d)?;

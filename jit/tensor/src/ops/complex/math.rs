@@ -1,6 +1,6 @@
 //! The complex kernels: element-wise arithmetic (Smith's quotient, `std::pow`'s power), unary
 //! functions on `num_complex::Complex<T>` in the dtype's precision (f32 for complex64), `angle`,
-//! `conj`, `polar`/`complex`, and `sum`/`mean` through the component view. Each entry point
+//! `conj`, `polar`/`complex`, and `sum`/`mean` through the component view (`prod` in `scan`). Each entry point
 //! checks its op and raises PyTorch's error for the ones without a complex meaning here.
 
 use num_complex::Complex;
@@ -17,7 +17,7 @@ use crate::{DType, Element, Error, Layout, Result, Scalar, Tensor, TensorMeta};
 // === Element-wise kernels ===
 
 /// Interleaved components of `x` (cast to complex `c`) broadcast to `shape`, as `Complex<T>`.
-fn values<T: Float + Element>(
+pub(super) fn values<T: Float + Element>(
     x: TensorOrScalar<&Tensor>,
     c: DType,
     shape: &[usize],
@@ -35,7 +35,11 @@ fn values<T: Float + Element>(
 }
 
 /// A complex tensor of `shape` and dtype `c` from its values.
-fn from_values<T: Float + Element>(v: Vec<Complex<T>>, shape: &[usize], c: DType) -> Tensor {
+pub(super) fn from_values<T: Float + Element>(
+    v: Vec<Complex<T>>,
+    shape: &[usize],
+    c: DType,
+) -> Tensor {
     let flat: Vec<T> = v.into_iter().flat_map(|z| [z.re, z.im]).collect();
     let mut rshape: Vec<usize> = shape.to_vec();
     rshape.push(2);
@@ -359,7 +363,7 @@ pub fn from_pair(a: &Tensor, b: &Tensor, polar: bool) -> Result<Tensor> {
 /// PyTorch's error for reduction `op` on complex `d`; `None` where it has a complex kernel here.
 pub fn reduce_refusal(op: ReduceOp, d: DType) -> Option<Error> {
     Some(match op {
-        ReduceOp::Sum | ReduceOp::Mean => return None,
+        ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod => return None,
         ReduceOp::Amax => refuse("max_values_cpu", d),
         ReduceOp::Amin => refuse("min_values_cpu", d),
         ReduceOp::Argmax | ReduceOp::Argmin => {
@@ -370,7 +374,8 @@ pub fn reduce_refusal(op: ReduceOp, d: DType) -> Option<Error> {
 }
 
 /// `sum`/`mean` of complex `x` over `dims`: the real reduction of its component view, whose
-/// trailing dimension of 2 is not reduced, read back as complex.
+/// trailing dimension of 2 is not reduced, read back as complex; `prod` multiplies complex
+/// values (`scan::prod`).
 pub fn reduce(
     op: ReduceOp,
     x: &Tensor,
@@ -386,10 +391,11 @@ pub fn reduce(
         // Sum and mean of one element are the element.
         return Ok(src.deep_clone());
     }
-    let ds: Vec<i64> = crate::ops::reduce::reduce_dims(x.ndim(), dims)?
-        .into_iter()
-        .map(|d| d as i64)
-        .collect();
+    let wrapped = crate::ops::reduce::reduce_dims(x.ndim(), dims)?;
+    if op == ReduceOp::Prod {
+        return super::scan::prod(&src, &wrapped, keepdim, out);
+    }
+    let ds: Vec<i64> = wrapped.into_iter().map(|d| d as i64).collect();
     let r = crate::ops::reduce::reduce(op, &as_real(&src), Some(&ds), keepdim, None)?;
     // The real reduction is contiguous with a trailing 2: always a valid complex view.
     view_as_complex(&r.contiguous())
