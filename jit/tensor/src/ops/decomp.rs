@@ -151,6 +151,7 @@ pub fn same_meta(name: &str, a: &impl Shaped) -> Result<TensorMeta> {
 
 /// `linalg.inv(A)`.
 pub fn inv(a: &Tensor) -> Result<Tensor> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, n, _) = check_matrix("linalg.inv", a, true)?;
     let mut out = Vec::new();
     for (b, m) in matrices(a, n, n).iter().enumerate() {
@@ -175,6 +176,7 @@ pub fn inv(a: &Tensor) -> Result<Tensor> {
 /// `linalg.solve(A, B)` for `A` `[..., n, n]` and `B` `[..., n, k]` with equal batch dims
 /// (the Python wrapper broadcasts and handles vectors and `left=False`).
 pub fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, n, _) = check_matrix("torch.linalg.solve", a, true)?;
     let (bbatch, bn, k) = check_matrix("torch.linalg.solve", b, false)?;
     if bbatch != batch || bn != n {
@@ -220,6 +222,7 @@ pub fn det_meta(name: &str, a: &impl Shaped) -> Result<TensorMeta> {
 
 /// `linalg.det(A)`: the product of U's diagonal times the permutation's sign.
 pub fn det(a: &Tensor) -> Result<Tensor> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, n, _) = check_matrix("linalg.det", a, true)?;
     let out: Vec<f64> = matrices(a, n, n)
         .iter()
@@ -233,6 +236,7 @@ pub fn det(a: &Tensor) -> Result<Tensor> {
 
 /// `linalg.slogdet(A)`: `(sign, log|det|)`.
 pub fn slogdet(a: &Tensor) -> Result<(Tensor, Tensor)> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, n, _) = check_matrix("linalg.slogdet", a, true)?;
     let (mut signs, mut logs) = (Vec::new(), Vec::new());
     for m in matrices(a, n, n) {
@@ -254,6 +258,7 @@ pub fn slogdet(a: &Tensor) -> Result<(Tensor, Tensor)> {
 
 /// `linalg.cholesky(A, upper=)`: reads the lower triangle (the upper one with `upper`).
 pub fn cholesky(a: &Tensor, upper: bool) -> Result<Tensor> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, n, _) = check_matrix("linalg.cholesky", a, true)?;
     let mut out = Vec::new();
     for (b, m) in matrices(a, n, n).iter().enumerate() {
@@ -301,6 +306,7 @@ pub fn qr_meta(a: &impl Shaped, mode: QrMode) -> Result<(TensorMeta, TensorMeta)
 
 /// `linalg.qr(A, mode)`.
 pub fn qr(a: &Tensor, mode: QrMode) -> Result<(Tensor, Tensor)> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, m, n) = check_matrix("linalg.qr", a, false)?;
     let (qm, rm) = qr_meta(a, mode)?;
     let (mut qs, mut rs) = (Vec::new(), Vec::new());
@@ -356,6 +362,7 @@ pub fn svd_meta(a: &impl Shaped, full: bool) -> Result<[TensorMeta; 3]> {
 
 /// `linalg.svd(A, full_matrices)`: singular values in decreasing order.
 pub fn svd(a: &Tensor, full: bool) -> Result<(Tensor, Tensor, Tensor)> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, m, n) = check_matrix("linalg.svd", a, false)?;
     let [um, _, vm] = svd_meta(a, full)?;
     let k = m.min(n);
@@ -393,6 +400,7 @@ pub fn eigh_meta(a: &impl Shaped) -> Result<(TensorMeta, TensorMeta)> {
 
 /// `linalg.eigh(A, UPLO)`: eigenvalues in ascending order; reads the `UPLO` triangle.
 pub fn eigh(a: &Tensor, upper: bool) -> Result<(Tensor, Tensor)> {
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     let (batch, n, _) = check_matrix("linalg.eigh", a, true)?;
     let (mut ls, mut qs) = (Vec::new(), Vec::new());
     for m in matrices(a, n, n) {

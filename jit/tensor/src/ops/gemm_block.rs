@@ -133,5 +133,6 @@ unsafe fn faer_gemm<T: faer::traits::ComplexField + Copy>(
     } else {
         faer::Accum::Replace
     };
+    let _clean = crate::kernels::simd::CleanUpperOnDrop;
     faer::linalg::matmul::matmul(d, acc, a, b, beta, faer::Par::Seq);
 }
