@@ -6,8 +6,12 @@
 //! - the `gemm` crate, on products whose right operand is row-major (`b` with unit column
 //!   stride: the backward `g @ W` and `g.T @ x` of `linear`);
 //! - faer's matmul (private-gemm-x86 on x86-64), on products whose right operand is stored
-//!   transposed, `x @ W.T`, the forward of every `linear`: there `gemm` does not pack `W.T` and
-//!   runs at about two thirds of the speed it reaches on row-major operands.
+//!   transposed, `x @ W.T`, the forward of every `linear`: there `gemm` does not pack `W.T`,
+//!   and ran 20-25% slower than faer in that bench (101-106 against 131-134 GFLOP/s on two
+//!   threads), while on the row-major layouts faer was the slower one.
+//!
+//! faer's kernels leave the AVX upper state dirty: every faer call holds a
+//! [`crate::kernels::simd::CleanUpperOnDrop`].
 
 use crate::{DType, Element};
 
