@@ -5,7 +5,7 @@ use crate::error::bail;
 use crate::iter::{Geometry, SendPtr};
 use crate::layout::{Shaped, contiguous_strides, wrap_dim};
 use crate::ops::index::{
-    IndexItem, advanced_shape, gather_offsets, getitem, int_indices, nonzero_columns, plan, put,
+    IndexItem, advanced_shape, gather_offsets, int_indices, nonzero_columns, plan, put,
     scalar_masks,
 };
 use crate::ops::pointwise::{TensorOrScalar, operand_as};
@@ -321,27 +321,16 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     let d = wrap_dim(dim, x.ndim())?;
     let size = if x.ndim() == 0 { 1 } else { x.shape()[d] };
     let idx = index.to_dtype(DType::Int64).reshape(&[-1])?;
-    if idx
-        .to_vec::<i64>()
-        .iter()
-        .any(|&v| v < 0 || v >= size as i64)
-    {
+    let idx = idx.to_vec::<i64>();
+    if idx.iter().any(|&v| v < 0 || v >= size as i64) {
         bail!(Index, "index out of range in self");
     }
     if x.ndim() == 0 {
         return Ok(Tensor::full(&[], x.item()?, x.dtype()));
     }
-    let mut items: Vec<IndexItem<Tensor>> = (0..d)
-        .map(|_| IndexItem::Slice {
-            start: None,
-            stop: None,
-            step: None,
-        })
-        .collect();
-    items.push(IndexItem::Tensor(idx));
-    let out = getitem(x, &items)?;
+    let out = crate::ops::index_select::select_contiguous(&x.contiguous(), d, &idx);
     debug_assert_eq!(out.shape(), meta.shape.as_slice());
-    Ok(out.contiguous())
+    Ok(out)
 }
 
 /// Shape/dtype rule of `index_put_(x, indices, values)`.

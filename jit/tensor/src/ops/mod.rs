@@ -14,6 +14,7 @@ pub mod gather;
 mod gemm_block;
 pub(crate) mod im2col;
 pub mod index;
+pub(crate) mod index_select;
 pub mod linalg;
 pub mod loss;
 pub mod matmul;

@@ -4,6 +4,7 @@
 mod backward_kernels;
 mod errors;
 mod gemm_layouts;
+mod index_select;
 mod im2col;
 mod index;
 mod kernels;
