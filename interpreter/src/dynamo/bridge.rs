@@ -80,6 +80,25 @@ pub fn is_device(obj: &PyObject) -> bool {
     obj.downcast_ref::<rynamo_shims::PyDevice>().is_some()
 }
 
+/// Whether `obj` is one of torch's layout singletons (`torch.contiguous_format`,
+/// `torch.channels_last`, `torch.channels_last_3d`, `torch.preserve_format`, `torch.strided`):
+/// immutable, so a trace may fold them like dtypes.
+pub fn is_format_singleton(obj: &PyObject, vm: &VirtualMachine) -> bool {
+    let class = obj.class().name();
+    if &*class != "memory_format" && &*class != "layout" {
+        return false;
+    }
+    [
+        "contiguous_format",
+        "preserve_format",
+        "channels_last",
+        "channels_last_3d",
+        "strided",
+    ]
+    .iter()
+    .any(|n| torch_attr(n, vm).is_some_and(|s| s.is(obj)))
+}
+
 /// The registry overloads and surface of a `torch.<op>` / `Tensor.<op>` / `F.<op>` object.
 pub fn op_function(obj: &PyObject) -> Option<(&'static [Op], Surface)> {
     rynamo_shims::ops::op_function(obj).map(|f| (f.overloads, f.surface))

@@ -130,6 +130,25 @@ impl DType {
         }
     }
 
+    /// The C++ element type's name as PyTorch's `TypeMeta` prints it (`"float"`, `"long int"`,
+    /// `"c10::complex<float>"`), in the errors of kernels that compare element types.
+    pub const fn cpp_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::UInt8 => "unsigned char",
+            DType::Int8 => "signed char",
+            DType::Int16 => "short int",
+            DType::Int32 => "int",
+            DType::Int64 => "long int",
+            DType::Float16 => "c10::Half",
+            DType::BFloat16 => "c10::BFloat16",
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+            DType::Complex64 => "c10::complex<float>",
+            DType::Complex128 => "c10::complex<double>",
+        }
+    }
+
     /// Parses [`DType::name`], [`DType::short_name`] or a `torch.`-prefixed name, plus PyTorch's
     /// aliases (`float`, `double`, `half`, `long`, `int`, `short`, `cfloat`, `cdouble`).
     pub fn from_name(s: &str) -> Option<DType> {

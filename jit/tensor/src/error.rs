@@ -142,13 +142,13 @@ impl Error {
             }
             Error::Type(_) => ErrorKind::Type,
             Error::Value(_) => ErrorKind::Value,
-            Error::NotImplemented(_) => ErrorKind::NotImplemented,
+            // ATen's dispatch macros raise `c10::NotImplementedError` for a dtype without a kernel.
+            Error::NotImplemented(_) | Error::NotImplementedFor { .. } => ErrorKind::NotImplemented,
             Error::BroadcastMismatch { .. }
             | Error::ViewIncompatible
             | Error::InvalidShape { .. }
             | Error::Shape(_)
             | Error::DType(_)
-            | Error::NotImplementedFor { .. }
             | Error::ZeroDivision
             | Error::CannotCast { .. }
             | Error::Runtime(_)

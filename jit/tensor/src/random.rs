@@ -82,7 +82,7 @@ pub fn rand_meta(shape: &[usize], dtype: Option<DType>, name: &str) -> Result<Te
     let dt = dtype.unwrap_or(DEFAULT_FLOAT);
     if !dt.is_floating_point() && !dt.is_complex() {
         bail!(
-            Runtime,
+            NotImplemented,
             "\"{name}\" not implemented for '{}'",
             dt.aten_name()
         );

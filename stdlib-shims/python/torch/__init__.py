@@ -93,10 +93,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if not isinstance(other, Tensor):
         other = tensor(other, dtype=input.dtype)
     if input.dtype != other.dtype:
-        names = {float32: "Float", float64: "Double", float16: "Half", bfloat16: "BFloat16",
-                 int64: "Long", int32: "Int", int8: "Char", uint8: "Byte", bool: "Bool",
-                 complex64: "ComplexFloat", complex128: "ComplexDouble"}
-        raise RuntimeError("%s did not match %s" % (names[input.dtype], names[other.dtype]))
+        from torch._refs import _DTYPE_NAMES
+        raise RuntimeError("%s did not match %s" % (_DTYPE_NAMES[input.dtype], _DTYPE_NAMES[other.dtype]))
     if rtol < 0 or atol < 0:
         raise ValueError(
             "rtol must be greater than or equal to zero, but got %s" % rtol

@@ -16,11 +16,12 @@ _DTYPE_NAMES = {
     torch.float32: "Float", torch.float64: "Double", torch.float16: "Half",
     torch.bfloat16: "BFloat16", torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
     torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool",
+    torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble",
 }
 
 
 def _not_implemented(kernel, dtype):
-    return RuntimeError('"%s" not implemented for \'%s\'' % (kernel, _DTYPE_NAMES[dtype]))
+    return NotImplementedError('"%s" not implemented for \'%s\'' % (kernel, _DTYPE_NAMES[dtype]))
 
 
 # === Aliases ===
@@ -55,16 +56,12 @@ def argwhere(input):
 
 
 def deg2rad(input):
-    """Degrees to radians; integer inputs give the default float dtype."""
-    if input.dtype == torch.bool:
-        raise _not_implemented("deg2rad_cpu", input.dtype)
+    """Degrees to radians; integer and bool inputs give the default float dtype."""
     return input * (_math.pi / 180.0)
 
 
 def rad2deg(input):
-    """Radians to degrees; integer inputs give the default float dtype."""
-    if input.dtype == torch.bool:
-        raise _not_implemented("rad2deg_cpu", input.dtype)
+    """Radians to degrees; integer and bool inputs give the default float dtype."""
     return input * (180.0 / _math.pi)
 
 

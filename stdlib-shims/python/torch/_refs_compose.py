@@ -154,6 +154,9 @@ def tensordot(a, b, dims=2, out=None):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``; ``beta=0`` ignores ``input`` (NaN included)."""
+    if isinstance(input, torch.Tensor) and not input.dtype == mat.dtype == vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s"
+                           % tuple(_DTYPE_NAMES[t.dtype] for t in (input, mat, vec)))
     return _scaled_sum(input, torch.mv(mat, vec), beta, alpha)
 
 
@@ -165,6 +168,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 @_autocast_policy.lower_precision_fp
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_i batch1[i] @ batch2[i]``."""
+    for name, t in (("self", input), ("mat1", batch1)):
+        if isinstance(t, torch.Tensor) and t.dtype != batch2.dtype:
+            raise RuntimeError("%s and mat2 must have the same dtype, but got %s and %s"
+                               % (name, _DTYPE_NAMES[t.dtype], _DTYPE_NAMES[batch2.dtype]))
     return _scaled_sum(input, torch.bmm(batch1, batch2).sum(0), beta, alpha)
 
 

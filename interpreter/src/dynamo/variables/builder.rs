@@ -37,6 +37,7 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
         || obj.is(&vm.ctx.not_implemented)
         || bridge::dtype_of(obj).is_some()
         || bridge::is_device(obj)
+        || bridge::is_format_singleton(obj, vm)
         || obj.class().is(vm.ctx.types.range_type)
         || obj.class().is(vm.ctx.types.slice_type)
         || obj.class().is(vm.ctx.types.complex_type)
@@ -82,9 +83,9 @@ pub fn wrap(
     if is_literal(&obj, vm)
         || (obj.class().is(vm.ctx.types.tuple_type) && is_literal_tuple(&obj, vm))
     {
-        // dtypes and devices are singletons: identity; other literals: type and equality through
+        // dtypes, devices and memory formats are singletons: identity; other literals: type and equality through
         // the repr-stable EQUALS path is not available, so identity of the value.
-        if bridge::dtype_of(&obj).is_some() {
+        if bridge::dtype_of(&obj).is_some() || bridge::is_format_singleton(&obj, vm) {
             out.guards.add(&source, Check::IdMatch { obj: obj.clone() });
         } else if obj.class().is(vm.ctx.types.tuple_type) {
             wrap_literal_tuple_guards(out, &obj, &source, vm);

@@ -253,18 +253,18 @@ creation!(
     with.sample(|| with_kw(vec![Value::Int(3)], "dtype", Value::DType(DType::Int32)))
 );
 creation!(rand = "rand(int[] size, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
-    |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "rand")?,
+    |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "check_uniform_bounds")?,
     |a, m| random::rand(&m.shape, Some(m.dtype), None)?,
     with .complex().sample(two_by_three));
 creation!(randn = "randn(int[] size, *, ScalarType? dtype=None) -> Tensor", [FUNCTION RANDOM],
-    |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "randn")?,
+    |a| random::rand_meta(&cr::sizes(a.size)?, a.dtype, "normal_kernel_cpu")?,
     |a, m| random::randn(&m.shape, Some(m.dtype), None)?,
     with .complex().sample(two_by_three));
 creation!(rand_like = "rand_like(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     [FUNCTION RANDOM],
     |a| {
         let m = like(a.self_, a.dtype);
-        random::rand_meta(&m.shape, Some(m.dtype), "rand_like")?;
+        random::rand_meta(&m.shape, Some(m.dtype), "check_uniform_bounds")?;
         m
     },
     |a, m| random::rand(&m.shape, Some(m.dtype), None)?,
@@ -273,7 +273,7 @@ creation!(randn_like = "randn_like(Tensor self, *, ScalarType? dtype=None) -> Te
     [FUNCTION RANDOM],
     |a| {
         let m = like(a.self_, a.dtype);
-        random::rand_meta(&m.shape, Some(m.dtype), "randn_like")?;
+        random::rand_meta(&m.shape, Some(m.dtype), "normal_kernel_cpu")?;
         m
     },
     |a, m| random::randn(&m.shape, Some(m.dtype), None)?,

@@ -85,7 +85,7 @@ product!(
     vec2,
     linalg::outer_meta,
     linalg::outer,
-    with.vjp(&vjp::OUTER).sample(|| {
+    with.complex_grad().vjp(&vjp::OUTER).sample(|| {
         let row = fx::ints()
             .select(0, 0)
             .expect("invariant: sample tensors have valid shapes");
@@ -109,7 +109,7 @@ op! {
         [NN_FUNCTIONAL];
     meta(_, a) { Ok(vec![ops::matmul::linear_meta(a.input, a.weight, a.bias)?]) }
     eager(_, a) { Ok(vec![ops::matmul::linear(a.input, a.weight, a.bias)?]) }
-    with .vjp(&vjp::LINEAR)
+    with .complex_grad().vjp(&vjp::LINEAR)
         .sample(|| pos_args(vec![t(fx::x()), t(f32s(&[4, 3])), t(f32s(&[4]))]))
 }
 

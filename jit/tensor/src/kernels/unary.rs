@@ -192,7 +192,7 @@ impl UnaryOp {
             }
             Class::Predicate => Ok(DType::Bool),
             Class::Same => match (self, x) {
-                (UnaryOp::Neg, DType::Bool) => Err(Error::Runtime(
+                (UnaryOp::Neg, DType::Bool) => Err(Error::NotImplemented(
                     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into(),
                 )),
                 (UnaryOp::BitwiseNot, d) if d.is_floating_point() => {

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use crate::error::bail;
 use crate::layout::{Shaped, broadcast_all};
-use crate::ops::matmul::{matmul, same_dtype};
+use crate::ops::matmul::matmul;
+use crate::ops::product_dtypes;
 use crate::ops::reduce::reduce;
 use crate::{DType, ReduceOp, Result, Tensor, TensorMeta};
 
@@ -207,7 +208,7 @@ pub fn einsum_meta<S: Shaped>(equation: &str, ops: &[&S]) -> Result<TensorMeta> 
         bail!(Runtime, "einsum(): must provide at least one operand");
     }
     for t in ops {
-        same_dtype(ops[0].dtype(), t.dtype())?;
+        product_dtypes::bmm(ops[0].dtype(), t.dtype())?;
     }
     let p = plan(equation, ops)?;
     let shape: Vec<usize> = p.output.iter().map(|l| p.sizes[l]).collect();

@@ -2,8 +2,9 @@
 
 use crate::error::bail;
 use crate::layout::Shaped;
-use crate::ops::matmul::{batched_gemm, matmul, matmul_meta, same_dtype};
+use crate::ops::matmul::{batched_gemm, matmul, matmul_meta};
 use crate::ops::pointwise::{TensorOrScalar, binary};
+use crate::ops::product_dtypes;
 use crate::{BinaryOp, Result, Scalar, Tensor, TensorMeta};
 
 /// Shape/dtype rule of `dot(a, b)`: two 1-D tensors of one size and dtype; a zero-dim result.
@@ -14,14 +15,6 @@ pub fn dot_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
             "1D tensors expected, but got {}D and {}D tensors",
             a.ndim(),
             b.ndim()
-        );
-    }
-    if a.dtype() != b.dtype() {
-        bail!(
-            Runtime,
-            "dot : expected both vectors to have same dtype, but found {} and {}",
-            a.dtype().aten_name(),
-            b.dtype().aten_name()
         );
     }
     matmul_meta(a, b)
@@ -115,8 +108,7 @@ pub fn baddbmm_meta<S: Shaped>(this: &S, b1: &S, b2: &S) -> Result<TensorMeta> {
             s2[2]
         );
     }
-    same_dtype(b1.dtype(), b2.dtype())?;
-    same_dtype(this.dtype(), b1.dtype())?;
+    product_dtypes::baddbmm(this.dtype(), b1.dtype(), b2.dtype())?;
     let shape = [s1[0], s1[1], s2[2]];
     crate::layout::broadcast_strides(this.shape(), this.strides(), &shape)?;
     Ok(TensorMeta::contiguous(b1.dtype(), &shape))

@@ -9,6 +9,7 @@ use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::layout::{Shaped, broadcast_shapes, numel};
 use crate::ops::pointwise::broadcast_to;
+use crate::ops::product_dtypes;
 use crate::{DType, Element, Error, Result, Scalar, Tensor, TensorMeta};
 
 /// Multiply-adds below which one gemm call stays single-threaded.
@@ -31,24 +32,6 @@ pub fn for_each_block(m: usize, n: usize, f: impl Fn(Range<usize>, Range<usize>)
     });
 }
 
-pub(crate) fn same_dtype(a: DType, b: DType) -> Result<()> {
-    if a != b {
-        bail!(
-            Runtime,
-            "expected mat1 and mat2 to have the same dtype, but got: {} != {}",
-            a.aten_name().to_lowercase(),
-            b.aten_name().to_lowercase()
-        );
-    }
-    if a == DType::Bool {
-        return Err(Error::NotImplementedFor {
-            op: "addmm_impl_cpu_",
-            dtype: "Bool",
-        });
-    }
-    Ok(())
-}
-
 fn cannot_multiply(n: usize, k1: usize, k2: usize, p: usize) -> Error {
     Error::Runtime(format!(
         "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
@@ -65,7 +48,13 @@ pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
             "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         );
     }
-    same_dtype(a.dtype(), b.dtype())?;
+    let (ta, tb) = (a.dtype(), b.dtype());
+    match (da, db) {
+        (1, 1) => product_dtypes::dot(ta, tb)?,
+        (_, 1) => product_dtypes::addmv(tb, ta, tb)?,
+        (_, 2) => product_dtypes::mm(ta, tb)?,
+        _ => product_dtypes::bmm(ta, tb)?,
+    }
     let shape = match (da, db) {
         (1, 1) => {
             if sa[0] != sb[0] {
@@ -153,13 +142,18 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Shape/dtype rule of `mm(a, b)`.
 pub fn mm_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
+    mm_dims(a, b)?;
+    matmul_meta(a, b)
+}
+
+fn mm_dims(a: &impl Shaped, b: &impl Shaped) -> Result<()> {
     if a.ndim() != 2 {
         bail!(Runtime, "self must be a matrix");
     }
     if b.ndim() != 2 {
         bail!(Runtime, "mat2 must be a matrix");
     }
-    matmul_meta(a, b)
+    Ok(())
 }
 
 /// `mm(a, b)`.
@@ -197,8 +191,9 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Shape/dtype rule of `addmm(self, m1, m2)`.
 pub fn addmm_meta<S: Shaped>(this: &S, m1: &S, m2: &S) -> Result<TensorMeta> {
+    mm_dims(m1, m2)?;
+    product_dtypes::addmm(this.dtype(), m1.dtype(), m2.dtype())?;
     let meta = mm_meta(m1, m2)?;
-    same_dtype(this.dtype(), m1.dtype())?;
     crate::layout::broadcast_strides(this.shape(), this.strides(), &meta.shape)?;
     Ok(meta)
 }
@@ -234,7 +229,11 @@ pub fn linear_meta<S: Shaped>(x: &S, w: &S, bias: Option<&S>) -> Result<TensorMe
             "both arguments to linear need to be at least 1D, but they are 0D and 2D"
         );
     }
-    same_dtype(x.dtype(), w.dtype())?;
+    match bias {
+        // With a bias PyTorch runs `addmm(bias, x, w.t())`, without one `matmul(x, w.t())`.
+        Some(b) => product_dtypes::addmm(b.dtype(), x.dtype(), w.dtype())?,
+        None => product_dtypes::mm(x.dtype(), w.dtype())?,
+    }
     let k = x.shape()[x.ndim() - 1];
     if k != w.shape()[1] {
         let rows = numel(&x.shape()[..x.ndim() - 1]);
@@ -243,7 +242,6 @@ pub fn linear_meta<S: Shaped>(x: &S, w: &S, bias: Option<&S>) -> Result<TensorMe
     let mut shape = x.shape()[..x.ndim() - 1].to_vec();
     shape.push(w.shape()[0]);
     if let Some(b) = bias {
-        same_dtype(b.dtype(), x.dtype())?;
         crate::layout::broadcast_strides(b.shape(), b.strides(), &shape)?;
     }
     Ok(TensorMeta::contiguous(x.dtype(), &shape))

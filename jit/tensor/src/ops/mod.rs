@@ -26,6 +26,7 @@ pub mod pad;
 pub mod pointwise;
 pub mod pool;
 pub mod pool_backward;
+pub(crate) mod product_dtypes;
 pub mod rearrange;
 pub mod reduce;
 mod reduce_fast;

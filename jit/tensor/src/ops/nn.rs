@@ -21,21 +21,20 @@ pub fn softmax_meta(
 ) -> Result<TensorMeta> {
     let d = wrap_dim(dim, x.ndim())?;
     let dt = dtype.unwrap_or(x.dtype());
-    if dt.is_complex() || x.dtype().is_complex() {
-        // ATen picks its kernel by dim before dispatching on the dtype, so the name says which.
-        let c = if dt.is_complex() { dt } else { x.dtype() };
+    // A complex input or result, or a non-float result, has no kernel. ATen picks its kernel by
+    // dim before dispatching on the dtype, so the error's kernel name says which.
+    let refused = if x.dtype().is_complex() && !dt.is_complex() {
+        Some(x.dtype())
+    } else {
+        (!dt.is_floating_point() || dt.is_complex()).then_some(dt)
+    };
+    if let Some(c) = refused {
         let kernel = if d + 1 >= x.ndim() {
             format!("{name}_lastdim_kernel_impl")
         } else {
             format!("{name}_kernel_impl")
         };
         return Err(crate::ops::complex::refuse(&kernel, c));
-    }
-    if !dt.is_floating_point() {
-        return Err(Error::Runtime(format!(
-            "\"{name}_lastdim_kernel_impl\" not implemented for '{}'",
-            dt.aten_name()
-        )));
     }
     Ok(TensorMeta::contiguous(dt, x.shape()))
 }

@@ -79,7 +79,7 @@ impl ReduceOp {
             }
             ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Amax | ReduceOp::Amin => Ok(x),
             ReduceOp::Mean if x.is_floating_point() => Ok(x),
-            ReduceOp::Mean => Err(Error::Runtime(format!(
+            ReduceOp::Mean => Err(Error::NotImplemented(format!(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
                 x.aten_name()
             ))),

@@ -25,7 +25,9 @@ fn naive(x: &[f64], shape: &[usize], d: usize, index: &[i64]) -> Vec<f64> {
 fn check(shape: &[usize], dtype: DType, transposed: bool) {
     let n: usize = shape.iter().product();
     let vals: Vec<f64> = (0..n).map(|i| ((i * 37) % 101) as f64 - 50.0).collect();
-    let stored = Tensor::from_vec(vals.clone(), shape).unwrap().to_dtype(dtype);
+    let stored = Tensor::from_vec(vals.clone(), shape)
+        .unwrap()
+        .to_dtype(dtype);
     // A transposed source is selected from as the contiguous tensor it views.
     let (x, dense, dense_shape) = if transposed {
         let last = shape.len() - 1;
@@ -39,8 +41,12 @@ fn check(shape: &[usize], dtype: DType, transposed: bool) {
     for d in 0..dense_shape.len() {
         let size = dense_shape[d] as i64;
         let index: Vec<i64> = vec![size - 1, 0, size / 2, size - 1, 1.min(size - 1)];
-        let got = index_select(&x, d as i64, &Tensor::from_vec(index.clone(), &[5]).unwrap())
-            .unwrap();
+        let got = index_select(
+            &x,
+            d as i64,
+            &Tensor::from_vec(index.clone(), &[5]).unwrap(),
+        )
+        .unwrap();
         let mut want_shape = dense_shape.clone();
         want_shape[d] = 5;
         assert_eq!(got.shape(), want_shape.as_slice());
@@ -57,7 +63,13 @@ fn check(shape: &[usize], dtype: DType, transposed: bool) {
 
 #[test]
 fn index_select_matches_naive_selection() {
-    for dtype in [DType::Float32, DType::Float64, DType::Int8, DType::BFloat16, DType::Int16] {
+    for dtype in [
+        DType::Float32,
+        DType::Float64,
+        DType::Int8,
+        DType::BFloat16,
+        DType::Int16,
+    ] {
         for shape in [&[9][..], &[7, 300], &[3, 40, 500], &[2, 3, 64, 96]] {
             for transposed in [false, true] {
                 check(shape, dtype, transposed);

@@ -4,9 +4,9 @@
 mod backward_kernels;
 mod errors;
 mod gemm_layouts;
-mod index_select;
 mod im2col;
 mod index;
+mod index_select;
 mod kernels;
 mod linalg;
 mod memory_format;

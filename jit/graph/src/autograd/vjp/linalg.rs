@@ -152,7 +152,8 @@ fn addmm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-/// linear: `input @ weight^T + bias`, any number of leading dims.
+/// linear: `input @ weight^T + bias`, any number of leading dims; the saved operands are
+/// conjugated for complex inputs (PyTorch's convention; no-ops for real ones).
 fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, Linear => linalg::linear);
     let g = grad_or_return!(c);
@@ -160,7 +161,7 @@ fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let in_shape = c.meta(a.input)?.shape.clone();
     let w_shape = c.meta(a.weight)?.shape.clone();
     if c.wants(a.input) {
-        let w = c.saved(a.weight)?;
+        let w = cj(e, &c.saved(a.weight)?)?;
         let d = if w_shape.len() == 1 {
             // weight [in]: out = input @ w, shape input[:-1]
             let gu = e.unsqueeze(&g, -1)?;
@@ -171,7 +172,7 @@ fn linear<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
         put(&mut out, a.input, d)?;
     }
     if c.wants(a.weight) {
-        let x = c.saved(a.input)?;
+        let x = cj(e, &c.saved(a.input)?)?;
         let k = *in_shape.last().unwrap_or(&1);
         let rows: usize = in_shape.iter().rev().skip(1).product();
         let x2 = e.reshape(&x, &[rows, k])?;
@@ -228,19 +229,22 @@ fn mv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-/// outer(a, b) = `a[:, None] * b[None, :]` (with dtype promotion): `da = (g * b).sum(1)`,
-/// `db = (g * a[:, None]).sum(0)`.
+/// outer(a, b) = `a[:, None] * b[None, :]` (with dtype promotion): `da = (g * conj(b)).sum(1)`,
+/// `db = (g * conj(a)[:, None]).sum(0)` (the conjugates are PyTorch's convention for complex
+/// inputs, and no-ops for real ones).
 fn outer<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, Outer => linalg::outer);
     let g = grad_or_return!(c);
     let mut out = c.no_grads();
     if c.wants(a.self_) {
-        let d = e.mul(&g, &c.saved(a.vec2)?)?;
+        let b = cj(e, &c.saved(a.vec2)?)?;
+        let d = e.mul(&g, &b)?;
         let d = e.sum_dims(&d, &[1], false)?;
         put(&mut out, a.self_, d)?;
     }
     if c.wants(a.vec2) {
-        let x = e.unsqueeze(&c.saved(a.self_)?, 1)?;
+        let x = cj(e, &c.saved(a.self_)?)?;
+        let x = e.unsqueeze(&x, 1)?;
         let d = e.mul(&g, &x)?;
         let d = e.sum_dims(&d, &[0], false)?;
         put(&mut out, a.vec2, d)?;
