@@ -48,11 +48,12 @@ pub(crate) unsafe fn gemm_block<T: Element>(
     // faer accumulates only as `dst += beta * a @ b`: a scaled `dst` stays with `gemm`.
     let faer_fits = !read || alpha_dst.to_f64() == 1.0;
     if faer_fits && rhs_transposed(sb, (m, n)) {
-        // SAFETY: forwarded from the caller; T is the dtype the pointers are cast to.
-        unsafe {
-            match T::DTYPE {
-                DType::Float32 => {
-                    return faer_gemm::<f32>(
+        // One faer call per float type; the pointers are cast to the type `T::DTYPE` names.
+        macro_rules! faer_as {
+            ($t:ty) => {
+                // SAFETY: forwarded from the caller; T is the dtype the pointers are cast to.
+                unsafe {
+                    return faer_gemm::<$t>(
                         (m, n, k),
                         dst.cast(),
                         sd,
@@ -61,24 +62,15 @@ pub(crate) unsafe fn gemm_block<T: Element>(
                         sa,
                         b.cast(),
                         sb,
-                        beta.to_f64() as f32,
+                        beta.to_f64() as $t,
                     );
                 }
-                DType::Float64 => {
-                    return faer_gemm::<f64>(
-                        (m, n, k),
-                        dst.cast(),
-                        sd,
-                        read,
-                        a.cast(),
-                        sa,
-                        b.cast(),
-                        sb,
-                        beta.to_f64(),
-                    );
-                }
-                _ => {}
-            }
+            };
+        }
+        match T::DTYPE {
+            DType::Float32 => faer_as!(f32),
+            DType::Float64 => faer_as!(f64),
+            _ => {}
         }
     }
     // SAFETY: forwarded from the caller; `gemm` takes (column stride, row stride) pairs.
