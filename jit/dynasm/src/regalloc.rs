@@ -120,8 +120,9 @@ mod tests {
     }
 }
 
-/// Whether `p` can run in vector mode: f32 values and lane masks only, no strided or scalar-call
-/// nodes, contiguous f32 stores; rounding only where the target has a vector instruction for it
+/// Whether `p` can run in vector mode: f32 values and lane masks only (bools load and store as
+/// bytes widened to and narrowed from masks), no strided or scalar-call nodes, contiguous f32 and
+/// bool stores; rounding only where the target has a vector instruction for it
 /// (`vector_rounding`: AVX2's `vroundps`, NEON's `frint*`; SSE2 calls the library).
 pub fn vectorizable(k: &Kernel, p: &Phase, vector_rounding: bool) -> bool {
     let ty = |v: V| p.body[v as usize].ty;
@@ -131,7 +132,7 @@ pub fn vectorizable(k: &Kernel, p: &Phase, vector_rounding: bool) -> bool {
             && match n.inst {
                 Inst::Load(a) => {
                     let acc = k.accesses[a as usize];
-                    acc.ty == Ty::F32 && acc.col != ColStride::Strided
+                    acc.ty == n.ty && acc.col != ColStride::Strided
                 }
                 Inst::Const(_) => n.ty == Ty::F32,
                 Inst::RowVal(s) => k.slots[s as usize] == Ty::F32,
@@ -153,7 +154,7 @@ pub fn vectorizable(k: &Kernel, p: &Phase, vector_rounding: bool) -> bool {
         && p.reduces.iter().all(|r| ty(r.value) == Ty::F32)
         && p.stores.iter().all(|&(a, v)| {
             let acc = k.accesses[a as usize];
-            acc.ty == Ty::F32 && acc.col == ColStride::Contig && ty(v) == Ty::F32
+            matches!(acc.ty, Ty::F32 | Ty::Bool) && acc.col == ColStride::Contig && ty(v) == acc.ty
         })
 }
 

@@ -274,10 +274,7 @@ impl Emitter<'_> {
             match self.k.accesses[acc as usize].ty {
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
                 Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
-                Ty::Bool => {
-                    self.a.fmov_to_gp(X10, r);
-                    a64!(self.a.ops ; strb w10, [x9]);
-                }
+                Ty::Bool => self.store_bool(m, r, vec),
             }
         }
         for (r, &(a0, a1)) in p.reduces.iter().zip(&plan.accs) {

@@ -65,8 +65,8 @@ impl Emitter<'_> {
                     Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),
                     Ty::F64 | Ty::I64 => self.a.load(W::Sd, d, m),
                     Ty::Bool => {
-                        a64!(self.a.ops ; ldrb w10, [X(m.base)]);
-                        self.a.fmov_from_gp(d, X10);
+                        let bcast = acc.col == crate::loop_ir::ColStride::Broadcast;
+                        self.load_bool(d, m, vec, bcast);
                     }
                 }
             }

@@ -12,6 +12,7 @@
 //! host; [`crate::target::host`] picks it on AArch64 machines, where the kernels run.
 
 mod asm;
+mod bool_lanes;
 mod disasm;
 mod emit;
 mod isel;

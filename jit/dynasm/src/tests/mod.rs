@@ -5,6 +5,7 @@ mod attn;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod batch_norm;
+mod bool_lanes;
 mod cache;
 mod common;
 mod coverage;

@@ -133,7 +133,12 @@ pub fn emit(mut a: Asm, k: &Kernel) -> Result<(Asm, dynasmrt::AssemblyOffset), S
             .body
             .iter()
             .filter_map(|n| match n.inst {
-                Inst::Load(a) if k.accesses[a as usize].col == ColStride::Contig => Some(a),
+                Inst::Load(a)
+                    if k.accesses[a as usize].col == ColStride::Contig
+                        && k.accesses[a as usize].ty == Ty::F32 =>
+                {
+                    Some(a)
+                }
                 _ => None,
             })
             .collect();
@@ -358,10 +363,10 @@ impl Emitter<'_> {
         for (j, &(acc, v)) in p.stores.iter().enumerate() {
             let r = self.src(v, 13, vec);
             let mut m = self.addr(acc, vec);
-            if let Some(&c) = self.copy_of_store.get(j) {
-                m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
-            }
             let access = self.k.accesses[acc as usize];
+            if let Some(&c) = self.copy_of_store.get(j) {
+                m.disp += (access.ty.size() * self.a.lanes() * usize::from(c)) as i32;
+            }
             let plain = access.kind == AccessKind::Store && access.col == ColStride::Contig;
             if vec && plain && access.ty == Ty::F32 {
                 self.stored_now.insert(v, (acc, m.disp));
@@ -370,10 +375,7 @@ impl Emitter<'_> {
                 Ty::F32 if vec && access.kind == AccessKind::StreamStore => self.a.store_nt(m, r),
                 Ty::F32 => self.a.store(if vec { W::Ps } else { W::Ss }, m, r),
                 Ty::F64 | Ty::I64 => self.a.store(W::Sd, m, r),
-                Ty::Bool => {
-                    self.a.movq_to_gp(RDX, r);
-                    x64!(self.a.ops ; mov [rax], dl);
-                }
+                Ty::Bool => self.store_bool(m, r, vec),
             }
         }
         // Reductions into one slot (the copies of an unrolled body) are consecutive.

@@ -24,6 +24,8 @@ pub enum Op {
     Z(u8),
     /// ymm register.
     Y(u8),
+    /// xmm register.
+    X(u8),
     /// Opmask register.
     K(u8),
     /// Memory: a full vector, or with [`Mem::bcast`] one element broadcast to every lane
@@ -70,6 +72,7 @@ impl Evex {
             match op {
                 Op::Z(r) => ins.set_op_register(i, reg(Register::ZMM0, r)),
                 Op::Y(r) => ins.set_op_register(i, reg(Register::YMM0, r)),
+                Op::X(r) => ins.set_op_register(i, reg(Register::XMM0, r)),
                 Op::K(r) => ins.set_op_register(i, reg(Register::K0, r)),
                 Op::M(m) | Op::M1(m) => {
                     ins.set_op_kind(i, OpKind::Memory);

@@ -26,17 +26,14 @@ impl Emitter<'_> {
                 let acc = self.k.accesses[a as usize];
                 let mut m = self.addr(a, vec);
                 if let Some(&c) = self.copy_of_node.get(v as usize) {
-                    m.disp += 4 * (self.a.lanes() * usize::from(c)) as i32;
+                    m.disp += (acc.ty.size() * self.a.lanes() * usize::from(c)) as i32;
                 }
+                let bcast = acc.col == ColStride::Broadcast;
                 match acc.ty {
-                    Ty::F32 if vec && acc.col == ColStride::Broadcast => self.a.bcast(W::Ps, d, m),
+                    Ty::F32 if vec && bcast => self.a.bcast(W::Ps, d, m),
                     Ty::F32 => self.a.load(if vec { W::Ps } else { W::Ss }, d, m),
                     Ty::F64 | Ty::I64 => self.a.load(W::Sd, d, m),
-                    Ty::Bool => {
-                        let (b, o) = (m.base, m.disp);
-                        x64!(self.a.ops ; movzx edx, BYTE [Rq(b) + o]);
-                        self.a.movq_from_gp(d, RDX);
-                    }
+                    Ty::Bool => self.load_bool(d, m, vec, bcast),
                 }
             }
             Inst::Const(c) => {

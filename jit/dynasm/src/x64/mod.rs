@@ -20,6 +20,7 @@
 
 mod asm;
 mod asm_mem;
+mod bool_lanes;
 mod call;
 mod disasm;
 mod div;
