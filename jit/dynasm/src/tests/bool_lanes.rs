@@ -17,7 +17,7 @@ fn bools(rows: usize, cols: usize, seed: u64, full_row: bool) -> Tensor {
     let v = (0..rows * cols)
         .map(|i| {
             let h = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed;
-            (full_row && i < cols) || h.rotate_left(17) % 3 == 0
+            (full_row && i < cols) || h.rotate_left(17).is_multiple_of(3)
         })
         .collect();
     Tensor::from_vec(v, &[rows, cols]).unwrap()
