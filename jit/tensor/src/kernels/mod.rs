@@ -2,6 +2,7 @@
 
 pub mod binary;
 pub mod copy;
+pub mod erf;
 pub mod map;
 pub mod math;
 pub mod scratch;
