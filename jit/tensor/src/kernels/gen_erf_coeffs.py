@@ -24,8 +24,8 @@ import numpy as np
 mpmath.mp.dps = 30
 f32 = np.float32
 
-T1, M = 0.875, 2.0
-DEG_SMALL, DEG_LARGE = 5, 9
+T1, M = 0.875, 2.25
+DEG_SMALL, DEG_LARGE = 6, 11
 
 
 def big_threshold():

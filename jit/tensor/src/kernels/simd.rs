@@ -73,10 +73,11 @@ unsafe fn wide512<R>(f: impl FnOnce() -> R) -> R {
 /// Runs `vzeroupper` when dropped (x86-64 with AVX; nothing elsewhere). private-gemm-x86's
 /// hand-written AVX-512 kernels, which faer's matmul and factorizations run, return with the
 /// upper halves of the vector registers dirty; until the thread's next context switch every
-/// legacy-SSE instruction it executes (the baseline-compiled code, libm's `erff` among it) then
-/// pays a state-transition penalty. Measured: `torch.erf` on 32k floats took 8.9 ms instead of
-/// 0.32 ms after one `x @ W.T`, and the GPT forward of `scripts/bench` (M1) 24.7 ms instead of
-/// about 2 ms. Hold one across every call into faer, on the thread that makes it.
+/// legacy-SSE instruction it executes (the baseline-compiled code, libm's functions among it)
+/// then pays a state-transition penalty. Measured, when eager erf still called libm's `erff`:
+/// `torch.erf` on 32k floats took 8.9 ms instead of 0.32 ms after one `x @ W.T`, and the GPT
+/// forward of `scripts/bench` (M1) 24.7 ms instead of about 2 ms. Hold one across every call
+/// into faer, on the thread that makes it.
 pub struct CleanUpperOnDrop;
 
 impl Drop for CleanUpperOnDrop {
