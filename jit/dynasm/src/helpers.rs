@@ -1,6 +1,7 @@
 //! Scalar functions that kernels call per element: the library functions the JIT does not
 //! vectorise, and the slow paths of the vectorised ones. They compute exactly what the eager
-//! kernels compute (the same std/libm calls), so called elements match eager bit for bit.
+//! kernels compute (the same std/libm calls, and eager's own f32 `erf`), so called elements match eager
+//! bit for bit.
 //! Every one is `extern "C"` (the platform ABI the emitters call), takes and returns registers only, and cannot unwind.
 
 use rynamo_tensor::kernels::math::{div_floor, rem_float};
@@ -21,7 +22,7 @@ f1!(log_f32, f32, f32::ln);
 f1!(sin_f32, f32, f32::sin);
 f1!(cos_f32, f32, f32::cos);
 f1!(tanh_f32, f32, f32::tanh);
-f1!(erf_f32, f32, libm::erff);
+f1!(erf_f32, f32, rynamo_tensor::kernels::erf::erf_f32);
 f1!(floor_f32, f32, f32::floor);
 f1!(ceil_f32, f32, f32::ceil);
 f1!(trunc_f32, f32, f32::trunc);
