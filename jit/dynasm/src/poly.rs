@@ -14,9 +14,8 @@
 //!   on `|r| <= pi/4` in f32.
 //! - tanh: Taylor series (Bernoulli numbers) to degree 15 below `|x| = 0.5`; `1 - 2/(e^{2x}+1)`
 //!   above.
-//! - erf: Taylor series to degree 21 below `|x| = 1`; above, `1 - e^{-x^2} Q(x)` with `Q` the
-//!   Chebyshev interpolant of `erfc(x) e^{x^2}` on `[1, 4]`, computed here at start-up in f64 from
-//!   `libm::erfc` and evaluated with Clenshaw's recurrence.
+//! - erf: eager's piecewise polynomials (`rynamo_tensor::kernels::erf`), their f32 coefficients
+//!   taken from there, so that the JIT computes eager's bits (see `vmath/log_erf.rs`).
 
 use std::sync::OnceLock;
 
@@ -26,8 +25,8 @@ macro_rules! consts {
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[allow(missing_docs, reason = "names follow the formulas in the module docs")]
         #[repr(usize)]
-        pub enum K { $($name),* , ErfCheb0 }
-        const NAMED: usize = K::ErfCheb0 as usize;
+        pub enum K { $($name),* , ErfCoef0 }
+        const NAMED: usize = K::ErfCoef0 as usize;
     };
 }
 
@@ -37,16 +36,18 @@ consts! {
     Log3, Log5, Log7, Log9, Log11, LogNeg23, Int127, IntOne, IntTwo, MantMask,
     TwoOverPi, NegPio2HiD, NegPio2LoD, TrigLimit, Sin3, Sin5, Sin7, Sin9, Cos2, Cos4, Cos6, Cos8, Cos10,
     TanhSmall, Tanh3, Tanh5, Tanh7, Tanh9, Tanh11, Tanh13, Tanh15,
-    ErfSmall, ErfBig, ErfT0, ErfT1, ErfT2, ErfT3, ErfT4, ErfT5, ErfT6, ErfT7, ErfT8, ErfT9, ErfT10,
-    ErfA, ErfB,
+    ErfSmallMax, ErfSplit, ErfOneFrom, ErfCenterLo, ErfCenterHi,
     RoundMagic, NegPio2A, NegPio2B, NegPio2C, TrigFastBias, TrigFastBits, TrigLimitBias, ExpScaleBias, Pow2Neg64,
     DivisorLo, DivisorSpan, QuotientLo, QuotientSpan,
 }
 
-/// Chebyshev coefficients of `erfc(x) e^{x^2}` on `[1, 4]` (degree).
-pub const ERF_CHEB_DEGREE: usize = 16;
+use rynamo_tensor::kernels::erf as eager_erf;
+
+/// erf's polynomial coefficients, after the named entries: eager's `SMALL`, `LOWER` and `UPPER`
+/// in that order (see [`erf_coef_off`]).
+const ERF_COEFS: usize = eager_erf::SMALL.len() + eager_erf::LOWER.len() + eager_erf::UPPER.len();
 /// Entries in the table.
-pub const LEN: usize = NAMED + ERF_CHEB_DEGREE + 1;
+pub const LEN: usize = NAMED + ERF_COEFS;
 /// Trig arguments above this magnitude take the scalar library path (the f64 reduction by
 /// `pi/2 = hi + lo` is exact for quotients below 2^20).
 pub const TRIG_LIMIT: f32 = 1.0e6;
@@ -92,9 +93,41 @@ pub const fn off(k: K) -> i32 {
     (k as usize * 32) as i32
 }
 
-/// Byte offset of the `i`-th erf Chebyshev coefficient.
-pub const fn cheb_off(i: usize) -> i32 {
-    ((NAMED + i) * 32) as i32
+/// The erf polynomials whose coefficients the table holds (eager's arrays of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErfPoly {
+    /// `erf(a)/a - 1` in `a^2`, below `SMALL_MAX`.
+    Small,
+    /// `erfc` on `[SMALL_MAX, SPLIT)` in `a - CENTER[0]`.
+    Lower,
+    /// `erfc` on `[SPLIT, ONE_FROM)` in `a - CENTER[1]`.
+    Upper,
+}
+
+impl ErfPoly {
+    /// The coefficients, constant term first.
+    pub const fn coefs(self) -> &'static [f32] {
+        match self {
+            ErfPoly::Small => &eager_erf::SMALL,
+            ErfPoly::Lower => &eager_erf::LOWER,
+            ErfPoly::Upper => &eager_erf::UPPER,
+        }
+    }
+
+    /// Index of the polynomial's constant term among the table's erf coefficients.
+    const fn first(self) -> usize {
+        match self {
+            ErfPoly::Small => 0,
+            ErfPoly::Lower => eager_erf::SMALL.len(),
+            ErfPoly::Upper => eager_erf::SMALL.len() + eager_erf::LOWER.len(),
+        }
+    }
+}
+
+/// Byte offset of the coefficient of degree `i` of erf's polynomial `p`.
+pub const fn erf_coef_off(p: ErfPoly, i: usize) -> i32 {
+    assert!(i < p.coefs().len());
+    ((NAMED + p.first() + i) * 32) as i32
 }
 
 fn f(v: f64) -> u32 {
@@ -166,21 +199,9 @@ pub fn exp_coefficients() -> [f64; 5] {
     std::array::from_fn(|i| p[i] / h.powi(i as i32))
 }
 
-/// Clenshaw evaluation of a Chebyshev series at `t` in `[-1, 1]` (reference for tests).
-pub fn clenshaw(c: &[f64], t: f64) -> f64 {
-    let (mut b1, mut b2) = (0.0, 0.0);
-    for &ck in c.iter().skip(1).rev() {
-        let b0 = 2.0 * t * b1 - b2 + ck;
-        b2 = b1;
-        b1 = b0;
-    }
-    t * b1 - b2 + c[0]
-}
-
 fn build() -> Table {
     let mut t = [[0u32; 8]; LEN];
     use K::*;
-    let two_over_sqrt_pi = 2.0 / std::f64::consts::PI.sqrt();
     let ln2 = std::f64::consts::LN_2;
     let ln2_hi = f64::from(f32::from_bits(f(ln2) & 0xffff_f000));
     let pio2 = std::f64::consts::FRAC_PI_2;
@@ -234,10 +255,11 @@ fn build() -> Table {
         (Tanh11, f(-1382.0 / 155_925.0)),
         (Tanh13, f(21844.0 / 6_081_075.0)),
         (Tanh15, f(-929_569.0 / 638_512_875.0)),
-        (ErfSmall, f(1.0)),
-        (ErfBig, f(4.0)),
-        (ErfA, f(2.0 / 3.0)),
-        (ErfB, f(-5.0 / 3.0)),
+        (ErfSmallMax, eager_erf::SMALL_MAX.to_bits()),
+        (ErfSplit, eager_erf::SPLIT.to_bits()),
+        (ErfOneFrom, eager_erf::ONE_FROM.to_bits()),
+        (ErfCenterLo, eager_erf::CENTER[0].to_bits()),
+        (ErfCenterHi, eager_erf::CENTER[1].to_bits()),
         (RoundMagic, f(12_582_912.0)),
         (TrigFastBias, bias_above(TRIG_FAST)),
         (TrigFastBits, TRIG_FAST.to_bits()),
@@ -299,15 +321,10 @@ fn build() -> Table {
         u32::MAX,
         0x7fff_ffff,
     ];
-    // erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), as x * P(x^2).
-    for n in 0..=10u32 {
-        let c = two_over_sqrt_pi * if n % 2 == 0 { 1.0 } else { -1.0 }
-            / (fact(n) * f64::from(2 * n + 1));
-        t[ErfT0 as usize + n as usize] = [f(c); 8];
-    }
-    let q = chebyshev(|x| libm::erfc(x) * (x * x).exp(), 1.0, 4.0, ERF_CHEB_DEGREE);
-    for (i, c) in q.iter().enumerate() {
-        t[NAMED + i] = [f(*c); 8];
+    for p in [ErfPoly::Small, ErfPoly::Lower, ErfPoly::Upper] {
+        for (i, c) in p.coefs().iter().enumerate() {
+            t[NAMED + p.first() + i] = [c.to_bits(); 8];
+        }
     }
     Table(t)
 }
@@ -321,17 +338,6 @@ pub fn table() -> &'static Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn erfc_scaled_interpolant_is_accurate_in_f64() {
-        let c = chebyshev(|x| libm::erfc(x) * (x * x).exp(), 1.0, 4.0, ERF_CHEB_DEGREE);
-        for i in 0..=300 {
-            let x = 1.0 + 3.0 * f64::from(i) / 300.0;
-            let t = (2.0 * x - 5.0) / 3.0;
-            let want = libm::erfc(x) * (x * x).exp();
-            assert!((clenshaw(&c, t) - want).abs() < 1e-9 * want, "x={x}");
-        }
-    }
 
     #[test]
     fn exp_polynomial_is_accurate_with_f32_coefficients() {
@@ -353,5 +359,20 @@ mod tests {
         assert_eq!(t.as_ptr() as usize % 32, 0);
         assert_eq!(f32::from_bits(t.0[K::Half as usize][7]), 0.5);
         assert_eq!(t.0[K::Int127 as usize][3], 127);
+    }
+
+    /// The erf entries are eager's constants, each polynomial's coefficients in order.
+    #[test]
+    fn erf_entries_are_eagers_constants() {
+        let t = table();
+        let at = |off: i32| f32::from_bits(t.0[off as usize / 32][5]);
+        assert_eq!(at(off(K::ErfSplit)), eager_erf::SPLIT);
+        assert_eq!(at(off(K::ErfCenterHi)), eager_erf::CENTER[1]);
+        for p in [ErfPoly::Small, ErfPoly::Lower, ErfPoly::Upper] {
+            for (i, &c) in p.coefs().iter().enumerate() {
+                assert_eq!(at(erf_coef_off(p, i)).to_bits(), c.to_bits(), "{p:?} {i}");
+            }
+        }
+        assert_eq!(erf_coef_off(ErfPoly::Upper, 11), (LEN as i32 - 1) * 32);
     }
 }

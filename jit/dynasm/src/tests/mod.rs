@@ -11,6 +11,7 @@ mod common;
 mod coverage;
 mod diff;
 mod div;
+mod erf_bits;
 mod expr;
 mod functionalize;
 mod logsumexp;

@@ -10,7 +10,9 @@
 //!   (`src/tests/math_bits.rs`). Where a target has a faster form of one step (`vscalefps` for
 //!   `p * 2^k` on AVX-512) it is a primitive with the same result, not a second algorithm. SSE2
 //!   has no FMA: its `fma*` round twice and [`VecMath::square_error`] is zero there, so its
-//!   results may differ in the last bits (`tests/ulp.rs` holds it to its own bounds). One known
+//!   results may differ in the last bits (`tests/ulp.rs` holds it to its own bounds). erf is the
+//!   exception: it fuses nothing, so that it computes eager's `erf_f32` bit for bit on every
+//!   target, SSE2 included (`tests/erf_bits.rs`; see `log_erf.rs` for why). One known
 //!   gap: sin and cos's f64 reduction (vectors with a lane above `poly::TRIG_FAST`) adds
 //!   `q * lo` unfused on x86-64 vectors and fused on NEON and x86-64 scalars, which could differ
 //!   in the last bit of an f64 that then rounds to f32 at a tie; no sweep has found one.
@@ -93,7 +95,7 @@ pub enum Pred {
     Unord,
 }
 
-/// A constant of [`crate::poly`]'s table: a named entry or an erf Chebyshev coefficient.
+/// A constant of [`crate::poly`]'s table: a named entry or an erf polynomial coefficient.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct C(pub i32);
 
@@ -104,15 +106,9 @@ impl From<K> for C {
 }
 
 impl C {
-    /// The `i`-th Chebyshev coefficient of erf's `Q`.
-    pub fn cheb(i: usize) -> C {
-        C(crate::poly::cheb_off(i))
-    }
-
-    /// The `n`-th coefficient of erf's Taylor polynomial in `x^2` (`ErfT0..ErfT10` are
-    /// consecutive entries).
-    pub fn erf_taylor(n: i32) -> C {
-        C(crate::poly::off(K::ErfT0) + 32 * n)
+    /// The coefficient of degree `i` of erf's polynomial `p` (eager's constants).
+    pub fn erf(p: crate::poly::ErfPoly, i: usize) -> C {
+        C(crate::poly::erf_coef_off(p, i))
     }
 }
 

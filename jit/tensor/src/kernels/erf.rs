@@ -18,13 +18,19 @@
 //! above `a = 2.25`, where exact GELU's `1 + erf` cancels, within 0.51 ulp of the exact value.
 //! Plain multiplies and adds only (Rust never fuses them), so every tier gives the same bits.
 
-const SMALL_MAX: f32 = 0.875;
-const SPLIT: f32 = 2.25;
-const ONE_FROM: f32 = 3.919206;
+// The constants are public so the JIT's vectorised erf (`rynamo-dynasm`'s `vmath/log_erf.rs`)
+// evaluates the same pieces with the same coefficients, in the same order, and gives the same bits.
+
+/// Below this `a = |x|`, the small piece `a + a S(a^2)`.
+pub const SMALL_MAX: f32 = 0.875;
+/// From this `a` on, the upper `erfc` piece (coefficients [`UPPER`], centre `CENTER[1]`).
+pub const SPLIT: f32 = 2.25;
+/// From this `a` on, erf is 1 (the largest f32 below it still rounds to `1 - 2^-24`).
+pub const ONE_FROM: f32 = 3.919206;
 /// Centres of the two `erfc` pieces.
-const CENTER: [f32; 2] = [1.5625, 3.0846028];
+pub const CENTER: [f32; 2] = [1.5625, 3.0846028];
 /// `erf(a)/a - 1` as a polynomial in `a^2`, constant term first.
-const SMALL: [f32; 7] = [
+pub const SMALL: [f32; 7] = [
     0.12837917,
     -0.3761263,
     0.112836204,
@@ -34,7 +40,7 @@ const SMALL: [f32; 7] = [
     7.796895e-05,
 ];
 /// `erfc(a)` on `[0.875, 2.25)` as a polynomial in `a - CENTER[0]`.
-const LOWER: [f32; 12] = [
+pub const LOWER: [f32; 12] = [
     0.027125387,
     -0.09821228,
     0.15345664,
@@ -49,7 +55,7 @@ const LOWER: [f32; 12] = [
     0.00017849809,
 ];
 /// `erfc(a)` on `[2.25, 3.919206)` as a polynomial in `a - CENTER[1]`.
-const UPPER: [f32; 12] = [
+pub const UPPER: [f32; 12] = [
     1.2871102e-05,
     -8.322252e-05,
     0.00025669544,
