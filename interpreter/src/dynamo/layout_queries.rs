@@ -1,10 +1,12 @@
-//! `Tensor.is_contiguous(memory_format=...)` in a trace: the format argument is a constant
-//! `torch.memory_format`, and the answer is folded from the tensor's guarded strides.
+//! `Tensor.is_contiguous(memory_format=...)` and `Tensor.contiguous(memory_format=...)` in a
+//! trace: the format argument is a constant `torch.memory_format`; `is_contiguous` is folded from
+//! the tensor's guarded strides, and `contiguous` into that layout becomes graph ops.
 
 use rustpython_vm::VirtualMachine;
 use rynamo_tensor::memory_format::MemoryFormat;
 
 use super::exc::{GraphBreak, GraphBreakKind};
+use super::symbolic_convert::Tracer;
 use super::variables::Vt;
 
 /// The format `is_contiguous` was asked about (positional or `memory_format=`); none given is
@@ -40,4 +42,73 @@ pub fn format_arg(
         "contiguous_format" | "preserve_format" => MemoryFormat::Contiguous,
         _ => return Err(unsupported()),
     })
+}
+
+/// The name of a constant `torch.memory_format` argument (`memory_format=` or positional).
+fn format_name(args: &[Vt], kwargs: &[(String, Vt)], vm: &VirtualMachine) -> Option<String> {
+    let arg = args.first().or_else(|| {
+        kwargs
+            .iter()
+            .find(|(k, _)| k == "memory_format")
+            .map(|(_, v)| v)
+    })?;
+    let name = arg.as_const()?.get_attr("_name", vm).ok()?;
+    name.str(vm).ok().map(|s| s.to_string())
+}
+
+impl Tracer<'_> {
+    /// `x.contiguous(memory_format=fmt)`. A tensor already laid out in `fmt` is returned as it is,
+    /// as eager returns `self`. Otherwise channels-last (3-D) is `x.permute(0, 2, 3, 1)` (the
+    /// channels moved last), made contiguous, and permuted back: the values of `x` with exactly
+    /// the strides PyTorch gives (`[C*H*W, 1, W*C, C]` for 4-D), as ordinary graph ops the
+    /// backends and autograd already handle. `preserve_format`, a rank that does not match the
+    /// format, or a format that is not a constant leave the call to eager, which raises PyTorch's
+    /// error or computes it.
+    pub(crate) fn contiguous_in_format(
+        &mut self,
+        recv: Vt,
+        args: &[Vt],
+        kwargs: &[(String, Vt)],
+    ) -> Result<Vt, GraphBreak> {
+        let vm = self.vm;
+        let unsupported = |why: &str| GraphBreak::new(GraphBreakKind::UnsupportedOperation, why);
+        let Some(t) = recv.as_tensor().cloned() else {
+            return Err(unsupported("contiguous() of a non-tensor"));
+        };
+        let (shape, strides) = (t.meta().shape.clone(), t.meta().strides.clone());
+        let (format, rank) = match format_name(args, kwargs, vm).as_deref() {
+            Some("contiguous_format") => {
+                return self.call_tensor_method(recv, "contiguous", vec![], vec![]);
+            }
+            Some("channels_last") => (MemoryFormat::ChannelsLast, 4),
+            Some("channels_last_3d") => (MemoryFormat::ChannelsLast3d, 5),
+            _ => {
+                return Err(unsupported(
+                    "contiguous(memory_format=...) with preserve_format or a format that is not a constant",
+                ));
+            }
+        };
+        if shape.len() != rank {
+            return Err(unsupported(
+                "contiguous(memory_format=...) of a tensor whose rank does not fit the format",
+            ));
+        }
+        if format.is_contiguous(&shape, &strides) {
+            self.out.identity_calls += 1;
+            return Ok(recv);
+        }
+        let dims = |d: &[i64]| -> Vec<Vt> {
+            d.iter()
+                .map(|&i| Vt::constant(vm.ctx.new_int(i).into()))
+                .collect()
+        };
+        let (last, back): (&[i64], &[i64]) = if rank == 4 {
+            (&[0, 2, 3, 1], &[0, 3, 1, 2])
+        } else {
+            (&[0, 2, 3, 4, 1], &[0, 4, 1, 2, 3])
+        };
+        let moved = self.call_tensor_method(recv, "permute", dims(last), vec![])?;
+        let dense = self.call_tensor_method(moved, "contiguous", vec![], vec![])?;
+        self.call_tensor_method(dense, "permute", dims(back), vec![])
+    }
 }

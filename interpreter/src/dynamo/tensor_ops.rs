@@ -222,6 +222,9 @@ impl Tracer<'_> {
                 self.out.identity_calls += 1;
                 return Ok(recv);
             }
+            "contiguous" if !(args.is_empty() && kwargs.is_empty()) => {
+                return self.contiguous_in_format(recv, &args, &kwargs);
+            }
             "detach" if t.requires_grad => {
                 // The graph has no detach op: a view would carry the autograd history.
                 return Err(GraphBreak::new(
