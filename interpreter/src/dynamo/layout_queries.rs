@@ -1,6 +1,6 @@
-//! `Tensor.is_contiguous(memory_format=...)` and `Tensor.contiguous(memory_format=...)` in a
-//! trace: the format argument is a constant `torch.memory_format`; `is_contiguous` is folded from
-//! the tensor's guarded strides, and `contiguous` into that layout becomes graph ops.
+//! `Tensor.is_contiguous(memory_format=...)` and `Tensor.contiguous/to/clone(memory_format=...)`
+//! in a trace: the format argument is a constant `torch.memory_format`; `is_contiguous` is folded
+//! from the tensor's guarded strides, and a relayout into channels-last becomes graph ops.
 
 use rustpython_vm::VirtualMachine;
 use rynamo_tensor::memory_format::MemoryFormat;
@@ -56,7 +56,51 @@ fn format_name(args: &[Vt], kwargs: &[(String, Vt)], vm: &VirtualMachine) -> Opt
     name.str(vm).ok().map(|s| s.to_string())
 }
 
+/// Whether `kwargs` ask for a channels-last (3-D) layout.
+pub fn asks_channels_last(kwargs: &[(String, Vt)], vm: &VirtualMachine) -> bool {
+    kwargs.iter().any(|(k, _)| k == "memory_format")
+        && matches!(
+            format_name(&[], kwargs, vm).as_deref(),
+            Some("channels_last" | "channels_last_3d")
+        )
+}
+
 impl Tracer<'_> {
+    /// `x.to(..., memory_format=fmt)` and `x.clone(memory_format=fmt)` for a channels-last
+    /// `fmt`: the call without the format (a dtype conversion, or a copy in `x`'s layout), then
+    /// [`Tracer::contiguous_in_format`]. Eager's single call gives the same values and strides,
+    /// and returns `x` itself from `to` exactly when this does (`x` already in `fmt`, no
+    /// conversion); `clone` still copies once more when `x` was not in `fmt`.
+    pub(crate) fn call_in_format(
+        &mut self,
+        recv: Vt,
+        name: &str,
+        args: Vec<Vt>,
+        mut kwargs: Vec<(String, Vt)>,
+    ) -> Result<Vt, GraphBreak> {
+        let i = kwargs
+            .iter()
+            .position(|(k, _)| k == "memory_format")
+            .expect("invariant: asks_channels_last found it");
+        let rank = match format_name(&[], &kwargs, self.vm).as_deref() {
+            Some("channels_last") => 4,
+            _ => 5,
+        };
+        if recv
+            .as_tensor()
+            .is_none_or(|t| t.meta().shape.len() != rank)
+        {
+            // Checked before anything is traced: eager raises PyTorch's error for the whole call.
+            return Err(GraphBreak::new(
+                GraphBreakKind::UnsupportedOperation,
+                "memory_format=... of a tensor whose rank does not fit the format",
+            ));
+        }
+        let format = kwargs.remove(i);
+        let converted = self.call_tensor_method(recv, name, args, kwargs)?;
+        self.contiguous_in_format(converted, &[], &[format])
+    }
+
     /// `x.contiguous(memory_format=fmt)`. A tensor already laid out in `fmt` is returned as it is,
     /// as eager returns `self`. Otherwise channels-last (3-D) is `x.permute(0, 2, 3, 1)` (the
     /// channels moved last), made contiguous, and permuted back: the values of `x` with exactly

@@ -222,6 +222,9 @@ impl Tracer<'_> {
                 self.out.identity_calls += 1;
                 return Ok(recv);
             }
+            "to" | "clone" if super::layout_queries::asks_channels_last(&kwargs, vm) => {
+                return self.call_in_format(recv, name, args, kwargs);
+            }
             "contiguous" if !(args.is_empty() && kwargs.is_empty()) => {
                 return self.contiguous_in_format(recv, &args, &kwargs);
             }

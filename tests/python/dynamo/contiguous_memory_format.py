@@ -1,4 +1,5 @@
-"""`x.contiguous(memory_format=...)` inside `torch.compile`: channels-last and channels-last-3d
+"""`x.contiguous(memory_format=...)`, `x.to(memory_format=...)` and `x.clone(memory_format=...)`
+inside `torch.compile`: channels-last and channels-last-3d
 layouts are traced (one graph under `fullgraph=True`), with PyTorch's values and strides, including
 size-1 dims, an input already in the format (returned as it is) and gradients through the
 relayout; `contiguous_format` undoes it. A format whose rank does not fit raises PyTorch's error
@@ -54,3 +55,31 @@ for fn in (relayout, torch.compile(relayout)):
     except RuntimeError as e:
         assert "required rank 4 tensor to use channels_last format" in str(e), e
 print("ok")
+
+# `to(memory_format=)` and `clone(memory_format=)`, alone and with a dtype conversion.
+def to_cl(x):
+    return x.to(memory_format=CL) + 1, x.to(torch.float64, memory_format=CL), x.clone(memory_format=CL)
+
+
+x = torch.arange(120.0).reshape(2, 3, 4, 5)
+for src in (x, x.contiguous(memory_format=CL), x.transpose(2, 3)):
+    torch._dynamo.reset()
+    cnt = CompileCounter()
+    got = torch.compile(to_cl, backend=cnt, fullgraph=True)(src)
+    want = to_cl(src)
+    assert cnt.frame_count == 1, cnt.frame_count
+    for g, w in zip(got, want):
+        assert g.stride() == w.stride() and g.dtype == w.dtype and torch.equal(g, w), (g.stride(), w.stride())
+    got = torch.compile(to_cl, fullgraph=True)(src)
+    for g, w in zip(got, want):
+        assert g.stride() == w.stride() and g.dtype == w.dtype and torch.equal(g, w), (g.stride(), w.stride())
+    c = torch.compile(lambda t: t.clone(memory_format=CL))(src)
+    assert c.data_ptr() != src.data_ptr(), "clone must copy"
+    assert c.stride() == src.clone(memory_format=CL).stride() and torch.equal(c, src)
+for fn in (lambda t: t.to(memory_format=CL), torch.compile(lambda t: t.to(memory_format=CL))):
+    try:
+        fn(torch.ones(2, 3, 4))
+        raise AssertionError("no error")
+    except RuntimeError as e:
+        assert "required rank 4 tensor to use channels_last format" in str(e), e
+print("to/clone ok")
