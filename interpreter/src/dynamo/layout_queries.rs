@@ -9,6 +9,31 @@ use super::exc::{GraphBreak, GraphBreakKind};
 use super::symbolic_convert::Tracer;
 use super::variables::Vt;
 
+/// The format argument (positional or `memory_format=`), if any.
+fn format_value<'a>(args: &'a [Vt], kwargs: &'a [(String, Vt)]) -> Option<&'a Vt> {
+    args.first().or_else(|| {
+        kwargs
+            .iter()
+            .find(|(k, _)| k == "memory_format")
+            .map(|(_, v)| v)
+    })
+}
+
+/// The `_name` of a constant `torch.memory_format`; `None` for anything else.
+fn format_name(v: &Vt, vm: &VirtualMachine) -> Option<String> {
+    let name = v.as_const()?.get_attr("_name", vm).ok()?;
+    name.str(vm).ok().map(|s| s.to_string())
+}
+
+/// A channels-last format by name, with the rank it needs.
+fn channels_last(name: &str) -> Option<(MemoryFormat, usize)> {
+    match name {
+        "channels_last" => Some((MemoryFormat::ChannelsLast, 4)),
+        "channels_last_3d" => Some((MemoryFormat::ChannelsLast3d, 5)),
+        _ => None,
+    }
+}
+
 /// The format `is_contiguous` was asked about (positional or `memory_format=`); none given is
 /// row-major, and so is `preserve_format`, as in eager (`stdlib-shims`' `is_contiguous`).
 pub fn format_arg(
@@ -16,13 +41,7 @@ pub fn format_arg(
     kwargs: &[(String, Vt)],
     vm: &VirtualMachine,
 ) -> Result<MemoryFormat, GraphBreak> {
-    let arg = args.first().or_else(|| {
-        kwargs
-            .iter()
-            .find(|(k, _)| k == "memory_format")
-            .map(|(_, v)| v)
-    });
-    let Some(arg) = arg else {
+    let Some(arg) = format_value(args, kwargs) else {
         return Ok(MemoryFormat::Contiguous);
     };
     let unsupported = || {
@@ -31,38 +50,20 @@ pub fn format_arg(
             "is_contiguous(memory_format=...) with a format that is not a constant",
         )
     };
-    let name = arg
-        .as_const()
-        .and_then(|c| c.get_attr("_name", vm).ok())
-        .and_then(|n| n.str(vm).ok().map(|s| s.to_string()))
-        .ok_or_else(unsupported)?;
-    Ok(match name.as_str() {
-        "channels_last" => MemoryFormat::ChannelsLast,
-        "channels_last_3d" => MemoryFormat::ChannelsLast3d,
-        "contiguous_format" | "preserve_format" => MemoryFormat::Contiguous,
-        _ => return Err(unsupported()),
-    })
+    let name = format_name(arg, vm).ok_or_else(unsupported)?;
+    match name.as_str() {
+        "contiguous_format" | "preserve_format" => Ok(MemoryFormat::Contiguous),
+        other => channels_last(other).map(|(f, _)| f).ok_or_else(unsupported),
+    }
 }
 
-/// The name of a constant `torch.memory_format` argument (`memory_format=` or positional).
-fn format_name(args: &[Vt], kwargs: &[(String, Vt)], vm: &VirtualMachine) -> Option<String> {
-    let arg = args.first().or_else(|| {
-        kwargs
-            .iter()
-            .find(|(k, _)| k == "memory_format")
-            .map(|(_, v)| v)
-    })?;
-    let name = arg.as_const()?.get_attr("_name", vm).ok()?;
-    name.str(vm).ok().map(|s| s.to_string())
-}
-
-/// Whether `kwargs` ask for a channels-last (3-D) layout.
-pub fn asks_channels_last(kwargs: &[(String, Vt)], vm: &VirtualMachine) -> bool {
-    kwargs.iter().any(|(k, _)| k == "memory_format")
-        && matches!(
-            format_name(&[], kwargs, vm).as_deref(),
-            Some("channels_last" | "channels_last_3d")
-        )
+/// The channels-last format (and its rank) that `memory_format=` asks for, if it does.
+pub fn asked_channels_last(
+    kwargs: &[(String, Vt)],
+    vm: &VirtualMachine,
+) -> Option<(MemoryFormat, usize)> {
+    let v = kwargs.iter().find(|(k, _)| k == "memory_format")?;
+    channels_last(&format_name(&v.1, vm)?)
 }
 
 impl Tracer<'_> {
@@ -78,24 +79,18 @@ impl Tracer<'_> {
         args: Vec<Vt>,
         mut kwargs: Vec<(String, Vt)>,
     ) -> Result<Vt, GraphBreak> {
-        let i = kwargs
-            .iter()
-            .position(|(k, _)| k == "memory_format")
-            .expect("invariant: asks_channels_last found it");
-        let rank = match format_name(&[], &kwargs, self.vm).as_deref() {
-            Some("channels_last") => 4,
-            _ => 5,
-        };
-        if recv
-            .as_tensor()
-            .is_none_or(|t| t.meta().shape.len() != rank)
-        {
+        let rank = asked_channels_last(&kwargs, self.vm).map(|(_, r)| r);
+        if rank.is_none() || recv.as_tensor().map(|t| t.meta().shape.len()) != rank {
             // Checked before anything is traced: eager raises PyTorch's error for the whole call.
             return Err(GraphBreak::new(
                 GraphBreakKind::UnsupportedOperation,
                 "memory_format=... of a tensor whose rank does not fit the format",
             ));
         }
+        let i = kwargs
+            .iter()
+            .position(|(k, _)| k == "memory_format")
+            .expect("invariant: asked_channels_last found it");
         let format = kwargs.remove(i);
         let converted = self.call_tensor_method(recv, name, args, kwargs)?;
         self.contiguous_in_format(converted, &[], &[format])
@@ -120,17 +115,14 @@ impl Tracer<'_> {
             return Err(unsupported("contiguous() of a non-tensor"));
         };
         let (shape, strides) = (t.meta().shape.clone(), t.meta().strides.clone());
-        let (format, rank) = match format_name(args, kwargs, vm).as_deref() {
-            Some("contiguous_format") => {
-                return self.call_tensor_method(recv, "contiguous", vec![], vec![]);
-            }
-            Some("channels_last") => (MemoryFormat::ChannelsLast, 4),
-            Some("channels_last_3d") => (MemoryFormat::ChannelsLast3d, 5),
-            _ => {
-                return Err(unsupported(
-                    "contiguous(memory_format=...) with preserve_format or a format that is not a constant",
-                ));
-            }
+        let name = format_value(args, kwargs).and_then(|v| format_name(v, vm));
+        if name.as_deref() == Some("contiguous_format") {
+            return self.call_tensor_method(recv, "contiguous", vec![], vec![]);
+        }
+        let Some((format, rank)) = name.as_deref().and_then(channels_last) else {
+            return Err(unsupported(
+                "contiguous(memory_format=...) with preserve_format or a format that is not a constant",
+            ));
         };
         if shape.len() != rank {
             return Err(unsupported(

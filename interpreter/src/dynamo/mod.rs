@@ -64,6 +64,7 @@ pub mod sym_guard;
 pub mod sym_trace;
 pub mod symbolic_convert;
 pub mod tensor_args;
+pub mod tensor_index;
 pub mod tensor_literal;
 pub mod tensor_ops;
 pub mod trace_structured;
