@@ -9,6 +9,7 @@ use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
 use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
+use crate::ops::conv_rows::RowTaps;
 use crate::ops::im2col::im2col;
 use crate::ops::matmul::gemm_raw;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
@@ -279,9 +280,16 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
     let og = g.o / g.groups;
     let kk = cg * kh * kw;
     let direct = kh == 1 && kw == 1 && g.stride == [1, 1] && g.pad_lo == [0, 0];
+    let rows = if direct { None } else { RowTaps::new(g) };
+    // Row taps read the weight one kernel row at a time: packed once per call.
+    let packed = rows.as_ref().map(|r| r.pack_weight(g, &w.to_vec::<F>()));
     let (px, pw, po) = (
         SendPtr(x.data_ptr::<F>()),
-        SendPtr(w.data_ptr::<F>()),
+        SendPtr(
+            packed
+                .as_ref()
+                .map_or(w.data_ptr::<F>(), |p| p.as_ptr().cast_mut()),
+        ),
         SendPtr(out.data_ptr::<F>()),
     );
     let bias: Option<Vec<F>> = b.map(|b| b.to_vec::<F>());
@@ -294,6 +302,31 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
                     cg * h * wd,
                 )
             };
+            // SAFETY: output rows of sample n, group gi: inside the contiguous [n, o, l] output.
+            let dst = unsafe { po.at(((n * g.o + gi * og) * l) as isize) };
+            if let Some(rows) = &rows {
+                rows.expand(cg, src, col);
+                let (kc, q) = (cg * kw, rows.row_stride());
+                for i in 0..kh {
+                    // SAFETY: kernel row i's packed [og, kc] weight block; the [kc, l] view of
+                    // the [kc, q] columns that starts at row i's offset (in bounds: the last
+                    // view ends at q); the output block as below.
+                    unsafe {
+                        gemm_raw::<F>(
+                            (og, l, kc),
+                            dst,
+                            (l as isize, 1),
+                            i > 0,
+                            pw.at(((gi * kh + i) * og * kc) as isize).cast_const(),
+                            (kc as isize, 1),
+                            col[rows.view(i)..].as_ptr(),
+                            (q as isize, 1),
+                            parallel,
+                        );
+                    }
+                }
+                return;
+            }
             let rhs = if direct {
                 src.as_ptr()
             } else {
@@ -305,7 +338,7 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
             unsafe {
                 gemm_raw::<F>(
                     (og, l, kk),
-                    po.at(((n * g.o + gi * og) * l) as isize),
+                    dst,
                     (l as isize, 1),
                     false,
                     pw.at((gi * og * kk) as isize).cast_const(),
@@ -317,7 +350,11 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
             }
         };
         // im2col overwrites every column entry, so the scratch needs no zeroing.
-        let cols = if direct { 0 } else { kk * l };
+        let cols = match &rows {
+            Some(r) => r.len(cg),
+            None if direct => 0,
+            None => kk * l,
+        };
         with_scratch::<F, _>(cols, |col| (0..g.groups).for_each(|gi| group(gi, col)));
         if let Some(bias) = &bias {
             // SAFETY: sample n's output block [o, l] belongs to this call only.

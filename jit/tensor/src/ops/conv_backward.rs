@@ -16,6 +16,7 @@ use crate::kernels::math::Flt;
 use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
 use crate::ops::conv::{Geo, expand_arg, lift};
+use crate::ops::conv_rows::RowTaps;
 use crate::ops::im2col::{col2im, im2col};
 use crate::ops::matmul::gemm_raw;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
@@ -209,9 +210,15 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
     let (cg, og) = (g.c / g.groups, g.o / g.groups);
     let kk = cg * kh * kw;
     let direct = is_direct(g);
+    let rows = if direct { None } else { RowTaps::new(g) };
+    let packed = rows.as_ref().map(|r| r.pack_weight(g, &w.to_vec::<F>()));
     let (pg, pw, px) = (
         SendPtr(gout.data_ptr::<F>()),
-        SendPtr(w.data_ptr::<F>()),
+        SendPtr(
+            packed
+                .as_ref()
+                .map_or(w.data_ptr::<F>(), |p| p.as_ptr().cast_mut()),
+        ),
         SendPtr(dx.data_ptr::<F>()),
     );
     let sample = |n: usize, parallel: bool| {
@@ -224,6 +231,37 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
                     cg * h * wd,
                 )
             };
+            // SAFETY: sample n, group gi of the contiguous gradient [n, o, l].
+            let grad = unsafe { pg.at(((n * g.o + gi * og) * l) as isize) }.cast_const();
+            if let Some(rows) = &rows {
+                let (kc, q) = (cg * kw, rows.row_stride());
+                for i in 0..kh {
+                    // Kernel row 0 writes each column row's first `l` entries; the rest are
+                    // zeroed before the later rows add their (overlapping) views.
+                    if i == 1 {
+                        col.chunks_exact_mut(q).for_each(|r| r[l..].fill(F::zero()));
+                    }
+                    // SAFETY: the transpose of kernel row i's packed [og, kc] weight block
+                    // (row stride 1, column stride kc), times this sample and group's [og, l]
+                    // gradient rows, into the [kc, l] view of the [kc, q] columns at row i's
+                    // offset (in bounds: the last view ends at q).
+                    unsafe {
+                        gemm_raw::<F>(
+                            (kc, l, og),
+                            col[rows.view(i)..].as_mut_ptr(),
+                            (q as isize, 1),
+                            i > 0,
+                            pw.at(((gi * kh + i) * og * kc) as isize).cast_const(),
+                            (1, kc as isize),
+                            grad,
+                            (l as isize, 1),
+                            parallel,
+                        );
+                    }
+                }
+                rows.fold(cg, col, dst);
+                return;
+            }
             let out = if direct {
                 dst.as_mut_ptr()
             } else {
@@ -239,7 +277,7 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
                     false,
                     pw.at((gi * og * kk) as isize).cast_const(),
                     (1, kk as isize),
-                    pg.at(((n * g.o + gi * og) * l) as isize).cast_const(),
+                    grad,
                     (l as isize, 1),
                     parallel,
                 );
@@ -248,8 +286,13 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
                 col2im(g, cg, col, dst);
             }
         };
-        // The gemm overwrites the whole buffer (it does not accumulate): no zeroing needed.
-        let cols = if direct { 0 } else { kk * l };
+        // The gemms overwrite the whole buffer (row taps zero what kernel row 0 leaves): no
+        // zeroing needed.
+        let cols = match &rows {
+            Some(r) => r.len(cg),
+            None if direct => 0,
+            None => kk * l,
+        };
         with_scratch::<F, _>(cols, |col| (0..g.groups).for_each(|gi| group(gi, col)));
     };
     if g.n > 1 {
@@ -277,10 +320,17 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
     // (`og` of them) are the cheaper to transpose: the columns have `kk` (= 9x the channels
     // for a 3x3 kernel) and need no copy at all for a 1x1 convolution.
     let direct = is_direct(g);
+    // Row taps: `acc` holds each group's gradient as [kh][cg * kw][og] blocks, one GEMM per
+    // kernel row over its view of the columns.
+    let rows = if direct { None } else { RowTaps::new(g) };
     // Per-thread scratch for the columns and the transposed gradient rows: both are written
     // before they are read, so they need no zeroing (a fresh `Vec` per chunk cost a memset of
     // each, ~1% of W12's step).
-    let scratch = if direct { 0 } else { kk * l } + og * l;
+    let scratch = match &rows {
+        Some(r) => r.len(cg),
+        None if direct => 0,
+        None => kk * l,
+    } + og * l;
     let sample = |n: usize, acc: &mut [F], buf: &mut [F], parallel: bool| {
         let (col, gt) = buf.split_at_mut(scratch - og * l);
         for gi in 0..g.groups {
@@ -295,13 +345,36 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
             let grad = unsafe {
                 std::slice::from_raw_parts(pg.at(((n * g.o + gi * og) * l) as isize), og * l)
             };
+            transpose(grad, og, l, gt);
+            if let Some(rows) = &rows {
+                rows.expand(cg, src, col);
+                let (kc, q) = (cg * kw, rows.row_stride());
+                for i in 0..kh {
+                    // SAFETY: the [kc, l] view of the [kc, q] columns at kernel row i's offset
+                    // (in bounds: the last view ends at q) times the [l, og] transposed gradient
+                    // rows, added into the group's kernel-row-i [kc, og] block of `acc`.
+                    unsafe {
+                        gemm_raw::<F>(
+                            (kc, og, l),
+                            acc[(gi * kh + i) * kc * og..].as_mut_ptr(),
+                            (og as isize, 1),
+                            true,
+                            col[rows.view(i)..].as_ptr(),
+                            (q as isize, 1),
+                            gt.as_ptr(),
+                            (og as isize, 1),
+                            parallel,
+                        );
+                    }
+                }
+                continue;
+            }
             let cols: &[F] = if direct {
                 src
             } else {
                 im2col(g, cg, src, col);
                 col
             };
-            transpose(grad, og, l, gt);
             // SAFETY: the [kk, l] columns times the [l, og] transposed gradient rows, added into
             // the group's [kk, og] block of `acc`.
             unsafe {
@@ -320,6 +393,10 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
         }
     };
     let size = g.o * kk;
+    let finish = |acc: &[F]| match &rows {
+        Some(r) => r.unpack_weight_grad(g, acc),
+        None => untranspose_groups(acc, g.groups, kk, og),
+    };
     if g.n > 1 {
         // Fixed chunks of samples, each summed in sample order, then the chunks summed in
         // chunk order: the result does not depend on how rayon schedules the work, so two runs
@@ -343,7 +420,7 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
                 *x += y;
             }
         }
-        untranspose_groups(&acc, g.groups, kk, og)
+        finish(&acc)
     } else {
         let mut acc = vec![F::zero(); size];
         // a fresh buffer: the parallel gemm may run other work on this thread while it waits
@@ -351,7 +428,7 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
         for n in 0..g.n {
             sample(n, &mut acc, &mut buf, true);
         }
-        untranspose_groups(&acc, g.groups, kk, og)
+        finish(&acc)
     }
 }
 

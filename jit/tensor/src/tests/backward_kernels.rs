@@ -1,10 +1,11 @@
-//! The autograd backward kernels (`conv_backward`, `pool_backward`, `norm_backward`) against
-//! naive f64 loops written from the definitions (each output's contribution added to the
-//! inputs it read), in f32 and f64, on shapes with strides, padding, dilation, groups, ceil
-//! mode and more rows than one parallel task.
+//! The autograd backward kernels (`conv_backward`, `pool_backward`, `norm_backward`), and the
+//! convolution they differentiate, against naive f64 loops written from the definitions (each
+//! output's contribution added to the inputs it read), in f32 and f64, on shapes with strides,
+//! padding, dilation, groups, ceil mode and more rows than one parallel task.
 
 use super::*;
 use crate::DType;
+use crate::ops::conv::{self, ConvArgs, ConvPadding};
 use crate::ops::conv_backward::{self as cb, ConvBackwardArgs};
 use crate::ops::norm_backward as nb;
 use crate::ops::pool_backward::{self as pb, AvgPoolArgs};
@@ -85,6 +86,11 @@ fn conv_backward_matches_the_definition() {
         (3, 4, 7, 6, 6, 2, 3, [2, 1], [1, 2], [2, 1], 2),
         (1, 3, 5, 5, 2, 1, 1, [1, 1], [0, 0], [1, 1], 1),
         (2, 2, 1, 9, 4, 1, 3, [1, 2], [0, 1], [1, 2], 2),
+        // row taps (stride 1 in height, kernel height > 1): dilated rows, groups, padding
+        // taller than the kernel reach, strided columns, a kernel as tall as the input
+        (2, 4, 7, 6, 4, 3, 2, [1, 2], [2, 1], [2, 1], 2),
+        (3, 3, 5, 8, 5, 2, 3, [1, 3], [3, 0], [1, 2], 1),
+        (2, 2, 4, 4, 2, 4, 1, [1, 1], [0, 0], [1, 1], 1),
     ];
     for (seed, &(n, c, h, w, o, kh, kw, s, p, d, g)) in cases.iter().enumerate() {
         let oh = (h + 2 * p[0] - d[0] * (kh - 1) - 1) / s[0] + 1;
@@ -110,11 +116,13 @@ fn conv_backward_matches_the_definition() {
         let (xv, wv, gv) = (x.to_vec::<f64>(), wt.to_vec::<f64>(), gout.to_vec::<f64>());
         let mut dx = vec![0.0; xv.len()];
         let mut dw = vec![0.0; wv.len()];
+        let mut fwd = vec![0.0; gv.len()];
         let cg = c / g;
         geo.each(|[n_, o_, y, x_, cin, i, j, ih, iw]| {
             let gi = ((n_ * o + o_) * oh + y) * ow + x_;
             let xi = ((n_ * c + cin) * h + ih) * w + iw;
             let wi = ((o_ * cg + cin % cg) * kh + i) * kw + j;
+            fwd[gi] += xv[xi] * wv[wi];
             dx[xi] += gv[gi] * wv[wi];
             dw[wi] += gv[gi] * xv[xi];
         });
@@ -131,6 +139,15 @@ fn conv_backward_matches_the_definition() {
         };
         let xs: Vec<i64> = [n, c, h, w].iter().map(|&v| v as i64).collect();
         let ws: Vec<i64> = wt.shape().iter().map(|&v| v as i64).collect();
+        let fa = ConvArgs {
+            stride: &si,
+            padding: ConvPadding::Explicit(&pi),
+            dilation: &di,
+            groups: g as i64,
+        };
+        both(&[x.clone(), wt.clone()], &fwd, |t| {
+            conv::conv(2, &t[0], &t[1], None, &fa).unwrap()
+        });
         both(&[gout.clone(), wt.clone()], &dx, |t| {
             cb::conv_backward_input(&t[0], &t[1], &xs, &a).unwrap()
         });
