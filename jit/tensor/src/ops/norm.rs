@@ -76,19 +76,27 @@ pub(crate) fn channel_stats<F: Element>(x: &[F], n: usize, c: usize, s: usize) -
     (0..c)
         .into_par_iter()
         .map(|ch| {
-            let rows = (0..n).map(|i| &x[(i * c + ch) * s..(i * c + ch + 1) * s]);
+            let row = |i: usize| &x[(i * c + ch) * s..(i * c + ch + 1) * s];
             let cnt = (n * s) as f64;
-            // Both passes inside `with_wide`: `sum_f64` is inlined into the wide copy (outside
-            // it, the mean's sum ran as SSE2 code, ~6% of W12's training step). The same
-            // operations in the same order, so the same bits.
+            // Both passes inside `with_wide`, as plain loops: `sum_f64` and `square_dev_sum`
+            // are inlined into the wide copy only where no out-of-line iterator adapter sits
+            // between (a `map(..).sum()` there compiled its body as SSE2 code, ~10% of W12's
+            // training step). Rows are added in order from -0.0, as `Iterator::sum` does.
             with_wide(
                 #[inline(always)]
                 || {
-                    let mean = rows.clone().map(sum_f64).sum::<f64>() / cnt;
+                    let mut total = -0.0;
+                    for i in 0..n {
+                        total += sum_f64(row(i));
+                    }
+                    let mean = total / cnt;
                     // The squared deviations over eight f64 lanes (one serial chain was bound by
                     // the add's latency), each plane's lanes folded pairwise and the planes added
                     // in order.
-                    let ss: f64 = rows.map(|r| square_dev_sum(r, mean)).sum();
+                    let mut ss = -0.0;
+                    for i in 0..n {
+                        ss += square_dev_sum(row(i), mean);
+                    }
                     (mean, ss / cnt)
                 },
             )
