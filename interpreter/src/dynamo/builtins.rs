@@ -180,6 +180,13 @@ impl Tracer<'_> {
         {
             return Ok(v);
         }
+        if let ("float", [x]) = (name, args.as_slice())
+            && kwargs.is_empty()
+            && let Some(v) = self.sym_to_float(x)
+        {
+            // `float(n)` of a SymInt is a SymFloat (PyTorch's `torch.sym_float`).
+            return Ok(v);
+        }
         if PURE_ON_CONSTANTS.contains(&name)
             && let (Some(consts), Some(kw)) = (self.all_consts(&args), kw_consts.clone())
             && !matches!(name, "iter" | "enumerate" | "zip" | "reversed")
@@ -574,6 +581,7 @@ impl Tracer<'_> {
             | Kind::ErrorOnGraphBreak(_) => true,
             Kind::Tensor(_)
             | Kind::SymInt(_)
+            | Kind::SymFloat(_)
             | Kind::Tuple(_)
             | Kind::NamedTuple(..)
             | Kind::List(_)

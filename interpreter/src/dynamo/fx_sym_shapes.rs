@@ -235,6 +235,10 @@ impl ShapeProbe {
         if !e.vals().is_empty() {
             return None;
         }
+        if e.is_float() {
+            let int = |i: &sym::SymExpr| self.render_expr(i, graph);
+            return super::sym_float::render(e, &int);
+        }
         let leaf = |pos: usize, d: usize, at: &[i64]| -> Option<i64> {
             if d == VALUE {
                 return match self.input_ints.get(pos)? {

@@ -86,7 +86,7 @@ impl SymGuard {
     }
 }
 
-/// A SymInt expression over frame values: a SymInt a region returns (or stores) is rebuilt from
+/// A SymInt (or SymFloat) expression over frame values: one a region returns (or stores) is rebuilt from
 /// the frame on each call (`Recon::SymInt`), as PyTorch's graphs return SymInts, instead of
 /// being frozen at its traced value (which would specialise its dimensions).
 #[derive(Clone, Debug)]
@@ -106,9 +106,9 @@ impl FrameSym {
         Some(FrameSym { leaves, expr })
     }
 
-    /// The value, reading leaf `k` through `leaf(k)`.
-    pub fn eval(&self, leaf: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
-        self.expr.eval(&|k, _| leaf(k))
+    /// The value (an int, or a SymFloat's float), reading leaf `k` through `leaf(k)`.
+    pub fn eval(&self, leaf: &dyn Fn(usize) -> Option<i64>) -> Option<super::sym::Num> {
+        self.expr.eval_num(&|k, _| leaf(k), &|_, _| None)
     }
 }
 
@@ -175,6 +175,12 @@ fn relabel(
         ),
         SymExpr::Neg(a) => SymExpr::Neg(Box::new(relabel(a, leaves, source_of)?)),
         SymExpr::Abs(a) => SymExpr::Abs(Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::Float(f) => SymExpr::Float(*f),
+        SymExpr::ToFloat(a) => SymExpr::ToFloat(Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::TrueDiv(a, b) => SymExpr::TrueDiv(
+            Box::new(relabel(a, leaves, source_of)?),
+            Box::new(relabel(b, leaves, source_of)?),
+        ),
     })
 }
 

@@ -35,6 +35,9 @@ class SymInt:
     def __index__(self):
         return self.node.hint
 
+    def __float__(self):
+        return float(self.node.hint)
+
     def __repr__(self):
         return self.node.expr
 
@@ -51,6 +54,12 @@ class SymInt:
 
     def has_hint(self):
         return True
+
+
+def sym_float(a):
+    """`torch.sym_float(a)`: `float(a)`; FX graphs call it on a SymInt placeholder (PyTorch's
+    `sym_float = torch.sym_float(l_n_)`), which is called with the plain int."""
+    return float(a)
 
 
 def _binary(op):
