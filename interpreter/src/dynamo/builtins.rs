@@ -180,6 +180,14 @@ impl Tracer<'_> {
         {
             return Ok(v);
         }
+        if matches!(name, "max" | "min")
+            && args.len() >= 2
+            && kwargs.is_empty()
+            && let Some(v) = self.sym_min_max(name == "max", &args)
+        {
+            // `max(n, 2)` of SymInts and ints stays symbolic (PyTorch's `torch.sym_max`).
+            return Ok(v);
+        }
         if let ("float", [x]) = (name, args.as_slice())
             && kwargs.is_empty()
             && let Some(v) = self.sym_to_float(x)

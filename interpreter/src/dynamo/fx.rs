@@ -438,6 +438,19 @@ impl SymNodes<'_> {
                 let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(*d).into()]);
                 vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?
             }
+            // `torch.sym_max(l_n_, 2)`, as PyTorch's graphs call `max` of SymInts.
+            SymExpr::Bin(o @ (SymOp::Max | SymOp::Min), a, b) => {
+                let name = if *o == SymOp::Max {
+                    "sym_max"
+                } else {
+                    "sym_min"
+                };
+                let f = bridge::import_module("torch", vm)?.get_attr(name, vm)?;
+                let args = vm
+                    .ctx
+                    .new_tuple(vec![self.node(a, nodes, vm)?, self.node(b, nodes, vm)?]);
+                vm.call_method(self.g, "call_function", (f, args, vm.ctx.new_dict()))?
+            }
             SymExpr::Bin(o, a, b) => {
                 let f = op(match o {
                     SymOp::Add => "add",
@@ -445,6 +458,7 @@ impl SymNodes<'_> {
                     SymOp::Mul => "mul",
                     SymOp::FloorDiv => "floordiv",
                     SymOp::Mod => "mod",
+                    SymOp::Max | SymOp::Min => unreachable!("matched above"),
                 })?;
                 let args = vm
                     .ctx

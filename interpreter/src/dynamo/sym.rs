@@ -73,6 +73,10 @@ pub enum SymOp {
     FloorDiv,
     /// `a % b` (Python's: the sign of `b`).
     Mod,
+    /// `max(a, b)` (PyTorch's `torch.sym_max`).
+    Max,
+    /// `min(a, b)` (PyTorch's `torch.sym_min`).
+    Min,
 }
 
 impl SymOp {
@@ -96,6 +100,8 @@ impl SymOp {
             SymOp::Mul => a.checked_mul(b),
             SymOp::FloorDiv => floor_div(a, b),
             SymOp::Mod => floor_div(a, b).and_then(|q| a.checked_sub(q.checked_mul(b)?)),
+            SymOp::Max => Some(a.max(b)),
+            SymOp::Min => Some(a.min(b)),
         }
     }
 
@@ -106,6 +112,8 @@ impl SymOp {
             SymOp::Mul => "*",
             SymOp::FloorDiv => "//",
             SymOp::Mod => "%",
+            SymOp::Max => "max",
+            SymOp::Min => "min",
         }
     }
 }
@@ -230,6 +238,10 @@ impl SymExpr {
             SymExpr::Int(i) => i.to_string(),
             SymExpr::Dim(v, d) => name(*v, *d),
             SymExpr::Val(n, d) => format!("{n}.size({d})"),
+            SymExpr::Bin(op @ (SymOp::Max | SymOp::Min), a, b) => {
+                let f = if *op == SymOp::Max { "Max" } else { "Min" };
+                format!("{f}({}, {})", a.render(name), b.render(name))
+            }
             SymExpr::Bin(op, a, b) => {
                 format!("({} {} {})", a.render(name), op.text(), b.render(name))
             }

@@ -45,7 +45,8 @@ impl Num {
                     SymOp::Add => x + y,
                     SymOp::Sub => x - y,
                     SymOp::Mul => x * y,
-                    SymOp::FloorDiv | SymOp::Mod => return None,
+                    // `max(3, 2.5)` is the int 3: the type depends on the values.
+                    SymOp::FloorDiv | SymOp::Mod | SymOp::Max | SymOp::Min => return None,
                 }))
             }
         }
@@ -112,6 +113,38 @@ pub fn render(e: &SymExpr, int: &dyn Fn(&SymExpr) -> Option<String>) -> Option<S
         SymExpr::Bin(SymOp::Sub, a, b) => format!("{} - {}", term(a)?, term(b)?),
         _ => return None,
     })
+}
+
+/// `Max(2, s0)` / `Min(s0, s1)` (of a SymInt, shown beside the SymFloats as both are
+/// sympy functions PyTorch prints): nested ones flattened, numbers first, the rest by their
+/// text.
+pub fn render_min_max(
+    op: SymOp,
+    e: &SymExpr,
+    int: &dyn Fn(&SymExpr) -> Option<String>,
+) -> Option<String> {
+    fn flatten<'a>(op: SymOp, e: &'a SymExpr, out: &mut Vec<&'a SymExpr>) {
+        match e {
+            SymExpr::Bin(o, a, b) if *o == op => {
+                flatten(op, a, out);
+                flatten(op, b, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    let mut args = Vec::new();
+    flatten(op, e, &mut args);
+    let mut texts = args.into_iter().map(int).collect::<Option<Vec<_>>>()?;
+    texts.sort_by_key(|t| {
+        (
+            t.parse::<i64>().is_err(),
+            t.parse::<i64>().unwrap_or(0),
+            t.clone(),
+        )
+    });
+    texts.dedup();
+    let f = if op == SymOp::Max { "Max" } else { "Min" };
+    Some(format!("{f}({})", texts.join(", ")))
 }
 
 /// `lhs ± c` with a constant `c`, a negative constant flipping the sign.

@@ -412,6 +412,25 @@ impl super::symbolic_convert::Tracer<'_> {
         })
     }
 
+    /// `max(a, b, ...)` / `min(...)` of ints with at least one SymInt: folded left into `Max`
+    /// / `Min` expressions (Python returns the first extreme argument; among ints only its value
+    /// is seen). `None` when an argument is anything else (a float's type would depend on the
+    /// values), so the arguments are used as constants.
+    pub(crate) fn sym_min_max(&mut self, max: bool, args: &[Vt]) -> Option<Vt> {
+        if !args.iter().any(|a| matches!(a.kind, Kind::SymInt(_))) {
+            return None;
+        }
+        let op = if max { SymOp::Max } else { SymOp::Min };
+        let mut items = args.iter().map(|a| self.sym_operand(a));
+        let (mut expr, mut hint) = items.next()??;
+        for item in items {
+            let (e, h) = item?;
+            hint = op.apply(hint, h)?;
+            expr = SymExpr::bin(op, expr, e);
+        }
+        Some(self.out.sym_int(expr, hint, self.vm))
+    }
+
     /// `float(x)` of a SymInt (a SymFloat, PyTorch's `torch.sym_float`) or a SymFloat (itself).
     pub(crate) fn sym_to_float(&mut self, x: &Vt) -> Option<Vt> {
         match &x.kind {

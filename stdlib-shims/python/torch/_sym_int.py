@@ -62,6 +62,16 @@ def sym_float(a):
     return float(a)
 
 
+def sym_max(a, b):
+    """`torch.sym_max(a, b)` of ints (FX graphs of `max(n, 2)` call it with plain ints)."""
+    return max(a, b)
+
+
+def sym_min(a, b):
+    """`torch.sym_min(a, b)` of ints."""
+    return min(a, b)
+
+
 def _binary(op):
     def forward(self, other):
         return op(self.node.hint, int(other) if isinstance(other, SymInt) else other)

@@ -175,6 +175,21 @@ expect("SymFloat graph: PyTorch's annotations", [n.meta.get("type_str", "").repl
     "Sym(-(IntTrueDiv(s86, 4)))",
     "f32[2]",
 ])
+# `max` / `min` with a SymInt: `torch.sym_max` / `torch.sym_min` nodes (PyTorch 2.15's code).
+graphs.clear()
+torch._dynamo.reset()
+opt = torch.compile(lambda x, n: x * max(n, 2) + min(n, 1), backend=capture, dynamic=True)
+expect("sym_max graph", [opt(torch.ones(2), n).tolist() for n in (0, 3)], [[2.0, 2.0], [4.0, 4.0]])
+expect("sym_max graph: one compile", len(graphs), 1)
+body = [line.strip() for line in graphs[0][0].code.strip().splitlines()[3:]]
+expect("sym_max graph: PyTorch's code", body, [
+    "sym_max = torch.sym_max(l_n_, 2)",
+    "mul = l_x_ * sym_max;  l_x_ = sym_max = None",
+    "sym_min = torch.sym_min(l_n_, 1);  l_n_ = None",
+    "add = mul + sym_min;  mul = sym_min = None",
+    "return (add,)",
+])
+
 # A returned SymFloat is a Python float computed from the frame's int on each call. PyTorch's
 # graph returns it as `torch.scalar_tensor(truediv, dtype=torch.float64)` and Dynamo calls
 # `.item()`; here the graph does not hold it.
