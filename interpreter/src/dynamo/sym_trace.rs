@@ -447,16 +447,18 @@ impl super::symbolic_convert::Tracer<'_> {
     /// int or a SymInt: decided on the hints, with a shape guard that the relation keeps its
     /// truth value (PyTorch guards a SymBool when it is used as a bool; here at once).
     pub(crate) fn sym_compare(&mut self, which: usize, lhs: &Vt, rhs: &Vt) -> Option<Vt> {
-        if !matches!(lhs.kind, Kind::SymInt(_)) && !matches!(rhs.kind, Kind::SymInt(_)) {
+        let symbolic = |v: &Vt| matches!(v.kind, Kind::SymInt(_) | Kind::SymFloat(_));
+        if !symbolic(lhs) && !symbolic(rhs) {
             return None;
         }
-        let (a, ha) = self.sym_operand(lhs)?;
-        let (b, hb) = self.sym_operand(rhs)?;
+        // A SymFloat compares with ints, floats and SymFloats too (`n / 2 > 1.2`).
+        let (a, ha) = self.num_operand(lhs)?;
+        let (b, hb) = self.num_operand(rhs)?;
         if !a.vals().is_empty() || !b.vals().is_empty() {
             // A computed tensor's size cannot be guarded from the frame: used as a constant.
             return None;
         }
-        let holds = super::sym_guard::compare(which, ha, hb);
+        let holds = super::sym_guard::compare_num(which, ha, hb)?;
         let result = Vt::constant(self.vm.ctx.new_bool(holds).into());
         if matches!((which, holds), (2, true) | (3, false))
             && let (SymExpr::Dim(pos, d), SymExpr::Int(_)) | (SymExpr::Int(_), SymExpr::Dim(pos, d)) =

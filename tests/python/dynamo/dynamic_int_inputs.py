@@ -86,7 +86,7 @@ failures = []
 
 # Elementwise cases whose compiled results equal eager's bit for bit: a SymFloat reaches the op
 # as the Python float eager computes (`n / 2` in double, rounded once as the op reads it).
-EXACT = {"truediv", "half_add", "ratio", "float_mixed", "float_ret", "float_sqrt"}
+EXACT = {"truediv", "half_add", "ratio", "float_mixed", "float_ret", "float_sqrt", "float_cmp"}
 
 
 def compare(label, want, got):
