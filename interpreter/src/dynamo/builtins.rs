@@ -175,6 +175,13 @@ impl Tracer<'_> {
             // `int()` of a size is the size, still symbolic (as Dynamo's SymNodeVariable).
             return Ok(x.clone());
         }
+        if let ("int", [x]) = (name, args.as_slice())
+            && kwargs.is_empty()
+            && let Some(v) = self.sym_float_fn(super::sym::FloatFn::Trunc, x)
+        {
+            // `int(n / 2)`: PyTorch's `torch.sym_int`, toward zero.
+            return Ok(v);
+        }
         if let ("abs", [x]) = (name, args.as_slice())
             && let Some(v) = self.sym_unary(x, true)
         {

@@ -477,6 +477,19 @@ impl SymNodes<'_> {
                     (op("truediv")?, args, vm.ctx.new_dict()),
                 )?
             }
+            // `torch._sym_sqrt(truediv)`, `torch.sym_int(truediv)`, `math.floor(truediv)`.
+            SymExpr::Fn(f, a) => {
+                use super::sym::FloatFn;
+                let (module, name) = match f {
+                    FloatFn::Sqrt => ("torch", "_sym_sqrt"),
+                    FloatFn::Trunc => ("torch", "sym_int"),
+                    FloatFn::Floor => ("math", "floor"),
+                    FloatFn::Ceil => ("math", "ceil"),
+                };
+                let func = bridge::import_module(module, vm)?.get_attr(name, vm)?;
+                let args = vm.ctx.new_tuple(vec![self.node(a, nodes, vm)?]);
+                vm.call_method(self.g, "call_function", (func, args, vm.ctx.new_dict()))?
+            }
             SymExpr::ToFloat(a) => {
                 let f = bridge::import_module("torch", vm)?.get_attr("sym_float", vm)?;
                 let args = vm.ctx.new_tuple(vec![self.node(a, nodes, vm)?]);

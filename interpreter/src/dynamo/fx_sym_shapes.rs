@@ -236,7 +236,7 @@ impl ShapeProbe {
             return None;
         }
         let int = |i: &sym::SymExpr| self.render_expr(i, graph);
-        if e.is_float() {
+        if e.is_float() || matches!(e, sym::SymExpr::Fn(..)) {
             return super::sym_float::render(e, &int);
         }
         if let sym::SymExpr::Bin(op @ (sym::SymOp::Max | sym::SymOp::Min), ..) = e {

@@ -58,7 +58,12 @@ pub enum SymExpr {
     ToFloat(Box<SymExpr>),
     /// `a / b`: Python's true division (of ints: `IntTrueDiv`), a float.
     TrueDiv(Box<SymExpr>, Box<SymExpr>),
+    /// `math.sqrt(e)` (a float) or the int `int(e)` / `math.floor(e)` / `math.ceil(e)` of a
+    /// float.
+    Fn(FloatFn, Box<SymExpr>),
 }
+
+pub use super::sym_float::FloatFn;
 
 /// The operators a SymInt keeps symbolic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +178,7 @@ impl SymExpr {
             SymExpr::Bin(op, a, b) => Num::apply(*op, ev(a)?, ev(b)?)?,
             SymExpr::TrueDiv(a, b) => Num::true_div(ev(a)?, ev(b)?)?,
             SymExpr::ToFloat(a) => Num::Float(ev(a)?.as_f64()),
+            SymExpr::Fn(f, a) => f.apply(ev(a)?)?,
             SymExpr::Neg(a) => match ev(a)? {
                 Num::Int(i) => Num::Int(i.checked_neg()?),
                 Num::Float(f) => Num::Float(-f),
@@ -188,6 +194,7 @@ impl SymExpr {
     pub fn is_float(&self) -> bool {
         match self {
             SymExpr::Float(_) | SymExpr::ToFloat(_) | SymExpr::TrueDiv(..) => true,
+            SymExpr::Fn(f, _) => *f == FloatFn::Sqrt,
             SymExpr::Int(_) | SymExpr::Dim(..) | SymExpr::Val(..) => false,
             SymExpr::Bin(_, a, b) => a.is_float() || b.is_float(),
             SymExpr::Neg(a) | SymExpr::Abs(a) => a.is_float(),
@@ -204,7 +211,7 @@ impl SymExpr {
                 v.extend(b.vals());
                 v
             }
-            SymExpr::Neg(a) | SymExpr::Abs(a) | SymExpr::ToFloat(a) => a.vals(),
+            SymExpr::Neg(a) | SymExpr::Abs(a) | SymExpr::ToFloat(a) | SymExpr::Fn(_, a) => a.vals(),
         }
     }
 
@@ -227,7 +234,9 @@ impl SymExpr {
                 a.collect_dims(out);
                 b.collect_dims(out);
             }
-            SymExpr::Neg(a) | SymExpr::Abs(a) | SymExpr::ToFloat(a) => a.collect_dims(out),
+            SymExpr::Neg(a) | SymExpr::Abs(a) | SymExpr::ToFloat(a) | SymExpr::Fn(_, a) => {
+                a.collect_dims(out)
+            }
         }
     }
 
@@ -251,6 +260,7 @@ impl SymExpr {
             SymExpr::Float(f) => format!("{f:?}"),
             SymExpr::ToFloat(a) => format!("ToFloat({})", a.render(name)),
             SymExpr::TrueDiv(a, b) => format!("({} / {})", a.render(name), b.render(name)),
+            SymExpr::Fn(f, a) => format!("{}({})", f.sympy_name(), a.render(name)),
         }
     }
 }

@@ -71,9 +71,65 @@ impl Num {
     }
 }
 
+/// The functions of a SymFloat kept symbolic (PyTorch's `torch._sym_sqrt`, `torch.sym_int`,
+/// `math.floor`, `math.ceil`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatFn {
+    /// `math.sqrt(x)`: a float.
+    Sqrt,
+    /// `int(x)`: toward zero.
+    Trunc,
+    /// `math.floor(x)`.
+    Floor,
+    /// `math.ceil(x)`.
+    Ceil,
+}
+
+impl FloatFn {
+    /// Python's result; `None` where Python raises (`math.sqrt` of a negative number, the int
+    /// of an infinity or NaN) or the int leaves the i64 range.
+    pub fn apply(self, x: Num) -> Option<Num> {
+        if self == FloatFn::Sqrt {
+            // `math.sqrt` converts to float first; IEEE's square root is correctly rounded, as C's.
+            let f = x.as_f64();
+            return (f >= 0.0 || f.is_nan()).then(|| Num::Float(f.sqrt()));
+        }
+        let f = match x {
+            Num::Int(i) => return Some(Num::Int(i)),
+            Num::Float(f) => f,
+        };
+        let r = match self {
+            FloatFn::Trunc => f.trunc(),
+            FloatFn::Floor => f.floor(),
+            _ => f.ceil(),
+        };
+        // Every float in (-2**63, 2**63) with no fraction is an exact i64.
+        (r.is_finite() && r.abs() < 2f64.powi(63)).then_some(Num::Int(r as i64))
+    }
+
+    /// The sympy function PyTorch prints.
+    pub fn sympy_name(self) -> &'static str {
+        match self {
+            FloatFn::Sqrt => "OpaqueUnaryFn_sqrt",
+            FloatFn::Trunc => "TruncToInt",
+            FloatFn::Floor => "FloorToInt",
+            FloatFn::Ceil => "CeilToInt",
+        }
+    }
+}
+
 /// A float-valued expression as PyTorch prints it, the integer parts through `int` (the size
 /// polynomials of `fx_sym_shapes.rs`); `None` where an integer part has no rendering.
 pub fn render(e: &SymExpr, int: &dyn Fn(&SymExpr) -> Option<String>) -> Option<String> {
+    if let SymExpr::Fn(f, a) = e {
+        // `math.sqrt` of an int converts it (`OpaqueUnaryFn_sqrt(ToFloat(s0))`).
+        let inner = match a.is_float() {
+            true => render(a, int)?,
+            false if *f == FloatFn::Sqrt => format!("ToFloat({})", int(a)?),
+            false => int(a)?,
+        };
+        return Some(format!("{}({inner})", f.sympy_name()));
+    }
     if !e.is_float() {
         return match e {
             // An int constant in float arithmetic is a sympy Float (`IntTrueDiv(s0, 2) + 1.0`).
@@ -203,6 +259,16 @@ mod tests {
         assert!(e.is_float());
         assert_eq!(e.eval_num(&|_, _| Some(6), &|_, _| None), Some(f(-1.5)));
         assert_eq!(e.eval(&|_, _| Some(6)), None);
+        // `int()`, `math.floor`, `math.ceil`, `math.sqrt` as Python's.
+        assert_eq!(FloatFn::Trunc.apply(f(-1.5)), Some(i(-1)));
+        assert_eq!(FloatFn::Floor.apply(f(-1.5)), Some(i(-2)));
+        assert_eq!(FloatFn::Ceil.apply(f(1.25)), Some(i(2)));
+        assert_eq!(FloatFn::Trunc.apply(f(f64::INFINITY)), None);
+        assert_eq!(FloatFn::Sqrt.apply(i(2)), Some(f(2f64.sqrt())));
+        assert_eq!(FloatFn::Sqrt.apply(f(-1.0)), None);
+        let t = SymExpr::Fn(FloatFn::Trunc, Box::new(e));
+        assert!(!t.is_float());
+        assert_eq!(t.eval(&|_, _| Some(6)), Some(-1));
     }
 
     #[test]

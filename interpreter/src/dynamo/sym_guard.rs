@@ -200,6 +200,7 @@ fn relabel(
         SymExpr::Abs(a) => SymExpr::Abs(Box::new(relabel(a, leaves, source_of)?)),
         SymExpr::Float(f) => SymExpr::Float(*f),
         SymExpr::ToFloat(a) => SymExpr::ToFloat(Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::Fn(f, a) => SymExpr::Fn(*f, Box::new(relabel(a, leaves, source_of)?)),
         SymExpr::TrueDiv(a, b) => SymExpr::TrueDiv(
             Box::new(relabel(a, leaves, source_of)?),
             Box::new(relabel(b, leaves, source_of)?),

@@ -431,6 +431,22 @@ impl super::symbolic_convert::Tracer<'_> {
         Some(self.out.sym_int(expr, hint, self.vm))
     }
 
+    /// `math.sqrt(x)` of a SymInt or SymFloat (a SymFloat), `int(x)` / `math.floor(x)` /
+    /// `math.ceil(x)` of a SymFloat (a SymInt); `None` for anything else, or where Python raises
+    /// (then the value is used, and raises as in eager).
+    pub(crate) fn sym_float_fn(&mut self, f: sym::FloatFn, x: &Vt) -> Option<Vt> {
+        let (expr, hint) = match &x.kind {
+            Kind::SymFloat(s) => (s.expr.clone(), Num::Float(s.float_hint?)),
+            Kind::SymInt(s) if f == sym::FloatFn::Sqrt => (s.expr.clone(), Num::Int(s.hint)),
+            _ => return None,
+        };
+        let expr = SymExpr::Fn(f, Box::new(expr));
+        Some(match f.apply(hint)? {
+            Num::Float(h) => self.out.sym_float(expr, h, self.vm),
+            Num::Int(h) => self.out.sym_int(expr, h, self.vm),
+        })
+    }
+
     /// `float(x)` of a SymInt (a SymFloat, PyTorch's `torch.sym_float`) or a SymFloat (itself).
     pub(crate) fn sym_to_float(&mut self, x: &Vt) -> Option<Vt> {
         match &x.kind {

@@ -62,6 +62,18 @@ def sym_float(a):
     return float(a)
 
 
+def sym_int(a):
+    """`torch.sym_int(a)`: `int(a)` (toward zero), as FX graphs of `int(n / 2)` call it."""
+    return int(a)
+
+
+def _sym_sqrt(a):
+    """`torch._sym_sqrt(a)`: `math.sqrt(a)`, as FX graphs of `math.sqrt(n / 2)` call it."""
+    import math
+
+    return math.sqrt(a)
+
+
 def sym_max(a, b):
     """`torch.sym_max(a, b)` of ints (FX graphs of `max(n, 2)` call it with plain ints)."""
     return max(a, b)

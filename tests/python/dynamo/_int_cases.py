@@ -92,6 +92,9 @@ def functions():
     def float_sqrt(x, n):
         return x * math.sqrt(abs(n) / 2)
 
+    def float_int(x, n):
+        return x * math.floor(n / 3) + int(n / 2), math.ceil(n / 4)
+
     def float_cmp(x, n):
         return x + 1 if n / 2 > 1.2 else x - n / 3
 
@@ -102,7 +105,7 @@ def functions():
     return {f.__name__: f for f in [
         mul, arith, pow_, arange, full, new_zeros, slice_, branch, equal, index_list, loop,
         returned, with_size, size_ret, two_ints, tensor_of, truediv, view, half_add, ratio,
-        float_mixed, float_ret, float_sqrt, float_cmp, max_min,
+        float_mixed, float_ret, float_sqrt, float_int, float_cmp, max_min,
     ]}
 
 

@@ -31,7 +31,6 @@ NOGRAPH = (
     "the same recompiles as PyTorch (guards L['n'] % 4 == k); the n % 4 == 0 entry has no tensor op, "
     "so it makes no graph (PyTorch's holds the mod node)"
 )
-SQRT = "math.sqrt of a SymFloat is not modelled: the value is used, so n is specialised (guarded by value)"
 UNUSED = (
     "PyTorch does not guard an int no tensor op uses; Rynamo guards it by value until it changes once"
 )
@@ -59,12 +58,6 @@ KNOWN = {
     "size_ret/auto/grow": (2, UNUSED),
     "size_ret/auto/mixed": (2, UNUSED),
     "size_ret/auto/both": (2, REINFER),
-    "float_sqrt/auto/grow": (6, SQRT),
-    "float_sqrt/auto/mixed": (7, SQRT),
-    "float_sqrt/auto/both": (4, SQRT),
-    "float_sqrt/true/grow": (6, SQRT),
-    "float_sqrt/true/mixed": (7, SQRT),
-    "float_sqrt/true/both": (4, SQRT),
     "view/auto/grow": (2, REINFER),
     "view/auto/mixed": (2, REINFER),
     "view/auto/both": (2, REINFER),
@@ -86,7 +79,7 @@ failures = []
 
 # Elementwise cases whose compiled results equal eager's bit for bit: a SymFloat reaches the op
 # as the Python float eager computes (`n / 2` in double, rounded once as the op reads it).
-EXACT = {"truediv", "half_add", "ratio", "float_mixed", "float_ret", "float_sqrt", "float_cmp"}
+EXACT = {"truediv", "half_add", "ratio", "float_mixed", "float_ret", "float_sqrt", "float_int", "float_cmp"}
 
 
 def compare(label, want, got):
