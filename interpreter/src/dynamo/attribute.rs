@@ -102,6 +102,12 @@ impl Tracer<'_> {
                 }
                 Ok(wrap_unguarded(v, vm))
             }
+            // An attribute of a SymInt or SymFloat (`n.bit_length()`, `(n / 2).is_integer()`)
+            // is its value's: the value is used, so its symbols are specialised.
+            Kind::SymInt(s) | Kind::SymFloat(s) => {
+                let value = Vt::constant(s.concrete().clone());
+                self.get_attr(value, name)
+            }
             // A `torch.Size` holding SymInts (`x.shape` of dynamic sizes): its methods see the
             // sizes as values (specialised), as the constant `torch.Size` they were.
             Kind::NamedTuple(cls, items)

@@ -175,9 +175,31 @@ impl Tracer<'_> {
             // `int()` of a size is the size, still symbolic (as Dynamo's SymNodeVariable).
             return Ok(x.clone());
         }
+        if let ("int", [x]) = (name, args.as_slice())
+            && kwargs.is_empty()
+            && let Some(v) = self.sym_float_fn(super::sym::FloatFn::Trunc, x)
+        {
+            // `int(n / 2)`: PyTorch's `torch.sym_int`, toward zero.
+            return Ok(v);
+        }
         if let ("abs", [x]) = (name, args.as_slice())
             && let Some(v) = self.sym_unary(x, true)
         {
+            return Ok(v);
+        }
+        if matches!(name, "max" | "min")
+            && args.len() >= 2
+            && kwargs.is_empty()
+            && let Some(v) = self.sym_min_max(name == "max", &args)
+        {
+            // `max(n, 2)` of SymInts and ints stays symbolic (PyTorch's `torch.sym_max`).
+            return Ok(v);
+        }
+        if let ("float", [x]) = (name, args.as_slice())
+            && kwargs.is_empty()
+            && let Some(v) = self.sym_to_float(x)
+        {
+            // `float(n)` of a SymInt is a SymFloat (PyTorch's `torch.sym_float`).
             return Ok(v);
         }
         if PURE_ON_CONSTANTS.contains(&name)
@@ -574,6 +596,7 @@ impl Tracer<'_> {
             | Kind::ErrorOnGraphBreak(_) => true,
             Kind::Tensor(_)
             | Kind::SymInt(_)
+            | Kind::SymFloat(_)
             | Kind::Tuple(_)
             | Kind::NamedTuple(..)
             | Kind::List(_)

@@ -438,6 +438,19 @@ impl SymNodes<'_> {
                 let args = vm.ctx.new_tuple(vec![x, vm.ctx.new_int(*d).into()]);
                 vm.call_method(self.g, "call_method", ("size", args, vm.ctx.new_dict()))?
             }
+            // `torch.sym_max(l_n_, 2)`, as PyTorch's graphs call `max` of SymInts.
+            SymExpr::Bin(o @ (SymOp::Max | SymOp::Min), a, b) => {
+                let name = if *o == SymOp::Max {
+                    "sym_max"
+                } else {
+                    "sym_min"
+                };
+                let f = bridge::import_module("torch", vm)?.get_attr(name, vm)?;
+                let args = vm
+                    .ctx
+                    .new_tuple(vec![self.node(a, nodes, vm)?, self.node(b, nodes, vm)?]);
+                vm.call_method(self.g, "call_function", (f, args, vm.ctx.new_dict()))?
+            }
             SymExpr::Bin(o, a, b) => {
                 let f = op(match o {
                     SymOp::Add => "add",
@@ -445,10 +458,41 @@ impl SymNodes<'_> {
                     SymOp::Mul => "mul",
                     SymOp::FloorDiv => "floordiv",
                     SymOp::Mod => "mod",
+                    SymOp::Max | SymOp::Min => unreachable!("matched above"),
                 })?;
                 let args = vm
                     .ctx
                     .new_tuple(vec![self.node(a, nodes, vm)?, self.node(b, nodes, vm)?]);
+                vm.call_method(self.g, "call_function", (f, args, vm.ctx.new_dict()))?
+            }
+            SymExpr::Float(f) => return Ok(vm.ctx.new_float(*f).into()),
+            // As PyTorch's graphs: `truediv = l_n_ / 2`, `sym_float = torch.sym_float(l_n_)`.
+            SymExpr::TrueDiv(a, b) => {
+                let args = vm
+                    .ctx
+                    .new_tuple(vec![self.node(a, nodes, vm)?, self.node(b, nodes, vm)?]);
+                vm.call_method(
+                    self.g,
+                    "call_function",
+                    (op("truediv")?, args, vm.ctx.new_dict()),
+                )?
+            }
+            // `torch._sym_sqrt(truediv)`, `torch.sym_int(truediv)`, `math.floor(truediv)`.
+            SymExpr::Fn(f, a) => {
+                use super::sym::FloatFn;
+                let (module, name) = match f {
+                    FloatFn::Sqrt => ("torch", "_sym_sqrt"),
+                    FloatFn::Trunc => ("torch", "sym_int"),
+                    FloatFn::Floor => ("math", "floor"),
+                    FloatFn::Ceil => ("math", "ceil"),
+                };
+                let func = bridge::import_module(module, vm)?.get_attr(name, vm)?;
+                let args = vm.ctx.new_tuple(vec![self.node(a, nodes, vm)?]);
+                vm.call_method(self.g, "call_function", (func, args, vm.ctx.new_dict()))?
+            }
+            SymExpr::ToFloat(a) => {
+                let f = bridge::import_module("torch", vm)?.get_attr("sym_float", vm)?;
+                let args = vm.ctx.new_tuple(vec![self.node(a, nodes, vm)?]);
                 vm.call_method(self.g, "call_function", (f, args, vm.ctx.new_dict()))?
             }
             SymExpr::Neg(a) | SymExpr::Abs(a) => {
@@ -515,6 +559,10 @@ fn arg_to_py(
     let int = |i: i64, item: usize, part: u8| -> PyObjectRef {
         sym(item, part).unwrap_or_else(|| vm.ctx.new_int(i).into())
     };
+    // A SymFloat argument is its node (`l_x_ * truediv`).
+    let float = |f: f64| -> PyObjectRef {
+        sym(0, super::sym::FLOAT_PART).unwrap_or_else(|| vm.ctx.new_float(f).into())
+    };
     Ok(match a {
         Value::None => vm.ctx.none(),
         Value::Tensor(v) => value_node(*v, nodes, vm)?,
@@ -529,14 +577,14 @@ fn arg_to_py(
         Value::Scalar(s) => match s {
             rynamo_tensor::Scalar::Bool(b) => vm.ctx.new_bool(*b).into(),
             rynamo_tensor::Scalar::Int(i) => int(*i, 0, 0),
-            rynamo_tensor::Scalar::Float(f) => vm.ctx.new_float(*f).into(),
+            rynamo_tensor::Scalar::Float(f) => float(*f),
         },
         Value::Int(i) => int(*i, 0, 0),
         Value::IntList(v) => vm
             .ctx
             .new_list(v.iter().enumerate().map(|(k, i)| int(*i, k, 0)).collect())
             .into(),
-        Value::Float(f) => vm.ctx.new_float(*f).into(),
+        Value::Float(f) => float(*f),
         Value::Bool(b) => vm.ctx.new_bool(*b).into(),
         Value::Str(s) => vm.ctx.new_str(s.as_str()).into(),
         Value::DType(d) => bridge::dtype_object(*d, vm),

@@ -235,6 +235,13 @@ impl ShapeProbe {
         if !e.vals().is_empty() {
             return None;
         }
+        let int = |i: &sym::SymExpr| self.render_expr(i, graph);
+        if e.is_float() || matches!(e, sym::SymExpr::Fn(..)) {
+            return super::sym_float::render(e, &int);
+        }
+        if let sym::SymExpr::Bin(op @ (sym::SymOp::Max | sym::SymOp::Min), ..) = e {
+            return super::sym_float::render_min_max(*op, e, &int);
+        }
         let leaf = |pos: usize, d: usize, at: &[i64]| -> Option<i64> {
             if d == VALUE {
                 return match self.input_ints.get(pos)? {

@@ -60,6 +60,7 @@ pub mod source;
 pub mod stats;
 pub mod stdlib_classes;
 pub mod sym;
+pub mod sym_float;
 pub mod sym_guard;
 pub mod sym_trace;
 pub mod symbolic_convert;

@@ -353,6 +353,7 @@ impl OutputGraph {
             Kind::Tensor(t) => Some(Value::Tensor(t.value)),
             Kind::Const(c) => const_arg(c, vm),
             Kind::SymInt(s) => Some(self.sym_arg(s)),
+            Kind::SymFloat(s) => Some(Value::Float(super::sym::float_sentinel(s.id))),
             Kind::Tuple(items) | Kind::NamedTuple(_, items) => seq_arg(items, self, vm),
             Kind::List(l) => seq_arg(&l.borrow().items, self, vm),
             _ => None,

@@ -55,6 +55,19 @@ impl Tracer<'_> {
     ) -> Option<Result<Vt, GraphBreak>> {
         let module = module_of(obj, self.vm)?;
         match module.as_str() {
+            "math" if kwargs.is_empty() && args.len() == 1 => {
+                // `math.sqrt(n / 2)`, `math.floor(n / 2)` of SymFloats stay symbolic.
+                let f = match name {
+                    "sqrt" => Some(super::sym::FloatFn::Sqrt),
+                    "floor" => Some(super::sym::FloatFn::Floor),
+                    "ceil" => Some(super::sym::FloatFn::Ceil),
+                    _ => None,
+                };
+                match f.and_then(|f| self.sym_float_fn(f, &args[0])) {
+                    Some(v) => Some(Ok(v)),
+                    None => Some(self.fold_pure(obj, name, args, kwargs)),
+                }
+            }
             "math" | "cmath" => Some(self.fold_pure(obj, name, args, kwargs)),
             "_operator" | "operator" if kwargs.is_empty() => {
                 Some(self.call_operator(name, args.to_vec()))

@@ -136,7 +136,8 @@ pub fn recon_of(
                 unreachable!("invariant: checked by the guard above")
             })))
         }
-        Kind::SymInt(s) => {
+        // A SymFloat too: rebuilt from the frame as a Python float.
+        Kind::SymInt(s) | Kind::SymFloat(s) => {
             let source_of = |pos: usize| out.inputs.get(pos).map(|i| i.source.clone());
             Ok(match super::sym_guard::FrameSym::new(&s.expr, &source_of) {
                 Some(f) => Recon::SymInt(Rc::new(f)),
@@ -483,10 +484,15 @@ impl Builder<'_> {
                     .map(|(src, _)| src.eval(self.frame, vm))
                     .collect::<PyResult<Vec<_>>>()?;
                 let leaf = |k: usize| super::sym_guard::leaf_value(&objs[k], f.leaves[k].1, vm);
-                let v = f.eval(&leaf).ok_or_else(|| {
-                    vm.new_runtime_error("a symbolic int has no value for these inputs")
-                })?;
-                vm.ctx.new_int(v).into()
+                match f.eval(&leaf) {
+                    Some(super::sym::Num::Int(v)) => vm.ctx.new_int(v).into(),
+                    Some(super::sym::Num::Float(v)) => vm.ctx.new_float(v).into(),
+                    None => {
+                        return Err(
+                            vm.new_runtime_error("a symbolic value has no value for these inputs")
+                        );
+                    }
+                }
             }
             Recon::Tuple(items) => {
                 let v = items

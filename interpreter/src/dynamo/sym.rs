@@ -27,6 +27,8 @@ use rynamo_graph::{Arg, Graph, Value, ValueId};
 use rynamo_tensor::TensorMeta;
 use rynamo_tensor::{IndexItem, Scalar};
 
+pub use super::sym_float::Num;
+
 /// The pseudo-dimension of a dynamic int input: `Dim(pos, VALUE)` is the value of the Python int
 /// the graph input at `pos` stands for (a 0-d int64 input, `shape_env.rs`), where other
 /// dimensions are sizes. One leaf kind keeps guards, probing and instantiation on one path:
@@ -50,7 +52,18 @@ pub enum SymExpr {
     Neg(Box<SymExpr>),
     /// `abs(e)`.
     Abs(Box<SymExpr>),
+    /// A float constant (a SymFloat's operand).
+    Float(f64),
+    /// `float(e)` of an integer expression (PyTorch's `ToFloat`).
+    ToFloat(Box<SymExpr>),
+    /// `a / b`: Python's true division (of ints: `IntTrueDiv`), a float.
+    TrueDiv(Box<SymExpr>, Box<SymExpr>),
+    /// `math.sqrt(e)` (a float) or the int `int(e)` / `math.floor(e)` / `math.ceil(e)` of a
+    /// float.
+    Fn(FloatFn, Box<SymExpr>),
 }
+
+pub use super::sym_float::FloatFn;
 
 /// The operators a SymInt keeps symbolic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +78,10 @@ pub enum SymOp {
     FloorDiv,
     /// `a % b` (Python's: the sign of `b`).
     Mod,
+    /// `max(a, b)` (PyTorch's `torch.sym_max`).
+    Max,
+    /// `min(a, b)` (PyTorch's `torch.sym_min`).
+    Min,
 }
 
 impl SymOp {
@@ -88,6 +105,8 @@ impl SymOp {
             SymOp::Mul => a.checked_mul(b),
             SymOp::FloorDiv => floor_div(a, b),
             SymOp::Mod => floor_div(a, b).and_then(|q| a.checked_sub(q.checked_mul(b)?)),
+            SymOp::Max => Some(a.max(b)),
+            SymOp::Min => Some(a.min(b)),
         }
     }
 
@@ -98,6 +117,8 @@ impl SymOp {
             SymOp::Mul => "*",
             SymOp::FloorDiv => "//",
             SymOp::Mod => "%",
+            SymOp::Max => "max",
+            SymOp::Min => "min",
         }
     }
 }
@@ -128,33 +149,69 @@ impl SymExpr {
         self.eval_with(size, &|_, _| None)
     }
 
-    /// The value for input dimension sizes `size` and computed value sizes `val`.
+    /// The value for input dimension sizes `size` and computed value sizes `val` (`None` for a
+    /// float-valued expression).
     pub fn eval_with(
         &self,
         size: &dyn Fn(usize, usize) -> Option<i64>,
         val: &dyn Fn(&str, usize) -> Option<i64>,
     ) -> Option<i64> {
+        match self.eval_num(size, val)? {
+            Num::Int(i) => Some(i),
+            Num::Float(_) => None,
+        }
+    }
+
+    /// The value, int or float, as Python computes it, for input dimension sizes `size` and
+    /// computed value sizes `val`.
+    pub fn eval_num(
+        &self,
+        size: &dyn Fn(usize, usize) -> Option<i64>,
+        val: &dyn Fn(&str, usize) -> Option<i64>,
+    ) -> Option<Num> {
+        let ev = |e: &SymExpr| e.eval_num(size, val);
+        Some(match self {
+            SymExpr::Int(i) => Num::Int(*i),
+            SymExpr::Float(f) => Num::Float(*f),
+            SymExpr::Dim(v, d) => Num::Int(size(*v, *d)?),
+            SymExpr::Val(n, d) => Num::Int(val(n, *d)?),
+            SymExpr::Bin(op, a, b) => Num::apply(*op, ev(a)?, ev(b)?)?,
+            SymExpr::TrueDiv(a, b) => Num::true_div(ev(a)?, ev(b)?)?,
+            SymExpr::ToFloat(a) => Num::Float(ev(a)?.as_f64()),
+            SymExpr::Fn(f, a) => f.apply(ev(a)?)?,
+            SymExpr::Neg(a) => match ev(a)? {
+                Num::Int(i) => Num::Int(i.checked_neg()?),
+                Num::Float(f) => Num::Float(-f),
+            },
+            SymExpr::Abs(a) => match ev(a)? {
+                Num::Int(i) => Num::Int(i.checked_abs()?),
+                Num::Float(f) => Num::Float(f.abs()),
+            },
+        })
+    }
+
+    /// Whether the expression computes a float (a SymFloat's).
+    pub fn is_float(&self) -> bool {
         match self {
-            SymExpr::Int(i) => Some(*i),
-            SymExpr::Dim(v, d) => size(*v, *d),
-            SymExpr::Val(n, d) => val(n, *d),
-            SymExpr::Bin(op, a, b) => op.apply(a.eval_with(size, val)?, b.eval_with(size, val)?),
-            SymExpr::Neg(a) => a.eval_with(size, val)?.checked_neg(),
-            SymExpr::Abs(a) => a.eval_with(size, val)?.checked_abs(),
+            SymExpr::Float(_) | SymExpr::ToFloat(_) | SymExpr::TrueDiv(..) => true,
+            SymExpr::Fn(f, _) => *f == FloatFn::Sqrt,
+            SymExpr::Int(_) | SymExpr::Dim(..) | SymExpr::Val(..) => false,
+            SymExpr::Bin(_, a, b) => a.is_float() || b.is_float(),
+            SymExpr::Neg(a) | SymExpr::Abs(a) => a.is_float(),
         }
     }
 
     /// Every computed value dimension the expression reads.
     pub fn vals(&self) -> Vec<(String, usize)> {
         match self {
-            SymExpr::Int(_) | SymExpr::Dim(..) => Vec::new(),
+            SymExpr::Int(_) | SymExpr::Float(_) | SymExpr::Dim(..) => Vec::new(),
             SymExpr::Val(n, d) => vec![(n.clone(), *d)],
-            SymExpr::Bin(_, a, b) => {
+            SymExpr::Bin(_, a, b) | SymExpr::TrueDiv(a, b) => {
                 let mut v = a.vals();
                 v.extend(b.vals());
                 v
             }
-            SymExpr::Neg(a) | SymExpr::Abs(a) => a.vals(),
+            SymExpr::Neg(a) | SymExpr::Abs(a) | SymExpr::ToFloat(a) | SymExpr::Fn(_, a) => a.vals(),
         }
     }
 
@@ -167,17 +224,19 @@ impl SymExpr {
 
     fn collect_dims(&self, out: &mut Vec<(usize, usize)>) {
         match self {
-            SymExpr::Int(_) | SymExpr::Val(..) => {}
+            SymExpr::Int(_) | SymExpr::Float(_) | SymExpr::Val(..) => {}
             SymExpr::Dim(v, d) => {
                 if !out.contains(&(*v, *d)) {
                     out.push((*v, *d));
                 }
             }
-            SymExpr::Bin(_, a, b) => {
+            SymExpr::Bin(_, a, b) | SymExpr::TrueDiv(a, b) => {
                 a.collect_dims(out);
                 b.collect_dims(out);
             }
-            SymExpr::Neg(a) | SymExpr::Abs(a) => a.collect_dims(out),
+            SymExpr::Neg(a) | SymExpr::Abs(a) | SymExpr::ToFloat(a) | SymExpr::Fn(_, a) => {
+                a.collect_dims(out)
+            }
         }
     }
 
@@ -188,11 +247,20 @@ impl SymExpr {
             SymExpr::Int(i) => i.to_string(),
             SymExpr::Dim(v, d) => name(*v, *d),
             SymExpr::Val(n, d) => format!("{n}.size({d})"),
+            SymExpr::Bin(op @ (SymOp::Max | SymOp::Min), a, b) => {
+                let f = if *op == SymOp::Max { "Max" } else { "Min" };
+                format!("{f}({}, {})", a.render(name), b.render(name))
+            }
             SymExpr::Bin(op, a, b) => {
                 format!("({} {} {})", a.render(name), op.text(), b.render(name))
             }
             SymExpr::Neg(a) => format!("-{}", a.render(name)),
             SymExpr::Abs(a) => format!("Abs({})", a.render(name)),
+            // Rust's `{:?}` keeps a float's point (`2.0`), so a float and an int never print alike.
+            SymExpr::Float(f) => format!("{f:?}"),
+            SymExpr::ToFloat(a) => format!("ToFloat({})", a.render(name)),
+            SymExpr::TrueDiv(a, b) => format!("({} / {})", a.render(name), b.render(name)),
+            SymExpr::Fn(f, a) => format!("{}({})", f.sympy_name(), a.render(name)),
         }
     }
 }
@@ -204,9 +272,11 @@ pub struct SymVar {
     pub id: usize,
     /// What it computes.
     pub expr: SymExpr,
-    /// Its value in the traced example.
+    /// Its value in the traced example (a SymInt's; 0 for a SymFloat).
     pub hint: i64,
-    /// The hint as a Python int, for uses that need a concrete value.
+    /// A SymFloat's value in the traced example (`Kind::SymFloat`, `expr.is_float()`).
+    pub float_hint: Option<f64>,
+    /// The hint as a Python int (a float for a SymFloat), for uses that need a concrete value.
     pub hint_obj: PyObjectRef,
     /// Whether some use read the hint as a constant (then its dimensions are specialised).
     pub concrete: Cell<bool>,
@@ -222,7 +292,8 @@ impl SymVar {
 }
 
 /// Where a symbolic int sits in a node argument: `item` indexes an `int[]` or an index
-/// expression; `part` is 0 for an int, 1/2/3 for a slice's start/stop/step.
+/// expression; `part` is 0 for an int, 1/2/3 for a slice's start/stop/step, [`FLOAT_PART`] for
+/// a float argument (a SymFloat's place).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
     /// Item of a list argument (0 for a scalar one).
@@ -231,7 +302,10 @@ pub struct Slot {
     pub part: u8,
 }
 
-/// A symbolic int argument of a graph node.
+/// The [`Slot::part`] of a float argument (`x * (n / 2)`'s scalar): a SymFloat's value.
+pub const FLOAT_PART: u8 = 4;
+
+/// A symbolic int (or float) argument of a graph node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SymArg {
     /// The node, by its first output's name (passes renumber values but keep names).
@@ -288,28 +362,55 @@ pub fn sentinel(id: usize) -> i64 {
     SENTINEL - id as i64
 }
 
-/// Replaces the sentinels in bound arguments by hints (`hint(id)`); returns where symbolic ints
-/// sit `(argument, slot, id)` and the ids that reached a place no slot describes (a float),
-/// which must be specialised.
+/// A SymFloat's op-argument form: its id's int sentinel less a half, which no float binding
+/// widened from an int (a SymInt's sentinel) is; exact (an ulp there is a quarter).
+pub fn float_sentinel(id: usize) -> f64 {
+    sentinel(id) as f64 - 0.5
+}
+
+/// The SymFloat id a float sentinel stands for.
+pub fn float_sentinel_id(x: f64) -> Option<usize> {
+    if x.fract() != -0.5 {
+        return None;
+    }
+    sentinel_id((x + 0.5) as i64)
+}
+
+/// Replaces the sentinels in bound arguments by hints (`hint(id)`); returns where symbolic
+/// values sit `(argument, slot, id)` (a SymFloat in a float argument at [`FLOAT_PART`]) and the
+/// ids of SymInts that reached a float argument (widened by binding), which must be specialised.
 pub fn take_sentinels(
     args: &mut [Arg],
-    hint: &dyn Fn(usize) -> i64,
+    hint: &dyn Fn(usize) -> Num,
 ) -> (Vec<(usize, Slot, usize)>, Vec<usize>) {
     let mut found = Vec::new();
     let mut floats = Vec::new();
     for (a, arg) in args.iter_mut().enumerate() {
         int_slots(arg, &mut |slot, i| {
-            if let Some(id) = sentinel_id(*i) {
-                *i = hint(id);
+            if let Some(id) = sentinel_id(*i)
+                && let Num::Int(h) = hint(id)
+            {
+                *i = h;
                 found.push((a, slot, id));
             }
         });
-        if let Value::Float(x) | Value::Scalar(Scalar::Float(x)) = arg
-            && x.fract() == 0.0
-            && let Some(id) = sentinel_id(*x as i64)
-        {
-            *x = hint(id) as f64;
-            floats.push(id);
+        if let Value::Float(x) | Value::Scalar(Scalar::Float(x)) = arg {
+            if let Some(id) = float_sentinel_id(*x) {
+                *x = hint(id).as_f64();
+                found.push((
+                    a,
+                    Slot {
+                        item: 0,
+                        part: FLOAT_PART,
+                    },
+                    id,
+                ));
+            } else if x.fract() == 0.0
+                && let Some(id) = sentinel_id(*x as i64)
+            {
+                *x = hint(id).as_f64();
+                floats.push(id);
+            }
         }
     }
     (found, floats)
@@ -391,7 +492,7 @@ pub fn instantiate(
             .first()
             .map(|o| g.value(*o).name.clone());
         for s in sym_args.iter().filter(|s| Some(&s.node) == first.as_ref()) {
-            let v = s.expr.eval_with(&size, &val).ok_or_else(|| {
+            let v = s.expr.eval_num(&size, &val).ok_or_else(|| {
                 format!(
                     "the symbolic size {} has no value for these shapes",
                     s.expr.render(&|p, d| match d {
@@ -400,12 +501,21 @@ pub fn instantiate(
                     })
                 )
             })?;
-            if let Some(arg) = g.nodes_mut()[i].args.get_mut(s.arg) {
-                int_slots(arg, &mut |slot, x| {
-                    if slot == s.slot {
-                        *x = v;
-                    }
-                });
+            match (g.nodes_mut()[i].args.get_mut(s.arg), v) {
+                (Some(Value::Float(x) | Value::Scalar(Scalar::Float(x))), v)
+                    if s.slot.part == FLOAT_PART =>
+                {
+                    *x = v.as_f64();
+                }
+                (Some(arg), Num::Int(v)) if s.slot.part != FLOAT_PART => {
+                    int_slots(arg, &mut |slot, x| {
+                        if slot == s.slot {
+                            *x = v;
+                        }
+                    });
+                }
+                (None, _) => {}
+                _ => return Err("a symbolic value does not fit its argument".to_owned()),
             }
         }
         let node = &g.nodes()[i];
@@ -492,7 +602,7 @@ mod tests {
             }]),
             Value::Float(sentinel(2) as f64),
         ];
-        let (found, floats) = take_sentinels(&mut args, &|id| 10 + id as i64);
+        let (found, floats) = take_sentinels(&mut args, &|id| Num::Int(10 + id as i64));
         assert_eq!(
             found,
             vec![

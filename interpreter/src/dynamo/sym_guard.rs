@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use super::source::Source;
-use super::sym::{SymExpr, VALUE};
+use super::sym::{Num, SymExpr, VALUE};
 
 /// The comparison operators (`COMPARE_OP`'s order: `<`, `<=`, `==`, `!=`, `>`, `>=`).
 const OPS: [&str; 6] = ["<", "<=", "==", "!=", ">", ">="];
@@ -22,6 +22,28 @@ pub fn compare(which: usize, a: i64, b: i64) -> bool {
         3 => a != b,
         4 => a > b,
         _ => a >= b,
+    }
+}
+
+/// Whether `a OPS[which] b` for ints or floats, as Python compares them (an int and a float
+/// exactly: only ints a float holds exactly, |i| <= 2**53, are compared here; `None` beyond).
+pub fn compare_num(which: usize, a: Num, b: Num) -> Option<bool> {
+    const EXACT: u64 = 1 << 53;
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => Some(compare(which, x, y)),
+        (Num::Int(i), _) | (_, Num::Int(i)) if i.unsigned_abs() > EXACT => None,
+        _ => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            // IEEE comparisons are Python's (NaN compares unequal to everything).
+            Some(match which {
+                0 => x < y,
+                1 => x <= y,
+                2 => x == y,
+                3 => x != y,
+                4 => x > y,
+                _ => x >= y,
+            })
+        }
     }
 }
 
@@ -62,8 +84,9 @@ impl SymGuard {
     /// Whether the guard holds for the leaf sizes `size(k)`.
     pub fn holds(&self, size: &dyn Fn(usize) -> Option<i64>) -> bool {
         let at = |k: usize, _| size(k);
-        match (self.lhs.eval(&at), self.rhs.eval(&at)) {
-            (Some(a), Some(b)) => compare(self.op, a, b),
+        let none = |_: &str, _| None;
+        match (self.lhs.eval_num(&at, &none), self.rhs.eval_num(&at, &none)) {
+            (Some(a), Some(b)) => compare_num(self.op, a, b).unwrap_or(false),
             _ => false,
         }
     }
@@ -77,16 +100,16 @@ impl SymGuard {
                 d => format!("{src}.size()[{d}]"),
             }
         };
-        format!(
-            "{} {} {}",
-            strip(self.lhs.render(&name)),
-            OPS[self.op],
-            strip(self.rhs.render(&name))
-        )
+        // PyTorch keeps a true division's parentheses (`(L['n'] / 2) > 1.2`).
+        let side = |e: &SymExpr| match e {
+            SymExpr::TrueDiv(..) => e.render(&name),
+            _ => strip(e.render(&name)),
+        };
+        format!("{} {} {}", side(&self.lhs), OPS[self.op], side(&self.rhs))
     }
 }
 
-/// A SymInt expression over frame values: a SymInt a region returns (or stores) is rebuilt from
+/// A SymInt (or SymFloat) expression over frame values: one a region returns (or stores) is rebuilt from
 /// the frame on each call (`Recon::SymInt`), as PyTorch's graphs return SymInts, instead of
 /// being frozen at its traced value (which would specialise its dimensions).
 #[derive(Clone, Debug)]
@@ -106,9 +129,9 @@ impl FrameSym {
         Some(FrameSym { leaves, expr })
     }
 
-    /// The value, reading leaf `k` through `leaf(k)`.
-    pub fn eval(&self, leaf: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
-        self.expr.eval(&|k, _| leaf(k))
+    /// The value (an int, or a SymFloat's float), reading leaf `k` through `leaf(k)`.
+    pub fn eval(&self, leaf: &dyn Fn(usize) -> Option<i64>) -> Option<super::sym::Num> {
+        self.expr.eval_num(&|k, _| leaf(k), &|_, _| None)
     }
 }
 
@@ -175,6 +198,13 @@ fn relabel(
         ),
         SymExpr::Neg(a) => SymExpr::Neg(Box::new(relabel(a, leaves, source_of)?)),
         SymExpr::Abs(a) => SymExpr::Abs(Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::Float(f) => SymExpr::Float(*f),
+        SymExpr::ToFloat(a) => SymExpr::ToFloat(Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::Fn(f, a) => SymExpr::Fn(*f, Box::new(relabel(a, leaves, source_of)?)),
+        SymExpr::TrueDiv(a, b) => SymExpr::TrueDiv(
+            Box::new(relabel(a, leaves, source_of)?),
+            Box::new(relabel(b, leaves, source_of)?),
+        ),
     })
 }
 
@@ -195,5 +225,11 @@ mod tests {
         assert_eq!(g.code(), "L['x'].size()[1] * 2 <= 8");
         assert!(g.holds(&|_| Some(4)));
         assert!(!g.holds(&|_| Some(5)));
+        // A SymFloat relation (`n / 2 > 1.2`) holds as Python compares floats.
+        let half = SymExpr::TrueDiv(Box::new(SymExpr::Dim(0, VALUE)), Box::new(SymExpr::Int(2)));
+        let g = SymGuard::new(&half, 4, &SymExpr::Float(1.2), true, &|_| Some(x.clone())).unwrap();
+        assert_eq!(g.code(), "(L['x'] / 2) > 1.2");
+        assert!(g.holds(&|_| Some(3)));
+        assert!(!g.holds(&|_| Some(2)));
     }
 }

@@ -8,7 +8,7 @@ use rustpython_vm::AsObject;
 use rynamo_graph::Arg;
 
 use super::output_graph::OutputGraph;
-use super::sym::{self, SymArg, SymExpr, SymOp, SymVar};
+use super::sym::{self, Num, SymArg, SymExpr, SymOp, SymVar};
 use super::variables::{Kind, TensorVar, Vt};
 
 impl OutputGraph {
@@ -23,11 +23,32 @@ impl OutputGraph {
             id: syms.len(),
             expr,
             hint,
+            float_hint: None,
             hint_obj,
             concrete: std::cell::Cell::new(false),
         });
         syms.push(var.clone());
         Vt::new(Kind::SymInt(var))
+    }
+
+    /// A SymFloat tracker computing the float expression `expr` (hint `hint`): PyTorch's
+    /// SymFloat from arithmetic on SymInts; a constant expression is a plain float.
+    pub fn sym_float(&self, expr: SymExpr, hint: f64, vm: &rustpython_vm::VirtualMachine) -> Vt {
+        let hint_obj: rustpython_vm::PyObjectRef = vm.ctx.new_float(hint).into();
+        if expr.dims().is_empty() && expr.vals().is_empty() {
+            return Vt::constant(hint_obj);
+        }
+        let mut syms = self.syms.borrow_mut();
+        let var = Rc::new(SymVar {
+            id: syms.len(),
+            expr,
+            hint: 0,
+            float_hint: Some(hint),
+            hint_obj,
+            concrete: std::cell::Cell::new(false),
+        });
+        syms.push(var.clone());
+        Vt::new(Kind::SymFloat(var))
     }
 
     /// Dimension `d` of a tensor: a SymInt when it is a live dynamic dimension of a graph input,
@@ -117,7 +138,12 @@ impl OutputGraph {
     /// ones sit; a SymInt in a place no slot describes is used concretely.
     pub fn resolve_sym_args(&self, args: &mut [Arg]) -> Vec<(usize, sym::Slot, usize)> {
         let syms = self.syms.borrow();
-        let hint = |id: usize| syms.get(id).map_or(0, |s| s.hint);
+        let hint = |id: usize| {
+            syms.get(id).map_or(Num::Int(0), |s| match s.float_hint {
+                Some(f) => Num::Float(f),
+                None => Num::Int(s.hint),
+            })
+        };
         let (found, floats) = sym::take_sentinels(args, &hint);
         for id in floats {
             if let Some(s) = syms.get(id) {
@@ -343,7 +369,9 @@ impl OutputGraph {
     /// specialising its symbols: a compound expression (a bare symbol is specialised: the same
     /// guard, and a static graph) over live, unmarked symbols of graph inputs only.
     fn guardable_as_value(&self, e: &SymExpr) -> bool {
-        if matches!(e, SymExpr::Dim(..)) || !e.vals().is_empty() {
+        // A SymFloat's value is not guarded as a float: its symbols are specialised (PyTorch
+        // guards such uses as relations of floats, which the guards here do not evaluate).
+        if matches!(e, SymExpr::Dim(..)) || !e.vals().is_empty() || e.is_float() {
             return false;
         }
         let inputs = self.graph.graph().inputs();
@@ -357,34 +385,96 @@ impl OutputGraph {
 }
 
 impl super::symbolic_convert::Tracer<'_> {
-    /// `lhs op rhs` when one side is a SymInt and the other an int or a SymInt; `None` for
-    /// anything else (then the operands are used as constants).
+    /// `lhs op rhs` when one side is a SymInt or a SymFloat and the other an int, a float or
+    /// one of those: `+ - * // %` of ints stay a SymInt, `/` and `+ - *` with a float make a
+    /// SymFloat (as PyTorch's `IntTrueDiv`, `ToFloat`); `None` for anything else (then the
+    /// operands are used as constants).
     pub(crate) fn sym_binary(&mut self, pyname: &str, lhs: &Vt, rhs: &Vt) -> Option<Vt> {
-        if !matches!(lhs.kind, Kind::SymInt(_)) && !matches!(rhs.kind, Kind::SymInt(_)) {
+        let symbolic = |v: &Vt| matches!(v.kind, Kind::SymInt(_) | Kind::SymFloat(_));
+        if !symbolic(lhs) && !symbolic(rhs) {
             return None;
         }
-        let op = SymOp::from_py(pyname)?;
-        let (a, ha) = self.sym_operand(lhs)?;
-        let (b, hb) = self.sym_operand(rhs)?;
+        let (a, ha) = self.num_operand(lhs)?;
+        let (b, hb) = self.num_operand(rhs)?;
         // A zero divisor raises as Python does, through the constant path.
-        let hint = op.apply(ha, hb)?;
-        Some(self.out.sym_int(SymExpr::bin(op, a, b), hint, self.vm))
+        if pyname.trim_start_matches('i') == "truediv" {
+            let hint = Num::true_div(ha, hb)?.as_f64();
+            let expr = SymExpr::TrueDiv(Box::new(a), Box::new(b));
+            return Some(self.out.sym_float(expr, hint, self.vm));
+        }
+        let op = SymOp::from_py(pyname)?;
+        Some(match Num::apply(op, ha, hb)? {
+            Num::Int(hint) => self.out.sym_int(SymExpr::bin(op, a, b), hint, self.vm),
+            Num::Float(hint) => {
+                let expr = SymExpr::Bin(op, Box::new(a), Box::new(b));
+                self.out.sym_float(expr, hint, self.vm)
+            }
+        })
+    }
+
+    /// `max(a, b, ...)` / `min(...)` of ints with at least one SymInt: folded left into `Max`
+    /// / `Min` expressions (Python returns the first extreme argument; among ints only its value
+    /// is seen). `None` when an argument is anything else (a float's type would depend on the
+    /// values), so the arguments are used as constants.
+    pub(crate) fn sym_min_max(&mut self, max: bool, args: &[Vt]) -> Option<Vt> {
+        if !args.iter().any(|a| matches!(a.kind, Kind::SymInt(_))) {
+            return None;
+        }
+        let op = if max { SymOp::Max } else { SymOp::Min };
+        let mut items = args.iter().map(|a| self.sym_operand(a));
+        let (mut expr, mut hint) = items.next()??;
+        for item in items {
+            let (e, h) = item?;
+            hint = op.apply(hint, h)?;
+            expr = SymExpr::bin(op, expr, e);
+        }
+        Some(self.out.sym_int(expr, hint, self.vm))
+    }
+
+    /// `math.sqrt(x)` of a SymInt or SymFloat (a SymFloat), `int(x)` / `math.floor(x)` /
+    /// `math.ceil(x)` of a SymFloat (a SymInt); `None` for anything else, or where Python raises
+    /// (then the value is used, and raises as in eager).
+    pub(crate) fn sym_float_fn(&mut self, f: sym::FloatFn, x: &Vt) -> Option<Vt> {
+        let (expr, hint) = match &x.kind {
+            Kind::SymFloat(s) => (s.expr.clone(), Num::Float(s.float_hint?)),
+            Kind::SymInt(s) if f == sym::FloatFn::Sqrt => (s.expr.clone(), Num::Int(s.hint)),
+            _ => return None,
+        };
+        let expr = SymExpr::Fn(f, Box::new(expr));
+        Some(match f.apply(hint)? {
+            Num::Float(h) => self.out.sym_float(expr, h, self.vm),
+            Num::Int(h) => self.out.sym_int(expr, h, self.vm),
+        })
+    }
+
+    /// `float(x)` of a SymInt (a SymFloat, PyTorch's `torch.sym_float`) or a SymFloat (itself).
+    pub(crate) fn sym_to_float(&mut self, x: &Vt) -> Option<Vt> {
+        match &x.kind {
+            Kind::SymInt(s) => {
+                let expr = SymExpr::ToFloat(Box::new(s.expr.clone()));
+                Some(self.out.sym_float(expr, s.hint as f64, self.vm))
+            }
+            Kind::SymFloat(_) => Some(x.clone()),
+            _ => None,
+        }
     }
 
     /// `lhs OP rhs` (`which`: `<` is 0 ... `>=` is 5) when one side is a SymInt and the other an
     /// int or a SymInt: decided on the hints, with a shape guard that the relation keeps its
     /// truth value (PyTorch guards a SymBool when it is used as a bool; here at once).
     pub(crate) fn sym_compare(&mut self, which: usize, lhs: &Vt, rhs: &Vt) -> Option<Vt> {
-        if !matches!(lhs.kind, Kind::SymInt(_)) && !matches!(rhs.kind, Kind::SymInt(_)) {
+        let symbolic = |v: &Vt| matches!(v.kind, Kind::SymInt(_) | Kind::SymFloat(_));
+        if !symbolic(lhs) && !symbolic(rhs) {
             return None;
         }
-        let (a, ha) = self.sym_operand(lhs)?;
-        let (b, hb) = self.sym_operand(rhs)?;
+        // A SymFloat compares with ints, floats and SymFloats too (`n / 2 > 1.2`).
+        let (a, ha) = self.num_operand(lhs)?;
+        let (b, hb) = self.num_operand(rhs)?;
         if !a.vals().is_empty() || !b.vals().is_empty() {
             // A computed tensor's size cannot be guarded from the frame: used as a constant.
             return None;
         }
-        let holds = super::sym_guard::compare(which, ha, hb);
+        let holds = super::sym_guard::compare_num(which, ha, hb)?;
         let result = Vt::constant(self.vm.ctx.new_bool(holds).into());
         if matches!((which, holds), (2, true) | (3, false))
             && let (SymExpr::Dim(pos, d), SymExpr::Int(_)) | (SymExpr::Int(_), SymExpr::Dim(pos, d)) =
@@ -451,8 +541,17 @@ impl super::symbolic_convert::Tracer<'_> {
         }))
     }
 
-    /// `-x` (or `abs(x)`) for a SymInt.
+    /// `-x` (or `abs(x)`) for a SymInt or a SymFloat.
     pub(crate) fn sym_unary(&mut self, x: &Vt, abs: bool) -> Option<Vt> {
+        if let Kind::SymFloat(s) = &x.kind {
+            let inner = Box::new(s.expr.clone());
+            let h = s.float_hint?;
+            return Some(if abs {
+                self.out.sym_float(SymExpr::Abs(inner), h.abs(), self.vm)
+            } else {
+                self.out.sym_float(SymExpr::Neg(inner), -h, self.vm)
+            });
+        }
         let Kind::SymInt(s) = &x.kind else {
             return None;
         };
@@ -463,6 +562,21 @@ impl super::symbolic_convert::Tracer<'_> {
             (SymExpr::Neg(inner), s.hint.checked_neg()?)
         };
         Some(self.out.sym_int(expr, hint, self.vm))
+    }
+
+    /// An arithmetic operand of int or float arithmetic: a SymInt's or a SymFloat's expression,
+    /// or a plain int's or float's value (not a bool).
+    fn num_operand(&self, v: &Vt) -> Option<(SymExpr, Num)> {
+        match &v.kind {
+            Kind::SymFloat(s) => Some((s.expr.clone(), Num::Float(s.float_hint?))),
+            Kind::Const(c) if c.class().is(self.vm.ctx.types.float_type) => {
+                let f = c
+                    .downcast_ref::<rustpython_vm::builtins::PyFloat>()?
+                    .to_f64();
+                Some((SymExpr::Float(f), Num::Float(f)))
+            }
+            _ => self.sym_operand(v).map(|(e, h)| (e, Num::Int(h))),
+        }
     }
 
     /// An arithmetic operand: a SymInt's expression, or a plain int's value (not a bool).

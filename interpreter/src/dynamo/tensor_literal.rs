@@ -22,8 +22,8 @@ fn constant_value(
 ) -> Option<PyObjectRef> {
     match &vt.kind {
         Kind::Const(c) => Some(c.clone()),
-        // Inside a literal a SymInt is its value (the trace specialises it).
-        Kind::SymInt(s) => Some(s.concrete().clone()),
+        // Inside a literal a SymInt (or SymFloat) is its value (the trace specialises it).
+        Kind::SymInt(s) | Kind::SymFloat(s) => Some(s.concrete().clone()),
         Kind::Tuple(items) => {
             let items = items
                 .iter()
@@ -77,12 +77,13 @@ impl Tracer<'_> {
             return Some(self.tensor_of_tensor(data, kwargs));
         }
         if let [data] = args
-            && matches!(data.kind, Kind::SymInt(_))
+            && matches!(data.kind, Kind::SymInt(_) | Kind::SymFloat(_))
             && kwargs.iter().all(|(k, _)| k == "dtype")
         {
-            // A SymInt's 0-d tensor stays symbolic: `torch.full((), n, dtype=torch.int64)`.
+            // A SymInt's 0-d tensor stays symbolic: `torch.full((), n, dtype=torch.int64)`; a
+            // SymFloat's takes the default dtype, as `torch.full((), n / 2)` infers it.
             let mut kw = kwargs.to_vec();
-            if kw.is_empty() {
+            if kw.is_empty() && matches!(data.kind, Kind::SymInt(_)) {
                 let int64 = super::bridge::dtype_object(rynamo_tensor::DType::Int64, vm);
                 kw.push(("dtype".into(), Vt::constant(int64)));
             }

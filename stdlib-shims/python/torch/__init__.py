@@ -328,7 +328,7 @@ from torch._refs_nn_forms import (  # noqa: E402,F401
 from torch import _refs_nn_forms  # noqa: E402
 from torch import _tensor_inplace  # noqa: E402
 from torch._tensor_inplace import is_conj, is_neg, resolve_conj, resolve_neg  # noqa: E402,F401
-from torch._sym_int import SymInt  # noqa: E402,F401
+from torch._sym_int import SymInt, _sym_sqrt, sym_float, sym_int, sym_max, sym_min  # noqa: E402,F401
 from torch._refs_stats import corrcoef, cov, nanmedian, nanquantile, quantile  # noqa: E402,F401
 from torch import _refs_stats  # noqa: E402
 import torch._autocast_policy as _autocast_policy  # noqa: E402

@@ -35,6 +35,9 @@ class SymInt:
     def __index__(self):
         return self.node.hint
 
+    def __float__(self):
+        return float(self.node.hint)
+
     def __repr__(self):
         return self.node.expr
 
@@ -51,6 +54,34 @@ class SymInt:
 
     def has_hint(self):
         return True
+
+
+def sym_float(a):
+    """`torch.sym_float(a)`: `float(a)`; FX graphs call it on a SymInt placeholder (PyTorch's
+    `sym_float = torch.sym_float(l_n_)`), which is called with the plain int."""
+    return float(a)
+
+
+def sym_int(a):
+    """`torch.sym_int(a)`: `int(a)` (toward zero), as FX graphs of `int(n / 2)` call it."""
+    return int(a)
+
+
+def _sym_sqrt(a):
+    """`torch._sym_sqrt(a)`: `math.sqrt(a)`, as FX graphs of `math.sqrt(n / 2)` call it."""
+    import math
+
+    return math.sqrt(a)
+
+
+def sym_max(a, b):
+    """`torch.sym_max(a, b)` of ints (FX graphs of `max(n, 2)` call it with plain ints)."""
+    return max(a, b)
+
+
+def sym_min(a, b):
+    """`torch.sym_min(a, b)` of ints."""
+    return min(a, b)
 
 
 def _binary(op):

@@ -2,6 +2,7 @@
 the call sequences and a seeded generator of more, shared by `dynamic_int_inputs.py` (Rynamo)
 and `_int_record.py` (real PyTorch records the compile counts it pins). Each function takes a
 tensor `x` of shape `(r, 4)` and an int `n`; results are tensors, ints or tuples of them."""
+import math
 import random
 
 import torch
@@ -75,9 +76,36 @@ def functions():
         k = n % 3 + 1
         return x.reshape(-1)[: 2 * k].reshape(k, -1) * n
 
+    # SymFloats: float arithmetic on the int stays symbolic (PyTorch's SymFloat).
+    def half_add(x, n):
+        return x + n / 2, torch.add(x, -(n / 4))
+
+    def ratio(x, n):
+        return x.double() * (n / (abs(n) + 1))
+
+    def float_mixed(x, n):
+        return x * (n / 2 * 1.5 + float(n) - 0.25) + n * 0.5
+
+    def float_ret(x, n):
+        return x * 2, n / 4, float(n) + 0.5, -(n / 3)
+
+    def float_sqrt(x, n):
+        return x * math.sqrt(abs(n) / 2)
+
+    def float_int(x, n):
+        return x * math.floor(n / 3) + int(n / 2), math.ceil(n / 4)
+
+    def float_cmp(x, n):
+        return x + 1 if n / 2 > 1.2 else x - n / 3
+
+    # `max` / `min` of ints (PyTorch's `torch.sym_max` / `sym_min`).
+    def max_min(x, n):
+        return x * max(n, 2) + min(n, x.shape[0]), x.new_ones(max(n, 2) - min(n, 1))
+
     return {f.__name__: f for f in [
         mul, arith, pow_, arange, full, new_zeros, slice_, branch, equal, index_list, loop,
-        returned, with_size, size_ret, two_ints, tensor_of, truediv, view,
+        returned, with_size, size_ret, two_ints, tensor_of, truediv, view, half_add, ratio,
+        float_mixed, float_ret, float_sqrt, float_int, float_cmp, max_min,
     ]}
 
 

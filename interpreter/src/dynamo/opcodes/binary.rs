@@ -191,10 +191,12 @@ impl Tracer<'_> {
                 let b = self.truth(&x)?;
                 Vt::constant(self.vm.ctx.new_bool(!b).into())
             }
-            (I::UnaryNegative, Kind::SymInt(s)) => match self.sym_unary(&x, false) {
-                Some(v) => v,
-                None => self.fold_operator("neg", vec![s.concrete().clone()])?,
-            },
+            (I::UnaryNegative, Kind::SymInt(s) | Kind::SymFloat(s)) => {
+                match self.sym_unary(&x, false) {
+                    Some(v) => v,
+                    None => self.fold_operator("neg", vec![s.concrete().clone()])?,
+                }
+            }
             (I::UnaryNegative, Kind::Const(c)) => self.fold_operator("neg", vec![c.clone()])?,
             (I::UnaryInvert, Kind::Const(c)) => self.fold_operator("invert", vec![c.clone()])?,
             _ => {
@@ -216,7 +218,9 @@ impl Tracer<'_> {
                 GraphBreakKind::DataDependentBranch,
                 "generic_jump TensorVariable()",
             )),
-            Kind::SymInt(s) => Ok(s.concrete().clone().try_to_bool(vm).unwrap_or(true)),
+            Kind::SymInt(s) | Kind::SymFloat(s) => {
+                Ok(s.concrete().clone().try_to_bool(vm).unwrap_or(true))
+            }
             Kind::Const(c) => c.clone().try_to_bool(vm).map_err(|_| {
                 GraphBreak::new(
                     GraphBreakKind::UnsupportedOperation,

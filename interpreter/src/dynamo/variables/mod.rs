@@ -216,6 +216,9 @@ pub enum Kind {
     Const(PyObjectRef),
     /// A size read from a dynamic dimension, or arithmetic on such sizes (`sym.rs`).
     SymInt(Rc<super::sym::SymVar>),
+    /// Float arithmetic on SymInts (`n / 2`, `float(n)`, `n * 0.5`): a float expression over
+    /// the same leaves (`sym.rs`). Uses Dynamo does not model read its value, as for a SymInt.
+    SymFloat(Rc<super::sym::SymVar>),
     /// A tuple.
     Tuple(Vec<Vt>),
     /// A named tuple: its class (a `collections.namedtuple` or a `torch.return_types` class)
@@ -312,7 +315,7 @@ impl Vt {
         match &self.kind {
             Kind::Const(c) => Some(c),
             // A use that needs the value: the SymInt's dimensions are specialised.
-            Kind::SymInt(s) => Some(s.concrete()),
+            Kind::SymInt(s) | Kind::SymFloat(s) => Some(s.concrete()),
             _ => None,
         }
     }
@@ -327,7 +330,7 @@ impl Vt {
         match &self.kind {
             Kind::Tensor(_) => "TensorVariable()".into(),
             Kind::Const(c) => format!("ConstantVariable({})", c.class().name()),
-            Kind::SymInt(_) => "SymNodeVariable()".into(),
+            Kind::SymInt(_) | Kind::SymFloat(_) => "SymNodeVariable()".into(),
             Kind::Tuple(_) => "TupleVariable()".into(),
             Kind::NamedTuple(..) => "NamedTupleVariable()".into(),
             Kind::List(_) => "ListVariable()".into(),

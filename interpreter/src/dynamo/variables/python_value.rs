@@ -46,7 +46,7 @@ impl<'vm> Converter<'vm> {
         let vm = self.vm;
         Some(match &v.kind {
             Kind::Const(c) => c.clone(),
-            Kind::SymInt(s) => s.concrete().clone(),
+            Kind::SymInt(s) | Kind::SymFloat(s) => s.concrete().clone(),
             Kind::Tuple(t) => vm.ctx.new_tuple(self.convert_all(t)?).into(),
             Kind::NamedTuple(cls, t) => {
                 super::named_tuple::build(cls, self.convert_all(t)?, vm).ok()?
