@@ -306,21 +306,21 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
             let dst = unsafe { po.at(((n * g.o + gi * og) * l) as isize) };
             if let Some(rows) = &rows {
                 rows.expand(cg, src, col);
-                let (kc, q) = (cg * kw, rows.row_stride());
-                for i in 0..kh {
-                    // SAFETY: kernel row i's packed [og, kc] weight block; the [kc, l] view of
-                    // the [kc, q] columns that starts at row i's offset (in bounds: the last
-                    // view ends at q); the output block as below.
+                let kc = cg * kw;
+                for (k, v) in rows.views(cg).enumerate() {
+                    // SAFETY: kernel row v.i's packed [og, kc] weight block; the [kc, l] view of
+                    // the columns at v.offset with row stride v.q (in bounds: a view ends
+                    // within its class's rows); the output block as below.
                     unsafe {
                         gemm_raw::<F>(
                             (og, l, kc),
                             dst,
                             (l as isize, 1),
-                            i > 0,
-                            pw.at(((gi * kh + i) * og * kc) as isize).cast_const(),
+                            k > 0,
+                            pw.at(((gi * kh + v.i) * og * kc) as isize).cast_const(),
                             (kc as isize, 1),
-                            col[rows.view(i)..].as_ptr(),
-                            (q as isize, 1),
+                            col[v.offset..].as_ptr(),
+                            (v.q as isize, 1),
                             parallel,
                         );
                     }

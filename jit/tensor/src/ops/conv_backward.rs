@@ -234,24 +234,24 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
             // SAFETY: sample n, group gi of the contiguous gradient [n, o, l].
             let grad = unsafe { pg.at(((n * g.o + gi * og) * l) as isize) }.cast_const();
             if let Some(rows) = &rows {
-                let (kc, q) = (cg * kw, rows.row_stride());
-                for i in 0..kh {
-                    // Kernel row 0 writes each column row's first `l` entries; the rest are
-                    // zeroed before the later rows add their (overlapping) views.
-                    if i == 1 {
-                        col.chunks_exact_mut(q).for_each(|r| r[l..].fill(F::zero()));
+                let kc = cg * kw;
+                for v in rows.views(cg) {
+                    // A class's first view writes its entries; the rest of the class's rows
+                    // are zeroed first, and its later (overlapping) views add.
+                    if v.first {
+                        rows.clear_around(cg, &v, col);
                     }
-                    // SAFETY: the transpose of kernel row i's packed [og, kc] weight block
+                    // SAFETY: the transpose of kernel row v.i's packed [og, kc] weight block
                     // (row stride 1, column stride kc), times this sample and group's [og, l]
-                    // gradient rows, into the [kc, l] view of the [kc, q] columns at row i's
-                    // offset (in bounds: the last view ends at q).
+                    // gradient rows, into the [kc, l] view of the columns at v.offset with row
+                    // stride v.q (in bounds: a view ends within its class's rows).
                     unsafe {
                         gemm_raw::<F>(
                             (kc, l, og),
-                            col[rows.view(i)..].as_mut_ptr(),
-                            (q as isize, 1),
-                            i > 0,
-                            pw.at(((gi * kh + i) * og * kc) as isize).cast_const(),
+                            col[v.offset..].as_mut_ptr(),
+                            (v.q as isize, 1),
+                            !v.first,
+                            pw.at(((gi * kh + v.i) * og * kc) as isize).cast_const(),
                             (1, kc as isize),
                             grad,
                             (l as isize, 1),
@@ -348,19 +348,20 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
             transpose(grad, og, l, gt);
             if let Some(rows) = &rows {
                 rows.expand(cg, src, col);
-                let (kc, q) = (cg * kw, rows.row_stride());
-                for i in 0..kh {
-                    // SAFETY: the [kc, l] view of the [kc, q] columns at kernel row i's offset
-                    // (in bounds: the last view ends at q) times the [l, og] transposed gradient
-                    // rows, added into the group's kernel-row-i [kc, og] block of `acc`.
+                let kc = cg * kw;
+                for v in rows.views(cg) {
+                    // SAFETY: the [kc, l] view of the columns at v.offset with row stride v.q
+                    // (in bounds: a view ends within its class's rows) times the [l, og]
+                    // transposed gradient rows, added into the group's kernel-row-v.i [kc, og]
+                    // block of `acc`.
                     unsafe {
                         gemm_raw::<F>(
                             (kc, og, l),
-                            acc[(gi * kh + i) * kc * og..].as_mut_ptr(),
+                            acc[(gi * kh + v.i) * kc * og..].as_mut_ptr(),
                             (og as isize, 1),
                             true,
-                            col[rows.view(i)..].as_ptr(),
-                            (q as isize, 1),
+                            col[v.offset..].as_ptr(),
+                            (v.q as isize, 1),
                             gt.as_ptr(),
                             (og as isize, 1),
                             parallel,

@@ -1,20 +1,21 @@
-//! Row taps: the column layout of convolutions that step one input row per output row (stride 1
-//! in height, kernel height above 1), shared by the forward (`conv.rs`) and both gradients
-//! (`conv_backward.rs`).
+//! Row taps: the column layout of convolutions with more than one kernel row, shared by the
+//! forward (`conv.rs`) and both gradients (`conv_backward.rs`).
 //!
 //! Full im2col writes every input value once per kernel tap (9 times for a 3x3 kernel), in
 //! short runs of one output row each: in W12's training step, im2col and col2im took about 20%
-//! of the time. With stride 1 in height, output row `y` under kernel row `i` reads input row
-//! `y + i * dilation - pad`, so the rows a kernel row reads are the rows the kernel row above
-//! read, moved down by `dilation`. The columns here expand only the kernel's width:
-//! `R[(c, j), y' * ow + x]` is the input that kernel column `j` reads for output column `x` in
-//! padded input row `y'`, over `oh + dilation * (kh - 1)` padded rows. Kernel row `i`'s columns
-//! are then the view of `R` that starts `i * dilation` rows further on (same row stride, unit
-//! column stride), and a convolution is `kh` GEMMs over views of one buffer, about `kh` times
-//! smaller than im2col's.
+//! of the time. Output row `y` under kernel row `i` reads padded input row
+//! `y * stride + i * dilation`. Kernel rows whose `i * dilation` leave the same remainder `r`
+//! modulo the stride (a residue class; with stride 1, all of them) read the same padded rows,
+//! shifted by whole output rows: with `i * dilation = m * stride + r`, kernel row `i` reads
+//! class row `y + m`. So the columns here expand only the kernel's width, one buffer per class,
+//! `R_r[(c, j), t * ow + x]` = the input that kernel column `j` reads for output column `x` in
+//! padded row `t * stride + r`, over `oh + max m` rows; kernel row `i`'s columns are the view of
+//! its class's buffer that starts `m` rows in (same row stride, unit column stride). A
+//! convolution is then `kh` GEMMs over views of buffers about `kh` times smaller than im2col's
+//! at stride 1 (1.5 times at 3x3 stride 2).
 //!
-//! `R` is im2col of a derived geometry (kernel height 1, stride 1, `oh + dilation * (kh - 1)`
-//! output rows), so [`im2col`]/[`col2im`] and their bitwise tests cover it.
+//! Each `R_r` is im2col of a derived geometry (kernel height 1, the same strides, the top padding
+//! less `r`, `oh + max m` output rows), so [`im2col`]/[`col2im`] and their bitwise tests cover it.
 
 use crate::kernels::math::Flt;
 use crate::ops::conv::Geo;
@@ -22,63 +23,150 @@ use crate::ops::im2col::{col2im, im2col};
 
 /// A convolution's row-tap layout (see the module docs).
 pub(crate) struct RowTaps {
-    /// The derived geometry whose im2col is `R`.
-    geo: Geo,
+    /// One column buffer per residue class, in order.
+    classes: Vec<Class>,
+    /// Every kernel row, class by class.
+    taps: Vec<Tap>,
     kh: usize,
-    /// `R`'s row stride: padded rows times output width.
+    kw: usize,
+    /// Output positions per channel: `oh * ow`.
+    l: usize,
+}
+
+/// The kernel rows whose first input row lies `r` rows past a multiple of the stride: their
+/// columns are one buffer, `R_r[(c, j), t * ow + x]` = the input that kernel column `j` reads
+/// for output column `x` in padded input row `t * stride + r`.
+struct Class {
+    /// The derived geometry whose im2col is `R_r`.
+    geo: Geo,
+    /// `R_r`'s row stride: its rows times the output width.
     q: usize,
-    /// Elements between the views of consecutive kernel rows: `dilation * ow`.
-    step: usize,
+    /// Sum of the row strides of the classes before it (its place in the buffer, per row).
+    before: usize,
+}
+
+/// One kernel row: its class, and where its view starts within the class's rows.
+struct Tap {
+    i: usize,
+    class: usize,
+    view: usize,
+}
+
+/// A view of the columns for one kernel row: `[cg * kw, l]` at `offset`, row stride `q`.
+pub(crate) struct View {
+    /// The kernel row.
+    pub(crate) i: usize,
+    /// Elements from the start of the buffer.
+    pub(crate) offset: usize,
+    /// Row stride.
+    pub(crate) q: usize,
+    /// Whether it is its class's first view (see [`RowTaps::clear_around`]).
+    pub(crate) first: bool,
+    /// Where its class's columns start.
+    start: usize,
 }
 
 impl RowTaps {
-    /// The layout of `g`, when it steps one row per output row and has more than one kernel
-    /// row (otherwise im2col is already as small, or the views would not be evenly spaced).
+    /// The layout of `g`, when it has more than one kernel row and its classes hold fewer rows
+    /// than im2col would (with stride 1 one class holds every kernel row; with stride 2 and
+    /// three kernel rows, rows 0 and 2 share one). `None` also when a class would start inside
+    /// the top padding's complement (more of it than the padding), which the derived geometry
+    /// cannot express.
     pub(crate) fn new(g: &Geo) -> Option<RowTaps> {
-        let [kh, _] = g.k;
-        if g.stride[0] != 1 || kh < 2 {
+        let ([kh, kw], [oh, ow]) = (g.k, g.out);
+        let (sh, dh, ph) = (g.stride[0], g.dil[0], g.pad_lo[0]);
+        if kh < 2 {
             return None;
         }
-        let [oh, ow] = g.out;
-        let rows = oh + g.dil[0] * (kh - 1);
-        let geo = Geo {
-            k: [1, g.k[1]],
-            out: [rows, ow],
-            dil: [1, g.dil[1]],
-            ..g.clone()
-        };
-        Some(RowTaps {
-            geo,
+        let (mut classes, mut taps, mut before) = (Vec::new(), Vec::new(), 0);
+        for r in 0..sh {
+            let rows: Vec<usize> = (0..kh).filter(|i| i * dh % sh == r).collect();
+            let Some(&last) = rows.last() else {
+                continue;
+            };
+            if r > ph {
+                return None;
+            }
+            let height = oh + last * dh / sh;
+            let geo = Geo {
+                k: [1, kw],
+                out: [height, ow],
+                stride: [sh, g.stride[1]],
+                pad_lo: [ph - r, g.pad_lo[1]],
+                dil: [1, g.dil[1]],
+                ..g.clone()
+            };
+            for i in rows {
+                taps.push(Tap {
+                    i,
+                    class: classes.len(),
+                    view: i * dh / sh * ow,
+                });
+            }
+            classes.push(Class {
+                geo,
+                q: height * ow,
+                before,
+            });
+            before += height * ow;
+        }
+        (before < kh * oh * ow).then_some(RowTaps {
+            classes,
+            taps,
             kh,
-            q: rows * ow,
-            step: g.dil[0] * ow,
+            kw,
+            l: oh * ow,
         })
     }
 
-    /// Elements of `R` for `cg` channels.
+    /// Elements of the columns for `cg` channels.
     pub(crate) fn len(&self, cg: usize) -> usize {
-        cg * self.geo.k[1] * self.q
+        let q: usize = self.classes.iter().map(|c| c.q).sum();
+        cg * self.kw * q
     }
 
-    /// `R`'s row stride.
-    pub(crate) fn row_stride(&self) -> usize {
-        self.q
+    /// Each kernel row's view of the columns for `cg` channels, class by class.
+    pub(crate) fn views(&self, cg: usize) -> impl Iterator<Item = View> + '_ {
+        self.taps.iter().enumerate().map(move |(k, t)| {
+            let c = &self.classes[t.class];
+            let start = cg * self.kw * c.before;
+            View {
+                i: t.i,
+                offset: start + t.view,
+                q: c.q,
+                first: k == 0 || self.taps[k - 1].class != t.class,
+                start,
+            }
+        })
     }
 
-    /// Where kernel row `i`'s view of `R` starts.
-    pub(crate) fn view(&self, i: usize) -> usize {
-        i * self.step
+    /// Zeroes what `v` (a class's first view) leaves out of its class's rows, so the gradient
+    /// GEMMs can write `v` and add every later view of the class.
+    pub(crate) fn clear_around<F: Flt>(&self, cg: usize, v: &View, col: &mut [F]) {
+        let class = &mut col[v.start..v.start + cg * self.kw * v.q];
+        let within = v.offset - v.start;
+        for row in class.chunks_exact_mut(v.q) {
+            row[..within].fill(F::zero());
+            row[within + self.l..].fill(F::zero());
+        }
     }
 
-    /// Fills `col` (`[cg * kw, q]`) from one sample's channel group `src` (`[cg, h, w]`).
+    /// Fills the columns (`[cg * kw, q]` per class) from one sample's channel group `src`
+    /// (`[cg, h, w]`).
     pub(crate) fn expand<F: Flt>(&self, cg: usize, src: &[F], col: &mut [F]) {
-        im2col(&self.geo, cg, src, col);
+        for c in &self.classes {
+            let at = cg * self.kw * c.before;
+            im2col(&c.geo, cg, src, &mut col[at..at + cg * self.kw * c.q]);
+        }
     }
 
-    /// Adds `col` (`[cg * kw, q]`) back into one sample's channel group `dst`: the adjoint of
+    /// Adds the columns back into one sample's channel group `dst`: the adjoint of
     /// [`RowTaps::expand`].
     pub(crate) fn fold<F: Flt>(&self, cg: usize, col: &[F], dst: &mut [F]) {
-        col2im(&self.geo, cg, col, dst);
+        for c in &self.classes {
+            let at = cg * self.kw * c.before;
+            col2im(&c.geo, cg, &col[at..at + cg * self.kw * c.q], dst);
+        }
     }
 
     /// The weight (`[o, cg, kh, kw]`, contiguous) as one `[og, cg * kw]` matrix per group and
@@ -95,7 +183,7 @@ impl RowTaps {
     pub(crate) fn unpack_weight_grad<F: Flt>(&self, g: &Geo, acc: &[F]) -> Vec<F> {
         let mut out = vec![F::zero(); acc.len()];
         let og = g.o / g.groups;
-        let kc = self.len(g.c / g.groups) / self.q;
+        let kc = (g.c / g.groups) * self.kw;
         self.for_each_tap(g, |packed, natural| {
             // `packed` indexes [groups][kh][og][kc]; the gradient block is [groups][kh][kc][og].
             let (block, within) = (packed / (og * kc), packed % (og * kc));

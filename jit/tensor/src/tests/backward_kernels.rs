@@ -91,6 +91,13 @@ fn conv_backward_matches_the_definition() {
         (2, 4, 7, 6, 4, 3, 2, [1, 2], [2, 1], [2, 1], 2),
         (3, 3, 5, 8, 5, 2, 3, [1, 3], [3, 0], [1, 2], 1),
         (2, 2, 4, 4, 2, 4, 1, [1, 1], [0, 0], [1, 1], 1),
+        // row taps by residue class (stride > 1 in height): W12's 3x3 stride 2; four rows at
+        // stride 3 (classes {0, 3}, {1}, {2}); dilation 3 at stride 2 (the second class's
+        // first view starts one row in); a class past the padding (im2col instead)
+        (2, 3, 9, 8, 4, 3, 3, [2, 2], [1, 1], [1, 1], 1),
+        (2, 2, 11, 7, 3, 4, 2, [3, 1], [2, 0], [1, 1], 1),
+        (2, 2, 10, 6, 2, 3, 3, [2, 1], [3, 1], [3, 1], 1),
+        (2, 2, 9, 5, 2, 3, 2, [2, 1], [0, 0], [1, 1], 1),
     ];
     for (seed, &(n, c, h, w, o, kh, kw, s, p, d, g)) in cases.iter().enumerate() {
         let oh = (h + 2 * p[0] - d[0] * (kh - 1) - 1) / s[0] + 1;

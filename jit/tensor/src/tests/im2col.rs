@@ -100,3 +100,31 @@ fn im2col_and_col2im_are_their_definitions_bit_for_bit() {
     }
     assert!(checked > 500, "only {checked} geometries");
 }
+
+#[test]
+fn row_taps_take_the_geometries_where_they_hold_fewer_columns() {
+    use crate::ops::conv_rows::RowTaps;
+    let im2col_len = |g: &Geo| g.c * g.k[0] * g.k[1] * g.out[0] * g.out[1];
+    // (hw, kernel, stride, pad, dilation) and the column rows row taps keep, per channel and
+    // kernel column: 3x3 at stride 1 (one class), W12's 3x3 at stride 2 (classes {0, 2}, {1}),
+    // dilation 3 at stride 2 (classes {0, 2}, {1} with views 0/3 and 1 rows in)
+    for (hw, k, s, p, d, rows) in [
+        ([16, 16], [3, 3], [1, 1], [1, 1], [1, 1], 18),
+        ([32, 32], [3, 3], [2, 2], [1, 1], [1, 1], 33),
+        ([10, 6], [3, 3], [2, 1], [3, 1], [3, 1], 14),
+    ] {
+        let g = geo(hw, k, s, p, d).unwrap();
+        let taps = RowTaps::new(&g).expect("row taps");
+        assert_eq!(taps.len(g.c), g.c * k[1] * rows * g.out[1], "{g:?}");
+        assert!(taps.len(g.c) < im2col_len(&g));
+    }
+    // a class past the top padding, a single kernel row, and 2 rows at stride 2 (no saving)
+    for (k, s, p) in [
+        ([3, 2], [2, 1], [0, 0]),
+        ([1, 3], [1, 1], [0, 1]),
+        ([2, 2], [2, 2], [1, 1]),
+    ] {
+        let g = geo([9, 5], k, s, p, [1, 1]).unwrap();
+        assert!(RowTaps::new(&g).is_none(), "{g:?}");
+    }
+}
