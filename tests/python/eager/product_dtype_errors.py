@@ -101,3 +101,41 @@ for n, p in (("x", x), ("w", w), ("bias", bias)):
     print("linear grad", n, [[(round(v.real, 4), round(v.imag, 4)) for v in row] for row in p.grad.reshape(-1, p.shape[-1]).tolist()])
 fc = torch.compile(lambda x, w, b: F.linear(x, w, b).abs())
 print("linear c64 compiled equal", torch.equal(fc(x.detach(), w.detach(), bias.detach()), F.linear(x, w, bias).abs().detach()))
+
+# Shape and rank errors, named after the ATen kernel the product folds into (PyTorch 2.15's
+# wording): addmm's `self` is expanded (expand's errors), mm/addmm rank checks, and the folded
+# row count of a batched or vector operand.
+for name, fn in [
+    ("addmm bias shape", lambda: torch.addmm(torch.zeros(5), torch.ones(2, 3), torch.ones(3, 4))),
+    ("addmm bias 2d", lambda: torch.addmm(torch.zeros(3, 4), torch.ones(2, 3), torch.ones(3, 4))),
+    ("addmm bias 3d", lambda: torch.addmm(torch.zeros(1, 2, 4), torch.ones(2, 3), torch.ones(3, 4))),
+    ("addmm bias dtype and shape", lambda: torch.addmm(torch.zeros(5, dtype=torch.float64), torch.ones(2, 3), torch.ones(3, 4))),
+    ("addmm inner", lambda: torch.addmm(torch.zeros(4), torch.ones(2, 3), torch.ones(5, 4))),
+    ("addmm 1-D mat1", lambda: torch.addmm(torch.zeros(4), torch.ones(3), torch.ones(3, 4))),
+    ("addmm 3-D mat1", lambda: torch.addmm(torch.zeros(4), torch.ones(1, 2, 3), torch.ones(3, 4))),
+    ("addmm 1-D mat2", lambda: torch.addmm(torch.zeros(4), torch.ones(2, 3), torch.ones(3))),
+    ("mm 1-D", lambda: torch.mm(torch.ones(3), torch.ones(3, 4))),
+    ("mm 1-D mat2", lambda: torch.mm(torch.ones(2, 3), torch.ones(3))),
+    ("mm inner", lambda: torch.mm(torch.ones(2, 3), torch.ones(5, 4))),
+    ("matmul inner", lambda: torch.ones(2, 3) @ torch.ones(5, 4)),
+    ("matmul vector inner", lambda: torch.ones(3) @ torch.ones(5, 4)),
+    ("matmul folded inner", lambda: torch.ones(2, 2, 3) @ torch.ones(5, 4)),
+    ("matmul batched inner", lambda: torch.ones(2, 2, 3) @ torch.ones(2, 5, 4)),
+    ("matmul vector batched inner", lambda: torch.ones(3) @ torch.ones(2, 5, 4)),
+    ("linear inner", lambda: F.linear(torch.ones(2, 3), torch.ones(4, 5))),
+    ("linear bias inner", lambda: F.linear(torch.ones(2, 3), torch.ones(4, 5), torch.ones(4))),
+    ("linear folded bias inner", lambda: F.linear(torch.ones(2, 2, 3), torch.ones(4, 5), torch.ones(4))),
+    ("linear vector bias inner", lambda: F.linear(torch.ones(3), torch.ones(4, 5), torch.ones(4))),
+]:
+    report(name, fn)
+
+# Which check comes first: addmm's dtypes before its ranks and sizes; mm's ranks and sizes
+# before its dtypes.
+f64 = torch.float64
+for name, fn in [
+    ("addmm dtype and 1-D mat1", lambda: torch.addmm(torch.zeros(4, dtype=f64), torch.ones(3), torch.ones(3, 4))),
+    ("addmm dtype and inner", lambda: torch.addmm(torch.zeros(4), torch.ones(2, 3), torch.ones(5, 4, dtype=f64))),
+    ("mm dtype and 1-D", lambda: torch.mm(torch.ones(3, dtype=f64), torch.ones(3, 4))),
+    ("mm dtype and inner", lambda: torch.mm(torch.ones(2, 3, dtype=f64), torch.ones(5, 4))),
+]:
+    report(name, fn)

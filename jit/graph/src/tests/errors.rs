@@ -382,7 +382,7 @@ fn linear_algebra() {
         vec![f(&[2, 3]), f(&[4, 5])],
         vec![],
         Runtime,
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
     );
     fails(
         Op::Matmul,

@@ -82,7 +82,7 @@ fn builder_runs_meta_rules() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
     );
     let mask = b
         .call_py(Op::Gt, vec![Value::Tensor(x), Value::Float(0.0)], vec![])

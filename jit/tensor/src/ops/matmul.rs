@@ -32,9 +32,11 @@ pub fn for_each_block(m: usize, n: usize, f: impl Fn(Range<usize>, Range<usize>)
     });
 }
 
-fn cannot_multiply(n: usize, k1: usize, k2: usize, p: usize) -> Error {
+/// PyTorch's error for mismatched inner sizes, named after the ATen kernel the product folds
+/// into (`mm`, `addmm`), with the folded row count as that kernel sees it.
+fn cannot_multiply(op: &str, n: usize, k1: usize, k2: usize, p: usize) -> Error {
     Error::Runtime(format!(
-        "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
+        "{op}: mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
     ))
 }
 
@@ -93,12 +95,28 @@ pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
             } else {
                 (sb[db - 2], sb[db - 1])
             };
-            if k1 != k2 {
-                return Err(cannot_multiply(n, k1, k2, p));
-            }
             let ba = &sa[..da.saturating_sub(2)];
             let bb = &sb[..db.saturating_sub(2)];
-            let mut shape = broadcast_shapes(ba, bb)?.to_vec();
+            if k1 != k2 && db == 2 {
+                // PyTorch folds every row of `a` (a vector is one row) into one `mm`.
+                let rows = numel(&sa[..da - 1]);
+                return Err(cannot_multiply("mm", rows, k1, k2, p));
+            }
+            let batch = broadcast_shapes(ba, bb)?;
+            if k1 != k2 && db > 2 {
+                // PyTorch expands both to the broadcast batch and runs one `bmm`.
+                let b = numel(&batch);
+                bail!(
+                    Runtime,
+                    "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k1}] but got: [{b}, {k2}]."
+                );
+            }
+            if k1 != k2 {
+                return Err(Error::Runtime(format!(
+                    "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
+                )));
+            }
+            let mut shape = batch.to_vec();
             if da > 1 {
                 shape.push(n);
             }
@@ -142,16 +160,36 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Shape/dtype rule of `mm(a, b)`.
 pub fn mm_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
-    mm_dims(a, b)?;
+    // PyTorch's order: ranks, then the inner sizes, then the dtypes (in `matmul_meta`).
+    mm_dims("mm", a, b)?;
+    inner_sizes("mm", a, b)?;
     matmul_meta(a, b)
 }
 
-fn mm_dims(a: &impl Shaped, b: &impl Shaped) -> Result<()> {
+/// The `mm` family's inner-size check on two matrices.
+fn inner_sizes(op: &str, a: &impl Shaped, b: &impl Shaped) -> Result<()> {
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa[1] != sb[0] {
+        return Err(cannot_multiply(op, sa[0], sa[1], sb[0], sb[1]));
+    }
+    Ok(())
+}
+
+/// PyTorch's rank checks of the `mm` family's operands, prefixed with the kernel's name.
+fn mm_dims(op: &str, a: &impl Shaped, b: &impl Shaped) -> Result<()> {
     if a.ndim() != 2 {
-        bail!(Runtime, "self must be a matrix");
+        bail!(
+            Runtime,
+            "{op}: self must be a matrix, got {}-D tensor",
+            a.ndim()
+        );
     }
     if b.ndim() != 2 {
-        bail!(Runtime, "mat2 must be a matrix");
+        bail!(
+            Runtime,
+            "{op}: mat2 must be a matrix, got {}-D tensor",
+            b.ndim()
+        );
     }
     Ok(())
 }
@@ -191,10 +229,14 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Shape/dtype rule of `addmm(self, m1, m2)`.
 pub fn addmm_meta<S: Shaped>(this: &S, m1: &S, m2: &S) -> Result<TensorMeta> {
-    mm_dims(m1, m2)?;
+    // PyTorch's order: dtypes, ranks, inner sizes, then `self`'s expansion.
     product_dtypes::addmm(this.dtype(), m1.dtype(), m2.dtype())?;
-    let meta = mm_meta(m1, m2)?;
-    crate::layout::broadcast_strides(this.shape(), this.strides(), &meta.shape)?;
+    mm_dims("addmm", m1, m2)?;
+    inner_sizes("addmm", m1, m2)?;
+    let meta = matmul_meta(m1, m2)?;
+    // `self` is expanded to the product's shape, with `expand`'s errors, as ATen's addmm does.
+    let target: Vec<i64> = meta.shape.iter().map(|&v| v as i64).collect();
+    crate::views::expand(this, &target)?;
     Ok(meta)
 }
 
@@ -237,7 +279,9 @@ pub fn linear_meta<S: Shaped>(x: &S, w: &S, bias: Option<&S>) -> Result<TensorMe
     let k = x.shape()[x.ndim() - 1];
     if k != w.shape()[1] {
         let rows = numel(&x.shape()[..x.ndim() - 1]);
-        return Err(cannot_multiply(rows, k, w.shape()[1], w.shape()[0]));
+        // With a bias PyTorch runs `addmm`, without one the folded `mm`.
+        let op = if bias.is_some() { "addmm" } else { "mm" };
+        return Err(cannot_multiply(op, rows, k, w.shape()[1], w.shape()[0]));
     }
     let mut shape = x.shape()[..x.ndim() - 1].to_vec();
     shape.push(w.shape()[0]);

@@ -51,7 +51,7 @@ fn matmul_matches_naive_reference() {
     let e = matmul::mm(&m, &m).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
     );
 }
 
