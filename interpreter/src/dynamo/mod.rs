@@ -51,6 +51,7 @@ pub mod per_shape;
 pub mod polyfills;
 pub mod py_module;
 pub mod reconstruct;
+mod reconstruct_build;
 pub mod replay;
 pub mod resume;
 pub mod shape_check;

@@ -13,8 +13,9 @@ const OPS: [&str; 6] = ["<", "<=", "==", "!=", ">", ">="];
 /// The operator that holds exactly when `OPS[i]` does not.
 const NEGATED: [usize; 6] = [5, 4, 3, 2, 1, 0];
 
-/// Whether `a OPS[which] b`.
-pub fn compare(which: usize, a: i64, b: i64) -> bool {
+/// Whether `a OPS[which] b` (for floats IEEE's comparisons, which are Python's: NaN compares
+/// unequal to everything).
+pub fn compare<T: PartialOrd>(which: usize, a: T, b: T) -> bool {
     match which {
         0 => a < b,
         1 => a <= b,
@@ -32,18 +33,7 @@ pub fn compare_num(which: usize, a: Num, b: Num) -> Option<bool> {
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => Some(compare(which, x, y)),
         (Num::Int(i), _) | (_, Num::Int(i)) if i.unsigned_abs() > EXACT => None,
-        _ => {
-            let (x, y) = (a.as_f64(), b.as_f64());
-            // IEEE comparisons are Python's (NaN compares unequal to everything).
-            Some(match which {
-                0 => x < y,
-                1 => x <= y,
-                2 => x == y,
-                3 => x != y,
-                4 => x > y,
-                _ => x >= y,
-            })
-        }
+        _ => Some(compare(which, a.as_f64(), b.as_f64())),
     }
 }
 

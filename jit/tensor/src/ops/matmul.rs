@@ -97,24 +97,23 @@ pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
             };
             let ba = &sa[..da.saturating_sub(2)];
             let bb = &sb[..db.saturating_sub(2)];
-            if k1 != k2 && db == 2 {
-                // PyTorch folds every row of `a` (a vector is one row) into one `mm`.
-                let rows = numel(&sa[..da - 1]);
-                return Err(cannot_multiply("mm", rows, k1, k2, p));
-            }
+            // `b` a matrix or a vector: no batch of its own, so this cannot fail.
             let batch = broadcast_shapes(ba, bb)?;
-            if k1 != k2 && db > 2 {
-                // PyTorch expands both to the broadcast batch and runs one `bmm`.
-                let b = numel(&batch);
-                bail!(
-                    Runtime,
-                    "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k1}] but got: [{b}, {k2}]."
-                );
-            }
             if k1 != k2 {
-                return Err(Error::Runtime(format!(
-                    "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
-                )));
+                return Err(match db {
+                    // PyTorch folds every row of `a` (a vector is one row) into one `mm`.
+                    2 => cannot_multiply("mm", numel(&sa[..da - 1]), k1, k2, p),
+                    // PyTorch expands both to the broadcast batch and runs one `bmm`.
+                    3.. => {
+                        let b = numel(&batch);
+                        Error::Runtime(format!(
+                            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k1}] but got: [{b}, {k2}]."
+                        ))
+                    }
+                    _ => Error::Runtime(format!(
+                        "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
+                    )),
+                });
             }
             let mut shape = batch.to_vec();
             if da > 1 {
