@@ -122,6 +122,7 @@ for name, fn in [
     ("matmul folded inner", lambda: torch.ones(2, 2, 3) @ torch.ones(5, 4)),
     ("matmul batched inner", lambda: torch.ones(2, 2, 3) @ torch.ones(2, 5, 4)),
     ("matmul vector batched inner", lambda: torch.ones(3) @ torch.ones(2, 5, 4)),
+    ("matmul batched vector inner", lambda: torch.ones(2, 2, 3) @ torch.ones(5)),
     ("linear inner", lambda: F.linear(torch.ones(2, 3), torch.ones(4, 5))),
     ("linear bias inner", lambda: F.linear(torch.ones(2, 3), torch.ones(4, 5), torch.ones(4))),
     ("linear folded bias inner", lambda: F.linear(torch.ones(2, 2, 3), torch.ones(4, 5), torch.ones(4))),

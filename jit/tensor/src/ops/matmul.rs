@@ -110,9 +110,14 @@ pub fn matmul_meta(a: &impl Shaped, b: &impl Shaped) -> Result<TensorMeta> {
                             "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k1}] but got: [{b}, {k2}]."
                         ))
                     }
-                    _ => Error::Runtime(format!(
-                        "mat1 and mat2 shapes cannot be multiplied ({n}x{k1} and {k2}x{p})"
-                    )),
+                    // `b` a vector and `a` of rank 3 or more (ranks 1 and 2 are handled
+                    // above): PyTorch folds `a`'s rows into one `mv`.
+                    _ => {
+                        let rows = numel(&sa[..da - 1]);
+                        Error::Runtime(format!(
+                            "size mismatch, got input ({rows}), mat ({rows}x{k1}), vec ({k2})"
+                        ))
+                    }
                 });
             }
             let mut shape = batch.to_vec();
