@@ -465,6 +465,10 @@ ops! {
     FftC2c = 380 => fft::fft_c2c;
     FftR2c = 381 => fft::fft_r2c;
     FftC2r = 382 => fft::fft_c2r;
+
+    // === Batch norm's saved statistics (the backward reads the forward's mean and invstd) ===
+    NativeBatchNorm = 383 => nn::native_batch_norm;
+    NativeBatchNormBackward = 384 => backward::native_batch_norm_backward;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

@@ -244,6 +244,17 @@ fn nn() -> Vec<Case> {
             &[T(6), T(11), T(28)],
             &[("training", B(true)), ("momentum", F(0.2))],
         ),
+        // PyTorch's order: weight, bias, running_mean, running_var, training, momentum, eps
+        c(
+            "native_batch_norm",
+            &[T(26), T(28), T(11), T(11), T(28), B(true), F(0.1), F(1e-5)],
+            &[],
+        ),
+        c(
+            "native_batch_norm",
+            &[T(6), T(11), T(28), T(11), T(28), B(false), F(0.1), F(1e-3)],
+            &[],
+        ),
         c("group_norm", &[T(6), I(3), T(28), T(11)], &[]),
         c("group_norm", &[T(26), I(1)], &[("eps", F(1e-3))]),
         c("pad", &[T(0), L(&[1, 2])], &[("value", F(0.5))]),

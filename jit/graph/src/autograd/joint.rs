@@ -144,7 +144,12 @@ pub fn build_joint(fw: &Graph, requires_grad: &[bool], no_grad: &[bool]) -> Resu
             .iter()
             .map(|v| fw.value(*v).meta.clone())
             .collect();
-        let outputs: Vec<ValueId> = n.outputs.iter().map(|o| map[o]).collect();
+        let outputs: Vec<Option<ValueId>> = n
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, o)| rule.saves.output(j).then(|| map[o]))
+            .collect();
         let output_metas: Vec<TensorMeta> = n
             .outputs
             .iter()

@@ -150,7 +150,7 @@ pub(crate) fn view_root(x: &Tensor) -> Tensor {
 pub(crate) struct SavedArgs {
     pub(crate) args: Vec<Value<usize>>,
     pub(crate) inputs: Vec<Option<SavedTensor>>,
-    pub(crate) outputs: Vec<SavedTensor>,
+    pub(crate) outputs: Vec<Option<SavedTensor>>,
 }
 
 /// The backward of a recorded registry op: its [`VjpRule`] on the saved tensors.
@@ -172,7 +172,7 @@ impl Backward for OpBackward {
         let outputs = saved
             .outputs
             .iter()
-            .map(|s| s.unpack(node))
+            .map(|s| s.as_ref().map(|s| s.unpack(node)).transpose())
             .collect::<Result<Vec<_>>>()?;
         let args = saved.args.clone();
         drop(guard);
@@ -282,7 +282,7 @@ pub(crate) fn call_recorded(
     let node = Node::new(name, edges, input_metas, output_metas, backward);
 
     for (j, o) in outs.iter_mut().enumerate() {
-        if !differentiable(o) {
+        if !differentiable(o) || rule.is_some_and(|r| !r.differentiable_output(j)) {
             continue;
         }
         if inplace && j == 0 {
@@ -358,17 +358,17 @@ fn save(
         })?;
         plain.push(v);
     }
-    let outputs = if r.saves.outputs {
-        outs.iter()
-            .enumerate()
-            .map(|(j, o)| {
-                check(o)?;
-                SavedTensor::output(o, j as u32)
-            })
-            .collect::<Result<Vec<_>>>()?
-    } else {
-        vec![]
-    };
+    let outputs = outs
+        .iter()
+        .enumerate()
+        .map(|(j, o)| {
+            if !r.saves.output(j) {
+                return Ok(None);
+            }
+            check(o)?;
+            SavedTensor::output(o, j as u32).map(Some)
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(SavedArgs {
         args: plain,
         inputs,

@@ -184,3 +184,49 @@ op! {
         pos_args(vec![t(other(&[2, 4, 5, 5])), t(fx::img()), t(f32s(&[4])), Value::Float(1e-5)])
     })
 }
+
+op! {
+    native_batch_norm_backward = "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps) -> (Tensor, Tensor, Tensor)",
+        Extern, [];
+    meta(_, a) {
+        Ok(nb::native_batch_norm_backward_meta(
+            a.grad_out,
+            a.input,
+            a.weight,
+            a.running_mean,
+            a.running_var,
+            a.save_mean,
+            a.save_invstd,
+            a.train,
+        )?
+        .to_vec())
+    }
+    eager(_, a) {
+        Ok(nb::native_batch_norm_backward(
+            a.grad_out,
+            a.input,
+            a.weight,
+            a.running_mean,
+            a.running_var,
+            a.save_mean,
+            a.save_invstd,
+            a.train,
+            a.eps,
+        )?
+        .to_vec())
+    }
+    with .sample(|| {
+        let (mean, invstd) = (f32s(&[4]), Tensor::full(&[4], rynamo_tensor::Scalar::Float(1.5), rynamo_tensor::DType::Float32));
+        pos_args(vec![
+            t(other(&[2, 4, 5, 5])),
+            t(fx::img()),
+            t(f32s(&[4])),
+            Value::None,
+            Value::None,
+            t(mean),
+            t(invstd),
+            Value::Bool(true),
+            Value::Float(1e-5),
+        ])
+    })
+}

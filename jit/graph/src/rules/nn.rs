@@ -5,9 +5,10 @@ use rynamo_tensor::ops::{self, index, nn, norm};
 use rynamo_tensor::{DType, Tensor, random};
 
 use crate::autograd::emit::{Emit, t as arg};
+use crate::autograd::vjp::batch_norm as vjp_bn;
 use crate::autograd::vjp::nn as vjp_nn;
 use crate::def::{decomposition, op};
-use crate::samples::{fx, pos_args, t, with_kw};
+use crate::samples::{f32s, fx, pos_args, t, with_kw};
 use crate::{Op, Result, Value};
 
 op! {
@@ -64,7 +65,7 @@ op! {
             a.eps,
         )?])
     }
-    with .recorded_as(&vjp_nn::BATCH_NORM_PARTS).vjp(&vjp_nn::BATCH_NORM).sample(|| {
+    with .recorded_as(&vjp_bn::BATCH_NORM_PARTS).sample(|| {
         let stats = vec![
             t(fx::img()),
             t(Tensor::zeros(&[4], DType::Float32)),
@@ -73,6 +74,47 @@ op! {
         with_kw(stats, "training", Value::Bool(true))
     })
     .decompose(decomposition!(super::batch_norm_decomposition))
+}
+
+op! {
+    native_batch_norm = "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        Extern, [FUNCTION MUTATES_ARGS];
+    meta(_, a) {
+        Ok(norm::native_batch_norm_meta(
+            a.input,
+            a.weight,
+            a.bias,
+            a.running_mean,
+            a.running_var,
+            a.training,
+        )?
+        .to_vec())
+    }
+    eager(_, a) {
+        Ok(norm::native_batch_norm(
+            a.input,
+            a.weight,
+            a.bias,
+            a.running_mean,
+            a.running_var,
+            a.training,
+            a.momentum,
+            a.eps,
+        )?
+        .to_vec())
+    }
+    with .recorded_as(&vjp_bn::NATIVE_BATCH_NORM_PARTS).vjp(&vjp_bn::NATIVE_BATCH_NORM).sample(|| {
+        pos_args(vec![
+            t(fx::img()),
+            t(f32s(&[4])),
+            t(f32s(&[4])),
+            t(Tensor::zeros(&[4], DType::Float32)),
+            t(Tensor::ones(&[4], DType::Float32)),
+            Value::Bool(true),
+            Value::Float(0.1),
+            Value::Float(1e-5),
+        ])
+    })
 }
 
 op! {

@@ -286,7 +286,7 @@ fn neural_network() {
         vec![f(&[1, 3]), Value::None, Value::None],
         vec![("training", Value::Bool(true))],
         ValueErr,
-        "Expected more than 1 value per channel when training, got input size [1, 3]",
+        "Expected more than 1 value per channel when training, got input size torch.Size([1, 3])",
     );
     fails(
         Op::BatchNorm,

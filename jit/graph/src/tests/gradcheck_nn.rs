@@ -58,6 +58,7 @@ pub(super) fn frozen(op: Op) -> Vec<usize> {
     match op {
         Op::CrossEntropy | Op::NllLoss => vec![2],
         Op::BatchNorm => vec![1, 2],
+        Op::NativeBatchNorm => vec![3, 4],
         _ => vec![],
     }
 }
@@ -507,6 +508,24 @@ fn conv_cases() -> Vec<Call> {
     ]
 }
 
+/// `native_batch_norm(x, weight, bias, running_mean, running_var, training, 0.1, 1e-5)`.
+fn native(
+    x: &Tensor,
+    params: Option<(&Tensor, &Tensor)>,
+    stats: Option<(&Tensor, &Tensor)>,
+    training: bool,
+) -> Call {
+    let pair = |p: Option<(&Tensor, &Tensor)>| match p {
+        Some((a, b)) => [t(a), t(b)],
+        None => [Value::None, Value::None],
+    };
+    let mut args: Vec<IValue> = vec![t(x)];
+    args.extend(pair(params));
+    args.extend(pair(stats));
+    args.extend([Value::Bool(training), fl(0.1), fl(1e-5)]);
+    (Op::NativeBatchNorm, args, vec![])
+}
+
 fn norm_cases() -> Vec<Call> {
     let img = f64s(&[3, 2, 4, 3], 121);
     let w = f64s(&[2], 122);
@@ -533,6 +552,12 @@ fn norm_cases() -> Vec<Call> {
             vec![t(&f64s(&[4, 2, 3], 127)), t(&rm), t(&rv)],
             kw(&[("eps", fl(0.3))]),
         ),
+        // PyTorch's argument order (parameters before running statistics); in training the
+        // backward reads the saved statistics, in evaluation the affine map is differentiated
+        native(&img, Some((&w, &b)), Some((&rm, &rv)), true),
+        native(&img, None, None, true),
+        native(&f64s(&[5, 2], 126), Some((&w, &b)), None, true),
+        native(&img, Some((&w, &b)), Some((&rm, &rv)), false),
         (
             Op::AvgPool2d,
             vec![t(&img), ints(&[2, 3]), i(1), i(1)],

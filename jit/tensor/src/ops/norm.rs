@@ -29,12 +29,36 @@ pub fn batch_norm_meta<S: Shaped>(
     bias: Option<&S>,
     training: bool,
 ) -> Result<TensorMeta> {
-    if x.ndim() < 2 {
+    let stats = (running_mean, running_var);
+    let meta = checked_meta(x, stats, weight, bias, training, Error::Runtime)?;
+    // F.batch_norm's own check (`native_batch_norm` normalises a single value to zero)
+    if training && x.shape()[0] * numel(&x.shape()[2..]) == 1 {
         bail!(
             Value,
-            "Expected 2D or higher input to batch_norm (got {}D input)",
-            x.ndim()
+            "Expected more than 1 value per channel when training, got input size torch.Size({:?})",
+            x.shape()
         );
+    }
+    Ok(meta)
+}
+
+/// The checks both batch norms make, in ATen's order; a missing running statistic in evaluation
+/// is `missing`'s kind (`batch_norm`: RuntimeError, `native_batch_norm`: ValueError).
+fn checked_meta<S: Shaped>(
+    x: &S,
+    (running_mean, running_var): (Option<&S>, Option<&S>),
+    weight: Option<&S>,
+    bias: Option<&S>,
+    training: bool,
+    missing: fn(String) -> Error,
+) -> Result<TensorMeta> {
+    if x.ndim() < 2 {
+        // ATen reads `input.size(1)` first
+        return Err(Error::DimOutOfRange {
+            dim: 1,
+            min: -(x.ndim().max(1) as i64),
+            max: x.ndim().max(1) as i64 - 1,
+        });
     }
     let c = x.shape()[1];
     for (name, t) in [
@@ -53,18 +77,14 @@ pub fn batch_norm_meta<S: Shaped>(
             );
         }
     }
-    if !training && (running_mean.is_none() || running_var.is_none()) {
-        bail!(
-            Runtime,
-            "running_mean and running_var must be defined in evaluation mode"
-        );
-    }
-    if training && x.shape()[0] * numel(&x.shape()[2..]) == 1 {
-        bail!(
-            Value,
-            "Expected more than 1 value per channel when training, got input size {:?}",
-            x.shape()
-        );
+    if !training {
+        for (name, t) in [("running_mean", running_mean), ("running_var", running_var)] {
+            if t.is_none() {
+                return Err(missing(format!(
+                    "{name} must be defined in evaluation mode"
+                )));
+            }
+        }
     }
     float_only(x, "batch_norm")?;
     let format = crate::memory_format::suggested(x);
@@ -160,7 +180,93 @@ pub fn batch_norm(
     momentum: f64,
     eps: f64,
 ) -> Result<Tensor> {
-    let meta = batch_norm_meta(x, running_mean, running_var, weight, bias, training)?;
+    batch_norm_meta(x, running_mean, running_var, weight, bias, training)?;
+    let args = (running_mean, running_var, weight, bias);
+    Ok(normalized(x, args, training, momentum, eps)?.0)
+}
+
+/// The dtype of `native_batch_norm`'s saved statistics from the input's and the weight's: the
+/// parameters' where a reduced-precision input has them (PyTorch's mixed-type batch norm), the
+/// input's otherwise.
+pub fn saved_stats_dtype(x: DType, weight: Option<DType>) -> DType {
+    match weight {
+        Some(w) if x.compute_dtype() != x => w,
+        _ => x,
+    }
+}
+
+/// Shape/dtype rules of `native_batch_norm(input, weight, bias, running_mean, running_var,
+/// training)`: [`batch_norm_meta`]'s output, then `save_mean` and `save_invstd` (`[C]` in
+/// training, `[0]` in evaluation, as PyTorch's CPU kernel).
+pub fn native_batch_norm_meta<S: Shaped>(
+    x: &S,
+    weight: Option<&S>,
+    bias: Option<&S>,
+    running_mean: Option<&S>,
+    running_var: Option<&S>,
+    training: bool,
+) -> Result<[TensorMeta; 3]> {
+    let stats = (running_mean, running_var);
+    let out = checked_meta(x, stats, weight, bias, training, Error::Value)?;
+    let c = if training { x.shape()[1] } else { 0 };
+    let sd = saved_stats_dtype(x.dtype(), weight.map(Shaped::dtype));
+    let stat = TensorMeta::contiguous(sd, &[c]);
+    Ok([out, stat.clone(), stat])
+}
+
+/// `native_batch_norm`: [`batch_norm`] (note PyTorch's argument order: the parameters before the
+/// running statistics) that also returns the batch mean and `1 / sqrt(var + eps)` it normalised
+/// by, which training-mode autograd saves for `native_batch_norm_backward` instead of reading
+/// the input twice more to recompute them.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "PyTorch's native_batch_norm arguments"
+)]
+pub fn native_batch_norm(
+    x: &Tensor,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> Result<[Tensor; 3]> {
+    let metas = native_batch_norm_meta(x, weight, bias, running_mean, running_var, training)?;
+    let args = (running_mean, running_var, weight, bias);
+    let (out, stats) = normalized(x, args, training, momentum, eps)?;
+    let (mean, invstd): (Vec<f64>, Vec<f64>) = if training {
+        stats
+            .iter()
+            .map(|&(m, v)| (m, 1.0 / (v + eps).sqrt()))
+            .unzip()
+    } else {
+        (vec![], vec![])
+    };
+    let stat = |v: Vec<f64>| -> Result<Tensor> {
+        Ok(Tensor::from_vec(v, &metas[1].shape)?.to_dtype(metas[1].dtype))
+    };
+    Ok([out, stat(mean)?, stat(invstd)?])
+}
+
+/// The optional tensors of `batch_norm`, in its order: running mean and variance, weight, bias.
+type NormArgs<'a> = (
+    Option<&'a Tensor>,
+    Option<&'a Tensor>,
+    Option<&'a Tensor>,
+    Option<&'a Tensor>,
+);
+
+/// Both ops' forward: the output, and per channel the `(mean, biased variance)` it used.
+fn normalized(
+    x: &Tensor,
+    (running_mean, running_var, weight, bias): NormArgs<'_>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> Result<(Tensor, Vec<(f64, f64)>)> {
+    let stats = (running_mean, running_var);
+    let meta = checked_meta(x, stats, weight, bias, training, Error::Runtime)?;
     // f32 and f64 are read and written in place of an f64 copy: the statistics and the affine
     // map are computed in f64 from the exactly widened values and rounded once, as the copy's
     // path did (same bits), without the two conversions over the whole tensor.
@@ -172,7 +278,7 @@ pub fn batch_norm(
             batch_norm_in::<f64>,
         ),
     };
-    let out = run(
+    let (out, stats) = run(
         &xc,
         running_mean,
         running_var,
@@ -182,7 +288,7 @@ pub fn batch_norm(
         momentum,
         eps,
     )?;
-    Ok(out.to_dtype(meta.dtype).laid_out_as(&meta))
+    Ok((out.to_dtype(meta.dtype).laid_out_as(&meta), stats))
 }
 
 /// [`batch_norm_in`] for one element type.
@@ -195,9 +301,10 @@ type BatchNormIn = fn(
     bool,
     f64,
     f64,
-) -> Result<Tensor>;
+) -> Result<(Tensor, Vec<(f64, f64)>)>;
 
-/// [`batch_norm`] on a contiguous tensor of element type `F`, computed in f64; the output is `F`.
+/// [`batch_norm`] on a contiguous tensor of element type `F`, computed in f64; the output is `F`,
+/// returned with the per-channel `(mean, variance)` it normalised by.
 #[allow(clippy::too_many_arguments, reason = "PyTorch's batch_norm arguments")]
 fn batch_norm_in<F: Element>(
     xc: &Tensor,
@@ -208,7 +315,7 @@ fn batch_norm_in<F: Element>(
     training: bool,
     momentum: f64,
     eps: f64,
-) -> Result<Tensor> {
+) -> Result<(Tensor, Vec<(f64, f64)>)> {
     let (n, c) = (xc.shape()[0], xc.shape()[1]);
     let s = numel(&xc.shape()[2..]);
     // SAFETY: `xc` is a contiguous `F` tensor with n * c * s elements, only read here.
@@ -248,7 +355,7 @@ fn batch_norm_in<F: Element>(
         .collect();
     let out = Tensor::empty(xc.shape(), F::DTYPE);
     affine::<F>(xc, &out, n, c, s, &coef);
-    Ok(out)
+    Ok((out, stats))
 }
 
 /// Shape/dtype rule of `group_norm(input, num_groups, weight, bias)`.

@@ -1,7 +1,8 @@
-//! Backward kernels of `layer_norm` and of training-mode `batch_norm` (PyTorch's
-//! `native_layer_norm_backward` / `native_batch_norm_backward`). Both recompute the statistics
-//! the forward used from the saved input (a layer-norm row is in cache anyway; batch norm reads
-//! its input once more) instead of saving them, and return `(d_input, d_weight, d_bias)`:
+//! Backward kernels of `layer_norm` and of `batch_norm` (PyTorch's `native_layer_norm_backward` /
+//! `native_batch_norm_backward`). Layer norm recomputes its row statistics from the saved input
+//! (the row is in cache anyway); batch norm reads the forward's saved per-channel mean and
+//! inverse standard deviation (`batch_norm_backward` recomputes them, one more pass over the
+//! input). All return `(d_input, d_weight, d_bias)`:
 //! `d_input = rstd * (g w - mean(g w) - x_hat * mean(g w x_hat))`, `d_weight = sum(g x_hat)`,
 //! `d_bias = sum(g)`, the sums over everything but the normalized (layer) or channel (batch)
 //! dims. Elementwise math in the compute dtype, sums in f64.
@@ -188,8 +189,8 @@ pub fn batch_norm_backward_meta<S: Shaped>(
     Ok([TensorMeta::contiguous(g.dtype(), x.shape()), p.clone(), p])
 }
 
-/// `batch_norm_backward(grad_out, input, weight, eps)` of training-mode batch norm (batch
-/// statistics, recomputed).
+/// `batch_norm_backward(grad_out, input, weight, eps)` of training-mode batch norm, the batch
+/// statistics recomputed from the input ([`native_batch_norm_backward`] reads the forward's).
 pub fn batch_norm_backward(
     g: &Tensor,
     x: &Tensor,
@@ -197,15 +198,136 @@ pub fn batch_norm_backward(
     eps: f64,
 ) -> Result<[Tensor; 3]> {
     let metas = batch_norm_backward_meta(g, x, weight)?;
-    let (n, ch) = (x.shape()[0], x.shape()[1]);
+    let xc = x.to_dtype(x.dtype().compute_dtype()).contiguous();
+    let stats: Vec<(f64, f64)> = match xc.dtype() {
+        DType::Float32 => batch_stats::<f32>(&xc),
+        DType::Float64 => batch_stats::<f64>(&xc),
+        _ => unreachable!("invariant: float compute dtype"),
+    }
+    .into_iter()
+    .map(|(mean, var)| (mean, 1.0 / (var + eps).sqrt()))
+    .collect();
+    bn_backward_with(g, &xc, weight, &stats, true, metas)
+}
+
+/// [`channel_stats`] of a contiguous `[n, c, ...]` tensor of `F`.
+fn batch_stats<F: Element>(x: &Tensor) -> Vec<(f64, f64)> {
+    let (n, c) = (x.shape()[0], x.shape()[1]);
     let s = numel(&x.shape()[2..]);
-    let c = x.dtype().compute_dtype();
-    let (gc, xc) = (g.to_dtype(c).contiguous(), x.to_dtype(c).contiguous());
+    // SAFETY: contiguous tensor of F with n * c * s elements, only read.
+    let xs = unsafe { std::slice::from_raw_parts(x.data_ptr::<F>(), n * c * s) };
+    channel_stats(xs, n, c, s)
+}
+
+/// Shape/dtype rules of `native_batch_norm_backward`: [`batch_norm_backward_meta`]'s, with the
+/// statistics it reads checked (the forward's `save_mean`/`save_invstd` in training, the
+/// running statistics in evaluation).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "PyTorch's native_batch_norm_backward arguments"
+)]
+pub fn native_batch_norm_backward_meta<S: Shaped>(
+    g: &S,
+    x: &S,
+    weight: Option<&S>,
+    running_mean: Option<&S>,
+    running_var: Option<&S>,
+    save_mean: Option<&S>,
+    save_invstd: Option<&S>,
+    train: bool,
+) -> Result<[TensorMeta; 3]> {
+    let metas = batch_norm_backward_meta(g, x, weight)?;
+    let ch = x.shape()[1];
+    let (names, stats) = if train {
+        (["save_mean", "save_invstd"], [save_mean, save_invstd])
+    } else {
+        (["running_mean", "running_var"], [running_mean, running_var])
+    };
+    for (name, t) in names.into_iter().zip(stats) {
+        match t {
+            None => bail!(
+                Runtime,
+                "native_batch_norm_backward: {name} must be defined when train={}",
+                if train { "True" } else { "False" }
+            ),
+            Some(t) if t.numel() != ch => bail!(
+                Runtime,
+                "native_batch_norm_backward: {name} should contain {ch} elements not {}",
+                t.numel()
+            ),
+            Some(t) => float_check(t, "native_batch_norm_backward")?,
+        }
+    }
+    Ok(metas)
+}
+
+/// `native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+/// save_invstd, train, eps)`: in training the statistics are the forward's saved mean and
+/// inverse standard deviation (nothing recomputed); in evaluation the running statistics,
+/// which are constants (`d_input = g * weight * invstd`). PyTorch's `output_mask` is not taken:
+/// all three gradients are returned.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "PyTorch's native_batch_norm_backward arguments"
+)]
+pub fn native_batch_norm_backward(
+    g: &Tensor,
+    x: &Tensor,
+    weight: Option<&Tensor>,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    save_mean: Option<&Tensor>,
+    save_invstd: Option<&Tensor>,
+    train: bool,
+    eps: f64,
+) -> Result<[Tensor; 3]> {
+    let metas = native_batch_norm_backward_meta(
+        g,
+        x,
+        weight,
+        running_mean,
+        running_var,
+        save_mean,
+        save_invstd,
+        train,
+    )?;
+    let vec = |t: Option<&Tensor>| {
+        t.expect("invariant: checked by the meta rule")
+            .to_vec::<f64>()
+    };
+    let stats: Vec<(f64, f64)> = if train {
+        vec(save_mean).into_iter().zip(vec(save_invstd)).collect()
+    } else {
+        let rv = vec(running_var);
+        vec(running_mean)
+            .into_iter()
+            .zip(rv.into_iter().map(|v| 1.0 / (v + eps).sqrt()))
+            .collect()
+    };
+    let xc = x.to_dtype(x.dtype().compute_dtype()).contiguous();
+    bn_backward_with(g, &xc, weight, &stats, train, metas)
+}
+
+/// Both backward ops past their statistics: per channel `(mean, invstd)`; `train` adds the
+/// terms of the batch statistics' own dependence on the input.
+fn bn_backward_with(
+    g: &Tensor,
+    xc: &Tensor,
+    weight: Option<&Tensor>,
+    stats: &[(f64, f64)],
+    train: bool,
+    metas: [TensorMeta; 3],
+) -> Result<[Tensor; 3]> {
+    let (n, ch) = (xc.shape()[0], xc.shape()[1]);
+    let s = numel(&xc.shape()[2..]);
+    let c = xc.dtype();
+    let gc = g.to_dtype(c).contiguous();
     let w: Vec<f64> = weight.map_or_else(|| vec![1.0; ch], |w| w.to_vec::<f64>());
-    let dx = Tensor::empty(x.shape(), c);
+    let dx = Tensor::empty(xc.shape(), c);
+    let geo = (n, ch, s);
     let sums = match c {
-        DType::Float32 => bn_backward::<f32>(&gc, &xc, &dx, (n, ch, s), &w, eps),
-        DType::Float64 => bn_backward::<f64>(&gc, &xc, &dx, (n, ch, s), &w, eps),
+        DType::Float32 => bn_backward::<f32>(&gc, xc, &dx, geo, &w, stats, train),
+        DType::Float64 => bn_backward::<f64>(&gc, xc, &dx, geo, &w, stats, train),
         _ => unreachable!("invariant: float compute dtype"),
     };
     let (dw, db): (Vec<f64>, Vec<f64>) = sums.into_iter().unzip();
@@ -252,7 +374,8 @@ fn bn_backward<F: Flt>(
     dx: &Tensor,
     (n, c, s): (usize, usize, usize),
     w: &[f64],
-    eps: f64,
+    stats: &[(f64, f64)],
+    train: bool,
 ) -> Vec<(f64, f64)> {
     let len = n * c * s;
     // SAFETY: contiguous tensors of F with n * c * s elements.
@@ -262,14 +385,12 @@ fn bn_backward<F: Flt>(
             std::slice::from_raw_parts(x.data_ptr::<F>(), len),
         )
     };
-    let stats = channel_stats(xs, n, c, s);
     let pd = SendPtr(dx.data_ptr::<F>());
     let cnt = (n * s) as f64;
     (0..c)
         .into_par_iter()
         .map(|ch| {
-            let (mean, var) = stats[ch];
-            let invstd = 1.0 / (var + eps).sqrt();
+            let (mean, invstd) = stats[ch];
             let plane = |i: usize| (i * c + ch) * s..(i * c + ch + 1) * s;
             let (mut lg, mut lgx) = ([0.0f64; LANES], [0.0f64; LANES]);
             for i in 0..n {
@@ -280,10 +401,14 @@ fn bn_backward<F: Flt>(
                 );
             }
             let (sg, sgx) = (fold_lanes(&lg), fold_lanes(&lgx));
-            // dx = (g - sg / M - (x - mean) * invstd^2 * sgx / M) * w * invstd
+            // dx = (g - sg / M - (x - mean) * invstd^2 * sgx / M) * w * invstd in training;
+            // with constant statistics (evaluation) only g * w * invstd
             let k = F::c(w[ch] * invstd);
-            let a = F::c(sg / cnt);
-            let b = F::c(invstd * invstd * sgx / cnt);
+            let (a, b) = if train {
+                (F::c(sg / cnt), F::c(invstd * invstd * sgx / cnt))
+            } else {
+                (F::zero(), F::zero())
+            };
             let m = F::c(mean);
             for i in 0..n {
                 let r = plane(i);

@@ -366,3 +366,110 @@ fn in_bounds_is_the_brute_force_stretch() {
         }
     }
 }
+
+#[test]
+fn native_batch_norm_backward_reads_the_saved_statistics() {
+    use crate::ops::norm;
+    // channel c of [n, c, s] is one row of [c, n * s]; several planes per channel
+    let (n, c, s) = (6, 3, 11);
+    let (x, g, w) = (rand(&[n, c, s], 60), rand(&[n, c, s], 61), rand(&[c], 62));
+    let to_rows = |t: &Tensor| t.permute(&[1, 0, 2]).unwrap().contiguous().to_vec::<f64>();
+    let (xr, gr, wv) = (to_rows(&x), to_rows(&g), w.to_vec::<f64>());
+    let eps = 1e-3;
+    let plane = |ch: usize| ch * n * s..(ch + 1) * n * s;
+    let from_rows = |rows: Vec<f64>| {
+        let mut v = vec![0.0; n * c * s];
+        for (k, val) in rows.into_iter().enumerate() {
+            let (ch, i, j) = (k / (n * s), (k % (n * s)) / s, k % s);
+            v[(i * c + ch) * s + j] = val;
+        }
+        v
+    };
+    // training: the forward's saved mean and invstd, then the closed form
+    let mut want_mean = vec![];
+    let mut want_invstd = vec![];
+    let mut want_dx = vec![];
+    for ch in 0..c {
+        let xs = &xr[plane(ch)];
+        let m = xs.iter().sum::<f64>() / (n * s) as f64;
+        let var = xs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n * s) as f64;
+        want_mean.push(m);
+        want_invstd.push(1.0 / (var + eps).sqrt());
+        let wrow = vec![wv[ch]; n * s];
+        want_dx.extend(norm_reference(xs, &gr[plane(ch)], &wrow, n * s, eps));
+    }
+    let [_, mean, invstd] =
+        norm::native_batch_norm(&x, Some(&w), None, None, None, true, 0.1, eps).unwrap();
+    assert_close(&mean.to_vec::<f64>(), &want_mean, 1e-12);
+    assert_close(&invstd.to_vec::<f64>(), &want_invstd, 1e-12);
+    let train = |t: &[Tensor]| {
+        let [_, m, r] =
+            norm::native_batch_norm(&t[1], Some(&t[2]), None, None, None, true, 0.1, eps).unwrap();
+        let none = None;
+        nb::native_batch_norm_backward(
+            &t[0],
+            &t[1],
+            Some(&t[2]),
+            none,
+            none,
+            Some(&m),
+            Some(&r),
+            true,
+            eps,
+        )
+        .unwrap()[0]
+            .clone()
+    };
+    both(
+        &[g.clone(), x.clone(), w.clone()],
+        &from_rows(want_dx),
+        train,
+    );
+    // evaluation: constant running statistics, d_input = g * w * invstd
+    let rm = rand(&[c], 63);
+    let rv: Vec<f64> = rand(&[c], 64)
+        .to_vec::<f64>()
+        .iter()
+        .map(|v| v.abs() + 0.2)
+        .collect();
+    let rv = Tensor::from_vec(rv, &[c]).unwrap();
+    let (rmv, rvv) = (rm.to_vec::<f64>(), rv.to_vec::<f64>());
+    let mut want = [vec![], vec![0.0; c], vec![0.0; c]];
+    for ch in 0..c {
+        let inv = 1.0 / (rvv[ch] + eps).sqrt();
+        for (xv, gv) in xr[plane(ch)].iter().zip(&gr[plane(ch)]) {
+            want[0].push(gv * wv[ch] * inv);
+            want[1][ch] += gv * (xv - rmv[ch]) * inv;
+            want[2][ch] += gv;
+        }
+    }
+    want[0] = from_rows(std::mem::take(&mut want[0]));
+    for (which, want) in want.iter().enumerate() {
+        let eval = |t: &[Tensor]| {
+            let (rm, rv) = (Some(&t[3]), Some(&t[4]));
+            nb::native_batch_norm_backward(
+                &t[0],
+                &t[1],
+                Some(&t[2]),
+                rm,
+                rv,
+                None,
+                None,
+                false,
+                eps,
+            )
+            .unwrap()[which]
+                .clone()
+        };
+        both(
+            &[g.clone(), x.clone(), w.clone(), rm.clone(), rv.clone()],
+            want,
+            eval,
+        );
+    }
+    // training without the saved statistics is refused, naming them
+    let err = nb::native_batch_norm_backward(&g, &x, None, None, None, None, None, true, eps)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("save_mean must be defined"), "{err}");
+}

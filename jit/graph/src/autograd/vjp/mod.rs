@@ -10,6 +10,7 @@
 //! A rule declares what it saves ([`Saves`]): the node keeps only those tensors alive, and
 //! AOTAutograd's partitioner sees the same dependency set.
 
+pub(crate) mod batch_norm;
 pub(crate) mod complex;
 pub(crate) mod conv;
 pub(crate) mod einsum;
@@ -44,8 +45,9 @@ pub struct Saves {
     /// serves `b`'s gradient): saved only when another argument needs grad, as PyTorch's
     /// generated nodes do.
     pub cross: &'static [&'static str],
-    /// The outputs are saved.
-    pub outputs: bool,
+    /// The saved outputs: bit `j` for output `j` (PyTorch's `native_batch_norm` saves its
+    /// statistics, outputs 1 and 2, not the normalised output 0).
+    pub outputs: u32,
 }
 
 impl Saves {
@@ -53,13 +55,13 @@ impl Saves {
     pub const NONE: Saves = Saves {
         args: &[],
         cross: &[],
-        outputs: false,
+        outputs: 0,
     };
     /// The outputs only.
     pub const OUTPUT: Saves = Saves {
         args: &[],
         cross: &[],
-        outputs: true,
+        outputs: u32::MAX,
     };
 
     /// These arguments, each saved only when another argument needs grad.
@@ -67,7 +69,7 @@ impl Saves {
         Saves {
             args: &[],
             cross: names,
-            outputs: false,
+            outputs: 0,
         }
     }
 
@@ -86,7 +88,7 @@ impl Saves {
         Saves {
             args: names,
             cross: &[],
-            outputs: false,
+            outputs: 0,
         }
     }
 
@@ -95,8 +97,28 @@ impl Saves {
         Saves {
             args: names,
             cross: &[],
-            outputs: true,
+            outputs: u32::MAX,
         }
+    }
+
+    /// These arguments and these outputs (by index).
+    pub const fn args_and_outputs(names: &'static [&'static str], outputs: &[u32]) -> Saves {
+        let mut mask = 0u32;
+        let mut i = 0;
+        while i < outputs.len() {
+            mask |= 1 << outputs[i];
+            i += 1;
+        }
+        Saves {
+            args: names,
+            cross: &[],
+            outputs: mask,
+        }
+    }
+
+    /// Whether output `j` is saved.
+    pub fn output(self, j: usize) -> bool {
+        j < 32 && self.outputs & (1 << j) != 0
     }
 
     /// Whether `op`'s argument `i` (schema order) is saved.
@@ -141,8 +163,8 @@ pub struct VjpCtx<'a, T> {
     pub inputs: &'a [Option<T>],
     /// Per slot: dtype and shape of the argument.
     pub input_metas: &'a [TensorMeta],
-    /// The saved outputs (empty unless the rule saves them).
-    pub outputs: &'a [T],
+    /// Per output: the saved tensor, `None` where the rule does not save it.
+    pub outputs: &'a [Option<T>],
     /// Metas of the outputs.
     pub output_metas: &'a [TensorMeta],
     /// The gradient of each output; `None` for an output no gradient reached (zero).
@@ -192,7 +214,7 @@ impl<'a, T: Clone> VjpCtx<'a, T> {
 
     /// Saved output `i`.
     pub fn output(&self, i: usize) -> Result<T> {
-        self.outputs.get(i).cloned().ok_or_else(|| {
+        self.outputs.get(i).cloned().flatten().ok_or_else(|| {
             Error::Graph(format!(
                 "internal: the backward of `{}` reads output {i}, which it does not save",
                 self.op
@@ -294,6 +316,16 @@ pub struct VjpRule {
     pub eager: VjpFn<Eager>,
     /// The formula as graph nodes.
     pub graph: VjpFn<GraphBuilder>,
+    /// The outputs that get history: bit `j` for output `j` (`native_batch_norm`'s saved
+    /// statistics, outputs 1 and 2, never require grad, as PyTorch's).
+    pub differentiable_outputs: u32,
+}
+
+impl VjpRule {
+    /// Whether output `j` gets history (when floating-point or complex).
+    pub fn differentiable_output(&self, j: usize) -> bool {
+        j < 32 && self.differentiable_outputs & (1 << j) != 0
+    }
 }
 
 impl std::fmt::Debug for VjpRule {
@@ -305,11 +337,15 @@ impl std::fmt::Debug for VjpRule {
 /// Declares a [`VjpRule`] from a generic formula `fn f<E: Emit>(e: &mut E, c: &VjpCtx<E::T>)`.
 macro_rules! vjp_rule {
     ($name:literal, $saves:expr, $f:path) => {
+        $crate::autograd::vjp::vjp_rule!($name, $saves, $f, differentiable_outputs = u32::MAX)
+    };
+    ($name:literal, $saves:expr, $f:path, differentiable_outputs = $mask:expr) => {
         $crate::autograd::vjp::VjpRule {
             name: $name,
             saves: $saves,
             eager: $f,
             graph: $f,
+            differentiable_outputs: $mask,
         }
     };
 }

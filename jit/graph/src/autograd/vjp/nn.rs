@@ -139,118 +139,6 @@ fn layer_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     Ok(out)
 }
 
-/// batch_norm in training (evaluation mode is recorded as its affine map, [`batch_norm_parts`]):
-/// the `batch_norm_backward` kernel, which recomputes the batch statistics from the input
-/// (the running statistics are neither saved nor differentiated, so a second forward updating
-/// them before backward is fine, as in PyTorch); under `create_graph` the same as ops.
-fn batch_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
-    let a = args!(c, BatchNorm => nn::batch_norm);
-    let g = grad_or_return!(c);
-    let mut out = c.no_grads();
-    if !a.training {
-        return Err(crate::Error::Graph(
-            "internal: evaluation-mode batch_norm is differentiated through its decomposition"
-                .into(),
-        ));
-    }
-    let x = c.saved(a.input)?;
-    let shape = c.meta(a.input)?.shape.clone();
-    let w = c.saved_opt(a.weight)?;
-    let eps = a.eps;
-    if !crate::autograd::is_grad_enabled() {
-        let wv = w.as_ref().map_or(Value::None, t);
-        let mut r = e.call(
-            Op::BatchNormBackward,
-            vec![t(&g), t(&x), wv, Value::Float(eps)],
-        )?;
-        for (k, x) in [(2, a.bias), (1, a.weight), (0, Some(a.input))] {
-            let d = r.remove(k);
-            if c.wants(x) {
-                put(&mut out, x, d)?;
-            }
-        }
-        return Ok(out);
-    }
-    let dims: Vec<i64> = (0..shape.len() as i64).filter(|&d| d != 1).collect();
-    let mut chan = vec![1usize; shape.len()];
-    chan[1] = shape[1];
-    let (xhat, rstd) = normalize(e, &x, &dims, eps)?;
-    if c.wants(a.input) {
-        let gw = match &w {
-            Some(w) => {
-                let wv = e.reshape(w, &chan)?;
-                e.mul(&g, &wv)?
-            }
-            None => g.clone(),
-        };
-        let d = normalized_input_grad(e, &gw, &xhat, &rstd, &dims)?;
-        put(&mut out, a.input, d)?;
-    }
-    if c.wants(a.weight) {
-        let d = e.mul(&g, &xhat)?;
-        let d = e.sum_dims(&d, &dims, false)?;
-        put(&mut out, a.weight, d)?;
-    }
-    if c.wants(a.bias) {
-        let d = e.sum_dims(&g, &dims, false)?;
-        put(&mut out, a.bias, d)?;
-    }
-    Ok(out)
-}
-
-/// batch_norm in evaluation mode, recorded as the kernel's affine map in f64:
-/// `x * scale + shift`, `scale = weight / sqrt(running_var + eps)`,
-/// `shift = bias - running_mean * scale`, cast back. The running statistics are read, not saved.
-fn batch_norm_parts<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<Option<Vec<E::T>>>
-where
-    E::T: Facts,
-{
-    E::T::check(Op::BatchNorm, args)?;
-    let a = crate::rules::nn::batch_norm::Args::read(args)?;
-    if a.training {
-        return Ok(None);
-    }
-    let x = a.input;
-    let shape = e.shape(x);
-    let dt = e.dtype(x);
-    let f64_ = rynamo_tensor::DType::Float64;
-    let internal = |what: &str| {
-        crate::Error::Graph(format!(
-            "internal: evaluation-mode batch_norm without {what}"
-        ))
-    };
-    let rm = a.running_mean.ok_or_else(|| internal("running_mean"))?;
-    let rv = a.running_var.ok_or_else(|| internal("running_var"))?;
-    let rm = e.to_dtype(rm, f64_)?;
-    let rv = e.to_dtype(rv, f64_)?;
-    let eps = a.eps;
-    let sd = e.add_s(&rv, eps)?;
-    let sd = e.unary(Op::Sqrt, &sd)?;
-    let scale = match a.weight {
-        Some(w) => {
-            let w = e.to_dtype(w, f64_)?;
-            e.div(&w, &sd)?
-        }
-        None => e.op(Op::Div, vec![f(1.0), t(&sd)])?,
-    };
-    let ms = e.mul(&rm, &scale)?;
-    let shift = match a.bias {
-        Some(b) => {
-            let b = e.to_dtype(b, f64_)?;
-            e.sub(&b, &ms)?
-        }
-        None => e.rsub_s(0.0, &ms)?,
-    };
-    let mut chan = vec![1usize; shape.len()];
-    chan[1] = shape[1];
-    let scale = e.reshape(&scale, &chan)?;
-    let shift = e.reshape(&shift, &chan)?;
-    let xf = e.to_dtype(x, f64_)?;
-    let y = e.mul(&xf, &scale)?;
-    let y = e.add(&y, &shift)?;
-    Ok(Some(vec![e.to_dtype(&y, dt)?]))
-}
-
 /// group_norm(input, num_groups, weight, bias, eps): a layer norm of each `[N, G, C/G * S]`
 /// group, with a per-channel scale.
 fn group_norm<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
@@ -426,15 +314,9 @@ pub(crate) static GROUP_NORM: VjpRule = vjp_rule!(
     Saves::args(&["input", "weight"]),
     group_norm
 );
-pub(crate) static BATCH_NORM: VjpRule = vjp_rule!(
-    "NativeBatchNormBackward0",
-    Saves::args(&["input", "weight"]),
-    batch_norm
-);
 pub(crate) static EMBEDDING: VjpRule =
     vjp_rule!("EmbeddingBackward0", Saves::args(&["input"]), embedding);
 pub(crate) static DROPOUT: VjpRule = vjp_rule!("CloneBackward0", Saves::NONE, dropout);
 pub(crate) static PAD: VjpRule = vjp_rule!("ConstantPadNdBackward0", Saves::NONE, pad);
 
 pub(crate) static DROPOUT_PARTS: Composite = composite_rule!(dropout_parts);
-pub(crate) static BATCH_NORM_PARTS: Composite = composite_rule!(batch_norm_parts);
