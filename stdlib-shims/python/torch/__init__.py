@@ -416,7 +416,7 @@ del _init_logs
 
 _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
                     "version", "__config__", "cpu", "amp", "linalg", "special", "fft", "accelerator", "_inductor",
-                    "distributed", "distributions")
+                    "distributed", "distributions", "hub")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
