@@ -9,6 +9,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from torch._dynamo.testing import CompileCounter
+
 from _eager_goldens import Goldens
 
 goldens = Goldens(__file__, "int_conv_pt.json")
@@ -117,4 +119,16 @@ for label, call in [
     ("Conv2d.to(int64)", lambda: nn.Conv2d(2, 3, 3).to(torch.int64)),
 ]:
     goldens.raises(label, call)
+# The dtype checks must not break the graph (a dict lookup keyed by dtype did, once per call).
+for label, fn, args in [
+    ("conv_transpose2d", F.conv_transpose2d, (torch.ones(1, 2, 3, 3), torch.ones(2, 2, 2, 2), torch.ones(2))),
+    ("conv_transpose2d int64", F.conv_transpose2d, (ints(1, 2, 3, 3), ints(2, 2, 2, 2), ints(2))),
+    ("conv_transpose3d", F.conv_transpose3d, (torch.ones(1, 2, 3, 3, 3), torch.ones(2, 2, 2, 2, 2))),
+    ("conv3d", F.conv3d, (torch.ones(1, 2, 3, 3, 3), torch.ones(2, 2, 2, 2, 2), torch.ones(2))),
+    ("conv3d int64 dilated", lambda x, w: F.conv3d(x, w, dilation=(2, 1, 1)), (ints(1, 2, 3, 3, 3), ints(2, 2, 1, 2, 2))),
+]:
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    torch.compile(fn, backend=counter)(*args)
+    goldens.text(f"graphs {label}", counter.frame_count)
 goldens.finish()

@@ -16,9 +16,10 @@ import torch
 from torch.nn import _layout
 import torch._autocast_policy as _autocast_policy
 
-# The integer dtypes that ATen's transposed and dilated kernels refuse (they take Long), by ATen's
-# names.
-_LONG_ONLY = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int"}
+def _long_only(dtype):
+    """Bool and the integer dtypes other than Long, which ATen's transposed and dilated kernels
+    refuse. Tested through the dtype's attributes: Dynamo traces those, not a dict lookup."""
+    return not dtype.is_floating_point and not dtype.is_complex and dtype != torch.int64
 
 
 def _aten_name(dtype):
@@ -106,12 +107,12 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(p) for p in padded)}). "
                            f"Kernel size: ({' x '.join(str(k) for k in eff)}). Kernel size can't be greater than "
                            "actual input size")
-    if input.dtype in _LONG_ONLY and (input.dtype == torch.bool or any(d != 1 for d in dilation)):
+    dilated = any(d != 1 for d in dilation)
+    if _long_only(input.dtype) and (input.dtype == torch.bool or dilated):
         # ATen's 3-D kernel computes every integer dtype but not Bool; its dilated one, shared with
         # 2-D, Long only. The conv2d below would see no depth dilation, so the check is here.
-        dilated = any(d != 1 for d in dilation)
         kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_LONG_ONLY[input.dtype]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_aten_name(input.dtype)}'")
     if pad_lo[0] > 0:
         x = torch.nn.functional.pad(x, [0, 0, 0, 0, pad_lo[0], pad_lo[0]])
     od = (padded[0] - eff[0]) // stride[0] + 1
@@ -184,10 +185,10 @@ def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gr
             shown_in, shown_out = [1] + in_sizes, [1] + out_sizes
         raise RuntimeError(f"Given input size per channel: ({' x '.join(str(v) for v in shown_in)}). Calculated output "
                            f"size per channel: ({' x '.join(str(v) for v in shown_out)}). Output size is too small")
-    if input.dtype in _LONG_ONLY:
+    if _long_only(input.dtype):
         # The check follows the shape checks and precedes the dtype comparison with the weight.
         kernel = "slow_conv_transpose3d_out_cpu" if nd == 3 else "slow_conv_transpose2d_out_cpu"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_LONG_ONLY[input.dtype]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_aten_name(input.dtype)}'")
     pads = []
     for i in range(nd):
         x = _dilate(x, 2 + i, stride[i])
