@@ -205,7 +205,9 @@ fn resolve<S: Shaped>(nd: usize, x: &S, w: &S, bias: Option<&S>, a: &ConvArgs<'_
     // Int"). Its dilated kernel takes the floating dtypes and Long; the plain one every integer.
     let dilated = dil.iter().any(|&d| d != 1);
     let dt = x.dtype();
-    if !dt.is_floating_point() && !(dt == DType::Int64 || (!dilated && dt.is_integral(false))) {
+    let computed =
+        dt.is_floating_point() || dt == DType::Int64 || (!dilated && dt.is_integral(false));
+    if !computed {
         return Err(Error::NotImplementedFor {
             op: if dilated {
                 "slow_conv_dilated<>"
