@@ -435,6 +435,8 @@ _LAZY_ATTRS = {
     "autocast_decrement_nesting": "torch._autocast_state",
     "is_autocast_cpu_enabled": "torch.amp._legacy", "set_autocast_cpu_enabled": "torch.amp._legacy",
     "get_autocast_cpu_dtype": "torch.amp._legacy", "set_autocast_cpu_dtype": "torch.amp._legacy",
+    "hann_window": "torch._windows", "hamming_window": "torch._windows", "blackman_window": "torch._windows",
+    "bartlett_window": "torch._windows", "kaiser_window": "torch._windows", "_assert": "torch._windows",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
                     "ByteStorage BoolStorage BFloat16Storage ComplexFloatStorage ComplexDoubleStorage").split()
