@@ -64,3 +64,18 @@ for backend in (None, "eager"):
     report("cache", cache=m.cache)
     m.cache.zero_()
     print("zeroed", m.cache.sum().item())
+
+
+# What inference mode makes of views, copies and factories (PyTorch 2.15's is_inference()).
+grad_leaf = torch.ones(2, 2, requires_grad=True)
+plain = torch.zeros(3)
+with torch.inference_mode():
+    made = {"detach": grad_leaf.detach(), "data": grad_leaf.data, "tensor": torch.tensor([1.0]),
+            "new_zeros": plain.new_zeros(2), "to double": plain.to(torch.float64), "view_as": plain.view_as(plain),
+            "reshape": plain.reshape(3, 1), "[0]": plain[0], "unbind": plain.unbind()[0],
+            "expand": plain.expand(2, 3), "contiguous": plain.contiguous(), "add_": plain.add_(1),
+            "zeros_like": torch.zeros_like(plain), "arange": torch.arange(3), "split": plain.split(1)[0],
+            "diagonal": torch.eye(2).diagonal(), "T": grad_leaf.T, "index": plain[[0, 1]], "float()": plain.float(),
+            "narrow": plain.narrow(0, 0, 1), "squeeze": plain.unsqueeze(0).squeeze(0)}
+print(" ".join(f"{k}={v.is_inference()}" for k, v in made.items()))
+print("plain", plain.is_inference(), plain)
