@@ -59,7 +59,11 @@ goldens.check("conv2d empty batch", lambda x, w: F.conv2d(x, w), ints(0, 2, 5, 5
 # An input without channels gives a result without channels, whatever the weight's.
 goldens.check("conv2d no channels", lambda x, w, b: F.conv2d(x, w, b, padding=1), ints(2, 0, 5, 5),
               ints(3, 0, 2, 2), ints(3))
-goldens.text("float conv2d no channels", str(F.conv2d(torch.ones(1, 0, 5, 5), torch.ones(3, 0, 2, 2)).shape))
+# For floats too, and every gradient is zero (the bias's has the weight's output channels).
+goldens.check("float conv2d no channels", lambda x, w, b: F.conv2d(x, w, b), torch.ones(1, 0, 5, 5),
+              torch.ones(3, 0, 2, 2), torch.ones(3))
+goldens.check("float conv1d unbatched no channels", lambda x, w, b: F.conv1d(x, w, b, padding=1),
+              torch.ones(0, 6), torch.ones(2, 0, 3), torch.ones(2))
 goldens.check("conv2d valid", lambda x, w: F.conv2d(x, w, padding="valid"), ints(1, 2, 5, 5, dtype=torch.int32),
               ints(3, 2, 2, 2, dtype=torch.int32))
 goldens.check("conv2d unbatched", lambda x, w: F.conv2d(x, w, padding=1), ints(2, 4, 4, dtype=torch.int32),
