@@ -240,6 +240,12 @@ mod _c {
         state::set_inference_mode(enabled);
     }
 
+    /// `torch._C._log_api_usage_once(event)`, which torchvision calls from every model builder:
+    /// PyTorch passes the event to a logger that stays off unless an embedding application
+    /// installs one, and nothing can install one here.
+    #[pyfunction]
+    fn _log_api_usage_once(_event: String) {}
+
     // === Default dtype ===
 
     #[pyfunction]

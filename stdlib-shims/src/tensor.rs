@@ -55,10 +55,14 @@ impl fmt::Debug for PyTensor {
 
 impl PyTensor {
     /// A new tensor object holding `t`, with `t`'s autograd identity (made when missing: every
-    /// Python tensor has one, so in-place ops and history reach every alias).
+    /// Python tensor has one, so in-place ops and history reach every alias). A tensor without
+    /// one is new, so inference mode makes it an inference tensor; one that has an identity
+    /// keeps its flag (the registry sets it: an in-place result or a view of a normal tensor
+    /// stays normal).
     pub fn new(mut t: Tensor) -> Self {
+        let fresh = t.autograd().is_none();
         let meta = t.ensure_autograd();
-        if crate::state::is_inference_mode_enabled() {
+        if fresh && crate::state::is_inference_mode_enabled() {
             meta.update(|s| s.is_inference = true);
         }
         PyTensor {

@@ -357,6 +357,7 @@ _C._install_python_methods("torch._refs_special_ops", _refs_special_ops.METHODS)
 _C._install_python_methods("torch._refs_stats", _refs_stats.METHODS)
 _C._install_python_methods("torch._tensor_inplace", _tensor_inplace.METHODS)
 _C._install_python_methods("torch.storage", ["untyped_storage"])
+_C._install_python_methods("torch._stft", ["stft"])
 _C._install_python_methods("torch", ["det", "inverse", "slogdet", "logdet", "matrix_power"])
 _C._install_python_methods(
     "torch._tensor", ["backward", "register_hook", "register_post_accumulate_grad_hook", "unfold", "new"]
@@ -416,7 +417,7 @@ del _init_logs
 
 _LAZY_SUBMODULES = ("nn", "_dynamo", "compiler", "fx", "_logging", "func", "optim", "utils", "backends", "testing",
                     "version", "__config__", "cpu", "amp", "linalg", "special", "fft", "accelerator", "_inductor",
-                    "distributed", "distributions")
+                    "distributed", "distributions", "hub")
 
 
 # Names served from submodules on first use (checkpoints reference `torch.FloatStorage`).
@@ -435,6 +436,9 @@ _LAZY_ATTRS = {
     "autocast_decrement_nesting": "torch._autocast_state",
     "is_autocast_cpu_enabled": "torch.amp._legacy", "set_autocast_cpu_enabled": "torch.amp._legacy",
     "get_autocast_cpu_dtype": "torch.amp._legacy", "set_autocast_cpu_dtype": "torch.amp._legacy",
+    "hann_window": "torch._windows", "hamming_window": "torch._windows", "blackman_window": "torch._windows",
+    "bartlett_window": "torch._windows", "kaiser_window": "torch._windows", "_assert": "torch._windows",
+    "stft": "torch._stft",
 }
 _LEGACY_STORAGES = ("DoubleStorage FloatStorage HalfStorage LongStorage IntStorage ShortStorage CharStorage "
                     "ByteStorage BoolStorage BFloat16Storage ComplexFloatStorage ComplexDoubleStorage").split()

@@ -85,7 +85,10 @@ fn check_inplace(t: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// Inference mode: the op runs without autograd and its outputs are inference tensors.
+/// Inference mode: the op runs without autograd and its new outputs are inference tensors. As
+/// in PyTorch, only tensors allocated here are: an output sharing a normal input's storage (that
+/// input written in place, or a view of it) stays a normal tensor, so a KV cache made outside
+/// inference mode and filled inside it can still be written in place afterwards.
 pub(crate) fn call_inference(
     op: Op,
     args: &[IValue],
@@ -93,7 +96,13 @@ pub(crate) fn call_inference(
 ) -> Result<Vec<Tensor>> {
     let mut outs = below(op, args)?;
     for o in &mut outs {
-        o.ensure_autograd().update(|s| s.is_inference = true);
+        let aliases_normal = args
+            .iter()
+            .any(|a| matches!(a, Value::Tensor(x) if o.shares_storage(x) && !is_inference(x)));
+        let meta = o.ensure_autograd();
+        if !aliases_normal {
+            meta.update(|s| s.is_inference = true);
+        }
     }
     Ok(outs)
 }

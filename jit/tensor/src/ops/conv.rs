@@ -1,6 +1,6 @@
 //! `conv1d` / `conv2d`: im2col + GEMM per sample and group. A 1-D convolution is a 2-D one with a
 //! height of 1. Samples run in parallel (each GEMM single-threaded); a single sample instead gives
-//! the GEMM both cores.
+//! the GEMM both cores. Integer dtypes take the exact kernel of `conv_int.rs`.
 
 use rayon::prelude::*;
 
@@ -9,6 +9,7 @@ use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
 use crate::kernels::scratch::with_scratch;
 use crate::layout::Shaped;
+use crate::ops::conv_int::conv_int;
 use crate::ops::conv_rows::RowTaps;
 use crate::ops::im2col::im2col;
 use crate::ops::matmul::gemm_raw;
@@ -84,6 +85,23 @@ pub(crate) fn lift(nd: usize, v: &[usize], one: usize) -> [usize; 2] {
 }
 
 fn resolve<S: Shaped>(nd: usize, x: &S, w: &S, bias: Option<&S>, a: &ConvArgs<'_>) -> Result<Geo> {
+    // ATen checks the `.padding` overload's strides, then the bias dtype, before any shape.
+    if a.padding == ConvPadding::Same && a.stride.iter().any(|&s| s != 1) {
+        bail!(
+            Runtime,
+            "padding='same' is not supported for strided convolutions"
+        );
+    }
+    if let Some(b) = bias
+        && b.dtype() != x.dtype()
+    {
+        bail!(
+            Runtime,
+            "Input type ({}) and bias type ({}) should be the same",
+            x.dtype().cpp_name(),
+            b.dtype().cpp_name()
+        );
+    }
     let xs = x.shape();
     if x.ndim() != nd + 1 && x.ndim() != nd + 2 {
         bail!(
@@ -134,12 +152,6 @@ fn resolve<S: Shaped>(nd: usize, x: &S, w: &S, bias: Option<&S>, a: &ConvArgs<'_
         }
         ConvPadding::Valid => (vec![0; nd], vec![0; nd]),
         ConvPadding::Same => {
-            if stride.iter().any(|&s| s != 1) {
-                bail!(
-                    Runtime,
-                    "padding='same' is not supported for strided convolutions"
-                );
-            }
             let total: Vec<usize> = eff.iter().map(|&e| e - 1).collect();
             (
                 total.iter().map(|t| t / 2).collect(),
@@ -188,21 +200,30 @@ fn resolve<S: Shaped>(nd: usize, x: &S, w: &S, bias: Option<&S>, a: &ConvArgs<'_
             fmt(&eff)
         );
     }
-    for t in [Some(w), bias].into_iter().flatten() {
-        if t.dtype() != x.dtype() {
-            bail!(
-                Runtime,
-                "expected scalar type {} but found {}",
-                x.dtype().aten_name(),
-                t.dtype().aten_name()
-            );
-        }
-    }
-    if !x.dtype().is_floating_point() {
+    // ATen's kernel dispatches on the input's dtype before it compares the weight's with it (a
+    // Bool input with a float weight is "not implemented", an int32 one "expected scalar type
+    // Int"). Its dilated kernel takes the floating dtypes and Long; the plain one every integer.
+    let dilated = dil.iter().any(|&d| d != 1);
+    let dt = x.dtype();
+    let computed =
+        dt.is_floating_point() || dt == DType::Int64 || (!dilated && dt.is_integral(false));
+    if !computed {
         return Err(Error::NotImplementedFor {
-            op: "slow_conv2d_cpu",
-            dtype: x.dtype().aten_name(),
+            op: if dilated {
+                "slow_conv_dilated<>"
+            } else {
+                "slow_conv2d_cpu"
+            },
+            dtype: dt.aten_name(),
         });
+    }
+    if w.dtype() != dt {
+        bail!(
+            Runtime,
+            "expected scalar type {} but found {}",
+            dt.aten_name(),
+            w.dtype().aten_name()
+        );
     }
     let out: Vec<usize> = (0..nd)
         .map(|i| (padded[i] - eff[i]) / stride[i] as usize + 1)
@@ -225,7 +246,10 @@ fn resolve<S: Shaped>(nd: usize, x: &S, w: &S, bias: Option<&S>, a: &ConvArgs<'_
 }
 
 fn out_shape(nd: usize, g: &Geo) -> Vec<usize> {
-    let mut s = vec![g.n, g.o];
+    // ATen sends an input without channels around its kernels, and its result then has no
+    // channels either, whatever the weight's output channels (PyTorch 2.15: [1, 0, 5, 5] input,
+    // [3, 0, 2, 2] weight -> [1, 0, 4, 4]).
+    let mut s = vec![g.n, if g.c == 0 { 0 } else { g.o }];
     s.extend_from_slice(&g.out[2 - nd..]);
     if !g.batched {
         s.remove(0);
@@ -256,6 +280,13 @@ pub fn conv(
 ) -> Result<Tensor> {
     let g = resolve(nd, x, w, bias, a)?;
     let shape = out_shape(nd, &g);
+    let meta = conv_meta(nd, x, w, bias, a)?;
+    if shape.contains(&0) {
+        return Ok(Tensor::empty(&shape, x.dtype()).laid_out_as(&meta));
+    }
+    if x.dtype().is_integral(false) {
+        return Ok(conv_int(&g, &shape, x, w, bias).laid_out_as(&meta));
+    }
     let c = x.dtype().compute_dtype();
     let prep = |t: &Tensor| t.to_dtype(c).contiguous();
     let (xc, wc, bc) = (prep(x), prep(w), bias.map(prep));
@@ -268,7 +299,6 @@ pub fn conv(
         _ => unreachable!("invariant: float compute dtype"),
     }
     // The kernel works row-major; the result takes the layout ATen's would have.
-    let meta = conv_meta(nd, x, w, bias, a)?;
     Ok(out.to_dtype(x.dtype()).laid_out_as(&meta))
 }
 

@@ -6,6 +6,7 @@ pub mod attention;
 pub mod complex;
 pub mod conv;
 pub mod conv_backward;
+pub(crate) mod conv_int;
 pub(crate) mod conv_rows;
 pub mod decomp;
 pub mod einsum;

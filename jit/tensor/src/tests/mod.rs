@@ -2,6 +2,7 @@
 //! hand-checked PyTorch outputs) rather than through the kernels under test.
 
 mod backward_kernels;
+mod conv_int;
 mod erf_kernel;
 mod errors;
 mod gemm_layouts;

@@ -38,3 +38,24 @@ def set_device(device):
 
 def current_device():
     _lazy_init()
+
+
+def empty_cache():
+    """Frees the caching allocator's unused blocks: a no-op while CUDA is uninitialised."""
+
+
+def memory_allocated(device=None):
+    # PyTorch reads the allocator's statistics, empty (0 bytes) while CUDA is uninitialised.
+    return 0
+
+
+def memory_reserved(device=None):
+    return 0
+
+
+def max_memory_allocated(device=None):
+    return 0
+
+
+def max_memory_reserved(device=None):
+    return 0

@@ -16,6 +16,23 @@ import torch
 from torch.nn import _layout
 import torch._autocast_policy as _autocast_policy
 
+def _long_only(dtype):
+    """Bool and the integer dtypes other than Long, which ATen's transposed and dilated kernels
+    refuse. Tested through the dtype's attributes: Dynamo traces those, not a dict lookup."""
+    return not dtype.is_floating_point and not dtype.is_complex and dtype != torch.int64
+
+
+def _aten_name(dtype):
+    from torch._refs import _DTYPE_NAMES
+    return _DTYPE_NAMES[dtype]
+
+
+def _cpp_name(dtype):
+    from torch._tensor_types import _CPP_NAMES
+    complex_names = {torch.complex64: "c10::complex<float>", torch.complex128: "c10::complex<double>"}
+    return _CPP_NAMES.get(dtype) or complex_names[dtype]
+
+
 _DIM_NAMES = {1: ["height", "width"], 2: ["height", "width"], 3: ["depth", "height", "width"]}
 
 
@@ -41,6 +58,10 @@ def _conv2d_or_1d(nd, x, w, bias, stride, padding, dilation, groups):
 
 @_autocast_policy.lower_precision_fp
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if bias is not None and bias.dtype != input.dtype:
+        # ATen compares the bias's dtype before any shape.
+        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
+                           "be the same")
     _check_input_dim(input, 3, "conv3d")
     if weight.dim() != 5:
         raise RuntimeError(f"weight should have at least three dimensions, got {weight.dim()}D weight of size "
@@ -86,6 +107,12 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(p) for p in padded)}). "
                            f"Kernel size: ({' x '.join(str(k) for k in eff)}). Kernel size can't be greater than "
                            "actual input size")
+    dilated = any(d != 1 for d in dilation)
+    if _long_only(input.dtype) and (input.dtype == torch.bool or dilated):
+        # ATen's 3-D kernel computes every integer dtype but not Bool; its dilated one, shared with
+        # 2-D, Long only. The conv2d below would see no depth dilation, so the check is here.
+        kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_aten_name(input.dtype)}'")
     if pad_lo[0] > 0:
         x = torch.nn.functional.pad(x, [0, 0, 0, 0, pad_lo[0], pad_lo[0]])
     od = (padded[0] - eff[0]) // stride[0] + 1
@@ -158,6 +185,10 @@ def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gr
             shown_in, shown_out = [1] + in_sizes, [1] + out_sizes
         raise RuntimeError(f"Given input size per channel: ({' x '.join(str(v) for v in shown_in)}). Calculated output "
                            f"size per channel: ({' x '.join(str(v) for v in shown_out)}). Output size is too small")
+    if _long_only(input.dtype):
+        # The check follows the shape checks and precedes the dtype comparison with the weight.
+        kernel = "slow_conv_transpose3d_out_cpu" if nd == 3 else "slow_conv_transpose2d_out_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_aten_name(input.dtype)}'")
     pads = []
     for i in range(nd):
         x = _dilate(x, 2 + i, stride[i])
@@ -167,7 +198,15 @@ def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gr
     # (Cin, Cout/g, *k) -> (Cout, Cin/g, *k), flipped: the convolution whose input gradient this is.
     w = weight.reshape([groups, cin // groups, og] + ksize).transpose(1, 2).reshape([cout, cin // groups] + ksize)
     w = w.flip(list(range(2, 2 + nd)))
-    out = _conv2d_or_1d(nd, x, w, bias, 1, 0, dilation, groups)
+    # ATen's 1-D/2-D transposed kernel adds the bias in place after the product, so a bias of
+    # another dtype is cast as `add_` casts (an int64 output takes an int32 bias, refuses a float
+    # one); its 3-D kernel, like the convolutions, requires the input's dtype.
+    late_bias = nd < 3 and bias is not None and bias.dtype != input.dtype
+    if nd == 3 and bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_aten_name(input.dtype)} but found {_aten_name(bias.dtype)}")
+    out = _conv2d_or_1d(nd, x, w, None if late_bias else bias, 1, 0, dilation, groups)
+    if late_bias:
+        out = out.add_(bias.reshape([cout] + [1] * nd))
     return out if batched else out.squeeze(0)
 
 

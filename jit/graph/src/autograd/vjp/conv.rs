@@ -160,6 +160,21 @@ fn conv<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let wshape = c.meta(weight)?.shape.clone();
     let geo = ConvGeo::of_forward(c, &wshape)?;
     let batched = xshape.len() == geo.nd + 2;
+    if xshape[usize::from(batched)] == 0 {
+        // An input without channels: the forward's result has none either (ATen routes it around
+        // its kernels), so every gradient is zero, the bias's included.
+        let dtype = c.meta(input)?.dtype;
+        if c.wants(input) {
+            put(&mut out, input, e.zeros(&xshape, dtype)?)?;
+        }
+        if c.wants(weight) {
+            put(&mut out, weight, e.zeros(&wshape, dtype)?)?;
+        }
+        if c.wants(bias) {
+            put(&mut out, bias, e.zeros(&wshape[..1], dtype)?)?;
+        }
+        return Ok(out);
+    }
     let mut xb = xshape.clone();
     let gb = if batched {
         g
