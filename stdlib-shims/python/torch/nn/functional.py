@@ -480,6 +480,38 @@ def one_hot(tensor, num_classes=-1):
     return (tensor.unsqueeze(-1) == torch.arange(num_classes)).to(torch.int64)
 
 
+# === Bilinear ===
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``, with ATen's checks
+    in its order (dtypes, ranks, batch dims, the two feature sizes, the bias)."""
+    tensors = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        tensors.append(("bias", bias))
+    if any(t.dtype != input1.dtype for _, t in tensors):
+        from torch._tensor_types import _CPP_NAMES
+        got = ", ".join(f"{name}: {_CPP_NAMES.get(t.dtype, t.dtype)}" for name, t in tensors)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{input1.shape[i]} and {input2.shape[i]}")
+    for name, x, k in (("input1", input1, 1), ("input2", input2, 2)):
+        if x.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {x.shape[-1]} but "
+                               f"expected {weight.shape[k]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
+                           f"expected {weight.shape[0]}")
+    # (..., in1) x (out, in1, in2) x (..., in2) -> (..., out)
+    left = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight)  # (..., out, 1, in2)
+    out = left.matmul(input2.unsqueeze(-2).unsqueeze(-1)).squeeze(-1).squeeze(-1)
+    return out if bias is None else out + bias
+
+
 # === Distances ===
 
 

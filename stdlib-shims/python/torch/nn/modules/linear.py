@@ -76,12 +76,7 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
-        # (..., in1) x (out, in1, in2) x (..., in2) -> (..., out)
-        left = input1.unsqueeze(-2).unsqueeze(-2).matmul(self.weight)  # (..., out, 1, in2)
-        out = left.matmul(input2.unsqueeze(-2).unsqueeze(-1)).squeeze(-1).squeeze(-1)
-        if self.bias is not None:
-            out = out + self.bias
-        return out
+        return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
         return (
