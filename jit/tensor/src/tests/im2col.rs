@@ -113,7 +113,11 @@ fn row_taps_take_the_geometries_where_they_hold_fewer_columns() {
         ([32, 32], [3, 3], [2, 2], [1, 1], [1, 1], 33),
         ([10, 6], [3, 3], [2, 1], [3, 1], [3, 1], 14),
     ] {
-        let g = geo(hw, k, s, p, d).unwrap();
+        // a batch of 4: enough saved columns to outweigh repacking the weight
+        let g = Geo {
+            n: 4,
+            ..geo(hw, k, s, p, d).unwrap()
+        };
         let taps = RowTaps::new(&g).expect("row taps");
         assert_eq!(taps.len(g.c), g.c * k[1] * rows * g.out[1], "{g:?}");
         assert!(taps.len(g.c) < im2col_len(&g));
@@ -127,4 +131,14 @@ fn row_taps_take_the_geometries_where_they_hold_fewer_columns() {
         let g = geo([9, 5], k, s, p, [1, 1]).unwrap();
         assert!(RowTaps::new(&g).is_none(), "{g:?}");
     }
+    // a weight larger than the columns saved (ResNet-18's last layer at batch 1: 512 channels,
+    // 2x2 outputs) is not repacked; at a large batch it is
+    let layer4 = |n| Geo {
+        n,
+        c: 512,
+        o: 512,
+        ..geo([2, 2], [3, 3], [1, 1], [1, 1], [1, 1]).unwrap()
+    };
+    assert!(RowTaps::new(&layer4(1)).is_none());
+    assert!(RowTaps::new(&layer4(2048)).is_some());
 }
