@@ -116,9 +116,9 @@ impl Saves {
         }
     }
 
-    /// Whether output `j` is saved.
+    /// Whether output `j` is saved (`u32::MAX`: every output, however many).
     pub fn output(self, j: usize) -> bool {
-        j < 32 && self.outputs & (1 << j) != 0
+        self.outputs == u32::MAX || (j < 32 && self.outputs & (1 << j) != 0)
     }
 
     /// Whether `op`'s argument `i` (schema order) is saved.
@@ -322,9 +322,11 @@ pub struct VjpRule {
 }
 
 impl VjpRule {
-    /// Whether output `j` gets history (when floating-point or complex).
+    /// Whether output `j` gets history (when floating-point or complex). `u32::MAX`, the
+    /// default, covers every output: `split` and `unbind` return more than 32.
     pub fn differentiable_output(&self, j: usize) -> bool {
-        j < 32 && self.differentiable_outputs & (1 << j) != 0
+        self.differentiable_outputs == u32::MAX
+            || (j < 32 && self.differentiable_outputs & (1 << j) != 0)
     }
 }
 
