@@ -8,6 +8,7 @@ mod errors;
 mod errors_nn;
 mod gradcheck;
 mod gradcheck_nn;
+mod gradcheck_nn_cases;
 mod graph_ir;
 mod linalg_grad;
 mod operators;

@@ -180,9 +180,9 @@ pub fn batch_norm(
     momentum: f64,
     eps: f64,
 ) -> Result<Tensor> {
-    batch_norm_meta(x, running_mean, running_var, weight, bias, training)?;
+    let meta = batch_norm_meta(x, running_mean, running_var, weight, bias, training)?;
     let args = (running_mean, running_var, weight, bias);
-    Ok(normalized(x, args, training, momentum, eps)?.0)
+    Ok(normalized(x, &meta, args, training, momentum, eps)?.0)
 }
 
 /// The dtype of `native_batch_norm`'s saved statistics from the input's and the weight's: the
@@ -234,7 +234,7 @@ pub fn native_batch_norm(
 ) -> Result<[Tensor; 3]> {
     let metas = native_batch_norm_meta(x, weight, bias, running_mean, running_var, training)?;
     let args = (running_mean, running_var, weight, bias);
-    let (out, stats) = normalized(x, args, training, momentum, eps)?;
+    let (out, stats) = normalized(x, &metas[0], args, training, momentum, eps)?;
     let (mean, invstd): (Vec<f64>, Vec<f64>) = if training {
         stats
             .iter()
@@ -257,16 +257,16 @@ type NormArgs<'a> = (
     Option<&'a Tensor>,
 );
 
-/// Both ops' forward: the output, and per channel the `(mean, biased variance)` it used.
+/// Both ops' forward, after their checks (`meta`, the output's): the output, and per channel
+/// the `(mean, biased variance)` it used.
 fn normalized(
     x: &Tensor,
+    meta: &TensorMeta,
     (running_mean, running_var, weight, bias): NormArgs<'_>,
     training: bool,
     momentum: f64,
     eps: f64,
 ) -> Result<(Tensor, Vec<(f64, f64)>)> {
-    let stats = (running_mean, running_var);
-    let meta = checked_meta(x, stats, weight, bias, training, Error::Runtime)?;
     // f32 and f64 are read and written in place of an f64 copy: the statistics and the affine
     // map are computed in f64 from the exactly widened values and rounded once, as the copy's
     // path did (same bits), without the two conversions over the whole tensor.
@@ -288,7 +288,7 @@ fn normalized(
         momentum,
         eps,
     )?;
-    Ok((out.to_dtype(meta.dtype).laid_out_as(&meta), stats))
+    Ok((out.to_dtype(meta.dtype).laid_out_as(meta), stats))
 }
 
 /// [`batch_norm_in`] for one element type.
