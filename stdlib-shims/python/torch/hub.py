@@ -7,11 +7,9 @@ has to exist for them to import at all; a cached checkpoint loads offline as in 
 GitHub sources (``list``, ``help``, ``load`` with ``source="github"``) would download and unpack a
 repository archive; they raise instead (``_github_unsupported``)."""
 
-import errno
 import hashlib
 import os
 import re
-import shutil
 import sys
 import tempfile
 import warnings
@@ -53,40 +51,28 @@ def set_dir(d):
 
 
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
-    """Downloads ``url`` to ``dst`` through a temporary file beside it, checking the SHA-256 prefix."""
+    """Downloads ``url`` to ``dst``. The bytes go to a temporary file in ``dst``'s directory, which
+    replaces ``dst`` only once complete and, with ``hash_prefix``, only when its SHA-256 starts so:
+    an interrupted or corrupt download never leaves a file at ``dst``."""
     from urllib.request import Request, urlopen
 
-    req = Request(url, headers={"User-Agent": "torch.hub"})
-    u = urlopen(req)
     dst = os.path.expanduser(dst)
-    for _ in range(tempfile.TMP_MAX):
-        tmp_dst = dst + "." + os.urandom(16).hex() + ".partial"
+    digest = hashlib.sha256()
+    with urlopen(Request(url, headers={"User-Agent": "torch.hub"})) as response:
+        tmp = tempfile.NamedTemporaryFile(dir=os.path.dirname(os.path.abspath(dst)), suffix=".partial",
+                                          delete=False)
         try:
-            f = open(tmp_dst, "w+b")
-        except FileExistsError:
-            continue
-        break
-    else:
-        raise FileExistsError(errno.EEXIST, "No usable temporary file name found")
-    try:
-        sha256 = hashlib.sha256() if hash_prefix is not None else None
-        while True:
-            buffer = u.read(READ_DATA_CHUNK)
-            if len(buffer) == 0:
-                break
-            f.write(buffer)
-            if sha256 is not None:
-                sha256.update(buffer)
-        f.close()
-        if sha256 is not None:
-            digest = sha256.hexdigest()
-            if digest[:len(hash_prefix)] != hash_prefix:
-                raise RuntimeError(f'invalid hash value (expected "{hash_prefix}", got "{digest}")')
-        shutil.move(f.name, dst)
-    finally:
-        f.close()
-        if os.path.exists(f.name):
-            os.remove(f.name)
+            with tmp:
+                for chunk in iter(lambda: response.read(READ_DATA_CHUNK), b""):
+                    tmp.write(chunk)
+                    digest.update(chunk)
+            got = digest.hexdigest()
+            if hash_prefix is not None and not got.startswith(hash_prefix):
+                raise RuntimeError(f'invalid hash value (expected "{hash_prefix}", got "{got}")')
+            os.replace(tmp.name, dst)
+        finally:
+            if os.path.exists(tmp.name):
+                os.remove(tmp.name)
 
 
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True, check_hash=False,

@@ -56,3 +56,21 @@ for label, call in [("missing entry", lambda: torch.hub.load(repo, "nope", sourc
         call()
     except Exception as e:
         print(label, type(e).__name__, e)
+
+# download_url_to_file from a file:// URL: the whole file, the SHA-256 prefix checked, and a
+# mismatch leaves nothing behind (no partial file, no destination)
+import hashlib
+
+data = bytes(range(256)) * 1200
+src = os.path.join(root, "src.bin")
+with open(src, "wb") as f:
+    f.write(data)
+digest = hashlib.sha256(data).hexdigest()
+dst = os.path.join(root, "dl")
+os.makedirs(dst)
+torch.hub.download_url_to_file("file://" + src, os.path.join(dst, "ok.bin"), hash_prefix=digest[:8], progress=False)
+print("download", open(os.path.join(dst, "ok.bin"), "rb").read() == data, sorted(os.listdir(dst)))
+try:
+    torch.hub.download_url_to_file("file://" + src, os.path.join(dst, "bad.bin"), hash_prefix="0000", progress=False)
+except RuntimeError as e:
+    print("hash mismatch", str(e).replace(digest, "<sha256>"), sorted(os.listdir(dst)))
