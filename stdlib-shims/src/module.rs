@@ -265,6 +265,12 @@ mod _c {
         Ok(())
     }
 
+    /// The native `nn.Module.__getattr__` (`nn_module.rs`), a method descriptor.
+    #[pyfunction]
+    fn _nn_module_getattr(vm: &VirtualMachine) -> PyObjectRef {
+        crate::nn_module::getattr_descriptor(vm)
+    }
+
     // === Threads ===
 
     /// `torch.get_num_threads()`: the kernels' thread count, the caller included.

@@ -12,6 +12,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 
 use super::bridge;
 use super::exc::{GraphBreak, GraphBreakKind};
+use super::source::Key;
 use super::symbolic_convert::Tracer;
 use super::variables::builder::{wrap, wrap_unguarded};
 use super::variables::exceptions::raise_builtin;
@@ -70,6 +71,48 @@ const TENSOR_META_ATTRS: &[&str] = &[
     "nbytes",
     "grad_fn",
 ];
+
+/// The registry (`_parameters`, `_buffers` or `_modules`) an `nn.Module`'s attribute `name` was
+/// read from, when it was: normal lookup missed (not in the instance `__dict__`, no class
+/// attribute) and the class's `__getattr__` is `nn.Module`'s, which searches them in that order.
+/// Such attributes are sourced as Dynamo sources them, `L['self']._modules['fc']._parameters
+/// ['weight']` (graph inputs `L_self_modules_fc_parameters_weight_`): guards and the inputs of
+/// every call then read plain dicts instead of running `__getattr__` (issue 31).
+fn registry_holding(
+    obj: &Vt,
+    name: &str,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<&'static str> {
+    let Kind::NNModule(o) = &obj.kind else {
+        return None;
+    };
+    let cls = o.class();
+    let module_getattr = bridge::torch_attr("nn", vm)?
+        .get_attr("Module", vm)
+        .ok()?
+        .get_attr("__getattr__", vm)
+        .ok()?;
+    if !cls
+        .get_attr(vm.ctx.intern_str("__getattr__"))?
+        .is(&module_getattr)
+        || cls.get_attr(vm.ctx.intern_str(name)).is_some()
+    {
+        return None;
+    }
+    let d = o.dict()?;
+    if d.get_item_opt(name, vm).ok()?.is_some() {
+        return None;
+    }
+    ["_parameters", "_buffers", "_modules"]
+        .into_iter()
+        .find(|reg| {
+            d.get_item_opt(*reg, vm)
+                .ok()
+                .flatten()
+                .and_then(|r| r.downcast::<rustpython_vm::builtins::PyDict>().ok())
+                .is_some_and(|r| r.get_item_opt(name, vm).ok().flatten().is_some())
+        })
+}
 
 impl Tracer<'_> {
     /// `obj.name` while tracing.
@@ -213,7 +256,13 @@ impl Tracer<'_> {
                     )));
                 }
                 Ok(match &obj.source {
-                    Some(src) => wrap(self.out, v, src.attr(name), vm),
+                    Some(src) => {
+                        let src = match registry_holding(&obj, name, vm) {
+                            Some(reg) => src.attr(reg).item(Key::Str(name.into())),
+                            None => src.attr(name),
+                        };
+                        wrap(self.out, v, src, vm)
+                    }
                     None => wrap_unguarded(v, vm),
                 })
             }

@@ -244,12 +244,18 @@ pub fn py_err_text(e: &rustpython_vm::builtins::PyBaseExceptionRef, vm: &Virtual
 }
 
 impl DirectPlan {
-    /// Runs the plan on a frame: graph, side effects, return value.
-    pub fn run(&self, frame: &FrameValues, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    /// Runs the plan on a frame: graph, side effects, return value. `read` holds inputs the
+    /// guards read on this call (by input position; missing or `None`: read here).
+    pub fn run(
+        &self,
+        frame: &FrameValues,
+        read: Vec<Option<PyObjectRef>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyObjectRef> {
         let outputs = match &self.exe {
             Some(exe) => {
                 super::stats::record_graph_call(&self.graph);
-                let inputs = gather_inputs(&self.inputs, frame, vm)?;
+                let inputs = gather_read_inputs(&self.inputs, read, frame, vm)?;
                 run_executor(exe, &self.inputs, inputs, frame, vm)?
             }
             None => Vec::new(),
@@ -276,10 +282,24 @@ pub fn gather_inputs(
     frame: &FrameValues,
     vm: &VirtualMachine,
 ) -> PyResult<Vec<Tensor>> {
+    gather_read_inputs(sources, Vec::new(), frame, vm)
+}
+
+/// [`gather_inputs`], taking the objects in `read` (by position) instead of reading them again.
+fn gather_read_inputs(
+    sources: &[Rc<Source>],
+    read: Vec<Option<PyObjectRef>>,
+    frame: &FrameValues,
+    vm: &VirtualMachine,
+) -> PyResult<Vec<Tensor>> {
+    let mut read = read.into_iter();
     sources
         .iter()
         .map(|src| {
-            let obj = src.eval(frame, vm)?;
+            let obj = match read.next().flatten() {
+                Some(obj) => obj,
+                None => src.eval(frame, vm)?,
+            };
             if let Some(t) = bridge::as_tensor(&obj) {
                 return Ok(t);
             }

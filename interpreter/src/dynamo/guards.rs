@@ -204,6 +204,10 @@ pub struct GuardTree {
     shape_check: Option<(Vec<usize>, Rc<super::shape_check::ShapeCheck>)>,
     distinct: Vec<usize>,
     global: GlobalState,
+    /// For each graph input of a whole-frame entry, the node that reads the same source, if the
+    /// guards read it (they read every tensor input for its TENSOR_MATCH): [`GuardTree::check`]
+    /// hands those values to the plan, which then does not walk the module tree a second time.
+    inputs: Vec<Option<usize>>,
 }
 
 impl GuardTree {
@@ -217,6 +221,7 @@ impl GuardTree {
             shape_check: None,
             distinct: Vec::new(),
             global,
+            inputs: Vec::new(),
         };
         for g in &set.guards {
             let n = tree.node_for(&g.source, vm);
@@ -245,6 +250,15 @@ impl GuardTree {
             }
         }
         tree
+    }
+
+    /// Makes [`GuardTree::check`] return the values of `sources` (a whole-frame entry's graph
+    /// inputs) that the guards read anyway; the others the plan reads itself.
+    pub fn read_inputs(&mut self, sources: &[Rc<Source>]) {
+        self.inputs = sources
+            .iter()
+            .map(|s| self.nodes.iter().position(|n| n.source == *s))
+            .collect();
     }
 
     fn node_for(&mut self, source: &Rc<Source>, vm: &VirtualMachine) -> usize {
@@ -289,11 +303,13 @@ impl GuardTree {
     }
 
     /// Checks every guard against a frame; the first failure is returned in PyTorch's wording.
+    /// On success, the values of the inputs named by [`GuardTree::read_inputs`] (in its order;
+    /// `None` where the guards do not read that source).
     pub fn check(
         &self,
         frame: &super::source::FrameValues,
         vm: &VirtualMachine,
-    ) -> Result<(), String> {
+    ) -> Result<Vec<Option<PyObjectRef>>, String> {
         let now = GlobalState::current();
         if now != self.global {
             return Err(self.global.changed(&now));
@@ -401,7 +417,11 @@ impl GuardTree {
                 ));
             }
         }
-        Ok(())
+        Ok(self
+            .inputs
+            .iter()
+            .map(|n| n.and_then(|n| values[n].as_ref().map(|v| v.obj().to_owned())))
+            .collect())
     }
 
     fn dim_eq_code(&self, a: usize, i: usize, b: usize, j: usize) -> String {

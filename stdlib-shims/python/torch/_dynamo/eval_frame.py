@@ -83,11 +83,12 @@ def optimize_assert(backend="inductor", *, hooks=None, export=False, dynamic=Non
     return _OptimizeContext(backend, nopython=True, dynamic=dynamic)
 
 
-def _wrap_inline(mod):
-    """A function whose frame calls `mod` (PyTorch's `external_utils.wrap_inline`)."""
+def _wrap_inline(fn):
+    """A function whose frame calls `fn` (PyTorch's `external_utils.wrap_inline`; the name
+    `fn` shows in guards and graph input names: `L['fn']._parameters['weight']`)."""
 
     def inner(*args, **kwargs):
-        return mod(*args, **kwargs)
+        return fn(*args, **kwargs)
 
     return inner
 

@@ -296,21 +296,10 @@ class Module:
 
     # === Attribute protocol ===
 
-    def __getattr__(self, name):
-        d = self.__dict__
-        if "_parameters" in d:
-            params = d["_parameters"]
-            if name in params:
-                return params[name]
-        if "_buffers" in d:
-            buffers = d["_buffers"]
-            if name in buffers:
-                return buffers[name]
-        if "_modules" in d:
-            modules = d["_modules"]
-            if name in modules:
-                return modules[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # `name` from `_parameters`, `_buffers` or `_modules` (the first that holds it), else
+    # "'<class>' object has no attribute '<name>'": PyTorch's Python method, written natively
+    # (`stdlib-shims/src/nn_module.rs`) because every `self.weight` of a forward runs it.
+    __getattr__ = torch._C._nn_module_getattr()
 
     def __setattr__(self, name, value):
         d = self.__dict__
