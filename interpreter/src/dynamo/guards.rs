@@ -164,7 +164,10 @@ enum Access {
     Deref(u32),
     Closure(u32),
     Global(rustpython_vm::builtins::PyStrRef),
-    Attr(rustpython_vm::builtins::PyStrRef),
+    Attr(
+        rustpython_vm::builtins::PyStrRef,
+        super::guard_attr::AttrShortcut,
+    ),
     Item(PyObjectRef),
     Const(PyObjectRef),
 }
@@ -272,7 +275,7 @@ impl GuardTree {
             Source::Global(name) => (None, Access::Global(vm.ctx.new_str(&**name))),
             Source::Attr(base, name) => (
                 Some(self.node_for(base, vm)),
-                Access::Attr(vm.ctx.new_str(&**name)),
+                Access::Attr(vm.ctx.new_str(&**name), Default::default()),
             ),
             Source::Const(c) => (None, Access::Const(c.0.clone())),
             Source::Item(base, key) => (Some(self.node_for(base, vm)), Access::Item(key.to_py(vm))),
@@ -340,7 +343,9 @@ impl GuardTree {
                     .ok()
                     .flatten()
                     .map(NodeValue::Read),
-                (Access::Attr(name), Some(p)) => p.get_attr(name, vm).ok().map(NodeValue::Read),
+                (Access::Attr(name, shortcut), Some(p)) => {
+                    shortcut.read(p, name, vm).map(NodeValue::Read)
+                }
                 (Access::Item(k), Some(p)) => p.get_item(&**k, vm).ok().map(NodeValue::Read),
                 (Access::Const(c), _) => Some(NodeValue::Frame(c)),
                 (_, None) => None,
@@ -490,7 +495,7 @@ impl GuardTree {
             Access::Deref(idx) => format!("FrameLocalsGuardAccessor(cell_idx={idx})"),
             Access::Closure(idx) => format!("ClosureGuardAccessor(index={idx})"),
             Access::Global(name) => format!("GlobalsGuardAccessor('{}')", name.expect_str()),
-            Access::Attr(name) => format!("GetAttrGuardAccessor({})", name.expect_str()),
+            Access::Attr(name, _) => format!("GetAttrGuardAccessor({})", name.expect_str()),
             Access::Item(_) => "GetItemGuardAccessor".to_owned(),
             Access::Const(_) => "ConstantSource".to_owned(),
         };

@@ -36,6 +36,7 @@ pub mod frame_logs;
 pub mod fx;
 pub mod fx_sym_shapes;
 pub mod graph_break;
+pub mod guard_attr;
 pub mod guard_check;
 pub mod guards;
 pub mod host_call;
