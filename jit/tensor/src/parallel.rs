@@ -20,7 +20,7 @@
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The thread cap set by [`set_num_threads`] (`torch.set_num_threads`); 0 means the whole pool.
 static MAX_THREADS: AtomicUsize = AtomicUsize::new(0);
@@ -175,6 +175,24 @@ pub fn parallel_for(n: usize, f: impl Fn(usize) + Sync + Send) {
     }
 }
 
+/// `(0..n).map(f).collect()` run by [`parallel_for`] (the caller works too), results in index
+/// order whatever thread ran each: the reductions built on it add their partials in that order,
+/// so they do not depend on scheduling.
+pub fn parallel_map<T: Send + Sync>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    let slots: Vec<OnceLock<T>> = (0..n).map(|_| OnceLock::new()).collect();
+    parallel_for(n, |i| {
+        // Each index is claimed once, so each slot is set once.
+        let _ = slots[i].set(f(i));
+    });
+    slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .expect("invariant: parallel_for ran every index")
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -251,6 +269,15 @@ mod tests {
                 Err(crate::Error::OutOfMemory { nbytes: 12 }),
                 "task {bad}"
             );
+        }
+    }
+
+    /// parallel_map returns every result in index order.
+    #[test]
+    fn map_keeps_index_order() {
+        for n in [0, 1, 3, 64, 1000] {
+            let v = super::parallel_map(n, |i| i * i);
+            assert_eq!(v, (0..n).map(|i| i * i).collect::<Vec<_>>(), "n = {n}");
         }
     }
 

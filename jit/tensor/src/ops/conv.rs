@@ -2,8 +2,6 @@
 //! height of 1. Samples run in parallel (each GEMM single-threaded); a single sample instead gives
 //! the GEMM both cores. Integer dtypes take the exact kernel of `conv_int.rs`.
 
-use rayon::prelude::*;
-
 use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
@@ -13,6 +11,7 @@ use crate::ops::conv_int::conv_int;
 use crate::ops::conv_rows::RowTaps;
 use crate::ops::im2col::im2col;
 use crate::ops::matmul::gemm_raw;
+use crate::parallel::parallel_for;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
 
 /// The `padding` argument of a convolution.
@@ -398,7 +397,9 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
         }
     };
     if g.n > 1 {
-        (0..g.n).into_par_iter().for_each(|n| sample(n, false));
+        // The caller works too (see `crate::parallel`): with `into_par_iter` it waited blocked
+        // while the woken workers took the samples.
+        parallel_for(g.n, |n| sample(n, false));
     } else {
         (0..g.n).for_each(|n| sample(n, true));
     }

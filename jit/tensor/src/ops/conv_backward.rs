@@ -8,8 +8,6 @@
 //! The padding is the leading padding of each dim; the output size comes from the gradient, so
 //! asymmetric (`'same'`) padding needs nothing more. Computed in the compute dtype.
 
-use rayon::prelude::*;
-
 use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
@@ -19,6 +17,7 @@ use crate::ops::conv::{Geo, expand_arg, lift};
 use crate::ops::conv_rows::RowTaps;
 use crate::ops::im2col::{col2im, im2col};
 use crate::ops::matmul::gemm_raw;
+use crate::parallel::{parallel_for, parallel_map};
 use crate::{DType, Error, Result, Tensor, TensorMeta};
 
 /// Stride, leading padding, dilation and groups of a convolution backward.
@@ -296,7 +295,8 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
         with_scratch::<F, _>(cols, |col| (0..g.groups).for_each(|gi| group(gi, col)));
     };
     if g.n > 1 {
-        (0..g.n).into_par_iter().for_each(|n| sample(n, false));
+        // The caller works too (see `crate::parallel`).
+        parallel_for(g.n, |n| sample(n, false));
     } else {
         (0..g.n).for_each(|n| sample(n, true));
     }
@@ -403,18 +403,15 @@ fn weight_kernel<F: Flt>(g: &Geo, gout: &Tensor, x: &Tensor) -> Vec<F> {
         // chunk order: the result does not depend on how rayon schedules the work, so two runs
         // of one training step give bitwise the same weights (a fold/reduce tree does not).
         let chunk = g.n.div_ceil(WEIGHT_GRAD_CHUNKS);
-        let partials: Vec<Vec<F>> = (0..g.n.div_ceil(chunk))
-            .into_par_iter()
-            .map(|ci| {
-                let mut acc = vec![F::zero(); size];
-                with_scratch::<F, _>(scratch, |buf| {
-                    for n in ci * chunk..((ci + 1) * chunk).min(g.n) {
-                        sample(n, &mut acc, buf, false);
-                    }
-                });
-                acc
-            })
-            .collect();
+        let partials: Vec<Vec<F>> = parallel_map(g.n.div_ceil(chunk), |ci| {
+            let mut acc = vec![F::zero(); size];
+            with_scratch::<F, _>(scratch, |buf| {
+                for n in ci * chunk..((ci + 1) * chunk).min(g.n) {
+                    sample(n, &mut acc, buf, false);
+                }
+            });
+            acc
+        });
         let mut acc = vec![F::zero(); size];
         for p in partials {
             for (x, y) in acc.iter_mut().zip(p) {

@@ -12,10 +12,12 @@
 //! `tests/backward_kernels.rs`).
 
 use crate::kernels::math::Flt;
+use crate::kernels::simd::with_wide;
 use crate::ops::conv::Geo;
 
 /// The output positions `x0..x1` whose input position `x * stride + off` lies in `0..w` (a
 /// window row's or column's in-bounds stretch; the rest read padding).
+#[inline(always)]
 pub(crate) fn in_bounds(off: isize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
     let s = stride as isize;
     // smallest x with x * s + off >= 0, and the first x with x * s + off >= w
@@ -38,6 +40,7 @@ struct Run {
 }
 
 impl Run {
+    #[inline(always)]
     fn new(tap: usize, dil: usize, pad: usize, stride: usize, size: usize, out: usize) -> Run {
         let off = (tap * dil) as isize - pad as isize;
         let (lo, hi) = in_bounds(off, stride, size, out);
@@ -45,6 +48,7 @@ impl Run {
     }
 
     /// The input position read by output position `x` (in `lo..hi`).
+    #[inline(always)]
     fn at(&self, x: usize, stride: usize) -> usize {
         ((x * stride) as isize + self.off) as usize
     }
@@ -57,6 +61,16 @@ impl Run {
 /// calling `fill` on an empty run still cost a `memset` call per row (~40% of this function's
 /// instructions in W12's training step).
 pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
+    // The crate builds for SSE2: the wide tier moves 16 f32 per instruction in the copies,
+    // gathers and fills the compiler keeps inline.
+    with_wide(
+        #[inline(always)]
+        || im2col_in(g, cg, src, col),
+    )
+}
+
+#[inline(always)]
+fn im2col_in<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
     let [h, w] = g.hw;
     let [kh, kw] = g.k;
     let [oh, ow] = g.out;
@@ -77,6 +91,24 @@ pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
                 row[ry.hi * ow..].fill(F::zero());
                 let (lo, hi) = (rx.lo, rx.hi);
                 let first = rx.at(lo, sw);
+                if sh == 1 && sw == 1 && ow == w && ry.lo < ry.hi {
+                    // Unit strides and rows as wide as the input's: entry (y, x) reads a fixed
+                    // distance past its own index, so all the in-bounds rows are one copy
+                    // (a copy per row cost a `memcpy` call per 16 elements in W12), after
+                    // which the padding columns, which got the neighbouring rows' values, are
+                    // zeroed again.
+                    let (a, b) = (ry.lo * ow + lo, (ry.hi - 1) * ow + hi);
+                    let from = ry.at(ry.lo, 1) * w + first;
+                    row[a..b].copy_from_slice(&plane[from..from + (b - a)]);
+                    let body = &mut row[ry.lo * ow..ry.hi * ow];
+                    // column by column: strided stores, no `memset` call per row
+                    for x in (0..lo).chain(hi..ow) {
+                        for v in body[x..].iter_mut().step_by(ow) {
+                            *v = F::zero();
+                        }
+                    }
+                    continue;
+                }
                 let rows = row[ry.lo * ow..ry.hi * ow].chunks_exact_mut(ow);
                 for (y, dst) in (ry.lo..ry.hi).zip(rows) {
                     if lo > 0 {
@@ -95,6 +127,9 @@ pub(crate) fn im2col<F: Flt>(g: &Geo, cg: usize, src: &[F], col: &mut [F]) {
 
 /// Adds `col` (`[cg * kh * kw, oh * ow]`) back into one sample's channel group `dst`
 /// (`[cg, h, w]`): the adjoint of [`im2col`].
+///
+/// Left in the SSE2 build: under `with_wide` W12's step spent more here (col2im's share of the
+/// profile went from 5.0% to 6.9%), the strided adds at stride 2 being the likely cause.
 pub(crate) fn col2im<F: Flt>(g: &Geo, cg: usize, col: &[F], dst: &mut [F]) {
     let [h, w] = g.hw;
     let [kh, kw] = g.k;

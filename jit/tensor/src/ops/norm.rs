@@ -8,6 +8,7 @@ use crate::iter::SendPtr;
 use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, numel};
 use crate::ops::reduce::sum_f64;
+use crate::parallel::{parallel_for, parallel_map};
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
 
 fn float_only(x: &impl Shaped, kernel: &'static str) -> Result<()> {
@@ -93,35 +94,33 @@ fn checked_meta<S: Shaped>(
 
 /// Per-channel mean and biased variance of `x` viewed as `[n, c, s]`.
 pub(crate) fn channel_stats<F: Element>(x: &[F], n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
-    (0..c)
-        .into_par_iter()
-        .map(|ch| {
-            let row = |i: usize| &x[(i * c + ch) * s..(i * c + ch + 1) * s];
-            let cnt = (n * s) as f64;
-            // Both passes inside `with_wide`, as plain loops: `sum_f64` and `square_dev_sum`
-            // are inlined into the wide copy only where no out-of-line iterator adapter sits
-            // between (a `map(..).sum()` there compiled its body as SSE2 code, ~10% of W12's
-            // training step). Rows are added in order from -0.0, as `Iterator::sum` does.
-            with_wide(
-                #[inline(always)]
-                || {
-                    let mut total = -0.0;
-                    for i in 0..n {
-                        total += sum_f64(row(i));
-                    }
-                    let mean = total / cnt;
-                    // The squared deviations over eight f64 lanes (one serial chain was bound by
-                    // the add's latency), each plane's lanes folded pairwise and the planes added
-                    // in order.
-                    let mut ss = -0.0;
-                    for i in 0..n {
-                        ss += square_dev_sum(row(i), mean);
-                    }
-                    (mean, ss / cnt)
-                },
-            )
-        })
-        .collect()
+    // The caller works too (see `crate::parallel`).
+    parallel_map(c, |ch| {
+        let row = |i: usize| &x[(i * c + ch) * s..(i * c + ch + 1) * s];
+        let cnt = (n * s) as f64;
+        // Both passes inside `with_wide`, as plain loops: `sum_f64` and `square_dev_sum`
+        // are inlined into the wide copy only where no out-of-line iterator adapter sits
+        // between (a `map(..).sum()` there compiled its body as SSE2 code, ~10% of W12's
+        // training step). Rows are added in order from -0.0, as `Iterator::sum` does.
+        with_wide(
+            #[inline(always)]
+            || {
+                let mut total = -0.0;
+                for i in 0..n {
+                    total += sum_f64(row(i));
+                }
+                let mean = total / cnt;
+                // The squared deviations over eight f64 lanes (one serial chain was bound by
+                // the add's latency), each plane's lanes folded pairwise and the planes added
+                // in order.
+                let mut ss = -0.0;
+                for i in 0..n {
+                    ss += square_dev_sum(row(i), mean);
+                }
+                (mean, ss / cnt)
+            },
+        )
+    })
 }
 
 /// The sum of `(x - mean)^2` over `xs`, element `k` in lane `k % 8`, the lanes folded pairwise.
@@ -146,24 +145,30 @@ fn square_dev_sum<F: Element>(xs: &[F], mean: f64) -> f64 {
 /// `y = (x - mean[c]) * scale[c] + shift[c]` over `[n, c, s]` (`scale`, `shift` folded per channel).
 fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, coef: &[(f64, f64)]) {
     let (px, po) = (SendPtr(x.data_ptr::<F>()), SendPtr(out.data_ptr::<F>()));
-    (0..n * c).into_par_iter().for_each(|p| {
-        let (a, b) = coef[p % c];
-        // SAFETY: plane `p` of two contiguous [n, c, s] tensors; planes are disjoint.
-        let (src, dst) = unsafe {
-            (
-                std::slice::from_raw_parts(px.at((p * s) as isize), s),
-                std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
-            )
-        };
-        // in f64, rounded once to the output type (the wide tier: same operations, no FMA)
-        with_wide(
-            #[inline(always)]
-            || {
-                for (o, &v) in dst.iter_mut().zip(src) {
-                    *o = F::from_f64(v.to_f64() * a + b);
-                }
-            },
-        );
+    // Runs of planes per task: one shared-counter claim per plane cost more than a small
+    // plane's work (W12's are 256 elements).
+    let planes = n * c;
+    let per = planes.div_ceil(32).max(1);
+    parallel_for(planes.div_ceil(per), |t| {
+        for p in t * per..((t + 1) * per).min(planes) {
+            let (a, b) = coef[p % c];
+            // SAFETY: plane `p` of two contiguous [n, c, s] tensors; planes are disjoint.
+            let (src, dst) = unsafe {
+                (
+                    std::slice::from_raw_parts(px.at((p * s) as isize), s),
+                    std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
+                )
+            };
+            // in f64, rounded once to the output type (the wide tier: same operations, no FMA)
+            with_wide(
+                #[inline(always)]
+                || {
+                    for (o, &v) in dst.iter_mut().zip(src) {
+                        *o = F::from_f64(v.to_f64() * a + b);
+                    }
+                },
+            );
+        }
     });
 }
 

@@ -16,6 +16,7 @@ use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, numel};
 use crate::ops::norm::channel_stats;
 use crate::ops::reduce::sum_f64;
+use crate::parallel::parallel_map;
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
 
 fn float_check(x: &impl Shaped, op: &'static str) -> Result<()> {
@@ -387,44 +388,42 @@ fn bn_backward<F: Flt>(
     };
     let pd = SendPtr(dx.data_ptr::<F>());
     let cnt = (n * s) as f64;
-    (0..c)
-        .into_par_iter()
-        .map(|ch| {
-            let (mean, invstd) = stats[ch];
-            let plane = |i: usize| (i * c + ch) * s..(i * c + ch + 1) * s;
-            let (mut lg, mut lgx) = ([0.0f64; LANES], [0.0f64; LANES]);
-            for i in 0..n {
-                let r = plane(i);
-                with_wide(
-                    #[inline(always)]
-                    || grad_sums(&gs[r.clone()], &xs[r], mean, &mut lg, &mut lgx),
-                );
-            }
-            let (sg, sgx) = (fold_lanes(&lg), fold_lanes(&lgx));
-            // dx = (g - sg / M - (x - mean) * invstd^2 * sgx / M) * w * invstd in training;
-            // with constant statistics (evaluation) only g * w * invstd
-            let k = F::c(w[ch] * invstd);
-            let (a, b) = if train {
-                (F::c(sg / cnt), F::c(invstd * invstd * sgx / cnt))
-            } else {
-                (F::zero(), F::zero())
-            };
-            let m = F::c(mean);
-            for i in 0..n {
-                let r = plane(i);
-                // SAFETY: plane (i, ch) of the contiguous dx; each channel writes only its own.
-                let out = unsafe { std::slice::from_raw_parts_mut(pd.at(r.start as isize), s) };
-                let (gp, xp) = (&gs[r.clone()], &xs[r]);
-                with_wide(
-                    #[inline(always)]
-                    || {
-                        for ((o, gv), xv) in out.iter_mut().zip(gp).zip(xp) {
-                            *o = (*gv - a - (*xv - m) * b) * k;
-                        }
-                    },
-                );
-            }
-            (sgx * invstd, sg)
-        })
-        .collect()
+    // The caller works too (see `crate::parallel`).
+    parallel_map(c, |ch| {
+        let (mean, invstd) = stats[ch];
+        let plane = |i: usize| (i * c + ch) * s..(i * c + ch + 1) * s;
+        let (mut lg, mut lgx) = ([0.0f64; LANES], [0.0f64; LANES]);
+        for i in 0..n {
+            let r = plane(i);
+            with_wide(
+                #[inline(always)]
+                || grad_sums(&gs[r.clone()], &xs[r], mean, &mut lg, &mut lgx),
+            );
+        }
+        let (sg, sgx) = (fold_lanes(&lg), fold_lanes(&lgx));
+        // dx = (g - sg / M - (x - mean) * invstd^2 * sgx / M) * w * invstd in training;
+        // with constant statistics (evaluation) only g * w * invstd
+        let k = F::c(w[ch] * invstd);
+        let (a, b) = if train {
+            (F::c(sg / cnt), F::c(invstd * invstd * sgx / cnt))
+        } else {
+            (F::zero(), F::zero())
+        };
+        let m = F::c(mean);
+        for i in 0..n {
+            let r = plane(i);
+            // SAFETY: plane (i, ch) of the contiguous dx; each channel writes only its own.
+            let out = unsafe { std::slice::from_raw_parts_mut(pd.at(r.start as isize), s) };
+            let (gp, xp) = (&gs[r.clone()], &xs[r]);
+            with_wide(
+                #[inline(always)]
+                || {
+                    for ((o, gv), xv) in out.iter_mut().zip(gp).zip(xp) {
+                        *o = (*gv - a - (*xv - m) * b) * k;
+                    }
+                },
+            );
+        }
+        (sgx * invstd, sg)
+    })
 }

@@ -101,6 +101,28 @@ fn im2col_and_col2im_are_their_definitions_bit_for_bit() {
     assert!(checked > 500, "only {checked} geometries");
 }
 
+/// The row-tap class geometries (kernel height 1, more output rows than the input has, as
+/// `conv_rows` derives them) at unit strides with output rows as wide as the input's: im2col's
+/// single-copy path, against the definition. W12's 16x16 and 32x32 planes, a 3x3 and a 5x5
+/// kernel (two padding columns each side), and a dilated kernel.
+#[test]
+fn unit_stride_class_geometries_are_their_definition() {
+    for (hw, kw, pad, dil, extra) in [
+        ([16, 16], 3, [1, 1], 1, 2),
+        ([32, 32], 3, [1, 1], 1, 2),
+        ([7, 5], 5, [2, 2], 1, 4),
+        ([6, 9], 3, [2, 3], 3, 4),
+        ([4, 4], 3, [0, 1], 1, 0),
+    ] {
+        let g = Geo {
+            k: [1, kw],
+            out: [hw[0] + extra, hw[1]],
+            ..geo(hw, [1, kw], [1, 1], pad, [1, dil]).unwrap()
+        };
+        check(&g);
+    }
+}
+
 #[test]
 fn row_taps_take_the_geometries_where_they_hold_fewer_columns() {
     use crate::ops::conv_rows::RowTaps;
