@@ -47,7 +47,7 @@ mod indexing;
 mod memory_format;
 mod metadata;
 mod module;
-mod nn_module;
+pub mod nn_module;
 mod number;
 pub mod ops;
 pub mod py_method;

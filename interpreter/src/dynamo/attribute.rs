@@ -99,19 +99,10 @@ fn registry_holding(
     {
         return None;
     }
-    let d = o.dict()?;
-    if d.get_item_opt(name, vm).ok()?.is_some() {
+    if o.dict()?.get_item_opt(name, vm).ok()?.is_some() {
         return None;
     }
-    ["_parameters", "_buffers", "_modules"]
-        .into_iter()
-        .find(|reg| {
-            d.get_item_opt(*reg, vm)
-                .ok()
-                .flatten()
-                .and_then(|r| r.downcast::<rustpython_vm::builtins::PyDict>().ok())
-                .is_some_and(|r| r.get_item_opt(name, vm).ok().flatten().is_some())
-        })
+    bridge::module_registry(o, name, vm)
 }
 
 impl Tracer<'_> {

@@ -141,6 +141,15 @@ pub fn reset() {
     TENSOR_CLASS.with(|t| *t.borrow_mut() = None);
 }
 
+/// The registry (`_parameters`, `_buffers`, `_modules`) of module `m` that holds `name`, as
+/// `nn.Module.__getattr__` searches them (`rynamo_shims::nn_module::registry_of`).
+pub fn module_registry(m: &PyObject, name: &str, vm: &VirtualMachine) -> Option<&'static str> {
+    rynamo_shims::nn_module::registry_of(m, &vm.ctx.new_str(name), vm)
+        .ok()
+        .flatten()
+        .map(|(reg, _)| reg)
+}
+
 /// The `torch.<name>` function object (for FX targets of tensor-method calls).
 pub fn torch_attr(name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
     let torch = vm.import("torch", 0).ok()?;

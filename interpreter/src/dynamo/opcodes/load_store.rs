@@ -708,13 +708,5 @@ fn module_registers(
     name: &str,
     vm: &rustpython_vm::VirtualMachine,
 ) -> bool {
-    let Some(d) = m.dict() else {
-        return false;
-    };
-    ["_parameters", "_buffers", "_modules"].iter().any(|reg| {
-        d.get_item_opt(*reg, vm)
-            .ok()
-            .flatten()
-            .is_some_and(|r| r.get_item(name, vm).is_ok())
-    })
+    super::super::bridge::module_registry(m, name, vm).is_some()
 }
