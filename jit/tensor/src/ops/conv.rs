@@ -2,6 +2,8 @@
 //! height of 1. Samples run in parallel (each GEMM single-threaded); a single sample instead gives
 //! the GEMM both cores. Integer dtypes take the exact kernel of `conv_int.rs`.
 
+use std::ops::Range;
+
 use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::kernels::math::Flt;
@@ -10,7 +12,7 @@ use crate::layout::Shaped;
 use crate::ops::conv_int::conv_int;
 use crate::ops::conv_rows::RowTaps;
 use crate::ops::im2col::im2col;
-use crate::ops::matmul::gemm_raw;
+use crate::ops::matmul::{PAR_FLOPS, for_each_block, gemm_raw};
 use crate::parallel::parallel_for;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
 
@@ -311,7 +313,7 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
     let direct = kh == 1 && kw == 1 && g.stride == [1, 1] && g.pad_lo == [0, 0];
     let rows = if direct { None } else { RowTaps::new(g) };
     // Row taps read the weight one kernel row at a time: packed once per call.
-    let packed = rows.as_ref().map(|r| r.pack_weight(g, &w.to_vec::<F>()));
+    let packed = rows.as_ref().map(|r| r.pack_weight::<F>(g, w));
     let (px, pw, po) = (
         SendPtr(x.data_ptr::<F>()),
         SendPtr(
@@ -334,25 +336,45 @@ fn conv_kernel<F: Flt>(g: &Geo, x: &Tensor, w: &Tensor, b: Option<&Tensor>, out:
             // SAFETY: output rows of sample n, group gi: inside the contiguous [n, o, l] output.
             let dst = unsafe { po.at(((n * g.o + gi * og) * l) as isize) };
             if let Some(rows) = &rows {
-                rows.expand(cg, src, col);
+                if parallel {
+                    rows.expand_parallel(cg, src, col);
+                } else {
+                    rows.expand(cg, src, col);
+                }
                 let kc = cg * kw;
-                for (k, v) in rows.views(cg).enumerate() {
-                    // SAFETY: kernel row v.i's packed [og, kc] weight block; the [kc, l] view of
-                    // the columns at v.offset with row stride v.q (in bounds: a view ends
-                    // within its class's rows); the output block as below.
-                    unsafe {
-                        gemm_raw::<F>(
-                            (og, l, kc),
-                            dst,
-                            (l as isize, 1),
-                            k > 0,
-                            pw.at(((gi * kh + v.i) * og * kc) as isize).cast_const(),
-                            (kc as isize, 1),
-                            col[v.offset..].as_ptr(),
-                            (v.q as isize, 1),
-                            parallel,
-                        );
+                let views: Vec<_> = rows.views(cg).collect();
+                let (pc, pd) = (SendPtr(col.as_mut_ptr()), SendPtr(dst));
+                // One block of the output (`og` rows by `l` columns): the kernel rows' GEMMs
+                // in turn, the first writing it and the others adding.
+                let block = |r: Range<usize>, s: Range<usize>| {
+                    for (k, v) in views.iter().enumerate() {
+                        // SAFETY: rows r of kernel row v.i's packed [og, kc] weight block;
+                        // columns s of the [kc, l] view of the columns at v.offset with row
+                        // stride v.q (in bounds: a view ends within its class's rows); the
+                        // block (r, s) of this sample and group's output, disjoint from every
+                        // other block.
+                        unsafe {
+                            gemm_raw::<F>(
+                                (r.len(), s.len(), kc),
+                                pd.at((r.start * l + s.start) as isize),
+                                (l as isize, 1),
+                                k > 0,
+                                pw.at(((gi * kh + v.i) * og + r.start) as isize * kc as isize)
+                                    .cast_const(),
+                                (kc as isize, 1),
+                                pc.at((v.offset + s.start) as isize).cast_const(),
+                                (v.q as isize, 1),
+                                false,
+                            );
+                        }
                     }
+                };
+                // Split once for all kernel rows: a parallel GEMM per kernel row would
+                // synchronise the threads `kh` times per call.
+                if parallel && og * l * kc * kh >= PAR_FLOPS {
+                    for_each_block(og, l, block);
+                } else {
+                    block(0..og, 0..l);
                 }
                 return;
             }

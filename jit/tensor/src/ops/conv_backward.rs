@@ -210,7 +210,7 @@ fn input_kernel<F: Flt>(g: &Geo, gout: &Tensor, w: &Tensor, dx: &Tensor) {
     let kk = cg * kh * kw;
     let direct = is_direct(g);
     let rows = if direct { None } else { RowTaps::new(g) };
-    let packed = rows.as_ref().map(|r| r.pack_weight(g, &w.to_vec::<F>()));
+    let packed = rows.as_ref().map(|r| r.pack_weight::<F>(g, w));
     let (pg, pw, px) = (
         SendPtr(gout.data_ptr::<F>()),
         SendPtr(

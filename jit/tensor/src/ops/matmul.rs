@@ -13,7 +13,7 @@ use crate::ops::product_dtypes;
 use crate::{DType, Element, Error, Result, Scalar, Tensor, TensorMeta};
 
 /// Multiply-adds below which one gemm call stays single-threaded.
-const PAR_FLOPS: usize = 1 << 18;
+pub(crate) const PAR_FLOPS: usize = 1 << 18;
 
 /// Runs `f(rows, cols)` over one block per thread of an `m x n` product, split along its longer
 /// side (columns in multiples of 16, rows of 8, so that gemm's microkernel tiles stay whole),
