@@ -172,8 +172,9 @@ fn layer_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<
     Ok(Some(y))
 }
 
-/// `batch_norm` in evaluation mode (running statistics, nothing written) as eager computes it, in
-/// f64: per channel `scale = w / sqrt(var + eps)` (`1 / sqrt` without a weight) and
+/// `batch_norm` in evaluation mode (running statistics, nothing written) as eager computes it:
+/// for f32, ATen's float formula (`alpha = invstd * w`, `beta = b - mean * alpha`,
+/// `x * alpha + beta`); for f64, per channel `scale = w / sqrt(var + eps)` (`1 / sqrt` without a weight) and
 /// `shift = b - mean * scale` (`0 - ...` without a bias), then `x * scale + shift` rounded to the
 /// input dtype; exact operations in eager's order, so bitwise eager's. Training mode updates the
 /// running statistics in place and keeps the eager node.
@@ -188,6 +189,37 @@ fn batch_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<
     let (Some(mean), Some(var)) = (a.running_mean, a.running_var) else {
         return Ok(None);
     };
+    // [c] -> [c, 1, ...]: broadcast over the dims after the channel.
+    let per_channel: Vec<i64> = std::iter::once(shape[1] as i64)
+        .chain(std::iter::repeat_n(1, shape.len() - 2))
+        .collect();
+    let view =
+        |e: &mut E, v: &E::T| e.op(Op::View, vec![arg(v), Value::IntList(per_channel.clone())]);
+    if dt == DType::Float32 {
+        // ATen's float formula (see `norm::eval_coefficients_f32`): every op in f32, so the
+        // JIT runs the per-element part as f32 vector code.
+        let f32_of = |e: &mut E, v: &E::T| e.to_dtype(v, DType::Float32);
+        let (mean, var) = (f32_of(e, mean)?, f32_of(e, var)?);
+        let ve = e.add_s(&var, a.eps)?;
+        let sd = e.unary(Op::Sqrt, &ve)?;
+        let invstd = e.unary(Op::Reciprocal, &sd)?;
+        let alpha = match a.weight {
+            Some(w) => {
+                let w = f32_of(e, w)?;
+                e.mul(&invstd, &w)?
+            }
+            None => invstd,
+        };
+        let ms = e.mul(&mean, &alpha)?;
+        let b = match a.bias {
+            Some(b) => f32_of(e, b)?,
+            None => e.zeros_like(&ms)?,
+        };
+        let beta = e.sub(&b, &ms)?;
+        let (alpha, beta) = (view(e, &alpha)?, view(e, &beta)?);
+        let y = e.mul(x, &alpha)?;
+        return Ok(Some(e.add(&y, &beta)?));
+    }
     let f64_of = |e: &mut E, v: &E::T| e.to_dtype(v, DType::Float64);
     let (mean, var) = (f64_of(e, mean)?, f64_of(e, var)?);
     let w = a.weight.map(|w| f64_of(e, w)).transpose()?;
@@ -204,12 +236,6 @@ fn batch_norm_decomposition<E: Emit>(e: &mut E, args: &[Value<E::T>]) -> Result<
         None => e.zeros_like(&ms)?,
     };
     let shift = e.sub(&b, &ms)?;
-    // [c] -> [c, 1, ...]: broadcast over the dims after the channel.
-    let per_channel: Vec<i64> = std::iter::once(shape[1] as i64)
-        .chain(std::iter::repeat_n(1, shape.len() - 2))
-        .collect();
-    let view =
-        |e: &mut E, v: &E::T| e.op(Op::View, vec![arg(v), Value::IntList(per_channel.clone())]);
     let (scale, shift) = (view(e, &scale)?, view(e, &shift)?);
     let x = f64_of(e, x)?;
     let y = e.mul(&x, &scale)?;

@@ -349,6 +349,18 @@ fn batch_norm_in<F: Element>(
             .to_vec::<f64>();
         rm.into_iter().zip(rv).collect()
     };
+    let out = Tensor::empty(xc.shape(), F::DTYPE);
+    if !training && F::DTYPE == DType::Float32 {
+        affine_f32(
+            xc,
+            &out,
+            n,
+            c,
+            s,
+            &eval_coefficients_f32(&stats, weight, bias, eps),
+        );
+        return Ok((out, stats));
+    }
     let w = weight.map(|t| t.to_vec::<f64>());
     let b = bias.map(|t| t.to_vec::<f64>());
     let coef: Vec<(f64, f64)> = (0..c)
@@ -358,9 +370,65 @@ fn batch_norm_in<F: Element>(
             (scale, b.as_ref().map_or(0.0, |b| b[ch]) - mean * scale)
         })
         .collect();
-    let out = Tensor::empty(xc.shape(), F::DTYPE);
     affine::<F>(xc, &out, n, c, s, &coef);
     Ok((out, stats))
+}
+
+/// Evaluation mode's per-channel `(alpha, beta)` for an f32 input, as ATen's CPU kernel
+/// (`batch_norm_cpu_collect_linear_and_constant_terms`) computes them in float:
+/// `invstd = 1 / sqrt(var + (float)eps)`, `alpha = invstd * weight`,
+/// `beta = bias - mean * alpha`. The graph decomposition (`rules/nn.rs`) emits the same
+/// operations, so compiled code stays bitwise eager's while running in f32 vector code.
+fn eval_coefficients_f32(
+    stats: &[(f64, f64)],
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    eps: f64,
+) -> Vec<(f32, f32)> {
+    let w = weight.map(|t| t.to_vec::<f32>());
+    let b = bias.map(|t| t.to_vec::<f32>());
+    let eps = eps as f32;
+    stats
+        .iter()
+        .enumerate()
+        .map(|(ch, &(mean, var))| {
+            // The running statistics are f32 for an f32 input: these casts are exact.
+            let invstd = 1.0 / (var as f32 + eps).sqrt();
+            let alpha = w.as_ref().map_or(invstd, |w| invstd * w[ch]);
+            (
+                alpha,
+                b.as_ref().map_or(0.0, |b| b[ch]) - mean as f32 * alpha,
+            )
+        })
+        .collect()
+}
+
+/// `y = x * alpha[c] + beta[c]` over `[n, c, s]` in f32 (two roundings, no FMA, as the JIT's
+/// vector code).
+fn affine_f32(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, coef: &[(f32, f32)]) {
+    let (px, po) = (SendPtr(x.data_ptr::<f32>()), SendPtr(out.data_ptr::<f32>()));
+    let planes = n * c;
+    let per = planes.div_ceil(32).max(1);
+    parallel_for(planes.div_ceil(per), |t| {
+        for p in t * per..((t + 1) * per).min(planes) {
+            let (a, b) = coef[p % c];
+            // SAFETY: plane `p` of two contiguous [n, c, s] f32 tensors; planes are disjoint.
+            let (src, dst) = unsafe {
+                (
+                    std::slice::from_raw_parts(px.at((p * s) as isize), s),
+                    std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
+                )
+            };
+            with_wide(
+                #[inline(always)]
+                || {
+                    for (o, &v) in dst.iter_mut().zip(src) {
+                        *o = v * a + b;
+                    }
+                },
+            );
+        }
+    });
 }
 
 /// Shape/dtype rule of `group_norm(input, num_groups, weight, bias)`.
