@@ -93,9 +93,9 @@ op! {
         Ok(vec![v])
     }
     eager(_, a) {
-        let (v, _) =
-            pool::max_pool2d(a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode)?;
-        Ok(vec![v])
+        Ok(vec![pool::max_pool2d_values(
+            a.self_, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode,
+        )?])
     }
     with .recorded_as(&vjp_conv::MAX_POOL_PARTS).sample(pool_3_2_1)
 }

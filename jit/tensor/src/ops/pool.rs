@@ -2,11 +2,15 @@
 //! (`batch x channel`) run in parallel; each window is a direct loop.
 
 use crate::memory_format::suggested;
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::error::bail;
 use crate::iter::SendPtr;
+use crate::kernels::simd::with_wide;
 use crate::layout::Shaped;
+use crate::parallel::parallel_for;
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta, dispatch_all};
 
 /// Window geometry of a pooling op (shared with the backward kernels, `pool_backward.rs`).
@@ -187,8 +191,27 @@ pub fn max_pool2d(
         Tensor::empty(&vm.shape, vm.dtype),
         Tensor::empty(&im.shape, im.dtype),
     );
-    dispatch_all!(x.dtype(), T => max_kernel::<T>(&w, &xc, &vals, &idx));
+    dispatch_all!(x.dtype(), T => max_kernel::<T, true>(&w, &xc, &vals, Some(&idx)));
     Ok((vals.laid_out_as(&vm), idx.laid_out_as(&im)))
+}
+
+/// [`max_pool2d`]'s values alone (the `max_pool2d` op without autograd): the same scan, so the
+/// same values, without writing an int64 index per output or reading each tap back through
+/// one. 2x2 pooling of 16x64x64 f32 took 36 us with the indices.
+pub fn max_pool2d_values(
+    x: &Tensor,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    ceil: bool,
+) -> Result<Tensor> {
+    let (vm, _) = max_pool2d_meta(x, kernel, stride, padding, dilation, ceil)?;
+    let w = window(x, "max_pool2d", kernel, stride, padding, dilation, ceil)?;
+    let xc = x.contiguous();
+    let vals = Tensor::empty(&vm.shape, vm.dtype);
+    dispatch_all!(x.dtype(), T => max_kernel::<T, false>(&w, &xc, &vals, None));
+    Ok(vals.laid_out_as(&vm))
 }
 
 /// The taps `lo..hi` of a `k`-tap window (dilation `d`) starting at `start` (may be negative, in
@@ -204,13 +227,19 @@ fn valid_taps(start: isize, k: usize, d: usize, size: usize) -> (usize, usize) {
     (lo as usize, (hi as usize).min(k).max(lo as usize))
 }
 
-fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
+/// The max-pool scan; with `INDICES`, `idx` receives each maximum's flat `h * w` index.
+fn max_kernel<T: Element, const INDICES: bool>(
+    w: &Win,
+    x: &Tensor,
+    vals: &Tensor,
+    idx: Option<&Tensor>,
+) {
     let [h, wd] = w.hw;
     let [oh, ow] = w.out;
     let (px, pv, pi) = (
         SendPtr(x.data_ptr::<T>()),
         SendPtr(vals.data_ptr::<T>()),
-        SendPtr(idx.data_ptr::<i64>()),
+        SendPtr(idx.map_or(std::ptr::null_mut(), |t| t.data_ptr::<i64>())),
     );
     // Each output column's first input column and its in-bounds taps, computed once: the
     // per-element work is then only the comparisons (no bounds tests in the loop).
@@ -226,19 +255,23 @@ fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
     let full = |&(_, lo, hi): &(isize, usize, usize)| lo == 0 && hi == w.k[1];
     let xa = cols.iter().position(full).unwrap_or(ow);
     let xb = cols.iter().rposition(full).map_or(xa, |i| i + 1);
-    (0..w.planes).into_par_iter().for_each(|pl| {
-        // SAFETY: plane `pl` of the contiguous input and of both outputs; planes are disjoint.
-        let (src, v, ix) = unsafe {
+    let plane = |pl: usize, ix: &mut [i64]| {
+        // SAFETY: plane `pl` of the contiguous input and of the values; planes are disjoint.
+        let (src, v) = unsafe {
             (
                 std::slice::from_raw_parts(px.at((pl * h * wd) as isize), h * wd),
                 std::slice::from_raw_parts_mut(pv.at((pl * oh * ow) as isize), oh * ow),
-                std::slice::from_raw_parts_mut(pi.at((pl * oh * ow) as isize), oh * ow),
             )
         };
         for y in 0..oh {
             let row0 = (y * w.s[0]) as isize - w.p[0] as isize;
             let (ilo, ihi) = valid_taps(row0, w.k[0], w.d[0], h);
-            let (vr, ir) = (&mut v[y * ow..(y + 1) * ow], &mut ix[y * ow..(y + 1) * ow]);
+            let vr = &mut v[y * ow..(y + 1) * ow];
+            let ir: &mut [i64] = if INDICES {
+                &mut ix[y * ow..(y + 1) * ow]
+            } else {
+                &mut []
+            };
             let at =
                 |i: usize, col: isize| (row0 + (i * w.d[0]) as isize) as usize * wd + col as usize;
             for xo in (0..xa).chain(xb..ow) {
@@ -256,51 +289,122 @@ fn max_kernel<T: Element>(w: &Win, x: &Tensor, vals: &Tensor, idx: &Tensor) {
                     }
                 }
                 vr[xo] = best;
-                ir[xo] = bi;
+                if INDICES {
+                    ir[xo] = bi;
+                }
             }
             if xa == xb {
                 continue;
             }
             if ilo == ihi {
                 vr[xa..xb].fill(T::ZERO);
-                ir[xa..xb].fill(-1);
+                if INDICES {
+                    ir[xa..xb].fill(-1);
+                }
                 continue;
             }
-            // Taps in the same (row, column) order as above, so ties and NaNs resolve alike;
-            // the first tap starts the scan. Only the index is carried (a conditional move);
-            // the value is read back through it: LLVM compiles a float select to a branch,
-            // which random data mispredicts half the time (~20 cycles per tap).
-            let (vr, ir) = (&mut vr[xa..xb], &mut ir[xa..xb]);
-            let (n, st) = (xb - xa, w.s[1]);
-            for i in ilo..ihi {
-                for j in 0..w.k[1] {
-                    let base = at(i, cols[xa].0 + (j * w.d[1]) as isize);
-                    // Every tap of these columns is in bounds: one check for the whole run.
-                    let taps = &src[base..=base + (n - 1) * st];
-                    if i == ilo && j == 0 {
-                        for (k, bi) in ir.iter_mut().enumerate() {
-                            *bi = (base + k * st) as i64;
-                        }
-                        continue;
-                    }
-                    for (k, bi) in ir.iter_mut().enumerate() {
-                        let val = taps[k * st];
-                        #[allow(clippy::eq_op, reason = "NaN test generic over Element")]
-                        let take = (val > src[*bi as usize]) | (val != val);
-                        *bi = std::hint::select_unpredictable(take, (base + k * st) as i64, *bi);
-                    }
+            let (vr, n, st) = (&mut vr[xa..xb], xb - xa, w.s[1]);
+            let taps = |i: usize, j: usize| {
+                let base = at(i, cols[xa].0 + (j * w.d[1]) as isize);
+                // Every tap of these columns is in bounds: one check for the whole run.
+                (base, &src[base..=base + (n - 1) * st])
+            };
+            if INDICES {
+                max_run_indices(&mut ir[xa..xb], src, st, (ilo..ihi, w.k[1]), taps);
+                for (b, &bi) in vr.iter_mut().zip(ir[xa..xb].iter()) {
+                    *b = src[bi as usize];
                 }
+            } else {
+                max_run_values(vr, st, (ilo..ihi, w.k[1]), taps);
             }
-            for (b, &bi) in vr.iter_mut().zip(ir.iter()) {
-                *b = src[bi as usize];
+        }
+    };
+    // Runs of planes per task: one claim per plane costs more than a small plane's work.
+    let per = w.planes.div_ceil(32).max(1);
+    parallel_for(w.planes.div_ceil(per), |t| {
+        for pl in t * per..((t + 1) * per).min(w.planes) {
+            if INDICES {
+                // SAFETY: plane `pl` of the contiguous indices; planes are disjoint.
+                let ix = unsafe {
+                    std::slice::from_raw_parts_mut(pi.at((pl * oh * ow) as isize), oh * ow)
+                };
+                plane(pl, ix);
+            } else {
+                plane(pl, &mut []);
             }
         }
     });
 }
 
-/// One comparison of the max scan: PyTorch's `val > max || isnan(val)` (a later NaN replaces an
-/// earlier one). Used for the edge columns only (see the run of full columns above for why).
-#[inline(always)]
+/// The run of full-window columns with indices: taps in the same (row, column) order as the
+/// edge columns, so ties and NaNs resolve alike; the first tap starts the scan. Only the index
+/// is carried (a conditional move); the value is read back through it: LLVM compiles a float
+/// select to a branch, which random data mispredicts half the time (~20 cycles per tap).
+fn max_run_indices<'a, T: Element + 'a>(
+    ir: &mut [i64],
+    src: &[T],
+    st: usize,
+    (rows, kw): (Range<usize>, usize),
+    taps: impl Fn(usize, usize) -> (usize, &'a [T]),
+) {
+    let first = rows.start;
+    for i in rows {
+        for j in 0..kw {
+            let (base, taps) = taps(i, j);
+            if i == first && j == 0 {
+                for (k, bi) in ir.iter_mut().enumerate() {
+                    *bi = (base + k * st) as i64;
+                }
+                continue;
+            }
+            for (k, bi) in ir.iter_mut().enumerate() {
+                let val = taps[k * st];
+                #[allow(clippy::eq_op, reason = "NaN test generic over Element")]
+                let take = (val > src[*bi as usize]) | (val != val);
+                *bi = std::hint::select_unpredictable(take, (base + k * st) as i64, *bi);
+            }
+        }
+    }
+}
+
+/// The run of full-window columns, values only: the same scan order and test as
+/// [`max_run_indices`], carrying the value, in the wide tier (a stride known at compile time
+/// for the usual 1 and 2, so the loads vectorise).
+fn max_run_values<'a, T: Element + 'a>(
+    vr: &mut [T],
+    st: usize,
+    (rows, kw): (Range<usize>, usize),
+    taps: impl Fn(usize, usize) -> (usize, &'a [T]),
+) {
+    #[inline(always)]
+    fn step<T: Element, const ST: usize>(vr: &mut [T], taps: &[T], st: usize, first: bool) {
+        let st = if ST == 0 { st } else { ST };
+        for (k, b) in vr.iter_mut().enumerate() {
+            let val = taps[k * st];
+            #[allow(clippy::eq_op, reason = "NaN test generic over Element")]
+            let take = first | (val > *b) | (val != val);
+            *b = if take { val } else { *b };
+        }
+    }
+    let first = rows.start;
+    with_wide(
+        #[inline(always)]
+        || {
+            for i in rows {
+                for j in 0..kw {
+                    let (_, t) = taps(i, j);
+                    let f = i == first && j == 0;
+                    match st {
+                        1 => step::<T, 1>(vr, t, st, f),
+                        2 => step::<T, 2>(vr, t, st, f),
+                        _ => step::<T, 0>(vr, t, st, f),
+                    }
+                }
+            }
+        },
+    );
+}
+
 fn max_step<T: Element>(best: T, bi: i64, val: T, a: usize) -> (T, i64) {
     #[allow(clippy::eq_op, reason = "NaN test generic over Element")]
     let take = (val > best) | (val != val);

@@ -1,4 +1,4 @@
-//! `max_pool2d`'s forward kernel (taps clamped to the input, select-based update) against a
+//! `max_pool2d`'s forward kernels (with indices, and values only) (taps clamped to the input, select-based update) against a
 //! naive loop over every window tap with PyTorch's rule (`val > max || isnan(val)`, the first
 //! maximum's index), and `where` with a scalar branch (the broadcast-scalar runs of `map3`)
 //! against element-wise selection.
@@ -6,7 +6,7 @@
 use super::*;
 use crate::DType;
 use crate::ops::pointwise;
-use crate::ops::pool::max_pool2d;
+use crate::ops::pool::{max_pool2d, max_pool2d_values};
 use crate::random::{Generator, randn};
 
 /// The naive reference: every tap of every window, out-of-bounds taps skipped.
@@ -50,7 +50,15 @@ fn naive_max_pool(
 
 #[test]
 fn max_pool2d_matches_every_tap() {
-    let (n, c, h, w) = (2, 3, 9, 8);
+    // 8 columns: runs of full windows shorter than a vector; 70: longer (the values-only
+    // kernel's vector loops and their tails).
+    for (h, w) in [(9, 8), (11, 70)] {
+        max_pool2d_matches_every_tap_at(h, w);
+    }
+}
+
+fn max_pool2d_matches_every_tap_at(h: usize, w: usize) {
+    let (n, c) = (2, 3);
     let mut x = randn(
         &[n, c, h, w],
         Some(DType::Float64),
@@ -64,6 +72,11 @@ fn max_pool2d_matches_every_tap() {
     x[20] = 3.0;
     x[21] = 3.0;
     x[28] = 3.0;
+    // Signed zeros tie: the first one stays.
+    x[30] = 0.0;
+    x[31] = -0.0;
+    x[32] = -5.0;
+    x[33] = -5.0;
     let xt = Tensor::from_vec(x.clone(), &[n, c, h, w]).unwrap();
     for (k, s, p, d, ceil) in [
         ([2, 2], [2, 2], [0, 0], [1, 1], false),
@@ -94,6 +107,24 @@ fn max_pool2d_matches_every_tap() {
                 "indices, k={k:?} s={s:?} p={p:?} d={d:?}"
             );
             assert_close(&vals.to_vec::<f64>(), &want_v, 0.0);
+            // The values-only kernel: the same bits (NaNs and signed zeros included).
+            let only = max_pool2d_values(
+                &xt.to_dtype(dt),
+                &args(k),
+                &args(s),
+                &args(p),
+                &args(d),
+                ceil,
+            )
+            .unwrap();
+            let bits = |t: &Tensor| -> Vec<u64> {
+                t.to_vec::<f64>().iter().map(|v| v.to_bits()).collect()
+            };
+            assert_eq!(
+                bits(&only),
+                bits(&vals),
+                "values, k={k:?} s={s:?} p={p:?} d={d:?}"
+            );
         }
     }
 }
@@ -104,6 +135,8 @@ fn max_pool2d_integer_input() {
     let (v, i) = max_pool2d(&x, &[2, 2], &[1, 1], &[0, 0], &[1, 1], false).unwrap();
     assert_eq!(v.to_vec::<i64>(), vec![5, 5, 5, 5]);
     assert_eq!(i.to_vec::<i64>(), vec![4, 4, 4, 4]);
+    let v = max_pool2d_values(&x, &[2, 2], &[1, 1], &[0, 0], &[1, 1], false).unwrap();
+    assert_eq!(v.to_vec::<i64>(), vec![5, 5, 5, 5]);
 }
 
 #[test]
