@@ -1,14 +1,13 @@
 //! Neural-network ops that are not plain pointwise/reduction ops: softmax, log_softmax, layer_norm.
 
-use rayon::prelude::*;
-
 use crate::error::bail;
-use crate::iter::PAR_THRESHOLD;
+use crate::iter::SendPtr;
 use crate::kernels::copy::copy_cast;
 use crate::kernels::math::Flt;
 use crate::kernels::simd::with_wide;
 use crate::layout::{Shaped, wrap_dim};
 use crate::ops::reduce::sum_f64;
+use crate::parallel::{parallel_for, usable_threads};
 use crate::views::{dims_to_end, permute};
 use crate::{DType, Element, Error, Result, Tensor, TensorMeta};
 
@@ -39,6 +38,12 @@ pub fn softmax_meta(
     Ok(TensorMeta::contiguous(dt, x.shape()))
 }
 
+/// Elements from which [`rows_wide`] splits its rows across the threads. A softmax row
+/// costs about five times an `add` per element (the exp), so this is well below the pointwise
+/// [`crate::iter::PAR_THRESHOLD`]: ViT's attention softmax (4x4x65x65, 68K elements) ran on one
+/// thread at 2.4 times PyTorch's time.
+const ROW_PAR_ELEMENTS: usize = 32 * 1024;
+
 /// Runs `f(row_in, row_out)` over every 1-D row of `x` along `dim`; returns a contiguous result of
 /// `x`'s shape and dtype F.
 fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sync) -> Tensor {
@@ -57,20 +62,7 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
                 std::slice::from_raw_parts_mut(out_p.data_ptr::<F>(), n),
             )
         };
-        let run = |(a, b): (&[F], &mut [F])| {
-            with_wide(
-                #[inline(always)]
-                || f(a, b),
-            )
-        };
-        if n >= PAR_THRESHOLD {
-            src.par_chunks(row)
-                .zip(dst.par_chunks_mut(row))
-                .with_min_len(PAR_THRESHOLD / row + 1)
-                .for_each(run);
-        } else {
-            src.chunks(row).zip(dst.chunks_mut(row)).for_each(run);
-        }
+        rows_wide(src, dst, row, f);
     }
     if nd == 0 || dim == nd - 1 {
         return out_p;
@@ -83,6 +75,42 @@ fn row_transform<F: Flt>(x: &Tensor, dim: usize, f: impl Fn(&[F], &mut [F]) + Sy
     let out = Tensor::empty(x.shape(), F::DTYPE);
     copy_cast(&out, &back);
     out
+}
+
+/// Runs `f(row_in, row_out)` over the consecutive `row`-element rows of `src` and `dst` (of equal
+/// length): blocks of rows per [`with_wide`] call (its AVX-512 code reaches only what is inlined
+/// into it, hence `#[inline(always)]` down to `f`), split across the threads (the caller too)
+/// from [`ROW_PAR_ELEMENTS`].
+#[inline(always)]
+fn rows_wide<F: Flt>(src: &[F], dst: &mut [F], row: usize, f: impl Fn(&[F], &mut [F]) + Sync) {
+    let rows = src.len() / row;
+    let (ps, pd) = (SendPtr(src.as_ptr().cast_mut()), SendPtr(dst.as_mut_ptr()));
+    let block = |r: std::ops::Range<usize>| {
+        // SAFETY: rows `r` of the two distinct buffers; blocks are disjoint.
+        let (a, b) = unsafe {
+            (
+                std::slice::from_raw_parts(ps.at((r.start * row) as isize), r.len() * row),
+                std::slice::from_raw_parts_mut(pd.at((r.start * row) as isize), r.len() * row),
+            )
+        };
+        with_wide(
+            #[inline(always)]
+            || {
+                for (ra, rb) in a.chunks_exact(row).zip(b.chunks_exact_mut(row)) {
+                    f(ra, rb);
+                }
+            },
+        )
+    };
+    if src.len() >= ROW_PAR_ELEMENTS && rows > 1 {
+        // A few blocks per thread, so one thread's late start evens out.
+        let per = rows.div_ceil(4 * usable_threads()).max(1);
+        parallel_for(rows.div_ceil(per), |t| {
+            block(t * per..((t + 1) * per).min(rows))
+        });
+    } else {
+        block(0..rows);
+    }
 }
 
 /// The NaN-propagating maximum of a row, over 8 independent lanes (vectorisable).
@@ -276,18 +304,12 @@ fn ln_kernel<F: Flt>(
             b.map(|b| std::slice::from_raw_parts(b.data_ptr::<F>(), inner)),
         )
     };
-    let row = |(a, o): (&[F], &mut [F])| {
-        with_wide(
-            #[inline(always)]
-            || ln_row(a, o, ws, bs, eps),
-        )
-    };
-    if n >= PAR_THRESHOLD {
-        src.par_chunks(inner)
-            .zip(dst.par_chunks_mut(inner))
-            .for_each(row);
-    } else {
-        src.chunks(inner).zip(dst.chunks_mut(inner)).for_each(row);
-    }
+    rows_wide(
+        src,
+        dst,
+        inner,
+        #[inline(always)]
+        |a, o| ln_row(a, o, ws, bs, eps),
+    );
     out
 }
