@@ -15,6 +15,15 @@ use smallvec::SmallVec;
 /// 256 Ki they were about even (123 us vs 110 us). So only from 256 Ki elements does splitting pay.
 pub const PAR_THRESHOLD: usize = 256 * 1024;
 
+/// Elements from which [`Geometry::par_for_each_run`] (the pointwise kernels) splits. It runs on
+/// [`crate::parallel::parallel_for`], where the caller works from the first moment, so splitting
+/// pays earlier than the rayon jobs [`PAR_THRESHOLD`] was measured with. Contiguous f32 (best of
+/// 7 loops, quiet machine, alternating builds; 256K threshold -> this one): `a + b` at 64K
+/// elements 7.4-8.4 us both, 96K 12.9-13.1 -> 9.2-9.5, 128K 18.2-18.7 -> 12.6-12.9, 192K
+/// 28.0 -> 18.4-18.9; `a * 0.25` alike (PyTorch 2.15, grain 32K: 3.6, 4.8, 6.2, 12.2 us for
+/// the adds).
+pub const POINTWISE_PAR_THRESHOLD: usize = 64 * 1024;
+
 /// Coalesced shape and per-operand strides (innermost last; at least one dim).
 #[derive(Clone, Debug)]
 pub struct Geometry<const N: usize> {
@@ -129,15 +138,16 @@ impl<const N: usize> Geometry<N> {
         }
     }
 
-    /// [`Geometry::for_each_run`] over all elements, split across threads above [`PAR_THRESHOLD`].
+    /// [`Geometry::for_each_run`] over all elements, split across threads from
+    /// [`POINTWISE_PAR_THRESHOLD`].
     pub fn par_for_each_run(&self, f: impl Fn([isize; N], usize) + Sync) {
         let n = self.numel();
         let threads = rayon::current_num_threads();
-        if n < PAR_THRESHOLD || threads == 1 {
+        if n < POINTWISE_PAR_THRESHOLD || threads == 1 {
             self.for_each_run(0..n, f);
             return;
         }
-        let chunks = (threads * 4).min(n.div_ceil(PAR_THRESHOLD / 2));
+        let chunks = (threads * 4).min(n.div_ceil(POINTWISE_PAR_THRESHOLD / 2));
         let per = n.div_ceil(chunks);
         // The caller works too (see `crate::parallel`): with `into_par_iter` it waited blocked.
         crate::parallel::parallel_for(chunks, |c| {
