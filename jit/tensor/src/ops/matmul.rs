@@ -304,7 +304,7 @@ pub fn linear(x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let out = Tensor::empty(&[rows, p], meta.dtype);
     let acc = match bias {
         Some(b) => {
-            out.copy_(b)?;
+            fill_rows(&out, b)?;
             Some((1.0, 1.0))
         }
         None => None,
@@ -316,6 +316,37 @@ pub fn linear(x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         acc,
     )?;
     out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>())
+}
+
+/// Writes `bias` into every row of the fresh contiguous `[rows, p]` output, for the GEMM to
+/// accumulate onto. A contiguous bias of the output's dtype is copied row by row: `copy_`'s
+/// broadcasting path cost 2-8 us of a 12-20 us `linear` at 128 x 64 -> 192.
+fn fill_rows(out: &Tensor, bias: &Tensor) -> Result<()> {
+    let p = out.shape()[1];
+    if bias.dtype() != out.dtype() || !bias.is_contiguous() || bias.numel() != p || p == 0 {
+        return out.copy_(bias);
+    }
+    match out.dtype() {
+        DType::Float32 => fill_rows_as::<f32>(out, bias),
+        DType::Float64 => fill_rows_as::<f64>(out, bias),
+        _ => return out.copy_(bias),
+    }
+    Ok(())
+}
+
+fn fill_rows_as<T: Element>(out: &Tensor, bias: &Tensor) {
+    let p = bias.numel();
+    // SAFETY: `out` is a fresh contiguous tensor of `numel` elements of T, written only here;
+    // `bias` is a contiguous tensor of `p` elements of T in another storage.
+    let (dst, src) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(out.data_ptr::<T>(), out.numel()),
+            std::slice::from_raw_parts(bias.data_ptr::<T>().cast_const(), p),
+        )
+    };
+    for r in dst.chunks_exact_mut(p) {
+        r.copy_from_slice(src);
+    }
 }
 
 /// `out[i] = a[i] @ b[i]` over the leading batch dims (all three already share them). With
