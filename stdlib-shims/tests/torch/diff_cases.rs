@@ -234,6 +234,12 @@ fn nn() -> Vec<Case> {
         ),
         c("adaptive_avg_pool2d", &[T(26), L(&[4, 3])], &[]),
         c("adaptive_avg_pool2d", &[T(26), I(1)], &[]),
+        c("upsample_bilinear2d", &[T(26), L(&[9, 4]), B(true)], &[]),
+        c(
+            "upsample_bilinear2d",
+            &[T(26), L(&[12, 12]), B(false)],
+            &[("scales_h", F(2.0)), ("scales_w", F(2.0))],
+        ),
         c(
             "batch_norm",
             &[T(26), T(11), T(28), T(28), T(11)],

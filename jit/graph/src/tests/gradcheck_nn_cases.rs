@@ -436,5 +436,45 @@ pub(super) fn norm_cases() -> Vec<Call> {
             vec![t(&f64s(&[3, 4, 4], 131)), i(1)],
             vec![],
         ),
+        // Upsampling, downsampling (some inputs unread), align_corners, given scales.
+        (
+            Op::UpsampleBilinear2d,
+            vec![
+                t(&f64s(&[2, 3, 4, 5], 140)),
+                ints(&[7, 9]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleBilinear2d,
+            vec![
+                t(&f64s(&[1, 2, 6, 5], 141)),
+                ints(&[3, 10]),
+                Value::Bool(true),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleBilinear2d,
+            vec![
+                t(&f64s(&[1, 2, 3, 4], 142)),
+                ints(&[6, 8]),
+                Value::Bool(false),
+                fl(2.0),
+                fl(2.0),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleBilinear2dBackward,
+            vec![
+                t(&f64s(&[2, 3, 7, 9], 143)),
+                ints(&[7, 9]),
+                ints(&[2, 3, 4, 5]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
     ]
 }

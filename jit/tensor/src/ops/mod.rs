@@ -37,3 +37,4 @@ pub mod scatter_reduce;
 pub mod shape;
 pub mod sort;
 pub mod ternary;
+pub mod upsample;

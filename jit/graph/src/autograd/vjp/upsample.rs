@@ -1,0 +1,61 @@
+//! Backward formulas of `upsample_bilinear2d` (its backward op) and of that backward op (the
+//! forward op: both are linear, each the other's adjoint).
+
+use super::{Grads, Saves, VjpCtx, VjpRule, args, vjp_rule};
+use crate::autograd::emit::{Emit, ints, t};
+use crate::{Op, Value};
+
+fn opt<T>(v: Option<f64>) -> Value<T> {
+    v.map_or(Value::None, Value::Float)
+}
+
+/// `output_size` as the backward op takes it: both sizes (the schema's `int[2]` accepts one).
+fn pair(v: &[i64]) -> Vec<i64> {
+    if v.len() == 1 {
+        vec![v[0]; 2]
+    } else {
+        v.to_vec()
+    }
+}
+
+fn bilinear2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, UpsampleBilinear2d => upsample::upsample_bilinear2d);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let out = pair(a.output_size);
+    let (align, sh, sw) = (a.align_corners, a.scales_h, a.scales_w);
+    super::pointwise::unary(e, c, a.self_, |e, _, g| {
+        let args = vec![
+            t(&g),
+            Value::IntList(out),
+            ints(&shape),
+            Value::Bool(align),
+            opt(sh),
+            opt(sw),
+        ];
+        e.op(Op::UpsampleBilinear2dBackward, args)
+    })
+}
+
+fn bilinear2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, UpsampleBilinear2dBackward => upsample::upsample_bilinear2d_backward);
+    let out = pair(a.output_size);
+    let (align, sh, sw) = (a.align_corners, a.scales_h, a.scales_w);
+    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
+        let args = vec![
+            t(&gg),
+            Value::IntList(out),
+            Value::Bool(align),
+            opt(sh),
+            opt(sw),
+        ];
+        e.op(Op::UpsampleBilinear2d, args)
+    })
+}
+
+pub(crate) static BILINEAR2D: VjpRule =
+    vjp_rule!("UpsampleBilinear2DBackward0", Saves::NONE, bilinear2d);
+pub(crate) static BILINEAR2D_B: VjpRule = vjp_rule!(
+    "UpsampleBilinear2DBackwardBackward0",
+    Saves::NONE,
+    bilinear2d_backward
+);

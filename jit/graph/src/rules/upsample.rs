@@ -1,0 +1,57 @@
+//! Linear-mode upsampling: `upsample_bilinear2d` (`F.interpolate(mode="bilinear")` without
+//! antialiasing, `stdlib-shims/python/torch/nn/_interpolate.py`) and its backward op, with ATen's
+//! names and schemas (`SymInt[2]` is `int[2]` here). Kernels in `rynamo_tensor::ops::upsample`.
+//! The backward is linear in its gradient, so its own gradient is the forward op (double
+//! backward).
+
+use rynamo_tensor::ops::upsample as up;
+
+use crate::Value;
+use crate::autograd::vjp::upsample as vjp_up;
+use crate::def::op;
+use crate::samples::{f32s, fx, pos_args, t};
+
+op! {
+    upsample_bilinear2d = "upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor",
+        Extern, [NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![up::upsample_bilinear2d_meta(a.self_, a.output_size)?]) }
+    eager(_, a) {
+        Ok(vec![up::upsample_bilinear2d(
+            a.self_,
+            a.output_size,
+            a.align_corners,
+            [a.scales_h, a.scales_w],
+        )?])
+    }
+    with .vjp(&vjp_up::BILINEAR2D).sample(|| {
+        pos_args(vec![t(fx::img()), Value::IntList(vec![7, 10]), Value::Bool(false)])
+    })
+}
+
+op! {
+    upsample_bilinear2d_backward = "upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor",
+        Extern, [];
+    meta(_, a) {
+        Ok(vec![up::upsample_bilinear2d_backward_meta(a.grad_output, a.output_size, a.input_size)?])
+    }
+    eager(_, a) {
+        Ok(vec![up::upsample_bilinear2d_backward(
+            a.grad_output,
+            a.output_size,
+            a.input_size,
+            a.align_corners,
+            [a.scales_h, a.scales_w],
+        )?])
+    }
+    with .vjp(&vjp_up::BILINEAR2D_B).sample(|| {
+        // The gradient of the forward's sample, with align_corners and a given scale.
+        pos_args(vec![
+            t(f32s(&[2, 4, 10, 10])),
+            Value::IntList(vec![10, 10]),
+            Value::IntList(vec![2, 4, 5, 5]),
+            Value::Bool(true),
+            Value::Float(2.0),
+            Value::Float(2.0),
+        ])
+    })
+}
