@@ -473,6 +473,8 @@ ops! {
     // === Issue 31: linear-mode upsampling, ids 390-399 (definitions in rules/upsample.rs) ===
     UpsampleBilinear2d = 390 => upsample::upsample_bilinear2d;
     UpsampleBilinear2dBackward = 391 => upsample::upsample_bilinear2d_backward;
+    UpsampleLinear1d = 392 => upsample::upsample_linear1d;
+    UpsampleLinear1dBackward = 393 => upsample::upsample_linear1d_backward;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

@@ -240,6 +240,12 @@ fn nn() -> Vec<Case> {
             &[T(26), L(&[12, 12]), B(false)],
             &[("scales_h", F(2.0)), ("scales_w", F(2.0))],
         ),
+        c("upsample_linear1d", &[T(24), L(&[13]), B(false)], &[]),
+        c(
+            "upsample_linear1d",
+            &[T(24), L(&[4]), B(true)],
+            &[("scales", F(0.5))],
+        ),
         c(
             "batch_norm",
             &[T(26), T(11), T(28), T(28), T(11)],

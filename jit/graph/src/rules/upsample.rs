@@ -1,10 +1,12 @@
-//! Linear-mode upsampling: `upsample_bilinear2d` (`F.interpolate(mode="bilinear")` without
-//! antialiasing, `stdlib-shims/python/torch/nn/_interpolate.py`) and its backward op, with ATen's
-//! names and schemas (`SymInt[2]` is `int[2]` here). Kernels in `rynamo_tensor::ops::upsample`.
+//! Linear-mode upsampling: `upsample_bilinear2d` and `upsample_linear1d`
+//! (`F.interpolate(mode="bilinear"/"linear")` without antialiasing,
+//! `stdlib-shims/python/torch/nn/_interpolate.py`) and their backward ops, with ATen's names and
+//! schemas (`SymInt[N]` is `int[N]` here). Kernels in `rynamo_tensor::ops::upsample{,_backward}`.
 //! The backward is linear in its gradient, so its own gradient is the forward op (double
 //! backward).
 
 use rynamo_tensor::ops::upsample as up;
+use rynamo_tensor::ops::upsample_backward as upb;
 
 use crate::Value;
 use crate::autograd::vjp::upsample as vjp_up;
@@ -32,10 +34,10 @@ op! {
     upsample_bilinear2d_backward = "upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor",
         Extern, [];
     meta(_, a) {
-        Ok(vec![up::upsample_bilinear2d_backward_meta(a.grad_output, a.output_size, a.input_size)?])
+        Ok(vec![upb::upsample_bilinear2d_backward_meta(a.grad_output, a.output_size, a.input_size)?])
     }
     eager(_, a) {
-        Ok(vec![up::upsample_bilinear2d_backward(
+        Ok(vec![upb::upsample_bilinear2d_backward(
             a.grad_output,
             a.output_size,
             a.input_size,
@@ -51,6 +53,44 @@ op! {
             Value::IntList(vec![2, 4, 5, 5]),
             Value::Bool(true),
             Value::Float(2.0),
+            Value::Float(2.0),
+        ])
+    })
+}
+
+op! {
+    upsample_linear1d = "upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor",
+        Extern, [NN_FUNCTIONAL];
+    meta(_, a) { Ok(vec![up::upsample_linear1d_meta(a.self_, a.output_size)?]) }
+    eager(_, a) {
+        Ok(vec![up::upsample_linear1d(a.self_, a.output_size, a.align_corners, a.scales)?])
+    }
+    with .vjp(&vjp_up::LINEAR1D).sample(|| {
+        pos_args(vec![t(f32s(&[2, 3, 5])), Value::IntList(vec![8]), Value::Bool(false)])
+    })
+}
+
+op! {
+    upsample_linear1d_backward = "upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor",
+        Extern, [];
+    meta(_, a) {
+        Ok(vec![upb::upsample_linear1d_backward_meta(a.grad_output, a.output_size, a.input_size)?])
+    }
+    eager(_, a) {
+        Ok(vec![upb::upsample_linear1d_backward(
+            a.grad_output,
+            a.output_size,
+            a.input_size,
+            a.align_corners,
+            a.scales,
+        )?])
+    }
+    with .vjp(&vjp_up::LINEAR1D_B).sample(|| {
+        pos_args(vec![
+            t(f32s(&[2, 3, 10])),
+            Value::IntList(vec![10]),
+            Value::IntList(vec![2, 3, 5]),
+            Value::Bool(true),
             Value::Float(2.0),
         ])
     })

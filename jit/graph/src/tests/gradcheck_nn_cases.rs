@@ -467,6 +467,31 @@ pub(super) fn norm_cases() -> Vec<Call> {
             vec![],
         ),
         (
+            Op::UpsampleLinear1d,
+            vec![t(&f64s(&[2, 3, 5], 144)), ints(&[9]), Value::Bool(false)],
+            vec![],
+        ),
+        (
+            Op::UpsampleLinear1d,
+            vec![
+                t(&f64s(&[1, 2, 7], 145)),
+                ints(&[3]),
+                Value::Bool(true),
+                fl(0.5),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleLinear1dBackward,
+            vec![
+                t(&f64s(&[2, 3, 9], 146)),
+                ints(&[9]),
+                ints(&[2, 3, 5]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
             Op::UpsampleBilinear2dBackward,
             vec![
                 t(&f64s(&[2, 3, 7, 9], 143)),

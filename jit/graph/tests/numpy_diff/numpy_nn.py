@@ -153,6 +153,11 @@ def upsample_bilinear2d(x, size, align, scale_h=None, scale_w=None):
     return top * (1 - a) + bottom * a
 
 
+def upsample_linear1d(x, size, align, scale=None):
+    lo, hi, b = _linear_taps(x.shape[-1], size[0], scale, align)
+    return x[..., lo] * (1 - b) + x[..., hi] * b
+
+
 def batch_norm(x, rm, rv, w, b, training, momentum, eps):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)

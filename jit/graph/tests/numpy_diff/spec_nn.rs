@@ -165,6 +165,26 @@ fn g_upsample(c: &mut Ctx<'_>) -> Args {
     }
     a
 }
+/// An NCL signal resampled to a random length or by a scale factor.
+fn g_upsample1d(c: &mut Ctx<'_>) -> Args {
+    let sh = [1 + c.rng.below(2), 1 + c.rng.below(3), 1 + c.rng.below(8)];
+    let dt = c.dt;
+    let x = c.t(&sh, dt, Domain::Real);
+    let mut a = vec![("self", t(x))];
+    if c.chance(0.5) {
+        let s: f64 = c.pick(&[0.5, 1.5, 2.0, 3.0]);
+        a.push((
+            "output_size",
+            il(vec![((sh[2] as f64 * s).floor() as i64).max(1)]),
+        ));
+        a.push(("align_corners", b(c.chance(0.5))));
+        a.push(("scales", f(s)));
+    } else {
+        a.push(("output_size", il(vec![c.rng.range(1, 12)])));
+        a.push(("align_corners", b(c.chance(0.5))));
+    }
+    a
+}
 fn g_batch_norm(c: &mut Ctx<'_>) -> Args {
     let ch = 1 + c.rng.below(3);
     let mut sh = vec![2 + c.rng.below(3), ch];
@@ -469,6 +489,11 @@ pub fn spec(op: Op) -> Option<Spec> {
             .reject(float_arg0)
             .tol(4, 4.0)
             .scale("upsample_bilinear2d(np.abs(self), output_size, align_corners, scales_h, scales_w)"),
+        UpsampleLinear1d => Spec::new(g_upsample1d, "upsample_linear1d(self, output_size, align_corners, scales)")
+            .out(arg0_rule)
+            .reject(float_arg0)
+            .tol(4, 4.0)
+            .scale("upsample_linear1d(np.abs(self), output_size, align_corners, scales)"),
         BatchNorm => Spec::new(g_batch_norm, "batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)")
             .out(arg0_rule)
             .reject(float_arg0)

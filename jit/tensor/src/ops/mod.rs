@@ -38,3 +38,4 @@ pub mod shape;
 pub mod sort;
 pub mod ternary;
 pub mod upsample;
+pub mod upsample_backward;

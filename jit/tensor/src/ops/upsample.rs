@@ -1,5 +1,5 @@
-//! `upsample_bilinear2d` and `upsample_bilinear2d_backward`: `F.interpolate(mode="bilinear")`
-//! without antialiasing, as ATen's CPU kernels compute it.
+//! `upsample_bilinear2d` and `upsample_linear1d`: `F.interpolate(mode="bilinear"/"linear")`
+//! without antialiasing, as ATen's CPU kernels compute it (backward ops in `upsample_backward.rs`).
 //!
 //! Why a kernel: the Python decomposition (per dim, taps from ~10 tiny tensor ops, then two
 //! `index_select`s, two products and a sum) took 130-235 us where PyTorch takes 23-65 us at the
@@ -22,8 +22,8 @@
 //! ATen's other kernels (its generic one for larger outputs, the scalar tail for C % 16 != 0)
 //! sum in other orders: those results differ from PyTorch's in the last bit.
 //!
-//! The backward is ATen's: each output's gradient scattered to its four taps in output order,
-//! `g_in = fma(w, g_out, g_in)`, which also matches bit for bit.
+//! `upsample_linear1d` runs ATen's generic kernel, `fma(x0, w0, x1 * w1)` with the source
+//! coordinate not contracted: the same here, bit for bit.
 //!
 //! Contiguous (NCHW) kernel, per plane: every input row used is gathered once at the W taps
 //! (`lo` and `hi`, `out_w` wide each), then each output row is the vectorisable blend of four
@@ -40,17 +40,25 @@ use crate::parallel::parallel_for;
 use crate::{DType, Error, Result, Tensor, TensorMeta};
 
 /// Below this many output elements the planes run on the calling thread.
-const PARALLEL_MIN: usize = 1 << 16;
+pub(crate) const PARALLEL_MIN: usize = 1 << 16;
 
 /// One dim's source taps: output `i` reads inputs `lo[i]` and `hi[i]` with weights `l0[i]`, `l1[i]`.
-struct Taps<F> {
-    lo: Vec<usize>,
-    hi: Vec<usize>,
-    l0: Vec<F>,
-    l1: Vec<F>,
+pub(crate) struct Taps<F> {
+    pub(crate) lo: Vec<usize>,
+    pub(crate) hi: Vec<usize>,
+    pub(crate) l0: Vec<F>,
+    pub(crate) l1: Vec<F>,
 }
 
-fn taps<F: Flt>(n_in: usize, n_out: usize, align: bool, scale: Option<f64>) -> Taps<F> {
+/// The taps of one dim; `fused`: the source coordinate `ratio * (i + 0.5) - 0.5` as one FMA, as
+/// ATen's compiled kernels compute it (all but the 1-D forward's).
+fn taps<F: Flt>(
+    n_in: usize,
+    n_out: usize,
+    align: bool,
+    scale: Option<f64>,
+    fused: bool,
+) -> Taps<F> {
     let f = |v: usize| F::c(v as f64);
     let ratio = if align {
         if n_out > 1 {
@@ -77,7 +85,13 @@ fn taps<F: Flt>(n_in: usize, n_out: usize, align: bool, scale: Option<f64>) -> T
             let src = if align {
                 ratio * f(i)
             } else {
-                ratio.mul_add(f(i) + F::c(0.5), F::c(-0.5)).max(F::zero())
+                let half = f(i) + F::c(0.5);
+                let s = if fused {
+                    ratio.mul_add(half, F::c(-0.5))
+                } else {
+                    ratio * half - F::c(0.5)
+                };
+                s.max(F::zero())
             };
             let floor = src.to_f32().unwrap_or(0.0).floor();
             let lo = (floor.max(0.0) as usize).min(n_in - 1);
@@ -93,26 +107,29 @@ fn taps<F: Flt>(n_in: usize, n_out: usize, align: bool, scale: Option<f64>) -> T
 }
 
 /// The geometry of one call: input and output plane sizes, planes, scales.
+/// A 1-D call is a 2-D one on height-1 planes.
 #[derive(Clone, Copy, Debug)]
-struct Geo {
-    n: usize,
-    c: usize,
-    hw: [usize; 2],
-    out: [usize; 2],
-    align: bool,
-    scales: [Option<f64>; 2],
+pub(crate) struct Geo {
+    pub(crate) n: usize,
+    pub(crate) c: usize,
+    pub(crate) hw: [usize; 2],
+    pub(crate) out: [usize; 2],
+    pub(crate) align: bool,
+    pub(crate) scales: [Option<f64>; 2],
+    pub(crate) fused: bool,
 }
 
 impl Geo {
-    fn taps<F: Flt>(&self) -> (Taps<F>, Taps<F>) {
+    pub(crate) fn taps<F: Flt>(&self) -> (Taps<F>, Taps<F>) {
+        let (a, s, f) = (self.align, self.scales, self.fused);
         (
-            taps(self.hw[0], self.out[0], self.align, self.scales[0]),
-            taps(self.hw[1], self.out[1], self.align, self.scales[1]),
+            taps(self.hw[0], self.out[0], a, s[0], f),
+            taps(self.hw[1], self.out[1], a, s[1], f),
         )
     }
 }
 
-fn check_sizes(input: &[usize], out: [i64; 2]) -> Result<[usize; 2]> {
+pub(crate) fn check_sizes(input: &[usize], out: [i64; 2]) -> Result<[usize; 2]> {
     let (h, w) = (input[2], input[3]);
     if h == 0 || w == 0 || out[0] <= 0 || out[1] <= 0 {
         bail!(
@@ -125,7 +142,7 @@ fn check_sizes(input: &[usize], out: [i64; 2]) -> Result<[usize; 2]> {
     Ok([out[0] as usize, out[1] as usize])
 }
 
-fn pair(v: &[i64]) -> Result<[i64; 2]> {
+pub(crate) fn pair(v: &[i64]) -> Result<[i64; 2]> {
     match v {
         [a, b] => Ok([*a, *b]),
         _ => bail!(
@@ -136,7 +153,7 @@ fn pair(v: &[i64]) -> Result<[i64; 2]> {
     }
 }
 
-fn float_dtype(op: &'static str, dt: DType) -> Result<()> {
+pub(crate) fn float_dtype(op: &'static str, dt: DType) -> Result<()> {
     if dt.is_floating_point() && !dt.is_complex() {
         return Ok(());
     }
@@ -179,6 +196,7 @@ pub fn upsample_bilinear2d(
         out: [meta.shape[2], meta.shape[3]],
         align: align_corners,
         scales,
+        fused: true,
     };
     if meta.shape.contains(&0) {
         return Ok(Tensor::empty_meta(&meta));
@@ -336,118 +354,97 @@ fn forward_cl<F: Flt>(x: &Tensor, out: &Tensor, geo: &Geo) {
     }
 }
 
-/// Shape/dtype rule of `upsample_bilinear2d_backward`: `input_size`, in the gradient's suggested
-/// memory format.
-pub fn upsample_bilinear2d_backward_meta(
-    g: &impl Shaped,
-    output_size: &[i64],
-    input_size: &[i64],
-) -> Result<TensorMeta> {
-    let o = pair(output_size)?;
-    if input_size.len() != 4 || input_size.iter().any(|&v| v < 0) {
+/// Shape/dtype rule of `upsample_linear1d`: `[N, C, out_w]`.
+pub fn upsample_linear1d_meta(x: &impl Shaped, output_size: &[i64]) -> Result<TensorMeta> {
+    let [o] = output_size else {
         bail!(
             Runtime,
-            "It is expected input_size equals to 4, but got size {}",
-            input_size.len()
+            "It is expected output_size equals to 1, but got size {}",
+            output_size.len()
         );
-    }
-    let is: Vec<usize> = input_size.iter().map(|&v| v as usize).collect();
-    let o = check_sizes(&is, o)?;
-    if g.ndim() != 4 {
+    };
+    if x.ndim() != 3 {
         bail!(
             Runtime,
-            "Expected grad_output to be a tensor of dimension 4 but got: dimension {}",
-            g.ndim()
+            "It is expected input_size equals to 3, but got size {}",
+            x.ndim()
         );
     }
-    let want = [is[0], is[1], o[0], o[1]];
-    for (i, (&got, &want)) in g.shape().iter().zip(&want).enumerate() {
-        if got != want {
-            bail!(
-                Runtime,
-                "Expected grad_output to have the same shape as output; output.size({i}) = {want} but got grad_output.size({i}) = {got}"
-            );
-        }
+    let s = x.shape();
+    if s[2] == 0 || *o <= 0 {
+        bail!(
+            Runtime,
+            "Input and output sizes should be greater than 0, but got input (W: {}) and output (W: {o})",
+            s[2]
+        );
     }
-    float_dtype("upsample_bilinear2d_backward_out_frame", g.dtype())?;
-    Ok(TensorMeta::contiguous(g.dtype(), &is).in_format(suggested(g)))
+    float_dtype("upsample_linear1d_out_frame", x.dtype())?;
+    Ok(TensorMeta::contiguous(
+        x.dtype(),
+        &[s[0], s[1], *o as usize],
+    ))
 }
 
-/// `upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h,
-/// scales_w)`: the adjoint of the forward (linear in `grad_output`).
-pub fn upsample_bilinear2d_backward(
-    g: &Tensor,
+/// `upsample_linear1d(x, output_size, align_corners, scales)`.
+pub fn upsample_linear1d(
+    x: &Tensor,
     output_size: &[i64],
-    input_size: &[i64],
     align_corners: bool,
-    scales: [Option<f64>; 2],
+    scales: Option<f64>,
 ) -> Result<Tensor> {
-    let meta = upsample_bilinear2d_backward_meta(g, output_size, input_size)?;
-    let s = &meta.shape;
+    let meta = upsample_linear1d_meta(x, output_size)?;
+    let s = x.shape();
     let geo = Geo {
         n: s[0],
         c: s[1],
-        hw: [s[2], s[3]],
-        out: [g.shape()[2], g.shape()[3]],
+        hw: [1, s[2]],
+        out: [1, meta.shape[2]],
         align: align_corners,
-        scales,
+        scales: [None, scales],
+        fused: false,
     };
-    let work = match g.dtype() {
-        DType::Float32 | DType::Float64 => g.contiguous(),
-        _ => g.to_dtype(DType::Float32),
+    let work = match x.dtype() {
+        DType::Float32 | DType::Float64 => x.contiguous(),
+        _ => x.to_dtype(DType::Float32),
     };
-    let out = Tensor::empty(s, work.dtype());
+    let out = Tensor::empty(&meta.shape, work.dtype());
     if out.numel() > 0 {
         match work.dtype() {
-            DType::Float64 => backward_planes::<f64>(&work, &out, &geo),
-            _ => backward_planes::<f32>(&work, &out, &geo),
+            DType::Float64 => forward_rows::<f64>(&work, &out, &geo),
+            _ => forward_rows::<f32>(&work, &out, &geo),
         }
     }
-    Ok(out.to_dtype(g.dtype()).laid_out_as(&meta))
+    Ok(out.to_dtype(x.dtype()))
 }
 
-fn backward_planes<F: Flt>(g: &Tensor, out: &Tensor, geo: &Geo) {
-    let (th, tw) = geo.taps::<F>();
-    let ([h, w], [oh, ow]) = (geo.hw, geo.out);
-    let (src, dst) = (SendPtr(g.data_ptr::<F>()), SendPtr(out.data_ptr::<F>()));
-    let planes = geo.n * geo.c;
+/// The 1-D kernel, one task per `(n, c)` row: `fma(x0, w0, x1 * w1)` (not the 2-D blend on a
+/// height-1 plane, whose zero row weights would turn an infinite input into NaN).
+fn forward_rows<F: Flt>(x: &Tensor, out: &Tensor, geo: &Geo) {
+    let (_, tw) = geo.taps::<F>();
+    let (w, ow) = (geo.hw[1], geo.out[1]);
+    let (src, dst) = (SendPtr(x.data_ptr::<F>()), SendPtr(out.data_ptr::<F>()));
+    let rows = geo.n * geo.c;
     let run = |p: usize| {
-        // SAFETY: `g` and `out` are distinct contiguous tensors of `planes` planes of
-        // `oh * ow` and `h * w` elements of F; each task writes only its own plane.
-        let (gp, xp) = unsafe {
+        // SAFETY: `x` and `out` are distinct contiguous tensors of `rows` rows of `w` and `ow`
+        // elements of F; each task writes only its own output row.
+        let (xr, yr) = unsafe {
             (
-                std::slice::from_raw_parts(src.at((p * oh * ow) as isize), oh * ow),
-                std::slice::from_raw_parts_mut(dst.at((p * h * w) as isize), h * w),
+                std::slice::from_raw_parts(src.at((p * w) as isize), w),
+                std::slice::from_raw_parts_mut(dst.at((p * ow) as isize), ow),
             )
         };
-        xp.fill(F::zero());
-        for (o, gr) in gp.chunks_exact(ow).enumerate() {
-            let (a, b) = (th.l0[o], th.l1[o]);
-            let (r0, r1) = (th.lo[o] * w, th.hi[o] * w);
-            for (j, &gv) in gr.iter().enumerate() {
-                let (c0, c1) = (tw.lo[j], tw.hi[j]);
-                let (w0, w1) = (tw.l0[j], tw.l1[j]);
-                // In ATen's order: taps 00, 01, 10, 11 of each output in turn.
-                for (at, wt) in [
-                    (r0 + c0, a * w0),
-                    (r0 + c1, a * w1),
-                    (r1 + c0, b * w0),
-                    (r1 + c1, b * w1),
-                ] {
-                    xp[at] = wt.mul_add(gv, xp[at]);
-                }
-            }
-        }
-    };
-    let work = |p: usize| {
         with_wide(
             #[inline(always)]
-            || run(p),
-        )
+            || {
+                for (j, y) in yr.iter_mut().enumerate() {
+                    *y = xr[tw.lo[j]].mul_add(tw.l0[j], xr[tw.hi[j]] * tw.l1[j]);
+                }
+            },
+        );
     };
-    if planes < 2 || planes * oh * ow < PARALLEL_MIN {
-        (0..planes).for_each(work);
+    if rows < 2 || rows * ow < PARALLEL_MIN {
+        (0..rows).for_each(run);
     } else {
-        parallel_for(planes, work);
+        parallel_for(rows, run);
     }
 }

@@ -2,7 +2,8 @@
 ``trilinear``, ``bicubic``, ``area``, and ``antialias=True`` for ``bilinear``/``bicubic``/``lanczos``),
 one spatial dim at a time.
 
-``bilinear`` (without antialiasing, on floats) runs ATen's native op, ``upsample_bilinear2d``.
+``linear`` and ``bilinear`` (without antialiasing, on floats) run ATen's native ops,
+``upsample_linear1d`` and ``upsample_bilinear2d``.
 Every mode but ``area`` is separable: along one dim, output ``i`` is a weighted sum of a few input
 "taps". Each tap is an ``index_select`` along the dim times a per-output weight, so the work is
 gathers and pointwise ops that Dynamo traces and autograd differentiates. ``area`` is the adaptive
@@ -25,9 +26,10 @@ import torch
 from torch._C import _nn as _native
 from torch.nn import _layout
 
-# ATen's native kernel for the bilinear mode (``rynamo_tensor::ops::upsample``): one op instead of
+# ATen's native kernels for the linear and bilinear modes (``rynamo_tensor::ops::upsample``): one op instead of
 # the taps' decomposition, PyTorch's results bit for bit where its channels-last vector kernel runs.
 _upsample_bilinear2d = _native["upsample_bilinear2d"]
+_upsample_linear1d = _native["upsample_linear1d"]
 
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 # The linear modes by spatial rank (`_LINEAR_MODES.index(mode) + 1`). A tuple, not a dict: Dynamo
@@ -221,6 +223,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return fn(input, out_sizes if nd > 1 else out_sizes[0])
     if mode == "bilinear" and not antialias and input.is_floating_point():
         return _upsample_bilinear2d(input, out_sizes, align_corners, scales[0], scales[1])
+    if mode == "linear" and input.is_floating_point():
+        return _upsample_linear1d(input, out_sizes, align_corners, scales[0])
     in_sizes = list(input.shape[2:])
     out = input
     for i in range(nd):

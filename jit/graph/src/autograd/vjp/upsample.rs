@@ -1,5 +1,5 @@
-//! Backward formulas of `upsample_bilinear2d` (its backward op) and of that backward op (the
-//! forward op: both are linear, each the other's adjoint).
+//! Backward formulas of `upsample_bilinear2d` and `upsample_linear1d` (their backward ops) and of
+//! those backward ops (the forward ops: both are linear, each the other's adjoint).
 
 use super::{Grads, Saves, VjpCtx, VjpRule, args, vjp_rule};
 use crate::autograd::emit::{Emit, ints, t};
@@ -52,6 +52,39 @@ fn bilinear2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
+fn linear1d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, UpsampleLinear1d => upsample::upsample_linear1d);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let out = a.output_size.to_vec();
+    let (align, s) = (a.align_corners, a.scales);
+    super::pointwise::unary(e, c, a.self_, |e, _, g| {
+        let args = vec![
+            t(&g),
+            Value::IntList(out),
+            ints(&shape),
+            Value::Bool(align),
+            opt(s),
+        ];
+        e.op(Op::UpsampleLinear1dBackward, args)
+    })
+}
+
+fn linear1d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, UpsampleLinear1dBackward => upsample::upsample_linear1d_backward);
+    let out = a.output_size.to_vec();
+    let (align, s) = (a.align_corners, a.scales);
+    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
+        let args = vec![t(&gg), Value::IntList(out), Value::Bool(align), opt(s)];
+        e.op(Op::UpsampleLinear1d, args)
+    })
+}
+
+pub(crate) static LINEAR1D: VjpRule = vjp_rule!("UpsampleLinear1DBackward0", Saves::NONE, linear1d);
+pub(crate) static LINEAR1D_B: VjpRule = vjp_rule!(
+    "UpsampleLinear1DBackwardBackward0",
+    Saves::NONE,
+    linear1d_backward
+);
 pub(crate) static BILINEAR2D: VjpRule =
     vjp_rule!("UpsampleBilinear2DBackward0", Saves::NONE, bilinear2d);
 pub(crate) static BILINEAR2D_B: VjpRule = vjp_rule!(
