@@ -475,6 +475,8 @@ ops! {
     UpsampleBilinear2dBackward = 391 => upsample::upsample_bilinear2d_backward;
     UpsampleLinear1d = 392 => upsample::upsample_linear1d;
     UpsampleLinear1dBackward = 393 => upsample::upsample_linear1d_backward;
+    UpsampleTrilinear3d = 394 => upsample::upsample_trilinear3d;
+    UpsampleTrilinear3dBackward = 395 => upsample::upsample_trilinear3d_backward;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

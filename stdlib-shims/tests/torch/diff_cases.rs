@@ -28,6 +28,7 @@ pub(crate) fn more_pool() -> Vec<Tensor> {
             &[3, 3],
         )
         .expect("9 values"),
+        f32s(&[1, 2, 2, 3, 4], 0.55, -1.0, 1.0), // 35: an NCDHW volume (upsample_trilinear3d)
     ]
 }
 
@@ -245,6 +246,20 @@ fn nn() -> Vec<Case> {
             "upsample_linear1d",
             &[T(24), L(&[4]), B(true)],
             &[("scales", F(0.5))],
+        ),
+        c(
+            "upsample_trilinear3d",
+            &[T(35), L(&[3, 5, 6]), B(false)],
+            &[],
+        ),
+        c(
+            "upsample_trilinear3d",
+            &[T(35), L(&[4, 6, 8]), B(true)],
+            &[
+                ("scales_d", F(2.0)),
+                ("scales_h", F(2.0)),
+                ("scales_w", F(2.0)),
+            ],
         ),
         c(
             "batch_norm",

@@ -492,6 +492,34 @@ pub(super) fn norm_cases() -> Vec<Call> {
             vec![],
         ),
         (
+            Op::UpsampleTrilinear3d,
+            vec![
+                t(&f64s(&[1, 2, 2, 3, 4], 147)),
+                ints(&[3, 2, 6]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleTrilinear3d,
+            vec![
+                t(&f64s(&[1, 1, 3, 2, 3], 148)),
+                ints(&[4, 4, 2]),
+                Value::Bool(true),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleTrilinear3dBackward,
+            vec![
+                t(&f64s(&[1, 2, 3, 2, 6], 149)),
+                ints(&[3, 2, 6]),
+                ints(&[1, 2, 2, 3, 4]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
             Op::UpsampleBilinear2dBackward,
             vec![
                 t(&f64s(&[2, 3, 7, 9], 143)),

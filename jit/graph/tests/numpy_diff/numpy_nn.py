@@ -158,6 +158,16 @@ def upsample_linear1d(x, size, align, scale=None):
     return x[..., lo] * (1 - b) + x[..., hi] * b
 
 
+def upsample_trilinear3d(x, size, align, scale_d=None, scale_h=None, scale_w=None):
+    for axis, (n, scale) in enumerate(zip(size, (scale_d, scale_h, scale_w))):
+        lo, hi, t = _linear_taps(x.shape[axis - 3], n, scale, align)
+        shape = [1] * x.ndim
+        shape[axis - 3] = n
+        t = t.reshape(shape)
+        x = np.take(x, lo, axis=axis - 3) * (1 - t) + np.take(x, hi, axis=axis - 3) * t
+    return x
+
+
 def batch_norm(x, rm, rv, w, b, training, momentum, eps):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)

@@ -38,4 +38,5 @@ pub mod shape;
 pub mod sort;
 pub mod ternary;
 pub mod upsample;
+pub mod upsample3d;
 pub mod upsample_backward;

@@ -52,7 +52,7 @@ pub(crate) struct Taps<F> {
 
 /// The taps of one dim; `fused`: the source coordinate `ratio * (i + 0.5) - 0.5` as one FMA, as
 /// ATen's compiled kernels compute it (all but the 1-D forward's).
-fn taps<F: Flt>(
+pub(crate) fn taps<F: Flt>(
     n_in: usize,
     n_out: usize,
     align: bool,

@@ -1,4 +1,4 @@
-//! Backward formulas of `upsample_bilinear2d` and `upsample_linear1d` (their backward ops) and of
+//! Backward formulas of the `upsample_*` linear modes (their backward ops) and of
 //! those backward ops (the forward ops: both are linear, each the other's adjoint).
 
 use super::{Grads, Saves, VjpCtx, VjpRule, args, vjp_rule};
@@ -79,6 +79,36 @@ fn linear1d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     })
 }
 
+fn trilinear3d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, UpsampleTrilinear3d => upsample::upsample_trilinear3d);
+    let shape = c.meta(a.self_)?.shape.clone();
+    let out = a.output_size.to_vec();
+    let (align, s) = (a.align_corners, [a.scales_d, a.scales_h, a.scales_w]);
+    super::pointwise::unary(e, c, a.self_, |e, _, g| {
+        let mut args = vec![t(&g), Value::IntList(out), ints(&shape), Value::Bool(align)];
+        args.extend(s.map(opt));
+        e.op(Op::UpsampleTrilinear3dBackward, args)
+    })
+}
+
+fn trilinear3d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
+    let a = args!(c, UpsampleTrilinear3dBackward => upsample::upsample_trilinear3d_backward);
+    let out = a.output_size.to_vec();
+    let (align, s) = (a.align_corners, [a.scales_d, a.scales_h, a.scales_w]);
+    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
+        let mut args = vec![t(&gg), Value::IntList(out), Value::Bool(align)];
+        args.extend(s.map(opt));
+        e.op(Op::UpsampleTrilinear3d, args)
+    })
+}
+
+pub(crate) static TRILINEAR3D: VjpRule =
+    vjp_rule!("UpsampleTrilinear3DBackward0", Saves::NONE, trilinear3d);
+pub(crate) static TRILINEAR3D_B: VjpRule = vjp_rule!(
+    "UpsampleTrilinear3DBackwardBackward0",
+    Saves::NONE,
+    trilinear3d_backward
+);
 pub(crate) static LINEAR1D: VjpRule = vjp_rule!("UpsampleLinear1DBackward0", Saves::NONE, linear1d);
 pub(crate) static LINEAR1D_B: VjpRule = vjp_rule!(
     "UpsampleLinear1DBackwardBackward0",
