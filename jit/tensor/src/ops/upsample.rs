@@ -1,5 +1,6 @@
 //! `upsample_bilinear2d` and `upsample_linear1d`: `F.interpolate(mode="bilinear"/"linear")`
-//! without antialiasing, as ATen's CPU kernels compute it (backward ops in `upsample_backward.rs`).
+//! without antialiasing, as ATen's CPU kernels compute it (backward ops in `upsample_backward.rs`,
+//! `upsample_trilinear3d` in `upsample3d.rs`).
 //!
 //! Why a kernel: the Python decomposition (per dim, taps from ~10 tiny tensor ops, then two
 //! `index_select`s, two products and a sum) took 130-235 us where PyTorch takes 23-65 us at the
@@ -106,8 +107,7 @@ pub(crate) fn taps<F: Flt>(
     t
 }
 
-/// The geometry of one call: input and output plane sizes, planes, scales.
-/// A 1-D call is a 2-D one on height-1 planes.
+/// The sizes of one call (a 1-D one has height-1 planes); `fused` as for [`taps`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Geo {
     pub(crate) n: usize,
