@@ -10,7 +10,9 @@
 //! products instead, so those differ from PyTorch's in the last bit.
 //!
 //! Backward: ATen's scatter, each output's gradient to its eight taps in (D, H, W) order,
-//! `g_in = fma((wd * wh) * ww, g_out, g_in)`, the source coordinate contracted: bit for bit.
+//! `g_in = fma((wd * wh) * ww, g_out, g_in)`, the source coordinate contracted: bit for bit. Per
+//! output row, its four input rows take their terms per cell in a register (`add_row`) when they
+//! are distinct; the scatter itself where two coincide (edges, equal sizes).
 
 use crate::error::bail;
 use crate::iter::SendPtr;
@@ -19,6 +21,7 @@ use crate::kernels::simd::with_wide;
 use crate::layout::Shaped;
 use crate::memory_format::suggested;
 use crate::ops::upsample::{PARALLEL_MIN, Taps, float_dtype, taps};
+use crate::ops::upsample_backward::{Readers, add_row};
 use crate::parallel::parallel_for;
 use crate::{DType, Result, Tensor, TensorMeta};
 
@@ -242,6 +245,7 @@ fn backward<F: Flt>(g: &Tensor, out: &Tensor, geo: &Geo3) {
     let t = geo.taps::<F>(true);
     let ([d, h, w], [od, oh, ow]) = (geo.ins, geo.outs);
     let (src, dst) = (SendPtr(g.data_ptr::<F>()), SendPtr(out.data_ptr::<F>()));
+    let rw = Readers::of(&t[2], w);
     let run = |p: usize| {
         // SAFETY: `g` and `out` are distinct contiguous tensors of `planes` planes of
         // `od * oh * ow` and `d * h * w` elements of F; each task writes only its own plane.
@@ -253,7 +257,7 @@ fn backward<F: Flt>(g: &Tensor, out: &Tensor, geo: &Geo3) {
         };
         with_wide(
             #[inline(always)]
-            || backward_plane(gp, xp, &t, [h, w]),
+            || backward_plane(gp, xp, &t, &rw, [h, w]),
         );
     };
     if geo.planes < 2 || geo.planes * od * oh * ow < PARALLEL_MIN {
@@ -266,17 +270,36 @@ fn backward<F: Flt>(g: &Tensor, out: &Tensor, geo: &Geo3) {
 /// One input-gradient plane, ATen's scatter in its order. Inlined into `with_wide`, where
 /// `mul_add` is one instruction (out of line it would be a libm call).
 #[inline(always)]
-fn backward_plane<F: Flt>(g: &[F], x: &mut [F], [td, th, tw]: &[Taps<F>; 3], [h, w]: [usize; 2]) {
+fn backward_plane<F: Flt>(
+    g: &[F],
+    x: &mut [F],
+    [td, th, tw]: &[Taps<F>; 3],
+    rw: &Readers<F>,
+    [h, w]: [usize; 2],
+) {
     let (oh, ow) = (th.lo.len(), tw.lo.len());
     x.fill(F::zero());
-    for (i, &gv) in g.iter().enumerate() {
-        let (o_d, o_h, o_w) = (i / (oh * ow), i / ow % oh, i % ow);
-        for (dd, a) in [(td.lo[o_d], td.l0[o_d]), (td.hi[o_d], td.l1[o_d])] {
-            for (hh, b) in [(th.lo[o_h], th.l0[o_h]), (th.hi[o_h], th.l1[o_h])] {
-                let ab = a * b;
-                let row = (dd * h + hh) * w;
-                for (ww, c) in [(tw.lo[o_w], tw.l0[o_w]), (tw.hi[o_w], tw.l1[o_w])] {
-                    x[row + ww] = (ab * c).mul_add(gv, x[row + ww]);
+    for (r, gr) in g.chunks_exact(ow).enumerate() {
+        let (o_d, o_h) = (r / oh, r % oh);
+        let ds = [(td.lo[o_d], td.l0[o_d]), (td.hi[o_d], td.l1[o_d])];
+        let hs = [(th.lo[o_h], th.l0[o_h]), (th.hi[o_h], th.l1[o_h])];
+        if ds[0].0 != ds[1].0 && hs[0].0 != hs[1].0 {
+            for (dd, a) in ds {
+                for (hh, b) in hs {
+                    let row = (dd * h + hh) * w;
+                    add_row(&mut x[row..row + w], gr, a * b, rw);
+                }
+            }
+            continue;
+        }
+        for (o_w, &gv) in gr.iter().enumerate() {
+            for (dd, a) in ds {
+                for (hh, b) in hs {
+                    let ab = a * b;
+                    let row = (dd * h + hh) * w;
+                    for (ww, c) in [(tw.lo[o_w], tw.l0[o_w]), (tw.hi[o_w], tw.l1[o_w])] {
+                        x[row + ww] = (ab * c).mul_add(gv, x[row + ww]);
+                    }
                 }
             }
         }

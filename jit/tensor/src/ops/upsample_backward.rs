@@ -90,14 +90,14 @@ pub fn upsample_bilinear2d_backward(
 
 /// The transpose of one dim's taps: for each input index, the outputs that read it, in ATen's
 /// accumulation order (by output, then tap), with the tap's weight.
-struct Readers<F> {
+pub(crate) struct Readers<F> {
     start: Vec<usize>,
     out: Vec<u32>,
     weight: Vec<F>,
 }
 
 impl<F: Flt> Readers<F> {
-    fn of(t: &Taps<F>, n_in: usize) -> Readers<F> {
+    pub(crate) fn of(t: &Taps<F>, n_in: usize) -> Readers<F> {
         let mut start = vec![0usize; n_in + 1];
         for (&lo, &hi) in t.lo.iter().zip(&t.hi) {
             start[lo + 1] += 1;
@@ -124,7 +124,7 @@ impl<F: Flt> Readers<F> {
 /// cell's terms in ATen's order, `fma(a * l, g, acc)`, accumulated in a register instead of
 /// through memory (a scatter's read-modify-write chain through the same cells was ~4x slower).
 #[inline(always)]
-fn add_row<F: Flt>(row: &mut [F], g: &[F], a: F, rd: &Readers<F>) {
+pub(crate) fn add_row<F: Flt>(row: &mut [F], g: &[F], a: F, rd: &Readers<F>) {
     for (c, acc) in row.iter_mut().enumerate() {
         let mut s = *acc;
         for e in rd.start[c]..rd.start[c + 1] {
