@@ -469,6 +469,14 @@ ops! {
     // === Batch norm's saved statistics (the backward reads the forward's mean and invstd) ===
     NativeBatchNorm = 383 => nn::native_batch_norm;
     NativeBatchNormBackward = 384 => backward::native_batch_norm_backward;
+
+    // === Issue 31: linear-mode upsampling, ids 390-399 (definitions in rules/upsample.rs) ===
+    UpsampleBilinear2d = 390 => upsample::upsample_bilinear2d;
+    UpsampleBilinear2dBackward = 391 => upsample::upsample_bilinear2d_backward;
+    UpsampleLinear1d = 392 => upsample::upsample_linear1d;
+    UpsampleLinear1dBackward = 393 => upsample::upsample_linear1d_backward;
+    UpsampleTrilinear3d = 394 => upsample::upsample_trilinear3d;
+    UpsampleTrilinear3dBackward = 395 => upsample::upsample_trilinear3d_backward;
 }
 
 /// Every op's parsed schema, indexed by wire id (`None` in the gaps between id blocks).

@@ -46,7 +46,7 @@
 #define RYNAMO_WIRE_DTYPE_COMPLEX64 10
 #define RYNAMO_WIRE_DTYPE_COMPLEX128 11
 
-/* Op ids (the op table's order); 316 ops. */
+/* Op ids (the op table's order); 322 ops. */
 #define RYNAMO_OP_NEG 0 /* neg(Tensor self) -> Tensor */
 #define RYNAMO_OP_ABS 1 /* abs(Tensor self) -> Tensor */
 #define RYNAMO_OP_EXP 2 /* exp(Tensor self) -> Tensor */
@@ -363,5 +363,11 @@
 #define RYNAMO_OP__FFT_C2R 382 /* _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor */
 #define RYNAMO_OP_NATIVE_BATCH_NORM 383 /* native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor) */
 #define RYNAMO_OP_NATIVE_BATCH_NORM_BACKWARD 384 /* native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps) -> (Tensor, Tensor, Tensor) */
+#define RYNAMO_OP_UPSAMPLE_BILINEAR2D 390 /* upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+#define RYNAMO_OP_UPSAMPLE_BILINEAR2D_BACKWARD 391 /* upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+#define RYNAMO_OP_UPSAMPLE_LINEAR1D 392 /* upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor */
+#define RYNAMO_OP_UPSAMPLE_LINEAR1D_BACKWARD 393 /* upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor */
+#define RYNAMO_OP_UPSAMPLE_TRILINEAR3D 394 /* upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor */
+#define RYNAMO_OP_UPSAMPLE_TRILINEAR3D_BACKWARD 395 /* upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor */
 
 #endif /* RYNAMO_GRAPH_WIRE_H */

@@ -28,6 +28,7 @@ pub(crate) fn more_pool() -> Vec<Tensor> {
             &[3, 3],
         )
         .expect("9 values"),
+        f32s(&[1, 2, 2, 3, 4], 0.55, -1.0, 1.0), // 35: an NCDHW volume (upsample_trilinear3d)
     ]
 }
 
@@ -234,6 +235,32 @@ fn nn() -> Vec<Case> {
         ),
         c("adaptive_avg_pool2d", &[T(26), L(&[4, 3])], &[]),
         c("adaptive_avg_pool2d", &[T(26), I(1)], &[]),
+        c("upsample_bilinear2d", &[T(26), L(&[9, 4]), B(true)], &[]),
+        c(
+            "upsample_bilinear2d",
+            &[T(26), L(&[12, 12]), B(false)],
+            &[("scales_h", F(2.0)), ("scales_w", F(2.0))],
+        ),
+        c("upsample_linear1d", &[T(24), L(&[13]), B(false)], &[]),
+        c(
+            "upsample_linear1d",
+            &[T(24), L(&[4]), B(true)],
+            &[("scales", F(0.5))],
+        ),
+        c(
+            "upsample_trilinear3d",
+            &[T(35), L(&[3, 5, 6]), B(false)],
+            &[],
+        ),
+        c(
+            "upsample_trilinear3d",
+            &[T(35), L(&[4, 6, 8]), B(true)],
+            &[
+                ("scales_d", F(2.0)),
+                ("scales_h", F(2.0)),
+                ("scales_w", F(2.0)),
+            ],
+        ),
         c(
             "batch_norm",
             &[T(26), T(11), T(28), T(28), T(11)],

@@ -26,6 +26,7 @@ pub(crate) mod shape;
 pub(crate) mod special;
 pub(crate) mod ternary;
 pub(crate) mod unary;
+pub(crate) mod upsample;
 pub(crate) mod views;
 
 use rynamo_tensor::{DType, Shaped, TensorMeta, TensorOrScalar};

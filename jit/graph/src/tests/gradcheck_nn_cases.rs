@@ -436,5 +436,98 @@ pub(super) fn norm_cases() -> Vec<Call> {
             vec![t(&f64s(&[3, 4, 4], 131)), i(1)],
             vec![],
         ),
+        // Upsampling, downsampling (some inputs unread), align_corners, given scales.
+        (
+            Op::UpsampleBilinear2d,
+            vec![
+                t(&f64s(&[2, 3, 4, 5], 140)),
+                ints(&[7, 9]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleBilinear2d,
+            vec![
+                t(&f64s(&[1, 2, 6, 5], 141)),
+                ints(&[3, 10]),
+                Value::Bool(true),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleBilinear2d,
+            vec![
+                t(&f64s(&[1, 2, 3, 4], 142)),
+                ints(&[6, 8]),
+                Value::Bool(false),
+                fl(2.0),
+                fl(2.0),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleLinear1d,
+            vec![t(&f64s(&[2, 3, 5], 144)), ints(&[9]), Value::Bool(false)],
+            vec![],
+        ),
+        (
+            Op::UpsampleLinear1d,
+            vec![
+                t(&f64s(&[1, 2, 7], 145)),
+                ints(&[3]),
+                Value::Bool(true),
+                fl(0.5),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleLinear1dBackward,
+            vec![
+                t(&f64s(&[2, 3, 9], 146)),
+                ints(&[9]),
+                ints(&[2, 3, 5]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleTrilinear3d,
+            vec![
+                t(&f64s(&[1, 2, 2, 3, 4], 147)),
+                ints(&[3, 2, 6]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleTrilinear3d,
+            vec![
+                t(&f64s(&[1, 1, 3, 2, 3], 148)),
+                ints(&[4, 4, 2]),
+                Value::Bool(true),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleTrilinear3dBackward,
+            vec![
+                t(&f64s(&[1, 2, 3, 2, 6], 149)),
+                ints(&[3, 2, 6]),
+                ints(&[1, 2, 2, 3, 4]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
+        (
+            Op::UpsampleBilinear2dBackward,
+            vec![
+                t(&f64s(&[2, 3, 7, 9], 143)),
+                ints(&[7, 9]),
+                ints(&[2, 3, 4, 5]),
+                Value::Bool(false),
+            ],
+            vec![],
+        ),
     ]
 }

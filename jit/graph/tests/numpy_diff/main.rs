@@ -129,6 +129,9 @@ const ELSEWHERE: &[(Op, &str)] = &[
     (Op::LayerNormBackward, BACKWARD),
     (Op::BatchNormBackward, BACKWARD),
     (Op::NativeBatchNormBackward, BACKWARD),
+    (Op::UpsampleBilinear2dBackward, BACKWARD),
+    (Op::UpsampleLinear1dBackward, BACKWARD),
+    (Op::UpsampleTrilinear3dBackward, BACKWARD),
     (
         Op::NativeBatchNorm,
         "three outputs (numpy_diff compares one): output, saved statistics, running-stat updates and errors against PyTorch in tests/python/nn/native_batch_norm_vs_pytorch.py; its output is batch_norm's kernel, covered here",

@@ -128,6 +128,46 @@ def adaptive_avg_pool2d(x, size):
     return out
 
 
+def _linear_taps(n_in, n_out, scale, align):
+    """ATen's source index and weight of linear interpolation along one dim."""
+    i = np.arange(n_out)
+    if n_in == n_out:
+        return i, i, np.zeros(n_out)
+    if align:
+        src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        r = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+        src = np.maximum(r * (i + 0.5) - 0.5, 0.0)
+    lo = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    return lo, np.minimum(lo + 1, n_in - 1), np.clip(src - lo, 0.0, 1.0)
+
+
+def upsample_bilinear2d(x, size, align, scale_h=None, scale_w=None):
+    H, W = x.shape[-2:]
+    h0, h1, a = _linear_taps(H, size[0], scale_h, align)
+    w0, w1, b = _linear_taps(W, size[1], scale_w, align)
+    a, b = a[:, None], b[None, :]
+    rows0, rows1 = x[..., h0, :], x[..., h1, :]
+    top = rows0[..., w0] * (1 - b) + rows0[..., w1] * b
+    bottom = rows1[..., w0] * (1 - b) + rows1[..., w1] * b
+    return top * (1 - a) + bottom * a
+
+
+def upsample_linear1d(x, size, align, scale=None):
+    lo, hi, b = _linear_taps(x.shape[-1], size[0], scale, align)
+    return x[..., lo] * (1 - b) + x[..., hi] * b
+
+
+def upsample_trilinear3d(x, size, align, scale_d=None, scale_h=None, scale_w=None):
+    for axis, (n, scale) in enumerate(zip(size, (scale_d, scale_h, scale_w))):
+        lo, hi, t = _linear_taps(x.shape[axis - 3], n, scale, align)
+        shape = [1] * x.ndim
+        shape[axis - 3] = n
+        t = t.reshape(shape)
+        x = np.take(x, lo, axis=axis - 3) * (1 - t) + np.take(x, hi, axis=axis - 3) * t
+    return x
+
+
 def batch_norm(x, rm, rv, w, b, training, momentum, eps):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)

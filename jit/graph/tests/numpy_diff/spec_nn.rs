@@ -137,6 +137,84 @@ fn g_adaptive(c: &mut Ctx<'_>) -> Args {
         ),
     ]
 }
+/// An NCHW image, up- or downsampled to a random size or by a scale factor (the sizes
+/// `F.interpolate` computes from it), with or without `align_corners`.
+fn g_upsample(c: &mut Ctx<'_>) -> Args {
+    let sh = [
+        1 + c.rng.below(2),
+        1 + c.rng.below(3),
+        1 + c.rng.below(6),
+        1 + c.rng.below(6),
+    ];
+    let dt = c.dt;
+    let x = c.t(&sh, dt, Domain::Real);
+    let mut a = vec![("self", t(x))];
+    if c.chance(0.5) {
+        let s: f64 = c.pick(&[0.5, 1.5, 2.0, 3.0]);
+        let size = |n: usize| ((n as f64 * s).floor() as i64).max(1);
+        a.push(("output_size", il(vec![size(sh[2]), size(sh[3])])));
+        a.push(("align_corners", b(c.chance(0.5))));
+        a.push(("scales_h", f(s)));
+        a.push(("scales_w", f(s)));
+    } else {
+        a.push((
+            "output_size",
+            il(vec![c.rng.range(1, 9), c.rng.range(1, 9)]),
+        ));
+        a.push(("align_corners", b(c.chance(0.5))));
+    }
+    a
+}
+/// An NCL signal resampled to a random length or by a scale factor.
+fn g_upsample1d(c: &mut Ctx<'_>) -> Args {
+    let sh = [1 + c.rng.below(2), 1 + c.rng.below(3), 1 + c.rng.below(8)];
+    let dt = c.dt;
+    let x = c.t(&sh, dt, Domain::Real);
+    let mut a = vec![("self", t(x))];
+    if c.chance(0.5) {
+        let s: f64 = c.pick(&[0.5, 1.5, 2.0, 3.0]);
+        a.push((
+            "output_size",
+            il(vec![((sh[2] as f64 * s).floor() as i64).max(1)]),
+        ));
+        a.push(("align_corners", b(c.chance(0.5))));
+        a.push(("scales", f(s)));
+    } else {
+        a.push(("output_size", il(vec![c.rng.range(1, 12)])));
+        a.push(("align_corners", b(c.chance(0.5))));
+    }
+    a
+}
+/// An NCDHW volume resampled to random sizes or by a scale factor.
+fn g_upsample3d(c: &mut Ctx<'_>) -> Args {
+    let sh = [
+        1,
+        1 + c.rng.below(2),
+        1 + c.rng.below(4),
+        1 + c.rng.below(4),
+        1 + c.rng.below(4),
+    ];
+    let dt = c.dt;
+    let x = c.t(&sh, dt, Domain::Real);
+    let mut a = vec![("self", t(x))];
+    if c.chance(0.5) {
+        let s: f64 = c.pick(&[0.5, 1.5, 2.0]);
+        let size = |n: usize| ((n as f64 * s).floor() as i64).max(1);
+        a.push((
+            "output_size",
+            il(vec![size(sh[2]), size(sh[3]), size(sh[4])]),
+        ));
+        a.push(("align_corners", b(c.chance(0.5))));
+        for k in ["scales_d", "scales_h", "scales_w"] {
+            a.push((k, f(s)));
+        }
+    } else {
+        let o: Vec<i64> = (0..3).map(|_| c.rng.range(1, 6)).collect();
+        a.push(("output_size", il(o)));
+        a.push(("align_corners", b(c.chance(0.5))));
+    }
+    a
+}
 fn g_batch_norm(c: &mut Ctx<'_>) -> Args {
     let ch = 1 + c.rng.below(3);
     let mut sh = vec![2 + c.rng.below(3), ch];
@@ -436,6 +514,21 @@ pub fn spec(op: Op) -> Option<Spec> {
             .reject(float_arg0)
             .tol(2, 4.0)
             .scale("adaptive_avg_pool2d(np.abs(self), output_size)"),
+        UpsampleBilinear2d => Spec::new(g_upsample, "upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w)")
+            .out(arg0_rule)
+            .reject(float_arg0)
+            .tol(4, 4.0)
+            .scale("upsample_bilinear2d(np.abs(self), output_size, align_corners, scales_h, scales_w)"),
+        UpsampleLinear1d => Spec::new(g_upsample1d, "upsample_linear1d(self, output_size, align_corners, scales)")
+            .out(arg0_rule)
+            .reject(float_arg0)
+            .tol(4, 4.0)
+            .scale("upsample_linear1d(np.abs(self), output_size, align_corners, scales)"),
+        UpsampleTrilinear3d => Spec::new(g_upsample3d, "upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w)")
+            .out(arg0_rule)
+            .reject(float_arg0)
+            .tol(4, 4.0)
+            .scale("upsample_trilinear3d(np.abs(self), output_size, align_corners, scales_d, scales_h, scales_w)"),
         BatchNorm => Spec::new(g_batch_norm, "batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)")
             .out(arg0_rule)
             .reject(float_arg0)

@@ -37,3 +37,6 @@ pub mod scatter_reduce;
 pub mod shape;
 pub mod sort;
 pub mod ternary;
+pub mod upsample;
+pub mod upsample3d;
+pub mod upsample_backward;

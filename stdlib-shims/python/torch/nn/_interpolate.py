@@ -2,6 +2,8 @@
 ``trilinear``, ``bicubic``, ``area``, and ``antialias=True`` for ``bilinear``/``bicubic``/``lanczos``),
 one spatial dim at a time.
 
+``linear``, ``bilinear`` (without antialiasing) and ``trilinear`` on floats run ATen's native ops,
+``upsample_linear1d``, ``upsample_bilinear2d`` and ``upsample_trilinear3d``.
 Every mode but ``area`` is separable: along one dim, output ``i`` is a weighted sum of a few input
 "taps". Each tap is an ``index_select`` along the dim times a per-output weight, so the work is
 gathers and pointwise ops that Dynamo traces and autograd differentiates. ``area`` is the adaptive
@@ -21,7 +23,14 @@ Source coordinates and weights follow ATen's CPU kernels, in float32 as they com
 import math
 
 import torch
+from torch._C import _nn as _native
 from torch.nn import _layout
+
+# ATen's native kernels for the linear modes (``rynamo_tensor::ops::upsample*``): one op instead of
+# the taps' decomposition, PyTorch's results bit for bit where its kernel's summation order is theirs.
+_upsample_bilinear2d = _native["upsample_bilinear2d"]
+_upsample_linear1d = _native["upsample_linear1d"]
+_upsample_trilinear3d = _native["upsample_trilinear3d"]
 
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 # The linear modes by spatial rank (`_LINEAR_MODES.index(mode) + 1`). A tuple, not a dict: Dynamo
@@ -213,6 +222,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         fn = (torch.nn.functional.adaptive_avg_pool1d, torch.nn.functional.adaptive_avg_pool2d,
               torch.nn.functional.adaptive_avg_pool3d)[nd - 1]
         return fn(input, out_sizes if nd > 1 else out_sizes[0])
+    if mode == "bilinear" and not antialias and input.is_floating_point():
+        return _upsample_bilinear2d(input, out_sizes, align_corners, scales[0], scales[1])
+    if mode == "linear" and input.is_floating_point():
+        return _upsample_linear1d(input, out_sizes, align_corners, scales[0])
+    if mode == "trilinear" and input.is_floating_point():
+        return _upsample_trilinear3d(input, out_sizes, align_corners, scales[0], scales[1], scales[2])
     in_sizes = list(input.shape[2:])
     out = input
     for i in range(nd):

@@ -28,6 +28,7 @@ pub(crate) mod pointwise_binary;
 pub(crate) mod rearrange;
 pub(crate) mod reduce;
 pub(crate) mod special;
+pub(crate) mod upsample;
 pub(crate) mod views;
 
 use rynamo_tensor::{Tensor, TensorMeta, TensorOrScalar};
