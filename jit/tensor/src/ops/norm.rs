@@ -142,8 +142,29 @@ fn square_dev_sum<F: Element>(xs: &[F], mean: f64) -> f64 {
     ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
 }
 
-/// `y = (x - mean[c]) * scale[c] + shift[c]` over `[n, c, s]` (`scale`, `shift` folded per channel).
+/// `y = x * scale[c] + shift[c]` over `[n, c, s]` (`scale`, `shift` folded per channel), in
+/// f64 and rounded once to the output type (the wide tier: same operations, no FMA).
 fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, coef: &[(f64, f64)]) {
+    per_channel(
+        x,
+        out,
+        (n, c, s),
+        coef,
+        #[inline(always)]
+        |v: F, (a, b): (f64, f64)| F::from_f64(v.to_f64() * a + b),
+    );
+}
+
+/// Runs `y = apply(x, coef[c])` over every element of the contiguous `[n, c, s]` tensors, planes in
+/// parallel, each plane's loop in the wide tier (`apply` must be `#[inline(always)]` to be
+/// compiled into it).
+fn per_channel<F: Element, C: Copy + Sync>(
+    x: &Tensor,
+    out: &Tensor,
+    (n, c, s): (usize, usize, usize),
+    coef: &[C],
+    apply: impl Fn(F, C) -> F + Sync,
+) {
     let (px, po) = (SendPtr(x.data_ptr::<F>()), SendPtr(out.data_ptr::<F>()));
     // Runs of planes per task: one shared-counter claim per plane cost more than a small
     // plane's work (W12's are 256 elements).
@@ -151,7 +172,7 @@ fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, co
     let per = planes.div_ceil(32).max(1);
     parallel_for(planes.div_ceil(per), |t| {
         for p in t * per..((t + 1) * per).min(planes) {
-            let (a, b) = coef[p % c];
+            let k = coef[p % c];
             // SAFETY: plane `p` of two contiguous [n, c, s] tensors; planes are disjoint.
             let (src, dst) = unsafe {
                 (
@@ -159,12 +180,11 @@ fn affine<F: Element>(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, co
                     std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
                 )
             };
-            // in f64, rounded once to the output type (the wide tier: same operations, no FMA)
             with_wide(
                 #[inline(always)]
                 || {
                     for (o, &v) in dst.iter_mut().zip(src) {
-                        *o = F::from_f64(v.to_f64() * a + b);
+                        *o = apply(v, k);
                     }
                 },
             );
@@ -351,13 +371,14 @@ fn batch_norm_in<F: Element>(
     };
     let out = Tensor::empty(xc.shape(), F::DTYPE);
     if !training && F::DTYPE == DType::Float32 {
-        affine_f32(
+        // Two roundings, no FMA, as the JIT's vector code.
+        per_channel(
             xc,
             &out,
-            n,
-            c,
-            s,
+            (n, c, s),
             &eval_coefficients_f32(&stats, weight, bias, eps),
+            #[inline(always)]
+            |v: f32, (a, b): (f32, f32)| v * a + b,
         );
         return Ok((out, stats));
     }
@@ -401,34 +422,6 @@ fn eval_coefficients_f32(
             )
         })
         .collect()
-}
-
-/// `y = x * alpha[c] + beta[c]` over `[n, c, s]` in f32 (two roundings, no FMA, as the JIT's
-/// vector code).
-fn affine_f32(x: &Tensor, out: &Tensor, n: usize, c: usize, s: usize, coef: &[(f32, f32)]) {
-    let (px, po) = (SendPtr(x.data_ptr::<f32>()), SendPtr(out.data_ptr::<f32>()));
-    let planes = n * c;
-    let per = planes.div_ceil(32).max(1);
-    parallel_for(planes.div_ceil(per), |t| {
-        for p in t * per..((t + 1) * per).min(planes) {
-            let (a, b) = coef[p % c];
-            // SAFETY: plane `p` of two contiguous [n, c, s] f32 tensors; planes are disjoint.
-            let (src, dst) = unsafe {
-                (
-                    std::slice::from_raw_parts(px.at((p * s) as isize), s),
-                    std::slice::from_raw_parts_mut(po.at((p * s) as isize), s),
-                )
-            };
-            with_wide(
-                #[inline(always)]
-                || {
-                    for (o, &v) in dst.iter_mut().zip(src) {
-                        *o = v * a + b;
-                    }
-                },
-            );
-        }
-    });
 }
 
 /// Shape/dtype rule of `group_norm(input, num_groups, weight, bias)`.
