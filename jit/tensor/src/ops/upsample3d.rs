@@ -21,7 +21,7 @@ use crate::kernels::simd::with_wide;
 use crate::layout::Shaped;
 use crate::memory_format::suggested;
 use crate::ops::upsample::{PARALLEL_MIN, Taps, float_dtype, taps};
-use crate::ops::upsample_backward::{Readers, add_row};
+use crate::ops::upsample_backward::{Readers, add_row, grad_input_meta};
 use crate::parallel::parallel_for;
 use crate::{DType, Result, Tensor, TensorMeta};
 
@@ -188,24 +188,7 @@ pub fn upsample_trilinear3d_backward_meta(
     }
     let is: Vec<usize> = input_size.iter().map(|&v| v as usize).collect();
     let o = check(&is, output_size)?;
-    if g.ndim() != 5 {
-        bail!(
-            Runtime,
-            "Expected grad_output to be a tensor of dimension 5 but got: dimension {}",
-            g.ndim()
-        );
-    }
-    let want = [is[0], is[1], o[0], o[1], o[2]];
-    for (i, (&got, &want)) in g.shape().iter().zip(&want).enumerate() {
-        if got != want {
-            bail!(
-                Runtime,
-                "Expected grad_output to have the same shape as output; output.size({i}) = {want} but got grad_output.size({i}) = {got}"
-            );
-        }
-    }
-    float_dtype("upsample_trilinear3d_backward_out_frame", g.dtype())?;
-    Ok(TensorMeta::contiguous(g.dtype(), &is).in_format(suggested(g)))
+    grad_input_meta(g, &is, &o, "upsample_trilinear3d_backward_out_frame")
 }
 
 /// `upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d,

@@ -34,15 +34,29 @@ pub fn upsample_bilinear2d_backward_meta(
     }
     let is: Vec<usize> = input_size.iter().map(|&v| v as usize).collect();
     let o = check_sizes(&is, o)?;
-    if g.ndim() != 4 {
+    grad_input_meta(g, &is, &o, "upsample_bilinear2d_backward_out_frame")
+}
+
+/// What every backward op checks once its sizes are resolved (ATen's
+/// `upsample_*_backward_out` shape checks): `grad_output` is the output's shape,
+/// `[n, c, *out]`, and a float dtype (`op` names the kernel in the error). The gradient has the
+/// input's shape `is`, in `grad_output`'s suggested layout.
+pub(crate) fn grad_input_meta(
+    g: &impl Shaped,
+    is: &[usize],
+    out: &[usize],
+    op: &'static str,
+) -> Result<TensorMeta> {
+    let nd = out.len() + 2;
+    if g.ndim() != nd {
         bail!(
             Runtime,
-            "Expected grad_output to be a tensor of dimension 4 but got: dimension {}",
+            "Expected grad_output to be a tensor of dimension {nd} but got: dimension {}",
             g.ndim()
         );
     }
-    let want = [is[0], is[1], o[0], o[1]];
-    for (i, (&got, &want)) in g.shape().iter().zip(&want).enumerate() {
+    let want = is[..2].iter().chain(out);
+    for (i, (&got, &want)) in g.shape().iter().zip(want).enumerate() {
         if got != want {
             bail!(
                 Runtime,
@@ -50,8 +64,8 @@ pub fn upsample_bilinear2d_backward_meta(
             );
         }
     }
-    float_dtype("upsample_bilinear2d_backward_out_frame", g.dtype())?;
-    Ok(TensorMeta::contiguous(g.dtype(), &is).in_format(suggested(g)))
+    float_dtype(op, g.dtype())?;
+    Ok(TensorMeta::contiguous(g.dtype(), is).in_format(suggested(g)))
 }
 
 /// `upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h,
@@ -226,24 +240,13 @@ pub fn upsample_linear1d_backward_meta(
             is[2]
         );
     }
-    if g.ndim() != 3 {
-        bail!(
-            Runtime,
-            "Expected grad_output to be a tensor of dimension 3 but got: dimension {}",
-            g.ndim()
-        );
-    }
-    let want = [is[0], is[1], *o as usize];
-    for (i, (&got, &want)) in g.shape().iter().zip(&want).enumerate() {
-        if got != want {
-            bail!(
-                Runtime,
-                "Expected grad_output to have the same shape as output; output.size({i}) = {want} but got grad_output.size({i}) = {got}"
-            );
-        }
-    }
-    float_dtype("upsample_linear1d_backward_out_frame", g.dtype())?;
-    Ok(TensorMeta::contiguous(g.dtype(), &is))
+    // (A 3-D gradient's suggested layout is always contiguous.)
+    grad_input_meta(
+        g,
+        &is,
+        &[*o as usize],
+        "upsample_linear1d_backward_out_frame",
+    )
 }
 
 /// `upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales)`.
