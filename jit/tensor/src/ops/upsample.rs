@@ -163,6 +163,30 @@ pub(crate) fn float_dtype(op: &'static str, dt: DType) -> Result<()> {
     })
 }
 
+/// Runs one of the kernels below in `x`'s compute type: f32 and f64 as they are, bf16/f16 in
+/// f32 (rounded once at the end, as ATen's opmath), on a contiguous `x`, into a fresh row-major
+/// tensor of `shape` (nothing runs when it is empty); `f32`/`f64` are the kernel's two
+/// instances. The result has `x`'s dtype.
+pub(crate) fn in_compute_type(
+    x: &Tensor,
+    shape: &[usize],
+    f32: impl FnOnce(&Tensor, &Tensor),
+    f64: impl FnOnce(&Tensor, &Tensor),
+) -> Tensor {
+    let work = match x.dtype() {
+        DType::Float32 | DType::Float64 => x.contiguous(),
+        _ => x.to_dtype(DType::Float32),
+    };
+    let out = Tensor::empty(shape, work.dtype());
+    if out.numel() > 0 {
+        match work.dtype() {
+            DType::Float64 => f64(&work, &out),
+            _ => f32(&work, &out),
+        }
+    }
+    out.to_dtype(x.dtype())
+}
+
 /// Shape/dtype rule of `upsample_bilinear2d`: `[N, C, out_h, out_w]` in the input's suggested
 /// memory format (ATen's structured meta).
 pub fn upsample_bilinear2d_meta(x: &impl Shaped, output_size: &[i64]) -> Result<TensorMeta> {
@@ -403,18 +427,13 @@ pub fn upsample_linear1d(
         scales: [None, scales],
         fused: false,
     };
-    let work = match x.dtype() {
-        DType::Float32 | DType::Float64 => x.contiguous(),
-        _ => x.to_dtype(DType::Float32),
-    };
-    let out = Tensor::empty(&meta.shape, work.dtype());
-    if out.numel() > 0 {
-        match work.dtype() {
-            DType::Float64 => forward_rows::<f64>(&work, &out, &geo),
-            _ => forward_rows::<f32>(&work, &out, &geo),
-        }
-    }
-    Ok(out.to_dtype(x.dtype()))
+    let out = in_compute_type(
+        x,
+        &meta.shape,
+        |w, o| forward_rows::<f32>(w, o, &geo),
+        |w, o| forward_rows::<f64>(w, o, &geo),
+    );
+    Ok(out)
 }
 
 /// The 1-D kernel, one task per `(n, c)` row: `fma(x0, w0, x1 * w1)` (not the 2-D blend on a

@@ -20,10 +20,10 @@ use crate::kernels::math::Flt;
 use crate::kernels::simd::with_wide;
 use crate::layout::Shaped;
 use crate::memory_format::suggested;
-use crate::ops::upsample::{PARALLEL_MIN, Taps, float_dtype, taps};
+use crate::ops::upsample::{PARALLEL_MIN, Taps, float_dtype, in_compute_type, taps};
 use crate::ops::upsample_backward::{Readers, add_row, grad_input_meta};
 use crate::parallel::parallel_for;
-use crate::{DType, Result, Tensor, TensorMeta};
+use crate::{Result, Tensor, TensorMeta};
 
 /// The sizes of one call: planes, input and output `[D, H, W]`, taps options.
 #[derive(Clone, Copy, Debug)]
@@ -91,18 +91,13 @@ pub fn upsample_trilinear3d(
         align: align_corners,
         scales,
     };
-    let work = match x.dtype() {
-        DType::Float32 | DType::Float64 => x.contiguous(),
-        _ => x.to_dtype(DType::Float32),
-    };
-    let out = Tensor::empty(&meta.shape, work.dtype());
-    if out.numel() > 0 {
-        match work.dtype() {
-            DType::Float64 => forward::<f64>(&work, &out, &geo),
-            _ => forward::<f32>(&work, &out, &geo),
-        }
-    }
-    Ok(out.to_dtype(x.dtype()).laid_out_as(&meta))
+    let out = in_compute_type(
+        x,
+        &meta.shape,
+        |w, o| forward::<f32>(w, o, &geo),
+        |w, o| forward::<f64>(w, o, &geo),
+    );
+    Ok(out.laid_out_as(&meta))
 }
 
 fn forward<F: Flt>(x: &Tensor, out: &Tensor, geo: &Geo3) {
@@ -210,18 +205,13 @@ pub fn upsample_trilinear3d_backward(
         align: align_corners,
         scales,
     };
-    let work = match g.dtype() {
-        DType::Float32 | DType::Float64 => g.contiguous(),
-        _ => g.to_dtype(DType::Float32),
-    };
-    let out = Tensor::empty(s, work.dtype());
-    if out.numel() > 0 {
-        match work.dtype() {
-            DType::Float64 => backward::<f64>(&work, &out, &geo),
-            _ => backward::<f32>(&work, &out, &geo),
-        }
-    }
-    Ok(out.to_dtype(g.dtype()).laid_out_as(&meta))
+    let out = in_compute_type(
+        g,
+        s,
+        |w, o| backward::<f32>(w, o, &geo),
+        |w, o| backward::<f64>(w, o, &geo),
+    );
+    Ok(out.laid_out_as(&meta))
 }
 
 fn backward<F: Flt>(g: &Tensor, out: &Tensor, geo: &Geo3) {

@@ -13,9 +13,11 @@ use crate::kernels::math::Flt;
 use crate::kernels::simd::with_wide;
 use crate::layout::Shaped;
 use crate::memory_format::suggested;
-use crate::ops::upsample::{Geo, PARALLEL_MIN, Taps, check_sizes, float_dtype, pair};
+use crate::ops::upsample::{
+    Geo, PARALLEL_MIN, Taps, check_sizes, float_dtype, in_compute_type, pair,
+};
 use crate::parallel::parallel_for;
-use crate::{DType, Result, Tensor, TensorMeta};
+use crate::{Result, Tensor, TensorMeta};
 
 /// Shape/dtype rule of `upsample_bilinear2d_backward`: `input_size`, in the gradient's suggested
 /// memory format.
@@ -88,18 +90,13 @@ pub fn upsample_bilinear2d_backward(
         scales,
         fused: true,
     };
-    let work = match g.dtype() {
-        DType::Float32 | DType::Float64 => g.contiguous(),
-        _ => g.to_dtype(DType::Float32),
-    };
-    let out = Tensor::empty(s, work.dtype());
-    if out.numel() > 0 {
-        match work.dtype() {
-            DType::Float64 => backward_planes::<f64>(&work, &out, &geo, false),
-            _ => backward_planes::<f32>(&work, &out, &geo, false),
-        }
-    }
-    Ok(out.to_dtype(g.dtype()).laid_out_as(&meta))
+    let out = in_compute_type(
+        g,
+        s,
+        |w, o| backward_planes::<f32>(w, o, &geo, false),
+        |w, o| backward_planes::<f64>(w, o, &geo, false),
+    );
+    Ok(out.laid_out_as(&meta))
 }
 
 /// The transpose of one dim's taps: for each input index, the outputs that read it, in ATen's
@@ -268,16 +265,11 @@ pub fn upsample_linear1d_backward(
         scales: [None, scales],
         fused: true,
     };
-    let work = match g.dtype() {
-        DType::Float32 | DType::Float64 => g.contiguous(),
-        _ => g.to_dtype(DType::Float32),
-    };
-    let out = Tensor::empty(s, work.dtype());
-    if out.numel() > 0 {
-        match work.dtype() {
-            DType::Float64 => backward_planes::<f64>(&work, &out, &geo, true),
-            _ => backward_planes::<f32>(&work, &out, &geo, true),
-        }
-    }
-    Ok(out.to_dtype(g.dtype()))
+    let out = in_compute_type(
+        g,
+        s,
+        |w, o| backward_planes::<f32>(w, o, &geo, true),
+        |w, o| backward_planes::<f64>(w, o, &geo, true),
+    );
+    Ok(out)
 }

@@ -18,88 +18,100 @@ fn pair(v: &[i64]) -> Vec<i64> {
     }
 }
 
+/// The gradient of argument `x` (the forward's input, or the backward's `grad_output`): `op`
+/// applied to the incoming gradient, `op(g, output_size, [input_size,] align_corners, *scales)`.
+/// A forward's adjoint is its backward op, which takes the input's size; a backward's is the
+/// forward op, which does not.
+#[allow(clippy::too_many_arguments, reason = "the upsample ops' own arguments")]
+fn adjoint<E: Emit>(
+    e: &mut E,
+    c: &VjpCtx<'_, E::T>,
+    x: &usize,
+    op: Op,
+    out: Vec<i64>,
+    input_size: Option<Vec<usize>>,
+    align: bool,
+    scales: &[Option<f64>],
+) -> Grads<E> {
+    super::pointwise::unary(e, c, x, |e, _, g| {
+        let mut args = vec![t(&g), Value::IntList(out)];
+        args.extend(input_size.map(|s| ints(&s)));
+        args.push(Value::Bool(align));
+        args.extend(scales.iter().map(|&s| opt(s)));
+        e.op(op, args)
+    })
+}
+
 fn bilinear2d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, UpsampleBilinear2d => upsample::upsample_bilinear2d);
     let shape = c.meta(a.self_)?.shape.clone();
-    let out = pair(a.output_size);
-    let (align, sh, sw) = (a.align_corners, a.scales_h, a.scales_w);
-    super::pointwise::unary(e, c, a.self_, |e, _, g| {
-        let args = vec![
-            t(&g),
-            Value::IntList(out),
-            ints(&shape),
-            Value::Bool(align),
-            opt(sh),
-            opt(sw),
-        ];
-        e.op(Op::UpsampleBilinear2dBackward, args)
-    })
+    let (out, scales) = (pair(a.output_size), [a.scales_h, a.scales_w]);
+    let op = Op::UpsampleBilinear2dBackward;
+    adjoint(
+        e,
+        c,
+        a.self_,
+        op,
+        out,
+        Some(shape),
+        a.align_corners,
+        &scales,
+    )
 }
 
 fn bilinear2d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, UpsampleBilinear2dBackward => upsample::upsample_bilinear2d_backward);
-    let out = pair(a.output_size);
-    let (align, sh, sw) = (a.align_corners, a.scales_h, a.scales_w);
-    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
-        let args = vec![
-            t(&gg),
-            Value::IntList(out),
-            Value::Bool(align),
-            opt(sh),
-            opt(sw),
-        ];
-        e.op(Op::UpsampleBilinear2d, args)
-    })
+    let (out, scales) = (pair(a.output_size), [a.scales_h, a.scales_w]);
+    let op = Op::UpsampleBilinear2d;
+    adjoint(e, c, a.grad_output, op, out, None, a.align_corners, &scales)
 }
 
 fn linear1d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, UpsampleLinear1d => upsample::upsample_linear1d);
     let shape = c.meta(a.self_)?.shape.clone();
-    let out = a.output_size.to_vec();
-    let (align, s) = (a.align_corners, a.scales);
-    super::pointwise::unary(e, c, a.self_, |e, _, g| {
-        let args = vec![
-            t(&g),
-            Value::IntList(out),
-            ints(&shape),
-            Value::Bool(align),
-            opt(s),
-        ];
-        e.op(Op::UpsampleLinear1dBackward, args)
-    })
+    let (out, scales) = (a.output_size.to_vec(), [a.scales]);
+    let op = Op::UpsampleLinear1dBackward;
+    adjoint(
+        e,
+        c,
+        a.self_,
+        op,
+        out,
+        Some(shape),
+        a.align_corners,
+        &scales,
+    )
 }
 
 fn linear1d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, UpsampleLinear1dBackward => upsample::upsample_linear1d_backward);
-    let out = a.output_size.to_vec();
-    let (align, s) = (a.align_corners, a.scales);
-    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
-        let args = vec![t(&gg), Value::IntList(out), Value::Bool(align), opt(s)];
-        e.op(Op::UpsampleLinear1d, args)
-    })
+    let (out, scales) = (a.output_size.to_vec(), [a.scales]);
+    let op = Op::UpsampleLinear1d;
+    adjoint(e, c, a.grad_output, op, out, None, a.align_corners, &scales)
 }
 
 fn trilinear3d<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, UpsampleTrilinear3d => upsample::upsample_trilinear3d);
     let shape = c.meta(a.self_)?.shape.clone();
-    let out = a.output_size.to_vec();
-    let (align, s) = (a.align_corners, [a.scales_d, a.scales_h, a.scales_w]);
-    super::pointwise::unary(e, c, a.self_, |e, _, g| {
-        let mut args = vec![t(&g), Value::IntList(out), ints(&shape), Value::Bool(align)];
-        args.extend(s.map(opt));
-        e.op(Op::UpsampleTrilinear3dBackward, args)
-    })
+    let (out, scales) = (a.output_size.to_vec(), [a.scales_d, a.scales_h, a.scales_w]);
+    let op = Op::UpsampleTrilinear3dBackward;
+    adjoint(
+        e,
+        c,
+        a.self_,
+        op,
+        out,
+        Some(shape),
+        a.align_corners,
+        &scales,
+    )
 }
 
 fn trilinear3d_backward<E: Emit>(e: &mut E, c: &VjpCtx<'_, E::T>) -> Grads<E> {
     let a = args!(c, UpsampleTrilinear3dBackward => upsample::upsample_trilinear3d_backward);
-    let out = a.output_size.to_vec();
-    let (align, s) = (a.align_corners, [a.scales_d, a.scales_h, a.scales_w]);
-    super::pointwise::unary(e, c, a.grad_output, |e, _, gg| {
-        let mut args = vec![t(&gg), Value::IntList(out), Value::Bool(align)];
-        args.extend(s.map(opt));
-        e.op(Op::UpsampleTrilinear3d, args)
-    })
+    let (out, scales) = (a.output_size.to_vec(), [a.scales_d, a.scales_h, a.scales_w]);
+    let op = Op::UpsampleTrilinear3d;
+    adjoint(e, c, a.grad_output, op, out, None, a.align_corners, &scales)
 }
 
 pub(crate) static TRILINEAR3D: VjpRule =
