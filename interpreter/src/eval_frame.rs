@@ -254,12 +254,8 @@ fn intercept(callable: &PyObject, args: FuncArgs, vm: &VirtualMachine) -> PyResu
     let Some(func) = callable.downcast_ref::<PyFunction>() else {
         return orig_call()(callable, args, vm);
     };
-    let code: PyRef<PyCode> = match func.as_object().get_attr("__code__", vm) {
-        Ok(code) => match code.downcast() {
-            Ok(code) => code,
-            Err(_) => return orig_call()(callable, args, vm),
-        },
-        Err(_) => return orig_call()(callable, args, vm),
+    let Some(code) = crate::function_parts::code(func, vm) else {
+        return orig_call()(callable, args, vm);
     };
     // Generators and coroutines pass through untouched, as in Dynamo.
     if code
@@ -308,7 +304,7 @@ fn intercept(callable: &PyObject, args: FuncArgs, vm: &VirtualMachine) -> PyResu
         FrameAction::Return(value) => Ok(value),
         FrameAction::Raise(exc) => Err(exc),
         FrameAction::RunCode(new_code) => {
-            let replacement = function_with_code(func, new_code.clone(), vm)?;
+            let replacement = crate::function_parts::replacement(func, &new_code, vm)?;
             orig_call()(&replacement, args, vm)
                 .map_err(|e| hide_replacement_frame(e, &new_code, &*handler, vm))
         }
@@ -344,32 +340,6 @@ fn hide_replacement_frame(
         }
     }
     exc
-}
-
-/// A new function object running `code` with `func`'s globals, name, defaults, closure and
-/// keyword defaults (`types.FunctionType(code, globals, name, argdefs, closure, kwdefaults)`).
-pub fn function_with_code(
-    func: &Py<PyFunction>,
-    code: PyRef<PyCode>,
-    vm: &VirtualMachine,
-) -> PyResult<PyObjectRef> {
-    let obj = func.as_object();
-    let globals = obj.get_attr("__globals__", vm)?;
-    let name = obj.get_attr("__name__", vm)?;
-    let defaults = obj.get_attr("__defaults__", vm)?;
-    let closure = obj.get_attr("__closure__", vm)?;
-    let kwdefaults = obj.get_attr("__kwdefaults__", vm)?;
-    let code: PyObjectRef = code.into();
-    let new_func = vm
-        .ctx
-        .types
-        .function_type
-        .as_object()
-        .call((code, globals, name, defaults, closure, kwdefaults), vm)?;
-    if let Ok(qualname) = obj.get_attr("__qualname__", vm) {
-        new_func.set_attr("__qualname__", qualname, vm)?;
-    }
-    Ok(new_func)
 }
 
 fn log_handler_failure(code: &PyRef<PyCode>, detail: impl FnOnce() -> String) {

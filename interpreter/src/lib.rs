@@ -18,6 +18,7 @@ pub mod convert;
 pub mod dynamo;
 pub mod embed;
 pub mod eval_frame;
+pub mod function_parts;
 pub mod plugins;
 
 pub use convert::{FromPy, IntoPy, IntoPyArgs};

@@ -2,7 +2,7 @@
 //! `_PyEval_MakeFrameVector`, Dynamo's `bind_args`): the values guards and compiled code read.
 //! This runs on every compiled call, so it allocates and looks up only what the call needs.
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyDictRef, PyFunction, PyTuple};
+use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyTuple};
 use rustpython_vm::bytecode::CodeFlags;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, PyResult, VirtualMachine};
@@ -57,7 +57,7 @@ pub fn bind_frame(
         }
     }
     let defaults: Vec<PyObjectRef> = if locals[..argc].iter().any(Option::is_none) {
-        f.get_attr("__defaults__", vm)?
+        f.get_attr(crate::function_parts::names(vm).defaults, vm)?
             .downcast::<PyTuple>()
             .map(|t| t.as_slice().to_vec())
             .unwrap_or_default()
@@ -75,7 +75,10 @@ pub fn bind_frame(
         }
     }
     if kwonly > 0 {
-        let kwdefaults = f.get_attr("__kwdefaults__", vm)?.downcast::<PyDict>().ok();
+        let kwdefaults = f
+            .get_attr(crate::function_parts::names(vm).kwdefaults, vm)?
+            .downcast::<PyDict>()
+            .ok();
         for (slot, name) in locals.iter_mut().zip(&c.varnames).skip(argc).take(kwonly) {
             if slot.is_none() {
                 let name = name.as_str();
@@ -97,10 +100,11 @@ pub fn bind_frame(
     if let Some(d) = varkw {
         locals[next] = Some(d.into());
     }
+    let fixed = crate::function_parts::fixed_parts(func, vm)?;
     let closure: Vec<PyObjectRef> = if c.freevars.is_empty() {
         Vec::new()
     } else {
-        match f.get_attr("__closure__", vm)?.downcast::<PyTuple>() {
+        match fixed.closure.downcast::<PyTuple>() {
             Ok(t) => t.as_slice().to_vec(),
             Err(_) => Vec::new(),
         }
@@ -109,17 +113,7 @@ pub fn bind_frame(
         .iter()
         .map(|cell| cell.get_attr("cell_contents", vm).ok())
         .collect();
-    let globals: PyDictRef = f
-        .get_attr("__globals__", vm)?
-        .downcast()
-        .map_err(|_| vm.new_type_error("function globals are not a dict"))?;
-    let builtins = f
-        .get_attr(rustpython_vm::identifier!(vm, __builtins__), vm)
-        .unwrap_or_else(|_| vm.builtins.dict().into());
-    let builtins = match builtins.downcast::<rustpython_vm::builtins::PyModule>() {
-        Ok(m) => m.dict().into(),
-        Err(b) => b,
-    };
+    let (globals, builtins) = (fixed.globals, fixed.builtins);
     Ok(Some(FrameValues {
         locals,
         cells,

@@ -118,6 +118,7 @@ pub fn set_action(code: &PyRef<PyCode>, action: Action) {
 /// Drops every entry and action (`torch._dynamo.reset()`).
 pub fn reset() {
     CACHE.with(|c| c.borrow_mut().clear());
+    crate::function_parts::clear_replacements();
     NEXT_FRAME_ID.with(|n| *n.borrow_mut() = 0);
 }
 

@@ -6,7 +6,7 @@ use rustpython_vm::{PyObjectRef, PyRef};
 
 use crate::dynamo::bytecode::Bytecode;
 use crate::dynamo::codegen::{Assembler, CodeSpec, body_labels, copy_instructions};
-use crate::eval_frame::function_with_code;
+use crate::function_parts::function_with_code;
 
 const PROGRAMS: &str = r#"
 def loops(n):

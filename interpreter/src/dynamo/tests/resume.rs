@@ -8,7 +8,7 @@ use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, VirtualMachine};
 use crate::dynamo::bytecode::Bytecode;
 use crate::dynamo::bytecode_analysis::live_for_resume;
 use crate::dynamo::resume::{ResumePoint, StackEntry, resume_code};
-use crate::eval_frame::function_with_code;
+use crate::function_parts::function_with_code;
 
 const PROGRAMS: &str = r#"
 def helper(v):
