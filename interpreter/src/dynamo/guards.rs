@@ -15,7 +15,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use super::bridge;
 pub use super::guard_check::{Check, ConstValue, dtype_py};
-use super::source::Source;
+use super::source::{Source, interned};
 
 /// One guard: a check on the value at a source.
 #[derive(Clone, Debug)]
@@ -272,10 +272,10 @@ impl GuardTree {
             Source::Local { index, .. } => (None, Access::Local(*index)),
             Source::Deref { index, .. } => (None, Access::Deref(*index)),
             Source::Closure { index, .. } => (None, Access::Closure(*index)),
-            Source::Global(name) => (None, Access::Global(vm.ctx.new_str(&**name))),
+            Source::Global(name) => (None, Access::Global(interned(name, vm))),
             Source::Attr(base, name) => (
                 Some(self.node_for(base, vm)),
-                Access::Attr(vm.ctx.new_str(&**name), Default::default()),
+                Access::Attr(interned(name, vm), Default::default()),
             ),
             Source::Const(c) => (None, Access::Const(c.0.clone())),
             Source::Item(base, key) => (Some(self.node_for(base, vm)), Access::Item(key.to_py(vm))),

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::PyDictRef;
+use rustpython_vm::builtins::{PyDictRef, PyStrRef};
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 
 /// A dict key or sequence index in an [`Source::Item`].
@@ -25,10 +25,18 @@ impl Key {
     pub(crate) fn to_py(&self, vm: &VirtualMachine) -> PyObjectRef {
         match self {
             Key::Int(i) => vm.ctx.new_int(*i).into(),
-            Key::Str(s) => vm.ctx.new_str(&**s).into(),
+            Key::Str(s) => interned(s, vm).into(),
             Key::Obj(o, _) => o.0.clone(),
         }
     }
+}
+
+/// `name` as the interpreter's interned string. Names and string keys that guards and sources
+/// read on every call are interned: attribute names stored by user code are (they come from code
+/// objects), and a dict lookup whose key is the stored key object itself skips the string
+/// comparison, a rich-compare call that was half of M1's guard time (`benchmarks.md`).
+pub(crate) fn interned(name: &str, vm: &VirtualMachine) -> PyStrRef {
+    vm.ctx.intern_str(name).to_owned()
 }
 
 /// Where a value lives, relative to a frame.
@@ -184,9 +192,7 @@ impl Source {
                 }
                 frame.builtins.get_item(&**name, vm)
             }
-            Source::Attr(base, name) => {
-                base.eval(frame, vm)?.get_attr(&vm.ctx.new_str(&**name), vm)
-            }
+            Source::Attr(base, name) => base.eval(frame, vm)?.get_attr(&interned(name, vm), vm),
             Source::Item(base, key) => base.eval(frame, vm)?.get_item(&*key.to_py(vm), vm),
             Source::Const(c) => Ok(c.0.clone()),
         }
