@@ -21,7 +21,7 @@ use rynamo_tensor::layout::Layout;
 use rynamo_tensor::storage::STORAGE_ALIGN;
 use rynamo_tensor::{DType, Storage, Tensor};
 
-/// Buffers below this size come from `Tensor::empty` (malloc handles them well).
+/// Buffers below this size come from `Tensor::empty_for_overwrite` (malloc handles them well).
 pub const MIN_POOLED: usize = 256 << 10;
 /// Total bytes the pool keeps while no tensor uses them.
 pub const MAX_POOLED_BYTES: usize = 256 << 20;
@@ -100,7 +100,8 @@ pub fn output(shape: &[usize], dtype: DType) -> Tensor {
     let nbytes = rynamo_tensor::layout::contiguous_nbytes(shape, dtype.itemsize())
         .unwrap_or_else(|e| rynamo_tensor::unwind::raise(e));
     if nbytes < MIN_POOLED {
-        return Tensor::empty(shape, dtype);
+        // Every kernel writes its whole output (see the module note).
+        return Tensor::empty_for_overwrite(shape, dtype);
     }
     let buf = take(class(nbytes));
     let ptr = buf.ptr;

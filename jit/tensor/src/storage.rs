@@ -84,6 +84,21 @@ impl Storage {
         Self::alloc(nbytes, Fill::Any)
     }
 
+    /// A buffer whose every byte the caller writes before anything reads it (a kernel's output).
+    /// Below [`pool::MIN_BYTES`] it skips the zero fill that [`Storage::try_uninit`] pays on fresh
+    /// memory: `memset` was 8% of a compiled nanoGPT forward (M1 in `benchmarks.md`), whose
+    /// activations are tens of KiB. Larger buffers are allocated as by `try_uninit`: fresh pages
+    /// from the system come zeroed at no cost, and a buffer that may enter the pool must be
+    /// initialised even if the kernel writing it stops part way.
+    pub fn try_for_overwrite(nbytes: usize) -> crate::Result<Storage> {
+        let fill = if nbytes < pool::MIN_BYTES {
+            Fill::Overwritten
+        } else {
+            Fill::Any
+        };
+        Self::alloc(nbytes, fill)
+    }
+
     /// Allocates, or fails with PyTorch's `DefaultCPUAllocator: can't allocate memory` error when
     /// the allocator refuses (or the size cannot be a `Layout` at all): never an abort.
     fn alloc(nbytes: usize, fill: Fill) -> crate::Result<Storage> {

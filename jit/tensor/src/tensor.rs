@@ -123,6 +123,23 @@ impl Tensor {
         Tensor::alloc(shape, dtype, Storage::try_uninit)
     }
 
+    /// A contiguous tensor for a kernel that writes every element before anything reads it: an
+    /// op's output. Unlike [`Tensor::empty`], a small one is not zero-filled first
+    /// ([`Storage::try_for_overwrite`]), so it must never reach a user unwritten (`torch.empty`
+    /// uses [`Tensor::empty`]). Debug builds fill it with a poison pattern (NaN for floats, -1 for
+    /// integers, `true` for bools) so that a kernel skipping elements fails the tests instead of
+    /// leaving zeros behind.
+    pub fn empty_for_overwrite(shape: &[usize], dtype: DType) -> Tensor {
+        let t = Tensor::alloc(shape, dtype, Storage::try_for_overwrite)
+            .unwrap_or_else(|e| crate::unwind::raise(e));
+        if cfg!(debug_assertions) {
+            let byte = if dtype == DType::Bool { 1 } else { 0xff };
+            // SAFETY: the storage is fresh, owned by `t` alone, and `nbytes` long.
+            unsafe { std::ptr::write_bytes(t.storage.as_ptr(), byte, t.storage.nbytes()) };
+        }
+        t
+    }
+
     /// A contiguous tensor shaped and typed like `x` (its strides are not kept).
     pub fn empty_like(x: &impl Shaped) -> Tensor {
         Tensor::empty(x.shape(), x.dtype())

@@ -3,8 +3,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
-
 use crate::error::bail;
 use crate::iter::SendPtr;
 use crate::layout::{Shaped, broadcast_shapes, numel};
@@ -148,6 +146,22 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         b.clone()
     };
     let (na, nb) = (a3.ndim(), b3.ndim());
+    if na > 2 && nb == 2 {
+        // ATen's fold: a batch of matrices times one matrix is one product over all the rows
+        // ([batch * n, k] @ [k, p]), not `batch` small ones (for nanoGPT's lm_head, four
+        // 32-row products cost more in fork/join than in arithmetic).
+        let k = a3.shape()[na - 1];
+        let rows = numel(&a3.shape()[..na - 1]);
+        let folded = a3.reshape(&[rows as i64, k as i64])?;
+        let out = gemm_output(&[rows, b3.shape()[1]], meta.dtype);
+        batched_gemm(
+            &out.unsqueeze(0)?,
+            &folded.unsqueeze(0)?,
+            &b3.unsqueeze(0)?,
+            None,
+        )?;
+        return out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>());
+    }
     let batch = broadcast_shapes(&a3.shape()[..na - 2], &b3.shape()[..nb - 2])?;
     let (n, k, p) = (a3.shape()[na - 2], a3.shape()[na - 1], b3.shape()[nb - 1]);
     let mut sa = batch.to_vec();
@@ -157,7 +171,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let mut so = batch.to_vec();
     so.extend([n, p]);
     let (ae, be) = (broadcast_to(&a3, &sa)?, broadcast_to(&b3, &sb)?);
-    let out = Tensor::empty(&so, meta.dtype);
+    let out = gemm_output(&so, meta.dtype);
     batched_gemm(&out, &ae, &be, None)?;
     out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>())
 }
@@ -301,7 +315,7 @@ pub fn linear(x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let (k, p) = (w.shape()[1], w.shape()[0]);
     let rows = numel(&x.shape()[..x.ndim() - 1]);
     let x2 = x.reshape(&[rows as i64, k as i64])?;
-    let out = Tensor::empty(&[rows, p], meta.dtype);
+    let out = gemm_output(&[rows, p], meta.dtype);
     let acc = match bias {
         Some(b) => {
             fill_rows(&out, b)?;
@@ -336,16 +350,22 @@ fn fill_rows(out: &Tensor, bias: &Tensor) -> Result<()> {
 
 fn fill_rows_as<T: Element>(out: &Tensor, bias: &Tensor) {
     let p = bias.numel();
-    // SAFETY: `out` is a fresh contiguous tensor of `numel` elements of T, written only here;
-    // `bias` is a contiguous tensor of `p` elements of T in another storage.
-    let (dst, src) = unsafe {
-        (
-            std::slice::from_raw_parts_mut(out.data_ptr::<T>(), out.numel()),
-            std::slice::from_raw_parts(bias.data_ptr::<T>().cast_const(), p),
-        )
-    };
-    for r in dst.chunks_exact_mut(p) {
-        r.copy_from_slice(src);
+    let (dst, src) = (out.data_ptr::<T>(), bias.data_ptr::<T>().cast_const());
+    // Raw copies, not slices: `out` may be unwritten memory ([`gemm_output`]).
+    for r in 0..out.numel() / p.max(1) {
+        // SAFETY: `out` is a fresh contiguous tensor of whole rows of `p` elements of T, written
+        // only here; `bias` is a contiguous tensor of `p` elements of T in another storage.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst.add(r * p), p) };
+    }
+}
+
+/// The output of a product that [`batched_gemm`] writes in full: f32 and f64 outputs go straight
+/// to `gemm`, which writes every element (reading none without a bias); other dtypes are converted
+/// or accumulated first, so they start from initialised memory.
+fn gemm_output(shape: &[usize], dtype: DType) -> Tensor {
+    match dtype {
+        DType::Float32 | DType::Float64 => Tensor::empty_for_overwrite(shape, dtype),
+        _ => Tensor::empty(shape, dtype),
     }
 }
 
@@ -460,10 +480,10 @@ fn gemm_typed<T: Element>(out: &Tensor, a: &Tensor, b: &Tensor, acc: Option<(f64
         return;
     }
     let batches = oo.len();
-    if batches > 1 && flops < PAR_FLOPS {
-        (0..batches)
-            .into_par_iter()
-            .for_each(|i| run_block(i, 0..n, 0..p));
+    if batches > 1 && flops < PAR_FLOPS && batches * flops >= PAR_FLOPS {
+        // Small matrices, enough of them: one task per matrix, on the runtime's own team (a
+        // rayon `par_iter` from the main thread parks it on a futex and wakes the pool per call).
+        crate::parallel::parallel_for(batches, |i| run_block(i, 0..n, 0..p));
     } else if flops >= PAR_FLOPS {
         for i in 0..batches {
             for_each_block(n, p, |rows, cols| run_block(i, rows, cols));

@@ -3,7 +3,7 @@
 //! libraries (`ops/gemm_block.rs`: faer for a transposed right operand, `gemm` otherwise), and
 //! `addmm` with `alpha`/`beta` covers both accumulation forms.
 
-use crate::ops::matmul::{addmm, mm};
+use crate::ops::matmul::{addmm, matmul, mm};
 use crate::{DType, Scalar, Tensor};
 
 /// Deterministic values in [-2, 2).
@@ -80,6 +80,83 @@ fn mm_and_addmm_agree_with_the_reference_on_every_layout() {
                     );
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn batched_matmul_agrees_with_the_reference_folded_or_not() {
+    // A batch times one matrix (or vector) folds into one product over all the rows; a batch times
+    // a batch of small matrices runs one task per matrix once there is enough work in all, and one
+    // after another below that. `a` is also taken as a permuted view, whose rows do not fold into a
+    // view (the fold copies them).
+    for (batch, m, n, k) in [(4, 32, 65, 64), (3, 5, 4, 7), (64, 9, 10, 11)] {
+        let (av, bv) = (vals(batch * m * k, 4), vals(batch * k * n, 5));
+        for dtype in [DType::Float32, DType::Float64] {
+            let tol = if dtype == DType::Float32 { 1e-5 } else { 1e-12 };
+            let a = Tensor::from_vec(av.clone(), &[batch, m, k])
+                .unwrap()
+                .to_dtype(dtype);
+            // The same values stored [m, batch, k] and viewed back as [batch, m, k].
+            let mut t = vec![0.0; av.len()];
+            for (i, j, l) in
+                (0..batch).flat_map(|i| (0..m).flat_map(move |j| (0..k).map(move |l| (i, j, l))))
+            {
+                t[(j * batch + i) * k + l] = av[(i * m + j) * k + l];
+            }
+            let a_perm = Tensor::from_vec(t, &[m, batch, k])
+                .unwrap()
+                .to_dtype(dtype)
+                .transpose(0, 1)
+                .unwrap();
+            for b_cm in [false, true] {
+                let b = matrix(&bv[..k * n], (k, n), b_cm, dtype);
+                let want: Vec<f64> = (0..batch)
+                    .flat_map(|i| {
+                        reference(&av[i * m * k..(i + 1) * m * k], &bv[..k * n], (m, n, k))
+                    })
+                    .collect();
+                for (x, how) in [(&a, "contiguous"), (&a_perm, "permuted")] {
+                    let what = format!(
+                        "[{batch},{m},{k}] @ [{k},{n}] {dtype:?} a {how}, b col-major {b_cm}"
+                    );
+                    let got = matmul(x, &b).unwrap();
+                    assert_eq!(got.shape(), &[batch, m, n], "{what}");
+                    assert_close(&got, &want, tol, &what);
+                }
+            }
+            let v = Tensor::from_vec(bv[..k].to_vec(), &[k])
+                .unwrap()
+                .to_dtype(dtype);
+            let want: Vec<f64> = (0..batch)
+                .flat_map(|i| reference(&av[i * m * k..(i + 1) * m * k], &bv[..k], (m, 1, k)))
+                .collect();
+            let got = matmul(&a, &v).unwrap();
+            assert_eq!(
+                got.shape(),
+                &[batch, m],
+                "[{batch},{m},{k}] @ [{k}] {dtype:?}"
+            );
+            assert_close(
+                &got,
+                &want,
+                tol,
+                &format!("[{batch},{m},{k}] @ [{k}] {dtype:?}"),
+            );
+            let bb = Tensor::from_vec(bv.clone(), &[batch, k, n])
+                .unwrap()
+                .to_dtype(dtype);
+            let want: Vec<f64> = (0..batch)
+                .flat_map(|i| {
+                    reference(
+                        &av[i * m * k..(i + 1) * m * k],
+                        &bv[i * k * n..(i + 1) * k * n],
+                        (m, n, k),
+                    )
+                })
+                .collect();
+            let what = format!("[{batch},{m},{k}] @ [{batch},{k},{n}] {dtype:?}");
+            assert_close(&matmul(&a, &bb).unwrap(), &want, tol, &what);
         }
     }
 }
