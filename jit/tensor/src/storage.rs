@@ -84,6 +84,19 @@ impl Storage {
         Self::alloc(nbytes, Fill::Any)
     }
 
+    /// A buffer of `nbytes` bytes with unspecified contents: a fresh allocation is not zeroed, which
+    /// for a copy's output was a second pass over it (the 266 KiB result of a ViT head split spent
+    /// 8% of its `contiguous()` in `memset`). An allocation failure is raised as in
+    /// [`Storage::zeroed`].
+    ///
+    /// # Safety
+    /// The caller writes every byte before anything reads one, and before the storage can be
+    /// dropped (a pooled buffer must be fully initialised), so nothing between allocation and the
+    /// last write may unwind.
+    pub(crate) unsafe fn for_overwrite(nbytes: usize) -> crate::Result<Storage> {
+        Self::alloc(nbytes, Fill::Overwritten)
+    }
+
     /// Allocates, or fails with PyTorch's `DefaultCPUAllocator: can't allocate memory` error when
     /// the allocator refuses (or the size cannot be a `Layout` at all): never an abort.
     fn alloc(nbytes: usize, fill: Fill) -> crate::Result<Storage> {
