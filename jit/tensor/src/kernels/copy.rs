@@ -214,10 +214,21 @@ unsafe fn block<T: Copy>(
                     super::transpose::tile(o, s, [r0, r1], [c0, c1], sor, [soc, ssc]);
                 }
             }
+        } else if soc == 1 {
+            // A gather into contiguous rows (a slice with a step): row pointers, so the inner
+            // loop is one strided load and one store; indexing from the block's corner made
+            // `x[:, ::2].contiguous()` of a 64 x 128 f32 slower than the per-run closure was.
+            for r in 0..rows {
+                let (orow, srow) = (o.offset(r * sor), s.offset(r * ssr));
+                for c in 0..cols {
+                    *orow.offset(c) = *srow.offset(c * ssc);
+                }
+            }
         } else {
             for r in 0..rows {
+                let (orow, srow) = (o.offset(r * sor), s.offset(r * ssr));
                 for c in 0..cols {
-                    *o.offset(r * sor + c * soc) = *s.offset(r * ssr + c * ssc);
+                    *orow.offset(c * soc) = *srow.offset(c * ssc);
                 }
             }
         }
