@@ -94,6 +94,12 @@ impl<const N: usize> Geometry<N> {
         self.shape.iter().product()
     }
 
+    /// The coalesced sizes and each operand's strides (innermost last), for kernels that plan
+    /// their own loop nest (the strided copy).
+    pub fn dims(&self) -> (&[usize], [&[isize]; N]) {
+        (&self.shape, std::array::from_fn(|k| &self.strides[k][..]))
+    }
+
     /// Inner-dim stride of each operand (constant within every run).
     pub fn inner_strides(&self) -> [isize; N] {
         std::array::from_fn(|k| *self.strides[k].last().expect("invariant: >= 1 dim"))
@@ -141,13 +147,22 @@ impl<const N: usize> Geometry<N> {
     /// [`Geometry::for_each_run`] over all elements, split across threads from
     /// [`POINTWISE_PAR_THRESHOLD`].
     pub fn par_for_each_run(&self, f: impl Fn([isize; N], usize) + Sync) {
+        self.par_for_each_run_weighted(1, f)
+    }
+
+    /// [`Geometry::par_for_each_run`] where each element stands for `weight` elements of work
+    /// (a geometry over the rows of a copy), so the split starts at the same amount of work.
+    pub fn par_for_each_run_weighted(&self, weight: usize, f: impl Fn([isize; N], usize) + Sync) {
         let n = self.numel();
+        let work = n.saturating_mul(weight);
         let threads = rayon::current_num_threads();
-        if n < POINTWISE_PAR_THRESHOLD || threads == 1 {
+        if work < POINTWISE_PAR_THRESHOLD || threads == 1 || n < 2 {
             self.for_each_run(0..n, f);
             return;
         }
-        let chunks = (threads * 4).min(n.div_ceil(POINTWISE_PAR_THRESHOLD / 2));
+        let chunks = (threads * 4)
+            .min(work.div_ceil(POINTWISE_PAR_THRESHOLD / 2))
+            .min(n);
         let per = n.div_ceil(chunks);
         // The caller works too (see `crate::parallel`): with `into_par_iter` it waited blocked.
         crate::parallel::parallel_for(chunks, |c| {

@@ -413,9 +413,7 @@ impl Tensor {
 
     /// A contiguous copy with its own storage (`torch.clone`).
     pub fn deep_clone(&self) -> Tensor {
-        let out = Tensor::empty(&self.shape, self.dtype);
-        kernels::copy::copy_cast(&out, self);
-        out
+        self.copied_as(self.dtype)
     }
 
     /// `self` if already of `dtype`, else a converted contiguous copy.
@@ -423,7 +421,20 @@ impl Tensor {
         if dtype == self.dtype {
             return self.clone();
         }
-        let out = Tensor::empty(&self.shape, dtype);
+        self.copied_as(dtype)
+    }
+
+    /// A contiguous copy of `self` cast to `dtype`, into a buffer that is not zeroed first when
+    /// the copy allocates nothing that could fail midway.
+    fn copied_as(&self, dtype: DType) -> Tensor {
+        // A complex-to-bool cast builds temporaries; a same-dtype or real-to-real copy does not,
+        // and `copy_cast` writes every element of the fresh contiguous `out`.
+        let direct = dtype == self.dtype || !(dtype.is_complex() || self.dtype.is_complex());
+        let out = if direct {
+            Tensor::empty_for_overwrite(&self.shape, dtype)
+        } else {
+            Tensor::empty(&self.shape, dtype)
+        };
         kernels::copy::copy_cast(&out, self);
         out
     }

@@ -9,6 +9,7 @@ pub mod scratch;
 pub mod simd;
 pub mod special;
 pub mod special_fns;
+mod transpose;
 pub mod unary;
 pub mod unary_expr;
 pub mod vmath;

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::layout::contiguous_strides;
 use crate::ops::{matmul, pointwise, reduce};
-use crate::{BinaryOp, ReduceOp};
+use crate::{BinaryOp, DType, ReduceOp};
 
 /// Row-major index of `idx` (a multi-index into `out`) in a tensor of `shape` broadcast to `out`.
 fn bcast_index(idx: &[usize], shape: &[usize]) -> usize {
@@ -136,5 +136,207 @@ proptest! {
         for (x, y) in g.iter().zip(&want) {
             prop_assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{} vs {}", x, y);
         }
+    }
+}
+
+/// Each element's bytes in logical row-major order, read one at a time through the strides: the
+/// naive reference the strided copy kernels are compared with.
+fn logical_bytes(x: &Tensor) -> Vec<u8> {
+    let isz = x.dtype().itemsize();
+    let mut out = Vec::with_capacity(x.numel() * isz);
+    for i in 0..x.numel() {
+        let idx = multi_index(i, x.shape());
+        let e = x.offset() as isize
+            + idx
+                .iter()
+                .zip(x.strides())
+                .map(|(&j, &s)| j as isize * s)
+                .sum::<isize>();
+        // SAFETY: a valid view's elements lie inside its storage.
+        out.extend_from_slice(unsafe {
+            std::slice::from_raw_parts(x.storage().as_ptr().add(e as usize * isz), isz)
+        });
+    }
+    out
+}
+
+/// A 1-D tensor of `n` elements with arbitrary bits (NaN payloads included; 0/1 for bool).
+fn noise(n: usize, dtype: DType, seed: u64) -> Tensor {
+    let t = Tensor::zeros(&[n], dtype);
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for b in 0..n * dtype.itemsize() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let v = if dtype == DType::Bool { x & 1 } else { x >> 56 } as u8;
+        // SAFETY: `b` is inside the fresh storage, which nothing else references.
+        unsafe { *t.storage().as_ptr().add(b) = v };
+    }
+    t
+}
+
+const COPY_DTYPES: [DType; 11] = [
+    DType::Float32,
+    DType::Float64,
+    DType::Int64,
+    DType::Bool,
+    DType::Float16,
+    DType::BFloat16,
+    DType::UInt8,
+    DType::Int16,
+    DType::Int32,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// A view of noise: `sizes` taken every `steps[d]` elements of a contiguous parent from
+/// `offset` (stride 0 where `bcast`), then permuted by `perm`.
+fn strided_source(
+    dtype: DType,
+    sizes: &[usize],
+    steps: &[usize],
+    bcast: &[bool],
+    offset: usize,
+    perm: &[usize],
+) -> Tensor {
+    let parent: Vec<usize> = (0..sizes.len())
+        .map(|d| if bcast[d] { 1 } else { sizes[d] * steps[d] })
+        .collect();
+    let pst = contiguous_strides(&parent);
+    let strides: Vec<i64> = (0..sizes.len())
+        .map(|d| {
+            if bcast[d] {
+                0
+            } else {
+                (pst[d] as usize * steps[d]) as i64
+            }
+        })
+        .collect();
+    let base = noise(
+        offset + crate::layout::numel(&parent),
+        dtype,
+        sizes.len() as u64,
+    );
+    let size: Vec<i64> = sizes.iter().map(|&n| n as i64).collect();
+    let v = base
+        .as_strided(&size, &strides, Some(offset as i64))
+        .unwrap();
+    v.permute(&perm.iter().map(|&d| d as i64).collect::<Vec<_>>())
+        .unwrap()
+}
+
+/// Copies `src` with `contiguous()` and with `copy_` into a destination laid out by `out_perm`,
+/// checking both against the element-by-element reference.
+fn check_copies(src: &Tensor, out_perm: &[usize]) -> Result<(), TestCaseError> {
+    let want = logical_bytes(src);
+    let c = src.contiguous();
+    prop_assert!(c.is_contiguous());
+    prop_assert_eq!(c.shape(), src.shape());
+    prop_assert!(logical_bytes(&c) == want, "contiguous() of {:?}", src);
+    let inner: Vec<usize> = out_perm.iter().map(|&d| src.shape()[d]).collect();
+    let mut inv = vec![0i64; out_perm.len()];
+    for (i, &d) in out_perm.iter().enumerate() {
+        inv[d] = i as i64;
+    }
+    let dst = Tensor::zeros(&inner, src.dtype()).permute(&inv).unwrap();
+    dst.copy_(src).unwrap();
+    prop_assert!(
+        logical_bytes(&dst) == want,
+        "copy_ into {:?}",
+        dst.strides()
+    );
+    Ok(())
+}
+
+/// Ranks 2-6 with the inner-run lengths the copy special-cases, a permutation of the source
+/// and of the destination, steps, broadcast dims and a storage offset.
+#[allow(clippy::type_complexity)]
+fn copy_layouts() -> impl Strategy<
+    Value = (
+        Vec<usize>,
+        Vec<usize>,
+        Vec<usize>,
+        Vec<bool>,
+        usize,
+        Vec<usize>,
+    ),
+> {
+    (2usize..=6).prop_flat_map(|rank| {
+        let ids: Vec<usize> = (0..rank).collect();
+        (
+            proptest::collection::vec(prop_oneof![1usize..=5, Just(16), Just(32), Just(17)], rank)
+                .prop_filter("at most 40k elements", |s| {
+                    s.iter().product::<usize>() <= 40_000
+                }),
+            Just(ids.clone()).prop_shuffle(),
+            proptest::collection::vec(1usize..=3, rank),
+            proptest::collection::vec(proptest::bool::weighted(0.15), rank),
+            0usize..5,
+            Just(ids).prop_shuffle(),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    #[test]
+    fn strided_copies_match_elementwise_reference(
+        (sizes, perm, steps, bcast, offset, out_perm) in copy_layouts(),
+        di in 0..COPY_DTYPES.len(),
+    ) {
+        let src = strided_source(COPY_DTYPES[di], &sizes, &steps, &bcast, offset, &perm);
+        check_copies(&src, &out_perm)?;
+    }
+}
+
+/// Sizes, steps, source permutation, storage offset and destination permutation of a case.
+type CopyCase = (
+    &'static [usize],
+    &'static [usize],
+    &'static [usize],
+    usize,
+    &'static [usize],
+);
+
+/// Layouts above the parallel threshold (runs split across threads) and wide transposes (whole
+/// SIMD tiles plus odd edges), for every element size.
+#[test]
+fn large_strided_copies_match_elementwise_reference() {
+    let cases: [CopyCase; 6] = [
+        (&[257, 263], &[1, 1], &[1, 0], 3, &[0, 1]),
+        (&[300, 300], &[1, 2], &[1, 0], 0, &[1, 0]),
+        (
+            &[8, 65, 4, 32],
+            &[1, 1, 1, 1],
+            &[0, 2, 1, 3],
+            1,
+            &[0, 1, 2, 3],
+        ),
+        (
+            &[8, 3, 8, 4, 8, 4],
+            &[1; 6],
+            &[0, 2, 4, 3, 5, 1],
+            0,
+            &[0, 1, 2, 3, 4, 5],
+        ),
+        (&[129, 70, 9], &[1, 1, 1], &[2, 0, 1], 5, &[2, 1, 0]),
+        (
+            &[4, 4, 32, 16],
+            &[1, 1, 1, 1],
+            &[0, 2, 1, 3],
+            0,
+            &[0, 1, 2, 3],
+        ),
+    ];
+    for dtype in COPY_DTYPES {
+        for (sizes, steps, perm, offset, out_perm) in cases {
+            let bcast = vec![false; sizes.len()];
+            let src = strided_source(dtype, sizes, steps, &bcast, offset, perm);
+            check_copies(&src, out_perm).unwrap();
+        }
+        // A column broadcast along rows (stride-0 inner dim), above the threshold.
+        let col = strided_source(dtype, &[256, 1], &[1, 1], &[false; 2], 0, &[0, 1]);
+        check_copies(&col.expand(&[256, 512]).unwrap(), &[1, 0]).unwrap();
     }
 }
