@@ -2,7 +2,9 @@
 made by `_gen_fixtures.py`): values, dtypes, key order, metadata, slices; Rynamo's files and bytes
 round-trip; malformed headers raise SafetensorError; torch.frombuffer shares memory."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import torch
@@ -12,6 +14,7 @@ from safetensors.torch import load, load_file, save, save_file
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures", "st_package.safetensors")
 TMP = tempfile.mkdtemp(prefix="rynamo_st_")
+atexit.register(shutil.rmtree, TMP, True)  # the files are only read back here
 failures = []
 
 

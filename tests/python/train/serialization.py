@@ -5,9 +5,11 @@ nested containers, BytesIO, map_location, mmap=True); the legacy format loads; w
 refuses a pickle calling os.system with PyTorch's error and add_safe_globals admits a class;
 truncated and corrupt files raise an error naming the file."""
 
+import atexit
 import io
 import os
 import pickle
+import shutil
 import tempfile
 from collections import OrderedDict
 
@@ -17,6 +19,7 @@ from _fixture_expect import EXPECT
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures")
 TMP = tempfile.mkdtemp(prefix="rynamo_ser_")
+atexit.register(shutil.rmtree, TMP, True)  # the files are only read back here
 failures = []
 
 
