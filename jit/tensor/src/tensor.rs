@@ -425,10 +425,10 @@ impl Tensor {
     }
 
     /// A contiguous copy of `self` cast to `dtype`, into a buffer that is not zeroed first when
-    /// the copy allocates nothing that could fail midway.
+    /// one pass of `copy_cast` writes it.
     fn copied_as(&self, dtype: DType) -> Tensor {
-        // A complex-to-bool cast builds temporaries; a same-dtype or real-to-real copy does not,
-        // and `copy_cast` writes every element of the fresh contiguous `out`.
+        // A same-dtype or real-to-real copy writes every element of the fresh contiguous `out` in
+        // one pass; a cast to or from complex goes through temporaries, so it keeps `empty`.
         let direct = dtype == self.dtype || !(dtype.is_complex() || self.dtype.is_complex());
         let out = if direct {
             Tensor::empty_for_overwrite(&self.shape, dtype)

@@ -146,31 +146,29 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         b.clone()
     };
     let (na, nb) = (a3.ndim(), b3.ndim());
-    if na > 2 && nb == 2 {
+    let (ae, be, so) = if na > 2 && nb == 2 {
         // ATen's fold: a batch of matrices times one matrix is one product over all the rows
         // ([batch * n, k] @ [k, p]), not `batch` small ones (for nanoGPT's lm_head, four
         // 32-row products cost more in fork/join than in arithmetic).
         let k = a3.shape()[na - 1];
         let rows = numel(&a3.shape()[..na - 1]);
         let folded = a3.reshape(&[rows as i64, k as i64])?;
-        let out = gemm_output(&[rows, b3.shape()[1]], meta.dtype);
-        batched_gemm(
-            &out.unsqueeze(0)?,
-            &folded.unsqueeze(0)?,
-            &b3.unsqueeze(0)?,
-            None,
-        )?;
-        return out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>());
-    }
-    let batch = broadcast_shapes(&a3.shape()[..na - 2], &b3.shape()[..nb - 2])?;
-    let (n, k, p) = (a3.shape()[na - 2], a3.shape()[na - 1], b3.shape()[nb - 1]);
-    let mut sa = batch.to_vec();
-    sa.extend([n, k]);
-    let mut sb = batch.to_vec();
-    sb.extend([k, p]);
-    let mut so = batch.to_vec();
-    so.extend([n, p]);
-    let (ae, be) = (broadcast_to(&a3, &sa)?, broadcast_to(&b3, &sb)?);
+        (
+            folded.unsqueeze(0)?,
+            b3.unsqueeze(0)?,
+            vec![1, rows, b3.shape()[1]],
+        )
+    } else {
+        let batch = broadcast_shapes(&a3.shape()[..na - 2], &b3.shape()[..nb - 2])?;
+        let (n, k, p) = (a3.shape()[na - 2], a3.shape()[na - 1], b3.shape()[nb - 1]);
+        let mut sa = batch.to_vec();
+        sa.extend([n, k]);
+        let mut sb = batch.to_vec();
+        sb.extend([k, p]);
+        let mut so = batch.to_vec();
+        so.extend([n, p]);
+        (broadcast_to(&a3, &sa)?, broadcast_to(&b3, &sb)?, so)
+    };
     let out = gemm_output(&so, meta.dtype);
     batched_gemm(&out, &ae, &be, None)?;
     out.reshape(&meta.shape.iter().map(|&v| v as i64).collect::<Vec<_>>())
